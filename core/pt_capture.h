@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_capture.h — a loaded capture archive: capture.ini, memory, contexts.
+ *
+ * Lifecycle (libarchive style): pt_capture_new(), optionally
+ * pt_capture_set_progress(), pt_capture_load() once, then read-only use from
+ * any number of threads, then pt_capture_free().  On failure
+ * pt_capture_error() holds one line naming the file (and line) and the
+ * problem, e.g. "capture.ini:12: unknown key 'adress' in [pdb pdb0]".
+ *
+ * Loading reads the archive in one streaming pass (libarchive) or a plain
+ * directory, validates everything, and never leaves anything half loaded:
+ * after an error the capture holds no contexts.
+ */
+#ifndef PT_CAPTURE_H
+#define PT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_error.h"
+#include "pt_format.h"
+#include "pt_mem.h"
+
+struct pt_capture;
+
+/* A `key = value` kept verbatim: the x- annotations. */
+struct pt_kv {
+	const char *key;
+	const char *value;
+};
+
+/* AMD GART registers of one [gart] section: raw values as written. */
+enum pt_gart_reg {
+	PT_GR_PT_BASE = 0,       /* VM_CONTEXT0_PAGE_TABLE_BASE_ADDR (required) */
+	PT_GR_PT_START,          /* VM_CONTEXT0_PAGE_TABLE_START_ADDR (required) */
+	PT_GR_PT_END,            /* VM_CONTEXT0_PAGE_TABLE_END_ADDR (required) */
+	PT_GR_FB_BASE,           /* MC_VM_FB_LOCATION_BASE */
+	PT_GR_FB_TOP,            /* MC_VM_FB_LOCATION_TOP */
+	PT_GR_FB_OFFSET,         /* MC_VM_FB_OFFSET */
+	PT_GR_AGP_BASE,          /* MC_VM_AGP_BASE */
+	PT_GR_AGP_BOT,           /* MC_VM_AGP_BOT */
+	PT_GR_AGP_TOP,           /* MC_VM_AGP_TOP */
+	PT_GR_SYS_LOW,           /* MC_VM_SYSTEM_APERTURE_LOW_ADDR */
+	PT_GR_SYS_HIGH,          /* MC_VM_SYSTEM_APERTURE_HIGH_ADDR */
+	PT_GR__COUNT
+};
+/* The register's name as written in capture.ini. */
+const char *pt_gart_reg_name(enum pt_gart_reg r);
+
+/* Register values decoded by the rules of DESIGN §2.2 (core/gart.c). */
+struct pt_gart_layout {
+	uint64_t base_raw;        /* PAGE_TABLE_BASE_ADDR as written */
+	bool base_valid;          /* its bit 0 */
+	bool base_system;         /* its bit 1: the table is in sysmem */
+	unsigned bfs;             /* block fragment size, bits 63:59 */
+	uint64_t table_addr;      /* table address in its space (vram: BASE[47:12] - FB_OFFSET<<24) */
+	unsigned table_space;     /* space id of the table */
+	uint64_t page_size;       /* 4096 << bfs */
+	uint64_t va_start;        /* START << 12 */
+	uint64_t va_end;          /* (END << 12) | 0xfff, inclusive */
+	uint64_t entries;         /* (va_end - va_start + 1) / page_size */
+	bool has[PT_GR__COUNT];   /* which registers were given */
+	uint64_t raw[PT_GR__COUNT];
+	uint64_t fb_base, fb_top, fb_offset;          /* decoded; top inclusive */
+	uint64_t agp_base, agp_bot, agp_top;          /* decoded; top inclusive */
+	uint64_t sys_low, sys_high;                   /* decoded: [29:0] << 18 */
+};
+
+/*
+ * Decodes raw registers RAW/HAS into L.  PT_E_VALUE when START > END, BASE
+ * not valid, or BASE below FB_OFFSET<<24 for a vram table; the message goes
+ * to ERRBUF (may be NULL).
+ */
+pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
+			     struct pt_gart_layout *l, char *errbuf, size_t errlen);
+
+/* Where a VA outside the GART range goes (DESIGN §2.2). */
+struct pt_gart_aperture {
+	const char *name;     /* "fb", "agp" or "none" */
+	bool hit;             /* fb or agp */
+	unsigned space;       /* vram for fb, sysmem for agp */
+	uint64_t pa;          /* fb: va - fb_base (vram offset); agp: va - agp_bot + agp_base */
+};
+void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gart_aperture *out);
+
+/* One page directory base ([pdb]) or GART context ([gart]). Immutable after load. */
+struct pt_context {
+	const char *name;                  /* section name = top-level directory */
+	unsigned index;                    /* position in capture.ini order */
+	const struct pt_capture *cap;      /* owner */
+	const struct pt_format *fmt;
+	const struct pt_mem *mem;          /* the capture's memory */
+	unsigned root_space;               /* space id of the root table */
+	uint64_t root_addr;                /* physical address of the root table */
+	uint64_t root_entries;             /* entries in the root table (VER2: 4; GART: layout.entries) */
+	unsigned root_page_shift;          /* VER2: 0 (levels say); GART: 12 + bfs */
+	uint64_t va_base;                  /* VA of root entry 0 (GART: START << 12) */
+	uint64_t big_page_size;            /* VER2: 65536 */
+	struct pt_gart_layout gart;        /* amd-gart only */
+	size_t nannotations;
+	const struct pt_kv *annotations;   /* x- keys of the section, in file order */
+	unsigned ini_line;                 /* line of its section header */
+};
+
+/* One [memory] section. */
+struct pt_region_info {
+	const char *name;       /* section name */
+	const char *file;       /* member path as written */
+	unsigned space;         /* space id */
+	uint64_t base;          /* physical address of the first byte */
+	uint64_t size;          /* the member's size */
+	bool in_place;          /* read through mmap, not copied */
+};
+
+typedef void (*pt_progress_fn)(void *ud, uint64_t done, uint64_t total);
+
+struct pt_capture *pt_capture_new(void);
+void pt_capture_free(struct pt_capture *cap);
+/* Called at most a few times a second during pt_capture_load() with bytes of the source consumed. */
+void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud);
+
+/* Loads PATH: an archive libarchive reads, or a directory. */
+pt_err pt_capture_load(struct pt_capture *cap, const char *path);
+
+/* One line describing the last error ("" if none). */
+const char *pt_capture_error(const struct pt_capture *cap);
+size_t pt_capture_warning_count(const struct pt_capture *cap);
+const char *pt_capture_warning(const struct pt_capture *cap, size_t i);
+
+const struct pt_format *pt_capture_format(const struct pt_capture *cap);
+unsigned pt_capture_version(const struct pt_capture *cap);
+const char *pt_capture_source(const struct pt_capture *cap);       /* path as given to load */
+const char *pt_capture_gpu(const struct pt_capture *cap);          /* NULL if not given */
+const char *pt_capture_description(const struct pt_capture *cap);  /* NULL if not given */
+size_t pt_capture_annotation_count(const struct pt_capture *cap);  /* x- keys of [capture] */
+const struct pt_kv *pt_capture_annotation(const struct pt_capture *cap, size_t i);
+size_t pt_capture_region_count(const struct pt_capture *cap);
+const struct pt_region_info *pt_capture_region(const struct pt_capture *cap, size_t i);
+const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);
+size_t pt_capture_context_count(const struct pt_capture *cap);
+const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
+const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_mem.h — captured physical memory, one address space per aperture.
+ *
+ * A pt_mem holds the regions of every space (the space ids are indices into
+ * the format's space table, see pt_format.h).  Regions of one space never
+ * overlap; adjacent regions behave as one.  A read is either wholly inside
+ * captured memory or "not captured" — a result, not an error.
+ *
+ * Two kinds of region backing:
+ *  - borrowed: bytes that live elsewhere for the life of the pt_mem (an mmap
+ *    of an uncompressed archive or of a file in a directory capture);
+ *  - built: bytes streamed in with pt_mem_region_write(), stored in fixed
+ *    chunks; a chunk that is all zero is never allocated, so zero memory
+ *    costs no RAM.
+ *
+ * Thread safety: building is single-threaded; after pt_mem_seal() a pt_mem is
+ * immutable and every const function may be called from any thread.
+ */
+#ifndef PT_MEM_H
+#define PT_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_error.h"
+
+struct pt_mem;
+
+enum pt_cover {
+	PT_COVER_NONE = 0,    /* no byte of the range is captured */
+	PT_COVER_PARTIAL,     /* some bytes are, some are not */
+	PT_COVER_FULL,        /* every byte is captured */
+};
+
+/* A new, empty memory of NSPACES spaces (ids 0..nspaces-1).  NULL on ENOMEM. */
+struct pt_mem *pt_mem_new(unsigned nspaces);
+/* Frees the memory and every built chunk; borrowed bytes are not touched. NULL is fine. */
+void pt_mem_free(struct pt_mem *mem);
+
+/*
+ * Adds a region whose bytes are borrowed: DATA must stay valid and unchanged
+ * until pt_mem_free().  Returns the region id in *ID.
+ */
+pt_err pt_mem_add_borrowed(struct pt_mem *mem, unsigned space, uint64_t base,
+			   const void *data, uint64_t size, unsigned *id);
+
+/*
+ * Adds a built region of SIZE bytes at BASE, initially all zero; fill it with
+ * pt_mem_region_write().  Bytes never written read as zero.
+ */
+pt_err pt_mem_add_built(struct pt_mem *mem, unsigned space, uint64_t base,
+			uint64_t size, unsigned *id);
+
+/* Copies LEN bytes into built region ID at byte OFFSET; all-zero chunks stay unallocated. */
+pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   const void *data, size_t len);
+
+/*
+ * Ends building: sorts the regions and checks that no two of one space
+ * overlap.  On overlap returns PT_E_CAPTURE and the two region ids in
+ * *A and *B (either pointer may be NULL).
+ */
+pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b);
+
+/*
+ * Reads LEN bytes at physical address PA of SPACE into OUT.  Returns true
+ * when every byte is captured; false (OUT unspecified) otherwise, including
+ * for a space id out of range or an address range that wraps.
+ */
+bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
+		 void *out, size_t len);
+
+/* How much of [PA, PA+LEN) is captured.  LEN 0 gives PT_COVER_NONE. */
+enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
+			   uint64_t pa, uint64_t len);
+
+/* Bytes of RAM the built chunks hold (for info and the benchmarks). */
+uint64_t pt_mem_resident(const struct pt_mem *mem);
+
+#endif

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_walk.h — tables, the tree of entries, the walker, page enumeration and
+ * the anomaly scan of one context.
+ *
+ * Everything here reads the context's memory through the level table of its
+ * format; nothing names a chip.  A pointer is followed level by level (the
+ * target of a pde2 entry is always read as a pde1 table, even when it is the
+ * root table again), so every path has at most PT_MAX_DEPTH tables and every
+ * walk and enumeration ends.
+ *
+ * All functions are pure readers of an immutable capture: thread-safe.
+ */
+#ifndef PT_WALK_H
+#define PT_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_format.h"
+
+/* One table as seen from the entry that points at it (or the root). */
+struct pt_table {
+	const struct pt_context *ctx;
+	int8_t level;          /* index into ctx->fmt->levels */
+	unsigned space;        /* space id */
+	uint64_t addr;         /* physical address of entry 0 */
+	uint64_t entries;      /* number of entries */
+	uint64_t va_base;      /* VA entry 0 covers */
+	unsigned page_shift;   /* log2 of one entry's span */
+	enum pt_cover cover;   /* how much of the table is captured */
+};
+
+/* The root table of CTX. */
+void pt_table_root(const struct pt_context *ctx, struct pt_table *out);
+/*
+ * The table that entry INDEX of PARENT (decoded as E) points at; WHICH picks
+ * target[0] or target[1].  False when E has no such target.
+ */
+bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct pt_entry *e,
+		    unsigned which, struct pt_table *out);
+/* Physical address of entry INDEX. */
+uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index);
+/* First VA entry INDEX covers. */
+uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index);
+/* Reads and decodes entry INDEX.  False: not captured (E untouched); the decode cannot fail otherwise. */
+bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e);
+/*
+ * The next listed entry at or after *INDEX: captured, and non-zero unless
+ * ALL_ENTRIES.  Sets *INDEX and E; false when there is none.
+ */
+bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e);
+/* "yes", "partial" or "no" for a cover. */
+const char *pt_cover_name(enum pt_cover c);
+
+/* A path in the tree: step k is entry s[k].index of the table of level s[k].level. */
+struct pt_node {
+	const struct pt_context *ctx;
+	unsigned n;
+	struct {
+		int8_t level;
+		uint64_t index;
+	} s[PT_MAX_DEPTH];
+};
+
+/* Where a node resolved to: the table holding the last step, and its entry. */
+struct pt_loc {
+	struct pt_table table;
+	uint64_t index;
+	struct pt_entry entry;
+};
+
+/*
+ * Follows NODE from the root table.  PT_E_NOTFOUND when a step is not in the
+ * tree (an ancestor is not a pointer to that level, an index is past the
+ * table, or the entry is not captured).  N == 0 is invalid (PT_E_USAGE).
+ */
+pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out);
+/* "pde3/0/pde2/0/pde1/0/pde0/1/pte_small/1" into BUF; returns the length (snprintf rules). */
+int pt_node_path(const struct pt_node *node, char *buf, size_t len);
+/*
+ * Whether an entry E is shown as a directory (a pointer): true for
+ * PT_ST_POINTER.  Its children are `entry` plus one directory per target
+ * whose table is at least partly captured.
+ */
+bool pt_entry_is_dir(const struct pt_entry *e);
+
+/* Faults a walk ends in. */
+enum pt_fault {
+	PT_FAULT_NONE = 0,       /* resolved to a page */
+	PT_FAULT_UNMAPPED,       /* "unmapped": an entry says not mapped (zero, invalid, no_valid_4k) */
+	PT_FAULT_SPARSE,         /* "sparse" */
+	PT_FAULT_NOT_CAPTURED,   /* "not_captured": an entry on the path is outside captured memory */
+	PT_FAULT_RESERVED_BITS,  /* "reserved_bits": an entry on the path has reserved bits set */
+	PT_FAULT_UNSUPPORTED,    /* "unsupported": an encoding the format does not allow there */
+	PT_FAULT_OUT_OF_RANGE,   /* "out_of_range": the VA is outside the context's VA space */
+};
+const char *pt_fault_name(enum pt_fault f);
+
+struct pt_walk_step {
+	struct pt_table table;   /* table read at this step */
+	uint64_t index;
+	uint64_t entry_pa;
+	bool captured;           /* false: the entry was not in captured memory (entry untouched) */
+	struct pt_entry entry;
+	const char *verdict;     /* "pointer", "mapped", "shadowed", "unmapped", "sparse", ... */
+};
+
+struct pt_walk {
+	uint64_t va;
+	unsigned nsteps;
+	struct pt_walk_step steps[PT_MAX_DEPTH + 1];
+	enum pt_fault fault;
+	int fault_step;          /* step the fault happened at; -1 if none/before any read */
+	/* result when fault == PT_FAULT_NONE */
+	unsigned space;
+	uint64_t pa;             /* PA of va itself (page base + offset) */
+	uint64_t page_va;        /* first VA of the page */
+	uint64_t page_size;
+	uint32_t perm;
+	int leaf_step;           /* step holding the leaf */
+	struct pt_node node;     /* tree path of the leaf (or of the deepest entry read) */
+	/* amd-gart, fault == PT_FAULT_OUT_OF_RANGE: the aperture the VA falls in */
+	struct pt_gart_aperture aperture;
+};
+
+/* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
+pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w);
+
+/* Parses a VA name: "0x1f", "1F", "0X00001f"; hex with or without 0x.  False on junk or overflow. */
+bool pt_va_parse(const char *s, uint64_t *va);
+/* The canonical va/ name: "0x" + fmt->va_digits lowercase hex digits. */
+int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len);
+
+/* A resolved page, as the walker would resolve it. */
+struct pt_page {
+	uint64_t va;
+	uint64_t size;
+	unsigned space;
+	uint64_t pa;
+	struct pt_node node;     /* tree path of the leaf */
+	struct pt_entry leaf;
+};
+
+/*
+ * Streams every page the walker resolves, in VA order, shadowed small pages
+ * left out, without building a list.  Memory: one table position per level.
+ */
+struct pt_page_iter {
+	const struct pt_context *ctx;
+	uint64_t from_va;
+	unsigned depth;            /* frames in use */
+	bool started, done;
+	struct pt_iter_frame {
+		struct pt_table table;
+		uint64_t next;          /* next index to look at */
+		uint64_t end;           /* one past the last index to look at */
+		struct pt_entry entry;  /* the entry we descended through (for dual PDE) */
+		uint64_t index;         /* its index */
+		uint8_t phase;          /* dual PD0: which sub-table is being walked */
+	} f[PT_MAX_DEPTH + 1];
+};
+void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va);
+/* Next page with va >= from_va; false at the end. */
+bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out);
+
+/* Anomalies (ptfs-tool check, info). */
+enum pt_anomaly_kind {
+	PT_AN_RESERVED_BITS = 1,   /* "reserved_bits" */
+	PT_AN_ENCRYPTED,           /* "encrypted": VER2 PTE bit 4 set (documented set to 0) */
+	PT_AN_KIND_UNKNOWN,        /* "kind_unknown": a kind id with no name */
+	PT_AN_KIND_NON_NATIVE,     /* "kind_non_native": a named kind outside 0x00-0x0f */
+	PT_AN_NOT_CAPTURED,        /* "not_captured": a pointer whose table is not (or only partly) captured */
+	PT_AN_UNSUPPORTED,         /* "unsupported": an encoding not allowed at its level */
+	PT_AN_TABLE_TWO_LEVELS,    /* "table_two_levels": one table address used at two levels */
+	PT_AN_PA_NOT_CAPTURED,     /* "page_outside_capture": a system page outside captured memory (info only) */
+};
+const char *pt_anomaly_name(enum pt_anomaly_kind k);
+
+struct pt_anomaly {
+	enum pt_anomaly_kind kind;
+	struct pt_node node;       /* where */
+	char detail[160];          /* human detail: "reserved_mask: 0x10" */
+};
+
+/* Counts of one context, for info. */
+struct pt_stats {
+	uint64_t tables[PT_MAX_LEVELS];        /* distinct tables visited per level */
+	uint64_t entries[PT_MAX_LEVELS];       /* non-zero captured entries per level */
+	uint64_t mapped[PT_MAX_LEVELS];        /* mapped leaves per level */
+	uint64_t pages;                        /* resolved pages (va/) */
+	uint64_t bytes_by_shift[64];           /* mapped bytes per page shift */
+	uint64_t anomalies;
+};
+
+typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
+/* Scans every captured table of CTX; calls FN per anomaly in tree order (FN may be NULL). */
+pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
+		       pt_anomaly_fn fn, void *ud);
+
+#endif
