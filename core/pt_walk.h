@@ -151,14 +151,22 @@ struct pt_page_iter {
 	const struct pt_context *ctx;
 	uint64_t from_va;
 	unsigned depth;            /* frames in use */
-	bool started, done;
+	bool done;
+	/*
+	 * One frame per table on the current path.  A plain frame walks
+	 * `table` from `next` to `end`.  A dual frame (below a dual PDE) walks
+	 * the big table's entries and, where a big entry lets the small table
+	 * decide, the small entries under it — the walker's rule, so that
+	 * shadowed small pages are never listed.
+	 */
 	struct pt_iter_frame {
-		struct pt_table table;
-		uint64_t next;          /* next index to look at */
-		uint64_t end;           /* one past the last index to look at */
-		struct pt_entry entry;  /* the entry we descended through (for dual PDE) */
-		uint64_t index;         /* its index */
-		uint8_t phase;          /* dual PD0: which sub-table is being walked */
+		struct pt_table table;  /* plain: the table; dual: the small table */
+		uint64_t next, end;     /* plain: index range; dual: small sub-range in progress */
+		uint64_t cur;           /* plain: index of the entry descended through */
+		bool dual;
+		bool has_big, has_small;
+		struct pt_table big;
+		uint64_t big_next, big_end, big_cur;
 	} f[PT_MAX_DEPTH + 1];
 };
 void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va);
@@ -186,7 +194,7 @@ struct pt_anomaly {
 
 /* Counts of one context, for info. */
 struct pt_stats {
-	uint64_t tables[PT_MAX_LEVELS];        /* distinct tables visited per level */
+	uint64_t tables[PT_MAX_LEVELS];        /* distinct tables per level (a table aliased by several pointers counts once) */
 	uint64_t entries[PT_MAX_LEVELS];       /* non-zero captured entries per level */
 	uint64_t mapped[PT_MAX_LEVELS];        /* mapped leaves per level */
 	uint64_t pages;                        /* resolved pages (va/) */

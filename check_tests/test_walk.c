@@ -1,0 +1,339 @@
+/*
+ * test_walk: tables, nodes, the walker, the page iterator and the scan, on a
+ * synthetic VER2 context built here entry by entry (bit positions from
+ * reference/nvidia-gmmu.md §1), and on a flat GART context.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_mem.h"
+#include "pt_walk.h"
+#include "synth.h"
+#include "testutil.h"
+
+static void walk_ok(uint64_t va, unsigned space, uint64_t pa, uint64_t size, const char *path)
+{
+	struct pt_walk w;
+	char p[256];
+
+	ck_assert_int_eq(pt_walk_va(&ctx, va, &w), PT_OK);
+	ck_assert_msg(w.fault == PT_FAULT_NONE, "va 0x%llx: fault %s", (unsigned long long)va,
+		      pt_fault_name(w.fault));
+	ck_assert_uint_eq(w.space, space);
+	ck_assert_uint_eq(w.pa, pa);
+	ck_assert_uint_eq(w.page_size, size);
+	ck_assert_uint_eq(w.page_va, va & ~(size - 1));
+	pt_node_path(&w.node, p, sizeof p);
+	ck_assert_str_eq(p, path);
+}
+
+static void walk_fault(uint64_t va, enum pt_fault f, const char *level, uint64_t index)
+{
+	struct pt_walk w;
+
+	ck_assert_int_eq(pt_walk_va(&ctx, va, &w), PT_OK);
+	ck_assert_msg(w.fault == f, "va 0x%llx: fault %s, want %s", (unsigned long long)va,
+		      pt_fault_name(w.fault), pt_fault_name(f));
+	if (level) {
+		ck_assert_int_ge(w.fault_step, 0);
+		ck_assert_str_eq(ctx.fmt->levels[w.steps[w.fault_step].table.level].name, level);
+		ck_assert_uint_eq(w.steps[w.fault_step].index, index);
+	}
+}
+
+START_TEST(walk_leaves)
+{
+	walk_ok(0x1234, VID, 0x40001234, 0x10000, "pde3/0/pde2/0/pde1/0/pde0/0/pte_big/0");
+	walk_ok(0x10008, SYS, 0x2000008, 0x1000, "pde3/0/pde2/0/pde1/0/pde0/0/pte_small/16");
+	walk_ok(0x200123, SYS, 0x80000123, 0x200000, "pde3/0/pde2/0/pde1/0/pde0/1");
+}
+END_TEST
+
+START_TEST(walk_faults)
+{
+	walk_fault(0x11000, PT_FAULT_SPARSE, "pte_small", 17);
+	walk_fault(0x12000, PT_FAULT_UNMAPPED, "pte_small", 18);
+	walk_fault(0x20000, PT_FAULT_UNMAPPED, "pte_big", 2);  /* no_valid_4k beats small[32] */
+	walk_fault(0x30000, PT_FAULT_SPARSE, "pte_big", 3);
+	walk_fault(0x400000, PT_FAULT_NOT_CAPTURED, "pte_small", 0);
+	walk_fault(0x600000, PT_FAULT_UNMAPPED, "pde0", 3);
+	walk_fault(1ull << 29, PT_FAULT_RESERVED_BITS, "pde1", 1);
+	walk_fault(1ull << 47, PT_FAULT_UNSUPPORTED, "pde3", 1);
+	walk_fault(1ull << 49, PT_FAULT_OUT_OF_RANGE, NULL, 0);
+	walk_fault(3ull << 47, PT_FAULT_UNMAPPED, "pde3", 3);
+}
+END_TEST
+
+START_TEST(walk_trace_verdicts)
+{
+	struct pt_walk w;
+
+	pt_walk_va(&ctx, 0x20000, &w);
+	ck_assert_uint_eq(w.nsteps, 5);
+	ck_assert_str_eq(w.steps[3].verdict, "pointer (big and small)");
+	ck_assert_str_eq(w.steps[4].verdict, "no_valid_4k");
+	pt_walk_va(&ctx, 0x10000, &w);
+	ck_assert_uint_eq(w.nsteps, 6);
+	ck_assert_str_eq(w.steps[4].verdict, "unmapped: small table decides");
+	ck_assert_str_eq(w.steps[5].verdict, "mapped");
+	ck_assert_uint_eq(w.steps[5].entry_pa, PTS + 16 * 8);
+}
+END_TEST
+
+START_TEST(pages_in_order)
+{
+	struct pt_page_iter it;
+	struct pt_page pg;
+	static const uint64_t want_va[] = {0x0, 0x10000, 0x200000};
+	static const uint64_t want_size[] = {0x10000, 0x1000, 0x200000};
+	unsigned n = 0;
+	char p[256];
+
+	pt_pages_init(&it, &ctx, 0);
+	while (pt_pages_next(&it, &pg)) {
+		ck_assert_uint_lt(n, 3);
+		ck_assert_uint_eq(pg.va, want_va[n]);
+		ck_assert_uint_eq(pg.size, want_size[n]);
+		/* every page the iterator lists, the walker resolves to the same leaf */
+		struct pt_walk w;
+		pt_walk_va(&ctx, pg.va, &w);
+		ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+		ck_assert_uint_eq(w.pa, pg.pa);
+		char q[256];
+		pt_node_path(&w.node, q, sizeof q);
+		pt_node_path(&pg.node, p, sizeof p);
+		ck_assert_str_eq(p, q);
+		n++;
+	}
+	ck_assert_uint_eq(n, 3);
+
+	/* resuming from inside the first page skips it */
+	pt_pages_init(&it, &ctx, 0x1);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, 0x10000);
+	pt_pages_init(&it, &ctx, 0x10001);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, 0x200000);
+	ck_assert(!pt_pages_next(&it, &pg));
+}
+END_TEST
+
+START_TEST(node_resolve)
+{
+	struct pt_node n = {.ctx = &ctx, .n = 6};
+	struct pt_loc loc;
+	int8_t lv[] = {0, 1, 2, 3, 5};
+
+	for (int i = 0; i < 5; i++)
+		n.s[i].level = lv[i], n.s[i].index = 0;
+	n.n = 5;
+	n.s[3].index = 0;
+	n.s[4].index = 16;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_OK);
+	ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
+	ck_assert_uint_eq(loc.entry.pa, 0x2000000);
+	/* wrong level under a dual PDE: pte_big index 16 is past its 32? no: index 40 is */
+	n.s[4].level = 4;
+	n.s[4].index = 40;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_E_NOTFOUND);
+	/* a leaf has no children */
+	n.s[3].index = 1;
+	n.s[4].level = 5;
+	n.s[4].index = 0;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_E_NOTFOUND);
+	/* a pointer whose table is not captured shows no child */
+	n.s[3].index = 2;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_E_NOTFOUND);
+	n.n = 4;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_OK);
+	ck_assert(pt_entry_is_dir(&loc.entry));
+	n.n = 0;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_E_USAGE);
+}
+END_TEST
+
+START_TEST(table_listing)
+{
+	struct pt_table root, t;
+	struct pt_entry e;
+	uint64_t i = 0;
+
+	pt_table_root(&ctx, &root);
+	ck_assert_int_eq(root.cover, PT_COVER_FULL);
+	ck_assert(pt_table_next(&root, &i, false, &e));
+	ck_assert_uint_eq(i, 0);
+	i++;
+	ck_assert(pt_table_next(&root, &i, false, &e));
+	ck_assert_uint_eq(i, 1);
+	i++;
+	ck_assert(!pt_table_next(&root, &i, false, &e));
+	i = 2;
+	ck_assert(pt_table_next(&root, &i, true, &e));   /* zero entries with all_entries */
+	ck_assert_uint_eq(i, 2);
+	/* PD0[2]'s small table is not captured */
+	struct pt_node n = {.ctx = &ctx, .n = 4};
+	struct pt_loc loc;
+	int8_t lv[] = {0, 1, 2, 3};
+	for (int k = 0; k < 4; k++)
+		n.s[k].level = lv[k], n.s[k].index = 0;
+	n.s[3].index = 2;
+	ck_assert_int_eq(pt_node_resolve(&n, &loc), PT_OK);
+	ck_assert(pt_table_child(&loc.table, 2, &loc.entry, 1, &t));
+	ck_assert_int_eq(t.cover, PT_COVER_NONE);
+	ck_assert_str_eq(pt_cover_name(t.cover), "no");
+	ck_assert(!pt_table_child(&loc.table, 2, &loc.entry, 0, &t));
+}
+END_TEST
+
+struct counts {
+	unsigned n[16];
+};
+
+static void count_an(void *ud, const struct pt_anomaly *a)
+{
+	((struct counts *)ud)->n[a->kind]++;
+}
+
+START_TEST(scan_anomalies)
+{
+	struct pt_stats st;
+	struct counts c = {{0}};
+
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_uint_eq(c.n[PT_AN_RESERVED_BITS], 1);
+	ck_assert_uint_eq(c.n[PT_AN_UNSUPPORTED], 1);
+	ck_assert_uint_eq(c.n[PT_AN_NOT_CAPTURED], 1);
+	ck_assert_uint_eq(st.pages, 3);
+	ck_assert_uint_eq(st.bytes_by_shift[12], 0x1000);
+	ck_assert_uint_eq(st.bytes_by_shift[16], 0x10000);
+	ck_assert_uint_eq(st.bytes_by_shift[21], 0x200000);
+	ck_assert_uint_eq(st.entries[0], 2);
+	ck_assert_uint_eq(st.mapped[3], 1);
+}
+END_TEST
+
+START_TEST(va_names)
+{
+	uint64_t v;
+	char s[32];
+
+	ck_assert(pt_va_parse("0x201234", &v) && v == 0x201234);
+	ck_assert(pt_va_parse("0X00000201234", &v) && v == 0x201234);
+	ck_assert(pt_va_parse("ABCdef", &v) && v == 0xabcdef);
+	ck_assert(!pt_va_parse("0x", &v));
+	ck_assert(!pt_va_parse("", &v));
+	ck_assert(!pt_va_parse("0x12g", &v));
+	ck_assert(!pt_va_parse("0x10000000000000000", &v));
+	ck_assert(pt_va_parse("0xffffffffffffffff", &v) && v == UINT64_MAX);
+	pt_va_name(&pt_format_ver2, 0x201000, s, sizeof s);
+	ck_assert_str_eq(s, "0x0000000201000");
+	pt_va_name(&pt_format_gart, 0x7fff00000000ull, s, sizeof s);
+	ck_assert_str_eq(s, "0x7fff00000000");
+}
+END_TEST
+
+/* Every table points at itself: the walk goes level by level and ends. */
+START_TEST(self_reference_ends)
+{
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_walk w;
+	unsigned n = 0;
+
+	synth_clear();
+	put64(PD3, pde_vid(PD3));
+	put64(PD3 + 8, dual_small_vid(PD3));
+	synth_reload();
+	pt_walk_va(&ctx, 0, &w);
+	ck_assert_uint_le(w.nsteps, PT_MAX_DEPTH);
+	pt_pages_init(&it, &ctx, 0);
+	while (pt_pages_next(&it, &pg))
+		n++;
+	ck_assert_uint_lt(n, 100000);
+	struct pt_stats st;
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_uint_ge(st.anomalies, 1);   /* one table read at several levels */
+}
+END_TEST
+
+/* Flat GART: entry N maps START<<12 + N * page; outside: the aperture. */
+START_TEST(gart_flat)
+{
+	static uint8_t tbl[0x1000];
+	struct pt_context g;
+	struct pt_walk w;
+	unsigned id;
+	uint64_t p = 0x0600000223886077ull;   /* DESIGN §2.2 worked check */
+
+	memset(tbl, 0, sizeof tbl);
+	for (int i = 0; i < 8; i++)
+		tbl[0x220 + i] = (uint8_t)(p >> (8 * i));
+	pt_mem_free(mem);
+	mem = pt_mem_new(2);
+	ck_assert_int_eq(pt_mem_add_built(mem, 0, 0x902000, sizeof tbl, &id), PT_OK);
+	pt_mem_region_write(mem, id, 0, tbl, sizeof tbl);
+	pt_mem_seal(mem, NULL, NULL);
+
+	memset(&g, 0, sizeof g);
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = mem;
+	g.root_space = 0;
+	g.root_addr = 0x900000;
+	g.root_entries = 0x800;
+	g.root_page_shift = 12;
+	g.va_base = 0;
+	g.gart.page_size = 4096;
+	g.gart.has[PT_GR_FB_BASE] = g.gart.has[PT_GR_FB_TOP] = true;
+	g.gart.fb_base = 0x8000000000ull;
+	g.gart.fb_top = 0x83ffffffffull;
+
+	ck_assert_int_eq(pt_walk_va(&g, 0x444123, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.steps[0].entry_pa, 0x902220);
+	ck_assert_uint_eq(w.pa, 0x223886123);
+	ck_assert_uint_eq(w.space, 1);
+	ck_assert_uint_eq(w.page_size, 4096);
+	ck_assert_int_eq(pt_walk_va(&g, 0x1000, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NOT_CAPTURED);
+	ck_assert_int_eq(pt_walk_va(&g, 0x8000001000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert_str_eq(w.aperture.name, "fb");
+	ck_assert_uint_eq(w.aperture.pa, 0x1000);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("walk");
+	TCase *tw = tcase_create("walker");
+	TCase *tt = tcase_create("tree");
+	TCase *ti = tcase_create("iterator");
+	TCase *tg = tcase_create("gart");
+
+	tcase_add_checked_fixture(tw, build_ver2, teardown);
+	tcase_add_checked_fixture(tt, build_ver2, teardown);
+	tcase_add_checked_fixture(ti, build_ver2, teardown);
+	tcase_add_checked_fixture(tg, build_ver2, teardown);
+	tcase_add_test(tw, walk_leaves);
+	tcase_add_test(tw, walk_faults);
+	tcase_add_test(tw, walk_trace_verdicts);
+	tcase_add_test(tw, self_reference_ends);
+	tcase_add_test(tt, node_resolve);
+	tcase_add_test(tt, table_listing);
+	tcase_add_test(tt, va_names);
+	tcase_add_test(ti, pages_in_order);
+	tcase_add_test(ti, scan_anomalies);
+	tcase_add_test(tg, gart_flat);
+	suite_add_tcase(s, tw);
+	suite_add_tcase(s, tt);
+	suite_add_tcase(s, ti);
+	suite_add_tcase(s, tg);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

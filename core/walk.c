@@ -1,0 +1,817 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * walk.c — tables, tree nodes, the walker, the page iterator and the
+ * anomaly scan.  Driven only by the format's level table: no chip is named.
+ *
+ * One rule is shared by the walker and the iterator, so that `va/` lists
+ * exactly the pages `walk/` resolves: an entry is followed only when it is
+ * captured, has no reserved bit set and is a pointer or a leaf; below a dual
+ * PDE the big entry decides first (leaf, fault, or "defer" to the small
+ * table), see big_verdict().
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_walk.h"
+
+static const struct pt_level *lvl(const struct pt_table *t)
+{
+	return &t->ctx->fmt->levels[t->level];
+}
+
+static enum pt_cover table_cover(const struct pt_table *t)
+{
+	return pt_mem_cover(t->ctx->mem, t->space, t->addr,
+			    t->entries * lvl(t)->entry_size);
+}
+
+void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
+{
+	const struct pt_level *l = &ctx->fmt->levels[0];
+
+	out->ctx = ctx;
+	out->level = 0;
+	out->space = ctx->root_space;
+	out->addr = ctx->root_addr;
+	out->entries = ctx->root_entries;
+	out->va_base = ctx->va_base;
+	/* A flat table (bits 0) takes its page size from the context. */
+	out->page_shift = l->bits ? l->va_shift : ctx->root_page_shift;
+	out->cover = table_cover(out);
+}
+
+uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
+{
+	return t->addr + index * lvl(t)->entry_size;
+}
+
+uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index)
+{
+	return t->va_base + (index << t->page_shift);
+}
+
+bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct pt_entry *e,
+		    unsigned which, struct pt_table *out)
+{
+	const struct pt_format *fmt = parent->ctx->fmt;
+	const struct pt_level *l;
+	int li;
+
+	if (which > 1 || !e->target[which].present)
+		return false;
+	li = e->target[which].level;
+	if (li < 0 || (unsigned)li >= pt_format_nlevels(fmt))
+		return false;
+	l = &fmt->levels[li];
+	/* Levels only go down: this is what makes every path finite. */
+	if (l->depth <= lvl(parent)->depth || l->bits == 0)
+		return false;
+	out->ctx = parent->ctx;
+	out->level = (int8_t)li;
+	out->space = e->target[which].space;
+	out->addr = e->target[which].addr;
+	out->entries = (uint64_t)1 << l->bits;
+	out->va_base = pt_table_entry_va(parent, index);
+	out->page_shift = l->va_shift;
+	out->cover = table_cover(out);
+	return true;
+}
+
+bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
+{
+	uint8_t raw[16];
+	unsigned sz = lvl(t)->entry_size;
+
+	if (index >= t->entries || sz > sizeof raw)
+		return false;
+	if (!pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz))
+		return false;
+	return t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) == PT_OK;
+}
+
+bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e)
+{
+	for (uint64_t i = *index; i < t->entries; i++) {
+		if (!pt_table_read(t, i, e))
+			continue;
+		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0)
+			continue;
+		*index = i;
+		return true;
+	}
+	return false;
+}
+
+const char *pt_cover_name(enum pt_cover c)
+{
+	switch (c) {
+	case PT_COVER_FULL:
+		return "yes";
+	case PT_COVER_PARTIAL:
+		return "partial";
+	case PT_COVER_NONE:
+		break;
+	}
+	return "no";
+}
+
+bool pt_entry_is_dir(const struct pt_entry *e)
+{
+	return e->state == PT_ST_POINTER;
+}
+
+/* The target of E that points at level LEVEL, or -1. */
+static int target_for_level(const struct pt_entry *e, int level)
+{
+	for (unsigned w = 0; w < 2; w++)
+		if (e->target[w].present && e->target[w].level == level)
+			return (int)w;
+	return -1;
+}
+
+pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
+{
+	struct pt_table t;
+
+	if (!node || !node->ctx || node->n == 0 || node->n > PT_MAX_DEPTH)
+		return PT_E_USAGE;
+	pt_table_root(node->ctx, &t);
+	for (unsigned k = 0;; k++) {
+		uint64_t idx = node->s[k].index;
+		struct pt_table child;
+		int w;
+
+		if (node->s[k].level != t.level || idx >= t.entries)
+			return PT_E_NOTFOUND;
+		if (!pt_table_read(&t, idx, &out->entry))
+			return PT_E_NOTFOUND;
+		if (k + 1 == node->n) {
+			out->table = t;
+			out->index = idx;
+			return PT_OK;
+		}
+		if (!pt_entry_is_dir(&out->entry))
+			return PT_E_NOTFOUND;
+		w = target_for_level(&out->entry, node->s[k + 1].level);
+		if (w < 0 || !pt_table_child(&t, idx, &out->entry, (unsigned)w, &child) ||
+		    child.cover == PT_COVER_NONE)
+			return PT_E_NOTFOUND;
+		t = child;
+	}
+}
+
+int pt_node_path(const struct pt_node *node, char *buf, size_t len)
+{
+	const struct pt_level *levels = node->ctx->fmt->levels;
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (unsigned k = 0; k < node->n; k++) {
+		int r = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,
+				 "%s%s/%" PRIu64, k ? "/" : "",
+				 levels[node->s[k].level].name, node->s[k].index);
+		if (r < 0)
+			return r;
+		off += (size_t)r;
+	}
+	return (int)off;
+}
+
+const char *pt_fault_name(enum pt_fault f)
+{
+	static const char *const names[] = {
+		[PT_FAULT_NONE] = "none",
+		[PT_FAULT_UNMAPPED] = "unmapped",
+		[PT_FAULT_SPARSE] = "sparse",
+		[PT_FAULT_NOT_CAPTURED] = "not_captured",
+		[PT_FAULT_RESERVED_BITS] = "reserved_bits",
+		[PT_FAULT_UNSUPPORTED] = "unsupported",
+		[PT_FAULT_OUT_OF_RANGE] = "out_of_range",
+	};
+	if ((unsigned)f < sizeof names / sizeof names[0])
+		return names[f];
+	return "unknown";
+}
+
+/*
+ * What one captured entry means for a walk: the fault it ends in (NONE for a
+ * leaf or a pointer) and the verdict printed in the trace.
+ */
+static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
+{
+	if (e->reserved_mask[0] || e->reserved_mask[1]) {
+		*verdict = "reserved_bits";
+		return PT_FAULT_RESERVED_BITS;
+	}
+	switch (e->state) {
+	case PT_ST_MAPPED:
+		*verdict = "mapped";
+		return PT_FAULT_NONE;
+	case PT_ST_POINTER:
+		*verdict = "pointer";
+		return PT_FAULT_NONE;
+	case PT_ST_SPARSE:
+		*verdict = "sparse";
+		return PT_FAULT_SPARSE;
+	case PT_ST_UNSUPPORTED:
+		*verdict = "unsupported";
+		return PT_FAULT_UNSUPPORTED;
+	case PT_ST_NO_VALID_4K:
+		*verdict = "no_valid_4k";
+		return PT_FAULT_UNMAPPED;
+	case PT_ST_INVALID:
+		*verdict = "invalid";
+		return PT_FAULT_UNMAPPED;
+	case PT_ST_UNMAPPED:
+		break;
+	}
+	*verdict = "unmapped";
+	return PT_FAULT_UNMAPPED;
+}
+
+/*
+ * The dual-PDE rule of DESIGN §2.1 for the big entry of one 64 KiB range:
+ * a valid big PTE maps and shadows the small PTEs; no_valid_4k and sparse
+ * fault (as does anything the walker cannot read or trust); any other big
+ * PTE — zero or invalid — lets the small table decide.
+ */
+enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
+
+static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
+				    enum pt_fault *fault, const char **verdict)
+{
+	if (!captured) {
+		*verdict = "not_captured";
+		*fault = PT_FAULT_NOT_CAPTURED;
+		return BIG_FAULT;
+	}
+	*fault = entry_fault(e, verdict);
+	if (*fault == PT_FAULT_NONE)
+		return e->state == PT_ST_MAPPED ? BIG_LEAF : BIG_DEFER;
+	if (e->state == PT_ST_UNMAPPED || e->state == PT_ST_INVALID) {
+		*verdict = e->state == PT_ST_INVALID ? "invalid: small table decides"
+						     : "unmapped: small table decides";
+		*fault = PT_FAULT_NONE;
+		return BIG_DEFER;
+	}
+	return BIG_FAULT;
+}
+
+static uint64_t leaf_page_size(const struct pt_table *t, const struct pt_entry *e)
+{
+	return e->page_size ? e->page_size : (uint64_t)1 << t->page_shift;
+}
+
+/* Appends the step for entry IDX of T to W; false when it is not captured. */
+static struct pt_walk_step *walk_step(struct pt_walk *w, const struct pt_table *t, uint64_t idx)
+{
+	struct pt_walk_step *s = &w->steps[w->nsteps++];
+
+	s->table = *t;
+	s->index = idx;
+	s->entry_pa = pt_table_entry_pa(t, idx);
+	s->captured = pt_table_read(t, idx, &s->entry);
+	s->verdict = s->captured ? "" : "not_captured";
+	w->node.s[w->node.n].level = t->level;
+	w->node.s[w->node.n].index = idx;
+	w->node.n++;
+	return s;
+}
+
+static void walk_fault(struct pt_walk *w, enum pt_fault f)
+{
+	w->fault = f;
+	w->fault_step = (int)w->nsteps - 1;
+}
+
+static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
+{
+	w->fault = PT_FAULT_NONE;
+	w->leaf_step = (int)(s - w->steps);
+	w->page_size = leaf_page_size(&s->table, &s->entry);
+	w->page_va = w->va & ~(w->page_size - 1);
+	w->space = s->entry.space;
+	w->pa = s->entry.pa + (w->va - w->page_va);
+	w->perm = s->entry.perm;
+}
+
+pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
+{
+	const struct pt_format *fmt = ctx->fmt;
+	struct pt_table t;
+
+	w->va = va;
+	w->nsteps = 0;
+	w->fault = PT_FAULT_NONE;
+	w->fault_step = -1;
+	w->leaf_step = -1;
+	w->space = 0;
+	w->pa = w->page_va = w->page_size = 0;
+	w->perm = 0;
+	w->node.ctx = ctx;
+	w->node.n = 0;
+	memset(&w->aperture, 0, sizeof w->aperture);
+	w->aperture.name = "none";
+
+	pt_table_root(ctx, &t);
+	if ((fmt->va_bits < 64 && (va >> fmt->va_bits) != 0) || va < t.va_base ||
+	    ((va - t.va_base) >> t.page_shift) >= t.entries) {
+		w->fault = PT_FAULT_OUT_OF_RANGE;
+		if (ctx->gart.page_size)
+			pt_gart_aperture(&ctx->gart, va, &w->aperture);
+		return PT_OK;
+	}
+
+	while (w->nsteps < PT_MAX_DEPTH) {
+		uint64_t idx = (va - t.va_base) >> t.page_shift;
+		struct pt_walk_step *s = walk_step(w, &t, idx);
+		struct pt_table big, small;
+		enum pt_fault f;
+		bool has_big, has_small;
+
+		if (!s->captured) {
+			walk_fault(w, PT_FAULT_NOT_CAPTURED);
+			return PT_OK;
+		}
+		f = entry_fault(&s->entry, &s->verdict);
+		if (f != PT_FAULT_NONE) {
+			walk_fault(w, f);
+			return PT_OK;
+		}
+		if (s->entry.state == PT_ST_MAPPED) {
+			walk_leaf(w, s);
+			return PT_OK;
+		}
+		has_big = pt_table_child(&t, idx, &s->entry, 0, &big);
+		has_small = pt_table_child(&t, idx, &s->entry, 1, &small);
+		if (has_big && has_small) {
+			/* Dual PDE: the big entry decides first. */
+			uint64_t bidx = (va - big.va_base) >> big.page_shift;
+			struct pt_walk_step *b;
+
+			s->verdict = "pointer (big and small)";
+			b = walk_step(w, &big, bidx);
+			switch (big_verdict(b->captured, &b->entry, &f, &b->verdict)) {
+			case BIG_LEAF:
+				walk_leaf(w, b);
+				return PT_OK;
+			case BIG_FAULT:
+				walk_fault(w, f);
+				return PT_OK;
+			case BIG_DEFER:
+				break;
+			}
+			/* The big step is not on the small page's tree path. */
+			w->node.n--;
+			t = small;
+		} else if (has_big || has_small) {
+			t = has_big ? big : small;
+		} else {
+			/* A pointer to nothing walkable: a level the format cannot follow. */
+			s->verdict = "unsupported";
+			walk_fault(w, PT_FAULT_UNSUPPORTED);
+			return PT_OK;
+		}
+	}
+	walk_fault(w, PT_FAULT_UNSUPPORTED);
+	return PT_OK;
+}
+
+bool pt_va_parse(const char *s, uint64_t *va)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, n++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v >> 60)
+			return false;
+		v = v << 4 | d;
+	}
+	if (n == 0)
+		return false;
+	*va = v;
+	return true;
+}
+
+int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
+{
+	return snprintf(buf, len, "0x%0*" PRIx64, (int)fmt->va_digits, va);
+}
+
+/* ---- page iterator ------------------------------------------------------ */
+
+/* First index of T whose entry can hold a VA >= from. */
+static uint64_t first_index(const struct pt_table *t, uint64_t from)
+{
+	if (from <= t->va_base)
+		return 0;
+	uint64_t i = (from - t->va_base) >> t->page_shift;
+	return i < t->entries ? i : t->entries;
+}
+
+static void push_plain(struct pt_page_iter *it, const struct pt_table *t)
+{
+	struct pt_iter_frame *f = &it->f[it->depth++];
+
+	memset(f, 0, sizeof *f);
+	f->table = *t;
+	f->next = first_index(t, it->from_va);
+	f->end = t->entries;
+}
+
+static void push_dual(struct pt_page_iter *it, const struct pt_table *big, bool has_big,
+		      const struct pt_table *small, bool has_small)
+{
+	struct pt_iter_frame *f = &it->f[it->depth++];
+
+	memset(f, 0, sizeof *f);
+	f->dual = true;
+	f->has_big = has_big;
+	f->has_small = has_small;
+	if (has_big) {
+		f->big = *big;
+		f->big_next = first_index(big, it->from_va);
+		f->big_end = big->entries;
+	}
+	if (has_small)
+		f->table = *small;
+	if (!has_big) {
+		/* No big table: the small table decides everywhere. */
+		f->next = first_index(small, it->from_va);
+		f->end = small->entries;
+	}
+}
+
+void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va)
+{
+	struct pt_table root;
+
+	it->ctx = ctx;
+	it->from_va = from_va;
+	it->depth = 0;
+	it->done = false;
+	pt_table_root(ctx, &root);
+	push_plain(it, &root);
+}
+
+/* The tree path of the frames above the top one, plus (level, index). */
+static void iter_node(const struct pt_page_iter *it, int level, uint64_t index, struct pt_node *n)
+{
+	n->ctx = it->ctx;
+	n->n = 0;
+	for (unsigned k = 0; k + 1 < it->depth; k++) {
+		n->s[n->n].level = it->f[k].table.level;
+		n->s[n->n].index = it->f[k].cur;
+		n->n++;
+	}
+	n->s[n->n].level = (int8_t)level;
+	n->s[n->n].index = index;
+	n->n++;
+}
+
+static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx,
+		 const struct pt_entry *e, struct pt_page *out)
+{
+	out->va = pt_table_entry_va(t, idx);
+	out->size = leaf_page_size(t, e);
+	if (out->va < it->from_va)
+		return false;
+	out->space = e->space;
+	out->pa = e->pa;
+	out->leaf = *e;
+	iter_node(it, t->level, idx, &out->node);
+	return true;
+}
+
+/* Steps the small sub-range of a dual frame; true with a page in OUT. */
+static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct pt_page *out)
+{
+	struct pt_entry e;
+	const char *v;
+
+	while (f->next < f->end) {
+		uint64_t i = f->next++;
+
+		if (!pt_table_read(&f->table, i, &e) || entry_fault(&e, &v) != PT_FAULT_NONE ||
+		    e.state != PT_ST_MAPPED)
+			continue;
+		if (emit(it, &f->table, i, &e, out))
+			return true;
+	}
+	return false;
+}
+
+bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
+{
+	struct pt_entry e;
+
+	while (!it->done && it->depth > 0) {
+		struct pt_iter_frame *f = &it->f[it->depth - 1];
+		struct pt_table big, small;
+		bool has_big, has_small;
+		const char *v;
+
+		if (f->dual) {
+			if (f->has_small && small_next(it, f, out))
+				return true;
+			if (!f->has_big || f->big_next >= f->big_end) {
+				it->depth--;
+				continue;
+			}
+			uint64_t b = f->big_next++;
+			bool cap = pt_table_read(&f->big, b, &e);
+			enum pt_fault fault;
+
+			switch (big_verdict(cap, &e, &fault, &v)) {
+			case BIG_LEAF:
+				if (emit(it, &f->big, b, &e, out))
+					return true;
+				break;
+			case BIG_FAULT:
+				break;
+			case BIG_DEFER:
+				if (f->has_small) {
+					unsigned sh = f->big.page_shift - f->table.page_shift;
+					uint64_t lo = b << sh, hi = (b + 1) << sh;
+					uint64_t first = first_index(&f->table, it->from_va);
+
+					f->next = lo > first ? lo : first;
+					f->end = hi < f->table.entries ? hi : f->table.entries;
+				}
+				break;
+			}
+			continue;
+		}
+
+		if (f->next >= f->end) {
+			it->depth--;
+			continue;
+		}
+		uint64_t i = f->next++;
+
+		if (!pt_table_read(&f->table, i, &e) || entry_fault(&e, &v) != PT_FAULT_NONE)
+			continue;
+		if (e.state == PT_ST_MAPPED) {
+			if (emit(it, &f->table, i, &e, out))
+				return true;
+			continue;
+		}
+		if (it->depth >= PT_MAX_DEPTH)
+			continue;
+		f->cur = i;
+		has_big = pt_table_child(&f->table, i, &e, 0, &big);
+		has_small = pt_table_child(&f->table, i, &e, 1, &small);
+		if (has_big && has_small)
+			push_dual(it, &big, true, &small, true);
+		else if (has_big)
+			push_plain(it, &big);
+		else if (has_small)
+			push_plain(it, &small);
+	}
+	it->done = true;
+	return false;
+}
+
+/* ---- anomaly scan ------------------------------------------------------- */
+
+const char *pt_anomaly_name(enum pt_anomaly_kind k)
+{
+	switch (k) {
+	case PT_AN_RESERVED_BITS:
+		return "reserved_bits";
+	case PT_AN_ENCRYPTED:
+		return "encrypted";
+	case PT_AN_KIND_UNKNOWN:
+		return "kind_unknown";
+	case PT_AN_KIND_NON_NATIVE:
+		return "kind_non_native";
+	case PT_AN_NOT_CAPTURED:
+		return "not_captured";
+	case PT_AN_UNSUPPORTED:
+		return "unsupported";
+	case PT_AN_TABLE_TWO_LEVELS:
+		return "table_two_levels";
+	case PT_AN_PA_NOT_CAPTURED:
+		return "page_outside_capture";
+	}
+	return "unknown";
+}
+
+/*
+ * Tables seen during one scan, keyed by (space, addr), to find one table
+ * claimed at two levels.  Open addressing; grows by doubling.
+ */
+struct seen {
+	struct seen_slot {
+		uint64_t addr;
+		unsigned space;
+		int8_t level;       /* first level the table was read at; -1 = empty slot */
+		uint16_t levels;    /* every level it was read at (bit per level) */
+		bool reported;
+	} *slot;
+	size_t cap, used;
+};
+
+static struct seen_slot *seen_find(struct seen *s, unsigned space, uint64_t addr)
+{
+	uint64_t h = (addr >> 8) * 0x9e3779b97f4a7c15ull ^ space;
+
+	for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i].level < 0 || (s->slot[i].addr == addr && s->slot[i].space == space))
+			return &s->slot[i];
+}
+
+static bool seen_grow(struct seen *s)
+{
+	struct seen old = *s;
+
+	s->cap = old.cap ? old.cap * 2 : 256;
+	s->used = 0;
+	s->slot = malloc(s->cap * sizeof *s->slot);
+	if (!s->slot) {
+		*s = old;
+		return false;
+	}
+	for (size_t i = 0; i < s->cap; i++)
+		s->slot[i].level = -1;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].level >= 0) {
+			*seen_find(s, old.slot[i].space, old.slot[i].addr) = old.slot[i];
+			s->used++;
+		}
+	free(old.slot);
+	return true;
+}
+
+struct scan {
+	const struct pt_context *ctx;
+	struct pt_stats *st;
+	pt_anomaly_fn fn;
+	void *ud;
+	struct seen seen;
+	struct pt_node node;
+	pt_err err;
+};
+
+static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
+{
+	struct pt_anomaly a;
+	va_list ap;
+
+	sc->st->anomalies++;
+	if (!sc->fn)
+		return;
+	a.kind = k;
+	a.node = sc->node;
+	va_start(ap, fmt);
+	vsnprintf(a.detail, sizeof a.detail, fmt, ap);
+	va_end(ap);
+	sc->fn(sc->ud, &a);
+}
+
+static void check_entry(struct scan *sc, const struct pt_entry *e)
+{
+	const struct pt_field *known = pt_entry_field(e, "kind_known");
+	const struct pt_field *native = pt_entry_field(e, "kind_native");
+
+	if (e->reserved_mask[1])
+		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%016" PRIx64 "%016" PRIx64,
+		       e->reserved_mask[1], e->reserved_mask[0]);
+	else if (e->reserved_mask[0])
+		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%" PRIx64, e->reserved_mask[0]);
+	if (e->perm & PT_PERM_ENCRYPTED)
+		report(sc, PT_AN_ENCRYPTED, "encrypted: 1 (documented: set to 0)");
+	if (e->state == PT_ST_UNSUPPORTED)
+		report(sc, PT_AN_UNSUPPORTED, "raw: 0x%" PRIx64, e->raw[0]);
+	if (e->kind >= 0 && known && !known->v)
+		report(sc, PT_AN_KIND_UNKNOWN, "kind: 0x%02x", (unsigned)e->kind);
+	else if (e->kind >= 0 && native && !native->v)
+		report(sc, PT_AN_KIND_NON_NATIVE, "kind: 0x%02x", (unsigned)e->kind);
+}
+
+static void scan_table(struct scan *sc, const struct pt_table *t);
+
+/*
+ * Records that T was reached; false when this table was already scanned at
+ * this level.  Scanning each (table, level) once keeps the scan linear in the
+ * captured tables even when hostile pointers alias one table many times
+ * (the tree and va/ still show every alias; the counts and anomalies are
+ * per table).
+ */
+static bool note_table(struct scan *sc, const struct pt_table *t)
+{
+	struct seen_slot *slot;
+
+	if (sc->seen.used * 2 >= sc->seen.cap && !seen_grow(&sc->seen)) {
+		sc->err = PT_E_NOMEM;
+		return false;
+	}
+	slot = seen_find(&sc->seen, t->space, t->addr);
+	if (slot->level < 0) {
+		slot->level = t->level;
+		slot->levels = 0;
+		slot->space = t->space;
+		slot->addr = t->addr;
+		slot->reported = false;
+		sc->seen.used++;
+	}
+	if (slot->levels & (1u << t->level))
+		return false;
+	if (slot->levels && !slot->reported) {
+		const struct pt_level *levels = sc->ctx->fmt->levels;
+
+		slot->reported = true;
+		report(sc, PT_AN_TABLE_TWO_LEVELS, "table %s:0x%" PRIx64 " read as %s and %s",
+		       sc->ctx->fmt->spaces[t->space], t->addr, levels[slot->level].name,
+		       levels[t->level].name);
+	}
+	slot->levels |= (uint16_t)(1u << t->level);
+	sc->st->tables[t->level]++;
+	return true;
+}
+
+static void scan_table(struct scan *sc, const struct pt_table *t)
+{
+	struct pt_entry e;
+
+	if (!note_table(sc, t))
+		return;
+	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
+		struct pt_table child;
+
+		sc->node.s[sc->node.n].level = t->level;
+		sc->node.s[sc->node.n].index = i;
+		sc->node.n++;
+		sc->st->entries[t->level]++;
+		if (e.state == PT_ST_MAPPED)
+			sc->st->mapped[t->level]++;
+		check_entry(sc, &e);
+		if (e.state == PT_ST_POINTER && sc->node.n < PT_MAX_DEPTH) {
+			for (unsigned w = 0; w < 2; w++) {
+				if (!pt_table_child(t, i, &e, w, &child))
+					continue;
+				if (child.cover != PT_COVER_FULL)
+					report(sc, PT_AN_NOT_CAPTURED, "%s table %s:0x%" PRIx64
+					       " target_captured: %s",
+					       sc->ctx->fmt->levels[child.level].name,
+					       sc->ctx->fmt->spaces[child.space], child.addr,
+					       pt_cover_name(child.cover));
+				if (child.cover != PT_COVER_NONE)
+					scan_table(sc, &child);
+			}
+		}
+		sc->node.n--;
+	}
+}
+
+pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
+		       pt_anomaly_fn fn, void *ud)
+{
+	struct scan sc = {.ctx = ctx, .st = st, .fn = fn, .ud = ud, .err = PT_OK};
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_table root;
+
+	memset(st, 0, sizeof *st);
+	sc.node.ctx = ctx;
+	sc.node.n = 0;
+	if (!seen_grow(&sc.seen))
+		return PT_E_NOMEM;
+	pt_table_root(ctx, &root);
+	scan_table(&sc, &root);
+	free(sc.seen.slot);
+	if (sc.err != PT_OK)
+		return sc.err;
+
+	pt_pages_init(&it, ctx, 0);
+	while (pt_pages_next(&it, &pg)) {
+		unsigned sh = 0;
+
+		while (sh < 63 && ((uint64_t)1 << sh) < pg.size)
+			sh++;
+		st->pages++;
+		st->bytes_by_shift[sh] += pg.size;
+	}
+	return PT_OK;
+}
