@@ -1,0 +1,28 @@
+# Sourced by scripts/test, scripts/demo and .ci/run: installs the Debian 12
+# packages ptfs needs to build and test, when any is missing.  Needs root
+# (apt-get); as another user it names what to install and fails.
+PTFS_PACKAGES=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3
+	libarchive-dev check zstd xz-utils zip unzip gzip tar diffutils findutils
+	util-linux)
+
+ptfs_install_deps() {
+	local missing=() p
+	for p in "${PTFS_PACKAGES[@]}" "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing packages: ${missing[*]}" >&2
+		echo "install them with: sudo apt-get install ${missing[*]}" >&2
+		return 2
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# Configures (once) and builds ptfs in ./build.
+ptfs_build() {
+	[ -f build/build.ninja ] || meson setup build >/dev/null
+	ninja -C build
+}
