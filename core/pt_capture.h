@@ -49,7 +49,7 @@ enum pt_gart_reg {
 /* The register's name as written in capture.ini. */
 const char *pt_gart_reg_name(enum pt_gart_reg r);
 
-/* Register values decoded by the rules of DESIGN §2.2 (core/gart.c). */
+/* Register values decoded by the rules of DESIGN §2.2 (core/fmt_gart.c). */
 struct pt_gart_layout {
 	uint64_t base_raw;        /* PAGE_TABLE_BASE_ADDR as written */
 	bool base_valid;          /* its bit 0 */
@@ -69,9 +69,13 @@ struct pt_gart_layout {
 };
 
 /*
- * Decodes raw registers RAW/HAS into L.  PT_E_VALUE when START > END, BASE
- * not valid, or BASE below FB_OFFSET<<24 for a vram table; the message goes
- * to ERRBUF (may be NULL).
+ * Decodes raw registers RAW/HAS into L (core/fmt_gart.c).  PT_E_VALUE when a
+ * required register is missing, START > END, END is past the 48-bit VA, BASE
+ * holds no address, or a vram BASE lies below FB_OFFSET<<24.  A BASE with
+ * bit 0 clear but an address is accepted (gem5 clears bit 0 when it stores
+ * the register, so co-simulation captures look like that; DESIGN §2.2's
+ * worked check uses 0x3EE600000); base_valid reports the bit.  The message
+ * goes to ERRBUF (may be NULL).
  */
 pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
 			     struct pt_gart_layout *l, char *errbuf, size_t errlen);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt.c — the table of formats and the helpers every decoder shares:
+ * state names and the ordered field list of a decoded entry.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "pt_format.h"
+
+/* Every format the core knows; pt_format_find() looks names up here only. */
+static const struct pt_format *const formats[] = {
+	&pt_format_ver2,
+	&pt_format_gart,
+};
+
+const struct pt_format *pt_format_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(formats[i]->name, name) == 0)
+			return formats[i];
+	return NULL;
+}
+
+unsigned pt_format_nlevels(const struct pt_format *fmt)
+{
+	unsigned n = 0;
+
+	while (fmt->levels[n].name)
+		n++;
+	return n;
+}
+
+int pt_format_space(const struct pt_format *fmt, const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; fmt->spaces[i]; i++)
+		if (strcmp(fmt->spaces[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Indexed by enum pt_state; these strings are the `state:` values of DESIGN §4. */
+static const char *const state_names[] = {
+	[PT_ST_UNMAPPED] = "unmapped",
+	[PT_ST_INVALID] = "invalid",
+	[PT_ST_SPARSE] = "sparse",
+	[PT_ST_NO_VALID_4K] = "no_valid_4k",
+	[PT_ST_POINTER] = "pointer",
+	[PT_ST_MAPPED] = "mapped",
+	[PT_ST_UNSUPPORTED] = "unsupported",
+};
+
+const char *pt_state_name(enum pt_state st)
+{
+	if ((unsigned)st >= sizeof state_names / sizeof state_names[0] || !state_names[st])
+		return "unknown";
+	return state_names[st];
+}
+
+/* Little-endian load, independent of the host's byte order. */
+static uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
+{
+	memset(e, 0, sizeof *e);
+	e->state = PT_ST_UNMAPPED;
+	e->size = (uint8_t)size;
+	e->kind = -1;
+	if (raw && size >= 8)
+		e->raw[0] = load_le64(raw);
+	if (raw && size >= 16)
+		e->raw[1] = load_le64(raw + 8);
+}
+
+void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
+			uint64_t v, unsigned flags)
+{
+	struct pt_field *f;
+
+	/* A decoder that overflows the list is a bug; release builds drop the field. */
+	assert(e->nfields < PT_MAX_FIELDS);
+	if (e->nfields >= PT_MAX_FIELDS)
+		return;
+	f = &e->fields[e->nfields++];
+	f->key = key;
+	f->kind = (uint8_t)kind;
+	f->flags = (uint8_t)flags;
+	f->v = v;
+	f->v2 = 0;
+	f->s = NULL;
+}
+
+void pt_entry_add(struct pt_entry *e, const char *key, enum pt_fkind kind, uint64_t v)
+{
+	pt_entry_add_flags(e, key, kind, v, 0);
+}
+
+void pt_entry_add_str(struct pt_entry *e, const char *key, const char *s)
+{
+	unsigned n = e->nfields;
+
+	pt_entry_add_flags(e, key, PT_FK_STR, 0, 0);
+	if (e->nfields > n)
+		e->fields[n].s = s;
+}
+
+const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key)
+{
+	for (unsigned i = 0; i < e->nfields; i++)
+		if (strcmp(e->fields[i].key, key) == 0)
+			return &e->fields[i];
+	return NULL;
+}

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt_ver2.c — NVIDIA GMMU VER2 (Pascal/Volta/Turing, reference chip TU104):
+ * the level table and the entry decoder (DESIGN §2.1).
+ *
+ * Bit ranges come from reference/nvidia-gmmu.md (NVIDIA open-gpu-doc
+ * tu104 dev_mmu.ref.txt, open-gpu-kernel-modules swref/uvm headers, nouveau
+ * vmmgp100.c); each mask below names the hardware field it decodes.
+ *
+ * Output field order is fixed per entry layout (the renderer prints fields
+ * in list order, and identical captures must give identical files):
+ *
+ *   PTE (pte_big, pte_small):
+ *     valid aperture aperture_name volatile encrypted privilege read_only
+ *     atomic_disable address_sys address_vid peer_id comptagline kind
+ *     kind_name kind_known kind_native address address_complete page_size
+ *     reserved_bits reserved_mask
+ *   PDE (pde3, pde2, pde1):
+ *     is_pte is_leaf [is_pde_pointer] aperture aperture_name volatile no_ats
+ *     address_sys address_vid peer_id address reserved_bits reserved_mask
+ *   dual PDE (pde0, bit 0 clear):
+ *     is_pte is_leaf [is_pde_pointer] aperture_big aperture_big_name
+ *     volatile_big no_ats address_big_sys address_big_vid peer_id_big
+ *     address_big aperture_small aperture_small_name volatile_small
+ *     address_small_sys address_small_vid peer_id_small address_small
+ *     reserved_bits reserved_mask(128)
+ *   2 MiB PTE (pde0, bit 0 set):
+ *     is_pte is_leaf [is_pde_pointer] + the PTE list, reserved_mask(128)
+ *
+ * [is_pde_pointer] is JSON only: the seed decoder's name for bit 0, kept for
+ * compatibility although its value is IS_PTE, i.e. 0 for a pointer.
+ */
+#include <stdio.h>
+
+#include "pt_format.h"
+
+/* Level indices into ver2_levels[]. */
+enum {
+	L_PDE3 = 0,
+	L_PDE2,
+	L_PDE1,
+	L_PDE0,
+	L_PTE_BIG,
+	L_PTE_SMALL,
+	L_COUNT
+};
+
+/* Geometry: RM kgmmuFmtInitLevels_GP10X, UVM num_va_bits 49, nouveau gp100_vmm_desc_16. */
+static const struct pt_level ver2_levels[] = {
+	/* name         depth va_shift bits size role         leaf_shift child */
+	{"pde3",        0,    47,      2,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
+	{"pde2",        1,    38,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE1, -1}},
+	{"pde1",        2,    29,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE0, -1}},
+	/* PD0 is 16 bytes always: a dual PDE, or a 2 MiB PTE in the low half. */
+	{"pde0",        3,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
+	/* Only 64 KiB big pages: a 128 KiB big page size is refused at load. */
+	{"pte_big",     4,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_small",   4,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+
+/* Space ids: index into this list.  peerN = SP_PEER0 + N. */
+enum { SP_VIDMEM = 0, SP_SYSMEM = 1, SP_PEER0 = 2 };
+static const char *const ver2_spaces[] = {
+	"vidmem", "sysmem",
+	"peer0", "peer1", "peer2", "peer3", "peer4", "peer5", "peer6", "peer7",
+	NULL
+};
+
+/* PTE APERTURE 2:1 values (differ from the PDE's). */
+static const char *const pte_aperture_names[4] = {
+	"video", "peer", "sys_coherent", "sys_noncoherent"
+};
+/* PDE / dual PDE APERTURE values: 0 means "no table". */
+static const char *const pde_aperture_names[4] = {
+	"invalid", "video", "sys_coherent", "sys_noncoherent"
+};
+
+/* Bits HI:LO of V, shifted down. */
+static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
+{
+	unsigned w = hi - lo + 1;
+
+	return (v >> lo) & (w >= 64 ? ~0ull : (1ull << w) - 1);
+}
+
+/* PTE fields (NV_MMU_VER2_PTE_*). */
+#define PTE_VALID(r)          bits(r, 0, 0)    /* VALID */
+#define PTE_APERTURE(r)       bits(r, 2, 1)    /* APERTURE */
+#define PTE_VOL(r)            bits(r, 3, 3)    /* VOL */
+#define PTE_ENCRYPTED(r)      bits(r, 4, 4)    /* ENCRYPTED: "do not use, set to 0" */
+#define PTE_PRIVILEGE(r)      bits(r, 5, 5)    /* PRIVILEGE */
+#define PTE_READ_ONLY(r)      bits(r, 6, 6)    /* READ_ONLY */
+#define PTE_ATOMIC_DISABLE(r) bits(r, 7, 7)    /* ATOMIC_DISABLE */
+#define PTE_ADDRESS_SYS(r)    bits(r, 53, 8)   /* ADDRESS_SYS: PA >> 12 */
+#define PTE_ADDRESS_VID(r)    bits(r, 32, 8)   /* ADDRESS_VID: PA[36:12] */
+#define PTE_PEER(r)           bits(r, 35, 33)  /* ADDRESS_VID_PEER */
+#define PTE_COMPTAGLINE(r)    bits(r, 55, 36)  /* COMPTAGLINE (Turing width) */
+#define PTE_KIND(r)           bits(r, 63, 56)  /* KIND */
+
+/* PDE fields (NV_MMU_VER2_PDE_*); bit 4 and 63:54 are not defined. */
+#define PDE_IS_PTE(r)         bits(r, 0, 0)    /* IS_PTE (= VALID, = !IS_PDE) */
+#define PDE_APERTURE(r)       bits(r, 2, 1)    /* APERTURE */
+#define PDE_VOL(r)            bits(r, 3, 3)    /* VOL */
+#define PDE_NO_ATS(r)         bits(r, 5, 5)    /* NO_ATS */
+#define PDE_ADDRESS_SYS(r)    bits(r, 53, 8)   /* ADDRESS_SYS: next table >> 12 */
+#define PDE_ADDRESS_VID(r)    bits(r, 32, 8)   /* ADDRESS_VID */
+#define PDE_PEER(r)           bits(r, 35, 33)  /* ADDRESS_VID_PEER (only PEER_0 defined) */
+#define PDE_RESERVED          (1ull << 4 | 0xffc0000000000000ull)   /* bit 4, 63:54 */
+
+/* Dual PDE, low 8 bytes = big half (NV_MMU_VER2_DUAL_PDE_*_BIG). */
+#define DUAL_APERTURE_BIG(lo) bits(lo, 2, 1)   /* APERTURE_BIG */
+#define DUAL_VOL_BIG(lo)      bits(lo, 3, 3)   /* VOL_BIG */
+#define DUAL_NO_ATS(lo)       bits(lo, 5, 5)   /* NO_ATS (whole entry) */
+#define DUAL_ADDR_BIG_SYS(lo) bits(lo, 53, 4)  /* ADDRESS_BIG_SYS: table >> 8 */
+#define DUAL_ADDR_BIG_VID(lo) bits(lo, 32, 4)  /* ADDRESS_BIG_VID: table >> 8 */
+#define DUAL_PEER_BIG(lo)     bits(lo, 35, 33) /* ADDRESS_BIG_VID_PEER */
+/*
+ * The big address field starts at bit 4, so raw bit 5 (NO_ATS) is its bit 1.
+ * It is reported as no_ats and left out of the rebuilt table address.
+ */
+#define DUAL_BIG_NO_ATS_IN_FIELD 0x2ull
+/* Dual PDE, high 8 bytes = small half: entry bit N is bit N-64 here. */
+#define DUAL_APERTURE_SMALL(hi) bits(hi, 2, 1)    /* APERTURE_SMALL 66:65 */
+#define DUAL_VOL_SMALL(hi)      bits(hi, 3, 3)    /* VOL_SMALL 67 */
+#define DUAL_ADDR_SMALL_SYS(hi) bits(hi, 53, 8)   /* ADDRESS_SMALL_SYS 117:72: table >> 12 */
+#define DUAL_ADDR_SMALL_VID(hi) bits(hi, 32, 8)   /* ADDRESS_SMALL_VID 96:72 */
+#define DUAL_PEER_SMALL(hi)     bits(hi, 35, 33)  /* ADDRESS_SMALL_VID_PEER 99:97 */
+#define DUAL_RESERVED_LO        0xffc0000000000000ull                  /* 63:54 */
+#define DUAL_RESERVED_HI        (0x1ull | 0xf0ull | 0xffc0000000000000ull) /* 64, 71:68, 127:118 */
+
+static void add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide)
+{
+	e->reserved_mask[0] = lo;
+	e->reserved_mask[1] = hi;
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, (lo | hi) != 0);
+	if (wide) {
+		pt_entry_add(e, "reserved_mask", PT_FK_HEX128, lo);
+		e->fields[e->nfields - 1].v2 = hi;
+	} else {
+		pt_entry_add(e, "reserved_mask", PT_FK_HEX, lo);
+	}
+}
+
+/* Bit 0 of a directory entry, under its three names (DESIGN §2.1). */
+static void add_is_pte(struct pt_entry *e, uint64_t bit0)
+{
+	pt_entry_add(e, "is_pte", PT_FK_BIT, bit0);
+	pt_entry_add(e, "is_leaf", PT_FK_BIT, bit0);
+	pt_entry_add_flags(e, "is_pde_pointer", PT_FK_BIT, bit0, PT_FF_JSON_ONLY);
+}
+
+/*
+ * The 8-byte PTE layout of R: state, leaf summary and fields up to
+ * page_size.  BIG: the entry sits in a 64 KiB table (no_valid_4k exists
+ * only there).  The caller adds the reserved fields.
+ */
+static void decode_pte(struct pt_entry *e, uint64_t r, bool big, uint64_t page_size)
+{
+	unsigned ap = (unsigned)PTE_APERTURE(r);
+	unsigned kind = (unsigned)PTE_KIND(r);
+	const char *kname = pt_ver2_kind_name(kind);
+	bool native = pt_ver2_kind_native(kind);
+	uint64_t addr;
+	unsigned space;
+	bool complete;
+
+	switch (ap) {
+	case 0: /* VIDEO: PA[36:12] only; Turing may put more address bits in COMPTAGLINE */
+		space = SP_VIDMEM;
+		addr = PTE_ADDRESS_VID(r) << 12;
+		complete = false;
+		break;
+	case 1: /* PEER: the same partial address, in peer PEER_ID's memory */
+		space = SP_PEER0 + (unsigned)PTE_PEER(r);
+		addr = PTE_ADDRESS_VID(r) << 12;
+		complete = false;
+		break;
+	default: /* SYSTEM_COHERENT / SYSTEM_NON_COHERENT: the whole PA */
+		space = SP_SYSMEM;
+		addr = PTE_ADDRESS_SYS(r) << 12;
+		complete = true;
+		break;
+	}
+
+	if (r == 0)
+		e->state = PT_ST_UNMAPPED;
+	else if (PTE_VALID(r))
+		e->state = PT_ST_MAPPED;
+	else if (PTE_VOL(r))
+		e->state = PT_ST_SPARSE;          /* VALID=0, VOL=1 */
+	else if (big && PTE_PRIVILEGE(r))
+		e->state = PT_ST_NO_VALID_4K;     /* big PTE VALID=0, VOL=0, PRIV=1 */
+	else
+		e->state = PT_ST_INVALID;
+
+	e->kind = (int)kind;
+	e->page_size = page_size;
+	e->perm = (PTE_READ_ONLY(r) ? PT_PERM_READ_ONLY : 0) |
+		  (PTE_ATOMIC_DISABLE(r) ? PT_PERM_ATOMIC_DISABLE : 0) |
+		  (PTE_PRIVILEGE(r) ? PT_PERM_PRIVILEGE : 0) |
+		  (PTE_VOL(r) ? PT_PERM_VOLATILE : 0) |
+		  (PTE_ENCRYPTED(r) ? PT_PERM_ENCRYPTED : 0);
+	/*
+	 * ENCRYPTED is documented "set to 0": flag it whatever the state.  The
+	 * kind is ignored by the MMU unless VALID, so only a valid PTE's kind
+	 * can be an anomaly (unnamed, or not a Turing kind).
+	 */
+	e->anomaly = PTE_ENCRYPTED(r) ||
+		     (e->state == PT_ST_MAPPED && (!kname || !native));
+	if (e->state == PT_ST_MAPPED) {
+		e->leaf = true;
+		e->space = space;
+		e->pa = addr;
+		e->address_complete = complete;
+	}
+
+	pt_entry_add(e, "valid", PT_FK_BIT, PTE_VALID(r));
+	pt_entry_add(e, "aperture", PT_FK_UINT, ap);
+	pt_entry_add_str(e, "aperture_name", pte_aperture_names[ap]);
+	pt_entry_add(e, "volatile", PT_FK_BIT, PTE_VOL(r));
+	pt_entry_add(e, "encrypted", PT_FK_BIT, PTE_ENCRYPTED(r));
+	pt_entry_add(e, "privilege", PT_FK_BIT, PTE_PRIVILEGE(r));
+	pt_entry_add(e, "read_only", PT_FK_BIT, PTE_READ_ONLY(r));
+	pt_entry_add(e, "atomic_disable", PT_FK_BIT, PTE_ATOMIC_DISABLE(r));
+	pt_entry_add(e, "address_sys", PT_FK_HEX, PTE_ADDRESS_SYS(r));
+	pt_entry_add(e, "address_vid", PT_FK_HEX, PTE_ADDRESS_VID(r));
+	pt_entry_add(e, "peer_id", PT_FK_UINT, PTE_PEER(r));
+	pt_entry_add(e, "comptagline", PT_FK_HEX, PTE_COMPTAGLINE(r));
+	pt_entry_add(e, "kind", PT_FK_HEX, kind);
+	pt_entry_add_str(e, "kind_name", kname);
+	pt_entry_add(e, "kind_known", PT_FK_BOOL, kname != NULL);
+	pt_entry_add(e, "kind_native", PT_FK_BOOL, native);
+	pt_entry_add(e, "address", PT_FK_HEX, addr);
+	pt_entry_add(e, "address_complete", PT_FK_BOOL, complete);
+	pt_entry_add(e, "page_size", PT_FK_HEX, page_size);
+}
+
+/* Where a directory aperture (1 video, 2/3 system) puts its table. */
+static unsigned pde_space(unsigned ap)
+{
+	return ap == 1 ? SP_VIDMEM : SP_SYSMEM;
+}
+
+static void set_target(struct pt_entry *e, unsigned which, int level, unsigned ap, uint64_t addr)
+{
+	e->target[which].present = true;
+	e->target[which].level = (int8_t)level;
+	e->target[which].space = pde_space(ap);
+	e->target[which].addr = addr;
+}
+
+/* PD3, PD2, PD1: 8-byte PDE. */
+static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
+{
+	unsigned ap = (unsigned)PDE_APERTURE(r);
+	uint64_t addr = 0;
+
+	if (ap == 1)
+		addr = PDE_ADDRESS_VID(r) << 12;
+	else if (ap >= 2)
+		addr = PDE_ADDRESS_SYS(r) << 12;
+
+	if (r == 0)
+		e->state = PT_ST_UNMAPPED;
+	else if (PDE_IS_PTE(r))
+		e->state = PT_ST_UNSUPPORTED;   /* VER2 allows a PTE only in PD0 */
+	else if (ap != 0) {
+		e->state = PT_ST_POINTER;
+		set_target(e, 0, ver2_levels[level].child[0], ap, addr);
+	} else if (PDE_VOL(r))
+		e->state = PT_ST_SPARSE;        /* aperture 0, VOL 1 */
+	else
+		e->state = PT_ST_INVALID;
+
+	add_is_pte(e, PDE_IS_PTE(r));
+	pt_entry_add(e, "aperture", PT_FK_UINT, ap);
+	pt_entry_add_str(e, "aperture_name", pde_aperture_names[ap]);
+	pt_entry_add(e, "volatile", PT_FK_BIT, PDE_VOL(r));
+	pt_entry_add(e, "no_ats", PT_FK_BIT, PDE_NO_ATS(r));
+	pt_entry_add(e, "address_sys", PT_FK_HEX, PDE_ADDRESS_SYS(r));
+	pt_entry_add(e, "address_vid", PT_FK_HEX, PDE_ADDRESS_VID(r));
+	pt_entry_add(e, "peer_id", PT_FK_UINT, PDE_PEER(r));
+	pt_entry_add(e, "address", PT_FK_HEX, addr);
+	add_reserved(e, r & PDE_RESERVED, 0, false);
+}
+
+/* PD0: 16-byte dual PDE, or a 2 MiB PTE in the low half. */
+static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_t hi)
+{
+	const struct pt_level *lv = &ver2_levels[level];
+	unsigned apb = (unsigned)DUAL_APERTURE_BIG(lo);
+	unsigned aps = (unsigned)DUAL_APERTURE_SMALL(hi);
+	uint64_t big = 0, small = 0;
+
+	add_is_pte(e, PDE_IS_PTE(lo));
+	if (PDE_IS_PTE(lo)) {
+		/* The PTE layout fills all 64 low bits; the high half must be 0. */
+		decode_pte(e, lo, false, 1ull << lv->leaf_shift);
+		add_reserved(e, 0, hi, true);
+		return;
+	}
+
+	if (apb == 1)
+		big = (DUAL_ADDR_BIG_VID(lo) & ~DUAL_BIG_NO_ATS_IN_FIELD) << 8;
+	else if (apb >= 2)
+		big = (DUAL_ADDR_BIG_SYS(lo) & ~DUAL_BIG_NO_ATS_IN_FIELD) << 8;
+	if (aps == 1)
+		small = DUAL_ADDR_SMALL_VID(hi) << 12;
+	else if (aps >= 2)
+		small = DUAL_ADDR_SMALL_SYS(hi) << 12;
+
+	if (lo == 0 && hi == 0) {
+		e->state = PT_ST_UNMAPPED;
+	} else if (apb != 0 || aps != 0) {
+		/* Either or both: mixed 64K/4K coverage of one 2 MiB range is legal. */
+		e->state = PT_ST_POINTER;
+		if (apb != 0)
+			set_target(e, 0, lv->child[0], apb, big);
+		if (aps != 0)
+			set_target(e, 1, lv->child[1], aps, small);
+	} else if (DUAL_VOL_BIG(lo)) {
+		e->state = PT_ST_SPARSE;   /* both apertures 0, VOL_BIG 1 */
+	} else {
+		e->state = PT_ST_INVALID;
+	}
+
+	pt_entry_add(e, "aperture_big", PT_FK_UINT, apb);
+	pt_entry_add_str(e, "aperture_big_name", pde_aperture_names[apb]);
+	pt_entry_add(e, "volatile_big", PT_FK_BIT, DUAL_VOL_BIG(lo));
+	pt_entry_add(e, "no_ats", PT_FK_BIT, DUAL_NO_ATS(lo));
+	pt_entry_add(e, "address_big_sys", PT_FK_HEX, DUAL_ADDR_BIG_SYS(lo));
+	pt_entry_add(e, "address_big_vid", PT_FK_HEX, DUAL_ADDR_BIG_VID(lo));
+	pt_entry_add(e, "peer_id_big", PT_FK_UINT, DUAL_PEER_BIG(lo));
+	pt_entry_add(e, "address_big", PT_FK_HEX, big);
+	pt_entry_add(e, "aperture_small", PT_FK_UINT, aps);
+	pt_entry_add_str(e, "aperture_small_name", pde_aperture_names[aps]);
+	pt_entry_add(e, "volatile_small", PT_FK_BIT, DUAL_VOL_SMALL(hi));
+	pt_entry_add(e, "address_small_sys", PT_FK_HEX, DUAL_ADDR_SMALL_SYS(hi));
+	pt_entry_add(e, "address_small_vid", PT_FK_HEX, DUAL_ADDR_SMALL_VID(hi));
+	pt_entry_add(e, "peer_id_small", PT_FK_UINT, DUAL_PEER_SMALL(hi));
+	pt_entry_add(e, "address_small", PT_FK_HEX, small);
+	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
+}
+
+static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+			  struct pt_entry *out)
+{
+	const struct pt_level *lv;
+
+	if (level >= L_COUNT || !raw) {
+		pt_entry_reset(out, 0, NULL);
+		out->state = PT_ST_UNSUPPORTED;
+		return PT_E_UNSUPPORTED;
+	}
+	lv = &ver2_levels[level];
+	pt_entry_reset(out, lv->entry_size, raw);
+	switch (lv->role) {
+	case PT_ROLE_PDE:
+		decode_pde(out, level, out->raw[0]);
+		break;
+	case PT_ROLE_DUAL:
+		decode_dual(out, level, out->raw[0], out->raw[1]);
+		break;
+	default:
+		/* page_shift 0: a loose value whose table (64K or 4K) is unknown. */
+		decode_pte(out, out->raw[0], level == L_PTE_BIG,
+			   page_shift && page_shift < 64 ? 1ull << page_shift : 0);
+		add_reserved(out, 0, 0, false);   /* every PTE bit has a name */
+		break;
+	}
+	return PT_OK;
+}
+
+/*
+ * maps FLAGS column, fixed width 20, no spaces, one slot per attribute,
+ * '-' filling an unset slot so columns line up and each token greps alone:
+ *
+ *   ro|rw  | noat | priv | vol | enc
+ *   e.g.   "rw|----|----|---|---"  plain read-write page
+ *          "ro|noat|priv|vol|enc"  every attribute set
+ *
+ * noat = ATOMIC_DISABLE, priv = PRIVILEGE, vol = VOL, enc = ENCRYPTED.
+ */
+static void ver2_flags(const struct pt_entry *e, char *buf, size_t len)
+{
+	uint32_t p = e->perm;
+
+	snprintf(buf, len, "%s|%s|%s|%s|%s",
+		 p & PT_PERM_READ_ONLY ? "ro" : "rw",
+		 p & PT_PERM_ATOMIC_DISABLE ? "noat" : "----",
+		 p & PT_PERM_PRIVILEGE ? "priv" : "----",
+		 p & PT_PERM_VOLATILE ? "vol" : "---",
+		 p & PT_PERM_ENCRYPTED ? "enc" : "---");
+}
+
+/* maps KIND column: the TU10x kind name, or the raw id when it has none. */
+static void ver2_kind_name(const struct pt_entry *e, char *buf, size_t len)
+{
+	const char *n;
+
+	if (e->kind < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = pt_ver2_kind_name((unsigned)e->kind);
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "0x%02x", (unsigned)e->kind);
+}
+
+const struct pt_format pt_format_ver2 = {
+	.name = "nv-gmmu-ver2",
+	.levels = ver2_levels,
+	.va_bits = 49,
+	.va_digits = 13,
+	.spaces = ver2_spaces,
+	.decode = ver2_decode,
+	.flags = ver2_flags,
+	.kind_name = ver2_kind_name,
+};
