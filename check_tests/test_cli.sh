@@ -1,0 +1,599 @@
+#!/bin/bash
+# test_cli.sh — ptfs-tool end to end: every subcommand, every error path, the
+# JSON field names, blob decoding of field vectors built with printf, walks of
+# the fixture VAs against the fixtures' .expect files, audit verdicts, check
+# exit codes, export of every fixture (and, when FUSE is usable and
+# test_mount.sh does not already do it, `diff -r` of an export against a mount).
+#
+# Environment (set by check_tests/meson.build):
+#   PTFS_TOOL      the ptfs-tool binary
+#   PTFS_FIXTURES  the committed fixtures directory
+#   PTFS_CLI_DATA  check_tests/cli_data (legs files)
+#   PTFS_BIN       the ptfs binary (optional: the mount comparison)
+# Prints `N passed, M failed`; exits 1 on any failure.
+set -u
+export LC_ALL=C
+
+TOOL=${PTFS_TOOL:?PTFS_TOOL is not set}
+FIX=${PTFS_FIXTURES:?PTFS_FIXTURES is not set}
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=${PTFS_CLI_DATA:-$HERE/cli_data}
+TMP=$(mktemp -d) || exit 1
+MNT=
+cleanup() {
+	[ -n "$MNT" ] && fusermount3 -u "$MNT" 2>/dev/null
+	chmod -R u+w "$TMP" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# run CMD...: OUT, ERR, RC of the command.
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+# rc NAME WANT CMD...: the exit status is WANT.
+rc() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" = "$want" ]; then ok; else bad "$name: exit $RC, want $want; stderr: $ERR"; fi
+}
+
+# err NAME CODE CMD...: exit 2, nothing on stdout, exactly one line
+# `ptfs-tool: CODE: ...` on stderr.
+err() {
+	local name=$1 code=$2
+	shift 2
+	run "$@"
+	if [ "$RC" = 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" = 1 ] &&
+		grep -qE "^ptfs-tool: $code: ." "$TMP/err"; then
+		ok
+	else
+		bad "$name: exit $RC, stderr '$ERR', want exit 2 with $code"
+	fi
+}
+
+# has NAME REGEX: the last output matches REGEX (grep -E, per line).
+has() {
+	if grep -qE -- "$2" "$TMP/out"; then ok; else bad "$1: no line matching '$2' in: $(head -c 600 "$TMP/out")"; fi
+}
+hasnt() {
+	if grep -qE -- "$2" "$TMP/out"; then bad "$1: a line matches '$2'"; else ok; fi
+}
+
+# js NAME PYEXPR: the last output is JSON whose keys are sorted at every level
+# and for which PYEXPR (with j = the parsed value) is true.
+js() {
+	if python3 - "$2" "$TMP/out" >"$TMP/py" 2>&1 <<'EOF'; then ok; else bad "$1: $2 -- $(head -c 300 "$TMP/py") -- $(head -c 600 "$TMP/out")"; fi
+import json, sys
+expr, path = sys.argv[1], sys.argv[2]
+def pairs(kv):
+    keys = [k for k, _ in kv]
+    if keys != sorted(keys):
+        raise SystemExit("keys not sorted: %s" % keys)
+    return dict(kv)
+with open(path) as f:
+    j = json.load(f, object_pairs_hook=pairs)
+h = lambda s: int(s, 16)
+if not eval(expr):
+    raise SystemExit("false")
+EOF
+}
+
+# ---- general -------------------------------------------------------------------
+
+rc "--version" 0 "$TOOL" --version
+has "--version" '^ptfs-tool [0-9]+\.[0-9]+'
+rc "-V" 0 "$TOOL" -V
+rc "--help" 0 "$TOOL" --help
+for c in decode walk audit check export; do
+	has "--help lists $c" "^  $c "
+done
+for c in decode walk audit check export; do
+	rc "$c --help" 0 "$TOOL" "$c" --help
+	has "$c --help" "^Usage: ptfs-tool $c"
+	rc "$c -h" 0 "$TOOL" "$c" -h
+done
+err "no command" E_USAGE "$TOOL"
+err "unknown command" E_USAGE "$TOOL" frobnicate
+err "unknown global option" E_USAGE "$TOOL" --frob
+for c in decode walk audit check export; do
+	err "$c unknown option" E_USAGE "$TOOL" "$c" --no-such-option
+done
+
+# ---- decode --value: VER2 ------------------------------------------------------
+
+# A 4K PTE: valid, video aperture, address field 0x10000 (PA 0x10000000), kind 0x06.
+V=$(printf '0x%016x' $(( (0x06 << 56) | (0x10000 << 8) | 1 )))
+run "$TOOL" decode --value "$V" --level pte_small --json
+js "PTE json keys" 'all(k in j for k in ("valid","aperture","aperture_name","kind_name","kind_known","kind_native","address","address_complete","reserved_bits","reserved_mask","volatile","privilege","read_only","atomic_disable","encrypted","kind","page_size","state","raw","level","format"))'
+js "PTE fields" 'j["valid"]==1 and j["aperture"]==0 and j["aperture_name"]=="video" and h(j["address"])==0x10000000 and j["address_complete"] is False'
+js "PTE kind" 'h(j["kind"])==6 and j["kind_name"]=="GENERIC_MEMORY" and j["kind_known"] is True and j["kind_native"] is True'
+js "PTE state, level, page size" 'j["state"]=="mapped" and j["level"]=="pte_small" and h(j["page_size"])==0x1000 and j["format"]=="nv-gmmu-ver2"'
+js "PTE 64-bit values are 0x strings" 'isinstance(j["raw"],str) and j["raw"].startswith("0x") and j["reserved_mask"].startswith("0x") and j["reserved_bits"] is False'
+js "PTE has no entry_address without --base-pa" '"entry_address" not in j'
+run "$TOOL" decode --value "$V" --level pte_small
+has "PTE text" '^aperture_name: video$'
+has "PTE text address" '^address: 0x10000000$'
+has "PTE text bit field 0/1" '^valid: 1$'
+has "PTE text derived flag true/false" '^kind_known: true$'
+has "PTE text state" '^state: mapped$'
+
+# System coherent, read_only, atomic_disable, privilege, volatile.
+V=$(printf '0x%016x' $(( (0x234567 << 8) | 0x80 | 0x40 | 0x20 | 0x08 | (2 << 1) | 1 )))
+run "$TOOL" decode --value "$V" --level pte_small --json
+js "sys PTE" 'j["aperture"]==2 and j["aperture_name"]=="sys_coherent" and h(j["address"])==0x234567000 and j["address_complete"] is True'
+js "sys PTE permission bits" 'j["read_only"]==1 and j["atomic_disable"]==1 and j["privilege"]==1 and j["volatile"]==1'
+
+# Peer aperture with peer_id 3.
+V=$(printf '0x%016x' $(( (3 << 33) | (0x50000 << 8) | (1 << 1) | 1 )))
+run "$TOOL" decode --value "$V" --level pte_small --json
+js "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete"] is False'
+
+# Unknown kind 0x6d: reported raw, never named.
+run "$TOOL" decode --value 0x6d00000000010001 --level pte_small --json
+js "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None'
+# 0xfe: named but not a native Turing kind.
+run "$TOOL" decode --value 0xfe00000000010001 --level pte_small --json
+js "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False'
+# Encrypted bit 4 set.
+run "$TOOL" decode --value 0x0600000000010011 --level pte_small --json
+js "encrypted" 'j["encrypted"]==1'
+
+# Invalid states.
+run "$TOOL" decode --value 0x8 --level pte_small --json
+js "sparse PTE" 'j["state"]=="sparse"'
+run "$TOOL" decode --value 0x20 --level pte_big --json
+js "no_valid_4k big PTE" 'j["state"]=="no_valid_4k" and h(j["page_size"])==0x10000'
+run "$TOOL" decode --value 0x0 --level pte_small --json
+js "zero PTE" 'j["state"]=="unmapped"'
+run "$TOOL" decode --value 0x40 --level pte_small --json
+js "invalid PTE" 'j["state"]=="invalid"'
+
+# Depth 4 with --role pte: 64K or 4K is open; page size unknown.
+run "$TOOL" decode --value 0x0600000000010001 --role pte --level 4 --json
+js "depth 4 pte" 'j["level"] is None and j["level_candidates"]==["pte_big","pte_small"] and h(j["page_size"])==0'
+run "$TOOL" decode --value 0x0600000000010001 --role pte --level 4
+has "depth 4 text candidates" '^level_candidates: pte_big pte_small$'
+
+# PDE (depths 0-2): pointer to a video table; is_pde_pointer only in JSON.
+V=$(printf '0x%016x' $(( (0x201 << 8) | (1 << 1) )))
+run "$TOOL" decode --value "$V" --role pde --level 1 --json
+js "PDE json keys" 'all(k in j for k in ("is_pte","is_leaf","is_pde_pointer","aperture","aperture_name","volatile","no_ats","address","reserved_bits","reserved_mask","state"))'
+js "PDE fields" 'j["is_pte"]==0 and j["is_leaf"]==0 and j["is_pde_pointer"]==0 and j["aperture_name"]=="video" and h(j["address"])==0x201000 and j["state"]=="pointer" and j["level"]=="pde2"'
+run "$TOOL" decode --value "$V" --role pde --level 1
+hasnt "is_pde_pointer is JSON only" '^is_pde_pointer:'
+has "PDE text is_pte" '^is_pte: 0$'
+# PDE aperture 0 + volatile: sparse.  Reserved bit 4: reported.
+run "$TOOL" decode --value 0x8 --level pde1 --json
+js "sparse PDE" 'j["state"]=="sparse"'
+V=$(printf '0x%016x' $(( (0x201 << 8) | 0x10 | (1 << 1) )))
+run "$TOOL" decode --value "$V" --level 2 --json
+js "PDE reserved bit 4" 'j["reserved_bits"] is True and h(j["reserved_mask"])==0x10'
+# A PTE where VER2 allows none (bit 0 at PD1).
+run "$TOOL" decode --value 0x201001 --level pde1 --json
+js "PTE at PD1 unsupported" 'j["state"]=="unsupported"'
+
+# Dual PDE0: big half video 0x200000 (addr>>8 at bit 4), small half sys 0x201000.
+run "$TOOL" decode --value 0x00000000000201040000000000020002 --role dual --json
+js "dual PDE" 'j["level"]=="pde0" and j["state"]=="pointer" and h(j["address_big"])==0x200000 and h(j["address_small"])==0x201000 and j["aperture_small_name"]=="sys_coherent"'
+run "$TOOL" decode --value 0x00000000000201040000000000020002 --json
+js "128-bit value: pde0 is the only 16-byte level" 'j["level"]=="pde0" and "level_candidates" not in j'
+run "$TOOL" decode --value 0x00000000000201040000000000020002 --role auto --json
+js "128-bit value, explicit auto" 'j["level"] is None and j["level_candidates"]==["pde0"]'
+# Dual PDE0 reserved bits 54-64 and 118-127.
+run "$TOOL" decode --value 0x80000000000000000040000000000000 --level 3 --json
+js "dual reserved bits" 'j["reserved_bits"] is True'
+# 2 MiB PTE in a PD0 slot.
+run "$TOOL" decode --value 0x0600000004000001 --level 3 --json
+js "2M PTE at pde0" 'j["state"]=="mapped" and h(j["page_size"])==0x200000 and h(j["address"])==0x40000000'
+
+# --role auto: bit 0 picks leaf vs directory, level null + candidates.
+run "$TOOL" decode --value 0x0600000000010001 --role auto --json
+js "auto leaf" 'j["level"] is None and "pte_small" in j["level_candidates"] and "pde2" not in j["level_candidates"] and j["state"]=="mapped"'
+run "$TOOL" decode --value 0x20102 --role auto --json
+js "auto directory" 'j["level"] is None and j["level_candidates"]==["pde3","pde2","pde1"] and j["state"]=="pointer"'
+run "$TOOL" decode --value 0x20102
+has "auto text" '^level: unknown$'
+has "auto text candidates" '^level_candidates: pde3 pde2 pde1$'
+
+# ---- decode --value: amd-gart --------------------------------------------------
+
+run "$TOOL" decode --format amd-gart --value 0x0600000223886077 --json
+js "GART KAT" 'j["valid"]==1 and j["system"]==1 and j["snooped"]==1 and j["executable"]==1 and j["readable"]==1 and j["writeable"]==1 and j["mtype_name"]=="UC" and h(j["address"])==0x223886000 and j["state"]=="mapped" and j["level"]=="pte"'
+run "$TOOL" decode --format amd-gart --value 0 --json
+js "GART zero PTE" 'j["state"]=="unmapped"'
+V=$(printf '0x%016x' $(( (1 << 49) | (0x1000 << 12) | 0x61 )))
+run "$TOOL" decode --format amd-gart --value "$V" --json
+js "GART reserved 50:48" 'j["reserved_bits"] is True and h(j["reserved_mask"])==(1<<49)'
+run "$TOOL" decode --format amd-gart --value 0x0600000223886077 --role auto --json
+js "GART explicit auto" 'j["level"] is None and j["level_candidates"]==["pte"]'
+
+# ---- decode errors -------------------------------------------------------------
+
+err "bad hex value" E_VALUE "$TOOL" decode --value 0xzz
+err "bare hex value" E_VALUE "$TOOL" decode --value ff
+err "negative value" E_VALUE "$TOOL" decode --value -1
+err "value over 128 bits" E_VALUE "$TOOL" decode --value 0x1000000000000000000000000000000000
+err "128-bit value at an 8-byte level" E_VALUE "$TOOL" decode --value 0x10000000000000001 --level 1
+err "level outside VER2" E_UNSUPPORTED "$TOOL" decode --value 1 --level 5
+err "level outside GART" E_UNSUPPORTED "$TOOL" decode --format amd-gart --value 1 --level 1
+err "negative level" E_UNSUPPORTED "$TOOL" decode --value 1 --level -1
+err "malformed level" E_VALUE "$TOOL" decode --value 1 --level x1
+err "pde at depth 4" E_UNSUPPORTED "$TOOL" decode --value 1 --role pde --level 4
+err "pte at depth 1" E_UNSUPPORTED "$TOOL" decode --value 1 --role pte --level 1
+err "GART has no pde" E_UNSUPPORTED "$TOOL" decode --format amd-gart --value 1 --role pde
+err "unknown format" E_UNSUPPORTED "$TOOL" decode --format nv-gmmu-ver3 --value 1
+err "bad role" E_USAGE "$TOOL" decode --value 1 --role leaf
+err "no value" E_USAGE "$TOOL" decode
+err "value and blob" E_USAGE "$TOOL" decode --value 1 --blob /dev/null --base-pa 0
+err "missing option value" E_USAGE "$TOOL" decode --value
+err "stray argument" E_USAGE "$TOOL" decode --value 1 extra
+err "entry size with value" E_USAGE "$TOOL" decode --value 1 --entry-size 8
+
+# ---- decode --blob ---------------------------------------------------------------
+
+# le64 VALUE: 8 little-endian bytes.
+le64() {
+	local v=$1 i s=
+	for i in 0 1 2 3 4 5 6 7; do
+		s="$s$(printf '\\%03o' $(( (v >> (8 * i)) & 0xff )))"
+	done
+	printf "$s"
+}
+{
+	le64 $(( (0x06 << 56) | (0x10000 << 8) | 1 ))   # video 4K PTE
+	le64 $(( (0x201 << 8) | (1 << 1) ))              # PDE to video 0x201000
+	le64 0                                           # zero
+} >"$TMP/ver2.bin"
+run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --json
+js "blob: one object per entry" 'isinstance(j,list) and len(j)==3'
+js "blob: entry addresses" '[h(e["entry_address"]) for e in j]==[0x200000,0x200008,0x200010]'
+js "blob: auto per entry" 'j[0]["state"]=="mapped" and j[1]["state"]=="pointer" and j[2]["state"]=="unmapped" and all(e["level"] is None for e in j)'
+run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --levels pte_small --json
+js "blob --levels name" 'all(e["level"]=="pte_small" for e in j) and j[1]["state"]!="pointer"'
+run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --levels 0,2 --json
+js "blob --levels A,B" 'j[1]["level_candidates"]==["pde3","pde1"]'
+run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --kind ver2 --levels 1
+has "blob text entry_address" '^entry_address: 0x200008$'
+has "blob text level" '^level: pde2$'
+if [ "$(grep -c '^raw:' "$TMP/out")" = 3 ]; then ok; else bad "blob text: three entries"; fi
+{
+	le64 $(( (0x20 << 4) | (1 << 1) )); le64 $(( (0x201 << 8) | (2 << 1) ))   # dual: big vid 0x2000, small sys 0x201000
+	le64 $(( (0x06 << 56) | (0x400 << 8) | 1 )); le64 0                               # 2 MiB PTE
+} >"$TMP/pd0.bin"
+run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --kind ver2_dual --json
+js "dual blob" 'len(j)==2 and h(j[1]["entry_address"])==0x1010 and j[0]["state"]=="pointer" and h(j[0]["address_big"])==0x2000 and h(j[0]["address_small"])==0x201000 and j[1]["state"]=="mapped" and h(j[1]["page_size"])==0x200000'
+run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --entry-size 16 --levels 3 --json
+js "dual blob by entry size and level" 'len(j)==2 and j[0]["level"]=="pde0"'
+run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --levels 3 --json
+js "dual blob: the level gives the size" 'len(j)==2'
+{ le64 0x0600000223886077; le64 0; } >"$TMP/gart.bin"
+run "$TOOL" decode --blob "$TMP/gart.bin" --base-pa 0x902220 --kind gart --json
+js "GART blob" 'len(j)==2 and h(j[0]["address"])==0x223886000 and h(j[1]["entry_address"])==0x902228 and j[1]["state"]=="unmapped"'
+: >"$TMP/empty.bin"
+run "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0 --json
+if [ "$RC" = 0 ] && [ "$OUT" = "[]" ]; then ok; else bad "empty blob: '$OUT' rc $RC"; fi
+rc "empty blob text" 0 "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0
+if [ ! -s "$TMP/out" ]; then ok; else bad "empty blob text prints nothing"; fi
+printf 'abcdefghijk' >"$TMP/short.bin"
+err "truncated blob" E_TRUNCATED "$TOOL" decode --blob "$TMP/short.bin" --base-pa 0
+err "blob 24 bytes as 16-byte entries" E_TRUNCATED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2_dual
+err "blob missing" E_IO "$TOOL" decode --blob "$TMP/nonexistent" --base-pa 0
+err "blob without base" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin"
+err "bad base" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0xg
+err "base wraps" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0xfffffffffffffff8
+err "entry size 12" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size 12
+err "entry size junk" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size eight
+err "kind vs entry size" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --entry-size 16
+err "kind vs format" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --format amd-gart
+err "unknown kind" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver3
+err "bad level list" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --levels 1,,2
+err "8-byte entries at pde0" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size 8 --levels 3
+
+# ---- walk against the fixtures' expectations ----------------------------------------
+
+# walk_expect CAPTURE EXPECT: every line of EXPECT (CONTEXT VA mapped SPACE PA
+# SIZE ... | CONTEXT VA fault FAULT LEVEL [APERTURE [SPACE PA]]) matches a
+# --json walk of its VA.
+walk_expect() {
+	local cap=$1 expect=$2 ctx vas
+	for ctx in $(grep -v '^#' "$expect" | awk '{print $1}' | sort -u); do
+		vas=$(grep -v '^#' "$expect" | awk -v c="$ctx" '$1 == c {print $2}')
+		# shellcheck disable=SC2086
+		run "$TOOL" walk --json "$cap" "$ctx" $vas
+		if [ "$RC" != 0 ]; then
+			bad "walk $cap $ctx: exit $RC: $ERR"
+			continue
+		fi
+		if python3 - "$expect" "$ctx" "$TMP/out" >"$TMP/py" 2>&1 <<'EOF'; then ok; else bad "walk $(basename "$cap") $ctx vs $(basename "$expect"): $(head -c 1500 "$TMP/py")"; fi
+import json, sys
+expect, ctx, path = sys.argv[1:4]
+walks = json.load(open(path))
+if not isinstance(walks, list):
+    walks = [walks]
+units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+def size(s):
+    return int(s[:-1]) * units[s[-1]] if s[-1] in units else int(s)
+lines = [l.split("#")[0].split() for l in open(expect) if not l.startswith("#")]
+lines = [l for l in lines if l and l[0] == ctx]
+errors = []
+if len(lines) != len(walks):
+    errors.append("%d expectations, %d walks" % (len(lines), len(walks)))
+for l, w in zip(lines, walks):
+    r = w["result"]
+    va = int(l[1], 16)
+    if int(w["va"], 16) != va:
+        errors.append("%s: walk of va %s" % (l[1], w["va"]))
+    if l[2] == "mapped":
+        got = (r.get("status"), r.get("space"), int(r.get("pa", "0x0"), 16), int(r.get("page_size", "0x0"), 16))
+        want = ("mapped", l[3], int(l[4], 16), size(l[5]))
+    else:
+        got = [r.get("status"), r.get("fault"), r.get("level", "-")]
+        want = ["fault", l[3], l[4]]
+        if len(l) > 5:
+            got.append(r.get("aperture"))
+            want.append(l[5])
+        if len(l) > 7:
+            got += [r.get("space"), int(r.get("pa", "0x0"), 16)]
+            want += [l[6], int(l[7], 16)]
+    if got != want:
+        errors.append("%s: got %s, want %s" % (l[1], got, want))
+if errors:
+    raise SystemExit("\n".join(errors[:20]))
+EOF
+	done
+}
+
+for e in "$FIX"/*.expect; do
+	base=${e%.expect}
+	if [ -e "$base.tar.gz" ]; then
+		walk_expect "$base.tar.gz" "$e"
+	else
+		bad "$(basename "$e") has no $base.tar.gz"
+	fi
+done
+TM=$FIX/turing-mixed.tar.gz
+# Every container of turing-mixed walks the same.
+run "$TOOL" walk "$TM" pdb0 0x401000 0x610000 0x40000000
+cp "$TMP/out" "$TMP/walk.ref"
+for c in "$FIX"/turing-mixed.tar "$FIX"/turing-mixed.tar.zst "$FIX"/turing-mixed.zip "$FIX"/turing-mixed.d; do
+	[ -e "$c" ] || continue
+	run "$TOOL" walk "$c" pdb0 0x401000 0x610000 0x40000000
+	if [ "$RC" = 0 ] && cmp -s "$TMP/out" "$TMP/walk.ref"; then ok; else bad "walk of $(basename "$c") differs from the .tar.gz"; fi
+done
+run "$TOOL" walk "$TM" pdb0 0x401000
+has "walk text: one line per level" '^pde3\[0\] '
+has "walk text: result" '^result: mapped pa=vidmem:0x10001000 page=4K'
+run "$TOOL" walk "$TM" pdb0 401000
+has "walk VA without 0x" '^result: mapped pa=vidmem:0x10001000'
+run "$TOOL" walk "$TM" pdb0 0x406000
+has "walk text: fault" '^result: fault=sparse level=pte_small'
+run "$TOOL" walk "$TM" pdb0 0x401000 0x406000
+if [ "$(grep -c '^result:' "$TMP/out")" = 2 ] && grep -q '^$' "$TMP/out"; then ok; else bad "walk of two VAs: two traces, a blank line between"; fi
+run "$TOOL" walk --json "$TM" pdb0 0x401000
+js "walk json: one VA is one object" 'isinstance(j,dict) and j["context"]=="pdb0" and h(j["va"])==0x401000 and j["result"]["status"]=="mapped" and len(j["steps"])==5'
+js "walk json step keys" 'all(set(("level","index","space","entry_address","captured","raw","state","verdict"))<=set(s) for s in j["steps"])'
+run "$TOOL" walk --json "$TM" pdb0 0x401000 0x0
+js "walk json: several VAs are an array" 'isinstance(j,list) and len(j)==2 and j[1]["result"]["status"]=="fault"'
+rc "walk of a fault exits 0" 0 "$TOOL" walk "$TM" pdb0 0x2000000000000
+err "walk bad VA" E_VALUE "$TOOL" walk "$TM" pdb0 0xnope
+err "walk unknown context" E_NOTFOUND "$TOOL" walk "$TM" nosuch 0x0
+err "walk missing capture" 'E_[A-Z]+' "$TOOL" walk "$TMP/nonexistent.tar.gz" pdb0 0x0
+err "walk without VA" E_USAGE "$TOOL" walk "$TM" pdb0
+
+# ---- audit ------------------------------------------------------------------------
+
+run "$TOOL" audit --json "$TM" pdb0 "$DATA/turing.legs"
+if [ "$RC" = 1 ]; then ok; else bad "audit turing.legs: exit $RC, want 1 ($ERR)"; fi
+js "audit record keys" 'all(set(p)=={"access","expected_pa","leg_line","pa","page_size","page_va","reason","space","va","verdict"} for p in j["pages"])'
+# verdicts LINE: the verdicts of the pages of the leg on line LINE of the legs file.
+V='lambda n: [p["verdict"] for p in j["pages"] if p["leg_line"]==n]'
+R='lambda n: [p["reason"] for p in j["pages"] if p["leg_line"]==n]'
+js "audit: rw ok with the expected PA" "($V)(3)==['ok']"
+js "audit: write to read_only" "($V)(4)==['access_denied'] and 'read_only' in ($R)(4)[0]"
+js "audit: read of read_only" "($V)(5)==['ok']"
+js "audit: atomic vs atomic_disable" "($V)(6)==['access_denied'] and 'atomic_disable' in ($R)(6)[0]"
+js "audit: privilege page, non-privileged access" "($V)(7)==['access_denied'] and ($R)(7)==['privilege']"
+js "audit: sparse" "($V)(8)==['unmapped'] and 'sparse' in ($R)(8)[0]"
+js "audit: a 16K run, every page ok" "($V)(9)==['ok']*4"
+js "audit: a 16K run at the wrong PA" "($V)(10)==['pa_mismatch']*4"
+js "audit: 128K over a 64K page and a no_valid_4k big PTE" "($V)(11)==['ok','unmapped'] and [h(p['page_size']) for p in j['pages'] if p['leg_line']==11]==[0x10000,0x10000]"
+js "audit: 2M page, mid-page start, expected PA" "($V)(12)==['ok'] and [h(p['pa']) for p in j['pages'] if p['leg_line']==12]==[0x40012345]"
+js "audit: size suffix M over unmapped PD1 entry" "($V)(13)==['unmapped'] and [h(p['page_size']) for p in j['pages'] if p['leg_line']==13]==[1<<29]"
+js "audit: not captured" "($V)(14)==['unmapped'] and 'not_captured' in ($R)(14)[0]"
+js "audit: out of range" "($V)(15)==['unmapped'] and 'out_of_range' in ($R)(15)[0]"
+js "audit summary" 'j["summary"]["pages"]==len(j["pages"]) and j["summary"]["ok"]+j["summary"]["pa_mismatch"]+j["summary"]["unmapped"]+j["summary"]["access_denied"]==len(j["pages"])'
+run "$TOOL" audit --json --privileged "$TM" pdb0 "$DATA/turing.legs"
+js "audit --privileged" "($V)(7)==['ok']"
+run "$TOOL" audit "$TM" pdb0 "$DATA/turing.legs"
+has "audit text line" "turing.legs:4 0x0000000401000 4K w access_denied vidmem 0x10001000 read_only$"
+has "audit text total" '^total: [0-9]+ pages: '
+rc "audit all ok" 0 "$TOOL" audit "$TM" pdb0 "$DATA/turing-ok.legs"
+run "$TOOL" audit --json "$FIX/gart-cosim.tar.gz" gart0 "$DATA/gart.legs"
+js "GART audit: read ok" "($V)(2)==['ok']"
+js "GART audit: write with writeable=0" "($V)(3)==['access_denied'] and 'writeable=0' in ($R)(3)[0]"
+js "GART audit: zero PTE" "($V)(4)==['unmapped']"
+js "GART audit: readable only, rw" "($V)(5)==['access_denied']"
+js "GART audit: expected PA" "($V)(6)==['ok','ok']"
+js "GART audit: below START in FB" "($V)(7)==['unmapped'] and 'fb' in ($R)(7)[0]"
+# Legs syntax errors name LEGS:LINE.
+printf '0x1000 4K r\n0x2000 4X r\n' >"$TMP/bad1.legs"
+err "legs: bad size" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad1.legs"
+if grep -q "bad1.legs:2:" "$TMP/err"; then ok; else bad "legs error names LEGS:LINE: $ERR"; fi
+printf '# comment\n\n0x1000 4K x\n' >"$TMP/bad2.legs"
+err "legs: bad access" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad2.legs"
+if grep -q "bad2.legs:3:" "$TMP/err"; then ok; else bad "legs error line 3: $ERR"; fi
+printf '0x1000 4K\n' >"$TMP/bad3.legs"
+err "legs: missing field" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad3.legs"
+printf '0x1000 4K r 0x0 extra\n' >"$TMP/bad4.legs"
+err "legs: extra field" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad4.legs"
+printf '0x1000 0 r\n' >"$TMP/bad5.legs"
+err "legs: zero size" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad5.legs"
+printf 'zz 4K r\n' >"$TMP/bad6.legs"
+err "legs: bad VA" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad6.legs"
+printf '0xfffffffffffff000 8K r\n' >"$TMP/bad7.legs"
+err "legs: VA + SIZE wraps" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad7.legs"
+printf '0x400000 4K r 0xq\n' >"$TMP/bad8.legs"
+err "legs: bad expected PA" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad8.legs"
+: >"$TMP/empty.legs"
+rc "audit: empty legs file" 0 "$TOOL" audit "$TM" pdb0 "$TMP/empty.legs"
+err "audit: legs missing" E_IO "$TOOL" audit "$TM" pdb0 "$TMP/nonexistent.legs"
+err "audit: unknown context" E_NOTFOUND "$TOOL" audit "$TM" nosuch "$DATA/turing.legs"
+err "audit: arguments" E_USAGE "$TOOL" audit "$TM" pdb0
+
+# ---- check -------------------------------------------------------------------------
+
+run "$TOOL" check "$TM"
+if [ "$RC" = 1 ]; then ok; else bad "check turing-mixed: exit $RC, want 1 ($ERR)"; fi
+has "check: reserved bits" '^pdb0 [^ ]+ reserved_bits '
+has "check: encrypted" '^pdb0 [^ ]+ encrypted'
+has "check: unknown kind" ' kind_unknown'
+has "check: non-native kind" ' kind_non_native'
+has "check: not captured" ' not_captured'
+has "check: summary" "^$TM: 2 contexts, [0-9]+ anomalies, 0 warnings$"
+run "$TOOL" check --json "$TM"
+js "check json" 'len(j["anomalies"])>0 and [c["name"] for c in j["contexts"]]==["pdb0","pdb1"] and sum(c["anomalies"] for c in j["contexts"])==len(j["anomalies"]) and j["warnings"]==[]'
+js "check json anomaly keys" 'all(set(a)=={"anomaly","context","detail","path"} for a in j["anomalies"])'
+for f in "$FIX"/*.tar.gz; do
+	run "$TOOL" check "$f"
+	if [ "$RC" = 0 ] || [ "$RC" = 1 ]; then ok; else bad "check $(basename "$f"): exit $RC: $ERR"; fi
+	if grep -q ' 0 anomalies' "$TMP/out"; then want=0; else want=1; fi
+	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
+done
+rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# Unusable captures: exit 2 with the loader's error.
+mkdir -p "$TMP/badcap/mem"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"
+err "check: unknown key" 'E_[A-Z]+' "$TOOL" check "$TMP/badcap"
+if grep -q 'capture.ini:4' "$TMP/err"; then ok; else bad "check names capture.ini:LINE: $ERR"; fi
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver3\n' >"$TMP/badcap/capture.ini"
+err "check: unsupported format" E_UNSUPPORTED "$TOOL" check "$TMP/badcap"
+printf 'not an archive' >"$TMP/junk.tar.gz"
+err "check: not an archive" 'E_[A-Z]+' "$TOOL" check "$TMP/junk.tar.gz"
+err "check: missing" 'E_[A-Z]+' "$TOOL" check "$TMP/nonexistent"
+err "check: arguments" E_USAGE "$TOOL" check
+# A warning (a symlink member is ignored) is printed but is not an anomaly.
+mkdir -p "$TMP/warncap"
+(cd "$TMP/warncap" && tar xzf "$FIX/gart-umr-kat.tar.gz" && ln -s capture.ini link.ini &&
+	tar czf "$TMP/warn.tar.gz" .)
+run "$TOOL" check "$TMP/warn.tar.gz"
+if [ "$RC" = 0 ] && grep -q '^warning: ' "$TMP/out" && grep -q ' 1 warning$' "$TMP/out"; then ok; else bad "check with a warning: exit $RC: $OUT $ERR"; fi
+
+# ---- export ------------------------------------------------------------------------
+
+# export_ok NAME DIR: modes, relative va/ links that resolve, empty walk/.
+export_ok() {
+	local name=$1 d=$2 n
+	n=$(find "$d" -type f ! -perm 444 | wc -l)
+	[ "$n" = 0 ] && ok || bad "$name: $n files not 0444"
+	n=$(find "$d" -type d ! -perm 555 | wc -l)
+	[ "$n" = 0 ] && ok || bad "$name: $n directories not 0555"
+	n=$(find "$d" -xtype l | wc -l)
+	[ "$n" = 0 ] && ok || bad "$name: $n dangling va/ links"
+	n=$(find "$d" -type l -lname '/*' | wc -l)
+	[ "$n" = 0 ] && ok || bad "$name: $n absolute links"
+	n=$(find "$d" -type l ! -path '*/va/*' | wc -l)
+	[ "$n" = 0 ] && ok || bad "$name: links outside va/"
+	[ -f "$d/capture" ] && ok || bad "$name: no capture file"
+	for c in "$d"/*/; do
+		[ -f "$c/info" ] && [ -f "$c/maps" ] && [ -d "$c/va" ] && [ -d "$c/walk" ] && ok ||
+			bad "$name: $c lacks info, maps, va/ or walk/"
+		[ -z "$(ls -A "$c/walk")" ] && ok || bad "$name: $c/walk is not empty"
+		# Every link target is a leaf entry file that says mapped.
+		n=$(find "$c/va" -type l | head -50 | while read -r l; do grep -L '^state: mapped$' "$l"; done | wc -l)
+		[ "$n" = 0 ] && ok || bad "$name: $n va/ links to entries that are not mapped"
+	done
+}
+
+for f in "$FIX"/*.tar.gz; do
+	name=$(basename "$f" .tar.gz)
+	rc "export $name" 0 "$TOOL" export "$f" "$TMP/exp-$name"
+	export_ok "export $name" "$TMP/exp-$name"
+done
+E=$TMP/exp-turing-mixed
+# The mapped pages of the expectations are links named by their page VA.
+for va in 0x0000000400000 0x0000000200000 0x0000000600000 0x0000020000000; do
+	[ -L "$E/pdb0/va/$va" ] && ok || bad "export: no link va/$va"
+done
+readlink "$E/pdb0/va/0x0000000401000" >"$TMP/out"
+has "export: relative link into the table tree" '^\.\./pde3/0/pde2/0/pde1/0/pde0/2/pte_small/1$'
+[ ! -e "$E/pdb0/va/0x0000000406000" ] && ok || bad "export: a sparse page has a link"
+[ ! -e "$E/pdb0/va/0x0000000601000" ] && ok || bad "export: a page inside a 64K page has its own link"
+[ -d "$E/pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_big" ] && ok || bad "export: dual PDE0 with a big table"
+[ -f "$E/pdb0/pde3/0/entry" ] && ok || bad "export: pointer entry directory holds entry"
+[ -f "$E/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" ] && ok || bad "export: a 2 MiB PTE is a file"
+[ ! -e "$E/pdb0/pde3/1" ] && ok || bad "export: a zero entry is listed"
+grep -q '^state: pointer$' "$E/pdb0/pde3/0/entry" && ok || bad "export: entry file content"
+# The PD2 pointer at an uncaptured table is a directory with only its entry.
+n=$(grep -rl '^target_captured: no$' "$E/pdb0" | head -1)
+if [ -n "$n" ] && [ "$(ls "$(dirname "$n")")" = entry ]; then ok; else bad "export: uncaptured target holds only entry ($n)"; fi
+run "$TOOL" walk "$TM" pdb0 0x401000
+# The files are the renderer's bytes: info holds the anomalies check lists.
+run "$TOOL" check "$TM"
+n=$(grep -c ' reserved_bits ' "$TMP/out")
+m=$(grep -c 'reserved_bits' "$E/pdb0/info" "$E/pdb1/info" | awk -F: '{s += $2} END {print s}')
+[ "$n" -gt 0 ] && [ "$m" -ge "$n" ] && ok || bad "export: info lists the anomalies check finds ($n vs $m)"
+# Deterministic: the same capture in another container gives the same tree (but its source).
+for c in "$FIX"/turing-mixed.d "$FIX"/turing-mixed.zip "$FIX"/turing-mixed.tar.zst; do
+	[ -e "$c" ] || continue
+	rc "export $(basename "$c")" 0 "$TOOL" export "$c" "$TMP/exp-$(basename "$c")"
+	if diff -r --no-dereference -x capture "$E" "$TMP/exp-$(basename "$c")" >"$TMP/d" 2>&1; then ok; else bad "export of $(basename "$c") differs: $(head -5 "$TMP/d")"; fi
+done
+rc "export again" 0 "$TOOL" export "$TM" "$TMP/exp-again"
+if diff -r --no-dereference "$E" "$TMP/exp-again" >/dev/null 2>&1; then ok; else bad "export is not deterministic"; fi
+mkdir "$TMP/emptydir"
+rc "export into an empty directory" 0 "$TOOL" export "$TM" "$TMP/emptydir"
+rc "export --all-entries" 0 "$TOOL" export --all-entries "$TM" "$TMP/exp-all"
+export_ok "export --all-entries" "$TMP/exp-all"
+[ -f "$TMP/exp-all/pdb0/pde3/1" ] && ok || bad "export --all-entries lists the zero entry pde3/1"
+a=$(find "$E" | wc -l)
+b=$(find "$TMP/exp-all" | wc -l)
+[ "$b" -gt "$a" ] && ok || bad "export --all-entries lists more ($b vs $a)"
+err "export into a non-empty directory" E_USAGE "$TOOL" export "$TM" "$E"
+: >"$TMP/afile"
+err "export onto a file" E_USAGE "$TOOL" export "$TM" "$TMP/afile"
+err "export: bad capture, nothing created" 'E_[A-Z]+' "$TOOL" export "$TMP/junk.tar.gz" "$TMP/exp-junk"
+[ ! -e "$TMP/exp-junk" ] && ok || bad "export of a bad capture created its directory"
+err "export: no parent" E_IO "$TOOL" export "$TM" "$TMP/no/such/dir"
+err "export: arguments" E_USAGE "$TOOL" export "$TM"
+
+# ---- export vs a mount -------------------------------------------------------------
+
+if grep -q 'ptfs-tool.*export\|PTFS_TOOL.*export' "$HERE/test_mount.sh" 2>/dev/null; then
+	echo "SKIP: export vs mount (test_mount.sh compares them)"
+elif [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null || [ -z "${PTFS_BIN:-}" ] || [ ! -x "${PTFS_BIN:-}" ]; then
+	echo "SKIP: export vs mount (no /dev/fuse, fusermount3 or ptfs binary)"
+else
+	for f in "$FIX"/*.tar.gz; do
+		name=$(basename "$f" .tar.gz)
+		MNT=$TMP/mnt-$name
+		mkdir "$MNT"
+		if ! "$PTFS_BIN" "$f" "$MNT" 2>"$TMP/mount.err"; then
+			echo "SKIP: export vs mount of $name (mount failed: $(head -1 "$TMP/mount.err"))"
+			MNT=
+			continue
+		fi
+		# ptfs loads before mounting; wait for the tree with a deadline.
+		for _ in $(seq 100); do [ -e "$MNT/capture" ] && break; sleep 0.1; done
+		if diff -r --no-dereference -x walk "$MNT" "$TMP/exp-$name" >"$TMP/d" 2>&1; then
+			ok
+		else
+			bad "export of $name differs from its mount: $(head -10 "$TMP/d")"
+		fi
+		fusermount3 -u "$MNT" || bad "unmount $MNT"
+		MNT=
+	done
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check.c — `ptfs-tool check CAPTURE`: load and validate the capture, then
+ * scan every context and list every anomaly.  Exit 0 clean, 1 anomalies,
+ * 2 unusable (the load error on stderr).  Capture warnings (ignored members
+ * and the like) are part of the report but are not anomalies.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char check_help[] =
+	"Usage: ptfs-tool check [--json] CAPTURE\n"
+	"\n"
+	"Loads and validates CAPTURE (an archive or a directory holding capture.ini),\n"
+	"prints its load warnings, then every anomaly of every context: reserved\n"
+	"bits, encrypted PTEs, unknown or non-native kinds, tables not captured,\n"
+	"encodings not allowed at their level, a table used at two levels.\n"
+	"Exit status: 0 clean, 1 anomalies found, 2 unusable capture (E_* on stderr).\n";
+
+struct check_state {
+	const struct pt_context *ctx;
+	struct pt_buf *out;
+	bool json;
+	uint64_t n;              /* anomalies of the whole capture */
+};
+
+static void on_anomaly(void *ud, const struct pt_anomaly *a)
+{
+	struct check_state *cs = ud;
+	struct pt_buf one;
+
+	pt_buf_init(&one);
+	pt_render_anomaly(&one, cs->ctx, a, cs->json ? PT_OUT_JSON : PT_OUT_TEXT);
+	cli_buf_chomp(&one);
+	if (cs->json && cs->n)
+		pt_buf_puts(cs->out, ", ");
+	pt_buf_put(cs->out, one.data ? one.data : "", one.len);
+	if (!cs->json)
+		pt_buf_puts(cs->out, "\n");
+	cs->out->oom |= one.oom;
+	pt_buf_free(&one);
+	cs->n++;
+}
+
+int cli_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct check_state cs = {0};
+	struct pt_capture *cap;
+	struct pt_buf out, per;
+	size_t nctx, nwarn;
+	bool json = false;
+	int c, st = CLI_EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hj", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(check_help, stdout);
+			return CLI_EXIT_OK;
+		case 'j':
+			json = true;
+			break;
+		default:
+			return cli_opt_error("check", argv, c);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_fail(PT_E_USAGE, "check: needs CAPTURE (try 'ptfs-tool check --help')");
+	/* Warnings are part of this command's report, not stderr noise. */
+	if (!cli_load(argv[optind], &cap, true, &st))
+		return st;
+
+	pt_buf_init(&out);
+	pt_buf_init(&per);
+	nwarn = pt_capture_warning_count(cap);
+	nctx = pt_capture_context_count(cap);
+	if (json) {
+		pt_buf_puts(&out, "{\"anomalies\": [");
+	} else {
+		for (size_t i = 0; i < nwarn; i++)
+			pt_buf_printf(&out, "warning: %s\n", pt_capture_warning(cap, i));
+	}
+	cs.out = &out;
+	cs.json = json;
+	for (size_t i = 0; i < nctx && st == CLI_EXIT_OK; i++) {
+		const struct pt_context *ctx = pt_capture_context(cap, i);
+		uint64_t before = cs.n;
+		struct pt_stats stats;
+		pt_err err;
+
+		cs.ctx = ctx;
+		err = pt_context_scan(ctx, &stats, on_anomaly, &cs);
+		if (err != PT_OK) {
+			st = cli_fail(err, "%s: scanning context %s", argv[optind], ctx->name);
+			break;
+		}
+		if (json) {
+			pt_buf_printf(&per, "%s{\"anomalies\": %" PRIu64 ", \"name\": ", i ? ", " : "",
+				      cs.n - before);
+			cli_json_str(&per, ctx->name);
+			pt_buf_puts(&per, "}");
+		}
+	}
+	if (st == CLI_EXIT_OK) {
+		if (json) {
+			pt_buf_puts(&out, "], \"capture\": ");
+			cli_json_str(&out, pt_capture_source(cap));
+			pt_buf_puts(&out, ", \"contexts\": [");
+			pt_buf_put(&out, per.data ? per.data : "", per.len);
+			pt_buf_puts(&out, "], \"warnings\": [");
+			for (size_t i = 0; i < nwarn; i++) {
+				if (i)
+					pt_buf_puts(&out, ", ");
+				cli_json_str(&out, pt_capture_warning(cap, i));
+			}
+			pt_buf_puts(&out, "]}\n");
+		} else {
+			pt_buf_printf(&out, "%s: %zu context%s, %" PRIu64 " anomal%s, %zu warning%s\n",
+				      argv[optind], nctx, nctx == 1 ? "" : "s", cs.n,
+				      cs.n == 1 ? "y" : "ies", nwarn, nwarn == 1 ? "" : "s");
+		}
+		out.oom |= per.oom;
+		if (!cli_write_buf(&out))
+			st = CLI_EXIT_ERROR;
+		else
+			st = cs.n ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
+	}
+	pt_buf_free(&per);
+	pt_buf_free(&out);
+	pt_capture_free(cap);
+	return st;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h — what the ptfs-tool subcommands share: error reporting, number
+ * parsing, capture loading and output.
+ *
+ * Only the CLI prints.  Every failure leaves through cli_fail(), which writes
+ * the one line `ptfs-tool: E_XXX: message` and gives exit status 2; results
+ * (a fault, an anomaly, a denied access) are output and never errors.
+ */
+#ifndef PT_CLI_H
+#define PT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_error.h"
+#include "pt_render.h"
+#include "pt_walk.h"
+
+/* Exit statuses (DESIGN §5). */
+enum {
+	CLI_EXIT_OK = 0,        /* success; check: clean; audit: every page ok */
+	CLI_EXIT_FINDINGS = 1,  /* check: anomalies; audit: a page not ok */
+	CLI_EXIT_ERROR = 2,     /* an E_* error, reported on stderr */
+};
+
+/* Prints "ptfs-tool: E_XXX: message" to stderr; returns CLI_EXIT_ERROR. */
+int cli_fail(pt_err err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "ptfs-tool: warning: message" to stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Numbers on the command line and in legs files: "0x" + hex digits, or
+ * decimal digits.  No sign, no octal, no blanks: anything else is false.
+ */
+bool cli_parse_u64(const char *s, uint64_t *v);
+/* Like cli_parse_u64, but hex may have up to 32 digits (a 128-bit entry). */
+bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi);
+/* A size: a number optionally followed by K, M or G (binary, either case). */
+bool cli_parse_size(const char *s, uint64_t *v);
+
+/*
+ * Loads CAPTURE into *CAP; on failure reports the error and returns false
+ * (*CAP is NULL).  Capture warnings go to stderr unless QUIET.
+ */
+bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status);
+/* The context NAME of CAP; on failure reports E_NOTFOUND and returns NULL. */
+const struct pt_context *cli_context(const struct pt_capture *cap, const char *name);
+
+/* Writes B to stdout; false (after reporting E_IO / E_NOMEM) on failure. */
+bool cli_write_buf(const struct pt_buf *b);
+/* Drops trailing newlines of B (to put rendered JSON objects into an array). */
+void cli_buf_chomp(struct pt_buf *b);
+/* Appends S as a JSON string (quoted, escaped). */
+void cli_json_str(struct pt_buf *b, const char *s);
+
+/*
+ * Reports a getopt_long() failure (C is '?' or ':', optstring starting
+ * with ':') for COMMAND as E_USAGE; returns CLI_EXIT_ERROR.
+ */
+int cli_opt_error(const char *command, char **argv, int c);
+
+/* Subcommands: ARGC/ARGV start at the subcommand's name. */
+int cli_decode(int argc, char **argv);
+int cli_walk(int argc, char **argv);
+int cli_audit(int argc, char **argv);
+int cli_check(int argc, char **argv);
+int cli_export(int argc, char **argv);
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c — ptfs-tool: the ptfs engine without FUSE.  Dispatches to the
+ * subcommands and holds what they share (errors, numbers, loading, output).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ptfs_config.h"
+
+int cli_fail(pt_err err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptfs-tool: %s: ", pt_errname(err));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CLI_EXIT_ERROR;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ptfs-tool: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int hexdigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l = 0, h = 0;
+	size_t n = 0;
+
+	if (!s || !*s)
+		return false;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (s += 2; *s; s++, n++) {
+			int d = hexdigit(*s);
+
+			if (d < 0 || (h >> 60))
+				return false;
+			h = h << 4 | l >> 60;
+			l = l << 4 | (uint64_t)d;
+		}
+	} else {
+		/* Decimal stops at 64 bits: nobody writes a 128-bit entry in decimal. */
+		for (; *s; s++, n++) {
+			if (*s < '0' || *s > '9')
+				return false;
+			if (l > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+				return false;
+			l = l * 10 + (uint64_t)(*s - '0');
+		}
+	}
+	if (n == 0)
+		return false;
+	*lo = l;
+	*hi = h;
+	return true;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t lo, hi;
+
+	if (!cli_parse_u128(s, &lo, &hi) || hi)
+		return false;
+	*v = lo;
+	return true;
+}
+
+bool cli_parse_size(const char *s, uint64_t *v)
+{
+	char num[64];
+	size_t n = s ? strlen(s) : 0;
+	unsigned shift = 0;
+	uint64_t x;
+
+	if (n == 0 || n >= sizeof num)
+		return false;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		num[n - 1] = '\0';
+	if (!cli_parse_u64(num, &x) || (shift && x > (UINT64_MAX >> shift)))
+		return false;
+	*v = x << shift;
+	return true;
+}
+
+bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
+{
+	struct pt_capture *c = pt_capture_new();
+	pt_err err;
+
+	*cap = NULL;
+	if (!c) {
+		*status = cli_fail(PT_E_NOMEM, "%s: cannot allocate a capture", path);
+		return false;
+	}
+	err = pt_capture_load(c, path);
+	if (err != PT_OK) {
+		const char *msg = pt_capture_error(c);
+
+		/* The loader's line may already start with the path; do not say it twice. */
+		if (!msg || !*msg)
+			*status = cli_fail(err, "%s: %s", path, pt_strerror(err));
+		else if (strncmp(msg, path, strlen(path)) == 0)
+			*status = cli_fail(err, "%s", msg);
+		else
+			*status = cli_fail(err, "%s: %s", path, msg);
+		pt_capture_free(c);
+		return false;
+	}
+	if (!quiet)
+		for (size_t i = 0; i < pt_capture_warning_count(c); i++)
+			cli_warn("%s: %s", path, pt_capture_warning(c, i));
+	*cap = c;
+	return true;
+}
+
+const struct pt_context *cli_context(const struct pt_capture *cap, const char *name)
+{
+	const struct pt_context *ctx = pt_capture_context_find(cap, name);
+
+	if (!ctx)
+		cli_fail(PT_E_NOTFOUND, "no context '%s' in %s", name, pt_capture_source(cap));
+	return ctx;
+}
+
+bool cli_write_buf(const struct pt_buf *b)
+{
+	if (b->oom) {
+		cli_fail(PT_E_NOMEM, "output too large for memory");
+		return false;
+	}
+	if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
+		cli_fail(PT_E_IO, "writing output: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+void cli_buf_chomp(struct pt_buf *b)
+{
+	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
+		b->data[--b->len] = '\0';
+}
+
+void cli_json_str(struct pt_buf *b, const char *s)
+{
+	pt_buf_put(b, "\"", 1);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			pt_buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			pt_buf_puts(b, "\\n");
+		else if (c == '\t')
+			pt_buf_puts(b, "\\t");
+		else if (c < 0x20)
+			pt_buf_printf(b, "\\u%04x", c);
+		else
+			pt_buf_put(b, s, 1);
+	}
+	pt_buf_put(b, "\"", 1);
+}
+
+int cli_opt_error(const char *command, char **argv, int c)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		return cli_fail(PT_E_USAGE, "%s: option '%s' needs a value", command, arg);
+	if (optopt && optopt != '?')
+		return cli_fail(PT_E_USAGE, "%s: unknown option '-%c' (try 'ptfs-tool %s --help')",
+				command, optopt, command);
+	return cli_fail(PT_E_USAGE, "%s: unknown option '%s' (try 'ptfs-tool %s --help')",
+			command, arg, command);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{"decode", cli_decode, "decode one entry value or a table blob"},
+	{"walk", cli_walk, "walk virtual addresses of a context"},
+	{"audit", cli_audit, "check the access legs of a legs file page by page"},
+	{"check", cli_check, "load, validate and list every anomaly"},
+	{"export", cli_export, "write the mounted tree to a directory"},
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: ptfs-tool [-h|--help] [-V|--version] COMMAND [ARGS...]\n"
+	      "\n"
+	      "The ptfs page-table engine without FUSE.  Commands:\n", f);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n`ptfs-tool COMMAND --help` describes a command.  Exit status: 0 success,\n"
+	      "1 findings (check: anomalies, audit: a page not ok), 2 error (E_* on stderr).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	int status;
+
+	if (argc < 2)
+		return cli_fail(PT_E_USAGE, "no command (try 'ptfs-tool --help')");
+	cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("ptfs-tool %s\n", PTFS_VERSION);
+		return CLI_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(cmd, commands[i].name) != 0)
+			continue;
+		status = commands[i].run(argc - 1, argv + 1);
+		if (fflush(stdout) != 0 && status != CLI_EXIT_ERROR)
+			status = cli_fail(PT_E_IO, "writing output: %s", strerror(errno));
+		return status;
+	}
+	if (cmd[0] == '-')
+		return cli_fail(PT_E_USAGE, "unknown option '%s' (try 'ptfs-tool --help')", cmd);
+	return cli_fail(PT_E_USAGE, "unknown command '%s' (try 'ptfs-tool --help')", cmd);
+}
