@@ -1,0 +1,1321 @@
+/*
+ * test_capture: loading captures.  Every archive is written at test time
+ * with libarchive's write API (or plain files for a directory capture).
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt_capture.h"
+#include "testutil.h"
+
+/* ---- writing captures ---- */
+
+enum afmt { A_TAR, A_TGZ, A_TXZ, A_TZST, A_ZIP, A_DIR, A__COUNT };
+static const char *const afmt_name[A__COUNT] = {"tar", "tar.gz", "tar.xz", "tar.zst", "zip", "dir"};
+
+struct mspec {
+	const char *name;
+	char type;            /* 'f' file, 'l' symlink, 'h' hard link, 'd' directory */
+	const void *data;     /* 'f' */
+	size_t len;
+	uint64_t zeros;       /* 'f' with data == NULL: this many zero bytes */
+	const char *target;   /* 'l', 'h' */
+};
+
+static void write_zeros(struct archive *a, uint64_t n)
+{
+	static const uint8_t z[1 << 20];
+
+	while (n) {
+		size_t k = n < sizeof z ? (size_t)n : sizeof z;
+
+		ck_assert_int_eq(archive_write_data(a, z, k), (la_ssize_t)k);
+		n -= k;
+	}
+}
+
+static void make_archive(const char *path, enum afmt f, const struct mspec *m, size_t n)
+{
+	struct archive *a = archive_write_new();
+
+	if (f == A_ZIP) {
+		ck_assert_int_eq(archive_write_set_format_zip(a), ARCHIVE_OK);
+	} else {
+		ck_assert_int_eq(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+		if (f == A_TGZ) {
+			ck_assert_int_eq(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+			/* Level 1: the 4 GiB zero test must not spend most of a minute compressing. */
+			archive_write_set_filter_option(a, "gzip", "compression-level", "1");
+		} else if (f == A_TXZ) {
+			ck_assert_int_eq(archive_write_add_filter_xz(a), ARCHIVE_OK);
+		} else if (f == A_TZST) {
+			ck_assert_int_eq(archive_write_add_filter_zstd(a), ARCHIVE_OK);
+		}
+	}
+	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
+	for (size_t i = 0; i < n; i++) {
+		struct archive_entry *e = archive_entry_new();
+
+		archive_entry_set_pathname(e, m[i].name);
+		archive_entry_set_mtime(e, 1700000000, 0);
+		switch (m[i].type) {
+		case 'f':
+			archive_entry_set_filetype(e, AE_IFREG);
+			archive_entry_set_perm(e, 0644);
+			archive_entry_set_size(e, m[i].data ? (la_int64_t)m[i].len : (la_int64_t)m[i].zeros);
+			break;
+		case 'd':
+			archive_entry_set_filetype(e, AE_IFDIR);
+			archive_entry_set_perm(e, 0755);
+			break;
+		case 'l':
+			archive_entry_set_filetype(e, AE_IFLNK);
+			archive_entry_set_perm(e, 0777);
+			archive_entry_set_symlink(e, m[i].target);
+			break;
+		case 'h':
+			archive_entry_set_filetype(e, AE_IFREG);
+			archive_entry_set_perm(e, 0644);
+			archive_entry_set_hardlink(e, m[i].target);
+			archive_entry_set_size(e, 0);
+			break;
+		}
+		/* WARN: a name that is not UTF-8 is stored as it is. */
+		ck_assert_int_ge(archive_write_header(a, e), ARCHIVE_WARN);
+		if (m[i].type == 'f') {
+			if (m[i].data && m[i].len)
+				ck_assert_int_eq(archive_write_data(a, m[i].data, m[i].len), (la_ssize_t)m[i].len);
+			else if (!m[i].data)
+				write_zeros(a, m[i].zeros);
+		}
+		archive_entry_free(e);
+	}
+	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+}
+
+static void make_dir(const char *dir, const struct mspec *m, size_t n)
+{
+	char path[4096];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, m[i].name);
+		switch (m[i].type) {
+		case 'f':
+			if (m[i].data) {
+				tu_write(dir, m[i].name, m[i].data, m[i].len);
+			} else {
+				tu_write(dir, m[i].name, "", 0);
+				ck_assert_int_eq(truncate(path, (off_t)m[i].zeros), 0);
+			}
+			break;
+		case 'd':
+			ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+			break;
+		case 'l':
+			ck_assert_int_eq(symlink(m[i].target, path), 0);
+			break;
+		case 'h': {
+			char t[4096];
+
+			snprintf(t, sizeof t, "%s/%s", dir, m[i].target);
+			ck_assert_int_eq(link(t, path), 0);
+			break;
+		}
+		}
+	}
+}
+
+/* Writes the capture into a fresh temporary directory; returns its path (free with done()). */
+static char *tmpdir;
+
+static char *make_capture(enum afmt f, const struct mspec *m, size_t n)
+{
+	char *path;
+
+	tmpdir = tu_mkdtemp();
+	ck_assert_int_ge(asprintf(&path, "%s/cap.%s", tmpdir, afmt_name[f]), 0);
+	if (f == A_DIR) {
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		make_dir(path, m, n);
+	} else {
+		make_archive(path, f, m, n);
+	}
+	return path;
+}
+
+static void done(char *path, struct pt_capture *cap)
+{
+	pt_capture_free(cap);
+	free(path);
+	if (tmpdir)
+		tu_rmtree(tmpdir);
+	free(tmpdir);
+	tmpdir = NULL;
+}
+
+/* Loads and expects CODE; the error, when any, must equal MSG (if not NULL). */
+static struct pt_capture *load(const char *path, pt_err code, const char *msg)
+{
+	struct pt_capture *cap = pt_capture_new();
+	pt_err rc = pt_capture_load(cap, path);
+
+	ck_assert_msg(rc == code, "load: %s (%s), want %s", pt_errname(rc), pt_capture_error(cap),
+		      pt_errname(code));
+	if (msg)
+		ck_assert_str_eq(pt_capture_error(cap), msg);
+	if (rc) {
+		/* Never half loaded. */
+		ck_assert_uint_eq(pt_capture_context_count(cap), 0);
+		ck_assert_ptr_null(pt_capture_context(cap, 0));
+		ck_assert_ptr_null(pt_capture_mem(cap));
+		ck_assert_uint_eq(pt_capture_region_count(cap), 0);
+	}
+	return cap;
+}
+
+/* Does the capture warn with a message containing NEEDLE? */
+static bool warned(const struct pt_capture *cap, const char *needle)
+{
+	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
+		if (strstr(pt_capture_warning(cap, i), needle))
+			return true;
+	return false;
+}
+
+/* ---- the standard capture ---- */
+
+static uint8_t pat(uint64_t pa)
+{
+	return (uint8_t)(pa ^ pa >> 8 ^ pa >> 16 ^ 0x5a);
+}
+
+static uint8_t vid[0x4000], sys_[0x1000];
+
+static void fill(void)
+{
+	for (size_t i = 0; i < sizeof vid; i++)
+		vid[i] = pat(0x200000 + i);
+	for (size_t i = 0; i < sizeof sys_; i++)
+		sys_[i] = pat(0x80000000 + i);
+}
+
+static const char ini_nv[] =
+	"[capture]\nversion = 1\nformat = nv-gmmu-ver2\ngpu = TU104\nx-tool = test\n"      /* 1-5 */
+	"[memory vram0]\nspace = vidmem\nbase = 0x200000\nfile = mem/vid.bin\n"             /* 6-9 */
+	"[memory sys0]\nspace = sysmem\nbase = 0x80000000\nfile = mem/sys.bin\n"            /* 10-13 */
+	"[pdb pdb0]\nspace = vidmem\naddress = 0x201000\nx-chan = 3\n"                      /* 14-17 */
+	"[pdb pdb1]\nspace = sysmem\naddress = 0x80000000\n";                                /* 18-20 */
+
+#define INI(text) {"capture.ini", 'f', text, sizeof text - 1, 0, NULL}
+#define FILE_(n, d) {n, 'f', d, sizeof d, 0, NULL}
+
+static void check_std(const struct pt_capture *cap, bool in_place, const char *source)
+{
+	const struct pt_mem *mem = pt_capture_mem(cap);
+	const struct pt_context *c;
+	const struct pt_region_info *r;
+	uint8_t buf[64];
+
+	ck_assert_ptr_eq(pt_capture_format(cap), &pt_format_ver2);
+	ck_assert_uint_eq(pt_capture_version(cap), 1);
+	ck_assert_str_eq(pt_capture_source(cap), source);
+	ck_assert_str_eq(pt_capture_gpu(cap), "TU104");
+	ck_assert_ptr_null(pt_capture_description(cap));
+	ck_assert_uint_eq(pt_capture_annotation_count(cap), 1);
+	ck_assert_str_eq(pt_capture_annotation(cap, 0)->key, "x-tool");
+	ck_assert_str_eq(pt_capture_annotation(cap, 0)->value, "test");
+	ck_assert_ptr_null(pt_capture_annotation(cap, 1));
+
+	ck_assert_uint_eq(pt_capture_region_count(cap), 2);
+	r = pt_capture_region(cap, 0);
+	ck_assert_str_eq(r->name, "vram0");
+	ck_assert_str_eq(r->file, "mem/vid.bin");
+	ck_assert_uint_eq(r->space, 0);
+	ck_assert_uint_eq(r->base, 0x200000);
+	ck_assert_uint_eq(r->size, sizeof vid);
+	ck_assert_msg(r->in_place == in_place, "in_place %d", r->in_place);
+	r = pt_capture_region(cap, 1);
+	ck_assert_str_eq(r->name, "sys0");
+	ck_assert_uint_eq(r->space, 1);
+	ck_assert_uint_eq(r->size, sizeof sys_);
+	ck_assert_ptr_null(pt_capture_region(cap, 2));
+
+	ck_assert(pt_mem_read(mem, 0, 0x200000, buf, 64));
+	ck_assert_mem_eq(buf, vid, 64);
+	ck_assert(pt_mem_read(mem, 0, 0x203fc0, buf, 64));
+	ck_assert_mem_eq(buf, vid + 0x3fc0, 64);
+	ck_assert(!pt_mem_read(mem, 0, 0x203fc8, buf, 64));   /* runs past the region */
+	ck_assert(pt_mem_read(mem, 1, 0x80000ff8, buf, 8));
+	ck_assert_mem_eq(buf, sys_ + 0xff8, 8);
+	ck_assert(!pt_mem_read(mem, 1, 0x200000, buf, 8));    /* the other space */
+
+	ck_assert_uint_eq(pt_capture_context_count(cap), 2);
+	c = pt_capture_context(cap, 0);
+	ck_assert_str_eq(c->name, "pdb0");
+	ck_assert_uint_eq(c->index, 0);
+	ck_assert_ptr_eq(c->cap, cap);
+	ck_assert_ptr_eq(c->fmt, &pt_format_ver2);
+	ck_assert_ptr_eq(c->mem, mem);
+	ck_assert_uint_eq(c->root_space, 0);
+	ck_assert_uint_eq(c->root_addr, 0x201000);
+	ck_assert_uint_eq(c->root_entries, 4);
+	ck_assert_uint_eq(c->root_page_shift, 0);
+	ck_assert_uint_eq(c->va_base, 0);
+	ck_assert_uint_eq(c->big_page_size, 65536);
+	ck_assert_uint_eq(c->ini_line, 14);
+	ck_assert_uint_eq(c->nannotations, 1);
+	ck_assert_str_eq(c->annotations[0].key, "x-chan");
+	ck_assert_str_eq(c->annotations[0].value, "3");
+	c = pt_capture_context(cap, 1);
+	ck_assert_str_eq(c->name, "pdb1");
+	ck_assert_uint_eq(c->index, 1);
+	ck_assert_uint_eq(c->root_space, 1);
+	ck_assert_uint_eq(c->nannotations, 0);
+	ck_assert_ptr_eq(pt_capture_context_find(cap, "pdb1"), c);
+	ck_assert_ptr_eq(pt_capture_context_find(cap, "pdb0"), pt_capture_context(cap, 0));
+	ck_assert_ptr_null(pt_capture_context_find(cap, "pdb2"));
+	ck_assert_ptr_null(pt_capture_context_find(cap, "capture"));
+	ck_assert_ptr_null(pt_capture_context(cap, 2));
+}
+
+/* ---- formats ---- */
+
+START_TEST(every_format)
+{
+	enum afmt f = (enum afmt)_i;
+	struct mspec m[] = {
+		{"mem", 'd', NULL, 0, 0, NULL},
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	path = make_capture(f, m, 4);
+	cap = load(path, PT_OK, "");
+	/* Read in place: an uncompressed tar and a directory; copied: the rest. */
+	check_std(cap, f == A_TAR || f == A_DIR, path);
+	ck_assert_uint_eq(pt_capture_region(cap, 1)->in_place, f == A_TAR || f == A_DIR);
+	ck_assert_uint_eq(pt_capture_warning_count(cap), 0);
+	if (f == A_TAR || f == A_DIR)
+		ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 0);
+	else
+		ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), sizeof vid + sizeof sys_);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(ini_first_or_last)
+{
+	/* Member order changes nothing; capture.ini first lets the loader drop the rest early. */
+	struct mspec first[] = {
+		INI(ini_nv),
+		FILE_("junk/a.bin", vid),
+		FILE_("mem/vid.bin", vid),
+		FILE_("junk/b.bin", sys_),
+		FILE_("mem/sys.bin", sys_),
+	};
+	struct mspec last[] = {
+		FILE_("mem/sys.bin", sys_),
+		FILE_("junk/a.bin", vid),
+		FILE_("mem/vid.bin", vid),
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	path = make_capture(A_TGZ, first, 5);
+	cap = load(path, PT_OK, "");
+	check_std(cap, false, path);
+	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), sizeof vid + sizeof sys_);
+	done(path, cap);
+	path = make_capture(A_TGZ, last, 4);
+	cap = load(path, PT_OK, "");
+	check_std(cap, false, path);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(dot_slash_names)
+{
+	struct mspec m[] = {
+		{"./", 'd', NULL, 0, 0, NULL},
+		{"./mem/", 'd', NULL, 0, 0, NULL},
+		FILE_("./mem/vid.bin", vid),
+		FILE_("././mem//sys.bin", sys_),
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	m[4].name = "./capture.ini";
+	path = make_capture(A_TAR, m, 5);
+	cap = load(path, PT_OK, "");
+	check_std(cap, true, path);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(only_top_dir)
+{
+	struct mspec m[] = {
+		{"cap-2024/", 'd', NULL, 0, 0, NULL},
+		FILE_("cap-2024/mem/vid.bin", vid),
+		FILE_("cap-2024/mem/sys.bin", sys_),
+		{"cap-2024/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
+		FILE_("README", sys_),      /* a top-level file is not a directory */
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	path = make_capture(A_TXZ, m, 5);
+	cap = load(path, PT_OK, "");
+	check_std(cap, false, path);
+	done(path, cap);
+	path = make_capture(A_DIR, m, 5);
+	cap = load(path, PT_OK, "");
+	check_std(cap, true, path);
+	done(path, cap);
+	/* Also with ./ names and no directory entry. */
+	m[0] = m[4];
+	m[1].name = "./cap-2024/mem/vid.bin";
+	path = make_capture(A_TAR, m, 4);
+	cap = load(path, PT_OK, "");
+	check_std(cap, true, path);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(two_top_dirs)
+{
+	/* capture.ini in one of two top-level directories is not found. */
+	struct mspec m[] = {
+		FILE_("a/mem/vid.bin", vid),
+		{"a/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
+		{"b/", 'd', NULL, 0, 0, NULL},
+	};
+	char *path, msg[4200];
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 3);
+	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+	path = make_capture(A_DIR, m, 3);
+	snprintf(msg, sizeof msg, "%s: no capture.ini at the directory root or in its only subdirectory", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(two_ini)
+{
+	struct mspec m[] = {
+		{"cap/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		INI(ini_nv),
+	};
+	char *path, msg[4200];
+	struct pt_capture *cap;
+
+	for (int f = A_TAR; f <= A_DIR; f += A_DIR - A_TAR) {
+		/* mem/ is a second top-level directory: cap/capture.ini does not qualify. */
+		path = make_capture((enum afmt)f, m, 4);
+		cap = load(path, PT_OK, "");
+		done(path, cap);
+	}
+	/* Without mem/, both qualify. */
+	m[1].name = "cap/mem/vid.bin";
+	m[2].name = "cap/mem/sys.bin";
+	path = make_capture(A_TZST, m, 4);
+	snprintf(msg, sizeof msg, "%s: two capture.ini: 'capture.ini' and 'cap/capture.ini'", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+	path = make_capture(A_DIR, m, 4);
+	cap = load(path, PT_E_CAPTURE, NULL);
+	ck_assert(strstr(pt_capture_error(cap), ": two capture.ini: 'capture.ini' and 'cap/capture.ini'"));
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(no_ini)
+{
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		{"Capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
+	};
+	char *path, msg[4200];
+	struct pt_capture *cap;
+
+	path = make_capture(A_ZIP, m, 2);
+	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+	/* An empty archive. */
+	path = make_capture(A_TGZ, m, 0);
+	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(ini_twice_same_name)
+{
+	struct mspec m[] = {
+		INI(ini_nv),
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		INI(ini_nv),
+	};
+	char *path, msg[4200];
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 4);
+	snprintf(msg, sizeof msg, "%s: 'capture.ini' appears 2 times in the archive", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(ini_symlink_ignored)
+{
+	/* A capture.ini that is a symbolic link is ignored: there is none. */
+	struct mspec m[] = {
+		{"real.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
+		{"capture.ini", 'l', NULL, 0, 0, "real.ini"},
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 2);
+	cap = load(path, PT_E_CAPTURE, NULL);
+	ck_assert(strstr(pt_capture_error(cap), "no capture.ini"));
+	ck_assert(warned(cap, "member 'capture.ini' is a symbolic link: ignored"));
+	done(path, cap);
+	path = make_capture(A_DIR, m, 2);
+	cap = load(path, PT_E_CAPTURE, NULL);
+	ck_assert(strstr(pt_capture_error(cap), "no capture.ini"));
+	ck_assert(warned(cap, "capture.ini is not a regular file: ignored"));
+	done(path, cap);
+}
+END_TEST
+
+/* ---- members ---- */
+
+START_TEST(links_ignored)
+{
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		{"mem/alias.bin", 'l', NULL, 0, 0, "vid.bin"},
+		{"mem/hard.bin", 'h', NULL, 0, 0, "mem/vid.bin"},
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	path = make_capture(A_TAR, m, 5);
+	cap = load(path, PT_OK, "");
+	check_std(cap, true, path);
+	ck_assert_uint_eq(pt_capture_warning_count(cap), 2);
+	ck_assert_str_eq(pt_capture_warning(cap, 0),
+			 "member 'mem/alias.bin' is a symbolic link: ignored (only regular files are read)");
+	ck_assert_str_eq(pt_capture_warning(cap, 1),
+			 "member 'mem/hard.bin' is a hard link: ignored (only regular files are read)");
+	ck_assert_ptr_null(pt_capture_warning(cap, 2));
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(names_escaped)
+{
+	/* Names from the archive reach a terminal: control bytes and bad UTF-8 are escaped. */
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		{"esc\x1b[31m\x9b.lnk", 'l', NULL, 0, 0, "x"},
+		{"caf\xc3\xa9\xc2\x9b\nz", 'l', NULL, 0, 0, "x"},
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 5);
+	cap = load(path, PT_OK, "");
+	ck_assert_uint_eq(pt_capture_warning_count(cap), 2);
+	ck_assert_str_eq(pt_capture_warning(cap, 0),
+			 "member 'esc\\x1b[31m\\x9b.lnk' is a symbolic link: ignored (only regular files are read)");
+	ck_assert_str_eq(pt_capture_warning(cap, 1),
+			 "member 'caf\xc3\xa9\\xc2\\x9b\\x0az' is a symbolic link: ignored (only regular files are read)");
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(link_named_by_section)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory v]\nspace = vidmem\nbase = 0\nfile = mem/alias.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0\n";
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		{"mem/alias.bin", 'l', NULL, 0, 0, "vid.bin"},
+		INI(ini),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 3);
+	cap = load(path, PT_E_CAPTURE,
+		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link in the capture "
+		   "(only regular files are read)");
+	done(path, cap);
+	m[1].type = 'h';
+	m[1].target = "mem/vid.bin";
+	path = make_capture(A_TAR, m, 3);
+	cap = load(path, PT_E_CAPTURE,
+		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a hard link in the capture "
+		   "(only regular files are read)");
+	done(path, cap);
+	m[1].type = 'l';
+	m[1].target = "vid.bin";
+	path = make_capture(A_DIR, m, 3);
+	cap = load(path, PT_E_CAPTURE,
+		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link or under one "
+		   "(only regular files are read)");
+	done(path, cap);
+	/* A symbolic link to a directory on the way. */
+	{
+		struct mspec d[] = {
+			FILE_("real/alias.bin", vid),
+			{"mem", 'l', NULL, 0, 0, "real"},
+			INI(ini),
+		};
+
+		path = make_capture(A_DIR, d, 3);
+		cap = load(path, PT_E_CAPTURE,
+			   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link or under one "
+			   "(only regular files are read)");
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(unsafe_names_never_used)
+{
+	/* Members named like the ones the ini wants, but absolute or with "..": never used. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory v]\nspace = vidmem\nbase = 0\nfile = mem/vid.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0\n";
+	struct mspec m[] = {
+		FILE_("/mem/vid.bin", vid),
+		FILE_("x/../mem/vid.bin", vid),
+		FILE_("../mem/vid.bin", vid),
+		INI(ini),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 4);
+	cap = load(path, PT_E_CAPTURE, "capture.ini:7: file 'mem/vid.bin' of [memory v] is not in the capture");
+	ck_assert(warned(cap, "member '/mem/vid.bin' has an absolute name: never used"));
+	ck_assert(warned(cap, "member 'x/../mem/vid.bin' has a '..' component: never used"));
+	ck_assert(warned(cap, "member '../mem/vid.bin' has a '..' component: never used"));
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(member_missing)
+{
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	for (int f = 0; f < A__COUNT; f++) {
+		path = make_capture((enum afmt)f, m, 2);
+		cap = load(path, PT_E_CAPTURE, "capture.ini:13: file 'mem/sys.bin' of [memory sys0] is not in the capture");
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(member_twice)
+{
+	struct mspec m[] = {
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+		FILE_("./mem/vid.bin", vid),
+		FILE_("junk", vid),
+		FILE_("junk", vid),          /* repeated but unused: fine */
+		INI(ini_nv),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TGZ, m, 6);
+	cap = load(path, PT_E_CAPTURE, "capture.ini:9: file 'mem/vid.bin' of [memory vram0] appears 2 times in the archive");
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(same_file_twice)
+{
+	/* Two sections may name one member: the data is mapped at both places. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = vidmem\nbase = 0x200000\nfile = v.bin\n"
+		"[memory b]\nspace = sysmem\nbase = 0x200000\nfile = v.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	struct mspec m[] = {
+		FILE_("v.bin", vid),
+		INI(ini),
+	};
+	uint8_t buf[16];
+
+	fill();
+	for (int f = A_TAR; f <= A_TGZ; f++) {
+		char *path = make_capture((enum afmt)f, m, 2);
+		struct pt_capture *cap = load(path, PT_OK, "");
+
+		ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x203ff0, buf, 16));
+		ck_assert_mem_eq(buf, vid + 0x3ff0, 16);
+		ck_assert(pt_mem_read(pt_capture_mem(cap), 1, 0x203ff0, buf, 16));
+		ck_assert_mem_eq(buf, vid + 0x3ff0, 16);
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(overlap)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"      /* 4-7 */
+		"[memory s]\nspace = sysmem\nbase = 0x201000\nfile = a.bin\n"      /* 8-11: other space */
+		"[memory b]\nspace = vidmem\nbase = 0x203fff\nfile = b.bin\n"      /* 12-15 */
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	struct mspec m[] = {
+		FILE_("a.bin", vid),
+		FILE_("b.bin", sys_),
+		INI(ini),
+	};
+	char *path;
+	struct pt_capture *cap;
+
+	path = make_capture(A_TAR, m, 3);
+	cap = load(path, PT_E_CAPTURE,
+		   "capture.ini:12: [memory b] (vidmem 0x203fff-0x204ffe) overlaps [memory a] "
+		   "(line 4, 0x200000-0x203fff)");
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(adjacent)
+{
+	/* Two adjacent blobs act as one: a read may span both. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory hi]\nspace = vidmem\nbase = 0x204000\nfile = b.bin\n"
+		"[memory lo]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	struct mspec m[] = {
+		FILE_("a.bin", vid),
+		FILE_("b.bin", sys_),
+		INI(ini),
+	};
+	uint8_t buf[32];
+
+	fill();
+	for (int f = A_TAR; f <= A_TGZ; f++) {
+		char *path = make_capture((enum afmt)f, m, 3);
+		struct pt_capture *cap = load(path, PT_OK, "");
+		const struct pt_mem *mem = pt_capture_mem(cap);
+
+		ck_assert(pt_mem_read(mem, 0, 0x203ff0, buf, 32));
+		ck_assert_mem_eq(buf, vid + 0x3ff0, 16);
+		ck_assert_mem_eq(buf + 16, sys_, 16);
+		ck_assert_int_eq(pt_mem_cover(mem, 0, 0x200000, 0x5000), PT_COVER_FULL);
+		/* Partial cover: a table that runs past the captured bytes. */
+		ck_assert_int_eq(pt_mem_cover(mem, 0, 0x204000, 0x2000), PT_COVER_PARTIAL);
+		ck_assert_int_eq(pt_mem_cover(mem, 0, 0x205000, 0x1000), PT_COVER_NONE);
+		ck_assert(!pt_mem_read(mem, 0, 0x204ff8, buf, 16));
+		/* Regions are listed in capture.ini order. */
+		ck_assert_str_eq(pt_capture_region(cap, 0)->name, "hi");
+		ck_assert_str_eq(pt_capture_region(cap, 1)->name, "lo");
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(region_past_top)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = sysmem\nbase = 0xfffffffffffff000\nfile = a.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0\n";
+	struct mspec m[] = {
+		FILE_("a.bin", vid),
+		INI(ini),
+	};
+	char *path = make_capture(A_TAR, m, 2);
+	struct pt_capture *cap = load(path, PT_E_VALUE,
+				      "capture.ini:4: [memory a] of 0x4000 bytes at 0xfffffffffffff000 ends past 2^64");
+
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(empty_member)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = sysmem\nbase = 0x1000\nfile = a.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0\n";
+	struct mspec m[] = {
+		{"a.bin", 'f', "", 0, 0, NULL},
+		INI(ini),
+	};
+	uint8_t b;
+
+	for (int f = 0; f < A__COUNT; f++) {
+		char *path = make_capture((enum afmt)f, m, 2);
+		struct pt_capture *cap = load(path, PT_OK, "");
+
+		ck_assert_uint_eq(pt_capture_region(cap, 0)->size, 0);
+		ck_assert(!pt_mem_read(pt_capture_mem(cap), 1, 0x1000, &b, 1));
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(many_regions)
+{
+	/* 300 blobs, one page each, every other page: a directory and a tar. */
+	enum { N = 300 };
+	struct mspec m[N + 1];
+	char names[N][16], *ini = malloc(N * 80 + 256);
+	static uint8_t pages[N][4096];
+	size_t n = 0;
+	uint8_t buf[8];
+
+	n += (size_t)sprintf(ini, "[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+			     "[pdb p]\nspace = sysmem\naddress = 0\n");
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "m/%d.bin", i);
+		memset(pages[i], i + 1, sizeof pages[i]);
+		m[i] = (struct mspec){names[i], 'f', pages[i], sizeof pages[i], 0, NULL};
+		n += (size_t)sprintf(ini + n, "[memory r%d]\nspace = sysmem\nbase = 0x%x\nfile = %s\n",
+				     i, i * 0x2000, names[i]);
+	}
+	m[N] = (struct mspec){"capture.ini", 'f', ini, n, 0, NULL};
+	for (int f = A_TAR; f <= A_DIR; f += A_DIR - A_TAR) {
+		char *path = make_capture((enum afmt)f, m, N + 1);
+		struct pt_capture *cap = load(path, PT_OK, "");
+
+		ck_assert_uint_eq(pt_capture_region_count(cap), N);
+		for (int i = 0; i < N; i++) {
+			ck_assert(pt_mem_read(pt_capture_mem(cap), 1, (uint64_t)i * 0x2000 + 4088, buf, 8));
+			ck_assert_uint_eq(buf[7], (uint8_t)(i + 1));
+			ck_assert(!pt_mem_read(pt_capture_mem(cap), 1, (uint64_t)i * 0x2000 + 4092, buf, 8));
+			ck_assert(pt_capture_region(cap, (size_t)i)->in_place);
+		}
+		done(path, cap);
+	}
+	free(ini);
+}
+END_TEST
+
+/* ---- memory cost ---- */
+
+START_TEST(zero_chunks)
+{
+	/* 8 MiB of zeros with one non-zero page in the middle: one 64 KiB chunk. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = vidmem\nbase = 0\nfile = a.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x400000\n";
+	size_t len = 8u << 20;
+	uint8_t *d = calloc(1, len), buf[8];
+	struct mspec m[] = {
+		{"a.bin", 'f', d, len, 0, NULL},
+		INI(ini),
+	};
+
+	memset(d + 0x400000, 0xee, 4096);
+	for (int f = A_TAR; f < A__COUNT; f++) {
+		char *path = make_capture((enum afmt)f, m, 2);
+		struct pt_capture *cap = load(path, PT_OK, "");
+		const struct pt_mem *mem = pt_capture_mem(cap);
+
+		ck_assert_uint_eq(pt_mem_resident(mem), (f == A_TAR || f == A_DIR) ? 0 : 65536);
+		ck_assert(pt_mem_read(mem, 0, 0x400ff8, buf, 8));
+		for (int i = 0; i < 8; i++)
+			ck_assert_uint_eq(buf[i], 0xee);
+		ck_assert(pt_mem_read(mem, 0, 0x401000, buf, 8));
+		ck_assert_uint_eq(buf[0], 0);
+		ck_assert(pt_mem_read(mem, 0, len - 8, buf, 8));
+		ck_assert_uint_eq(buf[7], 0);
+		done(path, cap);
+	}
+	free(d);
+}
+END_TEST
+
+START_TEST(sparse_tar_copied)
+{
+	/*
+	 * A GNU sparse member of an uncompressed tar is not stored verbatim:
+	 * it is copied (holes stay unallocated), never read in place.
+	 */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = vidmem\nbase = 0\nfile = mem/sparse.bin\n"
+		"[memory b]\nspace = sysmem\nbase = 0\nfile = mem/dense.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x80000\n";
+	char *dir = tu_mkdtemp(), *src, *cmd, *tarpath;
+	struct pt_capture *cap;
+	uint8_t buf[16];
+	int fd;
+
+	fill();
+	ck_assert_int_ge(asprintf(&src, "%s/src", dir), 0);
+	ck_assert_int_ge(asprintf(&tarpath, "%s/cap.tar", dir), 0);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	tu_write(src, "capture.ini", ini, sizeof ini - 1);
+	tu_write(src, "mem/dense.bin", vid, sizeof vid);
+	tu_write(src, "mem/sparse.bin", "", 0);
+	{
+		char p[4200];
+
+		snprintf(p, sizeof p, "%s/mem/sparse.bin", src);
+		fd = open(p, O_WRONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 4 << 20), 0);
+		ck_assert_int_eq(pwrite(fd, vid, sizeof vid, 0x200000), (ssize_t)sizeof vid);
+		close(fd);
+	}
+	ck_assert_int_ge(asprintf(&cmd, "tar -C '%s' --format=gnu -cSf '%s' . 2>/dev/null", src, tarpath), 0);
+	ck_assert_int_eq(system(cmd), 0);
+	cap = load(tarpath, PT_OK, "");
+	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, 4 << 20);
+	ck_assert(!pt_capture_region(cap, 0)->in_place);
+	ck_assert(pt_capture_region(cap, 1)->in_place);    /* the dense member still is */
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x200000 + 0x3ff0, buf, 16));
+	ck_assert_mem_eq(buf, vid + 0x3ff0, 16);
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x100000, buf, 16));
+	ck_assert_uint_eq(buf[0], 0);
+	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 65536);   /* one chunk */
+	pt_capture_free(cap);
+	free(cmd);
+	free(src);
+	free(tarpath);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+static long maxrss_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+START_TEST(zero_4g_targz)
+{
+	/* 4 GiB of zeros inside a .tar.gz (18 MiB at gzip level 1) loads in < 100 MiB. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory big]\nspace = vidmem\nbase = 0x100000000\nfile = big.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x100000000\n";
+	struct mspec m[] = {
+		INI(ini),
+		{"big.bin", 'f', NULL, 0, 4ull << 30, NULL},
+	};
+	char *path = make_capture(A_TGZ, m, 2);
+	struct pt_capture *cap;
+	long before, after;
+	uint8_t buf[16];
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_lt(st.st_size, 32 << 20);
+	before = maxrss_kib();
+	cap = load(path, PT_OK, "");
+	after = maxrss_kib();
+	ck_assert_msg(after - before < 100 * 1024, "grew %ld KiB", after - before);
+	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 0);
+	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, 4ull << 30);
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x100000000ull + (4ull << 30) - 16, buf, 16));
+	ck_assert_uint_eq(buf[15], 0);
+	done(path, cap);
+}
+END_TEST
+
+/* ---- contexts ---- */
+
+START_TEST(gart_context)
+{
+	/* DESIGN §2.2 worked check: 131072 entries, table at vram 0x3EE600000. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = amd-gart\n"
+		"[memory t]\nspace = vram\nbase = 0x3EE600000\nfile = t.bin\n"
+		"[gart gart0]\n"
+		"VM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x3EE600001\n"
+		"VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0x7FFF00000\n"
+		"VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x7FFF1FFFF\n"
+		"x-vmid = 0\n";
+	struct mspec m[] = {
+		FILE_("t.bin", vid),
+		INI(ini),
+	};
+	char *path;
+	struct pt_capture *cap;
+	const struct pt_context *c;
+
+	path = make_capture(A_ZIP, m, 2);
+	cap = load(path, PT_OK, "");
+	ck_assert_ptr_eq(pt_capture_format(cap), &pt_format_gart);
+	c = pt_capture_context_find(cap, "gart0");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(c->fmt, &pt_format_gart);
+	ck_assert_uint_eq(c->root_space, (unsigned)pt_format_space(&pt_format_gart, "vram"));
+	ck_assert_uint_eq(c->root_addr, 0x3EE600000ull);
+	ck_assert_uint_eq(c->root_entries, 131072);
+	ck_assert_uint_eq(c->root_page_shift, 12);
+	ck_assert_uint_eq(c->va_base, 0x7FFF00000000ull);
+	ck_assert_uint_eq(c->gart.va_end, 0x7FFF1FFFFFFFull);
+	ck_assert(c->gart.has[PT_GR_PT_END]);
+	ck_assert_uint_eq(c->ini_line, 8);
+	ck_assert_uint_eq(c->nannotations, 1);
+	ck_assert_uint_eq(pt_mem_cover(c->mem, c->root_space, c->root_addr, c->root_entries * 8),
+			  PT_COVER_PARTIAL);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(gart_decode_error)
+{
+	/* START after END: the register decoder's message, at the section's line. */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = amd-gart\n"
+		"[gart g]\n"
+		"VM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x1001\n"
+		"VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0x200\n"
+		"VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x100\n";
+	struct mspec m[] = {INI(ini)};
+	char *path = make_capture(A_TAR, m, 1);
+	struct pt_capture *cap = load(path, PT_E_VALUE, NULL);
+
+	ck_assert_msg(strncmp(pt_capture_error(cap), "capture.ini:4: [gart g]: ", 25) == 0, "%s",
+		      pt_capture_error(cap));
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(ini_error_through_load)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[pdb pdb0]\nspace = vidmem\nadress = 0x1000\n";
+	struct mspec m[] = {{"cap/capture.ini", 'f', ini, sizeof ini - 1, 0, NULL}};
+
+	for (int f = 0; f < A__COUNT; f++) {
+		char *path = make_capture((enum afmt)f, m, 1);
+		struct pt_capture *cap = load(path, PT_E_VALUE, "capture.ini:6: unknown key 'adress' in [pdb pdb0]");
+
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(ini_too_big)
+{
+	size_t n = (16u << 20) + 1;
+	char *ini = malloc(n);
+	struct mspec m[] = {{"capture.ini", 'f', ini, n, 0, NULL}};
+	char *path, msg[4200];
+	struct pt_capture *cap;
+
+	memset(ini, '\n', n);
+	path = make_capture(A_TGZ, m, 1);
+	snprintf(msg, sizeof msg, "%s: 'capture.ini' is larger than 16 MiB", path);
+	cap = load(path, PT_E_CAPTURE, msg);
+	done(path, cap);
+	free(ini);
+}
+END_TEST
+
+/* ---- misuse and bad input ---- */
+
+START_TEST(not_an_archive)
+{
+	char *dir = tu_mkdtemp(), *path, msg[4200];
+	struct pt_capture *cap;
+
+	ck_assert_int_ge(asprintf(&path, "%s/junk.bin", dir), 0);
+	tu_write(dir, "junk.bin", "this is not an archive at all, just some text\n", 46);
+	cap = load(path, PT_E_ARCHIVE, NULL);
+	snprintf(msg, sizeof msg, "%s: ", path);
+	ck_assert(strncmp(pt_capture_error(cap), msg, strlen(msg)) == 0);
+	pt_capture_free(cap);
+	free(path);
+
+	ck_assert_int_ge(asprintf(&path, "%s/nothing-here", dir), 0);
+	snprintf(msg, sizeof msg, "%s: No such file or directory", path);
+	cap = load(path, PT_E_IO, msg);
+	pt_capture_free(cap);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(truncated_archive)
+{
+	struct mspec m[] = {
+		INI(ini_nv),
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+	};
+	char *path = make_capture(A_TGZ, m, 3);
+	struct stat st;
+	struct pt_capture *cap;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+	cap = load(path, PT_E_ARCHIVE, NULL);
+	ck_assert(strncmp(pt_capture_error(cap), path, strlen(path)) == 0);
+	done(path, cap);
+}
+END_TEST
+
+START_TEST(load_twice)
+{
+	struct mspec m[] = {
+		INI(ini_nv),
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+	};
+	char *path = make_capture(A_TAR, m, 3);
+	struct pt_capture *cap = load(path, PT_OK, "");
+
+	ck_assert_int_eq(pt_capture_load(cap, path), PT_E_USAGE);
+	/* The first load stands. */
+	ck_assert_uint_eq(pt_capture_context_count(cap), 2);
+	done(path, cap);
+	ck_assert_int_eq(pt_capture_load(NULL, "x"), PT_E_USAGE);
+	pt_capture_free(NULL);
+}
+END_TEST
+
+struct prog {
+	unsigned calls;
+	uint64_t last_done, total;
+	bool monotonic;
+};
+
+static void on_progress(void *ud, uint64_t d, uint64_t t)
+{
+	struct prog *p = ud;
+
+	if (p->calls && d < p->last_done)
+		p->monotonic = false;
+	p->calls++;
+	p->last_done = d;
+	p->total = t;
+}
+
+START_TEST(progress)
+{
+	struct mspec m[] = {
+		INI(ini_nv),
+		FILE_("mem/vid.bin", vid),
+		FILE_("mem/sys.bin", sys_),
+	};
+	char *path = make_capture(A_TXZ, m, 3);
+	struct pt_capture *cap = pt_capture_new();
+	struct prog p = {.monotonic = true};
+	struct stat st;
+
+	pt_capture_set_progress(cap, on_progress, &p);
+	ck_assert_int_eq(pt_capture_load(cap, path), PT_OK);
+	ck_assert_int_eq(stat(path, &st), 0);
+	/* A fast load: the final call only. */
+	ck_assert_uint_ge(p.calls, 1);
+	ck_assert_uint_le(p.calls, 2);
+	ck_assert(p.monotonic);
+	ck_assert_uint_eq(p.total, (uint64_t)st.st_size);
+	ck_assert_uint_eq(p.last_done, (uint64_t)st.st_size);
+	done(path, cap);
+}
+END_TEST
+
+/* ---- hostile input ---- */
+
+START_TEST(many_members)
+{
+	/* 100 000 members, half of them symbolic links; capture.ini last. */
+	enum { N = 100000 };
+	struct mspec *m = calloc(N + 3, sizeof *m);
+	char (*names)[32] = calloc(N, sizeof *names);
+	char *path;
+	struct pt_capture *cap;
+	static const uint8_t one = 1;
+
+	fill();
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "junk/%d", i);
+		m[i].name = names[i];
+		if (i % 2) {
+			m[i].type = 'l';
+			m[i].target = "x";
+		} else {
+			m[i].type = 'f';
+			m[i].data = &one;
+			m[i].len = 1;
+		}
+	}
+	m[N] = (struct mspec)FILE_("mem/vid.bin", vid);
+	m[N + 1] = (struct mspec)FILE_("mem/sys.bin", sys_);
+	m[N + 2] = (struct mspec)INI(ini_nv);
+	path = make_capture(A_TGZ, m, N + 3);
+	cap = load(path, PT_OK, "");
+	check_std(cap, false, path);
+	/* Warnings are capped: 99 kept and one that counts the rest. */
+	ck_assert_uint_eq(pt_capture_warning_count(cap), 100);
+	ck_assert_str_eq(pt_capture_warning(cap, 99), "49901 more warnings not shown");
+	done(path, cap);
+	free(m);
+	free(names);
+}
+END_TEST
+
+START_TEST(long_names)
+{
+	/* A deeply nested member is fine; a name over 4096 bytes is ignored. */
+	char deep[4097], *deeper = malloc(9000);
+	char *ini = malloc(8192);
+	struct mspec m[4];
+	char *path;
+	struct pt_capture *cap;
+	uint8_t buf[16];
+	int n;
+
+	fill();
+	for (n = 0; n + 2 <= 4000; n += 2)
+		memcpy(deep + n, "d/", 2);
+	strcpy(deep + n, "v.bin");
+	for (n = 0; n + 2 <= 8000; n += 2)
+		memcpy(deeper + n, "e/", 2);
+	strcpy(deeper + n, "v.bin");
+	snprintf(ini, 8192,
+		 "[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		 "[memory a]\nspace = vidmem\nbase = 0\nfile = %s\n"
+		 "[pdb p]\nspace = vidmem\naddress = 0\n", deep);
+	m[0] = (struct mspec){deep, 'f', vid, sizeof vid, 0, NULL};
+	m[1] = (struct mspec){deeper, 'f', vid, sizeof vid, 0, NULL};
+	m[2] = (struct mspec){"capture.ini", 'f', ini, strlen(ini), 0, NULL};
+	path = make_capture(A_TAR, m, 3);
+	cap = load(path, PT_OK, "");
+	ck_assert(warned(cap, "has a name longer than 4096 bytes: ignored"));
+	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, sizeof vid);
+	/* After a pax header with the long name, the data offset is still found. */
+	ck_assert(pt_capture_region(cap, 0)->in_place);
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x3ff0, buf, 16));
+	ck_assert_mem_eq(buf, vid + 0x3ff0, 16);
+	done(path, cap);
+	free(deeper);
+	free(ini);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("capture");
+	TCase *tc;
+
+	tc = tcase_create("formats");
+	tcase_add_loop_test(tc, every_format, 0, A__COUNT);
+	tcase_add_test(tc, ini_first_or_last);
+	tcase_add_test(tc, dot_slash_names);
+	tcase_add_test(tc, only_top_dir);
+	tcase_add_test(tc, two_top_dirs);
+	tcase_add_test(tc, two_ini);
+	tcase_add_test(tc, no_ini);
+	tcase_add_test(tc, ini_twice_same_name);
+	tcase_add_test(tc, ini_symlink_ignored);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("members");
+	tcase_add_test(tc, links_ignored);
+	tcase_add_test(tc, link_named_by_section);
+	tcase_add_test(tc, names_escaped);
+	tcase_add_test(tc, unsafe_names_never_used);
+	tcase_add_test(tc, member_missing);
+	tcase_add_test(tc, member_twice);
+	tcase_add_test(tc, same_file_twice);
+	tcase_add_test(tc, empty_member);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("regions");
+	tcase_add_test(tc, overlap);
+	tcase_add_test(tc, adjacent);
+	tcase_add_test(tc, region_past_top);
+	tcase_add_test(tc, many_regions);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("memory");
+	tcase_add_test(tc, zero_chunks);
+	tcase_add_test(tc, zero_4g_targz);
+	tcase_add_test(tc, sparse_tar_copied);
+	tcase_set_timeout(tc, 240);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("contexts");
+	tcase_add_test(tc, gart_context);
+	tcase_add_test(tc, gart_decode_error);
+	tcase_add_test(tc, ini_error_through_load);
+	tcase_add_test(tc, ini_too_big);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("misuse");
+	tcase_add_test(tc, not_an_archive);
+	tcase_add_test(tc, truncated_archive);
+	tcase_add_test(tc, load_twice);
+	tcase_add_test(tc, progress);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hostile");
+	tcase_add_test(tc, many_members);
+	tcase_add_test(tc, long_names);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,336 @@
+/* test_mem: regions per space, overlap and adjacency, not-captured reads, zero chunks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_mem.h"
+#include "testutil.h"
+
+static uint8_t pattern(uint64_t pa)
+{
+	return (uint8_t)(pa * 7 + (pa >> 8) + 1);
+}
+
+static uint8_t *pattern_buf(uint64_t base, size_t len)
+{
+	uint8_t *b = malloc(len);
+
+	for (size_t i = 0; i < len; i++)
+		b[i] = pattern(base + i);
+	return b;
+}
+
+START_TEST(borrowed_read)
+{
+	struct pt_mem *m = pt_mem_new(2);
+	uint8_t *d = pattern_buf(0x1000, 0x2000), out[16];
+	unsigned id = 99;
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 1, 0x1000, d, 0x2000, &id), PT_OK);
+	ck_assert_uint_eq(id, 0);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 1, 0x1ff8, out, 16));
+	for (int i = 0; i < 16; i++)
+		ck_assert_uint_eq(out[i], pattern(0x1ff8 + i));
+	/* Same address in the other space: nothing there. */
+	ck_assert(!pt_mem_read(m, 0, 0x1ff8, out, 8));
+	/* Space out of range. */
+	ck_assert(!pt_mem_read(m, 2, 0x1000, out, 8));
+	/* First and last bytes. */
+	ck_assert(pt_mem_read(m, 1, 0x1000, out, 1));
+	ck_assert_uint_eq(out[0], pattern(0x1000));
+	ck_assert(pt_mem_read(m, 1, 0x2fff, out, 1));
+	ck_assert_uint_eq(out[0], pattern(0x2fff));
+	pt_mem_free(m);
+	free(d);
+}
+END_TEST
+
+START_TEST(not_captured)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[0x100] = {1}, out[16];
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, sizeof d, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(!pt_mem_read(m, 0, 0xff8, out, 8));     /* before */
+	ck_assert(!pt_mem_read(m, 0, 0xffc, out, 8));     /* straddles the start */
+	ck_assert(!pt_mem_read(m, 0, 0x10fc, out, 8));    /* straddles the end */
+	ck_assert(!pt_mem_read(m, 0, 0x1100, out, 8));    /* just after */
+	ck_assert(pt_mem_read(m, 0, 0x10f8, out, 8));     /* last 8 bytes */
+	ck_assert(!pt_mem_read(m, 0, UINT64_MAX - 3, out, 8));   /* wraps */
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(read_before_seal)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[16] = {0}, out[8];
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0, d, sizeof d, NULL), PT_OK);
+	ck_assert(!pt_mem_read(m, 0, 0, out, 8));
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0, out, 8));
+	/* Sealed: no more building. */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x100, d, sizeof d, NULL), PT_E_USAGE);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_E_USAGE);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(bad_args)
+{
+	struct pt_mem *m = pt_mem_new(2);
+	uint8_t d[16] = {0};
+	unsigned id;
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 2, 0, d, sizeof d, NULL), PT_E_USAGE);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, UINT64_MAX - 7, d, 16, NULL), PT_E_VALUE);
+	/* A region may end at the very top of the address space. */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, UINT64_MAX - 15, d, 16, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 1, 0, 100, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 90, d, 11), PT_E_USAGE);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 101, d, 0), PT_E_USAGE);
+	ck_assert_int_eq(pt_mem_region_write(m, 0, 0, d, 1), PT_E_USAGE);   /* borrowed */
+	ck_assert_int_eq(pt_mem_region_write(m, 7, 0, d, 1), PT_E_USAGE);   /* no such id */
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, UINT64_MAX - 7, d, 8));
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0, d, 1), PT_E_USAGE);  /* sealed */
+	pt_mem_free(m);
+	pt_mem_free(NULL);
+}
+END_TEST
+
+START_TEST(overlap_rejected)
+{
+	struct pt_mem *m = pt_mem_new(2);
+	uint8_t d[0x2000] = {0};
+	unsigned a = 99, b = 99;
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10000, d, 0x1000, NULL), PT_OK);   /* 0 */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 1, 0x10800, d, 0x1000, NULL), PT_OK);   /* 1: other space */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x8000, d, 0x1000, NULL), PT_OK);    /* 2 */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10fff, d, 0x10, NULL), PT_OK);     /* 3: last byte of 0 */
+	ck_assert_int_eq(pt_mem_seal(m, &a, &b), PT_E_CAPTURE);
+	ck_assert_uint_eq(a, 0);
+	ck_assert_uint_eq(b, 3);
+	pt_mem_free(m);
+
+	/* Same base, both ids reported lowest first. */
+	m = pt_mem_new(1);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x4000, 0x10, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x4000, 0x1000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, &a, &b), PT_E_CAPTURE);
+	ck_assert_uint_eq(a, 0);
+	ck_assert_uint_eq(b, 1);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(adjacent_join)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t *lo = pattern_buf(0x1000, 0x1000), out[32];
+	uint8_t *hi = pattern_buf(0x2000, 0x800);
+	unsigned id;
+
+	/* Added out of order: a borrowed high part and a built low part. */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x2000, hi, 0x800, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x1000, 0x1000, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0, lo, 0x1000), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	/* A read spanning both regions. */
+	ck_assert(pt_mem_read(m, 0, 0x1ff0, out, 32));
+	for (int i = 0; i < 32; i++)
+		ck_assert_uint_eq(out[i], pattern(0x1ff0 + i));
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x1000, 0x1800), PT_COVER_FULL);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x1000, 0x1801), PT_COVER_PARTIAL);
+	pt_mem_free(m);
+	free(lo);
+	free(hi);
+}
+END_TEST
+
+START_TEST(gap_not_joined)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[0x100] = {0}, out[16];
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 0x100, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1101, d, 0x100, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(!pt_mem_read(m, 0, 0x10f8, out, 16));   /* one byte missing at 0x1100 */
+	ck_assert(pt_mem_read(m, 0, 0x1101, out, 16));
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10f8, 16), PT_COVER_PARTIAL);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(cover)
+{
+	struct pt_mem *m = pt_mem_new(2);
+	uint8_t d[0x1000] = {0};
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10000, d, 0x1000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x12000, d, 0x1000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0x1000), PT_COVER_FULL);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0x3000), PT_COVER_PARTIAL);   /* a table in part */
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0xf000, 0x1000), PT_COVER_NONE);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x11000, 0x1000), PT_COVER_NONE);      /* the hole */
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x11800, 0x1000), PT_COVER_PARTIAL);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0), PT_COVER_NONE);
+	ck_assert_int_eq(pt_mem_cover(m, 1, 0x10000, 0x1000), PT_COVER_NONE);
+	ck_assert_int_eq(pt_mem_cover(m, 5, 0x10000, 0x1000), PT_COVER_NONE);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x12000, UINT64_MAX), PT_COVER_PARTIAL); /* wraps */
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(zero_chunks_free)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	static uint8_t buf[1 << 20];
+	uint8_t out[16];
+	unsigned id;
+
+	/* 1 GiB region, all zero: no chunk at all. */
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0, 1ull << 30, &id), PT_OK);
+	memset(buf, 0, sizeof buf);
+	for (uint64_t off = 0; off < (64u << 20); off += sizeof buf)
+		ck_assert_int_eq(pt_mem_region_write(m, id, off, buf, sizeof buf), PT_OK);
+	ck_assert_uint_eq(pt_mem_resident(m), 0);
+	/* One non-zero byte costs one 64 KiB chunk. */
+	buf[5] = 0xaa;
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0x300000, buf, 16), PT_OK);
+	ck_assert_uint_eq(pt_mem_resident(m), 65536);
+	/* A zero write into an existing chunk changes bytes, no new chunk. */
+	memset(buf, 0, 16);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0x300004, buf, 2), PT_OK);
+	ck_assert_uint_eq(pt_mem_resident(m), 65536);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x300000, out, 8));
+	ck_assert_uint_eq(out[4], 0);
+	ck_assert_uint_eq(out[5], 0);      /* overwritten by the zero write */
+	ck_assert(pt_mem_read(m, 0, (1ull << 30) - 8, out, 8));
+	for (int i = 0; i < 8; i++)
+		ck_assert_uint_eq(out[i], 0);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(short_last_chunk)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[100], out[100];
+	unsigned id;
+
+	memset(d, 0x5a, sizeof d);
+	/* A region of 64 KiB + 100 bytes: the tail chunk costs 100 bytes. */
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x1000, 65536 + 100, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 65536, d, 100), PT_OK);
+	ck_assert_uint_eq(pt_mem_resident(m), 100);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x1000 + 65536, out, 100));
+	ck_assert_mem_eq(out, d, 100);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(built_across_chunks)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	size_t len = 300000;
+	uint8_t *d = pattern_buf(0x40000, len), *out = malloc(len);
+	unsigned id;
+
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x40000, len, &id), PT_OK);
+	/* Written backwards in odd pieces: chunks are inserted in order. */
+	for (size_t end = len; end > 0;) {
+		size_t n = end > 7777 ? 7777 : end;
+
+		ck_assert_int_eq(pt_mem_region_write(m, id, end - n, d + end - n, n), PT_OK);
+		end -= n;
+	}
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x40000, out, len));
+	ck_assert_mem_eq(out, d, len);
+	ck_assert(pt_mem_read(m, 0, 0x40000 + 65530, out, 20));
+	ck_assert_mem_eq(out, d + 65530, 20);
+	ck_assert_uint_eq(pt_mem_resident(m), len);
+	pt_mem_free(m);
+	free(d);
+	free(out);
+}
+END_TEST
+
+START_TEST(empty_region)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[16] = {0}, out[1];
+
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 0, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 16, NULL), PT_OK);
+	/* An empty region covers nothing, so it overlaps nothing. */
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x1000, out, 1));
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(many_regions)
+{
+	struct pt_mem *m = pt_mem_new(3);
+	static uint8_t d[4096];
+	uint8_t out[8];
+
+	for (unsigned i = 0; i < 10000; i++) {
+		/* Every other page, in reverse, spread over spaces 0 and 2. */
+		unsigned k = 9999 - i;
+
+		ck_assert_int_eq(pt_mem_add_borrowed(m, (k % 2) * 2, (uint64_t)k * 0x2000, d, 4096, NULL),
+				 PT_OK);
+	}
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x2000ull * 1234 + 8, out, 8));
+	ck_assert(!pt_mem_read(m, 2, 0x2000ull * 1234 + 8, out, 8));
+	ck_assert(pt_mem_read(m, 2, 0x2000ull * 1235 + 8, out, 8));
+	ck_assert(!pt_mem_read(m, 0, 0x2000ull * 1234 + 0x1000, out, 8));
+	ck_assert(!pt_mem_read(m, 1, 0, out, 8));
+	pt_mem_free(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("mem");
+	TCase *tc;
+
+	tc = tcase_create("read");
+	tcase_add_test(tc, borrowed_read);
+	tcase_add_test(tc, not_captured);
+	tcase_add_test(tc, read_before_seal);
+	tcase_add_test(tc, bad_args);
+	tcase_add_test(tc, many_regions);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("regions");
+	tcase_add_test(tc, overlap_rejected);
+	tcase_add_test(tc, adjacent_join);
+	tcase_add_test(tc, gap_not_joined);
+	tcase_add_test(tc, cover);
+	tcase_add_test(tc, empty_region);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("chunks");
+	tcase_add_test(tc, zero_chunks_free);
+	tcase_add_test(tc, short_last_chunk);
+	tcase_add_test(tc, built_across_chunks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ini.h — the capture.ini parser (internal to core/, see man ptfs-capture(5)).
+ *
+ * Two layers:
+ *  - pt_ini_parse(): the lexical layer.  Text in, sections of key = value
+ *    lines out, each with its line number.  Rejects NUL bytes, invalid UTF-8,
+ *    over-long lines, control characters in values and lines that are not a
+ *    section header, a key = value or a comment.
+ *  - pt_manifest_build(): the capture.ini schema (version 1).  Checks every
+ *    section and key and produces typed values: the format, the [memory]
+ *    regions and the contexts ([pdb] / [gart]).
+ *
+ * Every error sets a one-line message that starts "capture.ini:LINE: ".
+ * When several problems exist, the one on the lowest line is reported, so
+ * the message never depends on anything but the text.
+ */
+#ifndef PT_INI_H
+#define PT_INI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_error.h"
+#include "pt_format.h"
+
+#define PT_INI_MAX_LINE 4096              /* bytes per line, newline excluded */
+#define PT_INI_MAX_SIZE (16u << 20)       /* bytes of a whole capture.ini */
+#define PT_INI_MAX_NAME 255               /* bytes of a section name (a directory name) */
+
+struct pt_ini_kv {
+	char *key;
+	char *value;
+	unsigned line;
+};
+
+struct pt_ini_section {
+	char *type;          /* "capture", "memory", ... */
+	char *name;          /* NULL for [type] */
+	unsigned line;       /* line of the header */
+	struct pt_ini_kv *kv;
+	size_t nkv;
+};
+
+struct pt_ini {
+	struct pt_ini_section *sec;
+	size_t nsec;
+	unsigned nlines;
+};
+
+/*
+ * Parses LEN bytes of TEXT.  On success *OUT is the parsed file (free with
+ * pt_ini_free()).  On failure returns PT_E_SYNTAX, PT_E_VALUE or PT_E_NOMEM
+ * with the message in ERR.
+ */
+pt_err pt_ini_parse(const char *text, size_t len, struct pt_ini **out,
+		    char *err, size_t errlen);
+void pt_ini_free(struct pt_ini *ini);
+
+/* One [memory] section. */
+struct pt_manifest_mem {
+	const char *name;
+	unsigned line;          /* header line */
+	unsigned space;
+	uint64_t base;
+	const char *file;       /* as written */
+	char *path;             /* normalised member path, relative to the capture root */
+	unsigned file_line;     /* line of the file = key */
+};
+
+/* One context section, [pdb] or [gart]. */
+struct pt_manifest_ctx {
+	const char *name;
+	unsigned line;
+	bool gart;
+	/* [pdb] */
+	unsigned space;
+	uint64_t address;
+	uint64_t big_page_size;
+	/* [gart] */
+	uint64_t raw[PT_GR__COUNT];
+	bool has[PT_GR__COUNT];
+	unsigned reg_line[PT_GR__COUNT];
+	struct pt_kv *ann;      /* x- keys in file order */
+	size_t nann;
+};
+
+struct pt_manifest {
+	struct pt_ini *ini;     /* owns every string below */
+	unsigned version;
+	unsigned capture_line;
+	const struct pt_format *fmt;
+	const char *gpu;        /* NULL if absent */
+	const char *description;
+	struct pt_kv *ann;      /* x- keys of [capture] */
+	size_t nann;
+	struct pt_manifest_mem *mem;
+	size_t nmem;
+	struct pt_manifest_ctx *ctx;
+	size_t nctx;
+};
+
+/*
+ * Validates INI against the version 1 schema.  On success *OUT owns INI.
+ * On failure INI is freed, *OUT is NULL, and ERR holds the message of the
+ * lowest-numbered line at fault.
+ */
+pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
+			 char *err, size_t errlen);
+/* Parse + build in one call (TEXT need not be NUL-terminated). */
+pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
+			 char *err, size_t errlen);
+void pt_manifest_free(struct pt_manifest *m);
+
+/*
+ * Integer value: decimal (no leading zero) or 0x hex, optional K/M/G
+ * (binary) suffix, either case.  PT_E_VALUE on a malformed or >64-bit value.
+ */
+pt_err pt_ini_uint(const char *s, uint64_t *out);
+
+/*
+ * Normalises an archive member name in place: strips "./" prefixes and "."
+ * components, folds repeated and trailing slashes.  Returns false for a name
+ * that must never be used: absolute, with a ".." component, or empty after
+ * normalising.
+ */
+bool pt_path_normalise(char *path);
+
+/* Length of the valid UTF-8 sequence at P (at most N bytes, N > 0), 0 if invalid. */
+size_t pt_utf8_len(const unsigned char *p, size_t n);
+
+/* True if NAME is a valid section name: [A-Za-z0-9_.-]+, not "." or "..", <= 255 bytes. */
+bool pt_ini_name_ok(const char *name);
+
+#endif

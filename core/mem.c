@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem.c — captured physical memory (pt_mem.h).
+ *
+ * Regions live in one array in the order they were added (the id is the
+ * index).  pt_mem_seal() builds a second array of region ids sorted by
+ * (space, base) with a start offset per space, so a read is one binary search
+ * and then a walk over adjacent regions.  Nothing changes after the seal, so
+ * reads need no lock.
+ *
+ * A built region keeps only its non-zero chunks, in a array sorted by chunk
+ * index: its cost is its non-zero data, never its declared size (a hostile
+ * capture may declare terabytes of holes).  The last chunk of a region is
+ * allocated at its real length so a small region costs a small allocation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_mem.h"
+
+#define CHUNK_SHIFT 16
+#define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
+
+struct chunk {
+	uint64_t idx;      /* offset in the region >> CHUNK_SHIFT */
+	uint8_t *data;     /* chunk_len() bytes */
+};
+
+struct region {
+	unsigned space;
+	uint64_t base;
+	uint64_t size;
+	const uint8_t *borrowed;   /* NULL for a built region */
+	bool built;
+	struct chunk *chunks;      /* built: sorted by idx, non-zero chunks only */
+	size_t nchunks, chunk_cap;
+};
+
+struct pt_mem {
+	unsigned nspaces;
+	bool sealed;
+	struct region *regions;
+	size_t nregions, cap;
+	uint64_t resident;
+	/* after seal: ids of the non-empty regions sorted by (space, base) */
+	unsigned *sorted;
+	size_t *space_start;       /* nspaces + 1 offsets into sorted */
+};
+
+struct pt_mem *pt_mem_new(unsigned nspaces)
+{
+	struct pt_mem *mem = calloc(1, sizeof *mem);
+
+	if (!mem)
+		return NULL;
+	mem->nspaces = nspaces;
+	return mem;
+}
+
+void pt_mem_free(struct pt_mem *mem)
+{
+	if (!mem)
+		return;
+	for (size_t i = 0; i < mem->nregions; i++) {
+		struct region *r = &mem->regions[i];
+
+		for (size_t c = 0; c < r->nchunks; c++)
+			free(r->chunks[c].data);
+		free(r->chunks);
+	}
+	free(mem->regions);
+	free(mem->sorted);
+	free(mem->space_start);
+	free(mem);
+}
+
+static pt_err add_region(struct pt_mem *mem, unsigned space, uint64_t base,
+			 uint64_t size, const void *data, bool built, unsigned *id)
+{
+	struct region *r;
+
+	if (!mem || mem->sealed || space >= mem->nspaces || (!built && size && !data))
+		return PT_E_USAGE;
+	/* The last byte must be addressable: base + size may reach 2^64 but not pass it. */
+	if (size && size - 1 > UINT64_MAX - base)
+		return PT_E_VALUE;
+	if (mem->nregions >= UINT32_MAX)
+		return PT_E_NOMEM;
+	if (mem->nregions == mem->cap) {
+		size_t ncap = mem->cap ? mem->cap * 2 : 16;
+		struct region *n = realloc(mem->regions, ncap * sizeof *n);
+
+		if (!n)
+			return PT_E_NOMEM;
+		mem->regions = n;
+		mem->cap = ncap;
+	}
+	r = &mem->regions[mem->nregions];
+	memset(r, 0, sizeof *r);
+	r->space = space;
+	r->base = base;
+	r->size = size;
+	r->built = built;
+	r->borrowed = built ? NULL : data;
+	if (id)
+		*id = (unsigned)mem->nregions;
+	mem->nregions++;
+	return PT_OK;
+}
+
+pt_err pt_mem_add_borrowed(struct pt_mem *mem, unsigned space, uint64_t base,
+			   const void *data, uint64_t size, unsigned *id)
+{
+	return add_region(mem, space, base, size, data, false, id);
+}
+
+pt_err pt_mem_add_built(struct pt_mem *mem, unsigned space, uint64_t base,
+			uint64_t size, unsigned *id)
+{
+	return add_region(mem, space, base, size, NULL, true, id);
+}
+
+/* Bytes chunk IDX of region R really holds (the last one may be short). */
+static uint64_t chunk_len(const struct region *r, uint64_t idx)
+{
+	uint64_t off = idx << CHUNK_SHIFT;
+
+	return r->size - off < CHUNK_SIZE ? r->size - off : CHUNK_SIZE;
+}
+
+/* Index of the first chunk of R whose idx >= IDX (nchunks if none). */
+static size_t chunk_lower(const struct region *r, uint64_t idx)
+{
+	size_t lo = 0, hi = r->nchunks;
+
+	/* Streaming writes append: check the end first. */
+	if (hi && r->chunks[hi - 1].idx < idx)
+		return hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->chunks[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	/* Compare the buffer with itself shifted by one: memcmp is vectorised. */
+	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   const void *data, size_t len)
+{
+	struct region *r;
+	const uint8_t *src = data;
+
+	if (!mem || mem->sealed || id >= mem->nregions || (len && !data))
+		return PT_E_USAGE;
+	r = &mem->regions[id];
+	if (!r->built || offset > r->size || len > r->size - offset)
+		return PT_E_USAGE;
+	while (len) {
+		uint64_t idx = offset >> CHUNK_SHIFT;
+		uint64_t in = offset & (CHUNK_SIZE - 1);
+		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
+		size_t pos = chunk_lower(r, idx);
+		bool have = pos < r->nchunks && r->chunks[pos].idx == idx;
+
+		if (!have && !all_zero(src, n)) {
+			uint64_t clen = chunk_len(r, idx);
+			uint8_t *c = calloc(1, (size_t)clen);
+
+			if (!c)
+				return PT_E_NOMEM;
+			if (r->nchunks == r->chunk_cap) {
+				size_t ncap = r->chunk_cap ? r->chunk_cap * 2 : 4;
+				struct chunk *nc = realloc(r->chunks, ncap * sizeof *nc);
+
+				if (!nc) {
+					free(c);
+					return PT_E_NOMEM;
+				}
+				r->chunks = nc;
+				r->chunk_cap = ncap;
+			}
+			memmove(&r->chunks[pos + 1], &r->chunks[pos],
+				(r->nchunks - pos) * sizeof *r->chunks);
+			r->chunks[pos].idx = idx;
+			r->chunks[pos].data = c;
+			r->nchunks++;
+			mem->resident += clen;
+			have = true;
+		}
+		if (have)
+			memcpy(r->chunks[pos].data + in, src, n);
+		/* else: zero bytes into a chunk that does not exist, which reads as zero */
+		src += n;
+		offset += n;
+		len -= n;
+	}
+	return PT_OK;
+}
+
+static int cmp_sorted(const void *a, const void *b, void *ud)
+{
+	const struct pt_mem *mem = ud;
+	const struct region *x = &mem->regions[*(const unsigned *)a];
+	const struct region *y = &mem->regions[*(const unsigned *)b];
+
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	/* Equal bases overlap anyway; order by id so the report is stable. */
+	return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+static uint64_t region_last(const struct region *r)
+{
+	return r->base + (r->size - 1);
+}
+
+pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b)
+{
+	size_t n = 0;
+
+	if (!mem || mem->sealed)
+		return PT_E_USAGE;
+	free(mem->sorted);
+	free(mem->space_start);
+	mem->sorted = malloc((mem->nregions ? mem->nregions : 1) * sizeof *mem->sorted);
+	mem->space_start = calloc((size_t)mem->nspaces + 1, sizeof *mem->space_start);
+	if (!mem->sorted || !mem->space_start)
+		return PT_E_NOMEM;
+	/* Empty regions cover nothing: they are listed by the capture but never read. */
+	for (size_t i = 0; i < mem->nregions; i++)
+		if (mem->regions[i].size)
+			mem->sorted[n++] = (unsigned)i;
+	qsort_r(mem->sorted, n, sizeof *mem->sorted, cmp_sorted, mem);
+	for (size_t i = 0; i < n; i++) {
+		const struct region *r = &mem->regions[mem->sorted[i]];
+
+		mem->space_start[r->space + 1] = i + 1;
+		if (i > 0) {
+			const struct region *p = &mem->regions[mem->sorted[i - 1]];
+
+			if (p->space == r->space && region_last(p) >= r->base) {
+				unsigned x = mem->sorted[i - 1], y = mem->sorted[i];
+
+				if (a)
+					*a = x < y ? x : y;
+				if (b)
+					*b = x < y ? y : x;
+				return PT_E_CAPTURE;
+			}
+		}
+	}
+	/* Spaces without regions start where the previous space ended. */
+	for (unsigned s = 1; s <= mem->nspaces; s++)
+		if (mem->space_start[s] < mem->space_start[s - 1])
+			mem->space_start[s] = mem->space_start[s - 1];
+	mem->sealed = true;
+	return PT_OK;
+}
+
+/*
+ * Position in sorted[] of the first region of SPACE whose last byte is >= PA,
+ * or the end of the space.  Regions of a space do not overlap, so their last
+ * bytes are sorted like their bases.
+ */
+static size_t find_region(const struct pt_mem *mem, unsigned space, uint64_t pa)
+{
+	size_t lo = mem->space_start[space], hi = mem->space_start[space + 1];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (region_last(&mem->regions[mem->sorted[mid]]) < pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Copies LEN bytes at OFF of region R (all inside it) to OUT. */
+static void region_copy(const struct region *r, uint64_t off, uint8_t *out, size_t len)
+{
+	size_t pos;
+
+	if (!r->built) {
+		memcpy(out, r->borrowed + off, len);
+		return;
+	}
+	pos = chunk_lower(r, off >> CHUNK_SHIFT);
+	while (len) {
+		uint64_t idx = off >> CHUNK_SHIFT;
+		uint64_t in = off & (CHUNK_SIZE - 1);
+		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
+
+		while (pos < r->nchunks && r->chunks[pos].idx < idx)
+			pos++;
+		if (pos < r->nchunks && r->chunks[pos].idx == idx)
+			memcpy(out, r->chunks[pos].data + in, n);
+		else
+			memset(out, 0, n);
+		out += n;
+		off += n;
+		len -= n;
+	}
+}
+
+bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
+		 void *out, size_t len)
+{
+	uint8_t *dst = out;
+	size_t pos, end;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces)
+		return false;
+	if (len == 0)
+		return true;
+	if (len - 1 > UINT64_MAX - pa)
+		return false;
+	pos = find_region(mem, space, pa);
+	end = mem->space_start[space + 1];
+	while (len) {
+		const struct region *r;
+		uint64_t off, n;
+
+		if (pos >= end)
+			return false;
+		r = &mem->regions[mem->sorted[pos]];
+		if (r->base > pa)
+			return false;    /* a hole before the next region */
+		off = pa - r->base;
+		n = r->size - off < len ? r->size - off : len;
+		region_copy(r, off, dst, (size_t)n);
+		dst += n;
+		len -= (size_t)n;
+		pa += n;             /* may wrap to 0 only when len reached 0 */
+		pos++;
+	}
+	return true;
+}
+
+enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
+			   uint64_t pa, uint64_t len)
+{
+	uint64_t last, got = 0;
+	bool wraps;
+	size_t pos, end;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces || len == 0)
+		return PT_COVER_NONE;
+	/* Bytes past 2^64 exist in no space: a wrapping range is at best partial. */
+	wraps = len - 1 > UINT64_MAX - pa;
+	last = wraps ? UINT64_MAX : pa + (len - 1);
+	end = mem->space_start[space + 1];
+	for (pos = find_region(mem, space, pa); pos < end; pos++) {
+		const struct region *r = &mem->regions[mem->sorted[pos]];
+		uint64_t lo, hi;
+
+		if (r->base > last)
+			break;
+		lo = r->base > pa ? r->base : pa;
+		hi = region_last(r) < last ? region_last(r) : last;
+		got += hi - lo + 1;
+	}
+	if (got == 0)
+		return PT_COVER_NONE;
+	if (!wraps && got == len)
+		return PT_COVER_FULL;
+	return PT_COVER_PARTIAL;
+}
+
+uint64_t pt_mem_resident(const struct pt_mem *mem)
+{
+	return mem ? mem->resident : 0;
+}
