@@ -1,0 +1,490 @@
+#!/bin/bash
+# test_mount.sh — mounts every fixture with the real ptfs and checks the tree
+# with the tools users run on it (ls, readlink, cat, grep -r, diff -r, find).
+#
+# Environment (set by check_tests/meson.build):
+#   PTFS            the ptfs binary
+#   PTFS_FIXTURES   the fixtures directory (*.tar.gz, *.expect, README.md)
+# Exit: 0 all passed; 1 any failure; 77 (skip) when /dev/fuse is missing,
+# except under CI=true where a missing FUSE is a failure.
+#
+# Readiness is polled (mountpoint -q with a deadline), never slept for, and
+# every mount is undone with fusermount3 -u by the EXIT trap, even on failure.
+
+set -u
+export LC_ALL=C
+
+PTFS=${PTFS:?PTFS must name the ptfs binary}
+FIX=${PTFS_FIXTURES:?PTFS_FIXTURES must name the fixtures directory}
+PTFS=$(readlink -f "$PTFS")
+HERE=$(dirname "$(readlink -f "$0")")
+FIX=$(readlink -f "$FIX")
+
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL (CI=true, no skipping): $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+[ -c /dev/fuse ] || skip "/dev/fuse is missing"
+
+PASS=0
+FAIL=0
+MOUNTS=()
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-mount.XXXXXX")
+
+cleanup() {
+	local m
+	for m in "${MOUNTS[@]}"; do
+		if mountpoint -q "$m" 2>/dev/null; then
+			fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
+		fi
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+# same FILE_A FILE_B DESCRIPTION: passes when the files are identical (diff shown otherwise)
+same() {
+	if diff -u "$1" "$2" >"$TMP/same.diff" 2>&1; then
+		ok "$3"
+	else
+		bad "$3"
+		head -40 "$TMP/same.diff" | sed 's/^/    /'
+	fi
+}
+
+command -v fusermount3 >/dev/null || { bad "fusermount3 is not installed"; echo "$PASS passed, $FAIL failed"; exit 1; }
+
+# wait_mounted MNT: polls until MNT is a mount point (10 s deadline)
+wait_mounted() {
+	local deadline=$((SECONDS + 10))
+	while ! mountpoint -q "$1" 2>/dev/null; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.02
+	done
+}
+
+# do_mount CAPTURE MNT [ARGS...]: mounts (daemonized) and waits; stderr goes to MNT.err
+do_mount() {
+	local cap=$1 mnt=$2
+	shift 2
+	mkdir -p "$mnt"
+	if ! "$PTFS" "$cap" "$mnt" "$@" 2>"$mnt.err"; then
+		sed 's/^/    /' "$mnt.err"
+		return 1
+	fi
+	MOUNTS+=("$mnt")
+	wait_mounted "$mnt"
+}
+
+do_umount() {
+	fusermount3 -u "$1"
+}
+
+# canonical hex of a number written in hex (0x0000041000 -> 0x41000)
+hexnum() { printf '0x%x' "$(( $1 ))"; }
+# bytes of a size written 4K / 64K / 2M / 1G
+size_bytes() {
+	case $1 in
+	*K) echo $(( ${1%K} << 10 )) ;;
+	*M) echo $(( ${1%M} << 20 )) ;;
+	*G) echo $(( ${1%G} << 30 )) ;;
+	*) echo $(( $1 )) ;;
+	esac
+}
+
+# ---- every fixture, every container: mounts, basic shape, modes, find --------
+
+shopt -s nullglob
+CAPTURES=()
+for c in "$FIX"/*.tar.gz "$FIX"/*.tar "$FIX"/*.tar.zst "$FIX"/*.tar.bz2 "$FIX"/*.tar.xz \
+	 "$FIX"/*.zip "$FIX"/*.d; do
+	CAPTURES+=("$c")
+done
+[ ${#CAPTURES[@]} -gt 0 ] || bad "no fixtures found in $FIX"
+
+n=0
+for cap in "${CAPTURES[@]}"; do
+	name=$(basename "$cap")
+	n=$((n + 1))
+	mnt="$TMP/m$n"
+	if ! do_mount "$cap" "$mnt"; then
+		bad "$name: mounts"
+		continue
+	fi
+	ok "$name: mounts"
+	check "$name: no error or warning on stderr" \
+		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart)$' "$mnt/capture"
+	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
+	check "$name: one directory per context" \
+		test "$(ls "$mnt" | grep -vx capture | sort)" = "$ctxs" -a -n "$ctxs"
+	for ctx in $ctxs; do
+		root=pde3
+		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
+		check "$name: $ctx lists info maps $root va walk" \
+			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps $root va walk | sort | tr '\n' ' ')"
+		check "$name: $ctx/info and $ctx/maps read" \
+			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
+		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
+	done
+	if timeout 120 find "$mnt" >"$mnt.find" 2>"$mnt.finderr"; then
+		ok "$name: find terminates ($(wc -l <"$mnt.find") names)"
+	else
+		bad "$name: find terminates"
+		head -5 "$mnt.finderr" | sed 's/^/    /'
+	fi
+	check "$name: files are 0444" test -z "$(find "$mnt" -type f ! -perm 0444 | head -3)"
+	check "$name: directories are 0555" test -z "$(find "$mnt" -type d ! -perm 0555 | head -3)"
+	check "$name: owned by the mounting user" \
+		test -z "$(find "$mnt" \( ! -uid "$(id -u)" -o ! -gid "$(id -g)" \) | head -3)"
+	# st_size is exact: what stat says is what cat reads
+	check "$name: st_size equals the bytes read" bash -c '
+		find "$1" -type f | head -400 | while read -r f; do
+			[ "$(stat -c %s "$f")" = "$(cat "$f" | wc -c)" ] || { echo "    size mismatch: $f"; exit 1; }
+		done' _ "$mnt"
+	do_umount "$mnt" || bad "$name: unmounts"
+done
+
+# ---- turing-mixed in detail ---------------------------------------------------
+
+T="$FIX/turing-mixed.tar.gz"
+TA="$FIX/turing-mixed-after.tar.gz"
+M="$TMP/turing"
+if [ -f "$T" ] && do_mount "$T" "$M"; then
+	ok "turing-mixed: mounted for the detailed checks"
+	P="$M/pdb0"
+	# the path shape pdb0/pde3/N/pde2/.../pde0/N/pte_small/N
+	check "path shape: pde3/0/pde2/0/pde1/0/pde0/2/pte_small/0 is an entry file" \
+		grep -qx 'level: pte_small' "$P/pde3/0/pde2/0/pde1/0/pde0/2/pte_small/0"
+	check "a pointer entry is a directory with entry and its table" \
+		test "$(ls "$P/pde3/0" | tr '\n' ' ')" = "entry pde2 "
+	check "dual PDE0 with both tables lists pte_big and pte_small" \
+		test "$(ls "$P/pde3/0/pde2/0/pde1/0/pde0/3" | tr '\n' ' ')" = "entry pte_big pte_small "
+	check "a 2 MiB PTE is a file" test -f "$P/pde3/0/pde2/0/pde1/0/pde0/1"
+	check "a pointer to an uncaptured table holds only entry" \
+		test "$(ls "$P/pde3/0/pde2/2")" = "entry"
+	check "its entry says target_captured: no" grep -qx 'target_captured: no' "$P/pde3/0/pde2/2/entry"
+	check "zero entries are not listed" test "$(ls "$P/pde3" | tr '\n' ' ')" = "0 2 "
+	check "a zero entry still resolves by name" grep -qx 'state: unmapped' "$P/pde3/1"
+	check "an index past the table is ENOENT" test ! -e "$P/pde3/4"
+	check "a non-canonical index is ENOENT" test ! -e "$P/pde3/00"
+	check "a root table entry of the wrong level name is ENOENT" test ! -e "$P/pde3/0/pde1"
+	check "context dir st_nlink is 5" test "$(stat -c %h "$P")" = 5
+	check "pde3/ st_nlink counts its one subdirectory" test "$(stat -c %h "$P/pde3")" = 3
+	check "directory d_type is right (find -type d sees pointer entries)" \
+		bash -c 'find "$1/pde3" -maxdepth 1 -type d -name 0 | grep -q .' _ "$P"
+
+	# va/ links against the expect file: target exists, is the leaf, has the PA
+	EXP="$FIX/turing-mixed.expect"
+	fails=0
+	checked=0
+	: >"$TMP/pages"
+	while read -r ctx va st space pa size rest; do
+		[ "$st" = mapped ] || continue
+		sz=$(size_bytes "$size")
+		page_va=$(( va & ~(sz - 1) ))
+		printf '%s 0x%013x\n' "$ctx" "$page_va" >>"$TMP/pages"
+		link=$(readlink "$M/$ctx/va/$va") || { echo "    no link va/$va"; fails=$((fails + 1)); continue; }
+		canon=$(printf '0x%013x' "$page_va")
+		[ "$link" = "$(readlink "$M/$ctx/va/$canon")" ] || { echo "    va/$va != va/$canon"; fails=$((fails + 1)); }
+		case $link in ../pde3/*) ;; *) echo "    va/$va -> $link: not ../pde3/..."; fails=$((fails + 1)); continue ;; esac
+		if ! cat "$M/$ctx/va/$va" >"$TMP/leaf" 2>/dev/null; then
+			echo "    va/$va -> $link: target does not exist"; fails=$((fails + 1)); continue
+		fi
+		grep -qx 'state: mapped' "$TMP/leaf" || { echo "    va/$va: leaf not mapped"; fails=$((fails + 1)); }
+		want=$(hexnum $(( pa - (va - page_va) )))
+		grep -qx "address: $want" "$TMP/leaf" || { echo "    va/$va: leaf address is not $want"; fails=$((fails + 1)); }
+		# the walk agrees: same PA (of the VA itself) and the same leaf
+		res=$(tail -n 1 "$M/$ctx/walk/$va")
+		case $res in
+		"result: mapped pa=$space:$(hexnum "$pa") page=$size "*"leaf=${link#../}") ;;
+		*) echo "    walk/$va: $res"; fails=$((fails + 1)) ;;
+		esac
+		checked=$((checked + 1))
+	done < <(grep -v '^#' "$EXP")
+	check "every mapped VA of turing-mixed.expect: va/ link -> leaf with the right PA, walk agrees ($checked VAs)" \
+		test $fails = 0 -a $checked -gt 10
+
+	for ctx in pdb0 pdb1; do
+		sort -u "$TMP/pages" | sed -n "s/^$ctx //p" >"$TMP/want.$ctx"
+		ls "$M/$ctx/va" >"$TMP/got.$ctx"
+		same "$TMP/want.$ctx" "$TMP/got.$ctx" "$ctx/va lists exactly the mapped pages of the expect file"
+	done
+	check "every va/ link resolves (find -L finds no broken link)" \
+		test -z "$(find -L "$M/pdb0/va" "$M/pdb1/va" -type l | head -3)"
+	check "va/ links are relative" bash -c '! find "$1" -lname "/*" | grep -q .' _ "$M"
+
+	# lookups by unpadded, uppercase and inner-page names
+	L=$(readlink "$P/va/0x0000000400000")
+	check "unpadded va/0x400000" test "$(readlink "$P/va/0x400000")" = "$L"
+	check "no 0x: va/400000" test "$(readlink "$P/va/400000")" = "$L"
+	check "uppercase va/0X400ABC" test "$(readlink "$P/va/0X400ABC")" = "$L"
+	check "inner page va/0x400234" test "$(readlink "$P/va/0x400234")" = "$L"
+	check "inner 2M page va/0x3fffff" \
+		test "$(readlink "$P/va/0x3fffff")" = "$(readlink "$P/va/0x0000000200000")"
+	check "shadowed small page resolves to the big page" \
+		test "$(readlink "$P/va/0x601000")" = "$(readlink "$P/va/0x0000000600000")"
+	check "a shadowed small page is not listed" bash -c '! ls "$1" | grep -qx 0x0000000601000' _ "$P/va"
+	check "an unmapped VA is ENOENT in va/" test ! -e "$P/va/0x40b000"
+	check "junk is ENOENT in va/" test ! -e "$P/va/0xzz"
+	check "a VA at 2^49 is ENOENT in walk/" test ! -e "$P/walk/0x2000000000000"
+
+	# walk traces for every fault of the expect file
+	fails=0
+	checked=0
+	while read -r ctx va st fault level rest; do
+		[ "$st" = fault ] || continue
+		if [ $(( va >> 49 )) != 0 ]; then
+			[ ! -e "$M/$ctx/walk/$va" ] || { echo "    walk/$va exists"; fails=$((fails + 1)); }
+			continue
+		fi
+		res=$(tail -n 1 "$M/$ctx/walk/$va" 2>/dev/null)
+		case $res in
+		"result: fault=$fault level=$level "*) ;;
+		*) echo "    walk/$va: '$res', want fault=$fault level=$level"; fails=$((fails + 1)) ;;
+		esac
+		[ ! -e "$M/$ctx/va/$va" ] || { echo "    va/$va exists for a fault"; fails=$((fails + 1)); }
+		checked=$((checked + 1))
+	done < <(grep -v '^#' "$EXP")
+	check "every fault of turing-mixed.expect: walk/ names the fault and level ($checked VAs)" \
+		test $fails = 0 -a $checked -gt 5
+	check "walk of a mapped VA: one line per level, then the result" \
+		test "$(grep -c '^pde3\[0\]\|^pde2\[0\]\|^pde1\[0\]\|^pde0\[2\]\|^pte_small\[0\]' "$P/walk/0x400000")" = 5
+	check "walk of a sparse VA" grep -q '^result: fault=sparse level=pte_small' "$P/walk/0x406000"
+	check "walk of a not-captured VA" grep -q '^result: fault=not_captured level=pte_small' "$P/walk/0xa00000"
+	check "walk of a no_valid_4k VA" grep -q 'no_valid_4k' "$P/walk/0x610000"
+	check "walk of an unmapped VA" grep -q '^result: fault=unmapped level=pde3' "$P/walk/0x800000000000"
+	check "walk/ accepts uppercase and unpadded names" \
+		test "$(cat "$P/walk/0X400000")" = "$(cat "$P/walk/0x0000000400000")"
+
+	# grep -r finds exactly the read-only leaves (the expect file's "ro" pages)
+	while read -r ctx va st space pa size ap kind flags rest; do
+		[ "$st" = mapped ] || continue
+		case ",$flags," in *,ro,*) ;; *) continue ;; esac
+		l=$(readlink "$M/$ctx/va/$va") && echo "$ctx/${l#../}"
+	done < <(grep -v '^#' "$EXP") | sort -u >"$TMP/ro.want"
+	(cd "$M" && grep -rl '^read_only: 1$' . | sed 's|^\./||' | sort) >"$TMP/ro.got"
+	same "$TMP/ro.want" "$TMP/ro.got" 'grep -r "read_only: 1" finds exactly the read-only leaves'
+	check 'grep -r "read_only: 1" finds some' test -s "$TMP/ro.got"
+
+	# walk/ and va/ hold no names for grep -r / find to wander into
+	check "grep -r terminates over the whole mount" timeout 120 grep -rq 'state: mapped' "$M"
+
+	# writes fail with EROFS
+	check "creating a file fails with EROFS" \
+		bash -c 'out=$( (: >"$1/new") 2>&1); [[ $out == *"Read-only file system"* ]]' _ "$P"
+	check "writing an entry file fails with EROFS" \
+		bash -c 'out=$( (echo x >>"$1/pde3/0/entry") 2>&1); [[ $out == *"Read-only file system"* ]]' _ "$P"
+	check "mkdir fails with EROFS" \
+		bash -c 'out=$(mkdir "$1/d" 2>&1); [[ $out == *"Read-only file system"* ]]' _ "$P"
+	check "rm fails with EROFS" \
+		bash -c 'out=$(rm -f "$1/pde3/2" 2>&1); [[ $out == *"Read-only file system"* ]]' _ "$P"
+	check "the mount is read-only in mountinfo" \
+		bash -c 'grep -F " $1 " /proc/self/mountinfo | grep -q " ro[ ,]"' _ "$M"
+	check "the mount type is fuse.ptfs" \
+		bash -c 'grep -F " $1 " /proc/self/mountinfo | grep -q " - fuse.ptfs "' _ "$M"
+
+	# inode numbers: stable and one per node
+	check "inode numbers are unique" \
+		test -z "$(find "$M" -printf '%i\n' | sort | uniq -d | head -3)"
+	find "$M" -printf '%i %P\n' | sort -k2 >"$TMP/ino.1"
+	do_umount "$M"
+	if do_mount "$FIX/turing-mixed.d" "$M"; then
+		find "$M" -printf '%i %P\n' | sort -k2 >"$TMP/ino.2"
+		same "$TMP/ino.1" "$TMP/ino.2" "inode numbers are stable (tar.gz and .d give the same)"
+		do_umount "$M"
+	else
+		bad "turing-mixed.d: mounts"
+	fi
+else
+	bad "turing-mixed: mounted for the detailed checks"
+fi
+
+# ---- identical captures in every container give identical trees --------------
+
+if do_mount "$T" "$TMP/ref"; then
+	for v in "$FIX"/turing-mixed.tar "$FIX"/turing-mixed.tar.zst "$FIX"/turing-mixed.zip "$FIX"/turing-mixed.d; do
+		[ -e "$v" ] || continue
+		name=$(basename "$v")
+		mnt="$TMP/same-$name"
+		if ! do_mount "$v" "$mnt"; then
+			bad "$name: mounts"
+			continue
+		fi
+		# `capture` names its source; everything else must be byte-identical
+		if diff -r --no-dereference -x capture "$TMP/ref" "$mnt" >"$TMP/d.out" 2>&1; then
+			ok "$name mounts to the same tree as turing-mixed.tar.gz (diff -r)"
+		else
+			bad "$name mounts to the same tree as turing-mixed.tar.gz (diff -r)"
+			head -20 "$TMP/d.out" | sed 's/^/    /'
+		fi
+		check "$name: capture differs only in source:" \
+			test "$(grep -v '^source:' "$TMP/ref/capture")" = "$(grep -v '^source:' "$mnt/capture")"
+		do_umount "$mnt"
+	done
+	do_umount "$TMP/ref"
+else
+	bad "turing-mixed.tar.gz: mounts (reference)"
+fi
+
+# ---- diff -r between turing-mixed and turing-mixed-after ----------------------
+
+if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
+	diff -rq --no-dereference "$TMP/b" "$TMP/a" | sort >"$TMP/diff.got"
+	# The intended changes (fixtures/README.md): pde0 slot 1 remapped, SPT1[0]
+	# unmapped, SPT1[12] made read-only, BPT2[6] new.  PD0 A and SPT1 are
+	# shared with pdb1, so its paths change too; info/maps/capture follow.
+	grep -v '^#' "$HERE/mount_diff.expect" | sed "s|@|$TMP/|g" | sort >"$TMP/diff.want"
+	same "$TMP/diff.want" "$TMP/diff.got" "diff -r turing-mixed turing-mixed-after shows exactly the intended changes"
+	# content: the remapped 2 MiB PTE changes only its address field (and raw)
+	diff "$TMP/b/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" "$TMP/a/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" |
+		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort -u >"$TMP/keys.got"
+	check "the remapped PTE differs in raw and address fields only" \
+		bash -c '! grep -Evx "raw|address|address_vid|address_sys" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
+	do_umount "$TMP/a"
+	do_umount "$TMP/b"
+else
+	bad "turing-mixed and turing-mixed-after: mount for diff -r"
+fi
+
+# ---- amd-gart fixtures: va/ and walk/ against their expect files -------------
+
+for g in gart-cosim gart-umr-kat; do
+	[ -f "$FIX/$g.tar.gz" ] || continue
+	mnt="$TMP/$g"
+	if ! do_mount "$FIX/$g.tar.gz" "$mnt"; then
+		bad "$g: mounts"
+		continue
+	fi
+	fails=0
+	checked=0
+	: >"$TMP/gpages"
+	while read -r ctx va st a b c d rest; do
+		if [ "$st" = mapped ]; then
+			# CONTEXT VA mapped SPACE PA SIZE MTYPE PERMS EXTRA
+			sz=$(size_bytes "$c")
+			page_va=$(( va & ~(sz - 1) ))
+			printf '0x%012x\n' "$page_va" >>"$TMP/gpages"
+			link=$(readlink "$mnt/$ctx/va/$va") || { echo "    no link va/$va"; fails=$((fails + 1)); continue; }
+			case $link in ../pte/*) ;; *) echo "    va/$va -> $link"; fails=$((fails + 1)); continue ;; esac
+			grep -qx 'state: mapped' "$mnt/$ctx/va/$va" || { echo "    va/$va: target not a mapped leaf"; fails=$((fails + 1)); }
+			res=$(tail -n 1 "$mnt/$ctx/walk/$va")
+			case $res in
+			"result: mapped pa=$a:$(hexnum "$b") page=$c "*"leaf=${link#../}") ;;
+			*) echo "    walk/$va: $res"; fails=$((fails + 1)) ;;
+			esac
+		else
+			# CONTEXT VA fault FAULT LEVEL [APERTURE [SPACE PA]]
+			res=$(tail -n 1 "$mnt/$ctx/walk/$va" 2>/dev/null)
+			want="result: fault=$a"
+			[ "$b" = - ] || want="$want level=$b"
+			case $res in
+			"$want"*) ;;
+			*) echo "    walk/$va: '$res', want '$want'"; fails=$((fails + 1)) ;;
+			esac
+			if [ -n "$c" ]; then
+				case $res in *" aperture=$c"*) ;; *) echo "    walk/$va: no aperture=$c"; fails=$((fails + 1)) ;; esac
+			fi
+			if [ -n "$d" ]; then
+				case $res in *" pa=$d:$(hexnum "$rest")"*) ;; *) echo "    walk/$va: no pa=$d:$rest"; fails=$((fails + 1)) ;; esac
+			fi
+			[ ! -e "$mnt/$ctx/va/$va" ] || { echo "    va/$va exists for a fault"; fails=$((fails + 1)); }
+		fi
+		checked=$((checked + 1))
+	done < <(grep -v '^#' "$FIX/$g.expect" | sed 's/ *#.*//')
+	check "$g: every VA of $g.expect: va/ link and walk/ trace ($checked VAs)" test $fails = 0 -a $checked -gt 2
+	sort -u "$TMP/gpages" >"$TMP/gwant"
+	ls "$mnt/gart0/va" >"$TMP/ggot"
+	same "$TMP/gwant" "$TMP/ggot" "$g: va/ lists exactly the mapped pages"
+	do_umount "$mnt"
+done
+
+# ---- options ------------------------------------------------------------------
+
+M="$TMP/opt"
+if do_mount "$T" "$M" -o all_entries; then
+	check "-o all_entries lists zero entries" test "$(ls "$M/pdb0/pde3" | tr '\n' ' ')" = "0 1 2 3 "
+	do_umount "$M"
+else
+	bad "-o all_entries: mounts"
+fi
+# fstab: mount.fuse3 runs `ptfs SOURCE MNT -o OPTS` with the fstab noise in OPTS
+if do_mount "$T" "$M" -o ro,noauto,user,nofail,_netdev,defaults,x-systemd.automount,rw; then
+	check "fstab-style options are accepted" test -f "$M/pdb0/pde3/0/entry"
+	do_umount "$M"
+else
+	bad "fstab-style options are accepted"
+fi
+check "-V prints the version" bash -c '"$1" -V 2>&1 | grep -q "^ptfs version "' _ "$PTFS"
+check "-h prints the usage" bash -c '"$1" -h 2>&1 | grep -q "usage: ptfs \[options\] CAPTURE MOUNTPOINT"' _ "$PTFS"
+
+# ---- bad input: exit 2, one E_ line, nothing mounted --------------------------
+
+mkdir -p "$M" "$TMP/bad1" "$TMP/bad2"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nadress = 1\n' >"$TMP/bad1/capture.ini"
+head -c 300 "$T" >"$TMP/bad2.tar.gz"
+for b in "$TMP/bad1" "$TMP/bad2.tar.gz" "$TMP/missing.tar.gz" "$TMP/bad2"; do
+	"$PTFS" "$b" "$M" 2>"$TMP/bad.err"
+	rc=$?
+	name=${b#"$TMP"/}
+	check "bad capture $name: exits 2" test $rc = 2
+	check "bad capture $name: one line 'ptfs: E_...: ...'" \
+		bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -Eq "^ptfs: E_[A-Z]+: .+" "$1"' _ "$TMP/bad.err"
+	check "bad capture $name: nothing mounted" bash -c '! mountpoint -q "$1"' _ "$M"
+	mountpoint -q "$M" && fusermount3 -u "$M"
+done
+"$PTFS" "$T" 2>"$TMP/bad.err"
+check "no mountpoint: exits 2 with E_USAGE" bash -c '[ $1 = 2 ] && grep -q "^ptfs: E_USAGE" "$2"' _ $? "$TMP/bad.err"
+"$PTFS" "$T" "$TMP/no/such/dir" 2>"$TMP/bad.err"
+check "a missing mount point: exits 2 with one E_USAGE line" \
+	bash -c '[ $1 = 2 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "^ptfs: E_USAGE: mount point" "$2"' _ $? "$TMP/bad.err"
+"$PTFS" "$T" "$M" extra 2>"$TMP/bad.err"
+check "too many arguments: exits 2 with E_USAGE" bash -c '[ $1 = 2 ] && grep -q "^ptfs: E_USAGE" "$2"' _ $? "$TMP/bad.err"
+"$PTFS" "$T" "$M" -o no_such_option 2>"$TMP/bad.err"
+rc=$?
+check "an unknown option: exits 2 with E_USAGE, nothing mounted" \
+	bash -c '[ $1 = 2 ] && grep -q "^ptfs: E_USAGE" "$3" && ! mountpoint -q "$2"' _ $rc "$M" "$TMP/bad.err"
+
+# ---- foreground: SIGTERM unmounts cleanly ------------------------------------
+
+"$PTFS" -f "$T" "$M" 2>"$TMP/fg.err" &
+pid=$!
+MOUNTS+=("$M")
+if wait_mounted "$M"; then
+	ok "-f: mounts in the foreground"
+	check "-f: serves while in the foreground" test -f "$M/capture"
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	check "-f: SIGTERM exits 0" test $rc = 0
+	check "-f: SIGTERM unmounts" bash -c '! mountpoint -q "$1"' _ "$M"
+else
+	bad "-f: mounts in the foreground"
+	kill $pid 2>/dev/null
+fi
+# single-threaded serving gives the same tree
+if do_mount "$T" "$M" -s && do_mount "$T" "$TMP/mt"; then
+	check "-s serves the same tree as the multithreaded loop" \
+		diff -r --no-dereference "$M" "$TMP/mt"
+	do_umount "$M"
+	do_umount "$TMP/mt"
+else
+	bad "-s: mounts"
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL = 0 ]

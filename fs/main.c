@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c — ptfs [options] CAPTURE MOUNTPOINT
+ *
+ * The canonical low-level order, unwound in reverse with goto:
+ * parse options -> load and validate the whole capture -> session_new ->
+ * signal handlers -> mount -> daemonize -> loop -> unmount.  The capture is
+ * loaded BEFORE anything is mounted, so a bad capture exits 2 with one
+ * `ptfs: E_XXX: ...` line and leaves no mount behind.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fuse_lowlevel.h>
+#include <fuse_opt.h>
+
+#include "ptfs.h"
+#include "ptfs_config.h"
+
+#define EXIT_BAD 2      /* bad arguments or an unusable capture (DESIGN §5) */
+#define EXIT_RUNTIME 1  /* the mount or the session failed */
+
+#define PTFS_OPT(t, p, v) { t, offsetof(struct ptfs_opts, p), v }
+
+/*
+ * Our options; everything else goes on to fuse_parse_cmdline() and
+ * fuse_session_new().  fstab noise that mount(8)/mount.fuse3 may hand us is
+ * discarded here so `fuse.ptfs` lines work: ro is kept (we add it anyway),
+ * rw is dropped because ptfs is always read-only.
+ */
+static const struct fuse_opt ptfs_opt_table[] = {
+	PTFS_OPT("all_entries", all_entries, 1),
+	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("rw", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_END
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: ptfs [options] CAPTURE MOUNTPOINT\n"
+	      "\n"
+	      "Mounts a capture archive of GPU page tables read-only (see ptfs(1)).\n"
+	      "\n"
+	      "ptfs options:\n"
+	      "    -o all_entries         list zero (unmapped) entries in table directories too\n"
+	      "\n", out);
+}
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct ptfs_opts *o = data;
+
+	switch (key) {
+	case FUSE_OPT_KEY_NONOPT:
+		if (!o->capture) {
+			o->capture = strdup(arg);
+			return o->capture ? 0 : -1;
+		}
+		if (!o->mountpoint) {
+			o->mountpoint = strdup(arg);
+			return o->mountpoint ? 1 : -1;   /* keep: fuse_parse_cmdline takes it */
+		}
+		o->extra_nonopt++;
+		return 0;
+	case FUSE_OPT_KEY_OPT:
+		/* fstab annotations (x-systemd.*, comment=) are not mount options */
+		if (strncmp(arg, "x-", 2) == 0 || strncmp(arg, "comment=", 8) == 0)
+			return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static void die_usage(const char *what)
+{
+	fprintf(stderr, "ptfs: E_USAGE: %s\n", what);
+	fputs("usage: ptfs [options] CAPTURE MOUNTPOINT (ptfs -h for help)\n", stderr);
+}
+
+struct progress {
+	const char *path;
+	bool shown;
+};
+
+static void on_progress(void *ud, uint64_t done, uint64_t total)
+{
+	struct progress *p = ud;
+
+	if (total)
+		fprintf(stderr, "\rptfs: loading %s: %3u%%", p->path,
+			(unsigned)(done >= total ? 100 : done * 100 / total));
+	else
+		fprintf(stderr, "\rptfs: loading %s: %llu MiB", p->path,
+			(unsigned long long)(done >> 20));
+	p->shown = true;
+}
+
+/* Loads and validates everything; on failure prints the one line and returns false. */
+static bool load(struct ptfs *fs)
+{
+	struct progress prog = { fs->opts.capture, false };
+	char why[256];
+	struct stat st;
+	pt_err err;
+
+	fs->cap = pt_capture_new();
+	if (!fs->cap) {
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
+		return false;
+	}
+	if (isatty(STDERR_FILENO))
+		pt_capture_set_progress(fs->cap, on_progress, &prog);
+	err = pt_capture_load(fs->cap, fs->opts.capture);
+	if (prog.shown)
+		fputs("\n", stderr);
+	if (err != PT_OK) {
+		const char *msg = pt_capture_error(fs->cap);
+
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err),
+			msg && *msg ? msg : pt_strerror(err));
+		return false;
+	}
+	for (size_t i = 0; i < pt_capture_warning_count(fs->cap); i++)
+		fprintf(stderr, "ptfs: warning: %s\n", pt_capture_warning(fs->cap, i));
+
+	fs->nctx = pt_capture_context_count(fs->cap);
+	fs->ctx = calloc(fs->nctx ? fs->nctx : 1, sizeof(*fs->ctx));
+	if (!fs->ctx) {
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
+		return false;
+	}
+	for (size_t i = 0; i < fs->nctx; i++) {
+		ptfs_cache_init(&fs->ctx[i].info);
+		ptfs_cache_init(&fs->ctx[i].maps);
+	}
+	for (size_t i = 0; i < fs->nctx; i++) {
+		const struct pt_context *ctx = pt_capture_context(fs->cap, i);
+
+		err = ptfs_ino_setup(&fs->ctx[i], ctx, (unsigned)i, why, sizeof(why));
+		if (err != PT_OK) {
+			fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), why);
+			return false;
+		}
+		/* the root holds the file `capture`: a context of that name could not be reached */
+		if (strcmp(ctx->name, "capture") == 0) {
+			fprintf(stderr, "ptfs: %s: capture.ini:%u: context name 'capture' is reserved "
+				"by the mount\n", pt_errname(PT_E_VALUE), ctx->ini_line);
+			return false;
+		}
+	}
+	fs->uid = getuid();
+	fs->gid = getgid();
+	if (stat(fs->opts.capture, &st) == 0)
+		fs->time = st.st_mtim;
+	return true;
+}
+
+static void unload(struct ptfs *fs)
+{
+	if (fs->ctx) {
+		for (size_t i = 0; i < fs->nctx; i++) {
+			ptfs_cache_destroy(&fs->ctx[i].info);
+			ptfs_cache_destroy(&fs->ctx[i].maps);
+		}
+		free(fs->ctx);
+	}
+	pt_capture_free(fs->cap);
+	ptfs_cache_destroy(&fs->capfile);
+	free(fs->opts.capture);
+	free(fs->opts.mountpoint);
+}
+
+/* -o ro,default_permissions,fsname=CAPTURE: read-only, kernel-checked modes, named in mount(8). */
+static int add_mount_opts(struct fuse_args *args, const char *capture)
+{
+	char *o = NULL;
+	int ret = -1;
+
+	if (fuse_opt_add_opt(&o, "ro") == -1 ||
+	    fuse_opt_add_opt(&o, "default_permissions") == -1)
+		goto out;
+	{
+		size_t n = strlen(capture) + sizeof("fsname=");
+		char *fsname = malloc(n);
+
+		if (!fsname)
+			goto out;
+		snprintf(fsname, n, "fsname=%s", capture);
+		ret = fuse_opt_add_opt_escaped(&o, fsname);
+		free(fsname);
+		if (ret == -1)
+			goto out;
+	}
+	ret = -1;
+	if (fuse_opt_add_arg(args, "-o") == -1 || fuse_opt_add_arg(args, o) == -1)
+		goto out;
+	ret = 0;
+out:
+	free(o);
+	return ret;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts copts;
+	struct fuse_loop_config *cfg = NULL;
+	struct fuse_session *se;
+	struct ptfs fs;
+	int ret = EXIT_BAD;
+
+	memset(&fs, 0, sizeof(fs));
+	memset(&copts, 0, sizeof(copts));
+	ptfs_cache_init(&fs.capfile);
+	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
+		goto out_args;
+	if (fs.opts.extra_nonopt) {
+		die_usage("too many arguments");
+		goto out_args;
+	}
+	/* say what is wrong with the mount point in our one-line form, before libfuse does */
+	if (fs.opts.mountpoint) {
+		struct stat st;
+		int e = 0;
+
+		if (stat(fs.opts.mountpoint, &st) != 0)
+			e = errno;
+		else if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+		if (e) {
+			fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n",
+				fs.opts.mountpoint, strerror(e));
+			goto out_args;
+		}
+	}
+	if (fuse_parse_cmdline(&args, &copts) != 0)
+		goto out_args;
+	if (copts.show_help) {
+		usage(stdout);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out_args;
+	}
+	if (copts.show_version) {
+		printf("ptfs version %s\n", PTFS_VERSION);
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out_args;
+	}
+	if (!fs.opts.capture || !copts.mountpoint) {
+		die_usage(!fs.opts.capture ? "no CAPTURE given" : "no MOUNTPOINT given");
+		goto out_args;
+	}
+	if (add_mount_opts(&args, fs.opts.capture) != 0) {
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
+		goto out_args;
+	}
+	/*
+	 * The session only parses the remaining options and allocates; it is
+	 * created before the (possibly long) load so that a mistyped option
+	 * fails at once.  Nothing is mounted until fuse_session_mount().
+	 */
+	se = fuse_session_new(&args, &ptfs_ops, sizeof(ptfs_ops), &fs);
+	if (!se) {
+		fputs("ptfs: E_USAGE: unknown mount option (ptfs -h lists them)\n", stderr);
+		goto out_args;   /* libfuse named the option on the line above */
+	}
+	if (!load(&fs))
+		goto out_session;
+	ret = EXIT_RUNTIME;
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, copts.mountpoint) != 0)
+		goto out_signals;
+	fuse_daemonize(copts.foreground);
+
+	if (copts.singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		if (!cfg) {
+			ret = -ENOMEM;
+		} else {
+			fuse_loop_cfg_set_clone_fd(cfg, copts.clone_fd);
+			fuse_loop_cfg_set_idle_threads(cfg, copts.max_idle_threads);
+			fuse_loop_cfg_set_max_threads(cfg, copts.max_threads);
+			ret = fuse_session_loop_mt(se, cfg);
+		}
+	}
+	ptfs_thread_cleanup();
+	/* 0: unmounted; > 0: the signal that ended the loop (a clean exit); < 0: -errno */
+	ret = ret < 0 ? EXIT_RUNTIME : 0;
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out_args:
+	if (cfg)
+		fuse_loop_cfg_destroy(cfg);
+	free(copts.mountpoint);
+	fuse_opt_free_args(&args);
+	unload(&fs);
+	return ret;
+}
