@@ -221,7 +221,8 @@ static void jobj_finish(struct jobj *o, struct pt_buf *b)
 {
 	if (o->oom)
 		b->oom = true;
-	qsort(o->m, o->n, sizeof *o->m, jmem_cmp);
+	if (o->n > 1)
+		qsort(o->m, o->n, sizeof *o->m, jmem_cmp);
 	pt_buf_put(b, "{", 1);
 	for (size_t i = 0, k = 0; i < o->n; i++) {
 		if (i && strcmp(o->m[i].key, o->m[i - 1].key) == 0)
