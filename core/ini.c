@@ -19,7 +19,10 @@ static void seterr(char *err, size_t errlen, unsigned line, const char *fmt, ...
 
 static void seterr(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 {
+	char raw[1024];
+	const unsigned char *p = (const unsigned char *)raw;
 	va_list ap;
+	size_t o;
 	int n;
 
 	if (!err || !errlen)
@@ -28,8 +31,32 @@ static void seterr(char *err, size_t errlen, unsigned line, const char *fmt, ...
 	if (n < 0 || (size_t)n >= errlen)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	/*
+	 * Messages quote the offending text (a bad key, a section name) and go
+	 * to terminals: control characters (C0, DEL, C1) become \xNN, so a
+	 * capture.ini cannot move the cursor or fake a line.
+	 */
+	o = (size_t)n;
+	for (size_t i = 0; p[i] && o + 1 < errlen; i++) {
+		bool c1 = p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] < 0xa0;
+
+		if (p[i] < 0x20 || p[i] == 0x7f || c1) {
+			if (o + 5 >= errlen)
+				break;
+			o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
+			if (c1) {
+				i++;
+				if (o + 5 >= errlen)
+					break;
+				o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
+			}
+			continue;
+		}
+		err[o++] = (char)p[i];
+	}
+	err[o] = 0;
 }
 
 /* ---- the lexical layer ---- */

@@ -1,0 +1,163 @@
+/*
+ * exercise.h — what the fuzz targets do with a context once they have one:
+ * walk some VAs, stream pages, and, when the tree is small enough to finish
+ * quickly, scan it and render everything.  Shared by fuzz_capture.c and
+ * fuzz_decode_walk.c (static functions: one copy per target).
+ *
+ * Budgets (why): a hostile capture can alias tables so that the tree holds
+ * ~1e11 pages or table visits, and a GART can span 2^36 mostly uncaptured
+ * entries (fuzz/README.md, "Known slow inputs").  Those are slow, not
+ * memory-unsafe, and would only make libFuzzer report timeouts, so the
+ * tree-wide passes (pages, scan, maps, info) run only on trees of fewer
+ * than FZ_MAX_VISITS table visits; the walker always runs, since every
+ * walk is bounded by PT_MAX_DEPTH.
+ */
+#ifndef FUZZ_EXERCISE_H
+#define FUZZ_EXERCISE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+#include "pt_walk.h"
+
+#define FZ_MAX_PAGES 1024          /* pages streamed before giving up on scan/maps */
+#define FZ_MAX_FLAT (1ull << 16)   /* flat (GART) root entries we are willing to list */
+
+static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
+{
+	struct pt_walk w;
+
+	if (pt_walk_va(ctx, va, &w) != PT_OK)
+		abort();
+	if (w.nsteps > PT_MAX_DEPTH + 1)
+		abort();
+	if (w.fault == PT_FAULT_NONE && (w.page_size == 0 || va - w.page_va >= w.page_size))
+		abort();
+	pt_buf_reset(b);
+	(void)pt_render_walk(b, ctx, &w, PT_OUT_TEXT);
+	pt_buf_reset(b);
+	(void)pt_render_walk(b, ctx, &w, PT_OUT_JSON);
+	/* the leaf's node resolves back to an entry */
+	if (w.fault == PT_FAULT_NONE) {
+		struct pt_loc loc;
+
+		if (pt_node_resolve(&w.node, &loc) != PT_OK)
+			abort();
+		pt_buf_reset(b);
+		(void)pt_render_entry(b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+		{
+			char path[512];
+
+			(void)pt_node_path(&w.node, path, sizeof path);
+		}
+	}
+}
+
+/*
+ * Table visits the page iterator would make under T (T included), at most
+ * FZ_MAX_VISITS: a memoised walk over distinct (space, addr, level), so it
+ * costs at most FZ_MEMO tables x their entries however the tables alias.
+ * A child is always one level down, so this ends.
+ */
+#define FZ_MAX_VISITS 256
+#define FZ_MEMO 256
+
+struct fz_memo {
+	struct {
+		uint64_t addr, visits;
+		unsigned space;
+		int level;
+	} m[FZ_MEMO];
+	unsigned n;
+};
+
+static uint64_t fz_visits(const struct pt_table *t, struct fz_memo *memo)
+{
+	struct pt_entry e;
+	uint64_t v = 1;
+
+	for (unsigned k = 0; k < memo->n; k++)
+		if (memo->m[k].addr == t->addr && memo->m[k].space == t->space &&
+		    memo->m[k].level == t->level)
+			return memo->m[k].visits;
+	if (memo->n == FZ_MEMO)
+		return FZ_MAX_VISITS;
+	for (uint64_t i = 0; v < FZ_MAX_VISITS && pt_table_next(t, &i, false, &e); i++) {
+		if (e.state != PT_ST_POINTER)
+			continue;
+		for (unsigned w = 0; w < 2; w++) {
+			struct pt_table c;
+
+			if (pt_table_child(t, i, &e, w, &c) && c.cover != PT_COVER_NONE)
+				v += fz_visits(&c, memo);
+		}
+	}
+	if (v > FZ_MAX_VISITS)
+		v = FZ_MAX_VISITS;
+	memo->m[memo->n].addr = t->addr;
+	memo->m[memo->n].space = t->space;
+	memo->m[memo->n].level = t->level;
+	memo->m[memo->n].visits = v;
+	memo->n++;
+	return v;
+}
+
+static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t nvas)
+{
+	struct pt_buf b;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_table root;
+	struct pt_entry e;
+	uint64_t n = 0, last = 0;
+	bool small;
+
+	pt_buf_init(&b);
+	for (size_t i = 0; i < nvas; i++)
+		fz_walk(ctx, vas[i], &b);
+	pt_table_root(ctx, &root);
+	small = root.entries <= FZ_MAX_FLAT;
+	if (small) {
+		static struct fz_memo memo;
+
+		memo.n = 0;
+		small = fz_visits(&root, &memo) < FZ_MAX_VISITS;
+	}
+	if (small) {
+		/* list the root the way readdir does, render each entry */
+		for (uint64_t i = 0; pt_table_next(&root, &i, false, &e) && i < 64; i++) {
+			pt_buf_reset(&b);
+			(void)pt_render_entry(&b, &root, i, &e, PT_OUT_JSON);
+		}
+		pt_pages_init(&it, ctx, 0);
+		while (n < FZ_MAX_PAGES && pt_pages_next(&it, &pg)) {
+			/* VA order, and each page is what the walker says */
+			if (n && pg.va < last)
+				abort();
+			last = pg.va;
+			if (n < 16)
+				fz_walk(ctx, pg.va + pg.size / 2, &b);
+			n++;
+		}
+		if (n < FZ_MAX_PAGES) {
+			struct pt_stats st;
+
+			if (pt_context_scan(ctx, &st, NULL, NULL) == PT_OK && st.pages != n)
+				abort();
+			pt_buf_reset(&b);
+			(void)pt_render_maps(&b, ctx, PT_OUT_TEXT);
+			pt_buf_reset(&b);
+			(void)pt_render_maps(&b, ctx, PT_OUT_JSON);
+			pt_buf_reset(&b);
+			(void)pt_render_info(&b, ctx, PT_OUT_TEXT);
+			pt_buf_reset(&b);
+			(void)pt_render_info(&b, ctx, PT_OUT_JSON);
+		}
+	}
+	pt_buf_free(&b);
+}
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * fuzz_decode_walk — libFuzzer target for the entry decoders and the walker.
+ *
+ * Input layout (little-endian; shorter inputs are zero-padded):
+ *   0      u8   bit 0: format (0 nv-gmmu-ver2, 1 amd-gart); bit 1: image in space 1
+ *   8      u64  base of the memory image (physical address)
+ *   16     u64  ver2: root table address (4 KiB aligned by us, like capture.ini)
+ *               gart: VM_CONTEXT0_PAGE_TABLE_BASE_ADDR
+ *   24     u64  gart: PAGE_TABLE_START_ADDR
+ *   32     u64  gart: PAGE_TABLE_END_ADDR
+ *   40     u64  gart: MC_VM_FB_OFFSET (given when non-zero)
+ *   48..79 u64  four VAs to walk
+ *   80..   the memory image (at most 1 MiB), captured at `base`
+ *
+ * First every level of both formats decodes and renders the first 16 bytes
+ * of the image (pt_format.decode, pt_render_decoded); then the image becomes
+ * a one-region pt_mem, a context is built the way capture.c builds one,
+ * and exercise.h walks, streams pages, scans and renders it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exercise.h"
+#include "pt_capture.h"
+#include "pt_format.h"
+#include "pt_mem.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define HDR 80
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void decode_all(const struct pt_format *fmt, const uint8_t raw[16])
+{
+	struct pt_buf b;
+	unsigned n = pt_format_nlevels(fmt);
+
+	pt_buf_init(&b);
+	for (unsigned l = 0; l <= n; l++) {    /* one past the end: must fail, not crash */
+		for (unsigned shift = 12; shift <= 44; shift += 8) {
+			struct pt_entry e;
+
+			if (fmt->decode(l, shift, raw, &e) != PT_OK)
+				continue;
+			if (l == n)
+				abort();
+			if (e.nfields > PT_MAX_FIELDS)
+				abort();
+			pt_buf_reset(&b);
+			(void)pt_render_decoded(&b, fmt, (int)l, NULL, 0x1000, &e, PT_OUT_TEXT);
+			pt_buf_reset(&b);
+			(void)pt_render_decoded(&b, fmt, (int)l, NULL, UINT64_MAX, &e, PT_OUT_JSON);
+			if (e.state == PT_ST_MAPPED) {
+				char buf[64];
+
+				fmt->flags(&e, buf, sizeof buf);
+				fmt->kind_name(&e, buf, sizeof buf);
+			}
+		}
+	}
+	{
+		static const char *const cand[] = {"pde3", "pde2", NULL};
+		struct pt_entry e;
+
+		if (fmt->decode(0, 12, raw, &e) == PT_OK) {
+			pt_buf_reset(&b);
+			(void)pt_render_decoded(&b, fmt, -1, cand, UINT64_MAX, &e, PT_OUT_JSON);
+		}
+	}
+	pt_buf_free(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t hdr[HDR] = {0}, raw[16] = {0};
+	const uint8_t *img = data + (size > HDR ? HDR : size);
+	size_t len = size > HDR ? size - HDR : 0;
+	const struct pt_format *fmt;
+	struct pt_mem *mem;
+	struct pt_context ctx;
+	uint64_t base, vas[4];
+	unsigned id, space;
+
+	if (len > (1u << 20))
+		return 0;
+	memcpy(hdr, data, size < HDR ? size : HDR);
+	memcpy(raw, img, len < 16 ? len : 16);
+	decode_all(&pt_format_ver2, raw);
+	decode_all(&pt_format_gart, raw);
+
+	fmt = hdr[0] & 1 ? &pt_format_gart : &pt_format_ver2;
+	space = hdr[0] >> 1 & 1;
+	base = le64(hdr + 8);
+	for (int i = 0; i < 4; i++)
+		vas[i] = le64(hdr + 48 + 8 * i);
+
+	memset(&ctx, 0, sizeof ctx);
+	ctx.name = "fuzz";
+	ctx.fmt = fmt;
+	if (fmt == &pt_format_gart) {
+		uint64_t r[PT_GR__COUNT] = {0};
+		bool has[PT_GR__COUNT] = {false};
+		char err[256];
+
+		r[PT_GR_PT_BASE] = le64(hdr + 16);
+		r[PT_GR_PT_START] = le64(hdr + 24);
+		r[PT_GR_PT_END] = le64(hdr + 32);
+		r[PT_GR_FB_OFFSET] = le64(hdr + 40);
+		has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
+		has[PT_GR_FB_OFFSET] = r[PT_GR_FB_OFFSET] != 0;
+		if (pt_gart_layout_decode(r, has, &ctx.gart, err, sizeof err) != PT_OK)
+			return 0;
+		ctx.root_space = ctx.gart.table_space;
+		ctx.root_addr = ctx.gart.table_addr;
+		ctx.root_entries = ctx.gart.entries;
+		ctx.root_page_shift = 12 + ctx.gart.bfs;
+		ctx.va_base = ctx.gart.va_start;
+	} else {
+		ctx.root_space = space;
+		ctx.root_addr = le64(hdr + 16) & ~0xfffull;
+		ctx.root_entries = (uint64_t)1 << fmt->levels[0].bits;
+		ctx.big_page_size = 65536;
+	}
+
+	mem = pt_mem_new(fmt == &pt_format_gart ? 2 : 10);
+	if (!mem)
+		return 0;
+	if (len && len - 1 <= UINT64_MAX - base) {
+		if (pt_mem_add_built(mem, space, base, len, &id) != PT_OK ||
+		    pt_mem_region_write(mem, id, 0, img, len) != PT_OK)
+			abort();
+	}
+	if (pt_mem_seal(mem, NULL, NULL) != PT_OK)
+		abort();
+	ctx.mem = mem;
+	fz_context(&ctx, vas, 4);
+	pt_mem_free(mem);
+	return 0;
+}
