@@ -304,6 +304,72 @@ START_TEST(gart_flat)
 }
 END_TEST
 
+/* A 2^27-entry GART with two captured table pages far apart lists fast. */
+START_TEST(gart_sparse_table)
+{
+	static uint8_t page_a[0x1000], page_b[0x1000];
+	const uint64_t n = 1ull << 27, base = 0x10000000ull;
+	const uint64_t ia = 5, ib = n - 3;          /* captured entries */
+	uint64_t pte_a = 0x0600000223886077ull, pte_b = 0x0600000100000077ull;
+	struct pt_context g;
+	struct pt_table t;
+	struct pt_entry e;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	uint64_t i = 0, next;
+	unsigned id;
+
+	memset(page_a, 0, sizeof page_a);
+	memset(page_b, 0, sizeof page_b);
+	for (int k = 0; k < 8; k++) {
+		page_a[ia * 8 + k] = (uint8_t)(pte_a >> (8 * k));
+		page_b[(ib * 8) % 0x1000 + k] = (uint8_t)(pte_b >> (8 * k));
+	}
+	pt_mem_free(mem);
+	mem = pt_mem_new(2);
+	pt_mem_add_built(mem, 0, base, 0x1000, &id);
+	pt_mem_region_write(mem, id, 0, page_a, sizeof page_a);
+	pt_mem_add_built(mem, 0, base + ((ib * 8) & ~0xfffull), 0x1000, &id);
+	pt_mem_region_write(mem, id, 0, page_b, sizeof page_b);
+	ck_assert_int_eq(pt_mem_seal(mem, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_next(mem, 0, base + 0x1000, &next));
+	ck_assert_uint_eq(next, base + ((ib * 8) & ~0xfffull));
+	ck_assert(pt_mem_next(mem, 0, base + 8, &next) && next == base + 8);
+	ck_assert(!pt_mem_next(mem, 0, base + n * 8, &next));
+	ck_assert(!pt_mem_next(mem, 1, 0, &next));
+
+	memset(&g, 0, sizeof g);
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = mem;
+	g.root_addr = base;
+	g.root_entries = n;
+	g.root_page_shift = 12;
+	g.va_base = 0x7fff00000000ull;
+	pt_table_root(&g, &t);
+	ck_assert_int_eq(t.cover, PT_COVER_PARTIAL);
+	ck_assert(pt_table_next(&t, &i, false, &e));
+	ck_assert_uint_eq(i, ia);
+	i++;
+	ck_assert(pt_table_next(&t, &i, false, &e));   /* jumps the 2^27-entry hole */
+	ck_assert_uint_eq(i, ib);
+	i++;
+	ck_assert(!pt_table_next(&t, &i, false, &e));
+	i = 0;
+	ck_assert(pt_table_next(&t, &i, true, &e));
+	ck_assert_uint_eq(i, 0);                        /* all_entries lists captured zeros */
+
+	pt_pages_init(&it, &g, 0);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, g.va_base + ia * 4096);
+	ck_assert_uint_eq(pg.pa, 0x223886000ull);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, g.va_base + ib * 4096);
+	ck_assert_uint_eq(pg.pa, 0x100000000ull);
+	ck_assert(!pt_pages_next(&it, &pg));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("walk");
@@ -326,6 +392,7 @@ static Suite *suite(void)
 	tcase_add_test(ti, pages_in_order);
 	tcase_add_test(ti, scan_anomalies);
 	tcase_add_test(tg, gart_flat);
+	tcase_add_test(tg, gart_sparse_table);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tt);
 	suite_add_tcase(s, ti);

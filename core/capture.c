@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +66,15 @@ struct member {
 	unsigned users;     /* [memory] sections still to bind it */
 };
 
+/*
+ * An mmap of a file read in place (an uncompressed archive, a directory
+ * capture's blob), with a read-only descriptor of the file kept open for
+ * pt_capture_guard()'s lease.  `fd` is -1 once the mapping is private.
+ */
 struct mapping {
 	void *p;
 	size_t len;
+	int fd;
 };
 
 struct pt_capture {
@@ -90,6 +97,7 @@ struct pt_capture {
 	const struct pt_context **ctx_sorted;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
+	bool guarded;           /* pt_capture_guard() was called */
 };
 
 /* State of one load. */
@@ -207,8 +215,11 @@ static void unload(struct pt_capture *cap)
 {
 	pt_mem_free(cap->mem);
 	cap->mem = NULL;
-	for (size_t i = 0; i < cap->nmaps; i++)
+	for (size_t i = 0; i < cap->nmaps; i++) {
 		munmap(cap->maps[i].p, cap->maps[i].len);
+		if (cap->maps[i].fd >= 0)
+			close(cap->maps[i].fd);
+	}
 	free(cap->maps);
 	cap->maps = NULL;
 	cap->nmaps = cap->mapcap = 0;
@@ -245,7 +256,8 @@ void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud
 	cap->progress_ud = ud;
 }
 
-static pt_err add_mapping(struct pt_capture *cap, void *p, size_t len)
+/* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
+static pt_err add_mapping(struct pt_capture *cap, void *p, size_t len, int fd)
 {
 	if (cap->nmaps == cap->mapcap) {
 		size_t ncap = cap->mapcap ? cap->mapcap * 2 : 8;
@@ -258,6 +270,8 @@ static pt_err add_mapping(struct pt_capture *cap, void *p, size_t len)
 	}
 	cap->maps[cap->nmaps].p = p;
 	cap->maps[cap->nmaps].len = len;
+	/* No descriptor left: pt_capture_guard() then copies the pages at once. */
+	cap->maps[cap->nmaps].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	cap->nmaps++;
 	return PT_OK;
 }
@@ -657,7 +671,7 @@ static pt_err scan_archive(struct loader *ld, int fd)
 			if (inplace_ok) {
 				void *p = mmap(NULL, (size_t)ld->total, PROT_READ, MAP_PRIVATE, fd, 0);
 
-				if (p == MAP_FAILED || add_mapping(ld->cap, p, (size_t)ld->total)) {
+				if (p == MAP_FAILED || add_mapping(ld->cap, p, (size_t)ld->total, fd)) {
 					if (p != MAP_FAILED)
 						munmap(p, (size_t)ld->total);
 					inplace_ok = false;
@@ -1150,7 +1164,7 @@ static pt_err resolve_dir(struct loader *ld, const struct pt_manifest_mem *mm,
 				mm->file_line, mm->file, mm->name, strerror(e));
 			return PT_E_IO;
 		}
-		if (add_mapping(ld->cap, p, (size_t)st.st_size)) {
+		if (add_mapping(ld->cap, p, (size_t)st.st_size, fd)) {
 			munmap(p, (size_t)st.st_size);
 			close(fd);
 			set_err(ld->cap, "%s: out of memory", ld->path);
@@ -1463,4 +1477,78 @@ const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, c
 			hi = mid;
 	}
 	return NULL;
+}
+
+/* ---- guarding in-place data --------------------------------------------- */
+
+/*
+ * Makes mapping M independent of its file: its bytes are copied into fresh
+ * anonymous memory, which mremap() then moves over the file mapping at the
+ * same address in one step, so readers on other threads see the same bytes
+ * throughout and no pointer into the capture changes.  (Dirtying the
+ * MAP_PRIVATE pages is not enough: truncating a file unmaps even the
+ * private copies past the new end, and the next read is SIGBUS.)  Only
+ * system calls and memcpy: usable from a signal handler.  If memory cannot
+ * be had, the mapping stays as it is and the lease is kept, so the writer
+ * waits for the kernel's lease-break time rather than the daemon crashing
+ * at once.
+ */
+static void privatize(struct mapping *m)
+{
+	void *copy;
+
+	if (m->fd < 0)
+		return;
+	copy = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
+		return;
+	memcpy(copy, m->p, m->len);
+	mprotect(copy, m->len, PROT_READ);
+	if (mremap(copy, m->len, m->len, MREMAP_MAYMOVE | MREMAP_FIXED, m->p) == MAP_FAILED) {
+		munmap(copy, m->len);
+		return;
+	}
+	fcntl(m->fd, F_SETLEASE, F_UNLCK);
+	close(m->fd);
+	m->fd = -1;
+}
+
+pt_err pt_capture_guard(struct pt_capture *cap, int sig)
+{
+	if (!cap)
+		return PT_E_USAGE;
+	cap->guarded = true;
+	for (size_t i = 0; i < cap->nmaps; i++) {
+		struct mapping *m = &cap->maps[i];
+
+		if (m->fd < 0)
+			continue;
+		/* The break signal carries the descriptor (si_fd) so the handler knows the file. */
+		if (sig > 0 && fcntl(m->fd, F_SETSIG, sig) == 0 &&
+		    fcntl(m->fd, F_SETOWN, getpid()) == 0 &&
+		    fcntl(m->fd, F_SETLEASE, F_RDLCK) == 0)
+			continue;
+		/* No lease (not the file's owner, a network file system, a writer
+		 * already): copy now rather than serve bytes that may change. */
+		privatize(m);
+	}
+	return PT_OK;
+}
+
+void pt_capture_guard_break(struct pt_capture *cap, int fd)
+{
+	if (!cap || fd < 0 || !cap->guarded)
+		return;
+	for (size_t i = 0; i < cap->nmaps; i++)
+		if (cap->maps[i].fd == fd)
+			privatize(&cap->maps[i]);
+}
+
+size_t pt_capture_guard_pending(const struct pt_capture *cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; cap && i < cap->nmaps; i++)
+		n += cap->maps[i].fd >= 0;
+	return n;
 }

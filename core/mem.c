@@ -379,6 +379,20 @@ enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
 	return PT_COVER_PARTIAL;
 }
 
+bool pt_mem_next(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t *next)
+{
+	size_t pos;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces)
+		return false;
+	pos = find_region(mem, space, pa);
+	if (pos >= mem->space_start[space + 1])
+		return false;
+	/* The first region whose last byte is >= pa: pa itself, or its base. */
+	*next = mem->regions[mem->sorted[pos]].base > pa ? mem->regions[mem->sorted[pos]].base : pa;
+	return true;
+}
+
 uint64_t pt_mem_resident(const struct pt_mem *mem)
 {
 	return mem ? mem->resident : 0;

@@ -147,4 +147,26 @@ size_t pt_capture_context_count(const struct pt_capture *cap);
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
 
+/*
+ * Guarding data read in place.  An uncompressed archive or a directory
+ * capture is served straight from an mmap of its files, so rewriting such a
+ * file in place (cp over it, truncate) would change what is served or, when
+ * the file shrinks, kill the process with SIGBUS.  A program that serves a
+ * capture for long calls pt_capture_guard() once (after any fork): it takes
+ * a read lease on every mapped file, with SIG (a realtime signal) as the
+ * lease-break signal.  When a writer opens such a file, the kernel holds
+ * the writer back and sends SIG with si_fd set; the handler calls
+ * pt_capture_guard_break(cap, si_fd), which makes private copies of the
+ * mapped pages and releases the lease.  A file whose lease cannot be taken
+ * (another owner without CAP_LEASE, a network file system, a writer already
+ * open) is copied at once, and so is every file when SIG is 0 (no handler).
+ * Deleting or renaming over a file needs none of
+ * this: the mapping keeps the old inode.
+ */
+pt_err pt_capture_guard(struct pt_capture *cap, int sig);
+/* Async-signal-safe: privatizes the mapping of FD and drops its lease. */
+void pt_capture_guard_break(struct pt_capture *cap, int fd);
+/* Mappings still served from their file under a lease (for tests and info). */
+size_t pt_capture_guard_pending(const struct pt_capture *cap);
+
 #endif

@@ -76,6 +76,13 @@ bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
 			   uint64_t pa, uint64_t len);
 
+/*
+ * The first captured address >= PA in SPACE, in *NEXT; false when nothing
+ * at or above PA is captured.  Lets a listing jump over holes instead of
+ * probing every entry of a huge, mostly uncaptured table.
+ */
+bool pt_mem_next(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t *next);
+
 /* Bytes of RAM the built chunks hold (for info and the benchmarks). */
 uint64_t pt_mem_resident(const struct pt_mem *mem);
 

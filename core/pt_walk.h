@@ -192,12 +192,24 @@ struct pt_anomaly {
 	char detail[160];          /* human detail: "reserved_mask: 0x10" */
 };
 
+/*
+ * Tables that alias each other (a pde2 table whose 512 entries all point at
+ * one pde1 table, and so on) can describe ~10^11 pages in 64 KiB.  The page
+ * count of a scan and the runs of `maps` therefore stop at these limits and
+ * say so (pages_truncated; a last `# truncated` line), so that info, maps
+ * and ptfs-tool check end in bounded time and memory on any capture.  A
+ * real capture of a whole GPU stays far below them.
+ */
+#define PT_SCAN_PAGES_MAX (UINT64_C(1) << 26)
+#define PT_MAPS_RUNS_MAX (UINT64_C(1) << 22)
+
 /* Counts of one context, for info. */
 struct pt_stats {
 	uint64_t tables[PT_MAX_LEVELS];        /* distinct tables per level (a table aliased by several pointers counts once) */
 	uint64_t entries[PT_MAX_LEVELS];       /* non-zero captured entries per level */
 	uint64_t mapped[PT_MAX_LEVELS];        /* mapped leaves per level */
-	uint64_t pages;                        /* resolved pages (va/) */
+	uint64_t pages;                        /* resolved pages (va/), at most PT_SCAN_PAGES_MAX */
+	bool pages_truncated;                  /* counting stopped at PT_SCAN_PAGES_MAX */
 	uint64_t bytes_by_shift[64];           /* mapped bytes per page shift */
 	uint64_t anomalies;
 };

@@ -620,6 +620,7 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct run r = {0};
+	uint64_t runs = 0;
 
 	pt_pages_init(&it, ctx, 0);
 	while (pt_pages_next(&it, &pg)) {
@@ -635,6 +636,14 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		}
 		if (r.open)
 			run_emit(b, ctx, &r, out);
+		if (++runs > PT_MAPS_RUNS_MAX) {
+			r.open = false;
+			if (out == PT_OUT_JSON)
+				pt_buf_printf(b, "{\"truncated_after_runs\": %" PRIu64 "}\n", PT_MAPS_RUNS_MAX);
+			else
+				pt_buf_printf(b, "# truncated after %" PRIu64 " runs\n", PT_MAPS_RUNS_MAX);
+			break;
+		}
 		r.open = true;
 		r.va = pg.va;
 		r.end = pg.va + pg.size;
@@ -793,6 +802,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		}
 		jobj_add_obj(&o, "levels", &lv);
 		jobj_add_u(&o, "pages", st.pages);
+		jobj_add_bool(&o, "pages_truncated", st.pages_truncated);
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				pt_size_str((uint64_t)1 << s, size, sizeof size);
@@ -831,6 +841,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 				      " mapped %" PRIu64 "\n", fmt->levels[i].name, st.tables[i],
 				      st.entries[i], st.mapped[i]);
 		pt_buf_printf(b, "pages: %" PRIu64 "\n", st.pages);
+		if (st.pages_truncated)
+			pt_buf_puts(b, "pages_truncated: true\n");
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				char total[24];

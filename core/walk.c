@@ -92,11 +92,29 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 	return t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) == PT_OK;
 }
 
+/*
+ * After entry I of T turned out not captured: the next index worth reading,
+ * the one holding the first captured byte past I's start (or t->entries).
+ * A huge, mostly uncaptured table (a GART range of 2^27 entries with a few
+ * captured pages) is then listed in time proportional to what is captured.
+ */
+static uint64_t next_captured(const struct pt_table *t, uint64_t i)
+{
+	uint64_t pa = pt_table_entry_pa(t, i), next, j;
+
+	if (pa == UINT64_MAX || !pt_mem_next(t->ctx->mem, t->space, pa + 1, &next))
+		return t->entries;
+	j = (next - t->addr) / lvl(t)->entry_size;
+	return j > i ? j : i + 1;
+}
+
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e)
 {
 	for (uint64_t i = *index; i < t->entries; i++) {
-		if (!pt_table_read(t, i, e))
+		if (!pt_table_read(t, i, e)) {
+			i = next_captured(t, i) - 1;
 			continue;
+		}
 		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0)
 			continue;
 		*index = i;
@@ -567,7 +585,11 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 		}
 		uint64_t i = f->next++;
 
-		if (!pt_table_read(&f->table, i, &e) || entry_fault(&e, &v) != PT_FAULT_NONE)
+		if (!pt_table_read(&f->table, i, &e)) {
+			f->next = next_captured(&f->table, i);
+			continue;
+		}
+		if (entry_fault(&e, &v) != PT_FAULT_NONE)
 			continue;
 		if (e.state == PT_ST_MAPPED) {
 			if (emit(it, &f->table, i, &e, out))
@@ -808,6 +830,10 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	while (pt_pages_next(&it, &pg)) {
 		unsigned sh = 0;
 
+		if (st->pages == PT_SCAN_PAGES_MAX) {
+			st->pages_truncated = true;
+			break;
+		}
 		while (sh < 63 && ((uint64_t)1 << sh) < pg.size)
 			sh++;
 		st->pages++;
