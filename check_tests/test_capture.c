@@ -2,137 +2,30 @@
  * test_capture: loading captures.  Every archive is written at test time
  * with libarchive's write API (or plain files for a directory capture).
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive_util.h"
 #include "pt_capture.h"
 #include "testutil.h"
 
-/* ---- writing captures ---- */
+/* ---- writing captures (archive_util.c) ---- */
 
 enum afmt { A_TAR, A_TGZ, A_TXZ, A_TZST, A_ZIP, A_DIR, A__COUNT };
 static const char *const afmt_name[A__COUNT] = {"tar", "tar.gz", "tar.xz", "tar.zst", "zip", "dir"};
-
-struct mspec {
-	const char *name;
-	char type;            /* 'f' file, 'l' symlink, 'h' hard link, 'd' directory */
-	const void *data;     /* 'f' */
-	size_t len;
-	uint64_t zeros;       /* 'f' with data == NULL: this many zero bytes */
-	const char *target;   /* 'l', 'h' */
+/* How each archive format is written (A_DIR: as files). */
+static const struct {
+	enum au_format fmt;
+	enum au_filter filt;
+} afmt_how[A__COUNT] = {
+	[A_TAR] = {AU_PAX, AU_NONE}, [A_TGZ] = {AU_PAX, AU_GZ}, [A_TXZ] = {AU_PAX, AU_XZ},
+	[A_TZST] = {AU_PAX, AU_ZST}, [A_ZIP] = {AU_ZIP, AU_NONE},
 };
-
-static void write_zeros(struct archive *a, uint64_t n)
-{
-	static const uint8_t z[1 << 20];
-
-	while (n) {
-		size_t k = n < sizeof z ? (size_t)n : sizeof z;
-
-		ck_assert_int_eq(archive_write_data(a, z, k), (la_ssize_t)k);
-		n -= k;
-	}
-}
-
-static void make_archive(const char *path, enum afmt f, const struct mspec *m, size_t n)
-{
-	struct archive *a = archive_write_new();
-
-	if (f == A_ZIP) {
-		ck_assert_int_eq(archive_write_set_format_zip(a), ARCHIVE_OK);
-	} else {
-		ck_assert_int_eq(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
-		if (f == A_TGZ) {
-			ck_assert_int_eq(archive_write_add_filter_gzip(a), ARCHIVE_OK);
-			/* Level 1: the 4 GiB zero test must not spend most of a minute compressing. */
-			archive_write_set_filter_option(a, "gzip", "compression-level", "1");
-		} else if (f == A_TXZ) {
-			ck_assert_int_eq(archive_write_add_filter_xz(a), ARCHIVE_OK);
-		} else if (f == A_TZST) {
-			ck_assert_int_eq(archive_write_add_filter_zstd(a), ARCHIVE_OK);
-		}
-	}
-	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
-	for (size_t i = 0; i < n; i++) {
-		struct archive_entry *e = archive_entry_new();
-
-		archive_entry_set_pathname(e, m[i].name);
-		archive_entry_set_mtime(e, 1700000000, 0);
-		switch (m[i].type) {
-		case 'f':
-			archive_entry_set_filetype(e, AE_IFREG);
-			archive_entry_set_perm(e, 0644);
-			archive_entry_set_size(e, m[i].data ? (la_int64_t)m[i].len : (la_int64_t)m[i].zeros);
-			break;
-		case 'd':
-			archive_entry_set_filetype(e, AE_IFDIR);
-			archive_entry_set_perm(e, 0755);
-			break;
-		case 'l':
-			archive_entry_set_filetype(e, AE_IFLNK);
-			archive_entry_set_perm(e, 0777);
-			archive_entry_set_symlink(e, m[i].target);
-			break;
-		case 'h':
-			archive_entry_set_filetype(e, AE_IFREG);
-			archive_entry_set_perm(e, 0644);
-			archive_entry_set_hardlink(e, m[i].target);
-			archive_entry_set_size(e, 0);
-			break;
-		}
-		/* WARN: a name that is not UTF-8 is stored as it is. */
-		ck_assert_int_ge(archive_write_header(a, e), ARCHIVE_WARN);
-		if (m[i].type == 'f') {
-			if (m[i].data && m[i].len)
-				ck_assert_int_eq(archive_write_data(a, m[i].data, m[i].len), (la_ssize_t)m[i].len);
-			else if (!m[i].data)
-				write_zeros(a, m[i].zeros);
-		}
-		archive_entry_free(e);
-	}
-	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
-	archive_write_free(a);
-}
-
-static void make_dir(const char *dir, const struct mspec *m, size_t n)
-{
-	char path[4096];
-
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, m[i].name);
-		switch (m[i].type) {
-		case 'f':
-			if (m[i].data) {
-				tu_write(dir, m[i].name, m[i].data, m[i].len);
-			} else {
-				tu_write(dir, m[i].name, "", 0);
-				ck_assert_int_eq(truncate(path, (off_t)m[i].zeros), 0);
-			}
-			break;
-		case 'd':
-			ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
-			break;
-		case 'l':
-			ck_assert_int_eq(symlink(m[i].target, path), 0);
-			break;
-		case 'h': {
-			char t[4096];
-
-			snprintf(t, sizeof t, "%s/%s", dir, m[i].target);
-			ck_assert_int_eq(link(t, path), 0);
-			break;
-		}
-		}
-	}
-}
 
 /* Writes the capture into a fresh temporary directory; returns its path (free with done()). */
 static char *tmpdir;
@@ -145,9 +38,9 @@ static char *make_capture(enum afmt f, const struct mspec *m, size_t n)
 	ck_assert_int_ge(asprintf(&path, "%s/cap.%s", tmpdir, afmt_name[f]), 0);
 	if (f == A_DIR) {
 		ck_assert_int_eq(mkdir(path, 0755), 0);
-		make_dir(path, m, n);
+		au_write_dir(path, m, n);
 	} else {
-		make_archive(path, f, m, n);
+		au_write(path, afmt_how[f].fmt, afmt_how[f].filt, m, n);
 	}
 	return path;
 }
@@ -182,13 +75,21 @@ static struct pt_capture *load(const char *path, pt_err code, const char *msg)
 	return cap;
 }
 
-/* Does the capture warn with a message containing NEEDLE? */
-static bool warned(const struct pt_capture *cap, const char *needle)
+/* Writes M as F, loads it expecting CODE and exactly the error MSG, and cleans up. */
+static void load_fails(enum afmt f, const struct mspec *m, size_t n, pt_err code, const char *msg)
 {
-	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
-		if (strstr(pt_capture_warning(cap, i), needle))
-			return true;
-	return false;
+	char *path = make_capture(f, m, n);
+
+	done(path, load(path, code, msg));
+}
+
+/* The same for an error about the capture as a whole: "PATH: WHAT". */
+static void capture_fails(enum afmt f, const struct mspec *m, size_t n, pt_err code, const char *what)
+{
+	char *path = make_capture(f, m, n), msg[4200];
+
+	snprintf(msg, sizeof msg, "%s: %s", path, what);
+	done(path, load(path, code, msg));
 }
 
 /* ---- the standard capture ---- */
@@ -214,9 +115,6 @@ static const char ini_nv[] =
 	"[memory sys0]\nspace = sysmem\nbase = 0x80000000\nfile = mem/sys.bin\n"            /* 10-13 */
 	"[pdb pdb0]\nspace = vidmem\naddress = 0x201000\nx-chan = 3\n"                      /* 14-17 */
 	"[pdb pdb1]\nspace = sysmem\naddress = 0x80000000\n";                                /* 18-20 */
-
-#define INI(text) {"capture.ini", 'f', text, sizeof text - 1, 0, NULL}
-#define FILE_(n, d) {n, 'f', d, sizeof d, 0, NULL}
 
 static void check_std(const struct pt_capture *cap, bool in_place, const char *source)
 {
@@ -287,6 +185,19 @@ static void check_std(const struct pt_capture *cap, bool in_place, const char *s
 	ck_assert_ptr_null(pt_capture_context(cap, 2));
 }
 
+/* Writes M as F and loads it: the standard capture, read in place or copied. */
+static void loads_std(enum afmt f, const struct mspec *m, size_t n, bool in_place)
+{
+	char *path;
+	struct pt_capture *cap;
+
+	fill();
+	path = make_capture(f, m, n);
+	cap = load(path, PT_OK, "");
+	check_std(cap, in_place, path);
+	done(path, cap);
+}
+
 /* ---- formats ---- */
 
 START_TEST(every_format)
@@ -294,8 +205,8 @@ START_TEST(every_format)
 	enum afmt f = (enum afmt)_i;
 	struct mspec m[] = {
 		{"mem", 'd', NULL, 0, 0, NULL},
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 		INI(ini_nv),
 	};
 	char *path;
@@ -321,15 +232,15 @@ START_TEST(ini_first_or_last)
 	/* Member order changes nothing; capture.ini first lets the loader drop the rest early. */
 	struct mspec first[] = {
 		INI(ini_nv),
-		FILE_("junk/a.bin", vid),
-		FILE_("mem/vid.bin", vid),
-		FILE_("junk/b.bin", sys_),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("junk/a.bin", vid),
+		BLOB("mem/vid.bin", vid),
+		BLOB("junk/b.bin", sys_),
+		BLOB("mem/sys.bin", sys_),
 	};
 	struct mspec last[] = {
-		FILE_("mem/sys.bin", sys_),
-		FILE_("junk/a.bin", vid),
-		FILE_("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
+		BLOB("junk/a.bin", vid),
+		BLOB("mem/vid.bin", vid),
 		INI(ini_nv),
 	};
 	char *path;
@@ -341,10 +252,7 @@ START_TEST(ini_first_or_last)
 	check_std(cap, false, path);
 	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), sizeof vid + sizeof sys_);
 	done(path, cap);
-	path = make_capture(A_TGZ, last, 4);
-	cap = load(path, PT_OK, "");
-	check_std(cap, false, path);
-	done(path, cap);
+	loads_std(A_TGZ, last, 4, false);
 }
 END_TEST
 
@@ -353,19 +261,13 @@ START_TEST(dot_slash_names)
 	struct mspec m[] = {
 		{"./", 'd', NULL, 0, 0, NULL},
 		{"./mem/", 'd', NULL, 0, 0, NULL},
-		FILE_("./mem/vid.bin", vid),
-		FILE_("././mem//sys.bin", sys_),
+		BLOB("./mem/vid.bin", vid),
+		BLOB("././mem//sys.bin", sys_),
 		INI(ini_nv),
 	};
-	char *path;
-	struct pt_capture *cap;
 
-	fill();
 	m[4].name = "./capture.ini";
-	path = make_capture(A_TAR, m, 5);
-	cap = load(path, PT_OK, "");
-	check_std(cap, true, path);
-	done(path, cap);
+	loads_std(A_TAR, m, 5, true);
 }
 END_TEST
 
@@ -373,30 +275,18 @@ START_TEST(only_top_dir)
 {
 	struct mspec m[] = {
 		{"cap-2024/", 'd', NULL, 0, 0, NULL},
-		FILE_("cap-2024/mem/vid.bin", vid),
-		FILE_("cap-2024/mem/sys.bin", sys_),
+		BLOB("cap-2024/mem/vid.bin", vid),
+		BLOB("cap-2024/mem/sys.bin", sys_),
 		{"cap-2024/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
-		FILE_("README", sys_),      /* a top-level file is not a directory */
+		BLOB("README", sys_),      /* a top-level file is not a directory */
 	};
-	char *path;
-	struct pt_capture *cap;
 
-	fill();
-	path = make_capture(A_TXZ, m, 5);
-	cap = load(path, PT_OK, "");
-	check_std(cap, false, path);
-	done(path, cap);
-	path = make_capture(A_DIR, m, 5);
-	cap = load(path, PT_OK, "");
-	check_std(cap, true, path);
-	done(path, cap);
+	loads_std(A_TXZ, m, 5, false);
+	loads_std(A_DIR, m, 5, true);
 	/* Also with ./ names and no directory entry. */
 	m[0] = m[4];
 	m[1].name = "./cap-2024/mem/vid.bin";
-	path = make_capture(A_TAR, m, 4);
-	cap = load(path, PT_OK, "");
-	check_std(cap, true, path);
-	done(path, cap);
+	loads_std(A_TAR, m, 4, true);
 }
 END_TEST
 
@@ -404,21 +294,15 @@ START_TEST(two_top_dirs)
 {
 	/* capture.ini in one of two top-level directories is not found. */
 	struct mspec m[] = {
-		FILE_("a/mem/vid.bin", vid),
+		BLOB("a/mem/vid.bin", vid),
 		{"a/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
 		{"b/", 'd', NULL, 0, 0, NULL},
 	};
-	char *path, msg[4200];
-	struct pt_capture *cap;
 
-	path = make_capture(A_TAR, m, 3);
-	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
-	path = make_capture(A_DIR, m, 3);
-	snprintf(msg, sizeof msg, "%s: no capture.ini at the directory root or in its only subdirectory", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_TAR, m, 3, PT_E_CAPTURE,
+		      "no capture.ini at the archive root or in its only top-level directory");
+	capture_fails(A_DIR, m, 3, PT_E_CAPTURE,
+		      "no capture.ini at the directory root or in its only subdirectory");
 }
 END_TEST
 
@@ -426,11 +310,11 @@ START_TEST(two_ini)
 {
 	struct mspec m[] = {
 		{"cap/capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 		INI(ini_nv),
 	};
-	char *path, msg[4200];
+	char *path;
 	struct pt_capture *cap;
 
 	for (int f = A_TAR; f <= A_DIR; f += A_DIR - A_TAR) {
@@ -442,10 +326,7 @@ START_TEST(two_ini)
 	/* Without mem/, both qualify. */
 	m[1].name = "cap/mem/vid.bin";
 	m[2].name = "cap/mem/sys.bin";
-	path = make_capture(A_TZST, m, 4);
-	snprintf(msg, sizeof msg, "%s: two capture.ini: 'capture.ini' and 'cap/capture.ini'", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_TZST, m, 4, PT_E_CAPTURE, "two capture.ini: 'capture.ini' and 'cap/capture.ini'");
 	path = make_capture(A_DIR, m, 4);
 	cap = load(path, PT_E_CAPTURE, NULL);
 	ck_assert(strstr(pt_capture_error(cap), ": two capture.ini: 'capture.ini' and 'cap/capture.ini'"));
@@ -456,21 +337,15 @@ END_TEST
 START_TEST(no_ini)
 {
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
+		BLOB("mem/vid.bin", vid),
 		{"Capture.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
 	};
-	char *path, msg[4200];
-	struct pt_capture *cap;
+	static const char *const none =
+		"no capture.ini at the archive root or in its only top-level directory";
 
-	path = make_capture(A_ZIP, m, 2);
-	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_ZIP, m, 2, PT_E_CAPTURE, none);
 	/* An empty archive. */
-	path = make_capture(A_TGZ, m, 0);
-	snprintf(msg, sizeof msg, "%s: no capture.ini at the archive root or in its only top-level directory", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_TGZ, m, 0, PT_E_CAPTURE, none);
 }
 END_TEST
 
@@ -478,17 +353,12 @@ START_TEST(ini_twice_same_name)
 {
 	struct mspec m[] = {
 		INI(ini_nv),
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 		INI(ini_nv),
 	};
-	char *path, msg[4200];
-	struct pt_capture *cap;
 
-	path = make_capture(A_TAR, m, 4);
-	snprintf(msg, sizeof msg, "%s: 'capture.ini' appears 2 times in the archive", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_TAR, m, 4, PT_E_CAPTURE, "'capture.ini' appears 2 times in the archive");
 }
 END_TEST
 
@@ -499,32 +369,51 @@ START_TEST(ini_symlink_ignored)
 		{"real.ini", 'f', ini_nv, sizeof ini_nv - 1, 0, NULL},
 		{"capture.ini", 'l', NULL, 0, 0, "real.ini"},
 	};
-	char *path;
-	struct pt_capture *cap;
+	static const struct {
+		enum afmt f;
+		const char *warning;
+	} t[] = {
+		{A_TAR, "member 'capture.ini' is a symbolic link: ignored"},
+		{A_DIR, "capture.ini is not a regular file: ignored"},
+	};
 
-	path = make_capture(A_TAR, m, 2);
-	cap = load(path, PT_E_CAPTURE, NULL);
-	ck_assert(strstr(pt_capture_error(cap), "no capture.ini"));
-	ck_assert(warned(cap, "member 'capture.ini' is a symbolic link: ignored"));
-	done(path, cap);
-	path = make_capture(A_DIR, m, 2);
-	cap = load(path, PT_E_CAPTURE, NULL);
-	ck_assert(strstr(pt_capture_error(cap), "no capture.ini"));
-	ck_assert(warned(cap, "capture.ini is not a regular file: ignored"));
-	done(path, cap);
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		char *path = make_capture(t[i].f, m, 2);
+		struct pt_capture *cap = load(path, PT_E_CAPTURE, NULL);
+
+		ck_assert(strstr(pt_capture_error(cap), "no capture.ini"));
+		ck_assert_msg(au_warned(cap, t[i].warning), "%s: no warning '%s'", afmt_name[t[i].f],
+			      t[i].warning);
+		done(path, cap);
+	}
 }
 END_TEST
 
 /* ---- members ---- */
 
+/* CAP warned exactly the N messages of W, in order. */
+static void check_warnings(const struct pt_capture *cap, const char *const *w, size_t n)
+{
+	ck_assert_uint_eq(pt_capture_warning_count(cap), n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_str_eq(pt_capture_warning(cap, i), w[i]);
+	ck_assert_ptr_null(pt_capture_warning(cap, n));
+}
+
+#define IGNORED ": ignored (only regular files are read)"
+
 START_TEST(links_ignored)
 {
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 		{"mem/alias.bin", 'l', NULL, 0, 0, "vid.bin"},
 		{"mem/hard.bin", 'h', NULL, 0, 0, "mem/vid.bin"},
 		INI(ini_nv),
+	};
+	static const char *const want[] = {
+		"member 'mem/alias.bin' is a symbolic link" IGNORED,
+		"member 'mem/hard.bin' is a hard link" IGNORED,
 	};
 	char *path;
 	struct pt_capture *cap;
@@ -533,12 +422,7 @@ START_TEST(links_ignored)
 	path = make_capture(A_TAR, m, 5);
 	cap = load(path, PT_OK, "");
 	check_std(cap, true, path);
-	ck_assert_uint_eq(pt_capture_warning_count(cap), 2);
-	ck_assert_str_eq(pt_capture_warning(cap, 0),
-			 "member 'mem/alias.bin' is a symbolic link: ignored (only regular files are read)");
-	ck_assert_str_eq(pt_capture_warning(cap, 1),
-			 "member 'mem/hard.bin' is a hard link: ignored (only regular files are read)");
-	ck_assert_ptr_null(pt_capture_warning(cap, 2));
+	check_warnings(cap, want, 2);
 	done(path, cap);
 }
 END_TEST
@@ -547,22 +431,22 @@ START_TEST(names_escaped)
 {
 	/* Names from the archive reach a terminal: control bytes and bad UTF-8 are escaped. */
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 		{"esc\x1b[31m\x9b.lnk", 'l', NULL, 0, 0, "x"},
 		{"caf\xc3\xa9\xc2\x9b\nz", 'l', NULL, 0, 0, "x"},
 		INI(ini_nv),
+	};
+	static const char *const want[] = {
+		"member 'esc\\x1b[31m\\x9b.lnk' is a symbolic link" IGNORED,
+		"member 'caf\xc3\xa9\\xc2\\x9b\\x0az' is a symbolic link" IGNORED,
 	};
 	char *path;
 	struct pt_capture *cap;
 
 	path = make_capture(A_TAR, m, 5);
 	cap = load(path, PT_OK, "");
-	ck_assert_uint_eq(pt_capture_warning_count(cap), 2);
-	ck_assert_str_eq(pt_capture_warning(cap, 0),
-			 "member 'esc\\x1b[31m\\x9b.lnk' is a symbolic link: ignored (only regular files are read)");
-	ck_assert_str_eq(pt_capture_warning(cap, 1),
-			 "member 'caf\xc3\xa9\\xc2\\x9b\\x0az' is a symbolic link: ignored (only regular files are read)");
+	check_warnings(cap, want, 2);
 	done(path, cap);
 }
 END_TEST
@@ -574,46 +458,29 @@ START_TEST(link_named_by_section)
 		"[memory v]\nspace = vidmem\nbase = 0\nfile = mem/alias.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0\n";
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
+		BLOB("mem/vid.bin", vid),
 		{"mem/alias.bin", 'l', NULL, 0, 0, "vid.bin"},
 		INI(ini),
 	};
-	char *path;
-	struct pt_capture *cap;
+	/* A symbolic link to a directory on the way. */
+	struct mspec d[] = {
+		BLOB("real/alias.bin", vid),
+		{"mem", 'l', NULL, 0, 0, "real"},
+		INI(ini),
+	};
+#define NAMED "capture.ini:7: file 'mem/alias.bin' of [memory v] is "
+#define REGULAR " (only regular files are read)"
 
-	path = make_capture(A_TAR, m, 3);
-	cap = load(path, PT_E_CAPTURE,
-		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link in the capture "
-		   "(only regular files are read)");
-	done(path, cap);
+	load_fails(A_TAR, m, 3, PT_E_CAPTURE, NAMED "a symbolic link in the capture" REGULAR);
 	m[1].type = 'h';
 	m[1].target = "mem/vid.bin";
-	path = make_capture(A_TAR, m, 3);
-	cap = load(path, PT_E_CAPTURE,
-		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a hard link in the capture "
-		   "(only regular files are read)");
-	done(path, cap);
+	load_fails(A_TAR, m, 3, PT_E_CAPTURE, NAMED "a hard link in the capture" REGULAR);
 	m[1].type = 'l';
 	m[1].target = "vid.bin";
-	path = make_capture(A_DIR, m, 3);
-	cap = load(path, PT_E_CAPTURE,
-		   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link or under one "
-		   "(only regular files are read)");
-	done(path, cap);
-	/* A symbolic link to a directory on the way. */
-	{
-		struct mspec d[] = {
-			FILE_("real/alias.bin", vid),
-			{"mem", 'l', NULL, 0, 0, "real"},
-			INI(ini),
-		};
-
-		path = make_capture(A_DIR, d, 3);
-		cap = load(path, PT_E_CAPTURE,
-			   "capture.ini:7: file 'mem/alias.bin' of [memory v] is a symbolic link or under one "
-			   "(only regular files are read)");
-		done(path, cap);
-	}
+	load_fails(A_DIR, m, 3, PT_E_CAPTURE, NAMED "a symbolic link or under one" REGULAR);
+	load_fails(A_DIR, d, 3, PT_E_CAPTURE, NAMED "a symbolic link or under one" REGULAR);
+#undef NAMED
+#undef REGULAR
 }
 END_TEST
 
@@ -625,9 +492,9 @@ START_TEST(unsafe_names_never_used)
 		"[memory v]\nspace = vidmem\nbase = 0\nfile = mem/vid.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0\n";
 	struct mspec m[] = {
-		FILE_("/mem/vid.bin", vid),
-		FILE_("x/../mem/vid.bin", vid),
-		FILE_("../mem/vid.bin", vid),
+		BLOB("/mem/vid.bin", vid),
+		BLOB("x/../mem/vid.bin", vid),
+		BLOB("../mem/vid.bin", vid),
 		INI(ini),
 	};
 	char *path;
@@ -635,9 +502,9 @@ START_TEST(unsafe_names_never_used)
 
 	path = make_capture(A_TAR, m, 4);
 	cap = load(path, PT_E_CAPTURE, "capture.ini:7: file 'mem/vid.bin' of [memory v] is not in the capture");
-	ck_assert(warned(cap, "member '/mem/vid.bin' has an absolute name: never used"));
-	ck_assert(warned(cap, "member 'x/../mem/vid.bin' has a '..' component: never used"));
-	ck_assert(warned(cap, "member '../mem/vid.bin' has a '..' component: never used"));
+	ck_assert(au_warned(cap, "member '/mem/vid.bin' has an absolute name: never used"));
+	ck_assert(au_warned(cap, "member 'x/../mem/vid.bin' has a '..' component: never used"));
+	ck_assert(au_warned(cap, "member '../mem/vid.bin' has a '..' component: never used"));
 	done(path, cap);
 }
 END_TEST
@@ -645,36 +512,29 @@ END_TEST
 START_TEST(member_missing)
 {
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
+		BLOB("mem/vid.bin", vid),
 		INI(ini_nv),
 	};
-	char *path;
-	struct pt_capture *cap;
 
-	for (int f = 0; f < A__COUNT; f++) {
-		path = make_capture((enum afmt)f, m, 2);
-		cap = load(path, PT_E_CAPTURE, "capture.ini:13: file 'mem/sys.bin' of [memory sys0] is not in the capture");
-		done(path, cap);
-	}
+	for (int f = 0; f < A__COUNT; f++)
+		load_fails((enum afmt)f, m, 2, PT_E_CAPTURE,
+			   "capture.ini:13: file 'mem/sys.bin' of [memory sys0] is not in the capture");
 }
 END_TEST
 
 START_TEST(member_twice)
 {
 	struct mspec m[] = {
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
-		FILE_("./mem/vid.bin", vid),
-		FILE_("junk", vid),
-		FILE_("junk", vid),          /* repeated but unused: fine */
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
+		BLOB("./mem/vid.bin", vid),
+		BLOB("junk", vid),
+		BLOB("junk", vid),          /* repeated but unused: fine */
 		INI(ini_nv),
 	};
-	char *path;
-	struct pt_capture *cap;
 
-	path = make_capture(A_TGZ, m, 6);
-	cap = load(path, PT_E_CAPTURE, "capture.ini:9: file 'mem/vid.bin' of [memory vram0] appears 2 times in the archive");
-	done(path, cap);
+	load_fails(A_TGZ, m, 6, PT_E_CAPTURE,
+		   "capture.ini:9: file 'mem/vid.bin' of [memory vram0] appears 2 times in the archive");
 }
 END_TEST
 
@@ -687,7 +547,7 @@ START_TEST(same_file_twice)
 		"[memory b]\nspace = sysmem\nbase = 0x200000\nfile = v.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
 	struct mspec m[] = {
-		FILE_("v.bin", vid),
+		BLOB("v.bin", vid),
 		INI(ini),
 	};
 	uint8_t buf[16];
@@ -715,18 +575,14 @@ START_TEST(overlap)
 		"[memory b]\nspace = vidmem\nbase = 0x203fff\nfile = b.bin\n"      /* 12-15 */
 		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
 	struct mspec m[] = {
-		FILE_("a.bin", vid),
-		FILE_("b.bin", sys_),
+		BLOB("a.bin", vid),
+		BLOB("b.bin", sys_),
 		INI(ini),
 	};
-	char *path;
-	struct pt_capture *cap;
 
-	path = make_capture(A_TAR, m, 3);
-	cap = load(path, PT_E_CAPTURE,
+	load_fails(A_TAR, m, 3, PT_E_CAPTURE,
 		   "capture.ini:12: [memory b] (vidmem 0x203fff-0x204ffe) overlaps [memory a] "
 		   "(line 4, 0x200000-0x203fff)");
-	done(path, cap);
 }
 END_TEST
 
@@ -739,8 +595,8 @@ START_TEST(adjacent)
 		"[memory lo]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
 	struct mspec m[] = {
-		FILE_("a.bin", vid),
-		FILE_("b.bin", sys_),
+		BLOB("a.bin", vid),
+		BLOB("b.bin", sys_),
 		INI(ini),
 	};
 	uint8_t buf[32];
@@ -774,14 +630,12 @@ START_TEST(region_past_top)
 		"[memory a]\nspace = sysmem\nbase = 0xfffffffffffff000\nfile = a.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0\n";
 	struct mspec m[] = {
-		FILE_("a.bin", vid),
+		BLOB("a.bin", vid),
 		INI(ini),
 	};
-	char *path = make_capture(A_TAR, m, 2);
-	struct pt_capture *cap = load(path, PT_E_VALUE,
-				      "capture.ini:4: [memory a] of 0x4000 bytes at 0xfffffffffffff000 ends past 2^64");
 
-	done(path, cap);
+	load_fails(A_TAR, m, 2, PT_E_VALUE,
+		   "capture.ini:4: [memory a] of 0x4000 bytes at 0xfffffffffffff000 ends past 2^64");
 }
 END_TEST
 
@@ -934,14 +788,6 @@ START_TEST(sparse_tar_copied)
 }
 END_TEST
 
-static long maxrss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
-
 START_TEST(zero_4g_targz)
 {
 	/* 4 GiB of zeros inside a .tar.gz (18 MiB at gzip level 1) loads in < 100 MiB. */
@@ -961,9 +807,9 @@ START_TEST(zero_4g_targz)
 
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_lt(st.st_size, 32 << 20);
-	before = maxrss_kib();
+	before = au_maxrss_kib();
 	cap = load(path, PT_OK, "");
-	after = maxrss_kib();
+	after = au_maxrss_kib();
 	ck_assert_msg(after - before < 100 * 1024, "grew %ld KiB", after - before);
 	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 0);
 	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, 4ull << 30);
@@ -987,7 +833,7 @@ START_TEST(gart_context)
 		"VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x7FFF1FFFF\n"
 		"x-vmid = 0\n";
 	struct mspec m[] = {
-		FILE_("t.bin", vid),
+		BLOB("t.bin", vid),
 		INI(ini),
 	};
 	char *path;
@@ -1041,12 +887,8 @@ START_TEST(ini_error_through_load)
 		"[pdb pdb0]\nspace = vidmem\nadress = 0x1000\n";
 	struct mspec m[] = {{"cap/capture.ini", 'f', ini, sizeof ini - 1, 0, NULL}};
 
-	for (int f = 0; f < A__COUNT; f++) {
-		char *path = make_capture((enum afmt)f, m, 1);
-		struct pt_capture *cap = load(path, PT_E_VALUE, "capture.ini:6: unknown key 'adress' in [pdb pdb0]");
-
-		done(path, cap);
-	}
+	for (int f = 0; f < A__COUNT; f++)
+		load_fails((enum afmt)f, m, 1, PT_E_VALUE, "capture.ini:6: unknown key 'adress' in [pdb pdb0]");
 }
 END_TEST
 
@@ -1055,14 +897,9 @@ START_TEST(ini_too_big)
 	size_t n = (16u << 20) + 1;
 	char *ini = malloc(n);
 	struct mspec m[] = {{"capture.ini", 'f', ini, n, 0, NULL}};
-	char *path, msg[4200];
-	struct pt_capture *cap;
 
 	memset(ini, '\n', n);
-	path = make_capture(A_TGZ, m, 1);
-	snprintf(msg, sizeof msg, "%s: 'capture.ini' is larger than 16 MiB", path);
-	cap = load(path, PT_E_CAPTURE, msg);
-	done(path, cap);
+	capture_fails(A_TGZ, m, 1, PT_E_CAPTURE, "'capture.ini' is larger than 16 MiB");
 	free(ini);
 }
 END_TEST
@@ -1096,8 +933,8 @@ START_TEST(truncated_archive)
 {
 	struct mspec m[] = {
 		INI(ini_nv),
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 	};
 	char *path = make_capture(A_TGZ, m, 3);
 	struct stat st;
@@ -1115,8 +952,8 @@ START_TEST(load_twice)
 {
 	struct mspec m[] = {
 		INI(ini_nv),
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 	};
 	char *path = make_capture(A_TAR, m, 3);
 	struct pt_capture *cap = load(path, PT_OK, "");
@@ -1151,8 +988,8 @@ START_TEST(progress)
 {
 	struct mspec m[] = {
 		INI(ini_nv),
-		FILE_("mem/vid.bin", vid),
-		FILE_("mem/sys.bin", sys_),
+		BLOB("mem/vid.bin", vid),
+		BLOB("mem/sys.bin", sys_),
 	};
 	char *path = make_capture(A_TXZ, m, 3);
 	struct pt_capture *cap = pt_capture_new();
@@ -1197,8 +1034,8 @@ START_TEST(many_members)
 			m[i].len = 1;
 		}
 	}
-	m[N] = (struct mspec)FILE_("mem/vid.bin", vid);
-	m[N + 1] = (struct mspec)FILE_("mem/sys.bin", sys_);
+	m[N] = (struct mspec)BLOB("mem/vid.bin", vid);
+	m[N + 1] = (struct mspec)BLOB("mem/sys.bin", sys_);
 	m[N + 2] = (struct mspec)INI(ini_nv);
 	path = make_capture(A_TGZ, m, N + 3);
 	cap = load(path, PT_OK, "");
@@ -1239,7 +1076,7 @@ START_TEST(long_names)
 	m[2] = (struct mspec){"capture.ini", 'f', ini, strlen(ini), 0, NULL};
 	path = make_capture(A_TAR, m, 3);
 	cap = load(path, PT_OK, "");
-	ck_assert(warned(cap, "has a name longer than 4096 bytes: ignored"));
+	ck_assert(au_warned(cap, "has a name longer than 4096 bytes: ignored"));
 	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, sizeof vid);
 	/* After a pax header with the long name, the data offset is still found. */
 	ck_assert(pt_capture_region(cap, 0)->in_place);

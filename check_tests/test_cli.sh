@@ -18,19 +18,11 @@ TOOL=${PTFS_TOOL:?PTFS_TOOL is not set}
 FIX=${PTFS_FIXTURES:?PTFS_FIXTURES is not set}
 HERE=$(cd "$(dirname "$0")" && pwd)
 DATA=${PTFS_CLI_DATA:-$HERE/cli_data}
-TMP=$(mktemp -d) || exit 1
-MNT=
-cleanup() {
-	[ -n "$MNT" ] && fusermount3 -u "$MNT" 2>/dev/null
-	chmod -R u+w "$TMP" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# ok / bad / report, the scratch directory and the mount helpers of the
+# export-vs-mount comparison at the end
+. "$(dirname "$0")/mount_lib.sh"
+ml_tmpdir cli
 
 # run CMD...: OUT, ERR, RC of the command.
 run() {
@@ -89,6 +81,14 @@ if not eval(expr):
 EOF
 }
 
+# decoded NAME PYEXPR DECODE-ARGS...: `ptfs-tool decode DECODE-ARGS --json`, then js NAME PYEXPR.
+decoded() {
+	local name=$1 expr=$2
+	shift 2
+	run "$TOOL" decode "$@" --json
+	js "$name" "$expr"
+}
+
 # ---- general -------------------------------------------------------------------
 
 rc "--version" 0 "$TOOL" --version
@@ -136,32 +136,27 @@ js "sys PTE permission bits" 'j["read_only"]==1 and j["atomic_disable"]==1 and j
 
 # Peer aperture with peer_id 3.
 V=$(printf '0x%016x' $(( (3 << 33) | (0x50000 << 8) | (1 << 1) | 1 )))
-run "$TOOL" decode --value "$V" --level pte_small --json
-js "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete"] is False'
+decoded "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete"] is False' \
+	--value "$V" --level pte_small
 
 # Unknown kind 0x6d: reported raw, never named.
-run "$TOOL" decode --value 0x6d00000000010001 --level pte_small --json
-js "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None'
+decoded "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None' \
+	--value 0x6d00000000010001 --level pte_small
 # 0xfe: named but not a native Turing kind.
-run "$TOOL" decode --value 0xfe00000000010001 --level pte_small --json
-js "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False'
+decoded "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False' \
+	--value 0xfe00000000010001 --level pte_small
 # Encrypted bit 4 set.
-run "$TOOL" decode --value 0x0600000000010011 --level pte_small --json
-js "encrypted" 'j["encrypted"]==1'
+decoded "encrypted" 'j["encrypted"]==1' --value 0x0600000000010011 --level pte_small
 
 # Invalid states.
-run "$TOOL" decode --value 0x8 --level pte_small --json
-js "sparse PTE" 'j["state"]=="sparse"'
-run "$TOOL" decode --value 0x20 --level pte_big --json
-js "no_valid_4k big PTE" 'j["state"]=="no_valid_4k" and h(j["page_size"])==0x10000'
-run "$TOOL" decode --value 0x0 --level pte_small --json
-js "zero PTE" 'j["state"]=="unmapped"'
-run "$TOOL" decode --value 0x40 --level pte_small --json
-js "invalid PTE" 'j["state"]=="invalid"'
+decoded "sparse PTE" 'j["state"]=="sparse"' --value 0x8 --level pte_small
+decoded "no_valid_4k big PTE" 'j["state"]=="no_valid_4k" and h(j["page_size"])==0x10000' --value 0x20 --level pte_big
+decoded "zero PTE" 'j["state"]=="unmapped"' --value 0x0 --level pte_small
+decoded "invalid PTE" 'j["state"]=="invalid"' --value 0x40 --level pte_small
 
 # Depth 4 with --role pte: 64K or 4K is open; page size unknown.
-run "$TOOL" decode --value 0x0600000000010001 --role pte --level 4 --json
-js "depth 4 pte" 'j["level"] is None and j["level_candidates"]==["pte_big","pte_small"] and h(j["page_size"])==0'
+decoded "depth 4 pte" 'j["level"] is None and j["level_candidates"]==["pte_big","pte_small"] and h(j["page_size"])==0' \
+	--value 0x0600000000010001 --role pte --level 4
 run "$TOOL" decode --value 0x0600000000010001 --role pte --level 4
 has "depth 4 text candidates" '^level_candidates: pte_big pte_small$'
 
@@ -174,49 +169,44 @@ run "$TOOL" decode --value "$V" --role pde --level 1
 hasnt "is_pde_pointer is JSON only" '^is_pde_pointer:'
 has "PDE text is_pte" '^is_pte: 0$'
 # PDE aperture 0 + volatile: sparse.  Reserved bit 4: reported.
-run "$TOOL" decode --value 0x8 --level pde1 --json
-js "sparse PDE" 'j["state"]=="sparse"'
+decoded "sparse PDE" 'j["state"]=="sparse"' --value 0x8 --level pde1
 V=$(printf '0x%016x' $(( (0x201 << 8) | 0x10 | (1 << 1) )))
-run "$TOOL" decode --value "$V" --level 2 --json
-js "PDE reserved bit 4" 'j["reserved_bits"] is True and h(j["reserved_mask"])==0x10'
+decoded "PDE reserved bit 4" 'j["reserved_bits"] is True and h(j["reserved_mask"])==0x10' --value "$V" --level 2
 # A PTE where VER2 allows none (bit 0 at PD1).
-run "$TOOL" decode --value 0x201001 --level pde1 --json
-js "PTE at PD1 unsupported" 'j["state"]=="unsupported"'
+decoded "PTE at PD1 unsupported" 'j["state"]=="unsupported"' --value 0x201001 --level pde1
 
 # Dual PDE0: big half video 0x200000 (addr>>8 at bit 4), small half sys 0x201000.
-run "$TOOL" decode --value 0x00000000000201040000000000020002 --role dual --json
-js "dual PDE" 'j["level"]=="pde0" and j["state"]=="pointer" and h(j["address_big"])==0x200000 and h(j["address_small"])==0x201000 and j["aperture_small_name"]=="sys_coherent"'
-run "$TOOL" decode --value 0x00000000000201040000000000020002 --json
-js "128-bit value: pde0 is the only 16-byte level" 'j["level"]=="pde0" and "level_candidates" not in j'
-run "$TOOL" decode --value 0x00000000000201040000000000020002 --role auto --json
-js "128-bit value, explicit auto" 'j["level"] is None and j["level_candidates"]==["pde0"]'
+decoded "dual PDE" 'j["level"]=="pde0" and j["state"]=="pointer" and h(j["address_big"])==0x200000 and h(j["address_small"])==0x201000 and j["aperture_small_name"]=="sys_coherent"' \
+	--value 0x00000000000201040000000000020002 --role dual
+decoded "128-bit value: pde0 is the only 16-byte level" 'j["level"]=="pde0" and "level_candidates" not in j' \
+	--value 0x00000000000201040000000000020002
+decoded "128-bit value, explicit auto" 'j["level"] is None and j["level_candidates"]==["pde0"]' \
+	--value 0x00000000000201040000000000020002 --role auto
 # Dual PDE0 reserved bits 54-64 and 118-127.
-run "$TOOL" decode --value 0x80000000000000000040000000000000 --level 3 --json
-js "dual reserved bits" 'j["reserved_bits"] is True'
+decoded "dual reserved bits" 'j["reserved_bits"] is True' --value 0x80000000000000000040000000000000 --level 3
 # 2 MiB PTE in a PD0 slot.
-run "$TOOL" decode --value 0x0600000004000001 --level 3 --json
-js "2M PTE at pde0" 'j["state"]=="mapped" and h(j["page_size"])==0x200000 and h(j["address"])==0x40000000'
+decoded "2M PTE at pde0" 'j["state"]=="mapped" and h(j["page_size"])==0x200000 and h(j["address"])==0x40000000' \
+	--value 0x0600000004000001 --level 3
 
 # --role auto: bit 0 picks leaf vs directory, level null + candidates.
-run "$TOOL" decode --value 0x0600000000010001 --role auto --json
-js "auto leaf" 'j["level"] is None and "pte_small" in j["level_candidates"] and "pde2" not in j["level_candidates"] and j["state"]=="mapped"'
-run "$TOOL" decode --value 0x20102 --role auto --json
-js "auto directory" 'j["level"] is None and j["level_candidates"]==["pde3","pde2","pde1"] and j["state"]=="pointer"'
+decoded "auto leaf" 'j["level"] is None and "pte_small" in j["level_candidates"] and "pde2" not in j["level_candidates"] and j["state"]=="mapped"' \
+	--value 0x0600000000010001 --role auto
+decoded "auto directory" 'j["level"] is None and j["level_candidates"]==["pde3","pde2","pde1"] and j["state"]=="pointer"' \
+	--value 0x20102 --role auto
 run "$TOOL" decode --value 0x20102
 has "auto text" '^level: unknown$'
 has "auto text candidates" '^level_candidates: pde3 pde2 pde1$'
 
 # ---- decode --value: amd-gart --------------------------------------------------
 
-run "$TOOL" decode --format amd-gart --value 0x0600000223886077 --json
-js "GART KAT" 'j["valid"]==1 and j["system"]==1 and j["snooped"]==1 and j["executable"]==1 and j["readable"]==1 and j["writeable"]==1 and j["mtype_name"]=="UC" and h(j["address"])==0x223886000 and j["state"]=="mapped" and j["level"]=="pte"'
-run "$TOOL" decode --format amd-gart --value 0 --json
-js "GART zero PTE" 'j["state"]=="unmapped"'
+decoded "GART KAT" 'j["valid"]==1 and j["system"]==1 and j["snooped"]==1 and j["executable"]==1 and j["readable"]==1 and j["writeable"]==1 and j["mtype_name"]=="UC" and h(j["address"])==0x223886000 and j["state"]=="mapped" and j["level"]=="pte"' \
+	--format amd-gart --value 0x0600000223886077
+decoded "GART zero PTE" 'j["state"]=="unmapped"' --format amd-gart --value 0
 V=$(printf '0x%016x' $(( (1 << 49) | (0x1000 << 12) | 0x61 )))
-run "$TOOL" decode --format amd-gart --value "$V" --json
-js "GART reserved 50:48" 'j["reserved_bits"] is True and h(j["reserved_mask"])==(1<<49)'
-run "$TOOL" decode --format amd-gart --value 0x0600000223886077 --role auto --json
-js "GART explicit auto" 'j["level"] is None and j["level_candidates"]==["pte"]'
+decoded "GART reserved 50:48" 'j["reserved_bits"] is True and h(j["reserved_mask"])==(1<<49)' \
+	--format amd-gart --value "$V"
+decoded "GART explicit auto" 'j["level"] is None and j["level_candidates"]==["pte"]' \
+	--format amd-gart --value 0x0600000223886077 --role auto
 
 # ---- decode errors -------------------------------------------------------------
 
@@ -259,10 +249,10 @@ run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --json
 js "blob: one object per entry" 'isinstance(j,list) and len(j)==3'
 js "blob: entry addresses" '[h(e["entry_address"]) for e in j]==[0x200000,0x200008,0x200010]'
 js "blob: auto per entry" 'j[0]["state"]=="mapped" and j[1]["state"]=="pointer" and j[2]["state"]=="unmapped" and all(e["level"] is None for e in j)'
-run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --levels pte_small --json
-js "blob --levels name" 'all(e["level"]=="pte_small" for e in j) and j[1]["state"]!="pointer"'
-run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --levels 0,2 --json
-js "blob --levels A,B" 'j[1]["level_candidates"]==["pde3","pde1"]'
+decoded "blob --levels name" 'all(e["level"]=="pte_small" for e in j) and j[1]["state"]!="pointer"' \
+	--blob "$TMP/ver2.bin" --base-pa 0x200000 --levels pte_small
+decoded "blob --levels A,B" 'j[1]["level_candidates"]==["pde3","pde1"]' \
+	--blob "$TMP/ver2.bin" --base-pa 0x200000 --levels 0,2
 run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --kind ver2 --levels 1
 has "blob text entry_address" '^entry_address: 0x200008$'
 has "blob text level" '^level: pde2$'
@@ -271,15 +261,14 @@ if [ "$(grep -c '^raw:' "$TMP/out")" = 3 ]; then ok; else bad "blob text: three 
 	le64 $(( (0x20 << 4) | (1 << 1) )); le64 $(( (0x201 << 8) | (2 << 1) ))   # dual: big vid 0x2000, small sys 0x201000
 	le64 $(( (0x06 << 56) | (0x400 << 8) | 1 )); le64 0                               # 2 MiB PTE
 } >"$TMP/pd0.bin"
-run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --kind ver2_dual --json
-js "dual blob" 'len(j)==2 and h(j[1]["entry_address"])==0x1010 and j[0]["state"]=="pointer" and h(j[0]["address_big"])==0x2000 and h(j[0]["address_small"])==0x201000 and j[1]["state"]=="mapped" and h(j[1]["page_size"])==0x200000'
-run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --entry-size 16 --levels 3 --json
-js "dual blob by entry size and level" 'len(j)==2 and j[0]["level"]=="pde0"'
-run "$TOOL" decode --blob "$TMP/pd0.bin" --base-pa 0x1000 --levels 3 --json
-js "dual blob: the level gives the size" 'len(j)==2'
+decoded "dual blob" 'len(j)==2 and h(j[1]["entry_address"])==0x1010 and j[0]["state"]=="pointer" and h(j[0]["address_big"])==0x2000 and h(j[0]["address_small"])==0x201000 and j[1]["state"]=="mapped" and h(j[1]["page_size"])==0x200000' \
+	--blob "$TMP/pd0.bin" --base-pa 0x1000 --kind ver2_dual
+decoded "dual blob by entry size and level" 'len(j)==2 and j[0]["level"]=="pde0"' \
+	--blob "$TMP/pd0.bin" --base-pa 0x1000 --entry-size 16 --levels 3
+decoded "dual blob: the level gives the size" 'len(j)==2' --blob "$TMP/pd0.bin" --base-pa 0x1000 --levels 3
 { le64 0x0600000223886077; le64 0; } >"$TMP/gart.bin"
-run "$TOOL" decode --blob "$TMP/gart.bin" --base-pa 0x902220 --kind gart --json
-js "GART blob" 'len(j)==2 and h(j[0]["address"])==0x223886000 and h(j[1]["entry_address"])==0x902228 and j[1]["state"]=="unmapped"'
+decoded "GART blob" 'len(j)==2 and h(j[0]["address"])==0x223886000 and h(j[1]["entry_address"])==0x902228 and j[1]["state"]=="unmapped"' \
+	--blob "$TMP/gart.bin" --base-pa 0x902220 --kind gart
 : >"$TMP/empty.bin"
 run "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0 --json
 if [ "$RC" = 0 ] && [ "$OUT" = "[]" ]; then ok; else bad "empty blob: '$OUT' rc $RC"; fi
@@ -574,26 +563,21 @@ if grep -q 'ptfs-tool.*export\|PTFS_TOOL.*export' "$HERE/test_mount.sh" 2>/dev/n
 elif [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null || [ -z "${PTFS_BIN:-}" ] || [ ! -x "${PTFS_BIN:-}" ]; then
 	echo "SKIP: export vs mount (no /dev/fuse, fusermount3 or ptfs binary)"
 else
+	PTFS=$PTFS_BIN
 	for f in "$FIX"/*.tar.gz; do
 		name=$(basename "$f" .tar.gz)
 		MNT=$TMP/mnt-$name
-		mkdir "$MNT"
-		if ! "$PTFS_BIN" "$f" "$MNT" 2>"$TMP/mount.err"; then
-			echo "SKIP: export vs mount of $name (mount failed: $(head -1 "$TMP/mount.err"))"
-			MNT=
+		if ! do_mount "$f" "$MNT"; then
+			echo "SKIP: export vs mount of $name (mount failed: $(head -1 "$MNT.err"))"
 			continue
 		fi
-		# ptfs loads before mounting; wait for the tree with a deadline.
-		for _ in $(seq 100); do [ -e "$MNT/capture" ] && break; sleep 0.1; done
 		if diff -r --no-dereference -x walk "$MNT" "$TMP/exp-$name" >"$TMP/d" 2>&1; then
 			ok
 		else
 			bad "export of $name differs from its mount: $(head -10 "$TMP/d")"
 		fi
-		fusermount3 -u "$MNT" || bad "unmount $MNT"
-		MNT=
+		do_umount "$MNT" || bad "unmount $MNT"
 	done
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+report

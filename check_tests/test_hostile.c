@@ -11,19 +11,17 @@
  * Crashes found by the fuzz targets (fuzz/) become regression tests in the
  * "regressions" TCase at the end.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "archive_util.h"
 #include "ini.h"
 #include "pt_capture.h"
 #include "pt_render.h"
@@ -31,22 +29,7 @@
 #include "synth.h"
 #include "testutil.h"
 
-/* ---- building hostile captures ---- */
-
-enum filt { F_NONE, F_GZ, F_XZ, F_ZST };
-static const char *const filt_ext[] = {"tar", "tar.gz", "tar.xz", "tar.zst"};
-
-struct mspec {
-	const char *name;
-	char type;            /* f file, d dir, l symlink, h hard link, c/b device, p fifo, s socket */
-	const void *data;     /* f: LEN bytes; NULL: ZEROS zero bytes */
-	size_t len;
-	uint64_t zeros;
-	const char *target;   /* l, h */
-};
-
-#define INI(s) {"capture.ini", 'f', (s), sizeof(s) - 1, 0, NULL}
-#define BLOB(n, d) {(n), 'f', (d), sizeof(d), 0, NULL}
+/* ---- building hostile captures (archive_util.c) ---- */
 
 static char *tmpdir;
 
@@ -73,152 +56,30 @@ static char *tpath(const char *name)
 	return p;
 }
 
-static void add_filter(struct archive *a, enum filt f)
-{
-	switch (f) {
-	case F_NONE:
-		break;
-	case F_GZ:
-		ck_assert_int_eq(archive_write_add_filter_gzip(a), ARCHIVE_OK);
-		/* Level 1: the 4 GiB bomb must not spend a minute compressing. */
-		archive_write_set_filter_option(a, "gzip", "compression-level", "1");
-		break;
-	case F_XZ:
-		ck_assert_int_eq(archive_write_add_filter_xz(a), ARCHIVE_OK);
-		archive_write_set_filter_option(a, "xz", "compression-level", "1");
-		break;
-	case F_ZST:
-		ck_assert_int_eq(archive_write_add_filter_zstd(a), ARCHIVE_OK);
-		break;
-	}
-}
-
-static void write_zeros(struct archive *a, uint64_t n)
-{
-	static const uint8_t z[1 << 20];
-
-	while (n) {
-		size_t k = n < sizeof z ? (size_t)n : sizeof z;
-
-		ck_assert_int_eq(archive_write_data(a, z, k), (la_ssize_t)k);
-		n -= k;
-	}
-}
-
-static void add_member(struct archive *a, const struct mspec *m)
-{
-	struct archive_entry *e = archive_entry_new();
-
-	archive_entry_set_pathname(e, m->name);
-	archive_entry_set_mtime(e, 1700000000, 0);
-	archive_entry_set_perm(e, 0644);
-	switch (m->type) {
-	case 'f':
-		archive_entry_set_filetype(e, AE_IFREG);
-		archive_entry_set_size(e, m->data ? (la_int64_t)m->len : (la_int64_t)m->zeros);
-		break;
-	case 'd':
-		archive_entry_set_filetype(e, AE_IFDIR);
-		archive_entry_set_perm(e, 0755);
-		break;
-	case 'l':
-		archive_entry_set_filetype(e, AE_IFLNK);
-		archive_entry_set_symlink(e, m->target);
-		break;
-	case 'h':
-		archive_entry_set_filetype(e, AE_IFREG);
-		archive_entry_set_hardlink(e, m->target);
-		archive_entry_set_size(e, 0);
-		break;
-	case 'c':
-	case 'b':
-		archive_entry_set_filetype(e, m->type == 'c' ? AE_IFCHR : AE_IFBLK);
-		archive_entry_set_rdevmajor(e, 1);
-		archive_entry_set_rdevminor(e, 3);
-		break;
-	case 'p':
-		archive_entry_set_filetype(e, AE_IFIFO);
-		break;
-	}
-	ck_assert_int_ge(archive_write_header(a, e), ARCHIVE_WARN);
-	if (m->type == 'f') {
-		if (m->data && m->len)
-			ck_assert_int_eq(archive_write_data(a, m->data, m->len), (la_ssize_t)m->len);
-		else if (!m->data)
-			write_zeros(a, m->zeros);
-	}
-	archive_entry_free(e);
-}
-
 /* Writes a tar (ustar when USTAR: raw name bytes, else pax) with filter F to NAME in tmpdir. */
-static char *make_tar_fmt(const char *name, enum filt f, bool ustar, const struct mspec *m, size_t n)
+static char *make_tar_fmt(const char *name, enum au_filter f, bool ustar, const struct mspec *m, size_t n)
 {
 	char *path = tpath(name);
-	struct archive *a = archive_write_new();
 
-	ck_assert_int_eq(ustar ? archive_write_set_format_ustar(a)
-			       : archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
-	add_filter(a, f);
-	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
-	for (size_t i = 0; i < n; i++)
-		add_member(a, &m[i]);
-	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
-	archive_write_free(a);
+	au_write(path, ustar ? AU_USTAR : AU_PAX, f, m, n);
 	return path;
 }
 
-static char *make_tar(enum filt f, const struct mspec *m, size_t n)
+static char *make_tar(enum au_filter f, const struct mspec *m, size_t n)
 {
 	char name[32];
 
-	snprintf(name, sizeof name, "cap.%s", filt_ext[f]);
+	snprintf(name, sizeof name, "cap.%s", au_filter_ext[f]);
 	return make_tar_fmt(name, f, false, m, n);
 }
 
-/* Compresses LEN raw bytes with F (libarchive's raw format: no tar around them). */
-static char *compress_raw(const char *name, enum filt f, const void *data, size_t len)
+/* Compresses LEN raw bytes with F into NAME in tmpdir (no tar around them). */
+static char *compress_raw(const char *name, enum au_filter f, const void *data, size_t len)
 {
 	char *path = tpath(name);
-	struct archive *a = archive_write_new();
-	struct archive_entry *e = archive_entry_new();
 
-	ck_assert_int_eq(archive_write_set_format_raw(a), ARCHIVE_OK);
-	add_filter(a, f);
-	ck_assert_int_eq(archive_write_open_filename(a, path), ARCHIVE_OK);
-	archive_entry_set_pathname(e, "raw");
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_size(e, (la_int64_t)len);
-	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
-	ck_assert_int_eq(archive_write_data(a, data, len), (la_ssize_t)len);
-	archive_entry_free(e);
-	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
-	archive_write_free(a);
+	au_compress_raw(path, f, data, len);
 	return path;
-}
-
-static void *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	struct stat st;
-	void *p;
-
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_int_eq(fstat(fileno(fp), &st), 0);
-	p = malloc((size_t)st.st_size + 1);
-	ck_assert_ptr_nonnull(p);
-	ck_assert_uint_eq(fread(p, 1, (size_t)st.st_size, fp), (size_t)st.st_size);
-	fclose(fp);
-	*len = (size_t)st.st_size;
-	return p;
-}
-
-static void spit(const char *path, const void *data, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(data, 1, len, fp), len);
-	ck_assert_int_eq(fclose(fp), 0);
 }
 
 /* Deterministic pseudo-random bytes (xorshift64*). */
@@ -281,14 +142,6 @@ static void load_free(const char *path, pt_err code, const char *needle)
 	pt_capture_free(load(path, code, needle));
 }
 
-static bool warned(const struct pt_capture *cap, const char *needle)
-{
-	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
-		if (strstr(pt_capture_warning(cap, i), needle))
-			return true;
-	return false;
-}
-
 /* ---- a good capture to start from ---- */
 
 /* A VER2 root table at vidmem 0x200000: pde3[0] -> pde2 at 0x201000 (zeros). */
@@ -317,7 +170,25 @@ static char *with_ini(const char *ini)
 	};
 
 	good_fill();
-	return make_tar(F_GZ, m, 2);
+	return make_tar(AU_GZ, m, 2);
+}
+
+/* Writes M as a tar with filter F and loads it as load_free() does. */
+static void tar_loads(enum au_filter f, const struct mspec *m, size_t n, pt_err code, const char *needle)
+{
+	char *p = make_tar(f, m, n);
+
+	load_free(p, code, needle);
+	free(p);
+}
+
+/* The same for capture.ini = INI next to the good blob (with_ini()). */
+static void ini_loads(const char *ini, pt_err code, const char *needle)
+{
+	char *p = with_ini(ini);
+
+	load_free(p, code, needle);
+	free(p);
 }
 
 /* ==== containers ==== */
@@ -348,11 +219,11 @@ START_TEST(random_bytes_file)
 		char *p = tpath("random.bin");
 
 		random_bytes(buf, n, seed);
-		spit(p, buf, n);
+		au_spit(p, buf, n);
 		load_free(p, PT_E_ARCHIVE, p);
 		free(p);
 	}
-	for (enum filt f = F_GZ; f <= F_ZST; f++) {
+	for (enum au_filter f = AU_GZ; f <= AU_ZST; f++) {
 		char name[32];
 		char *p;
 
@@ -369,7 +240,7 @@ START_TEST(empty_file)
 {
 	char *p = tpath("empty.tar");
 
-	spit(p, "", 0);
+	au_spit(p, "", 0);
 	/* libarchive reads an empty file as an empty archive: no capture.ini. */
 	load_free(p, PT_E_CAPTURE, "no capture.ini");
 	free(p);
@@ -379,45 +250,30 @@ END_TEST
 START_TEST(no_capture_ini)
 {
 	struct mspec m[] = {BLOB("a.bin", good_blob), {"dir", 'd', NULL, 0, 0, NULL}};
-	char *p = make_tar(F_GZ, m, 2);
 
-	load_free(p, PT_E_CAPTURE, "no capture.ini");
-	free(p);
+	tar_loads(AU_GZ, m, 2, PT_E_CAPTURE, "no capture.ini");
 }
 END_TEST
 
 START_TEST(two_capture_ini)
 {
 	struct mspec root_and_dir[] = {INI(GOOD_INI), INI(GOOD_INI), BLOB("a.bin", good_blob)};
-	char *p;
+	/* capture.ini that is a symlink, a device: none counts. */
+	struct mspec m[] = {{"capture.ini", 'l', NULL, 0, 0, "/etc/passwd"}, BLOB("a.bin", good_blob)};
 
 	root_and_dir[1].name = "top/capture.ini";
-	p = make_tar(F_GZ, root_and_dir, 3);
-	load_free(p, PT_E_CAPTURE, "two capture.ini");
-	free(p);
+	tar_loads(AU_GZ, root_and_dir, 3, PT_E_CAPTURE, "two capture.ini");
 	/* The same name twice: which one wins would depend on member order. */
 	root_and_dir[1].name = "capture.ini";
-	p = make_tar(F_XZ, root_and_dir, 3);
-	load_free(p, PT_E_CAPTURE, "'capture.ini' appears 2 times");
-	free(p);
-	/* capture.ini that is a directory, a symlink, a device: none counts. */
-	{
-		struct mspec m[] = {{"capture.ini", 'l', NULL, 0, 0, "/etc/passwd"},
-				    BLOB("a.bin", good_blob)};
-
-		p = make_tar(F_NONE, m, 2);
-		load_free(p, PT_E_CAPTURE, "no capture.ini");
-		free(p);
-		m[0].type = 'c';
-		p = make_tar(F_ZST, m, 2);
-		load_free(p, PT_E_CAPTURE, "no capture.ini");
-		free(p);
-	}
+	tar_loads(AU_XZ, root_and_dir, 3, PT_E_CAPTURE, "'capture.ini' appears 2 times");
+	tar_loads(AU_NONE, m, 2, PT_E_CAPTURE, "no capture.ini");
+	m[0].type = 'c';
+	tar_loads(AU_ZST, m, 2, PT_E_CAPTURE, "no capture.ini");
 }
 END_TEST
 
 /* Writes a valid capture with an incompressible 256 KiB blob, in filter F. */
-static char *big_random_capture(enum filt f)
+static char *big_random_capture(enum au_filter f)
 {
 	static uint8_t blob[256 << 10];
 	struct mspec m[] = {INI(GOOD_INI), BLOB("a.bin", blob)};
@@ -430,10 +286,10 @@ static char *big_random_capture(enum filt f)
 
 START_TEST(truncated_streams)
 {
-	for (enum filt f = F_NONE; f <= F_ZST; f++) {
+	for (enum au_filter f = AU_NONE; f <= AU_ZST; f++) {
 		char *p = big_random_capture(f);
 		size_t len;
-		uint8_t *d = slurp(p, &len);
+		uint8_t *d = au_slurp(p, &len);
 
 		/* Whole: loads. */
 		load_free(p, PT_OK, NULL);
@@ -441,8 +297,8 @@ START_TEST(truncated_streams)
 		for (int k = 1; k < 8; k++) {
 			size_t cut = len * (size_t)k / 8;
 
-			spit(p, d, cut);
-			load_free(p, f == F_NONE && cut < 512 ? PT_E_ARCHIVE : PT_E_ARCHIVE, p);
+			au_spit(p, d, cut);
+			load_free(p, f == AU_NONE && cut < 512 ? PT_E_ARCHIVE : PT_E_ARCHIVE, p);
 		}
 		free(d);
 		free(p);
@@ -460,10 +316,10 @@ START_TEST(corrupted_streams)
 	 * stored (incompressible) blocks loads silently: there the result may
 	 * be an error or a load, never a crash (see notes/hostile-bugs.md).
 	 */
-	for (enum filt f = F_GZ; f <= F_ZST; f++) {
+	for (enum au_filter f = AU_GZ; f <= AU_ZST; f++) {
 		char *p = big_random_capture(f);
 		size_t len;
-		uint8_t *d = slurp(p, &len);
+		uint8_t *d = au_slurp(p, &len);
 
 		for (int k = 1; k < 8; k++) {
 			uint8_t *c = malloc(len);
@@ -473,11 +329,11 @@ START_TEST(corrupted_streams)
 			memcpy(c, d, len);
 			for (size_t i = len * (size_t)k / 8; i < len * (size_t)k / 8 + 16 && i < len; i++)
 				c[i] ^= 0x5a;
-			spit(p, c, len);
+			au_spit(p, c, len);
 			cap = pt_capture_new();
 			rc = pt_capture_load(cap, p);
-			if (f == F_XZ)
-				ck_assert_msg(rc == PT_E_ARCHIVE, "%s at %d/8: %s", filt_ext[f], k,
+			if (f == AU_XZ)
+				ck_assert_msg(rc == PT_E_ARCHIVE, "%s at %d/8: %s", au_filter_ext[f], k,
 					      pt_capture_error(cap));
 			else
 				ck_assert_msg(rc == PT_E_ARCHIVE || rc == PT_OK, "%s", pt_capture_error(cap));
@@ -506,12 +362,12 @@ START_TEST(header_claims_more)
 
 	good_fill();
 	memcpy(blob, good_blob, sizeof good_blob);
-	p = make_tar(F_NONE, m, 2);
-	d = slurp(p, &len);
+	p = make_tar(AU_NONE, m, 2);
+	d = au_slurp(p, &len);
 	/* capture.ini: header + 1 block; a.bin: header + data from 2048. */
-	spit(p, d, 2048 + 512 + 4096);
+	au_spit(p, d, 2048 + 512 + 4096);
 	load_free(p, PT_E_ARCHIVE, p);
-	q = compress_raw("short.tar.gz", F_GZ, d, 2048 + 512 + 4096);
+	q = compress_raw("short.tar.gz", AU_GZ, d, 2048 + 512 + 4096);
 	load_free(q, PT_E_ARCHIVE, q);
 	free(q);
 	/* capture.ini itself cut short (header says 1 MiB of ini). */
@@ -523,9 +379,9 @@ START_TEST(header_claims_more)
 		uint8_t *rd;
 
 		memset(ini, '#', sizeof ini);
-		r = make_tar_fmt("ini.tar", F_NONE, false, m2, 1);
-		rd = slurp(r, &rl);
-		spit(r, rd, 8192);
+		r = make_tar_fmt("ini.tar", AU_NONE, false, m2, 1);
+		rd = au_slurp(r, &rl);
+		au_spit(r, rd, 8192);
 		load_free(r, PT_E_ARCHIVE, r);
 		free(rd);
 		free(r);
@@ -535,14 +391,6 @@ START_TEST(header_claims_more)
 }
 END_TEST
 
-static long maxrss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
-
 START_TEST(zero_bomb)
 {
 	/* 4 GiB of zeros in a .tar.gz (~4 MiB compressed): loads without RAM growth. */
@@ -551,7 +399,7 @@ START_TEST(zero_bomb)
 		"[memory big]\nspace = vidmem\nbase = 0x100000000\nfile = zero.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0x100000000\n";
 	struct mspec m[] = {{"zero.bin", 'f', NULL, 0, 4ull << 30, NULL}, INI(ini)};
-	char *p = make_tar(F_GZ, m, 2);
+	char *p = make_tar(AU_GZ, m, 2);
 	struct stat st;
 	struct pt_capture *cap;
 	long before, after;
@@ -561,10 +409,10 @@ START_TEST(zero_bomb)
 
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_int_lt(st.st_size, 64 << 20);
-	before = maxrss_kib();
+	before = au_maxrss_kib();
 	t0 = now_s();
 	cap = load(p, PT_OK, NULL);
-	after = maxrss_kib();
+	after = au_maxrss_kib();
 	ck_assert_msg(after - before < 100 * 1024, "ru_maxrss grew %ld KiB", after - before);
 	ck_assert_msg(now_s() - t0 < 120, "took %.1f s", now_s() - t0);
 	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 0);
@@ -709,7 +557,7 @@ START_TEST(ini_case)
 		};
 
 		good_fill();
-		p = make_tar(F_GZ, m, 2);
+		p = make_tar(AU_GZ, m, 2);
 	}
 	load_free(p, c->code, c->needle ? c->needle : c->code ? "capture.ini:4: " : NULL);
 	/* The parser alone agrees (the archive adds nothing to an ini error). */
@@ -739,27 +587,20 @@ START_TEST(ini_limits)
 	size_t big = PT_INI_MAX_SIZE + 1;
 	char *ini = malloc(big + 1);
 	char name[300];
-	char *p;
 
 	snprintf(ini, big, CAPH "x-long = ");
 	memset(ini + strlen(ini), 'a', PT_INI_MAX_LINE + 1);
 	strcpy(ini + strlen(CAPH "x-long = ") + PT_INI_MAX_LINE + 1, "\n" MEMS PDBS);
-	p = with_ini(ini);
-	load_free(p, PT_E_SYNTAX, "capture.ini:4: line longer than");
-	free(p);
+	ini_loads(ini, PT_E_SYNTAX, "capture.ini:4: line longer than");
 
 	memset(name, 'n', 256);
 	name[256] = 0;
 	snprintf(ini, big, CAPH MEMS "[pdb %s]\nspace = vidmem\naddress = 0x200000\n", name);
-	p = with_ini(ini);
-	load_free(p, PT_E_VALUE, "capture.ini:8: ");
-	free(p);
+	ini_loads(ini, PT_E_VALUE, "capture.ini:8: ");
 
 	memset(ini, '\n', big);
 	ini[big] = 0;
-	p = with_ini(ini);
-	load_free(p, PT_E_CAPTURE, "capture.ini' is larger than");
-	free(p);
+	ini_loads(ini, PT_E_CAPTURE, "capture.ini' is larger than");
 	free(ini);
 }
 END_TEST
@@ -802,7 +643,7 @@ START_TEST(links_and_devices_named)
 	for (int i = 0; i < 5; i++) {
 		struct mspec m[] = {INI(GOOD_INI), BLOB("real.bin", good_blob),
 				    {"a.bin", types[i], NULL, 0, 0, "real.bin"}};
-		char *p = make_tar(i % 2 ? F_NONE : F_GZ, m, 3);
+		char *p = make_tar(i % 2 ? AU_NONE : AU_GZ, m, 3);
 		struct pt_capture *c = load(p, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m]");
 
 		ck_assert_msg(strstr(pt_capture_error(c), what[i]), "'%s' lacks '%s'",
@@ -827,14 +668,14 @@ START_TEST(links_and_devices_unnamed)
 		{"dev/sda", 'b', NULL, 0, 0, NULL},
 		{"fifo", 'p', NULL, 0, 0, NULL},
 	};
-	char *p = make_tar(F_ZST, m, sizeof m / sizeof *m);
+	char *p = make_tar(AU_ZST, m, sizeof m / sizeof *m);
 	struct pt_capture *c = load(p, PT_OK, NULL);
 
-	ck_assert(warned(c, "'etc' is a symbolic link"));
-	ck_assert(warned(c, "'hl' is a hard link"));
-	ck_assert(warned(c, "'dev/mem' is a character device"));
-	ck_assert(warned(c, "'dev/sda' is a block device"));
-	ck_assert(warned(c, "'fifo' is a FIFO"));
+	ck_assert(au_warned(c, "'etc' is a symbolic link"));
+	ck_assert(au_warned(c, "'hl' is a hard link"));
+	ck_assert(au_warned(c, "'dev/mem' is a character device"));
+	ck_assert(au_warned(c, "'dev/sda' is a block device"));
+	ck_assert(au_warned(c, "'fifo' is a FIFO"));
 	pt_capture_free(c);
 	free(p);
 }
@@ -850,7 +691,7 @@ START_TEST(dir_capture_links)
 	ck_assert_int_eq(mkdir(d, 0755), 0);
 	tu_write(d, "capture.ini", GOOD_INI, sizeof GOOD_INI - 1);
 	ck_assert_int_ge(asprintf(&blob, "%s/real.bin", d), 0);
-	spit(blob, good_blob, sizeof good_blob);
+	au_spit(blob, good_blob, sizeof good_blob);
 	ck_assert_int_ge(asprintf(&link_path, "%s/a.bin", d), 0);
 	ck_assert_int_eq(symlink("real.bin", link_path), 0);
 	load_free(d, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m] is a symbolic link");
@@ -876,7 +717,7 @@ START_TEST(dir_capture_links)
 			"[pdb p]\nspace = vidmem\naddress = 0x200000\n";
 		char *sub;
 
-		spit(ini, ini2, sizeof ini2 - 1);
+		au_spit(ini, ini2, sizeof ini2 - 1);
 		ck_assert_int_ge(asprintf(&sub, "%s/sub", d), 0);
 		ck_assert_int_eq(symlink(".", sub), 0);
 		load_free(d, PT_E_CAPTURE, "capture.ini:7: ");
@@ -911,11 +752,11 @@ START_TEST(hostile_member_names)
 		BLOB("bad\xff\xfeutf8.bin", good_blob),
 		{"bad\xc0\xafutf8.lnk", 'l', NULL, 0, 0, "a.bin"},
 	};
-	char *p = make_tar_fmt("names.tar", F_NONE, true, m, sizeof m / sizeof *m);
+	char *p = make_tar_fmt("names.tar", AU_NONE, true, m, sizeof m / sizeof *m);
 	struct pt_capture *c = load(p, PT_OK, NULL);
 
-	ck_assert(warned(c, "'..' component"));
-	ck_assert(warned(c, "absolute name"));
+	ck_assert(au_warned(c, "'..' component"));
+	ck_assert(au_warned(c, "absolute name"));
 	for (size_t i = 0; i < pt_capture_warning_count(c); i++)
 		ck_assert_msg(printable(pt_capture_warning(c, i)), "warning %zu has a control character: '%s'",
 			      i, pt_capture_warning(c, i));
@@ -942,7 +783,7 @@ START_TEST(deep_member_path)
 		struct pt_capture *c;
 
 		good_fill();
-		p = make_tar(F_GZ, m, 2);
+		p = make_tar(AU_GZ, m, 2);
 		c = load(p, PT_OK, NULL);
 		ck_assert_uint_eq(pt_capture_region(c, 0)->size, sizeof good_blob);
 		pt_capture_free(c);
@@ -955,7 +796,7 @@ START_TEST(deep_member_path)
 		}
 		strcpy(deep + n, "a.bin");
 		m[1].name = deep;
-		p = make_tar(F_GZ, m, 2);
+		p = make_tar(AU_GZ, m, 2);
 		c = load(p, PT_E_CAPTURE, "capture.ini:7: file 'd/d/d/");
 		pt_capture_free(c);
 		free(p);
@@ -987,7 +828,7 @@ static void many_members(bool ini_first)
 	m[k++] = (struct mspec)BLOB("a.bin", good_blob);
 	if (!ini_first)
 		m[k++] = (struct mspec)INI(GOOD_INI);
-	p = make_tar(F_GZ, m, k);
+	p = make_tar(AU_GZ, m, k);
 	t0 = now_s();
 	c = load(p, PT_OK, NULL);
 	ck_assert_msg(now_s() - t0 < 60, "took %.1f s", now_s() - t0);
@@ -1016,13 +857,21 @@ START_TEST(member_twice)
 	char *p;
 
 	good_fill();
-	p = make_tar(F_NONE, m, 3);
+	p = make_tar(AU_NONE, m, 3);
 	load_free(p, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m] appears 2 times");
 	free(p);
 }
 END_TEST
 
 /* ==== the walker on hostile tables (synth.c's vidmem 0x100000..0x10ffff) ==== */
+
+/* pde3[0] -> pde2 -> pde1[0] -> pde0: the path down to PD0 most hostile tables hang from. */
+static void chain_to_pd0(void)
+{
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+}
 
 /*
  * Exercises everything that reads a context: walks of VAS, the page
@@ -1120,9 +969,7 @@ START_TEST(dual_self_reference)
 
 	build_ver2();
 	synth_clear();
-	put64(PD3, pde_vid(PD2));
-	put64(PD2, pde_vid(PD1));
-	put64(PD1, pde_vid(PD0));
+	chain_to_pd0();
 	put64(PD0, dual_big_vid(PD0));
 	put64(PD0 + 8, dual_small_vid(PD0));
 	synth_reload();
@@ -1168,9 +1015,7 @@ START_TEST(aliasing_fanout)
 
 	build_ver2();
 	synth_clear();
-	put64(PD3, pde_vid(PD2));
-	put64(PD2, pde_vid(PD1));
-	put64(PD1, pde_vid(PD0));
+	chain_to_pd0();
 	for (int i = 0; i < 256; i++)
 		put64(PD0 + 16 * i + 8, dual_small_vid(PTS));
 	for (int i = 0; i < 512; i++)
@@ -1227,9 +1072,7 @@ START_TEST(reserved_everywhere)
 	/* Every pattern of one set bit in a root entry and in a pde0/pte entry decodes and renders. */
 	for (int bit = 0; bit < 64; bit++) {
 		synth_clear();
-		put64(PD3, pde_vid(PD2));
-		put64(PD2, pde_vid(PD1));
-		put64(PD1, pde_vid(PD0));
+		chain_to_pd0();
 		put64(PD0, dual_big_vid(PTB) | 1ull << bit);
 		put64(PD0 + 8, dual_small_vid(PTS) | 1ull << bit);
 		put64(PTS, pte(2, 0x1000000, 0) | 1ull << bit);
@@ -1311,7 +1154,7 @@ START_TEST(self_reference_loaded)
 		}
 	for (int b = 0; b < 8; b++)
 		blob[0x20 + b] = (uint8_t)(to1 >> (8 * b));                       /* p[4] (pde2 view) -> q */
-	p = make_tar(F_NONE, m, 2);
+	p = make_tar(AU_NONE, m, 2);
 	c = load(p, PT_OK, NULL);
 	for (size_t i = 0; i < pt_capture_context_count(c); i++)
 		exercise(pt_capture_context(c, i), probe_vas, NPROBES, 1u << 20, true);

@@ -22,6 +22,17 @@ static pt_err parse(const char *text, struct pt_manifest **m, char *err, size_t 
 	return pt_manifest_parse(text, strlen(text), m, err, errlen);
 }
 
+/* Parses TEXT, which must be accepted; the manifest (free it). */
+static struct pt_manifest *parse_ok(const char *text)
+{
+	struct pt_manifest *m = NULL;
+	char err[512] = "";
+
+	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
 /* ---- accepted input ---- */
 
 START_TEST(design_example)
@@ -43,10 +54,8 @@ START_TEST(design_example)
 		"space = vidmem                 ; aperture of the root table: vidmem | sysmem\n"
 		"address = 0x201000             ; 4 KiB aligned\n"
 		"big_page_size = 64K            ; VER2: 64K only (128K -> E_UNSUPPORTED)\n";
-	struct pt_manifest *m;
-	char err[512] = "";
+	struct pt_manifest *m = parse_ok(text);
 
-	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert_ptr_eq(m->fmt, &pt_format_ver2);
 	ck_assert_uint_eq(m->version, 1);
 	ck_assert_str_eq(m->gpu, "TU104");
@@ -93,10 +102,8 @@ START_TEST(gart_and_annotations)
 		"VM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x1000\n"
 		"VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0\n"
 		"VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0xff\n";
-	struct pt_manifest *m;
-	char err[512] = "";
+	struct pt_manifest *m = parse_ok(text);
 
-	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert_ptr_eq(m->fmt, &pt_format_gart);
 	ck_assert_ptr_null(m->gpu);
 	ck_assert_ptr_null(m->description);
@@ -143,10 +150,8 @@ START_TEST(values_and_comments)
 		"space = peer7\n"
 		"base = 4G\n"
 		"file = a\n";
-	struct pt_manifest *m;
-	char err[512] = "";
+	struct pt_manifest *m = parse_ok(text);
 
-	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert_str_eq(m->gpu, "a;b#c");
 	ck_assert_str_eq(m->description, "");
 	ck_assert_uint_eq(m->nann, 3);
@@ -162,10 +167,8 @@ END_TEST
 START_TEST(bom_and_no_final_newline)
 {
 	static const char text[] = "\xef\xbb\xbf" NV_HEAD "[pdb p]\nspace = sysmem\naddress = 0";
-	struct pt_manifest *m;
-	char err[512] = "";
+	struct pt_manifest *m = parse_ok(text);
 
-	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert_uint_eq(m->ctx[0].space, 1);
 	ck_assert_uint_eq(m->ctx[0].address, 0);
 	pt_manifest_free(m);
@@ -266,17 +269,18 @@ END_TEST
 
 START_TEST(names)
 {
+	static const struct {
+		const char *name;
+		bool ok;
+	} t[] = {
+		{"pdb0", true}, {"a.b-c_D9", true}, {"...", true},
+		{".", false}, {"..", false}, {"", false}, {"a/b", false}, {"a:b", false}, {"ü", false},
+	};
 	char longname[300];
 
-	ck_assert(pt_ini_name_ok("pdb0"));
-	ck_assert(pt_ini_name_ok("a.b-c_D9"));
-	ck_assert(pt_ini_name_ok("..."));
-	ck_assert(!pt_ini_name_ok("."));
-	ck_assert(!pt_ini_name_ok(".."));
-	ck_assert(!pt_ini_name_ok(""));
-	ck_assert(!pt_ini_name_ok("a/b"));
-	ck_assert(!pt_ini_name_ok("a:b"));
-	ck_assert(!pt_ini_name_ok("ü"));
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		ck_assert_msg(pt_ini_name_ok(t[i].name) == t[i].ok, "'%s': want %s", t[i].name,
+			      t[i].ok ? "accepted" : "refused");
 	memset(longname, 'a', 255);
 	longname[255] = 0;
 	ck_assert(pt_ini_name_ok(longname));
@@ -564,7 +568,7 @@ START_TEST(long_line_limit)
 	memset(text + n, 'v', 4096 - 6);
 	text[n + 4090] = '\n';
 	text[n + 4091] = 0;
-	ck_assert_msg(parse(text, &m, err, sizeof err) == PT_OK, "%s", err);
+	m = parse_ok(text);
 	ck_assert_uint_eq(strlen(m->ctx[0].ann[0].value), 4090);
 	pt_manifest_free(m);
 	text[n + 4090] = 'v';

@@ -1,4 +1,5 @@
 /* test_mem: regions per space, overlap and adjacency, not-captured reads, zero chunks. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,67 @@ static uint8_t *pattern_buf(uint64_t base, size_t len)
 	for (size_t i = 0; i < len; i++)
 		b[i] = pattern(base + i);
 	return b;
+}
+
+/* A borrowed region for mem_of(). */
+struct breg {
+	unsigned space;
+	uint64_t base;
+	const void *data;
+	size_t len;
+};
+
+/* A sealed pt_mem of NSPACES spaces holding the N borrowed regions R (in that order). */
+static struct pt_mem *mem_of(unsigned nspaces, const struct breg *r, size_t n)
+{
+	struct pt_mem *m = pt_mem_new(nspaces);
+
+	ck_assert_ptr_nonnull(m);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(pt_mem_add_borrowed(m, r[i].space, r[i].base, r[i].data, r[i].len, NULL),
+				 PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	return m;
+}
+
+/* A read of LEN bytes at SPACE:PA succeeds exactly when OK says so. */
+struct read_case {
+	unsigned space;
+	uint64_t pa;
+	size_t len;
+	bool ok;
+	const char *what;
+};
+
+static void check_reads(const struct pt_mem *m, const struct read_case *c, size_t n)
+{
+	uint8_t out[64];
+
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_le(c[i].len, sizeof out);
+		ck_assert_msg(pt_mem_read(m, c[i].space, c[i].pa, out, c[i].len) == c[i].ok,
+			      "read of %zu at %u:0x%llx (%s): want %s", c[i].len, c[i].space,
+			      (unsigned long long)c[i].pa, c[i].what, c[i].ok ? "captured" : "not captured");
+	}
+}
+
+/* pt_mem_cover() of LEN bytes at SPACE:PA is WANT. */
+struct cover_case {
+	unsigned space;
+	uint64_t pa, len;
+	enum pt_cover want;
+	const char *what;
+};
+
+static void check_covers(const struct pt_mem *m, const struct cover_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum pt_cover got = pt_mem_cover(m, c[i].space, c[i].pa, c[i].len);
+
+		ck_assert_msg(got == c[i].want, "cover of 0x%llx at %u:0x%llx (%s): %d, want %d",
+			      (unsigned long long)c[i].len, c[i].space, (unsigned long long)c[i].pa,
+			      c[i].what, (int)got, (int)c[i].want);
+	}
 }
 
 START_TEST(borrowed_read)
@@ -47,17 +109,19 @@ END_TEST
 
 START_TEST(not_captured)
 {
-	struct pt_mem *m = pt_mem_new(1);
-	uint8_t d[0x100] = {1}, out[16];
+	static const uint8_t d[0x100] = {1};
+	static const struct breg r[] = {{0, 0x1000, d, sizeof d}};
+	static const struct read_case reads[] = {
+		{0, 0xff8, 8, false, "before"},
+		{0, 0xffc, 8, false, "straddles the start"},
+		{0, 0x10fc, 8, false, "straddles the end"},
+		{0, 0x1100, 8, false, "just after"},
+		{0, 0x10f8, 8, true, "last 8 bytes"},
+		{0, UINT64_MAX - 3, 8, false, "wraps"},
+	};
+	struct pt_mem *m = mem_of(1, r, 1);
 
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, sizeof d, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert(!pt_mem_read(m, 0, 0xff8, out, 8));     /* before */
-	ck_assert(!pt_mem_read(m, 0, 0xffc, out, 8));     /* straddles the start */
-	ck_assert(!pt_mem_read(m, 0, 0x10fc, out, 8));    /* straddles the end */
-	ck_assert(!pt_mem_read(m, 0, 0x1100, out, 8));    /* just after */
-	ck_assert(pt_mem_read(m, 0, 0x10f8, out, 8));     /* last 8 bytes */
-	ck_assert(!pt_mem_read(m, 0, UINT64_MAX - 3, out, 8));   /* wraps */
+	check_reads(m, reads, sizeof reads / sizeof *reads);
 	pt_mem_free(m);
 }
 END_TEST
@@ -133,6 +197,10 @@ START_TEST(adjacent_join)
 	uint8_t *lo = pattern_buf(0x1000, 0x1000), out[32];
 	uint8_t *hi = pattern_buf(0x2000, 0x800);
 	unsigned id;
+	static const struct cover_case covers[] = {
+		{0, 0x1000, 0x1800, PT_COVER_FULL, "both regions"},
+		{0, 0x1000, 0x1801, PT_COVER_PARTIAL, "one byte past them"},
+	};
 
 	/* Added out of order: a borrowed high part and a built low part. */
 	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x2000, hi, 0x800, NULL), PT_OK);
@@ -143,8 +211,7 @@ START_TEST(adjacent_join)
 	ck_assert(pt_mem_read(m, 0, 0x1ff0, out, 32));
 	for (int i = 0; i < 32; i++)
 		ck_assert_uint_eq(out[i], pattern(0x1ff0 + i));
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x1000, 0x1800), PT_COVER_FULL);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x1000, 0x1801), PT_COVER_PARTIAL);
+	check_covers(m, covers, sizeof covers / sizeof *covers);
 	pt_mem_free(m);
 	free(lo);
 	free(hi);
@@ -153,36 +220,41 @@ END_TEST
 
 START_TEST(gap_not_joined)
 {
-	struct pt_mem *m = pt_mem_new(1);
-	uint8_t d[0x100] = {0}, out[16];
+	static const uint8_t d[0x100];
+	static const struct breg r[] = {{0, 0x1000, d, 0x100}, {0, 0x1101, d, 0x100}};
+	static const struct read_case reads[] = {
+		{0, 0x10f8, 16, false, "one byte missing at 0x1100"},
+		{0, 0x1101, 16, true, "the second region"},
+	};
+	static const struct cover_case covers[] = {
+		{0, 0x10f8, 16, PT_COVER_PARTIAL, "across the gap"},
+	};
+	struct pt_mem *m = mem_of(1, r, 2);
 
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 0x100, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1101, d, 0x100, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert(!pt_mem_read(m, 0, 0x10f8, out, 16));   /* one byte missing at 0x1100 */
-	ck_assert(pt_mem_read(m, 0, 0x1101, out, 16));
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10f8, 16), PT_COVER_PARTIAL);
+	check_reads(m, reads, sizeof reads / sizeof *reads);
+	check_covers(m, covers, sizeof covers / sizeof *covers);
 	pt_mem_free(m);
 }
 END_TEST
 
 START_TEST(cover)
 {
-	struct pt_mem *m = pt_mem_new(2);
-	uint8_t d[0x1000] = {0};
+	static const uint8_t d[0x1000];
+	static const struct breg r[] = {{0, 0x10000, d, 0x1000}, {0, 0x12000, d, 0x1000}};
+	static const struct cover_case covers[] = {
+		{0, 0x10000, 0x1000, PT_COVER_FULL, "the first region"},
+		{0, 0x10000, 0x3000, PT_COVER_PARTIAL, "a table in part"},
+		{0, 0xf000, 0x1000, PT_COVER_NONE, "before"},
+		{0, 0x11000, 0x1000, PT_COVER_NONE, "the hole"},
+		{0, 0x11800, 0x1000, PT_COVER_PARTIAL, "half hole, half region"},
+		{0, 0x10000, 0, PT_COVER_NONE, "length 0"},
+		{1, 0x10000, 0x1000, PT_COVER_NONE, "the other space"},
+		{5, 0x10000, 0x1000, PT_COVER_NONE, "no such space"},
+		{0, 0x12000, UINT64_MAX, PT_COVER_PARTIAL, "wraps"},
+	};
+	struct pt_mem *m = mem_of(2, r, 2);
 
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10000, d, 0x1000, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x12000, d, 0x1000, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0x1000), PT_COVER_FULL);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0x3000), PT_COVER_PARTIAL);   /* a table in part */
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0xf000, 0x1000), PT_COVER_NONE);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x11000, 0x1000), PT_COVER_NONE);      /* the hole */
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x11800, 0x1000), PT_COVER_PARTIAL);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x10000, 0), PT_COVER_NONE);
-	ck_assert_int_eq(pt_mem_cover(m, 1, 0x10000, 0x1000), PT_COVER_NONE);
-	ck_assert_int_eq(pt_mem_cover(m, 5, 0x10000, 0x1000), PT_COVER_NONE);
-	ck_assert_int_eq(pt_mem_cover(m, 0, 0x12000, UINT64_MAX), PT_COVER_PARTIAL); /* wraps */
+	check_covers(m, covers, sizeof covers / sizeof *covers);
 	pt_mem_free(m);
 }
 END_TEST
@@ -266,14 +338,13 @@ END_TEST
 
 START_TEST(empty_region)
 {
-	struct pt_mem *m = pt_mem_new(1);
-	uint8_t d[16] = {0}, out[1];
+	/* An empty region covers nothing, so it overlaps nothing: the seal succeeds. */
+	static const uint8_t d[16];
+	static const struct breg r[] = {{0, 0x1000, d, 0}, {0, 0x1000, d, 16}};
+	static const struct read_case reads[] = {{0, 0x1000, 1, true, "the non-empty region"}};
+	struct pt_mem *m = mem_of(1, r, 2);
 
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 0, NULL), PT_OK);
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 16, NULL), PT_OK);
-	/* An empty region covers nothing, so it overlaps nothing. */
-	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert(pt_mem_read(m, 0, 0x1000, out, 1));
+	check_reads(m, reads, 1);
 	pt_mem_free(m);
 }
 END_TEST
@@ -282,7 +353,13 @@ START_TEST(many_regions)
 {
 	struct pt_mem *m = pt_mem_new(3);
 	static uint8_t d[4096];
-	uint8_t out[8];
+	static const struct read_case reads[] = {
+		{0, 0x2000ull * 1234 + 8, 8, true, "an even page in space 0"},
+		{2, 0x2000ull * 1234 + 8, 8, false, "an even page in space 2"},
+		{2, 0x2000ull * 1235 + 8, 8, true, "an odd page in space 2"},
+		{0, 0x2000ull * 1234 + 0x1000, 8, false, "the gap after a page"},
+		{1, 0, 8, false, "space 1 holds nothing"},
+	};
 
 	for (unsigned i = 0; i < 10000; i++) {
 		/* Every other page, in reverse, spread over spaces 0 and 2. */
@@ -292,11 +369,7 @@ START_TEST(many_regions)
 				 PT_OK);
 	}
 	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert(pt_mem_read(m, 0, 0x2000ull * 1234 + 8, out, 8));
-	ck_assert(!pt_mem_read(m, 2, 0x2000ull * 1234 + 8, out, 8));
-	ck_assert(pt_mem_read(m, 2, 0x2000ull * 1235 + 8, out, 8));
-	ck_assert(!pt_mem_read(m, 0, 0x2000ull * 1234 + 0x1000, out, 8));
-	ck_assert(!pt_mem_read(m, 1, 0, out, 8));
+	check_reads(m, reads, sizeof reads / sizeof *reads);
 	pt_mem_free(m);
 }
 END_TEST

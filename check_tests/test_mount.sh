@@ -9,7 +9,8 @@
 # except under CI=true where a missing FUSE is a failure.
 #
 # Readiness is polled (mountpoint -q with a deadline), never slept for, and
-# every mount is undone with fusermount3 -u by the EXIT trap, even on failure.
+# every mount is undone with fusermount3 -u by the EXIT trap, even on failure
+# (both from mount_lib.sh).
 
 set -u
 export LC_ALL=C
@@ -20,79 +21,10 @@ PTFS=$(readlink -f "$PTFS")
 HERE=$(dirname "$(readlink -f "$0")")
 FIX=$(readlink -f "$FIX")
 
-skip() {
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL (CI=true, no skipping): $*"
-		exit 1
-	fi
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "$0")/mount_lib.sh"
 
-[ -c /dev/fuse ] || skip "/dev/fuse is missing"
-
-PASS=0
-FAIL=0
-MOUNTS=()
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-mount.XXXXXX")
-
-cleanup() {
-	local m
-	for m in "${MOUNTS[@]}"; do
-		if mountpoint -q "$m" 2>/dev/null; then
-			fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
-		fi
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-# same FILE_A FILE_B DESCRIPTION: passes when the files are identical (diff shown otherwise)
-same() {
-	if diff -u "$1" "$2" >"$TMP/same.diff" 2>&1; then
-		ok "$3"
-	else
-		bad "$3"
-		head -40 "$TMP/same.diff" | sed 's/^/    /'
-	fi
-}
-
-command -v fusermount3 >/dev/null || { bad "fusermount3 is not installed"; echo "$PASS passed, $FAIL failed"; exit 1; }
-
-# wait_mounted MNT: polls until MNT is a mount point (10 s deadline)
-wait_mounted() {
-	local deadline=$((SECONDS + 10))
-	while ! mountpoint -q "$1" 2>/dev/null; do
-		[ $SECONDS -lt $deadline ] || return 1
-		sleep 0.02
-	done
-}
-
-# do_mount CAPTURE MNT [ARGS...]: mounts (daemonized) and waits; stderr goes to MNT.err
-do_mount() {
-	local cap=$1 mnt=$2
-	shift 2
-	mkdir -p "$mnt"
-	if ! "$PTFS" "$cap" "$mnt" "$@" 2>"$mnt.err"; then
-		sed 's/^/    /' "$mnt.err"
-		return 1
-	fi
-	MOUNTS+=("$mnt")
-	wait_mounted "$mnt"
-}
-
-do_umount() {
-	fusermount3 -u "$1"
-}
+need_fuse
+ml_tmpdir mount
 
 # canonical hex of a number written in hex (0x0000041000 -> 0x41000)
 hexnum() { printf '0x%x' "$(( $1 ))"; }
@@ -461,20 +393,16 @@ check "an unknown option: exits 2 with E_USAGE, nothing mounted" \
 
 # ---- foreground: SIGTERM unmounts cleanly ------------------------------------
 
-"$PTFS" -f "$T" "$M" 2>"$TMP/fg.err" &
-pid=$!
-MOUNTS+=("$M")
-if wait_mounted "$M"; then
+if start_fg "$T" "$M"; then
+	pid=$FG_PID
 	ok "-f: mounts in the foreground"
 	check "-f: serves while in the foreground" test -f "$M/capture"
 	kill -TERM $pid
-	wait $pid
-	rc=$?
-	check "-f: SIGTERM exits 0" test $rc = 0
+	wait_exit $pid 30
+	check "-f: SIGTERM exits 0" test "$ST" = 0
 	check "-f: SIGTERM unmounts" bash -c '! mountpoint -q "$1"' _ "$M"
 else
 	bad "-f: mounts in the foreground"
-	kill $pid 2>/dev/null
 fi
 # single-threaded serving gives the same tree
 if do_mount "$T" "$M" -s && do_mount "$T" "$TMP/mt"; then
@@ -486,5 +414,4 @@ else
 	bad "-s: mounts"
 fi
 
-echo "$PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+report

@@ -9,6 +9,7 @@
  * `ptfs: E_XXX: ...` line and leaves no mount behind.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,7 @@ static void unload(struct ptfs *fs)
 	}
 	pt_capture_free(fs->cap);
 	ptfs_cache_destroy(&fs->capfile);
+	ptfs_opens_free(fs);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 }
@@ -213,6 +215,36 @@ out:
 	return ret;
 }
 
+/*
+ * In-place data (an uncompressed archive, a directory capture) stays safe
+ * when someone rewrites the file while it is mounted: the core holds a read
+ * lease per mapped file and this handler, run when the kernel breaks one,
+ * has the core copy the pages before the writer may go on (pt_capture.h).
+ */
+static struct pt_capture *guarded;
+
+static void on_lease_break(int sig, siginfo_t *info, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	pt_capture_guard_break(guarded, info->si_fd);
+}
+
+static void guard_capture(struct ptfs *fs)
+{
+	struct sigaction sa;
+	int sig = SIGRTMIN + 1;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_lease_break;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	guarded = fs->cap;
+	if (sigaction(sig, &sa, NULL) != 0)
+		sig = 0;   /* no handler: pt_capture_guard copies at once, see below */
+	pt_capture_guard(fs->cap, sig);
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -225,6 +257,7 @@ int main(int argc, char *argv[])
 	memset(&fs, 0, sizeof(fs));
 	memset(&copts, 0, sizeof(copts));
 	ptfs_cache_init(&fs.capfile);
+	ptfs_opens_init(&fs);
 	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
 		goto out_args;
 	if (fs.opts.extra_nonopt) {
@@ -287,6 +320,8 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, copts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(copts.foreground);
+	/* After the fork: the lease-break signal goes to this process. */
+	guard_capture(&fs);
 
 	if (copts.singlethread) {
 		ret = fuse_session_loop(se);

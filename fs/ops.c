@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <float.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,62 @@ void ptfs_cache_destroy(struct ptfs_cache *c)
 {
 	pthread_mutex_destroy(&c->lock);
 	pt_buf_free(&c->buf);
+}
+
+/*
+ * The render of one open entry or walk file.  fi->fh points at BUF (the
+ * first member, so read() sees a struct pt_buf as for a cache), and the
+ * render is also linked into fs->opens: RELEASE unlinks and frees it, and
+ * when the session ends before the kernel sent RELEASE (an unmount right
+ * after close()), ptfs_opens_free() frees what is left.
+ */
+struct ptfs_open {
+	struct pt_buf buf;
+	struct ptfs_open *prev, *next;
+};
+
+void ptfs_opens_init(struct ptfs *fs)
+{
+	pthread_mutex_init(&fs->open_lock, NULL);
+	fs->opens = NULL;
+}
+
+static struct ptfs_open *open_new(struct ptfs *fs)
+{
+	struct ptfs_open *o = malloc(sizeof(*o));
+
+	if (!o)
+		return NULL;
+	pt_buf_init(&o->buf);
+	o->prev = NULL;
+	pthread_mutex_lock(&fs->open_lock);
+	o->next = fs->opens;
+	if (o->next)
+		o->next->prev = o;
+	fs->opens = o;
+	pthread_mutex_unlock(&fs->open_lock);
+	return o;
+}
+
+static void open_free(struct ptfs *fs, struct ptfs_open *o)
+{
+	pthread_mutex_lock(&fs->open_lock);
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		fs->opens = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	pthread_mutex_unlock(&fs->open_lock);
+	pt_buf_free(&o->buf);
+	free(o);
+}
+
+void ptfs_opens_free(struct ptfs *fs)
+{
+	while (fs->opens)
+		open_free(fs, fs->opens);
+	pthread_mutex_destroy(&fs->open_lock);
 }
 
 /* ---- resolving nodes ---------------------------------------------------- */
@@ -1065,15 +1122,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 /*
  * fi->fh points at the file's bytes: the shared cache for `capture`, `info`
- * and `maps`, or a buffer rendered at open and freed in release, so every
- * read of one open file sees the same bytes.
+ * and `maps`, or a buffer rendered at open and freed in release (struct
+ * ptfs_open), so every read of one open file sees the same bytes.
  */
 static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ptfs_cache *c;
 	enum cache_kind kind;
 	struct ptfs_id id;
-	struct pt_buf *b;
+	struct ptfs_open *o;
 	int err = ptfs_ino_decode(fs, ino, &id);
 
 	if (err)
@@ -1091,17 +1148,15 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 	} else {
 		if (id.type != PTFS_T_ENTRYFILE && id.type != PTFS_T_WALKFILE)
 			return EINVAL;
-		b = malloc(sizeof(*b));
-		if (!b)
+		o = open_new(fs);
+		if (!o)
 			return ENOMEM;
-		pt_buf_init(b);
-		err = render_node(fs, &id, b);
+		err = render_node(fs, &id, &o->buf);
 		if (err) {
-			pt_buf_free(b);
-			free(b);
+			open_free(fs, o);
 			return err;
 		}
-		fi->fh = (uint64_t)(uintptr_t)b;
+		fi->fh = (uint64_t)(uintptr_t)&o->buf;
 	}
 	fi->keep_cache = 1;
 	return 0;
@@ -1173,10 +1228,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct ptfs_id id;
 
 	/* the caches live as long as the mount; only per-open renders are freed */
-	if (b && !(ptfs_ino_decode(fs, ino, &id) == 0 && cache_of(fs, &id, &kind))) {
-		pt_buf_free(b);
-		free(b);
-	}
+	if (b && !(ptfs_ino_decode(fs, ino, &id) == 0 && cache_of(fs, &id, &kind)))
+		open_free(fs, (struct ptfs_open *)((char *)b - offsetof(struct ptfs_open, buf)));
 	fuse_reply_err(req, 0);
 }
 

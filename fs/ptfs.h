@@ -50,13 +50,22 @@ struct ptfs_ctx {
 	struct ptfs_cache info, maps;
 };
 
-/* The mount.  Immutable after main() set it up, except the caches. */
+struct ptfs_open;
+
+/* The mount.  Immutable after main() set it up, except the caches and OPENS. */
 struct ptfs {
 	struct pt_capture *cap;
 	struct ptfs_opts opts;
 	size_t nctx;
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
+	/*
+	 * Per-open renders not yet released (ops.c).  The kernel may never
+	 * send RELEASE for a file closed just before the unmount, so what is
+	 * left here when the session has ended is freed by ptfs_opens_free().
+	 */
+	pthread_mutex_t open_lock;
+	struct ptfs_open *opens;
 	uid_t uid;
 	gid_t gid;
 	struct timespec time;  /* st_[amc]tim of every node: the capture's mtime */
@@ -103,6 +112,9 @@ int ptfs_table_level_of(const struct ptfs *fs, const struct ptfs_id *id);
 extern const struct fuse_lowlevel_ops ptfs_ops;
 void ptfs_cache_init(struct ptfs_cache *c);
 void ptfs_cache_destroy(struct ptfs_cache *c);
+void ptfs_opens_init(struct ptfs *fs);
+/* Frees the renders of files never released; only once no request is served any more. */
+void ptfs_opens_free(struct ptfs *fs);
 int ptfs_errno(pt_err err);
 void ptfs_thread_cleanup(void);
 
