@@ -80,6 +80,10 @@ struct ptfs_tls {
 	struct pt_buf buf;
 	char *dir;
 	size_t dircap;
+	/* The last entry or walk file this thread rendered, kept for the READ
+	 * that usually follows its LOOKUP on the same thread (render_memo()). */
+	struct pt_buf memo;
+	fuse_ino_t memo_ino;
 };
 
 static pthread_key_t tls_key;
@@ -90,6 +94,7 @@ static void tls_free(void *p)
 	struct ptfs_tls *t = p;
 
 	pt_buf_free(&t->buf);
+	pt_buf_free(&t->memo);
 	free(t->dir);
 	free(t);
 }
@@ -111,6 +116,7 @@ static struct ptfs_tls *tls_get(void)
 		if (!t)
 			return NULL;
 		pt_buf_init(&t->buf);
+		pt_buf_init(&t->memo);
 		if (pthread_setspecific(tls_key, t) != 0) {
 			free(t);
 			return NULL;
@@ -391,6 +397,33 @@ static int render_node(struct ptfs *fs, const struct ptfs_id *id, struct pt_buf 
 
 /* ---- attributes --------------------------------------------------------- */
 
+/*
+ * The bytes of entry or walk file ID (inode INO), rendered at most once in a
+ * row per thread: a LOOKUP needs them for st_size and the READ that follows
+ * usually lands on the same thread.  The capture never changes, so the
+ * bytes are the same whenever they are rendered.
+ */
+static int render_memo(struct ptfs *fs, const struct ptfs_id *id, fuse_ino_t ino,
+		       const struct pt_buf **out)
+{
+	struct ptfs_tls *t = tls_get();
+	int err;
+
+	if (!t)
+		return ENOMEM;
+	if (t->memo_ino != ino) {
+		t->memo_ino = 0;
+		pt_buf_reset(&t->memo);
+		t->memo.oom = false;
+		err = render_node(fs, id, &t->memo);
+		if (err)
+			return err;
+		t->memo_ino = ino;
+	}
+	*out = &t->memo;
+	return 0;
+}
+
 static void stat_base(const struct ptfs *fs, fuse_ino_t ino, mode_t mode, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -416,9 +449,10 @@ static void stat_file(struct stat *st, size_t size)
 #define MODE_LINK (S_IFLNK | 0777)
 
 /*
- * Attributes of ID (inode INO).  LAZY: for a cached file not rendered yet,
- * fill only ino and mode and return -1, so that readdirplus does not render
- * a whole context's maps just to list a directory.
+ * Attributes of ID (inode INO).  LAZY: for a file whose size needs a render
+ * (an entry or walk file, a cached file not rendered yet), fill only ino and
+ * mode and return -1, so that readdirplus does not render a whole table, or
+ * a whole context's maps, just to list a directory.
  */
 static int do_stat(struct ptfs *fs, const struct ptfs_id *id, fuse_ino_t ino,
 		   struct stat *st, bool lazy)
@@ -476,15 +510,23 @@ static int do_stat(struct ptfs *fs, const struct ptfs_id *id, fuse_ino_t ino,
 	}
 	case PTFS_T_ENTRYFILE:
 	case PTFS_T_WALKFILE: {
-		struct ptfs_tls *t = tls_get();
+		const struct pt_buf *b;
 
-		if (!t)
-			return ENOMEM;
-		err = render_node(fs, id, &t->buf);
+		/*
+		 * st_size needs a full render.  A listing (LAZY) leaves it to
+		 * the LOOKUP that a stat sends: `find` and `ls -R` never do, and
+		 * rendering every entry of a listed table made them many times
+		 * slower than tmpfs (bench/README.md).
+		 */
+		if (lazy) {
+			stat_base(fs, ino, MODE_FILE, st);
+			return -1;
+		}
+		err = render_memo(fs, id, ino, &b);
 		if (err)
 			return err;
 		stat_base(fs, ino, MODE_FILE, st);
-		stat_file(st, t->buf.len);
+		stat_file(st, b->len);
 		return 0;
 	}
 	case PTFS_T_VALINK: {
@@ -1121,9 +1163,14 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* ---- files -------------------------------------------------------------- */
 
 /*
- * fi->fh points at the file's bytes: the shared cache for `capture`, `info`
- * and `maps`, or a buffer rendered at open and freed in release (struct
- * ptfs_open), so every read of one open file sees the same bytes.
+ * Where the kernel offers it (FUSE_CAP_NO_OPEN_SUPPORT), OPEN is answered
+ * ENOSYS once and never sent again, nor RELEASE: the kernel then keeps the
+ * page cache across opens by itself, and a read finds its bytes by inode
+ * (do_read with fh 0) — two fewer round trips per file for grep -r and
+ * diff -r.  Otherwise fi->fh points at the file's bytes: the shared cache
+ * for `capture`, `info` and `maps`, or a buffer rendered at open and freed
+ * in release (struct ptfs_open), so every read of one open file sees the
+ * same bytes.
  */
 static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -1139,6 +1186,8 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EISDIR;
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
 		return EROFS;
+	if (fs->no_open)
+		return ENOSYS;
 	c = cache_of(fs, &id, &kind);
 	if (c) {
 		err = cache_fill(fs, &id, c, kind);
@@ -1175,14 +1224,44 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		   struct fuse_file_info *fi, const char **data)
 {
 	const struct pt_buf *b = (const struct pt_buf *)(uintptr_t)fi->fh;
-	size_t len = b ? b->len : 0;
+	size_t len;
 	enum cache_kind kind;
+	struct ptfs_cache *c;
 	struct ptfs_id id;
 	struct ptfs_tls *t;
 	char *copy;
+	int err;
 
 	if (off < 0)
 		return EINVAL;
+	if (!b) {
+		/* No OPEN was sent (NO_OPEN_SUPPORT): find the bytes by inode. */
+		err = ptfs_ino_decode(fs, ino, &id);
+		if (err)
+			return err;
+		c = cache_of(fs, &id, &kind);
+		if (c) {
+			err = cache_fill(fs, &id, c, kind);
+			b = &c->buf;
+		} else if (id.type == PTFS_T_ENTRYFILE || id.type == PTFS_T_WALKFILE) {
+			err = render_memo(fs, &id, ino, &b);
+		} else {
+			err = is_dir_type(&id) ? EISDIR : EINVAL;
+		}
+		if (err)
+			return err;
+		len = b->len;
+		if ((uint64_t)off >= len) {
+			*size = 0;
+			*data = NULL;
+			return 0;
+		}
+		if (*size > len - (size_t)off)
+			*size = len - (size_t)off;
+		*data = b->data + off;
+		return 0;
+	}
+	len = b->len;
 	if ((uint64_t)off >= len) {
 		*size = 0;
 		*data = NULL;
@@ -1315,6 +1394,13 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
+	struct ptfs *fs = userdata;
+
+	/* files need no OPEN/RELEASE round trips: see do_open() */
+	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+		fs->no_open = true;
+	}
 	/* symlink targets never change: let the page cache keep them */
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;

@@ -69,6 +69,7 @@ struct ptfs {
 	uid_t uid;
 	gid_t gid;
 	struct timespec time;  /* st_[amc]tim of every node: the capture's mtime */
+	bool no_open;          /* the kernel skips OPEN/RELEASE of files (set in init) */
 };
 
 /* Node types (4 bits of the inode). */
