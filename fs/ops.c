@@ -513,15 +513,12 @@ static int do_stat(struct ptfs *fs, const struct ptfs_id *id, fuse_ino_t ino,
 		const struct pt_buf *b;
 
 		/*
-		 * st_size needs a full render.  A listing (LAZY) leaves it to
-		 * the LOOKUP that a stat sends: `find` and `ls -R` never do, and
-		 * rendering every entry of a listed table made them many times
-		 * slower than tmpfs (bench/README.md).
+		 * st_size needs a full render (~1.5 us).  A listing renders
+		 * entry files anyway: with their attributes in READDIRPLUS the
+		 * kernel needs no LOOKUP round trip per file for grep -r or
+		 * diff -r, which costs far more (bench/README.md).  A walk file
+		 * is never listed.
 		 */
-		if (lazy) {
-			stat_base(fs, ino, MODE_FILE, st);
-			return -1;
-		}
 		err = render_memo(fs, id, ino, &b);
 		if (err)
 			return err;
@@ -1404,6 +1401,13 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* symlink targets never change: let the page cache keep them */
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/*
+	 * Always READDIRPLUS, never the AUTO switch to plain READDIR after the
+	 * first page: a name listed without attributes costs a LOOKUP round
+	 * trip when grep -r or diff -r opens it, far more than rendering its
+	 * attributes in the listing (bench/README.md).
+	 */
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
