@@ -374,6 +374,37 @@ START_TEST(many_regions)
 }
 END_TEST
 
+/* A loader's chunk handed over whole reads back, counts as resident, and is freed by pt_mem_free. */
+START_TEST(adopt_chunk)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t *c = malloc(0x10000), *d = malloc(0x10000), out[8];
+	unsigned id;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(d);
+	memset(c, 0xab, 0x10000);
+	memset(d, 0xcd, 0x10000);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x100000, 0x18000, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x8000, c, 0x10000), PT_E_USAGE);  /* misaligned */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, c, 0x4000), PT_E_USAGE);  /* short */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x20000, c, 0x10000), PT_E_USAGE); /* past the end */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, c, 0x10000), PT_OK);      /* last chunk: 0x8000 used */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, d, 0x10000), PT_E_USAGE); /* taken */
+	ck_assert_uint_eq(pt_mem_resident(m), 0x8000);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x110000, out, sizeof out));
+	ck_assert_uint_eq(out[0], 0xab);
+	ck_assert_uint_eq(out[7], 0xab);
+	ck_assert(pt_mem_read(m, 0, 0x10fffc, out, sizeof out));   /* zero chunk, then adopted */
+	ck_assert_uint_eq(out[3], 0);
+	ck_assert_uint_eq(out[4], 0xab);
+	ck_assert(!pt_mem_read(m, 0, 0x117ffc, out, sizeof out));
+	free(d);
+	pt_mem_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("mem");
@@ -399,6 +430,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, zero_chunks_free);
 	tcase_add_test(tc, short_last_chunk);
 	tcase_add_test(tc, built_across_chunks);
+	tcase_add_test(tc, adopt_chunk);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -880,6 +880,12 @@ static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 		if (off < m->size) {
 			if (n > m->size - off)
 				n = m->size - off;
+			/* The last user takes the chunk itself: no second copy. */
+			if (last && pt_mem_region_adopt(cap->mem, id, off, m->c[i].data,
+							m->c[i].len) == PT_OK) {
+				m->c[i].data = NULL;
+				continue;
+			}
 			rc = pt_mem_region_write(cap->mem, id, off, m->c[i].data, (size_t)n);
 			if (rc)
 				return rc;

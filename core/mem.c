@@ -206,6 +206,40 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 	return PT_OK;
 }
 
+pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   void *chunk, size_t len)
+{
+	struct region *r;
+	uint64_t idx;
+	size_t pos;
+
+	if (!mem || mem->sealed || id >= mem->nregions || !chunk)
+		return PT_E_USAGE;
+	r = &mem->regions[id];
+	idx = offset >> CHUNK_SHIFT;
+	if (!r->built || (offset & (CHUNK_SIZE - 1)) || offset >= r->size ||
+	    len < chunk_len(r, idx))
+		return PT_E_USAGE;
+	pos = chunk_lower(r, idx);
+	if (pos < r->nchunks && r->chunks[pos].idx == idx)
+		return PT_E_USAGE;
+	if (r->nchunks == r->chunk_cap) {
+		size_t ncap = r->chunk_cap ? r->chunk_cap * 2 : 4;
+		struct chunk *nc = realloc(r->chunks, ncap * sizeof *nc);
+
+		if (!nc)
+			return PT_E_NOMEM;
+		r->chunks = nc;
+		r->chunk_cap = ncap;
+	}
+	memmove(&r->chunks[pos + 1], &r->chunks[pos], (r->nchunks - pos) * sizeof *r->chunks);
+	r->chunks[pos].idx = idx;
+	r->chunks[pos].data = chunk;
+	r->nchunks++;
+	mem->resident += chunk_len(r, idx);
+	return PT_OK;
+}
+
 static int cmp_sorted(const void *a, const void *b, void *ud)
 {
 	const struct pt_mem *mem = ud;

@@ -1405,13 +1405,6 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* symlink targets never change: let the page cache keep them */
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
-	/*
-	 * Always READDIRPLUS, never the AUTO switch to plain READDIR after the
-	 * first page: a name listed without attributes costs a LOOKUP round
-	 * trip when grep -r or diff -r opens it, far more than rendering its
-	 * attributes in the listing (bench/README.md).
-	 */
-	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
