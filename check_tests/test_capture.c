@@ -4,14 +4,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "archive_util.h"
 #include "pt_capture.h"
+#include "pt_render.h"
 #include "testutil.h"
 
 /* ---- writing captures (archive_util.c) ---- */
@@ -1088,6 +1091,115 @@ START_TEST(long_names)
 }
 END_TEST
 
+/* ---- guard: a capture rewritten in place while it is served ------------- */
+
+static struct pt_capture *guarded;
+static volatile sig_atomic_t breaks;
+
+static void on_break(int sig, siginfo_t *info, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	breaks++;
+	pt_capture_guard_break(guarded, info->si_fd);
+}
+
+/* Everything a context shows: maps and info of every context. */
+static char *render_all(const struct pt_capture *cap)
+{
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	for (size_t i = 0; i < pt_capture_context_count(cap); i++) {
+		pt_render_maps(&b, pt_capture_context(cap, i), PT_OUT_TEXT);
+		pt_render_info(&b, pt_capture_context(cap, i), PT_OUT_TEXT);
+	}
+	ck_assert(!b.oom);
+	return b.data;
+}
+
+/* Copies fixture NAME into DIR/cap.tar; returns the path (malloc'd). */
+static char *copy_fixture(const char *dir, const char *name)
+{
+	char *path, cmd[4096];
+
+	ck_assert_int_ge(asprintf(&path, "%s/cap.tar", dir), 0);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", tu_fixture(name), path);
+	ck_assert_int_eq(system(cmd), 0);
+	return path;
+}
+
+START_TEST(guard_survives_truncate)
+{
+	char *dir = tu_mkdtemp(), *path = copy_fixture(dir, "turing-mixed.tar");
+	struct sigaction sa;
+	char *before, *after;
+	pid_t pid;
+	int st;
+
+	guarded = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load(guarded, path), PT_OK);
+	ck_assert(pt_capture_region(guarded, 0)->in_place);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_break;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGRTMIN + 1, &sa, NULL), 0);
+	breaks = 0;
+	ck_assert_int_eq(pt_capture_guard(guarded, SIGRTMIN + 1), PT_OK);
+	ck_assert_uint_eq(pt_capture_guard_pending(guarded), 1);   /* leased, not copied */
+	before = render_all(guarded);
+
+	/* Another process truncates the file and writes junk: its open waits for the copy. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_TRUNC);
+
+		_exit(fd >= 0 && write(fd, "junk", 4) == 4 ? 0 : 1);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(breaks, 1);
+	ck_assert_uint_eq(pt_capture_guard_pending(guarded), 0);
+	after = render_all(guarded);   /* would be SIGBUS without the copy */
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	pt_capture_free(guarded);
+	guarded = NULL;
+	signal(SIGRTMIN + 1, SIG_DFL);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* Without a signal to use, in-place data is copied at once. */
+START_TEST(guard_without_signal_copies)
+{
+	char *dir = tu_mkdtemp(), *path = copy_fixture(dir, "turing-mixed.tar");
+	struct pt_capture *cap = pt_capture_new();
+	char *before, *after;
+
+	ck_assert_int_eq(pt_capture_load(cap, path), PT_OK);
+	ck_assert_uint_eq(pt_capture_guard_pending(cap), 1);
+	before = render_all(cap);
+	ck_assert_int_eq(pt_capture_guard(cap, 0), PT_OK);
+	ck_assert_uint_eq(pt_capture_guard_pending(cap), 0);
+	ck_assert_int_eq(truncate(path, 0), 0);
+	after = render_all(cap);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	pt_capture_free(cap);
+	free(path);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -1142,6 +1254,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, truncated_archive);
 	tcase_add_test(tc, load_twice);
 	tcase_add_test(tc, progress);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("guard");
+	tcase_add_test(tc, guard_survives_truncate);
+	tcase_add_test(tc, guard_without_signal_copies);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("hostile");
