@@ -283,6 +283,9 @@ static uint64_t load_le64(const uint8_t *p)
 	return v;
 }
 
+/* Output is written out whenever this much has gathered. */
+#define DECODE_FLUSH (1u << 20)
+
 static int decode_blob(const struct decode_opts *o, uint32_t rows, const char *path,
 		       uint64_t base, struct pt_buf *out)
 {
@@ -325,6 +328,12 @@ static int decode_blob(const struct decode_opts *o, uint32_t rows, const char *p
 			pt_buf_puts(out, "\n");
 		}
 		pt_buf_put(out, one.data ? one.data : "", one.len);
+		/* Stream: a blob of any size decodes in bounded memory. */
+		if (out->len >= DECODE_FLUSH) {
+			if (!cli_write_buf(out))
+				st = CLI_EXIT_ERROR;
+			pt_buf_reset(out);
+		}
 	}
 	if (o->json)
 		pt_buf_puts(out, "]\n");
