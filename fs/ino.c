@@ -52,6 +52,7 @@
 #define TYPE_SHIFT 50
 #define PAYLOAD_BITS 50
 #define PAYLOAD_MASK ((UINT64_C(1) << PAYLOAD_BITS) - 1)
+_Static_assert(PTFS_WALK_LIMIT == (UINT64_C(1) << PAYLOAD_BITS), "a walk/ VA is a whole payload");
 #define MAX_CTX 1022u   /* context + 1 must fit 10 bits */
 #define N_BITS 3
 
@@ -274,7 +275,7 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id)
 	switch (id->type) {
 	case PTFS_T_VALINK:
 	case PTFS_T_WALKFILE:
-		if (id->va >= pc->va_limit)
+		if (id->va >= (id->type == PTFS_T_WALKFILE ? PTFS_WALK_LIMIT : pc->va_limit))
 			return 0;
 		payload = id->va;
 		break;

@@ -387,7 +387,7 @@ static int render_node(struct ptfs *fs, const struct ptfs_id *id, struct pt_buf 
 		const struct ptfs_ctx *pc = &fs->ctx[id->ctx];
 		struct pt_walk w;
 
-		if (id->va >= pc->va_limit)
+		if (id->va >= PTFS_WALK_LIMIT)
 			return ENOENT;
 		pt_walk_va(pc->ctx, id->va, &w);
 		return render_errno(pt_render_walk(b, pc->ctx, &w, PT_OUT_TEXT), b);
@@ -719,7 +719,7 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	case PTFS_T_WALKDIR: {
 		uint64_t va;
 
-		if (!pt_va_parse(name, &va) || va >= fs->ctx[pid.ctx].va_limit)
+		if (!pt_va_parse(name, &va) || va >= PTFS_WALK_LIMIT)
 			return ENOENT;
 		id.type = PTFS_T_WALKFILE;
 		id.va = va;
