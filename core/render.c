@@ -364,11 +364,6 @@ static void raw_str(const struct pt_entry *e, char *s, size_t len)
 		snprintf(s, len, "0x%016" PRIx64, e->raw[0]);
 }
 
-static void va_str(const struct pt_format *fmt, uint64_t va, char *s, size_t len)
-{
-	pt_va_name(fmt, va, s, len);
-}
-
 /* The names of target_captured keys for target W of a level's entries. */
 static const char *target_key(const struct pt_entry *e, unsigned w)
 {
@@ -386,7 +381,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	uint64_t span = (uint64_t)1 << t->page_shift;
 
 	raw_str(e, raw, sizeof raw);
-	va_str(fmt, pt_table_entry_va(t, index), va, sizeof va);
+	pt_va_name(fmt, pt_table_entry_va(t, index), va, sizeof va);
 	if (out == PT_OUT_JSON) {
 		struct jobj o = {0};
 
@@ -511,7 +506,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 	char va[32], raw[48], flags[64], kind[64], size[24], path[256];
 	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
 
-	va_str(fmt, w->va, va, sizeof va);
+	pt_va_name(fmt, w->va, va, sizeof va);
 	path[0] = 0;
 	if (leaf)
 		pt_node_path(&w->node, path, sizeof path);

@@ -241,7 +241,7 @@ static void guard_capture(struct ptfs *fs)
 	sigemptyset(&sa.sa_mask);
 	guarded = fs->cap;
 	if (sigaction(sig, &sa, NULL) != 0)
-		sig = 0;   /* no handler: pt_capture_guard copies at once, see below */
+		sig = 0;   /* no handler: pt_capture_guard() then copies at once */
 	pt_capture_guard(fs->cap, sig);
 }
 

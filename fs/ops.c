@@ -1221,11 +1221,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_open(req, fi);
 }
 
+/* The part of B a read of *SIZE bytes at OFF (>= 0) gets: *DATA, and *SIZE cut to fit. */
+static void slice(const struct pt_buf *b, off_t off, size_t *size, const char **data)
+{
+	if ((uint64_t)off >= b->len) {
+		*size = 0;
+		*data = NULL;
+		return;
+	}
+	if (*size > b->len - (size_t)off)
+		*size = b->len - (size_t)off;
+	*data = b->data + off;
+}
+
 static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		   struct fuse_file_info *fi, const char **data)
 {
 	const struct pt_buf *b = (const struct pt_buf *)(uintptr_t)fi->fh;
-	size_t len;
 	enum cache_kind kind;
 	struct ptfs_cache *c;
 	struct ptfs_id id;
@@ -1251,26 +1263,12 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		}
 		if (err)
 			return err;
-		len = b->len;
-		if ((uint64_t)off >= len) {
-			*size = 0;
-			*data = NULL;
-			return 0;
-		}
-		if (*size > len - (size_t)off)
-			*size = len - (size_t)off;
-		*data = b->data + off;
+		slice(b, off, size, data);
 		return 0;
 	}
-	len = b->len;
-	if ((uint64_t)off >= len) {
-		*size = 0;
-		*data = NULL;
+	slice(b, off, size, data);
+	if (*size == 0)
 		return 0;
-	}
-	if (*size > len - (size_t)off)
-		*size = len - (size_t)off;
-	*data = b->data + off;
 	if (ptfs_ino_decode(fs, ino, &id) == 0 && cache_of(fs, &id, &kind))
 		return 0;   /* the caches live as long as the mount */
 	/*
