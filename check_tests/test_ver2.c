@@ -221,12 +221,36 @@ static const struct pte_vec pte_vecs[] = {
 	 .raw = P_VALID | P_AP(1) | P_ADDR(0x1) | P_PEER(5) | P_KIND(0x06),
 	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0xa000001, .avid = 0x1, .peer = 5,
 	 .kind = 0x06, .kname = "GENERIC_MEMORY", .known = true, .native = true,
-	 .addr = 0x1000, .complete = false, .psize = 0x1000, .space = "peer5"},
+	 .addr = 0x1000, .complete = true, .psize = 0x1000, .space = "peer5"},
 	{.name = "pte peer 7", .level = PTE_SMALL, .shift = 12,
 	 .raw = P_VALID | P_AP(1) | P_ADDR(0x1ffffff) | P_PEER(7),
 	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0xfffffff, .avid = 0x1ffffff, .peer = 7,
 	 .kname = "PITCH", .known = true, .native = true,
-	 .addr = 0x1ffffff000, .complete = false, .psize = 0x1000, .space = "peer7"},
+	 .addr = 0x1ffffff000, .complete = true, .psize = 0x1000, .space = "peer7"},
+	/*
+	 * Turing peer PTE: ADDRESS_VID 32:8 is PA[36:12] and COMPTAGLINE 55:36
+	 * the bits above it (RM kgmmuFmtInitPeerPteFld_TU10X):
+	 * address = ((comptagline << 25) | address_vid) << 12, complete.
+	 * 0x060000240000010b: valid, peer, vol, address_vid 1, peer 2,
+	 * comptagline 2, kind 0x06 -> peer2 PA 0x4000001000.
+	 */
+	{.name = "pte peer comptagline", .level = PTE_SMALL, .shift = 12,
+	 .raw = P_VALID | P_AP(1) | P_VOL | P_ADDR(0x1) | P_PEER(2) | P_CTL(2) | P_KIND(0x06),
+	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .vol = 1, .asys = 0x24000001, .avid = 0x1,
+	 .peer = 2, .ctl = 0x2, .kind = 0x06, .kname = "GENERIC_MEMORY", .known = true,
+	 .native = true, .addr = 0x4000001000, .complete = true, .psize = 0x1000,
+	 .space = "peer2", .perm = PT_PERM_VOLATILE},
+	{.name = "pte peer address max", .level = PTE_SMALL, .shift = 12,
+	 .raw = P_VALID | P_AP(1) | P_ADDR(0x1ffffff) | P_CTL(0xfffff),
+	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0x3ffff1ffffff, .avid = 0x1ffffff,
+	 .ctl = 0xfffff, .kname = "PITCH", .known = true, .native = true,
+	 .addr = 0x1fffffffffff000, .complete = true, .psize = 0x1000, .space = "peer0"},
+	/* A big peer PTE: the same rule in a 64 KiB table. */
+	{.name = "pte big peer comptagline", .level = PTE_BIG, .shift = 16,
+	 .raw = P_VALID | P_AP(1) | P_ADDR(0x10) | P_PEER(0) | P_CTL(0x1),
+	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0x10000010, .avid = 0x10,
+	 .ctl = 0x1, .kname = "PITCH", .known = true, .native = true,
+	 .addr = 0x2000010000, .complete = true, .psize = 0x10000, .space = "peer0"},
 	{.name = "pte sys coherent", .level = PTE_SMALL, .shift = 12,
 	 .raw = P_VALID | P_AP(2) | P_ADDR(0x123456789) | P_KIND(0x06),
 	 .st = PT_ST_MAPPED, .valid = 1, .ap = 2, .asys = 0x123456789, .avid = 0x1456789,
@@ -348,6 +372,10 @@ static const struct pte_vec pte_vecs[] = {
 	 .psize = 0x10000},
 };
 
+/* The peer vector, as written above field by field. */
+_Static_assert((P_VALID | P_AP(1) | P_VOL | P_ADDR(0x1) | P_PEER(2) | P_CTL(2) | P_KIND(0x06)) ==
+	       0x060000240000010bull, "peer vector");
+
 START_TEST(pte_vectors)
 {
 	const struct pte_vec *v = &pte_vecs[_i];
@@ -414,6 +442,19 @@ static const struct pde_vec pde_vecs[] = {
 	 .rmask = 0xffc0000000000000ull, .tspace = "vidmem", .tlevel = PDE0},
 	{.name = "pde2 reserved bit 54 only", .level = PDE2, .raw = B(1, 54),
 	 .st = PT_ST_INVALID, .rmask = 1ull << 54},
+	/* Bits 7:6 have no official name (DOC-TU104: only 5 is NO_ATS). */
+	{.name = "pde2 reserved bits 7:6", .level = PDE2, .raw = D_AP(1) | B(3, 6) | D_ADDR(1),
+	 .st = PT_ST_POINTER, .ap = 1, .asys = 1, .avid = 1, .addr = 0x1000, .rmask = 0xc0,
+	 .tspace = "vidmem", .tlevel = PDE1},
+	{.name = "pde1 reserved bit 6 only", .level = PDE1, .raw = B(1, 6),
+	 .st = PT_ST_INVALID, .rmask = 0x40},
+	{.name = "pde3 reserved bit 7 sparse", .level = PDE3, .raw = D_VOL | B(1, 7),
+	 .st = PT_ST_SPARSE, .vol = 1, .rmask = 0x80},
+	/* Every unnamed bit at once: 4, 7:6, 63:54; NO_ATS (5) is named. */
+	{.name = "pde1 every unnamed bit", .level = PDE1,
+	 .raw = D_AP(2) | B(1, 4) | D_NO_ATS | B(3, 6) | B(0x3ff, 54) | D_ADDR(0x77),
+	 .st = PT_ST_POINTER, .ap = 2, .no_ats = 1, .asys = 0x77, .avid = 0x77, .addr = 0x77000,
+	 .rmask = 0xffc00000000000d0ull, .tspace = "sysmem", .tlevel = PDE0},
 };
 
 START_TEST(pde_vectors)
@@ -473,12 +514,12 @@ static const struct dual_vec dual_vecs[] = {
 	{.name = "pd0 both", .lo = DL_AP_BIG(3) | DL_ADDR_BIG(0x123456789ab),
 	 .hi = DH_AP_SMALL(1) | DH_VOL_SMALL | DH_ADDR_SMALL(0x1ffffff),
 	 .st = PT_ST_POINTER, .apb = 3, .no_ats = 1, .absys = 0x123456789ab, .abvid = 0x56789ab,
-	 .peerb = 2, .big = 0x123456789a900,
+	 .peerb = 2, .big = 0x123456789ab00,
 	 .aps = 1, .vols = 1, .assys = 0x1ffffff, .asvid = 0x1ffffff, .small = 0x1ffffff000,
 	 .big_space = "sysmem", .small_space = "vidmem"},
 	{.name = "pd0 big sys max", .lo = DL_AP_BIG(2) | DL_ADDR_BIG(0x3ffffffffffff),
 	 .st = PT_ST_POINTER, .apb = 2, .no_ats = 1, .absys = 0x3ffffffffffff, .abvid = 0x1fffffff,
-	 .peerb = 7, .big = 0x3fffffffffffd00, .big_space = "sysmem"},
+	 .peerb = 7, .big = 0x3ffffffffffff00, .big_space = "sysmem"},
 	{.name = "pd0 small sys max", .hi = DH_AP_SMALL(3) | DH_ADDR_SMALL(0x3fffffffffff),
 	 .st = PT_ST_POINTER, .aps = 3, .assys = 0x3fffffffffff, .asvid = 0x1ffffff,
 	 .peers = 7, .small = 0x3fffffffffff000, .small_space = "sysmem"},
@@ -486,10 +527,24 @@ static const struct dual_vec dual_vecs[] = {
 	{.name = "pd0 invalid vol_small", .hi = DH_VOL_SMALL, .st = PT_ST_INVALID, .vols = 1},
 	{.name = "pd0 invalid no_ats", .lo = DL_NO_ATS, .st = PT_ST_INVALID, .no_ats = 1,
 	 .absys = 0x2, .abvid = 0x2},
-	/* NO_ATS (bit 5) is bit 1 of the big address field: reported, not part of the address. */
-	{.name = "pd0 no_ats excluded", .lo = DL_AP_BIG(1) | DL_NO_ATS | DL_ADDR_BIG(0x2010),
+	/*
+	 * Raw bit 5 is NO_ATS and also address bit 9 (field bit 1): reported as
+	 * no_ats and kept in the address.  nouveau packs 256-byte big tables in
+	 * 0x100 slots of a page, so tables at page+0x200 / +0x300 set it.
+	 */
+	{.name = "pd0 big at page+0x200 keeps bit 9", .lo = DL_AP_BIG(1) | DL_ADDR_BIG(0x52),
+	 .st = PT_ST_POINTER, .apb = 1, .no_ats = 1, .absys = 0x52, .abvid = 0x52,
+	 .big = 0x5200, .big_space = "vidmem"},
+	{.name = "pd0 big at page+0x300 keeps bit 9", .lo = DL_AP_BIG(2) | DL_ADDR_BIG(0x1000053),
+	 .st = PT_ST_POINTER, .apb = 2, .no_ats = 1, .absys = 0x1000053, .abvid = 0x1000053,
+	 .big = 0x100005300, .big_space = "sysmem"},
+	{.name = "pd0 no_ats is address bit 9", .lo = DL_AP_BIG(1) | DL_NO_ATS | DL_ADDR_BIG(0x2010),
 	 .st = PT_ST_POINTER, .apb = 1, .no_ats = 1, .absys = 0x2012, .abvid = 0x2012,
-	 .big = 0x201000, .big_space = "vidmem"},
+	 .big = 0x201200, .big_space = "vidmem"},
+	/* In the dual PDE bits 4, 7:6 are address bits 8, 11:10, not reserved. */
+	{.name = "pd0 bits 7:4 are address", .lo = DL_AP_BIG(1) | B(0xd, 4),
+	 .st = PT_ST_POINTER, .apb = 1, .absys = 0xd, .abvid = 0xd, .big = 0xd00,
+	 .big_space = "vidmem"},
 	/* The 64K table needs only 256-byte alignment: field bit 0 is address bit 8. */
 	{.name = "pd0 big 256B aligned", .lo = DL_AP_BIG(1) | DL_ADDR_BIG(0x2011),
 	 .st = PT_ST_POINTER, .apb = 1, .absys = 0x2011, .abvid = 0x2011, .big = 0x201100,
@@ -511,6 +566,14 @@ static const struct dual_vec dual_vecs[] = {
 	 .rhi = 0xffc0000000000000ull, .small_space = "sysmem"},
 	{.name = "pd0 reserved sparse", .lo = DL_VOL_BIG | B(1, 60), .st = PT_ST_SPARSE,
 	 .volb = 1, .rlo = 1ull << 60},
+	/* Every unnamed bit at once (DESIGN §2.1): 54-64, 68-71, 118-127. */
+	{.name = "pd0 every unnamed bit", .lo = DL_AP_BIG(1) | DL_ADDR_BIG(0x10) | B(0x3ff, 54),
+	 .hi = DH_AP_SMALL(1) | DH_ADDR_SMALL(0x20) | B(1, 64 - 64) | B(0xf, 68 - 64) |
+	       B(0x3ff, 118 - 64),
+	 .st = PT_ST_POINTER, .apb = 1, .absys = 0x10, .abvid = 0x10, .big = 0x1000,
+	 .aps = 1, .assys = 0x20, .asvid = 0x20, .small = 0x20000,
+	 .rlo = 0xffc0000000000000ull, .rhi = 0xffc00000000000f1ull,
+	 .big_space = "vidmem", .small_space = "vidmem"},
 };
 
 START_TEST(dual_vectors)
@@ -573,8 +636,14 @@ static const struct pte_vec pd0_pte_vecs[] = {
 	 .perm = PT_PERM_READ_ONLY | PT_PERM_ATOMIC_DISABLE},
 	{.name = "pd0 2M peer", .raw = P_VALID | P_AP(1) | P_PEER(2) | P_ADDR(0x600),
 	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0x4000600, .avid = 0x600, .peer = 2,
-	 .kname = "PITCH", .known = true, .native = true, .addr = 0x600000,
+	 .kname = "PITCH", .known = true, .native = true, .addr = 0x600000, .complete = true,
 	 .psize = 0x200000, .space = "peer2"},
+	/* The peer rule in a 2 MiB PTE: COMPTAGLINE 3 is PA[56:37] = 3. */
+	{.name = "pd0 2M peer comptagline", .raw = P_VALID | P_AP(1) | P_PEER(1) | P_CTL(3) |
+	 P_ADDR(0x600),
+	 .st = PT_ST_MAPPED, .valid = 1, .ap = 1, .asys = 0x32000600, .avid = 0x600, .peer = 1,
+	 .ctl = 0x3, .kname = "PITCH", .known = true, .native = true, .addr = 0x6000600000,
+	 .complete = true, .psize = 0x200000, .space = "peer1"},
 };
 /* High words for the 2 MiB vectors: any set bit there is reserved. */
 static const uint64_t pd0_pte_hi[] = {0, 0x1, 0x8000000000000000ull};

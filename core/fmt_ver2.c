@@ -98,7 +98,7 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 #define PTE_COMPTAGLINE(r)    bits(r, 55, 36)  /* COMPTAGLINE (Turing width) */
 #define PTE_KIND(r)           bits(r, 63, 56)  /* KIND */
 
-/* PDE fields (NV_MMU_VER2_PDE_*); bit 4 and 63:54 are not defined. */
+/* PDE fields (NV_MMU_VER2_PDE_*); bits 4, 7:6 and 63:54 are not defined. */
 #define PDE_IS_PTE(r)         bits(r, 0, 0)    /* IS_PTE (= VALID, = !IS_PDE) */
 #define PDE_APERTURE(r)       bits(r, 2, 1)    /* APERTURE */
 #define PDE_VOL(r)            bits(r, 3, 3)    /* VOL */
@@ -106,7 +106,7 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 #define PDE_ADDRESS_SYS(r)    bits(r, 53, 8)   /* ADDRESS_SYS: next table >> 12 */
 #define PDE_ADDRESS_VID(r)    bits(r, 32, 8)   /* ADDRESS_VID */
 #define PDE_PEER(r)           bits(r, 35, 33)  /* ADDRESS_VID_PEER (only PEER_0 defined) */
-#define PDE_RESERVED          (1ull << 4 | 0xffc0000000000000ull)   /* bit 4, 63:54 */
+#define PDE_RESERVED          (0xd0ull | 0xffc0000000000000ull)   /* bits 4, 7:6, 63:54 */
 
 /* Dual PDE, low 8 bytes = big half (NV_MMU_VER2_DUAL_PDE_*_BIG). */
 #define DUAL_APERTURE_BIG(lo) bits(lo, 2, 1)   /* APERTURE_BIG */
@@ -116,10 +116,11 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 #define DUAL_ADDR_BIG_VID(lo) bits(lo, 32, 4)  /* ADDRESS_BIG_VID: table >> 8 */
 #define DUAL_PEER_BIG(lo)     bits(lo, 35, 33) /* ADDRESS_BIG_VID_PEER */
 /*
- * The big address field starts at bit 4, so raw bit 5 (NO_ATS) is its bit 1.
- * It is reported as no_ats and left out of the rebuilt table address.
+ * The big address field starts at bit 4, so raw bit 5 is both NO_ATS and
+ * address bit 9: it is reported as no_ats and kept in the address.  nouveau
+ * packs 256-byte big tables into 0x100 slots of a page, so a table at
+ * page+0x200 or +0x300 sets it (reference/nvidia-gmmu.md §1c).
  */
-#define DUAL_BIG_NO_ATS_IN_FIELD 0x2ull
 /* Dual PDE, high 8 bytes = small half: entry bit N is bit N-64 here. */
 #define DUAL_APERTURE_SMALL(hi) bits(hi, 2, 1)    /* APERTURE_SMALL 66:65 */
 #define DUAL_VOL_SMALL(hi)      bits(hi, 3, 3)    /* VOL_SMALL 67 */
@@ -171,10 +172,16 @@ static void decode_pte(struct pt_entry *e, uint64_t r, bool big, uint64_t page_s
 		addr = PTE_ADDRESS_VID(r) << 12;
 		complete = false;
 		break;
-	case 1: /* PEER: the same partial address, in peer PEER_ID's memory */
+	case 1:
+		/*
+		 * PEER (Turing): a discontiguous field, ADDRESS_VID = PA[36:12]
+		 * with COMPTAGLINE as the bits above it (RM
+		 * kgmmuFmtInitPeerPteFld_TU10X, UVM make_pte_turing), so the
+		 * whole PA is here, in peer PEER_ID's memory.
+		 */
 		space = SP_PEER0 + (unsigned)PTE_PEER(r);
-		addr = PTE_ADDRESS_VID(r) << 12;
-		complete = false;
+		addr = ((PTE_COMPTAGLINE(r) << 25) | PTE_ADDRESS_VID(r)) << 12;
+		complete = true;
 		break;
 	default: /* SYSTEM_COHERENT / SYSTEM_NON_COHERENT: the whole PA */
 		space = SP_SYSMEM;
@@ -302,9 +309,9 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	}
 
 	if (apb == 1)
-		big = (DUAL_ADDR_BIG_VID(lo) & ~DUAL_BIG_NO_ATS_IN_FIELD) << 8;
+		big = DUAL_ADDR_BIG_VID(lo) << 8;
 	else if (apb >= 2)
-		big = (DUAL_ADDR_BIG_SYS(lo) & ~DUAL_BIG_NO_ATS_IN_FIELD) << 8;
+		big = DUAL_ADDR_BIG_SYS(lo) << 8;
 	if (aps == 1)
 		small = DUAL_ADDR_SMALL_VID(hi) << 12;
 	else if (aps >= 2)
