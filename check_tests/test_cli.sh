@@ -134,10 +134,12 @@ run "$TOOL" decode --value "$V" --level pte_small --json
 js "sys PTE" 'j["aperture"]==2 and j["aperture_name"]=="sys_coherent" and h(j["address"])==0x234567000 and j["address_complete"] is True'
 js "sys PTE permission bits" 'j["read_only"]==1 and j["atomic_disable"]==1 and j["privilege"]==1 and j["volatile"]==1'
 
-# Peer aperture with peer_id 3.
+# Peer aperture with peer_id 3: the Turing peer address is complete (COMPTAGLINE = bits above 36).
 V=$(printf '0x%016x' $(( (3 << 33) | (0x50000 << 8) | (1 << 1) | 1 )))
-decoded "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete"] is False' \
+decoded "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete"] is True' \
 	--value "$V" --level pte_small
+decoded "peer PTE with comptagline" 'j["peer_id"]==2 and h(j["address"])==0x4000001000 and j["address_complete"] is True' \
+	--value 0x060000240000010b --level pte_small
 
 # Unknown kind 0x6d: reported raw, never named.
 decoded "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None' \

@@ -54,6 +54,14 @@ static const struct gvec gvecs[] = {
 	 .st = PT_ST_MAPPED, .v = 1, .s = 1, .c = 1, .x = 1, .r = 1, .w = 1,
 	 .addr = 0x223886000, .mtype = 3, .psize = 0x1000, .space = "sysmem",
 	 .perm = PT_PERM_EXEC | PT_PERM_SNOOPED},
+	/*
+	 * A vram page as amdgpu writes it: MC address = offset + FB_OFFSET<<24.
+	 * The decoder has no context: address and pa keep the value as
+	 * written (the walker subtracts the context's bias, see test_walk).
+	 */
+	{.name = "vram page as MC address", .shift = 12, .raw = G_V | G_R | G_W | G_PAGE(0x40123),
+	 .st = PT_ST_MAPPED, .v = 1, .r = 1, .w = 1, .addr = 0x40123000, .psize = 0x1000,
+	 .space = "vram"},
 	{.name = "valid only: vram, no access", .shift = 12, .raw = G_V,
 	 .st = PT_ST_MAPPED, .v = 1, .psize = 0x1000, .space = "vram", .perm = NRW},
 	{.name = "readable", .shift = 12, .raw = G_V | G_R | G_PAGE(0x10),
@@ -205,6 +213,48 @@ START_TEST(umr_pte_literal)
 	ck_assert_str_eq(pt_format_gart.spaces[e.space], "sysmem");
 	ck_assert_uint_eq(e.pa, 0x223886000);
 	ck_assert_str_eq(pt_entry_field(&e, "mtype_name")->s, "UC");
+}
+END_TEST
+
+/*
+ * Issue #10 item 4: with MC_VM_FB_OFFSET 0x40, PTE 0x40123061 (V R W,
+ * system 0, address 0x40123000) maps vram offset 0x123000.  The layout
+ * gives vram the bias FB_OFFSET<<24 and sysmem none.
+ */
+START_TEST(vram_pte_bias)
+{
+	struct pt_gart_layout l;
+	uint64_t raw[PT_GR__COUNT] = {0}, bias[PT_CONTEXT_SPACES];
+	bool has[PT_GR__COUNT] = {0};
+	struct pt_entry e;
+
+	ck_assert_uint_eq(G_V | G_R | G_W | G_PAGE(0x40123), 0x40123061ull);
+	raw[PT_GR_PT_BASE] = 0x40900001;
+	raw[PT_GR_PT_END] = 0x7ff;
+	raw[PT_GR_FB_OFFSET] = 0x40;
+	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
+	has[PT_GR_FB_OFFSET] = true;
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &l, NULL, 0), PT_OK);
+	memset(bias, 0xa5, sizeof bias);
+	pt_gart_space_bias(&l, bias);
+	ck_assert_int_eq(pt_format_space(&pt_format_gart, "vram"), 0);
+	ck_assert_uint_eq(bias[0], 0x40000000);
+	for (unsigned i = 1; i < PT_CONTEXT_SPACES; i++)
+		ck_assert_uint_eq(bias[i], 0);
+
+	e = gdecode(12, 0x40123061ull);
+	ck_assert_int_eq(e.state, PT_ST_MAPPED);
+	ck_assert_str_eq(pt_format_gart.spaces[e.space], "vram");
+	ck_assert_uint_eq(pt_entry_field(&e, "address")->v, 0x40123000);
+	ck_assert_uint_eq(e.pa - bias[e.space], 0x123000);
+
+	/* No FB_OFFSET register: no bias. */
+	has[PT_GR_FB_OFFSET] = false;
+	raw[PT_GR_PT_BASE] = 0x900001;
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &l, NULL, 0), PT_OK);
+	pt_gart_space_bias(&l, bias);
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		ck_assert_uint_eq(bias[i], 0);
 }
 END_TEST
 
@@ -593,6 +643,7 @@ static Suite *suite(void)
 	tc = tcase_create("pte");
 	tcase_add_loop_test(tc, pte_vectors, 0, sizeof gvecs / sizeof gvecs[0]);
 	tcase_add_test(tc, umr_pte_literal);
+	tcase_add_test(tc, vram_pte_bias);
 	tcase_add_test(tc, level_outside_table);
 	tcase_add_test(tc, format_table);
 	tcase_add_test(tc, maps_columns);

@@ -65,6 +65,37 @@ START_TEST(walk_faults)
 }
 END_TEST
 
+/*
+ * Issue #10 item 1: nouveau packs 256-byte big tables in 0x100 slots of a
+ * page.  PD0[4] (VA 0x800000) points its big half at PTB+0x200, PD0[5]
+ * (VA 0xa00000) at PTB+0x300: ADDRESS_BIG (address >> 8 from bit 4) then
+ * sets raw bit 5, which is also NO_ATS.  The walk must read the table at
+ * +0x200 / +0x300, not at PTB (whose entry 0 maps vidmem 0x40000000).
+ */
+START_TEST(walk_big_table_bit9)
+{
+	const uint64_t pd0_4 = ((PTB + 0x200) >> 8) << 4 | 1ull << 1;   /* ADDRESS_BIG_VID, APERTURE_BIG video */
+	const uint64_t pd0_5 = ((PTB + 0x300) >> 8) << 4 | 1ull << 1;
+	struct pt_walk w;
+
+	ck_assert(pd0_4 & 1ull << 5);
+	ck_assert(pd0_5 & 1ull << 5);
+	put64(PD0 + 4 * 16, pd0_4);
+	put64(PD0 + 5 * 16, pd0_5);
+	put64(PTB + 0x200 + 1 * 8, pte(0, 0x50000000ull, 0));   /* VA 0x810000 */
+	put64(PTB + 0x300 + 0 * 8, pte(0, 0x60000000ull, PTE_RO));
+	synth_reload();
+	walk_ok(0x810042, VID, 0x50000042, 0x10000, "pde3/0/pde2/0/pde1/0/pde0/4/pte_big/1");
+	walk_ok(0xa00000, VID, 0x60000000, 0x10000, "pde3/0/pde2/0/pde1/0/pde0/5/pte_big/0");
+	pt_walk_va(&ctx, 0x810000, &w);
+	ck_assert_uint_eq(w.steps[4].entry_pa, PTB + 0x200 + 8);
+	ck_assert_uint_eq(pt_entry_field(&w.steps[3].entry, "no_ats")->v, 1);
+	ck_assert_uint_eq(pt_entry_field(&w.steps[3].entry, "address_big")->v, PTB + 0x200);
+	/* Entry 0 of the +0x200 table is zero and there is no small table. */
+	walk_fault(0x800000, PT_FAULT_UNMAPPED, NULL, 0);
+}
+END_TEST
+
 START_TEST(walk_trace_verdicts)
 {
 	struct pt_walk w;
@@ -304,6 +335,92 @@ START_TEST(gart_flat)
 }
 END_TEST
 
+/*
+ * Issue #10 item 4: vram pages in a GART PTE are MC addresses (offset +
+ * FB_OFFSET<<24).  Registers as umr's direct_vm_test0 (BASE 0x40900001,
+ * FB_OFFSET 0x40): table at vram 0x900000.  Entry 0x445 = 0x40123061 maps
+ * VA 0x445000 to vram 0x123000; entry 0x446 = 0x00123061 lies below the
+ * bias, so it cannot be in vram: unsupported, never a page.
+ */
+START_TEST(gart_vram_bias)
+{
+	static uint8_t tbl[0x1000];
+	uint64_t raw[PT_GR__COUNT] = {0};
+	bool has[PT_GR__COUNT] = {0};
+	const uint64_t in_vram = 1 | 1ull << 5 | 1ull << 6 | 0x40123ull << 12;   /* V R W */
+	const uint64_t below = 1 | 1ull << 5 | 1ull << 6 | 0x00123ull << 12;
+	struct pt_context g;
+	struct pt_walk w;
+	struct pt_table t;
+	struct pt_entry e;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_stats st;
+	struct counts c = {{0}};
+	unsigned id;
+
+	ck_assert_uint_eq(in_vram, 0x40123061ull);
+	memset(tbl, 0, sizeof tbl);
+	for (int i = 0; i < 8; i++) {
+		tbl[0x228 + i] = (uint8_t)(in_vram >> (8 * i));
+		tbl[0x230 + i] = (uint8_t)(below >> (8 * i));
+	}
+	pt_mem_free(mem);
+	mem = pt_mem_new(2);
+	ck_assert_int_eq(pt_mem_add_built(mem, 0, 0x902000, sizeof tbl, &id), PT_OK);
+	pt_mem_region_write(mem, id, 0, tbl, sizeof tbl);
+	pt_mem_seal(mem, NULL, NULL);
+
+	raw[PT_GR_PT_BASE] = 0x40900001;
+	raw[PT_GR_PT_END] = 0x7ff;
+	raw[PT_GR_FB_OFFSET] = 0x40;
+	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
+	has[PT_GR_FB_OFFSET] = true;
+	memset(&g, 0, sizeof g);
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = mem;
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &g.gart, NULL, 0), PT_OK);
+	/* What the loader does for a [gart] section. */
+	g.root_space = g.gart.table_space;
+	g.root_addr = g.gart.table_addr;
+	g.root_entries = g.gart.entries;
+	g.root_page_shift = 12 + g.gart.bfs;
+	g.va_base = g.gart.va_start;
+	pt_gart_space_bias(&g.gart, g.space_bias);
+	ck_assert_uint_eq(g.root_addr, 0x900000);
+
+	ck_assert_int_eq(pt_walk_va(&g, 0x445abc, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.steps[0].entry_pa, 0x902228);
+	ck_assert_str_eq(g.fmt->spaces[w.space], "vram");
+	ck_assert_uint_eq(w.pa, 0x123abc);
+	/* The entry's address field keeps the value as written. */
+	ck_assert_uint_eq(pt_entry_field(&w.steps[0].entry, "address")->v, 0x40123000);
+
+	ck_assert_int_eq(pt_walk_va(&g, 0x446000, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNSUPPORTED);
+	ck_assert_int_eq(w.fault_step, 0);
+	ck_assert_str_eq(w.steps[0].verdict, "unsupported");
+	pt_table_root(&g, &t);
+	ck_assert(pt_table_read(&t, 0x446, &e));
+	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
+	ck_assert(!e.leaf);
+	ck_assert_uint_eq(pt_entry_field(&e, "address")->v, 0x123000);
+
+	/* va/, maps and audit see the same: one page, at the vram offset. */
+	pt_pages_init(&it, &g, 0);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, 0x445000);
+	ck_assert_uint_eq(pg.pa, 0x123000);
+	ck_assert_uint_eq(pg.leaf.pa, 0x123000);
+	ck_assert(!pt_pages_next(&it, &pg));
+	ck_assert_int_eq(pt_context_scan(&g, &st, count_an, &c), PT_OK);
+	ck_assert_uint_eq(c.n[PT_AN_UNSUPPORTED], 1);
+	ck_assert_uint_eq(st.pages, 1);
+}
+END_TEST
+
 /* A 2^27-entry GART with two captured table pages far apart lists fast. */
 START_TEST(gart_sparse_table)
 {
@@ -385,6 +502,7 @@ static Suite *suite(void)
 	tcase_add_test(tw, walk_leaves);
 	tcase_add_test(tw, walk_faults);
 	tcase_add_test(tw, walk_trace_verdicts);
+	tcase_add_test(tw, walk_big_table_bit9);
 	tcase_add_test(tw, self_reference_ends);
 	tcase_add_test(tt, node_resolve);
 	tcase_add_test(tt, table_listing);
@@ -393,6 +511,7 @@ static Suite *suite(void)
 	tcase_add_test(ti, scan_anomalies);
 	tcase_add_test(tg, gart_flat);
 	tcase_add_test(tg, gart_sparse_table);
+	tcase_add_test(tg, gart_vram_bias);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tt);
 	suite_add_tcase(s, ti);

@@ -847,6 +847,7 @@ static pt_err fill_contexts(struct pt_capture *cap)
 			c->root_page_shift = 12 + c->gart.bfs;
 			c->va_base = c->gart.va_start;
 			c->big_page_size = 0;
+			pt_gart_space_bias(&c->gart, c->space_bias);
 		} else {
 			c->root_space = mc->space;
 			c->root_addr = mc->address;

@@ -299,6 +299,14 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	return PT_OK;
 }
 
+void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT_SPACES])
+{
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		bias[i] = 0;
+	/* amdgpu writes a vram page as offset + vram_base_offset, as it does BASE. */
+	bias[SP_VRAM] = l->fb_offset;
+}
+
 void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gart_aperture *out)
 {
 	*out = (struct pt_gart_aperture){.name = "none"};

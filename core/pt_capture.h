@@ -89,6 +89,15 @@ struct pt_gart_aperture {
 };
 void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gart_aperture *out);
 
+/* Space ids a context can give a bias to (more than any format has spaces). */
+#define PT_CONTEXT_SPACES 16
+/*
+ * Fills BIAS (PT_CONTEXT_SPACES values) with the GART's MC bias per space:
+ * vram pages are written as MC addresses, vram offset + FB_OFFSET<<24
+ * (DESIGN §2.2); other spaces get 0.
+ */
+void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT_SPACES]);
+
 /* One page directory base ([pdb]) or GART context ([gart]). Immutable after load. */
 struct pt_context {
 	const char *name;                  /* section name = top-level directory */
@@ -102,6 +111,12 @@ struct pt_context {
 	unsigned root_page_shift;          /* VER2: 0 (levels say); GART: 12 + bfs */
 	uint64_t va_base;                  /* VA of root entry 0 (GART: START << 12) */
 	uint64_t big_page_size;            /* VER2: 65536 */
+	/*
+	 * Per space id: pages in this space are written as MC addresses =
+	 * offset + bias.  pt_table_read() subtracts it from a mapped leaf's pa
+	 * (a leaf below it is `unsupported`).  amd-gart vram: FB_OFFSET<<24.
+	 */
+	uint64_t space_bias[PT_CONTEXT_SPACES];
 	struct pt_gart_layout gart;        /* amd-gart only */
 	size_t nannotations;
 	const struct pt_kv *annotations;   /* x- keys of the section, in file order */

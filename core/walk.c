@@ -89,7 +89,27 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 		return false;
 	if (!pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz))
 		return false;
-	return t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) == PT_OK;
+	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) != PT_OK)
+		return false;
+	/*
+	 * The decoder has no context: a page written as an MC address (amd-gart
+	 * vram: offset + FB_OFFSET<<24) becomes its offset here, once, so that
+	 * walk/, va/, maps and audit agree.  An address below the bias is not
+	 * in that space at all: unsupported, never a guessed page.
+	 */
+	if (e->state == PT_ST_MAPPED && e->space < PT_CONTEXT_SPACES &&
+	    t->ctx->space_bias[e->space]) {
+		uint64_t bias = t->ctx->space_bias[e->space];
+
+		if (e->pa < bias) {
+			e->state = PT_ST_UNSUPPORTED;
+			e->leaf = false;
+			e->pa = 0;
+		} else {
+			e->pa -= bias;
+		}
+	}
+	return true;
 }
 
 /*
