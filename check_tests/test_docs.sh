@@ -3,9 +3,10 @@
 # (issue #10 item 8): every man page renders without a groff warning, no doc
 # sends the reader to files a user of the repository does not have (the
 # design notes and the shared fact sheets), no man page has a section twice,
-# every `ptfs-tool COMMAND` a doc names exists, and every `diff -r` command
+# every `ptfs-tool COMMAND` a doc names exists, every `diff -r` command
 # shown carries --no-dereference (without it diff follows the va/ links and
-# shows each change twice).
+# shows each change twice), and every mnt/ path the README's commands and the
+# man pages' examples name exists in the sample capture's tree.
 #
 # Environment (set by check_tests/meson.build):
 #   PTFS_SRCDIR   the source root
@@ -99,6 +100,46 @@ for d in "${DOCS[@]}"; do
 		ok "$d: every diff -r command has --no-dereference"
 	fi
 done
+
+# Every path under mnt/ that a README command or a man page example names
+# exists in the tree of the sample capture they use (turing-mixed.tar.gz,
+# written by `ptfs-tool export`, which is byte for byte the mount), and what
+# `cat` reads is a file: README's first `cat .../pde0/1/entry` named a 2 MiB
+# leaf, which is a file.  va/ and walk/ names are lookups (any VA resolves),
+# not listed entries, so they are left to the mount tests.
+EXP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-docs.XXXXXX") || exit 1
+trap 'chmod -R u+w "$EXP" 2>/dev/null; rm -rf "$EXP"' EXIT
+if "$TOOL" export "$SRC/fixtures/turing-mixed.tar.gz" "$EXP/mnt" >"$EXP/export.log" 2>&1; then
+	for d in README.md "${PAGES[@]}"; do
+		case $d in
+		*.md) cmdlines=$(awk '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$d") ;;
+		*) cmdlines=$(sed 's/\\-/-/g' "$d" | sed -n 's/^\$ //p') ;;
+		esac
+		missing=
+		while read -r cmd args; do
+			for w in $args; do
+				case $w in
+				mnt/*/va/* | mnt/*/walk/* | *'*'*) continue ;;
+				mnt/*) ;;
+				*) continue ;;
+				esac
+				f="$EXP/${w%/}"
+				if [ ! -e "$f" ] || { [ "$cmd" = cat ] && [ ! -f "$f" ]; }; then
+					missing+="$cmd $w"$'\n'
+				fi
+			done
+		done <<<"$cmdlines"
+		if [ -n "$missing" ]; then
+			bad "$d: every mnt/ path its commands name exists in the sample tree"
+			printf '%s' "$missing" | sed 's/^/    /'
+		else
+			ok "$d: every mnt/ path its commands name exists in the sample tree"
+		fi
+	done
+else
+	bad "ptfs-tool export of the sample capture"
+	sed 's/^/    /' "$EXP/export.log"
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
