@@ -414,4 +414,67 @@ else
 	bad "-s: mounts"
 fi
 
+
+# ---- fstab: mount -t fuse.ptfs and an fstab line (issue #10 item 8) --------
+# mount(8) runs ptfs through mount.fuse3, which starts the program named by
+# the type with /bin/sh -c.  mount(8) (util-linux 2.38) drops PATH from the
+# helper's environment, so the shell searches its default path
+# (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin): ptfs must be
+# installed there (ptfs(1) FSTAB says so).  To test that without touching the
+# machine, a private mount namespace bind-mounts a directory holding a ptfs
+# link on /usr/local/sbin, the first directory of that path; PATH names the
+# directory too, as the caller's would.  The inner script unmounts whatever
+# it mounted before the namespace goes away.
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP fstab: mount -t fuse.ptfs and -T FSTAB need root (running as uid $(id -u))"
+else
+	FB="$TMP/fstab-bin"
+	MF="$TMP/fstab-mnt"
+	FO="$TMP/fstab-out"
+	mkdir -p "$FB" "$MF" "$FO"
+	ln -s "$PTFS" "$FB/ptfs"
+	printf '%s %s fuse.ptfs ro,noauto,all_entries 0 0\n' "$T" "$MF" >"$TMP/fstab"
+	PATH="$FB:$PATH" unshare --mount --propagation private bash -c '
+		fb=$1 cap=$2 mnt=$3 fstab=$4 out=$5
+		trap "mountpoint -q \"\$mnt\" && fusermount3 -u \"\$mnt\"" EXIT
+		mount --bind "$fb" /usr/local/sbin || exit 3
+		up() {
+			local deadline=$((SECONDS + 10))
+			until mountpoint -q "$mnt"; do
+				[ $SECONDS -lt $deadline ] || return 1
+				sleep 0.02
+			done
+		}
+		mount -t fuse.ptfs "$cap" "$mnt" 2>"$out/t.err"
+		echo $? >"$out/t.rc"
+		if up; then
+			grep -F " $mnt " /proc/self/mounts >"$out/t.mounts"
+			cat "$mnt/capture" >"$out/t.capture"
+			fusermount3 -u "$mnt"
+			echo $? >"$out/t.umount"
+		fi
+		mount -T "$fstab" "$mnt" 2>"$out/f.err"
+		echo $? >"$out/f.rc"
+		if up; then
+			ls -v "$mnt/pdb0/pde3" | tr "\n" " " >"$out/f.ls"
+			fusermount3 -u "$mnt"
+			echo $? >"$out/f.umount"
+		fi
+		exit 0
+	' _ "$FB" "$T" "$MF" "$TMP/fstab" "$FO" >"$TMP/fstab.log" 2>&1
+	check "fstab: a private mount namespace with ptfs on the default path" test $? = 0
+	sed 's/^/    /' "$TMP/fstab.log" "$FO"/*.err 2>/dev/null
+	check "fstab: mount -t fuse.ptfs CAPTURE MNT exits 0" grep -qsx 0 "$FO/t.rc"
+	check "fstab: the mount is type fuse.ptfs, read-only, with the capture as source" \
+		grep -Eqs "^$T $MF fuse\\.ptfs ro," "$FO/t.mounts"
+	check "fstab: mount -t fuse.ptfs serves the capture" \
+		bash -c 'grep -qsx "source: turing-mixed.tar.gz" "$1" && grep -qsx "context: pdb1 sysmem:0x100004000" "$1"' _ "$FO/t.capture"
+	check "fstab: fusermount3 -u unmounts it" grep -qsx 0 "$FO/t.umount"
+	check "fstab: mount -T FSTAB MNT (an fstab line) exits 0" grep -qsx 0 "$FO/f.rc"
+	check "fstab: the fstab line's all_entries reaches ptfs (zero entries listed)" \
+		test "$(cat "$FO/f.ls" 2>/dev/null)" = "0 1 2 3 "
+	check "fstab: fusermount3 -u unmounts the fstab mount" grep -qsx 0 "$FO/f.umount"
+	check "fstab: nothing stays mounted outside the namespace" not_mounted "$MF"
+fi
+
 report

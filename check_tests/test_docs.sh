@@ -1,0 +1,145 @@
+#!/bin/bash
+# test_docs.sh — the user-facing documentation as a first-time user meets it
+# (issue #10 item 8): every man page renders without a groff warning, no doc
+# sends the reader to files a user of the repository does not have (the
+# design notes and the shared fact sheets), no man page has a section twice,
+# every `ptfs-tool COMMAND` a doc names exists, every `diff -r` command
+# shown carries --no-dereference (without it diff follows the va/ links and
+# shows each change twice), and every mnt/ path the README's commands and the
+# man pages' examples name exists in the sample capture's tree.
+#
+# Environment (set by check_tests/meson.build):
+#   PTFS_SRCDIR   the source root
+#   PTFS_TOOL     the ptfs-tool binary (its --help lists the commands)
+# Exit: 0 all passed; 1 any failure; 77 (skip) when groff is missing, except
+# under CI=true where that is a failure.
+
+set -u
+export LC_ALL=C
+
+SRC=${PTFS_SRCDIR:?PTFS_SRCDIR must name the source root}
+TOOL=${PTFS_TOOL:?PTFS_TOOL must name the ptfs-tool binary}
+TOOL=$(readlink -f "$TOOL")
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+
+cd "$SRC" || exit 1
+shopt -s nullglob
+PAGES=(man/*.[1-8])
+# The docs a user reads; comments in code may cite the design notes.
+DOCS=(README.md "${PAGES[@]}" fixtures/README.md bench/README.md fuzz/README.md)
+[ ${#PAGES[@]} -gt 0 ] || bad "no man pages found in $SRC/man"
+
+if ! command -v groff >/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		bad "groff is missing (CI=true, no skipping; Debian: groff-base)"
+		echo "$PASS passed, $FAIL failed"
+		exit 1
+	fi
+	echo "SKIP: groff is missing (Debian: apt-get install groff-base)"
+	exit 77
+fi
+
+# groff -ww turns on every warning; -z formats without output, so anything
+# on stderr is a warning (or an error) the page would show a reader.
+for p in "${PAGES[@]}"; do
+	if out=$(groff -man -ww -z "$p" 2>&1) && [ -z "$out" ]; then
+		ok "$p renders without warnings"
+	else
+		bad "$p renders without warnings"
+		printf '%s\n' "$out" | head -20 | sed 's/^/    /'
+	fi
+done
+
+for d in "${DOCS[@]}"; do
+	[ -f "$d" ] || continue
+	if hits=$(grep -nE 'DESIGN|shared/reference' "$d"); then
+		bad "$d cites no file a user does not have (DESIGN, shared/reference)"
+		printf '%s\n' "$hits" | sed 's/^/    /'
+	else
+		ok "$d cites no file a user does not have"
+	fi
+done
+
+for p in "${PAGES[@]}"; do
+	if dup=$(grep -E '^\.SH' "$p" | sort | uniq -d) && [ -n "$dup" ]; then
+		bad "$p has each section once"
+		printf '%s\n' "$dup" | sed 's/^/    /'
+	else
+		ok "$p has each section once"
+	fi
+done
+
+# The commands ptfs-tool has are the indented words under "Commands:" in
+# its --help; a doc naming another one promises what does not exist.
+cmds=$("$TOOL" --help | sed -n '/Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
+[ -n "$cmds" ] || bad "ptfs-tool --help lists its commands"
+for d in "${DOCS[@]}"; do
+	[ -f "$d" ] || continue
+	named=$(sed 's/\\-/-/g' "$d" | grep -oE 'ptfs-tool( \\fB| \.B|\*\*)? [a-z][a-z-]+' |
+		awk '{print $NF}' | sort -u)
+	unknown=$(comm -23 <(printf '%s\n' $named) <(printf '%s\n' $cmds | sort -u))
+	if [ -n "$unknown" ]; then
+		bad "$d names only existing ptfs-tool commands"
+		printf '    ptfs-tool %s\n' $unknown
+	else
+		ok "$d names only existing ptfs-tool commands"
+	fi
+done
+
+# A diff -r command line (README code, man page example) without
+# --no-dereference prints every change twice.
+for d in "${DOCS[@]}"; do
+	[ -f "$d" ] || continue
+	if hits=$(sed 's/\\-/-/g' "$d" | grep -nE '^[[:space:]]*(\$ )?diff -r' | grep -v -- '--no-dereference'); then
+		bad "$d: every diff -r command has --no-dereference"
+		printf '%s\n' "$hits" | sed 's/^/    /'
+	else
+		ok "$d: every diff -r command has --no-dereference"
+	fi
+done
+
+# Every path under mnt/ that a README command or a man page example names
+# exists in the tree of the sample capture they use (turing-mixed.tar.gz,
+# written by `ptfs-tool export`, which is byte for byte the mount), and what
+# `cat` reads is a file: README's first `cat .../pde0/1/entry` named a 2 MiB
+# leaf, which is a file.  va/ and walk/ names are lookups (any VA resolves),
+# not listed entries, so they are left to the mount tests.
+EXP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-docs.XXXXXX") || exit 1
+trap 'chmod -R u+w "$EXP" 2>/dev/null; rm -rf "$EXP"' EXIT
+if "$TOOL" export "$SRC/fixtures/turing-mixed.tar.gz" "$EXP/mnt" >"$EXP/export.log" 2>&1; then
+	for d in README.md "${PAGES[@]}"; do
+		case $d in
+		*.md) cmdlines=$(awk '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$d") ;;
+		*) cmdlines=$(sed 's/\\-/-/g' "$d" | sed -n 's/^\$ //p') ;;
+		esac
+		missing=
+		while read -r cmd args; do
+			for w in $args; do
+				case $w in
+				mnt/*/va/* | mnt/*/walk/* | *'*'*) continue ;;
+				mnt/*) ;;
+				*) continue ;;
+				esac
+				f="$EXP/${w%/}"
+				if [ ! -e "$f" ] || { [ "$cmd" = cat ] && [ ! -f "$f" ]; }; then
+					missing+="$cmd $w"$'\n'
+				fi
+			done
+		done <<<"$cmdlines"
+		if [ -n "$missing" ]; then
+			bad "$d: every mnt/ path its commands name exists in the sample tree"
+			printf '%s' "$missing" | sed 's/^/    /'
+		else
+			ok "$d: every mnt/ path its commands name exists in the sample tree"
+		fi
+	done
+else
+	bad "ptfs-tool export of the sample capture"
+	sed 's/^/    /' "$EXP/export.log"
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
