@@ -87,8 +87,9 @@ START_TEST(entry_text_layout)
 	ck_assert_ptr_nonnull(strstr(b.data, "\nkind_name: GENERIC_MEMORY\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\naddress: 0x2000000\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\naddress_complete: true\n"));
-	/* state is the last line of a leaf */
-	ck_assert_str_eq(b.data + b.len - strlen("state: mapped\n"), "state: mapped\n");
+	/* a leaf ends with its state and where its page is, in the capture's space names */
+	static const char tail[] = "\nstate: mapped\ntarget_space: sysmem\ntarget_address: 0x2000000\n";
+	ck_assert_str_eq(b.data + b.len - strlen(tail), tail);
 }
 END_TEST
 
@@ -99,14 +100,18 @@ START_TEST(entry_pointer_targets)
 
 	resolve(LV, ix, 4, &loc);
 	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
-	ck_assert_ptr_nonnull(strstr(b.data, "\nstate: pointer\ntarget_captured_small: no\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\nstate: pointer\ntarget_space_small: vidmem\n"
+					     "target_captured_small: no\n"));
 	ck_assert_ptr_null(strstr(b.data, "target_captured_big"));
+	ck_assert_ptr_null(strstr(b.data, "target_space_big"));
+	ck_assert_ptr_null(strstr(b.data, "target_address"));
 	/* JSON-only compatibility alias: absent from text, present in JSON */
 	ck_assert_ptr_null(strstr(b.data, "is_pde_pointer"));
 	pt_buf_reset(&b);
 	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"is_pde_pointer\": 0"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"target_captured_small\": \"no\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space_small\": \"vidmem\""));
 	assert_sorted_keys(b.data);
 }
 END_TEST
@@ -124,6 +129,8 @@ START_TEST(entry_json_values)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"read_only\": 1"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"kind_known\": true"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"va\": \"0x10000\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space\": \"sysmem\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_address\": \"0x2000000\""));
 	ck_assert_int_eq(b.data[b.len - 1], '\n');
 }
 END_TEST
