@@ -460,6 +460,16 @@ for f in "$FIX"/*.tar.gz; do
 	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
 done
 rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# A root table with no captured byte: every VA is not_captured, so not clean.
+mkdir -p "$TMP/noroot/mem"
+head -c 4096 /dev/zero >"$TMP/noroot/mem/v.bin"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\n[memory v]\nspace = vidmem\nbase = 0x200000\nfile = mem/v.bin\n[pdb pdb0]\nspace = vidmem\naddress = 0x900000\nbig_page_size = 64K\n' >"$TMP/noroot/capture.ini"
+rc "check: a root not captured is an anomaly (exit 1)" 1 "$TOOL" check "$TMP/noroot"
+has "check: root_not_captured named" '^pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no$'
+has "check: root_not_captured counted" ': 1 context, 1 anomaly, 0 warnings$'
+rc "export of a capture whose root is not captured" 0 "$TOOL" export "$TMP/noroot" "$TMP/noroot.x"
+if grep -qx 'anomaly: pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no' "$TMP/noroot.x/pdb0/info"; then
+	ok; else bad "info lists root_not_captured: $(cat "$TMP/noroot.x/pdb0/info")"; fi
 # Unusable captures: exit 2 with the loader's error.
 mkdir -p "$TMP/badcap/mem"
 printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"

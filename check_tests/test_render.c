@@ -276,6 +276,95 @@ START_TEST(sizes_and_escapes)
 }
 END_TEST
 
+/* info: totals as people write them; page sizes (the keys) stay exact */
+START_TEST(info_sizes_readable)
+{
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	/* 384 pages of 4K, not contiguous in PA: 1536K = 1.5M */
+	for (int i = 0; i < 384; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1.5M\n") != NULL, "%s", b.data);
+	/* 256 pages: exactly 1M */
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 256; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	pt_buf_reset(&b);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1M\n") != NULL, "%s", b.data);
+	/* 3 pages: 12K, exact in K */
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 3; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	pt_buf_reset(&b);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 12K\n") != NULL, "%s", b.data);
+}
+END_TEST
+
+/* An unknown kind: kind_name is "unknown" in text, null in JSON, never empty. */
+START_TEST(entry_kind_unknown)
+{
+	static const uint64_t ix[] = {0, 0, 0, 0, 16};
+	struct pt_loc loc;
+
+	put64(PTS + 16 * 8, (pte(2, 0x2000000ull, PTE_RO) & ~(0xffull << 56)) | 0x6dull << 56);
+	synth_reload();
+	resolve(LV, ix, 5, &loc);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nkind_name: unknown\nkind_known: false\n") != NULL, "%s", b.data);
+	pt_buf_reset(&b);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"kind_name\": null"));
+}
+END_TEST
+
+/* A shadowed small PTE says so in text and JSON, and still says where its page is. */
+START_TEST(entry_shadowed)
+{
+	static const uint64_t ix[] = {0, 0, 0, 0, 0};
+	struct pt_loc loc;
+
+	resolve(LV, ix, 5, &loc);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nstate: shadowed\ntarget_space: sysmem\ntarget_address: 0x1000000\n") != NULL,
+		      "%s", b.data);
+	pt_buf_reset(&b);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"state\": \"shadowed\""));
+}
+END_TEST
+
+/* Flag words in maps and walk are field names of the entry files. */
+START_TEST(flag_words_are_fields)
+{
+	struct pt_walk w;
+
+	pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_ptr_nonnull(strstr(b.data, " sysmem  0x0000000002000000 read_only GENERIC_MEMORY\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, " vidmem  0x0000000040000000 - GENERIC_MEMORY\n"));
+	pt_buf_reset(&b);
+	pt_walk_va(&ctx, 0x10008, &w);
+	pt_render_walk(&b, &ctx, &w, PT_OUT_TEXT);
+	ck_assert_ptr_nonnull(strstr(b.data, " flags=read_only kind=GENERIC_MEMORY "));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("render");
@@ -296,6 +385,10 @@ static Suite *suite(void)
 	tcase_add_test(tm, maps_merge);
 	tcase_add_test(tm, info_counts);
 	tcase_add_test(tm, deterministic);
+	tcase_add_test(tm, info_sizes_readable);
+	tcase_add_test(te, entry_kind_unknown);
+	tcase_add_test(te, entry_shadowed);
+	tcase_add_test(tm, flag_words_are_fields);
 	suite_add_tcase(s, te);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tm);
