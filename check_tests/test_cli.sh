@@ -142,6 +142,8 @@ decoded "peer PTE" 'j["aperture"]==1 and j["peer_id"]==3 and j["address_complete
 # Unknown kind 0x6d: reported raw, never named.
 decoded "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None' \
 	--value 0x6d00000000010001 --level pte_small
+rc "unknown kind, text" 0 "$TOOL" decode --value 0x6d00000000010001 --level pte_small
+has "unknown kind: kind_name is unknown in text, never empty" '^kind_name: unknown$'
 # 0xfe: named but not a native Turing kind.
 decoded "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False' \
 	--value 0xfe00000000010001 --level pte_small
@@ -439,6 +441,13 @@ rc "audit: empty legs file" 0 "$TOOL" audit "$TM" pdb0 "$TMP/empty.legs"
 err "audit: legs missing" E_IO "$TOOL" audit "$TM" pdb0 "$TMP/nonexistent.legs"
 err "audit: unknown context" E_NOTFOUND "$TOOL" audit "$TM" nosuch "$DATA/turing.legs"
 err "audit: arguments" E_USAGE "$TOOL" audit "$TM" pdb0
+
+# ---- one vocabulary: walk flag words are entry field names ----------------------------
+
+run "$TOOL" walk "$TM" pdb0 0x410000
+has "walk: flags are field names" ' flags=read_only,atomic_disable,privilege kind=GENERIC_MEMORY '
+run "$TOOL" walk --json "$TM" pdb0 0x400000
+js "walk json: no flag set is -" 'j["result"]["flags"]=="-"'
 
 # ---- check -------------------------------------------------------------------------
 
