@@ -158,9 +158,9 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 	big.entries = (uint64_t)1 << bl->bits;
 	big.va_base = t->va_base;
 	big.page_shift = bl->va_shift;
-	big.cover = PT_COVER_NONE;   /* not used by a read */
 	big.big.present = false;
 	big.reserved_above = false;
+	big.cover = table_cover(&big);
 	sh = big.page_shift - t->page_shift;
 	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
 		e->state = PT_ST_SHADOWED;
