@@ -144,6 +144,8 @@ decoded "peer PTE with comptagline" 'j["peer_id"]==2 and h(j["address"])==0x4000
 # Unknown kind 0x6d: reported raw, never named.
 decoded "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None' \
 	--value 0x6d00000000010001 --level pte_small
+rc "unknown kind, text" 0 "$TOOL" decode --value 0x6d00000000010001 --level pte_small
+has "unknown kind: kind_name is unknown in text, never empty" '^kind_name: unknown$'
 # 0xfe: named but not a native Turing kind.
 decoded "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False' \
 	--value 0xfe00000000010001 --level pte_small
@@ -442,6 +444,13 @@ err "audit: legs missing" E_IO "$TOOL" audit "$TM" pdb0 "$TMP/nonexistent.legs"
 err "audit: unknown context" E_NOTFOUND "$TOOL" audit "$TM" nosuch "$DATA/turing.legs"
 err "audit: arguments" E_USAGE "$TOOL" audit "$TM" pdb0
 
+# ---- one vocabulary: walk flag words are entry field names ----------------------------
+
+run "$TOOL" walk "$TM" pdb0 0x410000
+has "walk: flags are field names" ' flags=read_only,atomic_disable,privilege kind=GENERIC_MEMORY '
+run "$TOOL" walk --json "$TM" pdb0 0x400000
+js "walk json: no flag set is -" 'j["result"]["flags"]=="-"'
+
 # ---- check -------------------------------------------------------------------------
 
 run "$TOOL" check "$TM"
@@ -462,6 +471,16 @@ for f in "$FIX"/*.tar.gz; do
 	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
 done
 rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# A root table with no captured byte: every VA is not_captured, so not clean.
+mkdir -p "$TMP/noroot/mem"
+head -c 4096 /dev/zero >"$TMP/noroot/mem/v.bin"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\n[memory v]\nspace = vidmem\nbase = 0x200000\nfile = mem/v.bin\n[pdb pdb0]\nspace = vidmem\naddress = 0x900000\nbig_page_size = 64K\n' >"$TMP/noroot/capture.ini"
+rc "check: a root not captured is an anomaly (exit 1)" 1 "$TOOL" check "$TMP/noroot"
+has "check: root_not_captured named" '^pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no$'
+has "check: root_not_captured counted" ': 1 context, 1 anomaly, 0 warnings$'
+rc "export of a capture whose root is not captured" 0 "$TOOL" export "$TMP/noroot" "$TMP/noroot.x"
+if grep -qx 'anomaly: pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no' "$TMP/noroot.x/pdb0/info"; then
+	ok; else bad "info lists root_not_captured: $(cat "$TMP/noroot.x/pdb0/info")"; fi
 # Unusable captures: exit 2 with the loader's error.
 mkdir -p "$TMP/badcap/mem"
 printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"

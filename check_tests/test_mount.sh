@@ -72,6 +72,23 @@ for cap in "${CAPTURES[@]}"; do
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
+		# DESIGN §4: shadowed (and otherwise unwalkable) leaves are not "mapped"
+		nm=$(grep -rl "state: mapped" "$mnt/$ctx" | wc -l)
+		nva=$(ls "$mnt/$ctx/va" | wc -l)
+		npg=$(sed -n 's/^pages: //p' "$mnt/$ctx/info")
+		check "$name: $ctx: grep -rl 'state: mapped' ($nm) = va/ links ($nva) = info pages ($npg)" \
+			test "$nm" = "$nva" -a "$nva" = "$npg"
+		# one vocabulary: every flag word of maps is a field of the entry files
+		words=$(awk '{print $6}' "$mnt/$ctx/maps" | tr ',' '\n' | grep -vx -- - | sort -u)
+		missing=
+		for w in $words; do
+			grep -rqx "$w: 1" "$mnt/$ctx" || missing="$missing $w"
+		done
+		check "$name: $ctx: every maps flag word is an entry field set to 1 (${words//$'\n'/ })${missing:+, missing:$missing}" \
+			test -z "$missing"
+		# info sizes read as people write them: 2.7G, 640K, 2M (never 2800000K)
+		check "$name: $ctx: info sizes are short (< 1024 in their unit, one decimal at most)" \
+			bash -c '! sed -n "s/^mapped_bytes\.[^:]*: //p" "$1" | grep -Evx "([0-9]{1,3}|10[01][0-9]|102[0-3])(\.[0-9])?[KMGTPE]?"' _ "$mnt/$ctx/info"
 	done
 	if timeout 120 find "$mnt" >"$mnt.find" 2>"$mnt.finderr"; then
 		ok "$name: find terminates ($(wc -l <"$mnt.find") names)"
@@ -110,6 +127,14 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	check "a pointer to an uncaptured table holds only entry" \
 		test "$(ls "$P/pde3/0/pde2/2")" = "entry"
 	check "its entry says target_captured: no" grep -qx 'target_captured: no' "$P/pde3/0/pde2/2/entry"
+	check "a pointer entry says its table's space: target_space" grep -qx 'target_space: vidmem' "$P/pde3/0/pde2/2/entry"
+	check "a dual PDE0 says target_space_big and target_space_small" \
+		bash -c 'grep -qx "target_space_big: vidmem" "$1" && grep -qx "target_space_small: sysmem" "$1"' \
+		_ "$P/pde3/0/pde2/0/pde1/0/pde0/3/entry"
+	check "a small PTE under a valid big PTE is shadowed" \
+		grep -qx 'state: shadowed' "$P/pde3/0/pde2/0/pde1/0/pde0/3/pte_small/0"
+	check "grep -r 'target_space: sysmem' finds the sysmem pages" \
+		bash -c 'grep -rlx "target_space: sysmem" "$1" | grep -q pte_small' _ "$P"
 	check "zero entries are not listed" test "$(ls "$P/pde3" | tr '\n' ' ')" = "0 2 "
 	check "a zero entry still resolves by name" grep -qx 'state: unmapped' "$P/pde3/1"
 	check "an index past the table is ENOENT" test ! -e "$P/pde3/4"
@@ -138,6 +163,7 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 			echo "    va/$va -> $link: target does not exist"; fails=$((fails + 1)); continue
 		fi
 		grep -qx 'state: mapped' "$TMP/leaf" || { echo "    va/$va: leaf not mapped"; fails=$((fails + 1)); }
+		grep -qx "target_space: $space" "$TMP/leaf" || { echo "    va/$va: leaf has no target_space: $space"; fails=$((fails + 1)); }
 		want=$(hexnum $(( pa - (va - page_va) )))
 		grep -qx "address: $want" "$TMP/leaf" || { echo "    va/$va: leaf address is not $want"; fails=$((fails + 1)); }
 		# the walk agrees: same PA (of the VA itself) and the same leaf
@@ -286,7 +312,7 @@ if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
 	diff "$TMP/b/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" "$TMP/a/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" |
 		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort -u >"$TMP/keys.got"
 	check "the remapped PTE differs in raw and address fields only" \
-		bash -c '! grep -Evx "raw|address|address_vid|address_sys" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
+		bash -c '! grep -Evx "raw|address|address_vid|address_sys|target_address" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
 	do_umount "$TMP/a"
 	do_umount "$TMP/b"
 else
@@ -314,6 +340,7 @@ for g in gart-cosim gart-umr-kat; do
 			link=$(readlink "$mnt/$ctx/va/$va") || { echo "    no link va/$va"; fails=$((fails + 1)); continue; }
 			case $link in ../pte/*) ;; *) echo "    va/$va -> $link"; fails=$((fails + 1)); continue ;; esac
 			grep -qx 'state: mapped' "$mnt/$ctx/va/$va" || { echo "    va/$va: target not a mapped leaf"; fails=$((fails + 1)); }
+			grep -qx "target_space: $a" "$mnt/$ctx/va/$va" || { echo "    va/$va: no target_space: $a"; fails=$((fails + 1)); }
 			res=$(tail -n 1 "$mnt/$ctx/walk/$va")
 			case $res in
 			"result: mapped pa=$a:$(hexnum "$b") page=$c "*"leaf=${link#../}") ;;
