@@ -201,7 +201,9 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	check "junk is ENOENT in va/" test ! -e "$P/va/0xzz"
 	check "a VA at 2^49 (past the VA space) has an out_of_range trace in walk/" \
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x2000000000000"
-	check "a VA at 2^50 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x4000000000000"
+	check "a VA at 2^52 has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x10000000000000"
+	check "a VA at 2^53 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x20000000000000"
 	check "a VA at 2^49 is ENOENT in va/" test ! -e "$P/va/0x2000000000000"
 
 	# walk traces for every fault of the expect file

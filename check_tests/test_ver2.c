@@ -7,6 +7,7 @@
  * and every expected value is written out literally, so a decoder bug can
  * not hide behind a shared encoder.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -932,16 +933,16 @@ START_TEST(kinds_match_tsv)
 	unsigned n = 0, prev = 0;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/../shared/reference/tu104-kinds.tsv", src ? src : ".");
+	/* The TSV is part of the repository: a missing one fails, never skips. */
+	snprintf(path, sizeof path, "%s/core/kinds_tu104.tsv", src ? src : ".");
 	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "kinds_match_tsv: %s not found, check skipped\n", path);
-		return;
-	}
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof line, f)) {
 		unsigned id;
 		char name[128], want[160];
 
+		if (line[0] == '#')   /* the header naming the sources */
+			continue;
 		ck_assert_msg(sscanf(line, "0x%x\t%127s", &id, name) == 2, "bad line: %s", line);
 		/* The file format itself: "0x%02x<TAB>NAME\n", ids strictly ascending. */
 		snprintf(want, sizeof want, "0x%02x\t%s\n", id, name);

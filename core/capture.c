@@ -1004,7 +1004,7 @@ static pt_err parse_manifest(struct pt_capture *cap, const char *text, size_t le
 
 static pt_err load_archive(struct loader *ld, int fd)
 {
-	struct member *ini_root, *ini_dir = NULL, *ini;
+	struct member *ini_root, *ini_dir = NULL, *ini, *ini_link = NULL;
 	char *dirini = NULL, *root = NULL;
 	uint8_t *text = NULL;
 	pt_err rc;
@@ -1014,19 +1014,30 @@ static pt_err load_archive(struct loader *ld, int fd)
 		return rc;
 	merge_members(ld);
 	ini_root = member_find(ld, "capture.ini");
-	if (ini_root && ini_root->kind == MK_IGNORED && ini_root->count == 1)
+	if (ini_root && ini_root->kind == MK_IGNORED && ini_root->count == 1) {
+		ini_link = ini_root;   /* a link or device: say so if nothing else is found */
 		ini_root = NULL;
+	}
 	if (ld->topdir && !ld->many_topdirs) {
 		if (asprintf(&dirini, "%s/capture.ini", ld->topdir) < 0) {
 			set_err(ld->cap, "%s: out of memory", ld->path);
 			return PT_E_NOMEM;
 		}
 		ini_dir = member_find(ld, dirini);
-		if (ini_dir && ini_dir->kind == MK_IGNORED && ini_dir->count == 1)
+		if (ini_dir && ini_dir->kind == MK_IGNORED && ini_dir->count == 1) {
+			if (!ini_link)
+				ini_link = ini_dir;
 			ini_dir = NULL;
+		}
 	}
 	if (ini_root && ini_dir) {
 		set_err(ld->cap, "%s: two capture.ini: 'capture.ini' and '%s'", ld->path, dirini);
+		rc = PT_E_CAPTURE;
+		goto out;
+	}
+	if (!ini_root && !ini_dir && ini_link) {
+		set_err(ld->cap, "%s: %s is a %s; ptfs reads only regular files", ld->path,
+			ini_link->name, ini_link->what);
 		rc = PT_E_CAPTURE;
 		goto out;
 	}
@@ -1286,6 +1297,12 @@ static pt_err load_dir(struct loader *ld, int dfd)
 	}
 	if (at_root && in_dir) {
 		set_err(ld->cap, "%s: two capture.ini: 'capture.ini' and '%s'", ld->path, dirini);
+		rc = PT_E_CAPTURE;
+		goto out;
+	}
+	if (!at_root && !in_dir && k == 'l') {
+		set_err(ld->cap, "%s: capture.ini is a symbolic link; ptfs reads only regular files",
+			ld->path);
 		rc = PT_E_CAPTURE;
 		goto out;
 	}

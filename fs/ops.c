@@ -707,7 +707,7 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 		struct pt_walk w;
 		uint64_t va;
 
-		if (!pt_va_parse(name, &va) || va >= pc->va_limit)
+		if (!pt_va_parse(name, &va) || va > pc->va_last)
 			return ENOENT;
 		pt_walk_va(pc->ctx, va, &w);
 		if (w.fault != PT_FAULT_NONE)
@@ -1042,7 +1042,7 @@ static void readdir_va(struct dirfill *d, const struct ptfs_id *self, off_t off)
 
 	pt_pages_init(&it, pc->ctx, off > 2 ? (uint64_t)off - 2 : 0);
 	while (pt_pages_next(&it, &page)) {
-		if (page.va >= pc->va_limit)
+		if (page.va > pc->va_last)
 			break;
 		memset(&id, 0, sizeof(id));
 		id.type = PTFS_T_VALINK;
