@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
@@ -321,8 +322,13 @@ static bool mountpoint_ok(const char *mnt)
 	const char *m = shown ? shown : "?";
 	char real[PATH_MAX], src[PATH_MAX], type[64];
 	struct stat st;
+	struct statvfs sv;
 	int e = stat(mnt, &st) != 0 ? errno : 0;
 	bool ok = false;
+
+	/* stat() may answer from the attribute cache of a dead mount; statfs always asks */
+	if (!e && statvfs(mnt, &sv) != 0 && errno == ENOTCONN)
+		e = ENOTCONN;
 
 	if (e == ENOTCONN)
 		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': a dead FUSE mount (its daemon is "
