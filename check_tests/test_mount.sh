@@ -476,9 +476,9 @@ fi
 
 # ---- load errors and warnings name the capture, escaped ------------------------
 
-"$PTFS" "$TMP/bad2.tar.gz" "$M" 2>"$TMP/bad.err"
-check "a load error names the archive, as ptfs-tool does" \
-	bash -c 'grep -q "^ptfs: E_[A-Z]*: $1: " "$2"' _ "$TMP/bad2.tar.gz" "$TMP/bad.err"
+"$PTFS" "$TMP/bad1" "$M" 2>"$TMP/bad.err"
+check "a load error names the capture, as ptfs-tool does" \
+	bash -c 'grep -q "^ptfs: E_VALUE: $1: capture.ini:4: " "$2"' _ "$TMP/bad1" "$TMP/bad.err"
 mkdir -p "$TMP/iniarg"
 (cd "$TMP/iniarg" && tar xzf "$FIX/gart-umr-kat.tar.gz")
 "$PTFS" "$TMP/iniarg/capture.ini" "$M" 2>"$TMP/bad.err"
@@ -508,6 +508,11 @@ check "a load error escapes the capture's name" \
 if do_mount "$T" "$TMP/ref"; then
 	for o in allow_other allow_root max_read=65536 max_read=4096; do
 		if do_mount "$T" "$M" -o "$o"; then
+			# one mount, still served after FUSE INIT, with the option in effect
+			check "-o $o: one live mount" bash -c '[ "$(grep -c " $1 " /proc/self/mountinfo)" = 1 ] && stat -f "$1" >/dev/null' _ "$M"
+			case $o in max_read=*)
+				check "-o $o: the kernel has it" bash -c 'grep " $1 " /proc/self/mountinfo | grep -q "[ ,]$2\(,\|$\)"' _ "$M" "$o" ;;
+			esac
 			check "-o $o: serves the same tree" diff -r --no-dereference "$TMP/ref" "$M"
 			do_umount "$M"
 		else
