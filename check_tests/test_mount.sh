@@ -506,4 +506,139 @@ else
 	check "fstab: nothing stays mounted outside the namespace" not_mounted "$MF"
 fi
 
+# ---- quiet start, version, stacked and dead mount points -----------------------
+
+# A clean -f mount and unmount prints nothing (libfuse 3.14 warned about the
+# unset max_idle_threads on every start).
+if start_fg "$T" "$M"; then
+	pid=$FG_PID
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-f: clean mount and unmount exit 0" test "$ST" = 0
+	check "-f: nothing on stderr for a clean mount and unmount" test ! -s "$M.err"
+else
+	bad "-f: mounts for the quiet test"
+fi
+if start_fg "$T" "$M" -- -o max_threads=2; then
+	pid=$FG_PID
+	check "-o max_threads=2 serves" test -f "$M/capture"
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-o max_threads=2: nothing on stderr" test ! -s "$M.err"
+else
+	bad "-o max_threads=2: mounts"
+fi
+"$PTFS" "$T" "$M" -o max_threads=0 2>"$TMP/bad.err"
+rc=$?
+check "-o max_threads=0: exits 2 with one E_USAGE line, nothing mounted" \
+	bash -c '[ $1 = 2 ] && [ "$(wc -l <"$3")" = 1 ] && grep -q "^ptfs: E_USAGE: max_threads=0" "$3" && ! mountpoint -q "$2"' _ $rc "$M" "$TMP/bad.err"
+check "--version: the first line is ptfs's" bash -c '[ "$("$1" --version 2>&1 | head -1)" = "ptfs version $("$1" -V | head -1 | cut -d" " -f3)" ] && "$1" --version 2>&1 | head -1 | grep -q "^ptfs version [0-9]"' _ "$PTFS"
+
+if do_mount "$T" "$M"; then
+	"$PTFS" "$FIX/gart-cosim.tar.gz" "$M" 2>"$TMP/stack.err"
+	rc=$?
+	check "a mount point already mounted: exits 2" test $rc = 2
+	check "a mount point already mounted: one line naming the mount" \
+		bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "^ptfs: E_USAGE: mount point .* already has a mount (.*turing-mixed.tar.gz, type fuse.ptfs)" "$1"' _ "$TMP/stack.err"
+	check "a mount point already mounted: nothing stacked" \
+		bash -c '[ "$(grep -c " $1 " /proc/self/mountinfo)" = 1 ] && grep -q "^format: nv-gmmu-ver2" "$1/capture"' _ "$M"
+	do_umount "$M"
+else
+	bad "mount for the stacking test"
+fi
+# SIGKILL leaves a dead FUSE mount (stat gives ENOTCONN)
+mkdir -p "$TMP/dead"
+env --default-signal=INT,TERM "$PTFS" -f "$T" "$TMP/dead" 2>/dev/null &
+pid=$!
+PIDS+=("$pid")
+MOUNTS+=("$TMP/dead")
+if wait_mounted "$TMP/dead"; then
+	kill -KILL $pid
+	wait_exit $pid 30 2>/dev/null   # bash reports the kill
+	"$PTFS" "$T" "$TMP/dead" 2>"$TMP/dead.err"
+	rc=$?
+	check "a dead FUSE mount: exits 2 with one line saying to run fusermount3 -u first" \
+		bash -c '[ $1 = 2 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "dead FUSE mount.*run '"'"'fusermount3 -u $3'"'"' first" "$2"' _ $rc "$TMP/dead.err" "$TMP/dead"
+	fusermount3 -u "$TMP/dead"
+	check "a dead FUSE mount: mounts again after fusermount3 -u" do_mount "$T" "$TMP/dead"
+	do_umount "$TMP/dead"
+else
+	bad "mount for the dead-mount test"
+fi
+
+# ---- load errors and warnings name the capture, escaped ------------------------
+
+"$PTFS" "$TMP/bad1" "$M" 2>"$TMP/bad.err"
+check "a load error names the capture, as ptfs-tool does" \
+	bash -c 'grep -q "^ptfs: E_VALUE: $1: capture.ini:4: " "$2"' _ "$TMP/bad1" "$TMP/bad.err"
+mkdir -p "$TMP/iniarg"
+(cd "$TMP/iniarg" && tar xzf "$FIX/gart-umr-kat.tar.gz")
+"$PTFS" "$TMP/iniarg/capture.ini" "$M" 2>"$TMP/bad.err"
+rc=$?
+check "capture.ini itself: exits 2 with one line saying what to pass, nothing mounted" \
+	bash -c '[ $1 = 2 ] && [ "$(wc -l <"$3")" = 1 ] && grep -q "^ptfs: E_USAGE: .*capture.ini is a capture.ini, not a capture: pass the directory holding it" "$3" && ! mountpoint -q "$2"' _ $rc "$M" "$TMP/bad.err"
+ESC=$(printf '\033') BEL=$(printf '\007')
+EDIR="$TMP/cap${ESC}[31m${BEL}x"
+cp -r "$TMP/iniarg" "$EDIR"
+printf 'abc' >>"$EDIR/mem/vram-902000.bin"
+if do_mount "$EDIR" "$M"; then
+	check "a blob that is not whole entries: ptfs warns on load, with the capture escaped" \
+		bash -c 'grep -qF "ptfs: warning: $1: [memory vram0] (mem/vram-902000.bin): " "$2" && ! grep -q "$3" "$2"' \
+		_ "$TMP/cap\\x1b[31m\\x07x" "$M.err" "$ESC"
+	do_umount "$M"
+else
+	bad "mount of a capture with an odd blob"
+fi
+"$PTFS" "$EDIR/missing" "$M" 2>"$TMP/bad.err"
+check "a load error escapes the capture's name" \
+	bash -c 'grep -qF "cap\\x1b[31m\\x07x/missing" "$1" && ! grep -q "$2\|$3" "$1"' _ "$TMP/bad.err" "$ESC" "$BEL"
+
+# ---- every option ptfs(1) documents, on a real mount ---------------------------
+
+# each serves the same tree as a mount without options (max_read=4096: files
+# longer than one read come in several)
+if do_mount "$T" "$TMP/ref"; then
+	for o in allow_other allow_root max_read=65536 max_read=4096; do
+		if do_mount "$T" "$M" -o "$o"; then
+			# one mount, still served after FUSE INIT, with the option in effect
+			check "-o $o: one live mount" bash -c '[ "$(grep -c " $1 " /proc/self/mountinfo)" = 1 ] && stat -f "$1" >/dev/null' _ "$M"
+			case $o in max_read=*)
+				check "-o $o: the kernel has it" bash -c 'grep " $1 " /proc/self/mountinfo | grep -q "[ ,]$2\(,\|$\)"' _ "$M" "$o" ;;
+			esac
+			check "-o $o: serves the same tree" diff -r --no-dereference "$TMP/ref" "$M"
+			do_umount "$M"
+		else
+			bad "-o $o: mounts"
+		fi
+	done
+	do_umount "$TMP/ref"
+else
+	bad "reference mount for the option tests"
+fi
+if start_fg "$T" "$M" -- -d; then
+	pid=$FG_PID
+	check "-d: serves" test -f "$M/capture"
+	check "-d: prints FUSE requests" grep -q "INIT" "$M.err"
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-d: exits 0 on unmount" test "$ST" = 0
+else
+	bad "-d: mounts"
+fi
+check "--help exits 0 with the usage" bash -c '"$1" --help 2>&1 | grep -q "usage: ptfs \[options\] CAPTURE MOUNTPOINT"' _ "$PTFS"
+
+# ---- names longer than statfs's f_namemax --------------------------------------
+
+if do_mount "$T" "$M"; then
+	check "statfs: f_namemax is 255" test "$(stat -f -c %l "$M")" = 255
+	long=$(printf 'a%.0s' $(seq 256))
+	err=$(stat "$M/$long" 2>&1)
+	check "a 256-byte name: ENAMETOOLONG" bash -c 'case $1 in *"File name too long"*) exit 0 ;; esac; exit 1' _ "$err"
+	err=$(stat "$M/pdb0/$(printf 'b%.0s' $(seq 255))" 2>&1)
+	check "a 255-byte name: an ordinary ENOENT" bash -c 'case $1 in *"No such file"*) exit 0 ;; esac; exit 1' _ "$err"
+	do_umount "$M"
+else
+	bad "mount for the name-length test"
+fi
+
 report

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 
@@ -125,9 +126,12 @@ int cli_check(int argc, char **argv)
 			}
 			pt_buf_puts(&out, "]}\n");
 		} else {
+			char *shown = cli_escape(argv[optind]);
+
 			pt_buf_printf(&out, "%s: %zu context%s, %" PRIu64 " anomal%s, %zu warning%s\n",
-				      argv[optind], nctx, nctx == 1 ? "" : "s", cs.n,
+				      shown ? shown : "?", nctx, nctx == 1 ? "" : "s", cs.n,
 				      cs.n == 1 ? "y" : "ies", nwarn, nwarn == 1 ? "" : "s");
+			free(shown);
 		}
 		out.oom |= per.oom;
 		if (!cli_write_buf(&out))

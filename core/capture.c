@@ -911,9 +911,13 @@ static pt_err bind(struct loader *ld, resolve_fn resolve, const char *root)
 	struct pt_capture *cap = ld->cap;
 	const struct pt_manifest *man = cap->man;
 	struct member **mm;
-	unsigned a = 0, b = 0;
+	unsigned a = 0, b = 0, min_entry = 16;
 	pt_err rc;
 
+	/* A blob is a set of tables: its size should be whole entries of the smallest kind. */
+	for (const struct pt_level *l = man->fmt->levels; l->name; l++)
+		if (l->entry_size < min_entry)
+			min_entry = l->entry_size;
 	/* Context checks need only capture.ini: report them before member problems. */
 	rc = fill_contexts(cap);
 	if (rc)
@@ -941,6 +945,11 @@ static pt_err bind(struct loader *ld, resolve_fn resolve, const char *root)
 			goto out;
 		}
 		mm[i]->users++;
+		if (mm[i]->size % min_entry)
+			warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
+			     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
+			     (unsigned long long)mm[i]->size, min_entry,
+			     (unsigned long long)(mm[i]->size % min_entry));
 	}
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
@@ -1343,6 +1352,39 @@ out:
 	return rc;
 }
 
+/*
+ * Whether the regular file open as FD is a capture.ini rather than a
+ * capture: text (no NUL byte at its start) named so, or text whose first
+ * section (after blank and comment lines) is [capture].  Such a file is no archive, and libarchive's
+ * "Unrecognized archive format" would not say what to pass instead.
+ */
+static bool is_bare_ini(const char *path, int fd)
+{
+	const char *base = strrchr(path, '/');
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	const char *p = buf;
+
+	base = base ? base + 1 : path;
+	if (n < 0)
+		return false;
+	/* an archive has NUL bytes early (a tar header, a compressor's header) */
+	if (memchr(buf, 0, (size_t)n))
+		return false;
+	if (strcmp(base, "capture.ini") == 0)
+		return true;
+	buf[n] = 0;
+	for (;;) {
+		p += strspn(p, " \t\r\n");
+		if (*p != ';' && *p != '#')
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return false;
+	}
+	return strncmp(p, "[capture]", 9) == 0;
+}
+
 /* ---- public ---- */
 
 pt_err pt_capture_load(struct pt_capture *cap, const char *path)
@@ -1377,6 +1419,10 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		rc = load_dir(&ld, fd);
+	} else if (S_ISREG(st.st_mode) && is_bare_ini(path, fd)) {
+		set_err(cap, "%s is a capture.ini, not a capture: pass the directory holding it, "
+			"or an archive of that directory", path);
+		rc = PT_E_USAGE;
 	} else {
 		ld.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 		rc = load_archive(&ld, fd);
@@ -1410,6 +1456,13 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 const char *pt_capture_error(const struct pt_capture *cap)
 {
 	return cap ? cap->err : "";
+}
+
+void pt_text_escape(char *out, size_t len, const char *s)
+{
+	if (!out || !len)
+		return;
+	sanitise(out, len, s ? s : "");
 }
 
 size_t pt_capture_warning_count(const struct pt_capture *cap)

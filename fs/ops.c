@@ -744,6 +744,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
+	/* statfs promises PTFS_NAME_MAX; the kernel passes FUSE names up to 1024 bytes */
+	if (strlen(name) > PTFS_NAME_MAX)
+		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
 	err = do_lookup(fs_of(req), parent, name, &e);
 	if (err == ENOENT) {
@@ -1318,7 +1321,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	memset(&st, 0, sizeof(st));
 	st.f_bsize = 4096;
 	st.f_frsize = 4096;
-	st.f_namemax = 255;
+	st.f_namemax = PTFS_NAME_MAX;
 	st.f_flag = ST_RDONLY;
 	fuse_reply_statfs(req, &st);
 }
@@ -1406,6 +1409,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	/* libfuse refuses INIT unless init() repeats the -o max_read=N it was given */
+	if (fs->opts.max_read)
+		conn->max_read = fs->opts.max_read;
 }
 
 const struct fuse_lowlevel_ops ptfs_ops = {

@@ -25,7 +25,11 @@ struct ptfs_opts {
 	char *mountpoint;    /* second non-option */
 	int all_entries;     /* -o all_entries: list zero entries too */
 	int extra_nonopt;    /* non-options after the mountpoint (a usage error) */
+	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
 };
+
+/* Longest name statfs reports and lookup accepts. */
+#define PTFS_NAME_MAX 255
 
 /*
  * A file rendered once and kept for the life of the mount (`capture`, and
