@@ -55,7 +55,7 @@ static const char decode_help[] =
 	"\n"
 	"Decodes one page-table entry, or every entry of a table blob (entry i, printed\n"
 	"with its index, at physical address A + i * entry size), with the named fields\n"
-	"of DESIGN §2.  Without --level a blob is one whole table: the levels whose\n"
+	"of the hardware's entry layout (ptfs-tool(1)).  Without --level a blob is one whole table: the levels whose\n"
 	"table size and alignment it has are printed first (levels_fit), and the\n"
 	"entries are decoded at that level, or among those levels when several fit;\n"
 	"none is an error.\n"
