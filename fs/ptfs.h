@@ -17,6 +17,7 @@
 
 #include "pt_capture.h"
 #include "pt_render.h"
+#include "pt_tree.h"
 #include "pt_walk.h"
 
 /* Options, filled by fuse_opt_parse() through the table in main.c. */
@@ -45,13 +46,6 @@ struct ptfs_cache {
 };
 
 /* Per-context data fixed at load time (inode packing) plus its caches. */
-/*
- * walk/ names: any VA below 2^53, the inode payload (fs/ino.c).  VAs past
- * the format's own VA space still get their trace, which ends in
- * out_of_range (DESIGN §4); 2^53 and above are ENOENT.
- */
-#define PTFS_WALK_LIMIT (UINT64_C(1) << 53)
-
 struct ptfs_ctx {
 	const struct pt_context *ctx;
 	unsigned nlevels;
@@ -66,6 +60,7 @@ struct ptfs_open;
 /* The mount.  Immutable after main() set it up, except the caches and OPENS. */
 struct ptfs {
 	struct pt_capture *cap;
+	struct pt_tree *tree;  /* names, listings, contents and links (core/tree.c) */
 	struct ptfs_opts opts;
 	size_t nctx;
 	struct ptfs_ctx *ctx;
@@ -83,42 +78,16 @@ struct ptfs {
 	bool no_open;          /* the kernel skips OPEN/RELEASE of files (set in init) */
 };
 
-/* Node types (4 bits of the inode). */
-enum ptfs_type {
-	PTFS_T_GLOBAL = 0,   /* context field 0: the root (ino 1) and `capture` (ino 2) */
-	PTFS_T_CTXDIR,       /* mnt/pdb0/ */
-	PTFS_T_INFO,         /* mnt/pdb0/info */
-	PTFS_T_MAPS,         /* mnt/pdb0/maps */
-	PTFS_T_VADIR,        /* mnt/pdb0/va/ */
-	PTFS_T_WALKDIR,      /* mnt/pdb0/walk/ */
-	PTFS_T_TABLEDIR,     /* a table: mnt/pdb0/pde3/, .../1/pde2/ */
-	PTFS_T_ENTRYDIR,     /* a pointer entry: .../pde3/1/ */
-	PTFS_T_ENTRYFILE,    /* a leaf entry .../pte_small/5, or a pointer's .../1/entry */
-	PTFS_T_VALINK,       /* mnt/pdb0/va/0x... (payload: first VA of the page) */
-	PTFS_T_WALKFILE,     /* mnt/pdb0/walk/0x... (payload: the VA) */
-	PTFS_T__COUNT
-};
-
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
-
-/* A decoded inode. */
-struct ptfs_id {
-	enum ptfs_type type;
-	unsigned ctx;            /* context index (types other than GLOBAL) */
-	fuse_ino_t global;       /* GLOBAL: PTFS_INO_ROOT or PTFS_INO_CAPTURE */
-	struct pt_node node;     /* TABLEDIR: the entry that points at it (n == 0: root table);
-	                          * ENTRYDIR/ENTRYFILE: the entry */
-	unsigned choice;         /* TABLEDIR with node.n > 0: which target of the entry */
-	uint64_t va;             /* VALINK, WALKFILE */
-};
 
 /* ino.c */
 pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigned index,
 		      char *why, size_t whylen);
-fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id);
-int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id);
-int ptfs_table_level_of(const struct ptfs *fs, const struct ptfs_id *id);
+fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
+int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
+/* walk/ names: the VAs below this (fs/ino.c); any other walk/ name is ENOENT. */
+uint64_t ptfs_walk_limit(const struct ptfs *fs);
 
 /* ops.c */
 extern const struct fuse_lowlevel_ops ptfs_ops;
