@@ -35,263 +35,10 @@ static struct ptfs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-/* The one pt_err -> errno mapping of the front end. */
-int ptfs_errno(pt_err err)
-{
-	switch (err) {
-	case PT_OK:
-		return 0;
-	case PT_E_NOTFOUND:
-		return ENOENT;
-	case PT_E_NOMEM:
-		return ENOMEM;
-	case PT_E_USAGE:
-		return EINVAL;
-	case PT_E_UNSUPPORTED:
-		return EOPNOTSUPP;
-	case PT_E_IO:
-	case PT_E_ARCHIVE:
-	case PT_E_CAPTURE:
-	case PT_E_SYNTAX:
-	case PT_E_VALUE:
-	case PT_E_TRUNCATED:
-	default:
-		return EIO;
-	}
-}
-
-/*
- * Per-thread scratch: a render buffer used to learn a file's exact size in
- * lookup/getattr/readdirplus, and the readdir reply buffer.  Both keep their
- * capacity, so steady-state operations allocate nothing.
- */
-struct ptfs_tls {
-	struct pt_buf buf;
-	char *dir;
-	size_t dircap;
-	/* The last entry or walk file this thread rendered, kept for the READ
-	 * that usually follows its LOOKUP on the same thread (render_memo()). */
-	struct pt_buf memo;
-	fuse_ino_t memo_ino;
-};
-
-static pthread_key_t tls_key;
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
-
-static void tls_free(void *p)
-{
-	struct ptfs_tls *t = p;
-
-	pt_buf_free(&t->buf);
-	pt_buf_free(&t->memo);
-	free(t->dir);
-	free(t);
-}
-
-static void tls_init(void)
-{
-	if (pthread_key_create(&tls_key, tls_free) != 0)
-		abort();
-}
-
-static struct ptfs_tls *tls_get(void)
-{
-	struct ptfs_tls *t;
-
-	pthread_once(&tls_once, tls_init);
-	t = pthread_getspecific(tls_key);
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			return NULL;
-		pt_buf_init(&t->buf);
-		pt_buf_init(&t->memo);
-		if (pthread_setspecific(tls_key, t) != 0) {
-			free(t);
-			return NULL;
-		}
-	}
-	pt_buf_reset(&t->buf);
-	t->buf.oom = false;   /* a past allocation failure must not poison later renders */
-	return t;
-}
-
-/* Frees the calling thread's scratch (the main thread, after a -s loop: key
- * destructors run only for threads that exit). */
-void ptfs_thread_cleanup(void)
-{
-	struct ptfs_tls *t;
-
-	pthread_once(&tls_once, tls_init);
-	t = pthread_getspecific(tls_key);
-	if (t) {
-		pthread_setspecific(tls_key, NULL);
-		tls_free(t);
-	}
-}
-
-/* Grows the per-thread scratch (shared with readdir, which never nests with read). */
-static char *tls_scratch(struct ptfs_tls *t, size_t size)
-{
-	if (t->dircap < size) {
-		char *nb = realloc(t->dir, size);
-
-		if (!nb)
-			return NULL;
-		t->dir = nb;
-		t->dircap = size;
-	}
-	return t->dir;
-}
-
-void ptfs_cache_init(struct ptfs_cache *c)
-{
-	pthread_mutex_init(&c->lock, NULL);
-	c->done = false;
-	c->err = 0;
-	pt_buf_init(&c->buf);
-}
-
-void ptfs_cache_destroy(struct ptfs_cache *c)
-{
-	pthread_mutex_destroy(&c->lock);
-	pt_buf_free(&c->buf);
-}
-
-/*
- * The render of one open entry or walk file.  fi->fh points at BUF (the
- * first member, so read() sees a struct pt_buf as for a cache), and the
- * render is also linked into fs->opens: RELEASE unlinks and frees it, and
- * when the session ends before the kernel sent RELEASE (an unmount right
- * after close()), ptfs_opens_free() frees what is left.
- */
-struct ptfs_open {
-	struct pt_buf buf;
-	struct ptfs_open *prev, *next;
-};
-
-void ptfs_opens_init(struct ptfs *fs)
-{
-	pthread_mutex_init(&fs->open_lock, NULL);
-	fs->opens = NULL;
-}
-
-static struct ptfs_open *open_new(struct ptfs *fs)
-{
-	struct ptfs_open *o = malloc(sizeof(*o));
-
-	if (!o)
-		return NULL;
-	pt_buf_init(&o->buf);
-	o->prev = NULL;
-	pthread_mutex_lock(&fs->open_lock);
-	o->next = fs->opens;
-	if (o->next)
-		o->next->prev = o;
-	fs->opens = o;
-	pthread_mutex_unlock(&fs->open_lock);
-	return o;
-}
-
-static void open_free(struct ptfs *fs, struct ptfs_open *o)
-{
-	pthread_mutex_lock(&fs->open_lock);
-	if (o->prev)
-		o->prev->next = o->next;
-	else
-		fs->opens = o->next;
-	if (o->next)
-		o->next->prev = o->prev;
-	pthread_mutex_unlock(&fs->open_lock);
-	pt_buf_free(&o->buf);
-	free(o);
-}
-
-void ptfs_opens_free(struct ptfs *fs)
-{
-	while (fs->opens)
-		open_free(fs, fs->opens);
-	pthread_mutex_destroy(&fs->open_lock);
-}
-
-/* ---- rendering ---------------------------------------------------------- */
-
-/*
- * The cached file for ID: a file whose render scans a context or the
- * capture (pt_tree_render_scans()) is rendered once and kept for the life
- * of the mount; NULL for every other node.
- */
-static struct ptfs_cache *cache_of(struct ptfs *fs, const struct pt_tnode *id)
-{
-	switch (id->type) {
-	case PT_TN_CAPTURE:
-		return &fs->capfile;
-	case PT_TN_INFO:
-		return &fs->ctx[id->ctx].info;
-	case PT_TN_MAPS:
-		return &fs->ctx[id->ctx].maps;
-	default:
-		return NULL;
-	}
-}
-
-/* Renders a cached file once (never twice, whatever the number of threads). */
-static int cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c)
-{
-	int err;
-
-	pthread_mutex_lock(&c->lock);
-	if (!c->done) {
-		c->err = ptfs_errno(pt_tree_render(fs->tree, id, &c->buf));
-		c->done = true;
-	}
-	err = c->err;
-	pthread_mutex_unlock(&c->lock);
-	return err;
-}
-
-/* Whether a cached file has been rendered already (so its size is known for free). */
-static bool cache_ready(struct ptfs_cache *c)
-{
-	bool done;
-
-	pthread_mutex_lock(&c->lock);
-	done = c->done;
-	pthread_mutex_unlock(&c->lock);
-	return done;
-}
-
 /* Whether ID is a directory (by type; opendir and do_stat prove it resolves). */
 static bool is_dir(const struct pt_tnode *id)
 {
 	return pt_tree_kind(id) == PT_TK_DIR;
-}
-
-/*
- * The bytes of entry or walk file ID (inode INO), rendered at most once in a
- * row per thread: a LOOKUP needs them for st_size and the READ that follows
- * usually lands on the same thread.  The capture never changes, so the
- * bytes are the same whenever they are rendered.
- */
-static int render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
-		       const struct pt_buf **out)
-{
-	struct ptfs_tls *t = tls_get();
-	int err;
-
-	if (!t)
-		return ENOMEM;
-	if (t->memo_ino != ino) {
-		t->memo_ino = 0;
-		pt_buf_reset(&t->memo);
-		t->memo.oom = false;
-		err = ptfs_errno(pt_tree_render(fs->tree, id, &t->memo));
-		if (err)
-			return err;
-		t->memo_ino = ino;
-	}
-	*out = &t->memo;
-	return 0;
 }
 
 /* ---- attributes --------------------------------------------------------- */
@@ -344,7 +91,7 @@ static int link_target(struct ptfs *fs, const struct pt_tnode *id, char *buf, si
 static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino, bool lazy,
 		     size_t *size)
 {
-	struct ptfs_cache *c = cache_of(fs, id);
+	struct ptfs_cache *c = ptfs_cache_of(fs, id);
 	const struct pt_buf *b;
 	int err;
 
@@ -356,13 +103,13 @@ static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 	 * (bench/README.md); listings win.  A cached file already rendered
 	 * costs nothing.
 	 */
-	if (lazy && !(c && cache_ready(c)))
+	if (lazy && !(c && ptfs_cache_ready(c)))
 		return -1;
 	if (c) {
-		err = cache_fill(fs, id, c);
+		err = ptfs_cache_fill(fs, id, c);
 		b = &c->buf;
 	} else {
-		err = render_memo(fs, id, ino, &b);
+		err = ptfs_render_memo(fs, id, ino, &b);
 	}
 	if (err)
 		return err;
@@ -590,7 +337,7 @@ static bool dir_dots(struct dirfill *d, const struct pt_tnode *self, fuse_ino_t 
 static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t size,
 		      off_t off, bool plus, struct dirfill *d)
 {
-	struct ptfs_tls *t = tls_get();
+	struct ptfs_tls *t = ptfs_tls_get();
 	struct pt_tnode id;
 	int err = ptfs_ino_decode(fs, ino, &id);
 
@@ -598,7 +345,7 @@ static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t si
 		return err;
 	if (!is_dir(&id))
 		return ENOTDIR;
-	if (!t || !tls_scratch(t, size))
+	if (!t || !ptfs_tls_scratch(t, size))
 		return ENOMEM;
 	d->req = req;
 	d->fs = fs;
@@ -688,21 +435,21 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EROFS;
 	if (fs->no_open)
 		return ENOSYS;
-	c = cache_of(fs, &id);
+	c = ptfs_cache_of(fs, &id);
 	if (c) {
-		err = cache_fill(fs, &id, c);
+		err = ptfs_cache_fill(fs, &id, c);
 		if (err)
 			return err;
 		fi->fh = (uint64_t)(uintptr_t)&c->buf;
 	} else {
 		if (pt_tree_kind(&id) != PT_TK_FILE)
 			return EINVAL;
-		o = open_new(fs);
+		o = ptfs_open_new(fs);
 		if (!o)
 			return ENOMEM;
 		err = ptfs_errno(pt_tree_render(fs->tree, &id, &o->buf));
 		if (err) {
-			open_free(fs, o);
+			ptfs_open_free(fs, o);
 			return err;
 		}
 		fi->fh = (uint64_t)(uintptr_t)&o->buf;
@@ -750,12 +497,12 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		err = ptfs_ino_decode(fs, ino, &id);
 		if (err)
 			return err;
-		c = cache_of(fs, &id);
+		c = ptfs_cache_of(fs, &id);
 		if (c) {
-			err = cache_fill(fs, &id, c);
+			err = ptfs_cache_fill(fs, &id, c);
 			b = &c->buf;
 		} else if (pt_tree_kind(&id) == PT_TK_FILE) {
-			err = render_memo(fs, &id, ino, &b);
+			err = ptfs_render_memo(fs, &id, ino, &b);
 		} else {
 			err = is_dir(&id) ? EISDIR : EINVAL;
 		}
@@ -767,7 +514,7 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 	slice(b, off, size, data);
 	if (*size == 0)
 		return 0;
-	if (ptfs_ino_decode(fs, ino, &id) == 0 && cache_of(fs, &id))
+	if (ptfs_ino_decode(fs, ino, &id) == 0 && ptfs_cache_of(fs, &id))
 		return 0;   /* the caches live as long as the mount */
 	/*
 	 * A per-open buffer is freed by RELEASE, which the kernel may send (and
@@ -776,8 +523,8 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 	 * the iovec after the call; replying from per-thread scratch keeps
 	 * ASan quiet at the cost of copying one small rendered file.
 	 */
-	t = tls_get();
-	copy = t ? tls_scratch(t, *size) : NULL;
+	t = ptfs_tls_get();
+	copy = t ? ptfs_tls_scratch(t, *size) : NULL;
 	if (!copy)
 		return ENOMEM;
 	memcpy(copy, *data, *size);
@@ -803,8 +550,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct pt_tnode id;
 
 	/* the caches live as long as the mount; only per-open renders are freed */
-	if (b && !(ptfs_ino_decode(fs, ino, &id) == 0 && cache_of(fs, &id)))
-		open_free(fs, (struct ptfs_open *)((char *)b - offsetof(struct ptfs_open, buf)));
+	if (b && !(ptfs_ino_decode(fs, ino, &id) == 0 && ptfs_cache_of(fs, &id)))
+		ptfs_open_free(fs, (struct ptfs_open *)((char *)b - offsetof(struct ptfs_open, buf)));
 	fuse_reply_err(req, 0);
 }
 

@@ -91,12 +91,58 @@ uint64_t ptfs_walk_limit(const struct ptfs *fs);
 
 /* ops.c */
 extern const struct fuse_lowlevel_ops ptfs_ops;
+
+/* state.c */
+/*
+ * Per-thread scratch: a render buffer used to learn a file's exact size in
+ * lookup/getattr/readdirplus, and the readdir reply buffer.  Both keep their
+ * capacity, so steady-state operations allocate nothing.
+ */
+struct ptfs_tls {
+	struct pt_buf buf;
+	char *dir;
+	size_t dircap;
+	/* The last entry or walk file this thread rendered, kept for the READ
+	 * that usually follows its LOOKUP on the same thread (ptfs_render_memo()). */
+	struct pt_buf memo;
+	fuse_ino_t memo_ino;
+};
+
+/*
+ * The render of one open entry or walk file.  fi->fh points at BUF (the
+ * first member, so read() sees a struct pt_buf as for a cache), and the
+ * render is also linked into fs->opens: RELEASE unlinks and frees it, and
+ * when the session ends before the kernel sent RELEASE (an unmount right
+ * after close()), ptfs_opens_free() frees what is left.
+ */
+struct ptfs_open {
+	struct pt_buf buf;
+	struct ptfs_open *prev, *next;
+};
+
+/* The one pt_err -> errno mapping of the front end. */
+int ptfs_errno(pt_err err);
+/* The calling thread's scratch (NULL: out of memory); its buf is reset. */
+struct ptfs_tls *ptfs_tls_get(void);
+/* Grows the scratch reply buffer (shared by readdir and read, which never nest) to SIZE. */
+char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size);
+/* Frees the calling thread's scratch (the main thread, after a -s loop). */
+void ptfs_thread_cleanup(void);
 void ptfs_cache_init(struct ptfs_cache *c);
 void ptfs_cache_destroy(struct ptfs_cache *c);
+/* The cache kept for file ID (capture, info, maps), or NULL. */
+struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id);
+/* Renders cache C of ID once, whatever the number of threads; the errno of that render. */
+int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c);
+/* Whether C is rendered already (its size is known for free). */
+bool ptfs_cache_ready(struct ptfs_cache *c);
+/* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */
+int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
+		     const struct pt_buf **out);
 void ptfs_opens_init(struct ptfs *fs);
+struct ptfs_open *ptfs_open_new(struct ptfs *fs);
+void ptfs_open_free(struct ptfs *fs, struct ptfs_open *o);
 /* Frees the renders of files never released; only once no request is served any more. */
 void ptfs_opens_free(struct ptfs *fs);
-int ptfs_errno(pt_err err);
-void ptfs_thread_cleanup(void);
 
 #endif
