@@ -3,9 +3,11 @@
  * ops.c — the FUSE low-level operations of ptfs.
  *
  * Each operation is a do_X() that returns 0 or an errno and an op_X() that
- * replies exactly once.  Nodes are re-resolved from their computed inode
- * numbers (ino.c) on every call; the capture is immutable, so no lock is
- * needed except around the one-time renders of `capture`, `info` and `maps`.
+ * replies exactly once.  Nodes are decoded from their computed inode
+ * numbers (ino.c) and re-resolved on every call by the core tree
+ * (core/tree.c: names, listings, contents, links); the capture is
+ * immutable, so no lock is needed except around the one-time renders of
+ * `capture`, `info` and `maps` (state.c).
  *
  * Because nothing ever changes, every reply carries a huge timeout (also
  * negative lookups: ino 0 + timeout), open sets keep_cache and opendir
