@@ -203,7 +203,12 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x2000000000000"
 	check "a VA at 2^52 has an out_of_range trace in walk/" \
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x10000000000000"
-	check "a VA at 2^53 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x20000000000000"
+	# 2 contexts: a 2-bit context field leaves walk/ every VA below 2^61 (fs/ino.c)
+	check "a 57-bit VA (2^57 - 1) has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x1ffffffffffffff"
+	check "a VA at 2^61 - 1 has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x1fffffffffffffff"
+	check "a VA at 2^61 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x2000000000000000"
 	check "a VA at 2^49 is ENOENT in va/" test ! -e "$P/va/0x2000000000000"
 
 	# walk traces for every fault of the expect file

@@ -197,6 +197,11 @@ static bool load(struct ptfs *fs)
 			return false;
 		}
 	}
+	err = pt_tree_new(fs->cap, fs->opts.all_entries != 0, &fs->tree);
+	if (err != PT_OK) {
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), pt_strerror(err));
+		return false;
+	}
 	fs->uid = getuid();
 	fs->gid = getgid();
 	if (stat(fs->opts.capture, &st) == 0)
@@ -213,6 +218,7 @@ static void unload(struct ptfs *fs)
 		}
 		free(fs->ctx);
 	}
+	pt_tree_free(fs->tree);
 	pt_capture_free(fs->cap);
 	ptfs_cache_destroy(&fs->capfile);
 	ptfs_opens_free(fs);
