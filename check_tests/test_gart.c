@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "pt_capture.h"
-#include "pt_format.h"
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "testutil.h"
 
 #define B(v, lo)     ((uint64_t)(v) << (lo))
@@ -576,7 +576,7 @@ START_TEST(apertures)
 {
 	struct regs r = cosim();
 	struct pt_gart_layout l;
-	struct pt_gart_aperture a;
+	struct pt_aperture a;
 
 	/* No aperture registers: everything outside the GART is none. */
 	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, NULL, 0), PT_OK);

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_format.h"
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "testutil.h"
 
 /* ---- bit positions, from reference/nvidia-gmmu.md ---------------------- */

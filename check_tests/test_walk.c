@@ -6,11 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
 #include "pt_walk.h"
 #include "synth.h"
 #include "testutil.h"
+
+/* The amd-gart data (ctx->priv) of the hand-built GART contexts below. */
+static struct pt_gart_layout gl;
 
 static void walk_ok(uint64_t va, unsigned space, uint64_t pa, uint64_t size, const char *path)
 {
@@ -307,6 +312,8 @@ START_TEST(gart_flat)
 	pt_mem_seal(mem, NULL, NULL);
 
 	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	g.priv = &gl;
 	g.name = "gart0";
 	g.fmt = &pt_format_gart;
 	g.mem = mem;
@@ -315,10 +322,10 @@ START_TEST(gart_flat)
 	g.root_entries = 0x800;
 	g.root_page_shift = 12;
 	g.va_base = 0;
-	g.gart.page_size = 4096;
-	g.gart.has[PT_GR_FB_BASE] = g.gart.has[PT_GR_FB_TOP] = true;
-	g.gart.fb_base = 0x8000000000ull;
-	g.gart.fb_top = 0x83ffffffffull;
+	gl.page_size = 4096;
+	gl.has[PT_GR_FB_BASE] = gl.has[PT_GR_FB_TOP] = true;
+	gl.fb_base = 0x8000000000ull;
+	gl.fb_top = 0x83ffffffffull;
 
 	ck_assert_int_eq(pt_walk_va(&g, 0x444123, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
@@ -377,17 +384,19 @@ START_TEST(gart_vram_bias)
 	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
 	has[PT_GR_FB_OFFSET] = true;
 	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	g.priv = &gl;
 	g.name = "gart0";
 	g.fmt = &pt_format_gart;
 	g.mem = mem;
-	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &g.gart, NULL, 0), PT_OK);
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &gl, NULL, 0), PT_OK);
 	/* What the loader does for a [gart] section. */
-	g.root_space = g.gart.table_space;
-	g.root_addr = g.gart.table_addr;
-	g.root_entries = g.gart.entries;
-	g.root_page_shift = 12 + g.gart.bfs;
-	g.va_base = g.gart.va_start;
-	pt_gart_space_bias(&g.gart, g.space_bias);
+	g.root_space = gl.table_space;
+	g.root_addr = gl.table_addr;
+	g.root_entries = gl.entries;
+	g.root_page_shift = 12 + gl.bfs;
+	g.va_base = gl.va_start;
+	pt_gart_space_bias(&gl, g.space_bias);
 	ck_assert_uint_eq(g.root_addr, 0x900000);
 
 	ck_assert_int_eq(pt_walk_va(&g, 0x445abc, &w), PT_OK);

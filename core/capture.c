@@ -832,29 +832,16 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		c->nannotations = mc->nann;
 		c->annotations = mc->ann;
 		c->ini_line = mc->line;
-		if (mc->gart) {
+		c->priv = mc->priv;
+		{
 			char buf[512] = "";
-			pt_err rc = pt_gart_layout_decode(mc->raw, mc->has, &c->gart, buf, sizeof buf);
+			pt_err rc = man->fmt->ctx_setup(c, buf, sizeof buf);
 
 			if (rc) {
-				set_err(cap, "capture.ini:%u: [gart %s]: %s", mc->line, mc->name,
-					buf[0] ? buf : pt_strerror(rc));
+				set_err(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
+					man->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
 				return rc;
 			}
-			c->root_space = c->gart.table_space;
-			c->root_addr = c->gart.table_addr;
-			c->root_entries = c->gart.entries;
-			c->root_page_shift = 12 + c->gart.bfs;
-			c->va_base = c->gart.va_start;
-			c->big_page_size = 0;
-			pt_gart_space_bias(&c->gart, c->space_bias);
-		} else {
-			c->root_space = mc->space;
-			c->root_addr = mc->address;
-			c->root_entries = (uint64_t)1 << man->fmt->levels[0].bits;
-			c->root_page_shift = 0;
-			c->va_base = 0;
-			c->big_page_size = mc->big_page_size;
 		}
 		cap->ctx_sorted[i] = c;
 	}

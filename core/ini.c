@@ -448,7 +448,7 @@ bool pt_path_normalise(char *path)
 
 /* ---- the schema ---- */
 
-/* The section as written, for messages: "[pdb pdb0]". */
+/* The section as written, for messages: "[memory m0]". */
 static const char *sec_label(const struct pt_ini_section *s, char *buf, size_t len)
 {
 	if (s->name)
@@ -464,8 +464,10 @@ void pt_manifest_free(struct pt_manifest *m)
 		return;
 	for (size_t i = 0; i < m->nmem; i++)
 		free(m->mem[i].path);
-	for (size_t i = 0; i < m->nctx; i++)
+	for (size_t i = 0; i < m->nctx; i++) {
 		free(m->ctx[i].ann);
+		free(m->ctx[i].priv);
+	}
 	free(m->mem);
 	free(m->ctx);
 	free(m->ann);
@@ -537,7 +539,7 @@ static int space_ok(const struct pt_format *fmt, const char *name)
 	return fmt ? pt_format_space(fmt, name) : 0;
 }
 
-/* "vidmem, sysmem, peer0, ..." for messages. */
+/* "NAME, NAME, ..." of FMT's spaces for messages. */
 static void space_list(const struct pt_format *fmt, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -630,8 +632,11 @@ static pt_err check_capture(struct build *b, const struct pt_ini_section *s, con
 			}
 			m->fmt = pt_format_find(kv->value);
 			if (!m->fmt) {
+				char list[256];
+
+				pt_format_list(list, sizeof list, ", ", ", ");
 				seterr(b->err, b->errlen, kv->line,
-				       "unknown format '%s' (supported: nv-gmmu-ver2, amd-gart)", kv->value);
+				       "unknown format '%s' (supported: %s)", kv->value, list);
 				return PT_E_UNSUPPORTED;
 			}
 			format = kv;
@@ -727,110 +732,86 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 	return PT_OK;
 }
 
+pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	seterr(k->err, k->errlen, k->line, "%s", msg);
+	return rc;
+}
+
+pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
+{
+	if (k->value[0] == 0)
+		return pt_ctx_key_fail(k, PT_E_VALUE, "empty value for '%s' in %s", k->key, k->label);
+	if (pt_ini_uint(k->value, out) == PT_OK)
+		return PT_OK;
+	return pt_ctx_key_fail(k, PT_E_VALUE,
+			       "bad integer '%s' for '%s' in %s (decimal or 0x hex, optional K/M/G, at most 64 bits)",
+			       k->value, k->key, k->label);
+}
+
+/* A context section of format CF: x- keys are kept here, the rest are the format's. */
 static pt_err check_context(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
-			    const struct pt_format *fmt, bool gart)
+			    const struct pt_format *cf)
 {
 	char label[PT_INI_MAX_LINE + 8];
 	struct pt_manifest_ctx c = {0};
-	bool have_space = false, have_addr = false;
 	size_t anncap = 0;
+	const char *miss;
 	pt_err rc = PT_OK;
 
 	sec_label(s, label, sizeof label);
-	c.big_page_size = 65536;
+	c.priv = calloc(1, cf->ctx_size ? cf->ctx_size : 1);
+	if (!c.priv)
+		return PT_E_NOMEM;
 	for (size_t i = 0; i < s->nkv && !rc; i++) {
 		const struct pt_ini_kv *kv = &s->kv[i];
-		int reg = -1;
+		struct pt_ctx_key k = {kv->key, kv->value, kv->line, label, b->err, b->errlen};
 
 		if (dup[i]) {
 			seterr(b->err, b->errlen, kv->line,
 			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
 			rc = PT_E_VALUE;
-			break;
-		}
-		if (is_x_key(kv->key)) {
+		} else if (is_x_key(kv->key)) {
 			rc = add_ann(&c.ann, &c.nann, &anncap, kv);
-			continue;
-		}
-		if (gart)
-			for (int r = 0; r < PT_GR__COUNT; r++)
-				if (!strcmp(kv->key, pt_gart_reg_name((enum pt_gart_reg)r)))
-					reg = r;
-		if (reg >= 0) {
-			rc = get_uint(b, kv, label, &c.raw[reg]);
-			c.has[reg] = true;
-			c.reg_line[reg] = kv->line;
-		} else if (!gart && !strcmp(kv->key, "space")) {
-			/* A page directory lives in video or system memory, never behind a peer. */
-			if (strcmp(kv->value, "vidmem") && strcmp(kv->value, "sysmem")) {
-				seterr(b->err, b->errlen, kv->line,
-				       "space '%s' in %s is not valid for a page directory base (vidmem, sysmem)",
-				       kv->value, label);
-				rc = PT_E_VALUE;
-				break;
-			}
-			c.space = (unsigned)(fmt ? pt_format_space(fmt, kv->value) : 0);
-			have_space = true;
-		} else if (!gart && !strcmp(kv->key, "address")) {
-			if ((rc = get_uint(b, kv, label, &c.address)))
-				break;
-			if (c.address & 0xfff) {
-				seterr(b->err, b->errlen, kv->line,
-				       "address 0x%llx in %s is not 4 KiB aligned",
-				       (unsigned long long)c.address, label);
-				rc = PT_E_VALUE;
-			}
-			have_addr = true;
-		} else if (!gart && !strcmp(kv->key, "big_page_size")) {
-			uint64_t v;
-
-			if ((rc = get_uint(b, kv, label, &v)))
-				break;
-			if (v == 131072) {
-				seterr(b->err, b->errlen, kv->line,
-				       "big_page_size 128K in %s is not supported (only 64K)", label);
-				rc = PT_E_UNSUPPORTED;
-			} else if (v != 65536) {
-				seterr(b->err, b->errlen, kv->line,
-				       "big_page_size '%s' in %s is not a VER2 big page size (64K)",
-				       kv->value, label);
-				rc = PT_E_VALUE;
-			}
-			c.big_page_size = v;
-		} else {
+		} else if ((rc = cf->ctx_key(c.priv, &k)) == PT_E_NOTFOUND) {
 			seterr(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
 			rc = PT_E_VALUE;
 		}
 	}
-	if (!rc && gart) {
-		static const enum pt_gart_reg req[] = {PT_GR_PT_BASE, PT_GR_PT_START, PT_GR_PT_END};
-
-		for (size_t i = 0; i < sizeof req / sizeof req[0] && !rc; i++)
-			if (!c.has[req[i]])
-				rc = missing(b, s, pt_gart_reg_name(req[i]));
-	} else if (!rc) {
-		if (!have_space)
-			rc = missing(b, s, "space");
-		else if (!have_addr)
-			rc = missing(b, s, "address");
-	}
+	if (!rc && (miss = cf->ctx_missing(c.priv)))
+		rc = missing(b, s, miss);
 	if (!rc && !grow(&b->m->ctx, &b->ctxcap, b->m->nctx, sizeof *b->m->ctx))
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(c.ann);
+		free(c.priv);
 		return rc;
 	}
 	c.name = s->name;
 	c.line = s->line;
-	c.gart = gart;
+	c.fmt = cf;
 	b->m->ctx[b->m->nctx++] = c;
 	return PT_OK;
 }
 
-/* The section type each format's contexts use. */
-static const char *ctx_type(const struct pt_format *fmt)
+/* "capture, memory, A or B" with every format's context section, for messages. */
+static void section_list(char *buf, size_t len)
 {
-	return fmt == &pt_format_gart ? "gart" : "pdb";
+	const struct pt_format *f;
+	size_t n = (size_t)snprintf(buf, len, "capture, memory");
+	unsigned count = 0;
+
+	while (pt_format_at(count))
+		count++;
+	for (unsigned i = 0; (f = pt_format_at(i)) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i + 1 == count ? " or " : ", ",
+				      f->ctx_section);
 }
 
 static pt_err check_section(struct build *b, const struct pt_ini_section *s,
@@ -840,15 +821,16 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	char label[PT_INI_MAX_LINE + 8];
 	bool is_capture = !strcmp(s->type, "capture");
 	bool is_memory = !strcmp(s->type, "memory");
-	bool is_pdb = !strcmp(s->type, "pdb");
-	bool is_gart = !strcmp(s->type, "gart");
+	const struct pt_format *cf = pt_format_by_section(s->type);
 	unsigned *dup;
 	pt_err rc;
 
 	sec_label(s, label, sizeof label);
-	if (!is_capture && !is_memory && !is_pdb && !is_gart) {
-		seterr(b->err, b->errlen, s->line,
-		       "unknown section %s (capture, memory, pdb or gart)", label);
+	if (!is_capture && !is_memory && !cf) {
+		char list[256];
+
+		section_list(list, sizeof list);
+		seterr(b->err, b->errlen, s->line, "unknown section %s (%s)", label, list);
 		return PT_E_VALUE;
 	}
 	if (is_capture && s->name) {
@@ -872,7 +854,7 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		return PT_E_VALUE;
 	}
 	/* `capture` is the summary file at the top of the mounted tree. */
-	if ((is_pdb || is_gart) && !strcmp(s->name, "capture")) {
+	if (cf && !strcmp(s->name, "capture")) {
 		seterr(b->err, b->errlen, s->line,
 		       "context name 'capture' in %s is reserved (the mounted tree's summary file)",
 		       label);
@@ -883,9 +865,9 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		       "duplicate section name '%s' in %s (first at line %u)", s->name, label, dup_name_of);
 		return PT_E_VALUE;
 	}
-	if ((is_pdb || is_gart) && fmt && strcmp(s->type, ctx_type(fmt))) {
+	if (cf && fmt && cf != fmt) {
 		seterr(b->err, b->errlen, s->line, "%s is not valid in an %s capture (use [%s NAME])",
-		       label, fmt->name, ctx_type(fmt));
+		       label, fmt->name, fmt->ctx_section);
 		return PT_E_VALUE;
 	}
 	dup = malloc((s->nkv ? s->nkv : 1) * sizeof *dup);
@@ -898,7 +880,7 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		else if (is_memory)
 			rc = check_memory(b, s, dup, fmt);
 		else
-			rc = check_context(b, s, dup, fmt, is_gart);
+			rc = check_context(b, s, dup, cf);
 	}
 	free(dup);
 	return rc;
@@ -975,7 +957,7 @@ pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
 	if (m->nctx == 0) {
 		seterr(err, errlen, first_capture,
 		       "no context: an %s capture needs at least one [%s NAME] section",
-		       m->fmt->name, ctx_type(m->fmt));
+		       m->fmt->name, m->fmt->ctx_section);
 		rc = PT_E_CAPTURE;
 	}
 out:

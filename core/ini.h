@@ -9,7 +9,8 @@
  *    section header, a key = value or a comment.
  *  - pt_manifest_build(): the capture.ini schema (version 1).  Checks every
  *    section and key and produces typed values: the format, the [memory]
- *    regions and the contexts ([pdb] / [gart]).
+ *    regions and the contexts (each format's own section, whose keys the
+ *    format's ctx_key hook checks).
  *
  * Every error sets a one-line message that starts "capture.ini:LINE: ".
  * When several problems exist, the one on the lowest line is reported, so
@@ -70,19 +71,12 @@ struct pt_manifest_mem {
 	unsigned file_line;     /* line of the file = key */
 };
 
-/* One context section, [pdb] or [gart]. */
+/* One context section: [SECTION NAME] of a format's ctx_section. */
 struct pt_manifest_ctx {
 	const char *name;
 	unsigned line;
-	bool gart;
-	/* [pdb] */
-	unsigned space;
-	uint64_t address;
-	uint64_t big_page_size;
-	/* [gart] */
-	uint64_t raw[PT_GR__COUNT];
-	bool has[PT_GR__COUNT];
-	unsigned reg_line[PT_GR__COUNT];
+	const struct pt_format *fmt;  /* the format the section type names */
+	void *priv;             /* fmt->ctx_size bytes its ctx_key hook filled; freed with the manifest */
 	struct pt_kv *ann;      /* x- keys in file order */
 	size_t nann;
 };

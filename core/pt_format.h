@@ -95,6 +95,15 @@ struct pt_field {
 #define PT_PERM_SNOOPED        0x0100u  /* GART: snooped */
 #define PT_PERM_TMZ            0x0200u  /* GART: tmz */
 
+/*
+ * Anomalies a decoder marks on an entry (pt_entry.anomalies); the scan
+ * (core/walk.c) reports each under its pt_anomaly_kind name.  Reserved bits
+ * are reserved_mask and an unsupported encoding is its state: not here.
+ */
+#define PT_EA_ZERO_BITS       0x1u  /* "encrypted": a bit documented "set to 0" is set (detail: its field = 1) */
+#define PT_EA_KIND_UNKNOWN    0x2u  /* "kind_unknown": a memory kind id with no name */
+#define PT_EA_KIND_NON_NATIVE 0x4u  /* "kind_non_native": a named kind the chip does not list as its own */
+
 /* A table an entry points at. */
 struct pt_target {
 	bool present;       /* the entry points at a table here */
@@ -117,13 +126,50 @@ struct pt_entry {
 	uint64_t page_size;          /* bytes; 0 where the entry alone cannot say */
 	uint32_t perm;               /* PT_PERM_* */
 	int kind;                    /* memory kind id, -1 where the format has none */
-	bool anomaly;                /* a bit documented "set to 0" is set (VER2 encrypted), unknown kind... */
+	bool anomaly;                /* a bit the MMU acts on is odd: a "set to 0" bit set, a valid leaf's kind */
+	uint32_t anomalies;          /* PT_EA_*: what the scan reports about the entry */
 
 	/* directory (state == PT_ST_POINTER): [0] the only/big table, [1] the small table */
 	struct pt_target target[2];
 
 	unsigned nfields;
 	struct pt_field fields[PT_MAX_FIELDS];
+};
+
+struct pt_buf;
+struct pt_jobj;
+struct pt_context;
+
+/*
+ * One key = value of a context section, handed to the format's ctx_key
+ * hook.  LABEL is the section as written ("[NAME N]") for messages; ERR
+ * receives the message through pt_ctx_key_fail() / pt_ctx_key_uint().
+ */
+struct pt_ctx_key {
+	const char *key, *value;
+	unsigned line;
+	const char *label;
+	char *err;
+	size_t errlen;
+};
+/* Sets "capture.ini:LINE: MESSAGE" for K's line (core/manifest.c); returns RC. */
+pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* K's value as an integer (the capture.ini number rules); PT_E_VALUE with the usual message. */
+pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out);
+
+/* Where a VA outside a context's VA space goes (out-of-range hook). */
+struct pt_aperture {
+	const char *name;     /* static: the aperture's name, e.g. "none" */
+	bool hit;             /* the VA reaches memory there */
+	unsigned space;       /* where (hit only) */
+	uint64_t pa;          /* address in SPACE (hit only) */
+};
+
+/* A short name for raw entries of one size (ptfs-tool decode --kind). */
+struct pt_blob_kind {
+	const char *name;     /* NULL ends the list */
+	unsigned entry_size;  /* bytes */
 };
 
 struct pt_format {
@@ -144,13 +190,50 @@ struct pt_format {
 	void (*flags)(const struct pt_entry *e, char *buf, size_t len);
 	/* Kind column of a leaf for `maps` ("-" where the format has none) into BUF. */
 	void (*kind_name)(const struct pt_entry *e, char *buf, size_t len);
-};
 
-extern const struct pt_format pt_format_ver2;
-extern const struct pt_format pt_format_gart;
+	/* --kind names of raw entries (ptfs-tool decode), NULL-name terminated. */
+	const struct pt_blob_kind *blob_kinds;
+
+	/*
+	 * The context: capture.ini section type (`[ctx_section NAME]`), and
+	 * ctx_size bytes of per-context data (zeroed, aligned for any type,
+	 * owned by the capture, freed with it) that the hooks below fill.
+	 */
+	const char *ctx_section;
+	size_t ctx_size;
+	/*
+	 * One key of the section (x- keys are the core's): PT_OK, an error with
+	 * its message set through K, or PT_E_NOTFOUND for a key the format does
+	 * not know (the core reports "unknown key").
+	 */
+	pt_err (*ctx_key)(void *priv, const struct pt_ctx_key *k);
+	/* After the last key: the first required key missing, or NULL. */
+	const char *(*ctx_missing)(const void *priv);
+	/*
+	 * At load, once memory is known: fills CTX's root_space, root_addr,
+	 * root_entries, root_page_shift, va_base and space_bias from ctx->priv.
+	 * On failure a message without the "capture.ini:LINE:" prefix in ERR.
+	 */
+	pt_err (*ctx_setup)(struct pt_context *ctx, char *err, size_t errlen);
+	/* Lines of the context's info file after the root lines (may be NULL). */
+	void (*info_text)(const struct pt_context *ctx, struct pt_buf *b);
+	/* The same as members of the info JSON object (may be NULL). */
+	void (*info_json)(const struct pt_context *ctx, struct pt_jobj *o);
+	/*
+	 * A VA outside the context's VA space: where it goes instead.  NULL
+	 * when such a VA simply faults (the walk then prints no aperture).
+	 */
+	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
+};
 
 /* The format called NAME, or NULL. */
 const struct pt_format *pt_format_find(const char *name);
+/* The I-th format of the table (I from 0), or NULL past the end; the first is the default. */
+const struct pt_format *pt_format_at(unsigned i);
+/* The format whose contexts are [SECTION NAME] sections, or NULL. */
+const struct pt_format *pt_format_by_section(const char *section);
+/* "A, B" or "A or B" (SEP between all but the last pair) of every format's name into BUF. */
+void pt_format_list(char *buf, size_t len, const char *sep, const char *last);
 /* Number of levels in FMT's table (rows before the sentinel). */
 unsigned pt_format_nlevels(const struct pt_format *fmt);
 /* Space id of NAME in FMT, or -1. */
@@ -164,9 +247,5 @@ void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
 			uint64_t v, unsigned flags);
 /* The field called KEY, or NULL. */
 const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key);
-
-/* VER2 kinds (core/kinds_tu104.c, from reference/tu104-kinds.tsv). */
-const char *pt_ver2_kind_name(unsigned kind);   /* NULL for an id with no name */
-bool pt_ver2_kind_native(unsigned kind);        /* 0x00..0x0f */
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pt_capture.h"
 #include "pt_walk.h"
@@ -37,6 +38,22 @@ enum pt_out {
 	PT_OUT_JSON,
 };
 
+/*
+ * A JSON object being built (the info hooks of a format add members):
+ * start from {0}, members in any order, written with sorted keys.
+ */
+struct pt_jmem;
+struct pt_jobj {
+	struct pt_jmem *m;
+	size_t n, cap;
+	bool oom;
+};
+void pt_jobj_hex(struct pt_jobj *o, const char *key, uint64_t v);   /* "0x..." */
+void pt_jobj_u(struct pt_jobj *o, const char *key, uint64_t v);     /* a number */
+void pt_jobj_str(struct pt_jobj *o, const char *key, const char *s);
+/* Adds CHILD as the object member KEY and empties CHILD. */
+void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child);
+
 /* An entry file: location header, every field, state. */
 pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t index,
 		       const struct pt_entry *e, enum pt_out out);
@@ -58,7 +75,7 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);
 /* The root capture file. */
 pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt_out out);
-/* One anomaly line: "pdb0 pde3/0/pde2/1 reserved_bits reserved_mask: 0x10". */
+/* One anomaly line: "CONTEXT PATH KIND DETAIL", e.g. "c0 l1/0/l0/1 reserved_bits reserved_mask: 0x10". */
 void pt_render_anomaly(struct pt_buf *b, const struct pt_context *ctx,
 		       const struct pt_anomaly *a, enum pt_out out);
 

@@ -132,8 +132,11 @@ struct pt_walk {
 	uint32_t perm;
 	int leaf_step;           /* step holding the leaf */
 	struct pt_node node;     /* tree path of the leaf (or of the deepest entry read) */
-	/* amd-gart, fault == PT_FAULT_OUT_OF_RANGE: the aperture the VA falls in */
-	struct pt_gart_aperture aperture;
+	/*
+	 * fault == PT_FAULT_OUT_OF_RANGE and the format has an out_of_range
+	 * hook: where the VA goes instead (name NULL otherwise).
+	 */
+	struct pt_aperture aperture;
 };
 
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */

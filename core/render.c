@@ -162,15 +162,9 @@ static void size_human(uint64_t size, char *buf, size_t len)
 
 /* ---- JSON object with sorted keys ---------------------------------------- */
 
-struct jmem {
+struct pt_jmem {
 	char *key;
 	char *val;
-};
-
-struct jobj {
-	struct jmem *m;
-	size_t n, cap;
-	bool oom;
 };
 
 static void json_escape(struct pt_buf *b, const char *s)
@@ -191,13 +185,13 @@ static void json_escape(struct pt_buf *b, const char *s)
 	pt_buf_put(b, "\"", 1);
 }
 
-static void jobj_add_raw(struct jobj *o, const char *key, const char *val)
+static void jobj_add_raw(struct pt_jobj *o, const char *key, const char *val)
 {
 	if (o->oom)
 		return;
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 16;
-		struct jmem *m = realloc(o->m, cap * sizeof *m);
+		struct pt_jmem *m = realloc(o->m, cap * sizeof *m);
 
 		if (!m) {
 			o->oom = true;
@@ -217,7 +211,7 @@ static void jobj_add_raw(struct jobj *o, const char *key, const char *val)
 	o->n++;
 }
 
-static void jobj_add_buf(struct jobj *o, const char *key, struct pt_buf *v)
+static void jobj_add_buf(struct pt_jobj *o, const char *key, struct pt_buf *v)
 {
 	if (v->oom)
 		o->oom = true;
@@ -225,7 +219,7 @@ static void jobj_add_buf(struct jobj *o, const char *key, struct pt_buf *v)
 		jobj_add_raw(o, key, v->data ? v->data : "");
 }
 
-static void jobj_add_str(struct jobj *o, const char *key, const char *s)
+static void jobj_add_str(struct pt_jobj *o, const char *key, const char *s)
 {
 	struct pt_buf v;
 
@@ -239,7 +233,7 @@ static void jobj_add_str(struct jobj *o, const char *key, const char *s)
 	pt_buf_free(&v);
 }
 
-static void jobj_add_hex(struct jobj *o, const char *key, uint64_t v)
+static void jobj_add_hex(struct pt_jobj *o, const char *key, uint64_t v)
 {
 	char s[32];
 
@@ -247,7 +241,7 @@ static void jobj_add_hex(struct jobj *o, const char *key, uint64_t v)
 	jobj_add_raw(o, key, s);
 }
 
-static void jobj_add_u(struct jobj *o, const char *key, uint64_t v)
+static void jobj_add_u(struct pt_jobj *o, const char *key, uint64_t v)
 {
 	char s[32];
 
@@ -255,18 +249,18 @@ static void jobj_add_u(struct jobj *o, const char *key, uint64_t v)
 	jobj_add_raw(o, key, s);
 }
 
-static void jobj_add_bool(struct jobj *o, const char *key, bool v)
+static void jobj_add_bool(struct pt_jobj *o, const char *key, bool v)
 {
 	jobj_add_raw(o, key, v ? "true" : "false");
 }
 
 static int jmem_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct jmem *)a)->key, ((const struct jmem *)b)->key);
+	return strcmp(((const struct pt_jmem *)a)->key, ((const struct pt_jmem *)b)->key);
 }
 
 /* Emits O with sorted keys into B and frees it.  Duplicate keys keep the first. */
-static void jobj_finish(struct jobj *o, struct pt_buf *b)
+static void jobj_finish(struct pt_jobj *o, struct pt_buf *b)
 {
 	if (o->oom)
 		b->oom = true;
@@ -293,7 +287,7 @@ static void jobj_finish(struct jobj *o, struct pt_buf *b)
 }
 
 /* Finishes CHILD into a string and adds it to O under KEY. */
-static void jobj_add_obj(struct jobj *o, const char *key, struct jobj *child)
+static void jobj_add_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child)
 {
 	struct pt_buf v;
 
@@ -301,6 +295,26 @@ static void jobj_add_obj(struct jobj *o, const char *key, struct jobj *child)
 	jobj_finish(child, &v);
 	jobj_add_buf(o, key, &v);
 	pt_buf_free(&v);
+}
+
+void pt_jobj_hex(struct pt_jobj *o, const char *key, uint64_t v)
+{
+	jobj_add_hex(o, key, v);
+}
+
+void pt_jobj_u(struct pt_jobj *o, const char *key, uint64_t v)
+{
+	jobj_add_u(o, key, v);
+}
+
+void pt_jobj_str(struct pt_jobj *o, const char *key, const char *s)
+{
+	jobj_add_str(o, key, s);
+}
+
+void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child)
+{
+	jobj_add_obj(o, key, child);
 }
 
 /* ---- fields -------------------------------------------------------------- */
@@ -366,7 +380,7 @@ static void field_text(struct pt_buf *b, const struct pt_field *f)
 	pt_buf_put(b, "\n", 1);
 }
 
-static void field_json(struct jobj *o, const struct pt_field *f)
+static void field_json(struct pt_jobj *o, const struct pt_field *f)
 {
 	char s[48];
 
@@ -429,7 +443,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	raw_str(e, raw, sizeof raw);
 	pt_va_name(fmt, pt_table_entry_va(t, index), va, sizeof va);
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0};
+		struct pt_jobj o = {0};
 
 		jobj_add_str(&o, "level", l->name);
 		jobj_add_u(&o, "depth", l->depth);
@@ -492,7 +506,7 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 
 	raw_str(e, raw, sizeof raw);
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0};
+		struct pt_jobj o = {0};
 
 		jobj_add_str(&o, "format", fmt->name);
 		if (level >= 0)
@@ -573,14 +587,14 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		pt_node_path(&w->node, path, sizeof path);
 
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0}, r = {0};
+		struct pt_jobj o = {0}, r = {0};
 		struct pt_buf steps;
 
 		pt_buf_init(&steps);
 		pt_buf_put(&steps, "[", 1);
 		for (unsigned i = 0; i < w->nsteps; i++) {
 			const struct pt_walk_step *s = &w->steps[i];
-			struct jobj so = {0};
+			struct pt_jobj so = {0};
 
 			if (i)
 				pt_buf_put(&steps, ", ", 2);
@@ -626,7 +640,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 				jobj_add_str(&r, "level", fmt->levels[s->table.level].name);
 				jobj_add_u(&r, "index", s->index);
 			}
-			if (w->fault == PT_FAULT_OUT_OF_RANGE && ctx->gart.page_size) {
+			if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 				jobj_add_str(&r, "aperture", w->aperture.name);
 				if (w->aperture.hit) {
 					jobj_add_str(&r, "space", fmt->spaces[w->aperture.space]);
@@ -669,7 +683,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_buf_printf(b, " level=%s index=%" PRIu64,
 				      fmt->levels[s->table.level].name, s->index);
 		}
-		if (w->fault == PT_FAULT_OUT_OF_RANGE && ctx->gart.page_size) {
+		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 			pt_buf_printf(b, " aperture=%s", w->aperture.name);
 			if (w->aperture.hit)
 				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
@@ -698,7 +712,7 @@ static void run_emit(struct pt_buf *b, const struct pt_context *ctx, const struc
 	pt_size_str(r->end - r->va, size, sizeof size);
 	pt_size_str(r->page, page, sizeof page);
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0};
+		struct pt_jobj o = {0};
 
 		jobj_add_hex(&o, "va_start", r->va);
 		jobj_add_hex(&o, "va_end", r->end);
@@ -778,7 +792,7 @@ void pt_render_anomaly(struct pt_buf *b, const struct pt_context *ctx,
 
 	pt_node_path(&a->node, path, sizeof path);
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0};
+		struct pt_jobj o = {0};
 
 		jobj_add_str(&o, "context", ctx->name);
 		jobj_add_str(&o, "path", path);
@@ -807,60 +821,6 @@ static void info_anomaly(void *ud, const struct pt_anomaly *a)
 	ac->n++;
 }
 
-static void gart_text(struct pt_buf *b, const struct pt_context *ctx)
-{
-	const struct pt_gart_layout *l = &ctx->gart;
-	const struct pt_format *fmt = ctx->fmt;
-
-	for (int r = 0; r < PT_GR__COUNT; r++)
-		if (l->has[r])
-			pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", pt_gart_reg_name(r), l->raw[r]);
-	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", fmt->spaces[l->table_space], l->table_addr);
-	pt_buf_printf(b, "block_fragment_size: %u\npage_size: 0x%" PRIx64 "\n", l->bfs, l->page_size);
-	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\nentries: %" PRIu64 "\n",
-		      l->va_start, l->va_end, l->entries);
-	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP])
-		pt_buf_printf(b, "fb: 0x%" PRIx64 "-0x%" PRIx64 "\n", l->fb_base, l->fb_top);
-	if (l->has[PT_GR_FB_OFFSET])
-		pt_buf_printf(b, "fb_offset: 0x%" PRIx64 "\n", l->fb_offset);
-	if (l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP])
-		pt_buf_printf(b, "agp: 0x%" PRIx64 "-0x%" PRIx64 " base 0x%" PRIx64 "\n",
-			      l->agp_bot, l->agp_top, l->agp_base);
-	if (l->has[PT_GR_SYS_LOW] && l->has[PT_GR_SYS_HIGH])
-		pt_buf_printf(b, "system_aperture: 0x%" PRIx64 "-0x%" PRIx64 "\n", l->sys_low, l->sys_high);
-}
-
-static void gart_json(struct jobj *o, const struct pt_context *ctx)
-{
-	const struct pt_gart_layout *l = &ctx->gart;
-	struct jobj regs = {0};
-
-	for (int r = 0; r < PT_GR__COUNT; r++)
-		if (l->has[r])
-			jobj_add_hex(&regs, pt_gart_reg_name(r), l->raw[r]);
-	jobj_add_obj(o, "registers", &regs);
-	jobj_add_u(o, "block_fragment_size", l->bfs);
-	jobj_add_hex(o, "page_size", l->page_size);
-	jobj_add_hex(o, "va_start", l->va_start);
-	jobj_add_hex(o, "va_end", l->va_end);
-	jobj_add_hex(o, "entries", l->entries);
-	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP]) {
-		jobj_add_hex(o, "fb_base", l->fb_base);
-		jobj_add_hex(o, "fb_top", l->fb_top);
-	}
-	if (l->has[PT_GR_FB_OFFSET])
-		jobj_add_hex(o, "fb_offset", l->fb_offset);
-	if (l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP]) {
-		jobj_add_hex(o, "agp_bot", l->agp_bot);
-		jobj_add_hex(o, "agp_top", l->agp_top);
-		jobj_add_hex(o, "agp_base", l->agp_base);
-	}
-	if (l->has[PT_GR_SYS_LOW] && l->has[PT_GR_SYS_HIGH]) {
-		jobj_add_hex(o, "system_aperture_low", l->sys_low);
-		jobj_add_hex(o, "system_aperture_high", l->sys_high);
-	}
-}
-
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
 {
 	const struct pt_format *fmt = ctx->fmt;
@@ -880,7 +840,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	pt_table_root(ctx, &root);
 
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0}, lv = {0}, mb = {0}, ann = {0};
+		struct pt_jobj o = {0}, lv = {0}, mb = {0}, ann = {0};
 
 		jobj_add_str(&o, "context", ctx->name);
 		jobj_add_str(&o, "format", fmt->name);
@@ -888,15 +848,13 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		jobj_add_hex(&o, "root_address", ctx->root_addr);
 		jobj_add_hex(&o, "root_entries", ctx->root_entries);
 		jobj_add_str(&o, "root_captured", pt_cover_name(root.cover));
-		if (ctx->big_page_size)
-			jobj_add_hex(&o, "big_page_size", ctx->big_page_size);
-		if (ctx->gart.page_size)
-			gart_json(&o, ctx);
+		if (fmt->info_json)
+			fmt->info_json(ctx, &o);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			jobj_add_str(&ann, ctx->annotations[i].key, ctx->annotations[i].value);
 		jobj_add_obj(&o, "annotations", &ann);
 		for (unsigned i = 0; i < nl; i++) {
-			struct jobj one = {0};
+			struct pt_jobj one = {0};
 
 			jobj_add_u(&one, "tables", st.tables[i]);
 			jobj_add_u(&one, "entries", st.entries[i]);
@@ -931,12 +889,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		pt_buf_printf(b, "root: %s:0x%" PRIx64 "\nroot_entries: %" PRIu64 "\nroot_captured: %s\n",
 			      fmt->spaces[ctx->root_space], ctx->root_addr, ctx->root_entries,
 			      pt_cover_name(root.cover));
-		if (ctx->big_page_size) {
-			pt_size_str(ctx->big_page_size, size, sizeof size);
-			pt_buf_printf(b, "big_page_size: %s\n", size);
-		}
-		if (ctx->gart.page_size)
-			gart_text(b, ctx);
+		if (fmt->info_text)
+			fmt->info_text(ctx, b);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			pt_buf_printf(b, "%s: %s\n", ctx->annotations[i].key, ctx->annotations[i].value);
 		for (unsigned i = 0; i < nl; i++)
@@ -987,7 +941,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 	char size[24];
 
 	if (out == PT_OUT_JSON) {
-		struct jobj o = {0}, ann = {0};
+		struct pt_jobj o = {0}, ann = {0};
 		struct pt_buf regs, ctxs;
 
 		jobj_add_str(&o, "format", fmt->name);
@@ -1003,7 +957,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 		pt_buf_put(&regs, "[", 1);
 		for (size_t i = 0; i < nr; i++) {
 			const struct pt_region_info *r = pt_capture_region(cap, i);
-			struct jobj ro = {0};
+			struct pt_jobj ro = {0};
 
 			if (i)
 				pt_buf_put(&regs, ", ", 2);
@@ -1021,7 +975,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 		pt_buf_put(&ctxs, "[", 1);
 		for (size_t i = 0; i < nc; i++) {
 			const struct pt_context *c = pt_capture_context(cap, i);
-			struct jobj co = {0};
+			struct pt_jobj co = {0};
 
 			if (i)
 				pt_buf_put(&ctxs, ", ", 2);

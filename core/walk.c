@@ -416,14 +416,13 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	w->node.ctx = ctx;
 	w->node.n = 0;
 	memset(&w->aperture, 0, sizeof w->aperture);
-	w->aperture.name = "none";
 
 	pt_table_root(ctx, &t);
 	if ((fmt->va_bits < 64 && (va >> fmt->va_bits) != 0) || va < t.va_base ||
 	    ((va - t.va_base) >> t.page_shift) >= t.entries) {
 		w->fault = PT_FAULT_OUT_OF_RANGE;
-		if (ctx->gart.page_size)
-			pt_gart_aperture(&ctx->gart, va, &w->aperture);
+		if (fmt->out_of_range)
+			fmt->out_of_range(ctx, va, &w->aperture);
 		return PT_OK;
 	}
 
@@ -799,21 +798,18 @@ static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...
 
 static void check_entry(struct scan *sc, const struct pt_entry *e)
 {
-	const struct pt_field *known = pt_entry_field(e, "kind_known");
-	const struct pt_field *native = pt_entry_field(e, "kind_native");
-
 	if (e->reserved_mask[1])
 		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%016" PRIx64 "%016" PRIx64,
 		       e->reserved_mask[1], e->reserved_mask[0]);
 	else if (e->reserved_mask[0])
 		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%" PRIx64, e->reserved_mask[0]);
-	if (e->perm & PT_PERM_ENCRYPTED)
+	if (e->anomalies & PT_EA_ZERO_BITS)
 		report(sc, PT_AN_ENCRYPTED, "encrypted: 1 (documented: set to 0)");
 	if (e->state == PT_ST_UNSUPPORTED)
 		report(sc, PT_AN_UNSUPPORTED, "raw: 0x%" PRIx64, e->raw[0]);
-	if (e->kind >= 0 && known && !known->v)
+	if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_UNKNOWN))
 		report(sc, PT_AN_KIND_UNKNOWN, "kind: 0x%02x", (unsigned)e->kind);
-	else if (e->kind >= 0 && native && !native->v)
+	else if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_NON_NATIVE))
 		report(sc, PT_AN_KIND_NON_NATIVE, "kind: 0x%02x", (unsigned)e->kind);
 }
 
