@@ -281,7 +281,7 @@ START_TEST(format_table)
 	ck_assert_uint_eq(f->levels[0].va_shift, 12);
 	ck_assert_uint_eq(f->levels[0].bits, 0);
 	ck_assert_uint_eq(f->levels[0].entry_size, 8);
-	ck_assert_uint_eq(f->levels[0].role, PT_ROLE_PTE);
+	ck_assert_uint_eq(f->levels[0].role, PT_ROLE_LEAF);
 	ck_assert_int_eq(f->levels[0].child[0], -1);
 	ck_assert_int_eq(f->levels[0].child[1], -1);
 	ck_assert_ptr_null(f->levels[1].name);

@@ -67,6 +67,14 @@ START_TEST(walk_faults)
 	walk_fault(1ull << 47, PT_FAULT_UNSUPPORTED, "pde3", 1);
 	walk_fault(1ull << 49, PT_FAULT_OUT_OF_RANGE, NULL, 0);
 	walk_fault(3ull << 47, PT_FAULT_UNMAPPED, "pde3", 3);
+	{
+		struct pt_walk w;
+
+		/* No out-of-range hook: no aperture at all (the trace prints none). */
+		ck_assert_int_eq(pt_walk_va(&ctx, 1ull << 49, &w), PT_OK);
+		ck_assert_ptr_null(w.aperture.name);
+		ck_assert(!w.aperture.hit);
+	}
 }
 END_TEST
 
@@ -339,6 +347,15 @@ START_TEST(gart_flat)
 	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
 	ck_assert_str_eq(w.aperture.name, "fb");
 	ck_assert_uint_eq(w.aperture.pa, 0x1000);
+	ck_assert_int_eq(pt_walk_va(&g, 0x8800000000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert_str_eq(w.aperture.name, "none");
+	ck_assert(!w.aperture.hit);
+	/* Without its registers (no layout) the format says nothing. */
+	g.priv = NULL;
+	ck_assert_int_eq(pt_walk_va(&g, 0x8000001000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert_ptr_null(w.aperture.name);
 }
 END_TEST
 

@@ -21,8 +21,8 @@
 
 enum role {
 	ROLE_AUTO = 0,   /* bit 0 picks leaf vs directory */
-	ROLE_PTE,
-	ROLE_PDE,
+	ROLE_LEAF,
+	ROLE_DIR,
 	ROLE_DUAL,
 };
 
@@ -47,7 +47,7 @@ struct decode_args {
 	bool wide;               /* --value written with more than 16 hex digits */
 };
 
-/* Every --kind of every format, JOINed, the last pair with LAST ("ver2|..."). */
+/* Every --kind of every format joined by JOIN, the last pair by LAST; SIZES: with format and size. */
 static void kind_list(char *buf, size_t len, const char *join, const char *last, bool sizes)
 {
 	const struct pt_format *f;
@@ -107,14 +107,17 @@ static void print_help(void)
 	       kinds, formats);
 	for (unsigned i = 0; (f = pt_format_at(i)); i++) {
 		unsigned n = pt_format_nlevels(f);
+		unsigned maxd = f->levels[n - 1].depth;
 
-		printf("                    %s: depths 0-%u, levels", f->name, f->levels[n - 1].depth);
+		printf("                    %s: ", f->name);
+		printf(maxd ? "depths 0-%u, levels" : "depth %u, level", maxd);
 		for (unsigned k = 0; k < n; k++)
 			printf(" %s", f->levels[k].name);
 		printf("\n");
 	}
 	printf("  --entry-size N    8 or 16 (default: from --kind or the level, else 8)\n"
-	       "  --kind K          the format and entry size of a blob: %s\n"
+	       "  --kind K          the format and entry size of a blob:\n"
+	       "                    %s\n"
 	       "  --skip-zero       leave out blob entries whose bytes are all zero\n"
 	       "  --json            one JSON object (--value), or for --blob an object with\n"
 	       "                    \"entries\" (each with its \"index\") and \"levels_fit\"\n"
@@ -123,12 +126,12 @@ static void print_help(void)
 
 static bool can_leaf(const struct pt_level *l)
 {
-	return l->role == PT_ROLE_PTE || l->leaf_shift != 0;
+	return l->role == PT_ROLE_LEAF || l->leaf_shift != 0;
 }
 
 static bool can_dir(const struct pt_level *l)
 {
-	return l->role == PT_ROLE_PDE || l->role == PT_ROLE_DUAL;
+	return l->role == PT_ROLE_DIR || l->role == PT_ROLE_DUAL;
 }
 
 /* Adds the rows named by one --level item to *MASK. */
@@ -182,8 +185,8 @@ static int parse_levels(const struct pt_format *fmt, const char *list, uint32_t 
 
 /*
  * Whether row L may hold an entry of ESIZE bytes in role R.  A 16-byte row
- * takes an 8-byte --value (high half 0) only as a leaf (a 2 MiB PTE lives in
- * the low half of a PDE0 slot) unless the level was named explicitly
+ * takes an 8-byte --value (high half 0) only as a leaf (a big leaf lives in
+ * the low half of a dual slot) unless the level was named explicitly
  * (PINNED); a blob's stride must always be the row's.
  */
 static bool row_fits(const struct pt_level *l, enum role r, unsigned esize, bool pinned,
@@ -196,9 +199,9 @@ static bool row_fits(const struct pt_level *l, enum role r, unsigned esize, bool
 			return false;
 	}
 	switch (r) {
-	case ROLE_PTE:
+	case ROLE_LEAF:
 		return can_leaf(l);
-	case ROLE_PDE:
+	case ROLE_DIR:
 		return can_dir(l);
 	case ROLE_DUAL:
 		return l->role == PT_ROLE_DUAL;
@@ -261,20 +264,20 @@ static int decode_one(const struct decode_opts *o, uint32_t rows, uint64_t lo, u
 		if (!(rows & (1u << i)))
 			continue;
 		cands[nc++] = fmt->levels[i].name;
-		/* Among several, a pure PTE row: decoded with page size unknown. */
-		if (pick < 0 || fmt->levels[i].role == PT_ROLE_PTE)
+		/* Among several, a pure leaf row: decoded with page size unknown. */
+		if (pick < 0 || fmt->levels[i].role == PT_ROLE_LEAF)
 			pick = (int)i;
 	}
 	cands[nc] = NULL;
 	/*
 	 * An explicit --role auto never claims a level: it only knows leaf vs
-	 * directory.  Otherwise one candidate is the level (amd-gart has one).
+	 * directory.  Otherwise one candidate is the level (e.g. a flat format's only one).
 	 */
 	if (nc == 1 && (o->role != ROLE_AUTO || o->level_mask || !o->role_given)) {
 		const struct pt_level *l = &fmt->levels[pick];
 
 		level = pick;
-		/* A flat level (GART) takes its page size from registers we do not have. */
+		/* A flat level takes its page size from the context, which we do not have. */
 		page_shift = l->bits ? l->va_shift : 0;
 	}
 	for (int i = 0; i < 8; i++) {
@@ -348,9 +351,9 @@ static uint64_t load_le64(const uint8_t *p)
 /*
  * Whether a blob of LEN bytes at BASE is one whole table of level L.  A
  * level with index bits holds 2^bits entries; its table is aligned to its
- * size up to 4 KiB, and the root to 4 KiB (reference/nvidia-gmmu.md: PDE
- * address fields hold addr>>12, the big-page PT pointer addr>>8 for its
- * 256 B table, the PDB is 4 KB aligned).  A flat level (bits 0, the GART)
+ * size up to 4 KiB, and the root to 4 KiB (e.g. reference/nvidia-gmmu.md:
+ * directory address fields hold addr>>12, a big-page table pointer addr>>8
+ * for its 256 B table, the root is 4 KB aligned).  A flat level (bits 0)
  * takes its entry count from the context: any whole number of entries fits.
  */
 static bool table_fits(const struct pt_level *l, uint64_t len, uint64_t base)
@@ -720,7 +723,7 @@ static void pick_esize(const struct decode_args *a, struct decode_opts *o)
 	} else if (a->kind_esize) {
 		o->esize = a->kind_esize;
 	} else {
-		/* Without a size: the common size of the chosen rows (16 for pde0 alone), else 8. */
+		/* Without a size: the common size of the chosen rows (16 for a dual level alone), else 8. */
 		unsigned n = pt_format_nlevels(o->fmt), common = 0;
 
 		for (unsigned i = 0; i < n; i++) {

@@ -24,7 +24,7 @@
 /* One flat table; its entry count and page shift come from the context's registers. */
 static const struct pt_level gart_levels[] = {
 	/* name  depth va_shift bits size role         leaf_shift child */
-	{"pte",  0,    12,      0,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte",  0,    12,      0,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,   0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 

@@ -50,14 +50,14 @@ enum {
 /* Geometry: RM kgmmuFmtInitLevels_GP10X, UVM num_va_bits 49, nouveau gp100_vmm_desc_16. */
 static const struct pt_level ver2_levels[] = {
 	/* name         depth va_shift bits size role         leaf_shift child */
-	{"pde3",        0,    47,      2,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
-	{"pde2",        1,    38,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE1, -1}},
-	{"pde1",        2,    29,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE0, -1}},
+	{"pde3",        0,    47,      2,   8,   PT_ROLE_DIR,  0,  {L_PDE2, -1}},
+	{"pde2",        1,    38,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE1, -1}},
+	{"pde1",        2,    29,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE0, -1}},
 	/* PD0 is 16 bytes always: a dual PDE, or a 2 MiB PTE in the low half. */
 	{"pde0",        3,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
 	/* Only 64 KiB big pages: a 128 KiB big page size is refused at load. */
-	{"pte_big",     4,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small",   4,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",     4,    16,      5,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small",   4,    12,      9,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
@@ -375,7 +375,7 @@ static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 	lv = &ver2_levels[level];
 	pt_entry_reset(out, lv->entry_size, raw);
 	switch (lv->role) {
-	case PT_ROLE_PDE:
+	case PT_ROLE_DIR:
 		decode_pde(out, level, out->raw[0]);
 		break;
 	case PT_ROLE_DUAL:

@@ -27,37 +27,40 @@
 
 /* What an entry of a level can be. */
 enum pt_role {
-	PT_ROLE_PDE = 1,  /* 8-byte directory entry; may be a leaf where leaf_shift != 0 */
-	PT_ROLE_DUAL,     /* 16-byte dual PDE (VER2 PD0): big and small pointers, or a leaf */
-	PT_ROLE_PTE,      /* leaf page-table entry */
+	PT_ROLE_DIR = 1,  /* 8-byte directory entry; may be a leaf where leaf_shift != 0 */
+	PT_ROLE_DUAL,     /* 16-byte directory entry with two pointers (big and small pages), or a leaf */
+	PT_ROLE_LEAF,     /* leaf entry: maps a page */
 };
+/* The former names, for code written before the rename (drop once none is left). */
+#define PT_ROLE_PDE PT_ROLE_DIR
+#define PT_ROLE_PTE PT_ROLE_LEAF
 
 struct pt_level {
-	const char *name;    /* directory name in the tree ("pde3", "pte_small"); NULL ends the table */
+	const char *name;    /* directory name in the tree; NULL ends the table */
 	uint8_t depth;       /* tables above this one on the path (root = 0) */
 	uint8_t va_shift;    /* lowest VA bit this level indexes = log2 of one entry's span */
-	uint8_t bits;        /* index bits; 0 = the entry count comes from the context (flat GART) */
+	uint8_t bits;        /* index bits; 0 = the entry count comes from the context (a flat table) */
 	uint8_t entry_size;  /* bytes per entry: the table stride */
 	uint8_t role;        /* enum pt_role */
-	uint8_t leaf_shift;  /* for a PDE/DUAL level whose entry may be a page: its page shift (21); else 0 */
+	uint8_t leaf_shift;  /* for a DIR/DUAL level whose entry may be a page: its page shift; else 0 */
 	int8_t child[2];     /* level index of the table an entry points at; a dual PDE: [0] big, [1] small; -1 none */
 };
 
 /* The state of one entry, printed as `state:` (pt_state_name()). */
 enum pt_state {
-	PT_ST_UNMAPPED = 0, /* "unmapped": raw value zero (GART: a zero PTE, a sink) */
+	PT_ST_UNMAPPED = 0, /* "unmapped": raw value zero */
 	PT_ST_INVALID,      /* "invalid": non-zero but not valid and no special encoding */
-	PT_ST_SPARSE,       /* "sparse": VER2 valid=0 & volatile=1 (PDE: aperture 0 & volatile 1) */
-	PT_ST_NO_VALID_4K,  /* "no_valid_4k": VER2 big PTE valid=0 & privilege=1 */
+	PT_ST_SPARSE,       /* "sparse": not valid, but marked as a sparse (zero-reading) range */
+	PT_ST_NO_VALID_4K,  /* "no_valid_4k": a big-page entry telling the MMU not to look at the small table */
 	PT_ST_POINTER,      /* "pointer": a directory entry pointing at one or two tables */
 	PT_ST_MAPPED,       /* "mapped": a valid leaf */
-	PT_ST_UNSUPPORTED,  /* "unsupported": an encoding the format does not allow here (a PTE at PDE2) */
+	PT_ST_UNSUPPORTED,  /* "unsupported": an encoding the format does not allow at this level */
 	/*
 	 * The two below are never set by a decoder: they depend on where the
 	 * entry sits (core/walk.c), so that `state: mapped` is exactly the
 	 * pages the walker resolves.
 	 */
-	PT_ST_SHADOWED,     /* "shadowed": a valid small PTE whose 64 KiB range the big entry of its dual PDE decides */
+	PT_ST_SHADOWED,     /* "shadowed": a valid small-page leaf whose range the big entry of its dual entry decides */
 	PT_ST_RESERVED_BITS,/* "reserved_bits": a valid leaf the walk refuses: it, or a pointer above it, has reserved bits */
 };
 const char *pt_state_name(enum pt_state st);
@@ -89,11 +92,11 @@ struct pt_field {
 #define PT_PERM_PRIVILEGE      0x0004u
 #define PT_PERM_VOLATILE       0x0008u
 #define PT_PERM_ENCRYPTED      0x0010u
-#define PT_PERM_NO_READ        0x0020u  /* GART: readable = 0 */
-#define PT_PERM_NO_WRITE       0x0040u  /* GART: writeable = 0 (so a write is denied) */
-#define PT_PERM_EXEC           0x0080u  /* GART: executable */
-#define PT_PERM_SNOOPED        0x0100u  /* GART: snooped */
-#define PT_PERM_TMZ            0x0200u  /* GART: tmz */
+#define PT_PERM_NO_READ        0x0020u  /* a readable bit is 0 */
+#define PT_PERM_NO_WRITE       0x0040u  /* a writeable bit is 0 (so a write is denied) */
+#define PT_PERM_EXEC           0x0080u  /* executable */
+#define PT_PERM_SNOOPED        0x0100u  /* snooped (cache-coherent) */
+#define PT_PERM_TMZ            0x0200u  /* trusted memory zone */
 
 /*
  * Anomalies a decoder marks on an entry (pt_entry.anomalies); the scan
@@ -122,7 +125,7 @@ struct pt_entry {
 	bool leaf;
 	unsigned space;              /* space id of the page */
 	uint64_t pa;                 /* physical address of the page */
-	bool address_complete;       /* false where the entry holds only part of the address (VER2 video/peer) */
+	bool address_complete;       /* false where the entry holds only part of the address */
 	uint64_t page_size;          /* bytes; 0 where the entry alone cannot say */
 	uint32_t perm;               /* PT_PERM_* */
 	int kind;                    /* memory kind id, -1 where the format has none */
@@ -173,15 +176,15 @@ struct pt_blob_kind {
 };
 
 struct pt_format {
-	const char *name;                  /* "nv-gmmu-ver2", "amd-gart" */
+	const char *name;                  /* the capture.ini `format` value */
 	const struct pt_level *levels;     /* root first, ends with a {NULL} sentinel */
-	unsigned va_bits;                  /* 49; 48 for amd-gart */
+	unsigned va_bits;                  /* VA width in bits */
 	unsigned va_digits;                /* hex digits of a va/ name: 13; 12 */
 	const char *const *spaces;         /* space names, NULL-terminated; index = space id */
 	/*
 	 * Decodes the entry at level LEVEL (index into levels) from RAW (entry_size bytes,
-	 * little-endian).  PAGE_SHIFT is the page shift a PTE level maps (the table
-	 * says it; flat GART: 12 + block fragment size).  Returns PT_E_UNSUPPORTED for a
+	 * little-endian).  PAGE_SHIFT is the page shift a leaf level maps (the table
+	 * says it; a flat table: the context's root_page_shift).  Returns PT_E_UNSUPPORTED for a
 	 * level the format does not have.
 	 */
 	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,

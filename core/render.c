@@ -483,7 +483,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	/*
 	 * Where the page is, in the capture's space names (the aperture fields
 	 * above are the hardware's).  e->pa, not a field: it is the address in
-	 * the capture's space (a GART VRAM page less FB_OFFSET).
+	 * the capture's space (less the context's space_bias).
 	 */
 	if (e->leaf)
 		pt_buf_printf(b, "target_space: %s\ntarget_address: 0x%" PRIx64 "\n",

@@ -99,8 +99,8 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) != PT_OK)
 		return false;
 	/*
-	 * The decoder has no context: a page written as an MC address (amd-gart
-	 * vram: offset + FB_OFFSET<<24) becomes its offset here, once, so that
+	 * The decoder has no context: a page written as a bus address (offset +
+	 * the context's space_bias) becomes its offset here, once, so that
 	 * walk/, va/, maps and audit agree.  An address below the bias is not
 	 * in that space at all: unsupported, never a guessed page.
 	 */
@@ -122,8 +122,8 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 /*
  * After entry I of T turned out not captured: the next index worth reading,
  * the one holding the first captured byte past I's start (or t->entries).
- * A huge, mostly uncaptured table (a GART range of 2^27 entries with a few
- * captured pages) is then listed in time proportional to what is captured.
+ * A huge, mostly uncaptured table (e.g. a flat table of 2^27 entries with a
+ * few captured pages) is then listed in time proportional to what is captured.
  */
 static uint64_t next_captured(const struct pt_table *t, uint64_t i)
 {
@@ -145,9 +145,9 @@ static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
  * a valid leaf the walker never reaches is not `mapped`, so that `state:
  * mapped` counts exactly the pages of va/ and info.  A leaf with reserved
  * bits, or below a pointer with reserved bits: reserved_bits (the walk
- * faults there).  A small PTE whose 64 KiB range the big entry
- * decides (a valid big PTE maps it; a no_valid_4k, sparse, reserved or
- * uncaptured big entry faults it): shadowed.
+ * faults there).  A small-page leaf whose range the big entry of its dual
+ * entry decides (a valid big leaf maps it; a no_valid_4k, sparse, reserved
+ * or uncaptured big entry faults it): shadowed.
  */
 static void place_state(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 {
@@ -337,10 +337,10 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
 }
 
 /*
- * The dual-PDE rule of DESIGN §2.1 for the big entry of one 64 KiB range:
- * a valid big PTE maps and shadows the small PTEs; no_valid_4k and sparse
- * fault (as does anything the walker cannot read or trust); any other big
- * PTE — zero or invalid — lets the small table decide.
+ * The dual-entry rule of DESIGN §2.1 for the big entry of one big page's
+ * range: a valid big leaf maps and shadows the small leaves; no_valid_4k
+ * and sparse fault (as does anything the walker cannot read or trust); any
+ * other big entry — zero or invalid — lets the small table decide.
  */
 static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 				    enum pt_fault *fault, const char **verdict)
@@ -904,8 +904,8 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	pt_table_root(ctx, &root);
 	/*
 	 * A root with no captured byte leaves every VA not_captured: that is
-	 * not a clean capture.  A partly captured root is normal (a GART of
-	 * 131072 entries where only the used pages were dumped).
+	 * not a clean capture.  A partly captured root is normal (e.g. a flat
+	 * table of 131072 entries where only the used pages were dumped).
 	 */
 	if (root.cover == PT_COVER_NONE)
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
