@@ -360,6 +360,29 @@ static pt_err read_regular(struct loader *ld, struct archive *a, struct archive_
 	return read_data(ld, a, m, size_known, buf, len, off);
 }
 
+/*
+ * After the first header: whether members can be read in place, and if so
+ * the file mapped.  Only an uncompressed tar has member data verbatim in
+ * the file; a failed mmap just means copying.
+ */
+static bool map_inplace(struct loader *ld, struct archive *a, int fd)
+{
+	void *p;
+
+	if (archive_filter_count(a) != 1 || archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE ||
+	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR || ld->total == 0)
+		return false;
+	p = mmap(NULL, (size_t)ld->total, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED || pt_capture_add_mapping(ld->cap, p, (size_t)ld->total, fd)) {
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)ld->total);
+		return false;
+	}
+	ld->map = p;
+	ld->map_len = ld->total;
+	return true;
+}
+
 static pt_err scan_archive(struct loader *ld, int fd)
 {
 	struct archive *a = archive_read_new();
@@ -392,24 +415,8 @@ static pt_err scan_archive(struct loader *ld, int fd)
 		}
 		pt_loader_progress(ld, (uint64_t)archive_filter_bytes(a, -1), false);
 		if (first) {
-			/* Only an uncompressed tar has member data verbatim in the file. */
 			first = false;
-			inplace_ok = archive_filter_count(a) == 1 &&
-				     archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
-				     (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR &&
-				     ld->total > 0;
-			if (inplace_ok) {
-				void *p = mmap(NULL, (size_t)ld->total, PROT_READ, MAP_PRIVATE, fd, 0);
-
-				if (p == MAP_FAILED || pt_capture_add_mapping(ld->cap, p, (size_t)ld->total, fd)) {
-					if (p != MAP_FAILED)
-						munmap(p, (size_t)ld->total);
-					inplace_ok = false;
-				} else {
-					ld->map = p;
-					ld->map_len = ld->total;
-				}
-			}
+			inplace_ok = map_inplace(ld, a, fd);
 		}
 		raw = archive_entry_pathname(e);
 		if (!raw) {

@@ -3,11 +3,11 @@
  * ini.h — the capture.ini parser (internal to core/, see man ptfs-capture(5)).
  *
  * Two layers:
- *  - pt_ini_parse(): the lexical layer.  Text in, sections of key = value
+ *  - pt_ini_parse() (ini.c): the lexical layer.  Text in, sections of key = value
  *    lines out, each with its line number.  Rejects NUL bytes, invalid UTF-8,
  *    over-long lines, control characters in values and lines that are not a
  *    section header, a key = value or a comment.
- *  - pt_manifest_build(): the capture.ini schema (version 1).  Checks every
+ *  - pt_manifest_build() (manifest.c): the capture.ini schema (version 1).  Checks every
  *    section and key and produces typed values: the format, the [memory]
  *    regions and the contexts (each format's own section, whose keys the
  *    format's ctx_key hook checks).
@@ -124,6 +124,12 @@ bool pt_path_normalise(char *path);
 
 /* Length of the valid UTF-8 sequence at P (at most N bytes, N > 0), 0 if invalid. */
 size_t pt_utf8_len(const unsigned char *p, size_t n);
+
+/* Sets ERR to "capture.ini:LINE: " + the message, control characters as \xNN. */
+void pt_ini_set_error(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
+bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* True if NAME is a valid section name: [A-Za-z0-9_.-]+, not "." or "..", <= 255 bytes. */
 bool pt_ini_name_ok(const char *name);
