@@ -19,9 +19,6 @@
  * Nothing depends on member order except which error wins, and even then
  * errors about capture.ini lines are reported in line order.
  */
-#include <archive.h>
-#include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -213,6 +210,8 @@ static unsigned count_spaces(const struct pt_format *fmt)
 static pt_err fill_contexts(struct pt_capture *cap)
 {
 	const struct pt_manifest *man = cap->man;
+	char buf[512];
+	pt_err rc;
 
 	cap->ctx = calloc(man->nctx ? man->nctx : 1, sizeof *cap->ctx);
 	cap->ctx_sorted = calloc(man->nctx ? man->nctx : 1, sizeof *cap->ctx_sorted);
@@ -224,6 +223,7 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		const struct pt_manifest_ctx *mc = &man->ctx[i];
 		struct pt_context *c = &cap->ctx[i];
 
+		buf[0] = 0;
 		c->name = mc->name;
 		c->index = (unsigned)i;
 		c->cap = cap;
@@ -231,16 +231,13 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		c->nannotations = mc->nann;
 		c->annotations = mc->ann;
 		c->ini_line = mc->line;
+		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
-		{
-			char buf[512] = "";
-			pt_err rc = man->fmt->ctx_setup(c, buf, sizeof buf);
-
-			if (rc) {
-				pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
-					man->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
-				return rc;
-			}
+		rc = man->fmt->ctx_setup(c, buf, sizeof buf);
+		if (rc) {
+			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
+					     man->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
+			return rc;
 		}
 		cap->ctx_sorted[i] = c;
 	}

@@ -3,12 +3,9 @@
  * capture_dir.c — a directory capture: not walked; capture.ini and the
  * files it names are opened without following symbolic links and mapped.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

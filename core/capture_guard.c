@@ -3,19 +3,11 @@
  * capture_guard.c — leases on the files a capture serves in place
  * (pt_capture_guard(), pt_capture.h).
  */
-#include <archive.h>
-#include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "capture_int.h"
