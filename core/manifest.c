@@ -34,6 +34,8 @@ void pt_manifest_free(struct pt_manifest *m)
 		free(m->mem[i].path);
 	for (size_t i = 0; i < m->nctx; i++) {
 		free(m->ctx[i].ann);
+		if (m->ctx[i].fmt->ctx_free)
+			m->ctx[i].fmt->ctx_free(m->ctx[i].priv);
 		free(m->ctx[i].priv);
 	}
 	free(m->mem);
@@ -358,6 +360,8 @@ static pt_err check_context(struct build *b, const struct pt_ini_section *s, con
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(c.ann);
+		if (cf->ctx_free)
+			cf->ctx_free(c.priv);
 		free(c.priv);
 		return rc;
 	}

@@ -200,7 +200,8 @@ struct pt_format {
 	/*
 	 * The context: capture.ini section type (`[ctx_section NAME]`), and
 	 * ctx_size bytes of per-context data (zeroed, aligned for any type,
-	 * owned by the capture, freed with it) that the hooks below fill.
+	 * owned by the capture, freed with it through ctx_free) that the hooks
+	 * below fill.
 	 */
 	const char *ctx_section;
 	size_t ctx_size;
@@ -212,6 +213,11 @@ struct pt_format {
 	pt_err (*ctx_key)(void *priv, const struct pt_ctx_key *k);
 	/* After the last key: the first required key missing, or NULL. */
 	const char *(*ctx_missing)(const void *priv);
+	/*
+	 * What ctx_key allocated inside the data (may be NULL: the core frees
+	 * the data itself, after this).
+	 */
+	void (*ctx_free)(void *priv);
 	/*
 	 * At load, once memory is known: fills CTX's root_space, root_addr,
 	 * root_entries, root_page_shift, va_base and space_bias from ctx->priv.
