@@ -69,6 +69,16 @@ START_TEST(walk_faults)
 	walk_fault(3ull << 47, PT_FAULT_UNMAPPED, "pde3", 3);
 	{
 		struct pt_walk w;
+		struct pt_format narrow = pt_format_ver2;
+
+		/*
+		 * A context's own descriptor (what a set-up does for geometry
+		 * its registers choose): the walk follows ctx->fmt.
+		 */
+		narrow.va_bits = 47;
+		ctx.fmt = &narrow;
+		walk_fault(1ull << 47, PT_FAULT_OUT_OF_RANGE, NULL, 0);
+		ctx.fmt = &pt_format_ver2;
 
 		/* No out-of-range hook: no aperture at all (the trace prints none). */
 		ck_assert_int_eq(pt_walk_va(&ctx, 1ull << 49, &w), PT_OK);

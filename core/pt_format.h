@@ -221,6 +221,10 @@ struct pt_format {
 	/*
 	 * At load, once memory is known: fills CTX's root_space, root_addr,
 	 * root_entries, root_page_shift, va_base and space_bias from ctx->priv.
+	 * Geometry that the context's registers choose (depth, index bits, VA
+	 * width) is a descriptor of the context's own: the hook may point
+	 * ctx->fmt at a copy of its descriptor kept in ctx->priv, with its own
+	 * level table; everything reads a context's format through ctx->fmt.
 	 * On failure a message without the "capture.ini:LINE:" prefix in ERR.
 	 */
 	pt_err (*ctx_setup)(struct pt_context *ctx, char *err, size_t errlen);
