@@ -103,6 +103,13 @@ for c in decode walk audit check export; do
 	has "$c --help" "^Usage: ptfs-tool $c"
 	rc "$c -h" 0 "$TOOL" "$c" -h
 done
+# decode --help lists every format, level and --kind from the format table.
+"$TOOL" decode --help >"$TMP/decode-help" 2>&1
+for w in 'nv-gmmu-ver2 or amd-gart' '\[--kind ver2\|ver2_dual\|gart\]' \
+	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
+	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)'; do
+	if grep -Eq -- "$w" "$TMP/decode-help"; then ok "decode --help: $w"; else bad "decode --help: $w"; fi
+done
 err "no command" E_USAGE "$TOOL"
 err "unknown command" E_USAGE "$TOOL" frobnicate
 err "unknown global option" E_USAGE "$TOOL" --frob

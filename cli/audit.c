@@ -9,12 +9,12 @@
  *   unmapped       the walk faults (the reason names the fault and level)
  *
  * A page is the walker's page when mapped; an unmapped stretch is the span
- * of the entry the walk faulted at (one invalid PDE1 entry is one 512 MiB
- * record, not 131072 lines).  A record's `va` is the first VA of the leg in
+ * of the entry the walk faulted at (e.g. one invalid directory entry over
+ * 512 MiB is one record, not 131072 lines).  A record's `va` is the first VA of the leg in
  * it; `page_va` and `page_size` are the page or span as the table has it.
  *
  * Privilege: the audit models a non-privileged accessor (a GPU user
- * workload), so a VER2 page with PRIVILEGE = 1 is access_denied with reason
+ * workload), so a page whose entry sets a privilege bit is access_denied with reason
  * `privilege`; --privileged audits a privileged accessor instead.  An atomic
  * is a read-modify-write: it needs read and write permission as well as
  * atomic_disable = 0.

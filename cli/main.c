@@ -29,6 +29,9 @@ char *cli_escape(const char *s)
  * their bytes (ESC, BEL) as commands.
  */
 static void say(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void say(const char *prefix, const char *fmt, va_list ap)
 {
 	char *raw = NULL, *shown = NULL;
 
