@@ -328,10 +328,19 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 
 static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
 {
+	uint64_t base = pt_table_entry_va(&s->table, s->index);
+
 	w->fault = PT_FAULT_NONE;
 	w->leaf_step = (int)(s - w->steps);
 	w->page_size = leaf_page_size(&s->table, &s->entry);
-	w->page_va = w->va & ~(w->page_size - 1);
+	/*
+	 * A page starts where its entry's span starts, not at a multiple of
+	 * its size: a GART's entry N maps (START << 12) + N * page size
+	 * (umr subtracts START before indexing), and START need not be a
+	 * multiple of a block-fragment page.  Masking the VA would name a
+	 * page va/ does not list and shift its PA (issue #16.5).
+	 */
+	w->page_va = base + ((w->va - base) & ~(w->page_size - 1));
 	w->space = s->entry.space;
 	w->pa = s->entry.pa + (w->va - w->page_va);
 	w->perm = s->entry.perm;
