@@ -543,8 +543,10 @@ END_TEST
  * The issue's reproducer: 64 KiB pages (BFS 4) and START 0x7fff00001, one
  * 4 KiB page past a 64 KiB boundary.  Entry 0 maps VA 0x7fff00001000 (START
  * << 12, umr subtracts START before indexing) to its PTE's page: walk/ must
- * say PA 0x40000000 there and 0x40000fff at the page's last byte, and the
- * va/ name is the page the walk names.
+ * say PA 0x40000000 there and 0x4000ffff at the page's last byte, and the
+ * va/ name is the page the walk names.  END 0x7fff00018 ends half-way into
+ * entry 1's page: umr's range check (addr <= END << 12 | 0xfff) comes
+ * before the table, so only 32 KiB of that page are mapped.
  */
 START_TEST(gart_unaligned_start)
 {
@@ -558,7 +560,7 @@ START_TEST(gart_unaligned_start)
 	memset(&g, 0, sizeof g);
 	g.raw[PT_GR_PT_BASE] = 0x200000 | G_V | G_BFS(4);
 	g.raw[PT_GR_PT_START] = 0x7fff00001ull;
-	g.raw[PT_GR_PT_END] = 0x7fff00020ull;
+	g.raw[PT_GR_PT_END] = 0x7fff00018ull;   /* half-way into entry 1's page */
 	g.has[PT_GR_PT_BASE] = g.has[PT_GR_PT_START] = g.has[PT_GR_PT_END] = true;
 	memset(gbuf, 0, sizeof gbuf);
 	for (int b = 0; b < 8; b++) {
@@ -583,9 +585,20 @@ START_TEST(gart_unaligned_start)
 	ck_assert_int_eq(pt_walk_va(&c, 0x7fff00011000ull, &w), PT_OK);
 	ck_assert_uint_eq(w.page_va, 0x7fff00011000ull);
 	ck_assert_uint_eq(w.pa, 0x50000000ull);
+	ck_assert_uint_eq(w.page_size, 0x8000);
 	/* Below START is outside the GART even inside the first 64 KiB unit. */
 	ck_assert_int_eq(pt_walk_va(&c, 0x7fff00000fffull, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	/* So is a VA past END inside the last entry's page: the range check comes first. */
+	ck_assert_int_eq(pt_walk_va(&c, 0x7fff00018fffull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.pa, 0x50007fffull);
+	ck_assert_int_eq(pt_walk_va(&c, 0x7fff00019000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.va, 0x7fff00011000ull);
+	ck_assert_uint_eq(pg.size, 0x8000);
+	ck_assert(!pt_pages_next(&it, &pg));
 	pt_mem_free(m);
 }
 END_TEST

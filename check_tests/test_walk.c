@@ -316,6 +316,7 @@ START_TEST(gart_flat)
 	g.root_page_shift = 12;
 	g.va_base = 0;
 	g.gart.page_size = 4096;
+	g.gart.va_end = 0x7fffff;   /* START 0, END 0x7ff: root_entries pages */
 	g.gart.has[PT_GR_FB_BASE] = g.gart.has[PT_GR_FB_TOP] = true;
 	g.gart.fb_base = 0x8000000000ull;
 	g.gart.fb_top = 0x83ffffffffull;
