@@ -1497,8 +1497,8 @@ const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, c
  * private copies past the new end, and the next read is SIGBUS.)  Only
  * system calls and memcpy: usable from a signal handler.  If memory cannot
  * be had, the mapping stays as it is and the lease is kept, so the writer
- * waits for the kernel's lease-break time rather than the daemon crashing
- * at once.
+ * waits for the kernel's lease-break time; after that it may shrink the
+ * file, and reads of the lost pages fail as not captured (pt_mem.h).
  */
 static void privatize(struct mapping *m)
 {
