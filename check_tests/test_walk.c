@@ -341,6 +341,7 @@ START_TEST(gart_flat)
 	g.root_page_shift = 12;
 	g.va_base = 0;
 	gl.page_size = 4096;
+	gl.va_end = 0x7fffff;   /* START 0, END 0x7ff: root_entries pages */
 	gl.has[PT_GR_FB_BASE] = gl.has[PT_GR_FB_TOP] = true;
 	gl.fb_base = 0x8000000000ull;
 	gl.fb_top = 0x83ffffffffull;

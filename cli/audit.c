@@ -289,7 +289,8 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 		unsigned shift = s->table.page_shift;
 
 		r->page_size = shift < 64 ? (uint64_t)1 << shift : 0;
-		r->page_va = va & ~(r->page_size - 1);
+		/* The entry's span, as the walker anchors pages (a GART's START may be unaligned). */
+		r->page_va = pt_table_entry_va(&s->table, s->index);
 		snprintf(r->reason, sizeof r->reason, "%s at %s %" PRIu64 ": %s",
 			 pt_fault_name(w.fault), l->name, s->index,
 			 s->verdict && *s->verdict ? s->verdict : pt_fault_name(w.fault));

@@ -270,6 +270,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int status;
 
+	(void)pt_mem_fault_install();   /* a capture file that shrinks under us fails reads, not ptfs-tool */
 	if (argc < 2)
 		return cli_fail(PT_E_USAGE, "no command (try 'ptfs-tool --help')");
 	cmd = argv[1];

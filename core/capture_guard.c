@@ -23,8 +23,8 @@
  * private copies past the new end, and the next read is SIGBUS.)  Only
  * system calls and memcpy: usable from a signal handler.  If memory cannot
  * be had, the mapping stays as it is and the lease is kept, so the writer
- * waits for the kernel's lease-break time rather than the daemon crashing
- * at once.
+ * waits for the kernel's lease-break time; after that it may shrink the
+ * file, and reads of the lost pages fail as not captured (pt_mem.h).
  */
 static void privatize(struct mapping *m)
 {
@@ -35,7 +35,20 @@ static void privatize(struct mapping *m)
 	copy = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (copy == MAP_FAILED)
 		return;
-	memcpy(copy, m->p, m->len);
+	/*
+	 * The file may already be shorter than the mapping: the signal comes
+	 * late when the process was stopped and the kernel revoked the lease
+	 * meanwhile.  Then there is nothing left to save: the mapping stays
+	 * (reads of the lost pages fail as not captured, pt_mem_copy_mapped)
+	 * and the lease, which the kernel has taken anyway, is dropped.
+	 */
+	if (!pt_mem_copy_mapped(copy, m->p, m->len)) {
+		munmap(copy, m->len);
+		fcntl(m->fd, F_SETLEASE, F_UNLCK);
+		close(m->fd);
+		m->fd = -1;
+		return;
+	}
 	mprotect(copy, m->len, PROT_READ);
 	if (mremap(copy, m->len, m->len, MREMAP_MAYMOVE | MREMAP_FIXED, m->p) == MAP_FAILED) {
 		munmap(copy, m->len);

@@ -371,6 +371,7 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	ctx->root_entries = l->entries;
 	ctx->root_page_shift = 12 + l->bfs;
 	ctx->va_base = l->va_start;
+	ctx->va_last = l->va_end;
 	pt_gart_space_bias(l, ctx->space_bias);
 	return PT_OK;
 }

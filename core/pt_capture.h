@@ -46,6 +46,13 @@ struct pt_context {
 	unsigned root_page_shift;          /* 0: the levels say; a flat table: its page shift */
 	uint64_t va_base;                  /* VA of root entry 0 */
 	/*
+	 * Last VA the context translates, inclusive; 0 = wherever the root
+	 * table's entries end.  A GART's END register can end the range inside
+	 * the last entry's page (END is in 4 KiB units, the page may be larger):
+	 * that page is mapped only up to here.
+	 */
+	uint64_t va_last;
+	/*
 	 * Per space id: pages in this space are written as bus addresses =
 	 * offset + bias.  pt_table_read() subtracts it from a mapped leaf's pa
 	 * (a leaf below it is `unsupported`).

@@ -368,6 +368,21 @@ static uint64_t leaf_page_size(const struct pt_table *t, const struct pt_entry *
 	return e->page_size ? e->page_size : (uint64_t)1 << t->page_shift;
 }
 
+/*
+ * The part of the SIZE-byte page at PAGE_VA that is inside the context's VA
+ * range (ctx->va_last).  A range can end inside a page where the format's
+ * range register is finer than its page (a GART's END is in 4 KiB units,
+ * its page 4 KiB << block fragment size), and the hardware checks the
+ * range before it reads the table (umr: START <= addr <= END << 12 | 0xfff):
+ * the last entry's page is mapped only up to there.
+ */
+static uint64_t page_extent(const struct pt_context *ctx, uint64_t page_va, uint64_t size)
+{
+	if (ctx->va_last && page_va <= ctx->va_last && ctx->va_last - page_va < size - 1)
+		return ctx->va_last - page_va + 1;
+	return size;
+}
+
 /* Appends the step for entry IDX of T to W; false when it is not captured. */
 static struct pt_walk_step *walk_step(struct pt_walk *w, const struct pt_table *t, uint64_t idx)
 {
@@ -392,10 +407,20 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 
 static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
 {
+	uint64_t base = pt_table_entry_va(&s->table, s->index);
+
 	w->fault = PT_FAULT_NONE;
 	w->leaf_step = (int)(s - w->steps);
 	w->page_size = leaf_page_size(&s->table, &s->entry);
-	w->page_va = w->va & ~(w->page_size - 1);
+	/*
+	 * A page starts where its entry's span starts, not at a multiple of
+	 * its size: a GART's entry N maps (START << 12) + N * page size
+	 * (umr subtracts START before indexing), and START need not be a
+	 * multiple of a block-fragment page.  Masking the VA would name a
+	 * page va/ does not list and shift its PA (issue #16.5).
+	 */
+	w->page_va = base + ((w->va - base) & ~(w->page_size - 1));
+	w->page_size = page_extent(s->table.ctx, w->page_va, w->page_size);
 	w->space = s->entry.space;
 	w->pa = s->entry.pa + (w->va - w->page_va);
 	w->perm = s->entry.perm;
@@ -420,7 +445,8 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 	pt_table_root(ctx, &t);
 	if ((fmt->va_bits < 64 && (va >> fmt->va_bits) != 0) || va < t.va_base ||
-	    ((va - t.va_base) >> t.page_shift) >= t.entries) {
+	    ((va - t.va_base) >> t.page_shift) >= t.entries ||
+	    (ctx->va_last && va > ctx->va_last)) {
 		w->fault = PT_FAULT_OUT_OF_RANGE;
 		if (fmt->out_of_range)
 			fmt->out_of_range(ctx, va, &w->aperture);
@@ -592,7 +618,7 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
 		 const struct pt_entry *e, struct pt_page *out)
 {
 	out->va = pt_table_entry_va(t, idx);
-	out->size = leaf_page_size(t, e);
+	out->size = page_extent(it->ctx, out->va, leaf_page_size(t, e));
 	if (out->va < it->from_va)
 		return false;
 	out->space = e->space;

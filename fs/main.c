@@ -474,6 +474,7 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, copts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(copts.foreground);
+	(void)pt_mem_fault_install();   /* a capture file that shrinks under us fails reads, not the daemon */
 	/* After the fork: the lease-break signal goes to this process. */
 	guard_capture(&fs);
 
