@@ -370,8 +370,11 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, copts.mountpoint) != 0)
 		goto out_signals;
 	/* the same fd, through io_read/io_writev: see init_unique */
-	if (fuse_session_custom_io(se, &ptfs_io, fuse_session_fd(se)) != 0)
+	if (fuse_session_custom_io(se, &ptfs_io, fuse_session_fd(se)) != 0) {
+		/* only ENOMEM is possible here: fd and io are valid */
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
 		goto out_unmount;
+	}
 	fuse_daemonize(copts.foreground);
 	/* After the fork: the lease-break signal goes to this process. */
 	guard_capture(&fs);
