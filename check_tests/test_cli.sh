@@ -144,6 +144,8 @@ decoded "peer PTE with comptagline" 'j["peer_id"]==2 and h(j["address"])==0x4000
 # Unknown kind 0x6d: reported raw, never named.
 decoded "unknown kind" 'h(j["kind"])==0x6d and j["kind_known"] is False and j["kind_name"] is None' \
 	--value 0x6d00000000010001 --level pte_small
+rc "unknown kind, text" 0 "$TOOL" decode --value 0x6d00000000010001 --level pte_small
+has "unknown kind: kind_name is unknown in text, never empty" '^kind_name: unknown$'
 # 0xfe: named but not a native Turing kind.
 decoded "non-native kind" 'j["kind_known"] is True and j["kind_native"] is False' \
 	--value 0xfe00000000010001 --level pte_small
@@ -247,13 +249,14 @@ le64() {
 	le64 $(( (0x201 << 8) | (1 << 1) ))              # PDE to video 0x201000
 	le64 0                                           # zero
 } >"$TMP/ver2.bin"
-run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --json
-js "blob: one object per entry" 'isinstance(j,list) and len(j)==3'
-js "blob: entry addresses" '[h(e["entry_address"]) for e in j]==[0x200000,0x200008,0x200010]'
-js "blob: auto per entry" 'j[0]["state"]=="mapped" and j[1]["state"]=="pointer" and j[2]["state"]=="unmapped" and all(e["level"] is None for e in j)'
-decoded "blob --levels name" 'all(e["level"]=="pte_small" for e in j) and j[1]["state"]!="pointer"' \
+# --levels: the blob is a run of entries of those levels, not a whole table
+run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --levels 0,1,2,4 --json
+js "blob: one object per entry" 'isinstance(j["entries"],list) and len(j["entries"])==3 and j["levels_fit"] is None'
+js "blob: entry addresses" '[h(e["entry_address"]) for e in j["entries"]]==[0x200000,0x200008,0x200010]'
+js "blob: auto per entry" 'j["entries"][0]["state"]=="mapped" and j["entries"][1]["state"]=="pointer" and j["entries"][2]["state"]=="unmapped" and all(e["level"] is None for e in j["entries"])'
+decoded "blob --levels name" 'all(e["level"]=="pte_small" for e in j["entries"]) and j["entries"][1]["state"]!="pointer"' \
 	--blob "$TMP/ver2.bin" --base-pa 0x200000 --levels pte_small
-decoded "blob --levels A,B" 'j[1]["level_candidates"]==["pde3","pde1"]' \
+decoded "blob --levels A,B" 'j["entries"][1]["level_candidates"]==["pde3","pde1"]' \
 	--blob "$TMP/ver2.bin" --base-pa 0x200000 --levels 0,2
 run "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000 --kind ver2 --levels 1
 has "blob text entry_address" '^entry_address: 0x200008$'
@@ -263,18 +266,18 @@ if [ "$(grep -c '^raw:' "$TMP/out")" = 3 ]; then ok; else bad "blob text: three 
 	le64 $(( (0x20 << 4) | (1 << 1) )); le64 $(( (0x201 << 8) | (2 << 1) ))   # dual: big vid 0x2000, small sys 0x201000
 	le64 $(( (0x06 << 56) | (0x400 << 8) | 1 )); le64 0                               # 2 MiB PTE
 } >"$TMP/pd0.bin"
-decoded "dual blob" 'len(j)==2 and h(j[1]["entry_address"])==0x1010 and j[0]["state"]=="pointer" and h(j[0]["address_big"])==0x2000 and h(j[0]["address_small"])==0x201000 and j[1]["state"]=="mapped" and h(j[1]["page_size"])==0x200000' \
-	--blob "$TMP/pd0.bin" --base-pa 0x1000 --kind ver2_dual
-decoded "dual blob by entry size and level" 'len(j)==2 and j[0]["level"]=="pde0"' \
+decoded "dual blob" 'len(j["entries"])==2 and h(j["entries"][1]["entry_address"])==0x1010 and j["entries"][0]["state"]=="pointer" and h(j["entries"][0]["address_big"])==0x2000 and h(j["entries"][0]["address_small"])==0x201000 and j["entries"][1]["state"]=="mapped" and h(j["entries"][1]["page_size"])==0x200000' \
+	--blob "$TMP/pd0.bin" --base-pa 0x1000 --kind ver2_dual --levels pde0
+decoded "dual blob by entry size and level" 'len(j["entries"])==2 and j["entries"][0]["level"]=="pde0"' \
 	--blob "$TMP/pd0.bin" --base-pa 0x1000 --entry-size 16 --levels 3
-decoded "dual blob: the level gives the size" 'len(j)==2' --blob "$TMP/pd0.bin" --base-pa 0x1000 --levels 3
+decoded "dual blob: the level gives the size" 'len(j["entries"])==2' --blob "$TMP/pd0.bin" --base-pa 0x1000 --levels 3
 { le64 0x0600000223886077; le64 0; } >"$TMP/gart.bin"
-decoded "GART blob" 'len(j)==2 and h(j[0]["address"])==0x223886000 and h(j[1]["entry_address"])==0x902228 and j[1]["state"]=="unmapped"' \
+decoded "GART blob" 'len(j["entries"])==2 and h(j["entries"][0]["address"])==0x223886000 and h(j["entries"][1]["entry_address"])==0x902228 and j["entries"][1]["state"]=="unmapped" and j["levels_fit"]==["pte"] and j["entries"][0]["level"]=="pte"' \
 	--blob "$TMP/gart.bin" --base-pa 0x902220 --kind gart
 : >"$TMP/empty.bin"
-run "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0 --json
-if [ "$RC" = 0 ] && [ "$OUT" = "[]" ]; then ok; else bad "empty blob: '$OUT' rc $RC"; fi
-rc "empty blob text" 0 "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0
+run "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0 --kind gart --json
+if [ "$RC" = 0 ] && [ "$OUT" = '{"entries": [], "levels_fit": ["pte"]}' ]; then ok; else bad "empty blob: '$OUT' rc $RC"; fi
+rc "empty blob text" 0 "$TOOL" decode --blob "$TMP/empty.bin" --base-pa 0 --levels 0
 if [ ! -s "$TMP/out" ]; then ok; else bad "empty blob text prints nothing"; fi
 printf 'abcdefghijk' >"$TMP/short.bin"
 err "truncated blob" E_TRUNCATED "$TOOL" decode --blob "$TMP/short.bin" --base-pa 0
@@ -442,6 +445,13 @@ err "audit: legs missing" E_IO "$TOOL" audit "$TM" pdb0 "$TMP/nonexistent.legs"
 err "audit: unknown context" E_NOTFOUND "$TOOL" audit "$TM" nosuch "$DATA/turing.legs"
 err "audit: arguments" E_USAGE "$TOOL" audit "$TM" pdb0
 
+# ---- one vocabulary: walk flag words are entry field names ----------------------------
+
+run "$TOOL" walk "$TM" pdb0 0x410000
+has "walk: flags are field names" ' flags=read_only,atomic_disable,privilege kind=GENERIC_MEMORY '
+run "$TOOL" walk --json "$TM" pdb0 0x400000
+js "walk json: no flag set is -" 'j["result"]["flags"]=="-"'
+
 # ---- check -------------------------------------------------------------------------
 
 run "$TOOL" check "$TM"
@@ -462,6 +472,16 @@ for f in "$FIX"/*.tar.gz; do
 	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
 done
 rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# A root table with no captured byte: every VA is not_captured, so not clean.
+mkdir -p "$TMP/noroot/mem"
+head -c 4096 /dev/zero >"$TMP/noroot/mem/v.bin"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\n[memory v]\nspace = vidmem\nbase = 0x200000\nfile = mem/v.bin\n[pdb pdb0]\nspace = vidmem\naddress = 0x900000\nbig_page_size = 64K\n' >"$TMP/noroot/capture.ini"
+rc "check: a root not captured is an anomaly (exit 1)" 1 "$TOOL" check "$TMP/noroot"
+has "check: root_not_captured named" '^pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no$'
+has "check: root_not_captured counted" ': 1 context, 1 anomaly, 0 warnings$'
+rc "export of a capture whose root is not captured" 0 "$TOOL" export "$TMP/noroot" "$TMP/noroot.x"
+if grep -qx 'anomaly: pdb0 - root_not_captured pde3 table vidmem:0x900000 root_captured: no' "$TMP/noroot.x/pdb0/info"; then
+	ok; else bad "info lists root_not_captured: $(cat "$TMP/noroot.x/pdb0/info")"; fi
 # Unusable captures: exit 2 with the loader's error.
 mkdir -p "$TMP/badcap/mem"
 printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"
@@ -581,5 +601,73 @@ else
 		do_umount "$MNT" || bad "unmount $MNT"
 	done
 fi
+
+# ---- decode --blob as one table (levels_fit, index, --skip-zero) ---------------------
+
+# A 4 KiB VER2 table of 8-byte entries: a 4K PTE at 1, a PDE at 5, the rest zero.
+{
+	le64 0
+	le64 $(( (0x06 << 56) | (0x10000 << 8) | 1 ))
+	le64 0; le64 0; le64 0
+	le64 $(( (0x201 << 8) | (1 << 1) ))
+	head -c $(( 4096 - 48 )) /dev/zero
+} >"$TMP/t4k.bin"
+run "$TOOL" decode --blob "$TMP/t4k.bin" --base-pa 0x200000
+if [ "$RC" = 0 ] && [ "$(head -1 "$TMP/out")" = "levels_fit: pde2 pde1 pte_small" ]; then ok; else bad "table: levels_fit first: $(head -1 "$TMP/out") rc $RC"; fi
+if [ "$(grep -c '^index: ' "$TMP/out")" = 512 ] && grep -qx 'index: 511' "$TMP/out"; then ok; else bad "table text: every entry with its index"; fi
+decoded "table: zero entries are pde2/pde1 candidates only" 'j["levels_fit"]==["pde2","pde1","pte_small"] and len(j["entries"])==512 and j["entries"][0]["level_candidates"]==["pde2","pde1"] and [e["index"] for e in j["entries"]]==list(range(512))' \
+	--blob "$TMP/t4k.bin" --base-pa 0x200000
+decoded "table --skip-zero: only the non-zero entries, with their index" '[e["index"] for e in j["entries"]]==[1,5] and j["entries"][0]["level"]=="pte_small" and j["entries"][1]["level_candidates"]==["pde2","pde1"]' \
+	--blob "$TMP/t4k.bin" --base-pa 0x200000 --skip-zero
+run "$TOOL" decode --blob "$TMP/t4k.bin" --base-pa 0x200000 --skip-zero
+if [ "$(grep -c '^index: ' "$TMP/out")" = 2 ] && grep -qx 'index: 5' "$TMP/out"; then ok; else bad "table text --skip-zero: $OUT"; fi
+# 256 bytes at a 256-byte boundary: only the 64K page table fits; decoded at it
+{ le64 0; le64 $(( (0x06 << 56) | (0x10 << 8) | 1 )); head -c 240 /dev/zero; } >"$TMP/t256.bin"
+decoded "table: one level fits, every entry decoded at it" 'j["levels_fit"]==["pte_big"] and all(e["level"]=="pte_big" for e in j["entries"]) and h(j["entries"][1]["page_size"])==0x10000' \
+	--blob "$TMP/t256.bin" --base-pa 0x200100
+run "$TOOL" decode --blob "$TMP/t256.bin" --base-pa 0x200100
+if [ "$(head -1 "$TMP/out")" = "levels_fit: pte_big" ]; then ok; else bad "table text: one level: $(head -1 "$TMP/out")"; fi
+decoded "table: 16-byte entries fit pde0" 'j["levels_fit"]==["pde0"] and len(j["entries"])==256 and j["entries"][0]["level"]=="pde0"' \
+	--blob "$TMP/t4k.bin" --base-pa 0x200000 --kind ver2_dual
+decoded "table: --role auto still says what fits" 'j["levels_fit"]==["pde2","pde1","pte_small"] and j["entries"][1]["level"] is None' \
+	--blob "$TMP/t4k.bin" --base-pa 0x200000 --role auto
+err "table: misaligned base fits nothing" E_VALUE "$TOOL" decode --blob "$TMP/t256.bin" --base-pa 0x200108
+if grep -q '256 bytes' "$TMP/err"; then ok; else bad "table: the error names the blob size: $ERR"; fi
+err "table: 24 bytes fit no VER2 level" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0x200000
+err "--skip-zero with --value" E_USAGE "$TOOL" decode --value 1 --skip-zero
+
+# ---- capture.ini passed as the capture ------------------------------------------------
+
+mkdir -p "$TMP/iniarg"
+(cd "$TMP/iniarg" && tar xzf "$FIX/gart-umr-kat.tar.gz")
+err "check capture.ini itself" E_USAGE "$TOOL" check "$TMP/iniarg/capture.ini"
+if grep -q 'is a capture.ini, not a capture: pass the directory holding it' "$TMP/err"; then ok; else bad "capture.ini: says what to pass: $ERR"; fi
+cp "$TMP/iniarg/capture.ini" "$TMP/manifest.txt"
+err "a capture.ini under another name" E_USAGE "$TOOL" check "$TMP/manifest.txt"
+
+# ---- a blob that is not whole entries: a warning, not an anomaly ---------------------
+
+cp -r "$TMP/iniarg" "$TMP/oddblob"
+printf 'abc' >>"$TMP/oddblob/mem/vram-902000.bin"
+run "$TOOL" check "$TMP/oddblob"
+if [ "$RC" = 0 ] && grep -q "^warning: \[memory vram0\] (mem/vram-902000.bin): [0-9]* bytes is not a multiple of the 8-byte entry size" "$TMP/out"; then ok; else bad "odd blob: warning, exit 0: rc $RC $OUT"; fi
+run "$TOOL" walk "$TMP/oddblob" gart0 0x444000
+if grep -q 'warning: .*not a multiple of the 8-byte entry size' "$TMP/err"; then ok; else bad "odd blob: other commands warn on stderr: $ERR"; fi
+
+# ---- untrusted names are shown escaped ------------------------------------------------
+
+ESC=$(printf '\033') BEL=$(printf '\007')
+EDIR="$TMP/cap${ESC}[31m${BEL}x"
+cp -r "$TMP/iniarg" "$EDIR"
+run "$TOOL" check "$EDIR"
+if [ "$RC" = 0 ] && grep -qF 'cap\x1b[31m\x07x: 1 context' "$TMP/out" && ! grep -q "$ESC\|$BEL" "$TMP/out"; then ok; else bad "check summary escapes the path: $(od -c "$TMP/out" | head -3)"; fi
+err "a missing capture with ESC in its name" E_IO "$TOOL" check "$EDIR/missing"
+if grep -qF 'cap\x1b[31m\x07x/missing' "$TMP/err" && ! grep -q "$ESC\|$BEL" "$TMP/err" &&
+	[ "$(grep -o 'x1b' "$TMP/err" | wc -l)" = 1 ]; then ok; else bad "error prefix escapes the path once: $(od -c "$TMP/err" | head -3)"; fi
+printf 'abc' >>"$EDIR/mem/vram-902000.bin"
+run "$TOOL" walk "$EDIR" gart0 0x444000
+if grep -qF 'warning: ' "$TMP/err" && grep -qF 'cap\x1b[31m\x07x' "$TMP/err" && ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "warning prefix escapes the path: $(od -c "$TMP/err" | head -3)"; fi
+err "decode: a missing blob with ESC in its name" E_IO "$TOOL" decode --blob "$EDIR/nope" --base-pa 0
+if ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "decode error escapes the path"; fi
 
 report

@@ -5,8 +5,9 @@
 # design notes and the shared fact sheets), no man page has a section twice,
 # every `ptfs-tool COMMAND` a doc names exists, every `diff -r` command
 # shown carries --no-dereference (without it diff follows the va/ links and
-# shows each change twice), and every mnt/ path the README's commands and the
-# man pages' examples name exists in the sample capture's tree.
+# shows each change twice), every mnt/ path the README's commands and the
+# man pages' examples name exists in the sample capture's tree, and every
+# maps or walk line a man page shows is real output of the sample captures.
 #
 # Environment (set by check_tests/meson.build):
 #   PTFS_SRCDIR   the source root
@@ -140,6 +141,40 @@ else
 	bad "ptfs-tool export of the sample capture"
 	sed 's/^/    /' "$EXP/export.log"
 fi
+
+# Every maps line and walk trace line a man page shows is real output of the
+# sample captures (turing-mixed.tar.gz, gart-*.tar.gz): a change to the
+# renderer that leaves a page showing an old form (the flag columns
+# rw|----|... went that way) fails here.  The reference is every context's
+# maps (from the exports) and the walk of every CONTEXT/walk/VA a page names,
+# in every sample that has that context; a shown line must appear verbatim.
+REF="$EXP/ref"
+: >"$REF"
+for cap in turing-mixed gart-umr-kat gart-cosim; do
+	out="$EXP/ref-$cap"
+	if ! "$TOOL" export "$SRC/fixtures/$cap.tar.gz" "$out" >/dev/null 2>&1; then
+		bad "ptfs-tool export of fixtures/$cap.tar.gz"
+		continue
+	fi
+	cat "$out"/*/maps >>"$REF"
+	for p in "${PAGES[@]}"; do
+		sed 's/\\-/-/g' "$p" | grep -oE '[A-Za-z0-9_.-]+/walk/0x[0-9a-fA-F]+'
+	done | sort -u | while IFS=/ read -r ctx _ va; do
+		[ -d "$out/$ctx" ] && "$TOOL" walk "$SRC/fixtures/$cap.tar.gz" "$ctx" "$va" >>"$REF"
+	done
+done
+for p in "${PAGES[@]}"; do
+	shown=$(sed -e 's/\\-/-/g' -e 's/\\&//g' "$p" |
+		grep -E '^(0x[0-9a-f]+-0x[0-9a-f]+ |(pde[0-3]|pte_big|pte_small|pte)\[[0-9]+\] |result: )')
+	[ -n "$shown" ] || continue
+	stale=$(grep -vxF -f "$REF" <<<"$shown")
+	if [ -n "$stale" ]; then
+		bad "$p: every maps and walk line it shows is real output of the samples"
+		printf '%s\n' "$stale" | sed 's/^/    /'
+	else
+		ok "$p: every maps and walk line it shows is real output of the samples"
+	fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

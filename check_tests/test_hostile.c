@@ -258,7 +258,7 @@ END_TEST
 START_TEST(two_capture_ini)
 {
 	struct mspec root_and_dir[] = {INI(GOOD_INI), INI(GOOD_INI), BLOB("a.bin", good_blob)};
-	/* capture.ini that is a symlink, a device: none counts. */
+	/* capture.ini that is a symlink, a device: none counts, and the error says what it is. */
 	struct mspec m[] = {{"capture.ini", 'l', NULL, 0, 0, "/etc/passwd"}, BLOB("a.bin", good_blob)};
 
 	root_and_dir[1].name = "top/capture.ini";
@@ -266,9 +266,9 @@ START_TEST(two_capture_ini)
 	/* The same name twice: which one wins would depend on member order. */
 	root_and_dir[1].name = "capture.ini";
 	tar_loads(AU_XZ, root_and_dir, 3, PT_E_CAPTURE, "'capture.ini' appears 2 times");
-	tar_loads(AU_NONE, m, 2, PT_E_CAPTURE, "no capture.ini");
+	tar_loads(AU_NONE, m, 2, PT_E_CAPTURE, "capture.ini is a symbolic link");
 	m[0].type = 'c';
-	tar_loads(AU_ZST, m, 2, PT_E_CAPTURE, "no capture.ini");
+	tar_loads(AU_ZST, m, 2, PT_E_CAPTURE, "capture.ini is a character device");
 }
 END_TEST
 
@@ -726,7 +726,7 @@ START_TEST(dir_capture_links)
 	/* capture.ini itself a symlink to a file outside */
 	unlink(ini);
 	ck_assert_int_eq(symlink("/etc/passwd", ini), 0);
-	load_free(d, PT_E_CAPTURE, "no capture.ini");
+	load_free(d, PT_E_CAPTURE, "capture.ini is a symbolic link");
 	free(ini);
 	free(link_path);
 	free(blob);
@@ -1263,6 +1263,55 @@ START_TEST(render_empty_json)
 }
 END_TEST
 
+/* ==== issue 16.7 ==== */
+
+/*
+ * A capture.ini that is a link is not read (only regular files are), and
+ * the error says what it found instead of "no capture.ini".
+ */
+START_TEST(capture_ini_link_named)
+{
+	struct mspec sym[] = {{"capture.ini", 'l', NULL, 0, 0, "real.ini"}, INI(GOOD_INI),
+			      BLOB("a.bin", good_blob)};
+	struct mspec hard[] = {INI(GOOD_INI), {"top/capture.ini", 'h', NULL, 0, 0, "real.ini"},
+			       BLOB("top/a.bin", good_blob)};
+	struct mspec dirsym[] = {{"top/capture.ini", 'l', NULL, 0, 0, "../x.ini"},
+				 BLOB("top/a.bin", good_blob)};
+	char *p, *d, *ini;
+
+	good_fill();
+	sym[1].name = "real.ini";
+	p = make_tar(AU_NONE, sym, 3);
+	load_free(p, PT_E_CAPTURE,
+		  "capture.ini is a symbolic link; ptfs reads only regular files");
+	free(p);
+	hard[0].name = "real.ini";
+	p = make_tar(AU_GZ, hard, 3);
+	load_free(p, PT_E_CAPTURE,
+		  "top/capture.ini is a hard link; ptfs reads only regular files");
+	free(p);
+	p = make_tar(AU_GZ, dirsym, 2);
+	load_free(p, PT_E_CAPTURE,
+		  "top/capture.ini is a symbolic link; ptfs reads only regular files");
+	free(p);
+	/* a regular one in the only top-level directory still wins over a root link */
+	sym[1].name = "top/capture.ini";
+	sym[2].name = "top/a.bin";
+	p = make_tar(AU_NONE, sym, 3);
+	load_free(p, PT_OK, NULL);
+	free(p);
+	/* a directory capture */
+	d = tpath("dirlink");
+	ck_assert_int_eq(mkdir(d, 0755), 0);
+	ck_assert_int_ge(asprintf(&ini, "%s/capture.ini", d), 0);
+	ck_assert_int_eq(symlink("/etc/passwd", ini), 0);
+	load_free(d, PT_E_CAPTURE,
+		  "capture.ini is a symbolic link; ptfs reads only regular files");
+	free(ini);
+	free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1321,6 +1370,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, path_normalise_edges);
 	tcase_add_test(tc, ini_error_printable);
 	tcase_add_test(tc, render_empty_json);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("issue16");
+	tcase_add_checked_fixture(tc, setup, cleanup);
+	tcase_add_test(tc, capture_ini_link_named);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -557,7 +557,7 @@ END_TEST
 
 START_TEST(long_line_limit)
 {
-	/* Exactly 4096 bytes is fine, 4097 is not (CR of a CRLF counts). */
+	/* Exactly 4096 bytes is fine, 4097 is not; the line end (LF or CRLF) is not counted. */
 	char *text = malloc(8192);
 	struct pt_manifest *m;
 	char err[256] = "";
@@ -576,7 +576,68 @@ START_TEST(long_line_limit)
 	text[n + 4092] = 0;
 	ck_assert_int_eq(parse(text, &m, err, sizeof err), PT_E_SYNTAX);
 	ck_assert_str_eq(err, "capture.ini:7: line longer than 4096 bytes");
+	/* the same two lines with CRLF: 4096 bytes of text accepted, 4097 refused */
+	text[n + 4090] = '\r';
+	text[n + 4091] = '\n';
+	text[n + 4092] = 0;
+	m = parse_ok(text);
+	ck_assert_uint_eq(strlen(m->ctx[0].ann[0].value), 4090);
+	pt_manifest_free(m);
+	text[n + 4090] = 'v';
+	text[n + 4091] = '\r';
+	text[n + 4092] = '\n';
+	text[n + 4093] = 0;
+	ck_assert_int_eq(parse(text, &m, err, sizeof err), PT_E_SYNTAX);
+	ck_assert_str_eq(err, "capture.ini:7: line longer than 4096 bytes");
+	/* a CRLF file whose last line has no LF: the CR is still the line end */
+	text[n + 4091] = '\r';
+	text[n + 4092] = 0;
+	ck_assert_int_eq(parse(text, &m, err, sizeof err), PT_E_SYNTAX);
+	ck_assert_str_eq(err, "capture.ini:7: line longer than 4096 bytes");
+	text[n + 4090] = '\r';
+	text[n + 4091] = 0;
+	m = parse_ok(text);
+	ck_assert_uint_eq(strlen(m->ctx[0].ann[0].value), 4090);
+	pt_manifest_free(m);
 	free(text);
+}
+END_TEST
+
+/*
+ * C1 controls (U+0080-U+009F, UTF-8 C2 80-C2 9F) are refused where C0 ones
+ * are, and quoted as \xNN in messages: U+009B is CSI, U+009D OSC.
+ */
+START_TEST(c1_controls)
+{
+	static const struct {
+		const char *text;
+		pt_err rc;
+		const char *msg;
+	} rows[] = {
+		{NV_HEAD "gpu = a\xc2\x9b" "31m\n" PDB, PT_E_VALUE,
+		 "capture.ini:4: control character in the value of 'gpu'"},
+		{NV_HEAD "description = a\xc2\x85" "b\n" PDB, PT_E_VALUE,
+		 "capture.ini:4: control character in the value of 'description'"},
+		{NV_HEAD PDB "x-note = \xc2\x9d" "0;title\n", PT_E_VALUE,
+		 "capture.ini:7: control character in the value of 'x-note'"},
+		{NV_HEAD "[pdb p\xc2\x85]\nspace = vidmem\naddress = 0\n", PT_E_SYNTAX,
+		 "capture.ini:4: bad character in the section header"},
+		{NV_HEAD "k\xc2\x9b" "2J = 1\n", PT_E_SYNTAX,
+		 "capture.ini:4: bad key 'k\\xc2\\x9b2J': keys use A-Z a-z 0-9 _ . -"},
+	};
+	struct pt_manifest *m;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		err[0] = 0;
+		ck_assert_msg(parse(rows[i].text, &m, err, sizeof err) == rows[i].rc, "row %zu: %s",
+			      i, err);
+		ck_assert_str_eq(err, rows[i].msg);
+		ck_assert_ptr_null(m);
+	}
+	/* U+00A0 (C2 A0), the first character after C1, is text */
+	m = parse_ok(NV_HEAD "gpu = a\xc2\xa0" "b\n" PDB);
+	pt_manifest_free(m);
 }
 END_TEST
 
@@ -605,6 +666,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nul_byte);
 	tcase_add_test(tc, huge_line);
 	tcase_add_test(tc, long_line_limit);
+	tcase_add_test(tc, c1_controls);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -72,6 +72,23 @@ for cap in "${CAPTURES[@]}"; do
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
+		# DESIGN §4: shadowed (and otherwise unwalkable) leaves are not "mapped"
+		nm=$(grep -rl "state: mapped" "$mnt/$ctx" | wc -l)
+		nva=$(ls "$mnt/$ctx/va" | wc -l)
+		npg=$(sed -n 's/^pages: //p' "$mnt/$ctx/info")
+		check "$name: $ctx: grep -rl 'state: mapped' ($nm) = va/ links ($nva) = info pages ($npg)" \
+			test "$nm" = "$nva" -a "$nva" = "$npg"
+		# one vocabulary: every flag word of maps is a field of the entry files
+		words=$(awk '{print $6}' "$mnt/$ctx/maps" | tr ',' '\n' | grep -vx -- - | sort -u)
+		missing=
+		for w in $words; do
+			grep -rqx "$w: 1" "$mnt/$ctx" || missing="$missing $w"
+		done
+		check "$name: $ctx: every maps flag word is an entry field set to 1 (${words//$'\n'/ })${missing:+, missing:$missing}" \
+			test -z "$missing"
+		# info sizes read as people write them: 2.7G, 640K, 2M (never 2800000K)
+		check "$name: $ctx: info sizes are short (< 1024 in their unit, one decimal at most)" \
+			bash -c '! sed -n "s/^mapped_bytes\.[^:]*: //p" "$1" | grep -Evx "([0-9]{1,3}|10[01][0-9]|102[0-3])(\.[0-9])?[KMGTPE]?"' _ "$mnt/$ctx/info"
 	done
 	if timeout 120 find "$mnt" >"$mnt.find" 2>"$mnt.finderr"; then
 		ok "$name: find terminates ($(wc -l <"$mnt.find") names)"
@@ -110,6 +127,14 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	check "a pointer to an uncaptured table holds only entry" \
 		test "$(ls "$P/pde3/0/pde2/2")" = "entry"
 	check "its entry says target_captured: no" grep -qx 'target_captured: no' "$P/pde3/0/pde2/2/entry"
+	check "a pointer entry says its table's space: target_space" grep -qx 'target_space: vidmem' "$P/pde3/0/pde2/2/entry"
+	check "a dual PDE0 says target_space_big and target_space_small" \
+		bash -c 'grep -qx "target_space_big: vidmem" "$1" && grep -qx "target_space_small: sysmem" "$1"' \
+		_ "$P/pde3/0/pde2/0/pde1/0/pde0/3/entry"
+	check "a small PTE under a valid big PTE is shadowed" \
+		grep -qx 'state: shadowed' "$P/pde3/0/pde2/0/pde1/0/pde0/3/pte_small/0"
+	check "grep -r 'target_space: sysmem' finds the sysmem pages" \
+		bash -c 'grep -rlx "target_space: sysmem" "$1" | grep -q pte_small' _ "$P"
 	check "zero entries are not listed" test "$(ls "$P/pde3" | tr '\n' ' ')" = "0 2 "
 	check "a zero entry still resolves by name" grep -qx 'state: unmapped' "$P/pde3/1"
 	check "an index past the table is ENOENT" test ! -e "$P/pde3/4"
@@ -138,6 +163,7 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 			echo "    va/$va -> $link: target does not exist"; fails=$((fails + 1)); continue
 		fi
 		grep -qx 'state: mapped' "$TMP/leaf" || { echo "    va/$va: leaf not mapped"; fails=$((fails + 1)); }
+		grep -qx "target_space: $space" "$TMP/leaf" || { echo "    va/$va: leaf has no target_space: $space"; fails=$((fails + 1)); }
 		want=$(hexnum $(( pa - (va - page_va) )))
 		grep -qx "address: $want" "$TMP/leaf" || { echo "    va/$va: leaf address is not $want"; fails=$((fails + 1)); }
 		# the walk agrees: same PA (of the VA itself) and the same leaf
@@ -175,7 +201,9 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	check "junk is ENOENT in va/" test ! -e "$P/va/0xzz"
 	check "a VA at 2^49 (past the VA space) has an out_of_range trace in walk/" \
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x2000000000000"
-	check "a VA at 2^50 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x4000000000000"
+	check "a VA at 2^52 has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x10000000000000"
+	check "a VA at 2^53 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x20000000000000"
 	check "a VA at 2^49 is ENOENT in va/" test ! -e "$P/va/0x2000000000000"
 
 	# walk traces for every fault of the expect file
@@ -286,7 +314,7 @@ if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
 	diff "$TMP/b/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" "$TMP/a/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" |
 		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort -u >"$TMP/keys.got"
 	check "the remapped PTE differs in raw and address fields only" \
-		bash -c '! grep -Evx "raw|address|address_vid|address_sys" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
+		bash -c '! grep -Evx "raw|address|address_vid|address_sys|target_address" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
 	do_umount "$TMP/a"
 	do_umount "$TMP/b"
 else
@@ -314,6 +342,7 @@ for g in gart-cosim gart-umr-kat; do
 			link=$(readlink "$mnt/$ctx/va/$va") || { echo "    no link va/$va"; fails=$((fails + 1)); continue; }
 			case $link in ../pte/*) ;; *) echo "    va/$va -> $link"; fails=$((fails + 1)); continue ;; esac
 			grep -qx 'state: mapped' "$mnt/$ctx/va/$va" || { echo "    va/$va: target not a mapped leaf"; fails=$((fails + 1)); }
+			grep -qx "target_space: $a" "$mnt/$ctx/va/$va" || { echo "    va/$va: no target_space: $a"; fails=$((fails + 1)); }
 			res=$(tail -n 1 "$mnt/$ctx/walk/$va")
 			case $res in
 			"result: mapped pa=$a:$(hexnum "$b") page=$c "*"leaf=${link#../}") ;;
@@ -475,6 +504,141 @@ else
 		test "$(cat "$FO/f.ls" 2>/dev/null)" = "0 1 2 3 "
 	check "fstab: fusermount3 -u unmounts the fstab mount" grep -qsx 0 "$FO/f.umount"
 	check "fstab: nothing stays mounted outside the namespace" not_mounted "$MF"
+fi
+
+# ---- quiet start, version, stacked and dead mount points -----------------------
+
+# A clean -f mount and unmount prints nothing (libfuse 3.14 warned about the
+# unset max_idle_threads on every start).
+if start_fg "$T" "$M"; then
+	pid=$FG_PID
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-f: clean mount and unmount exit 0" test "$ST" = 0
+	check "-f: nothing on stderr for a clean mount and unmount" test ! -s "$M.err"
+else
+	bad "-f: mounts for the quiet test"
+fi
+if start_fg "$T" "$M" -- -o max_threads=2; then
+	pid=$FG_PID
+	check "-o max_threads=2 serves" test -f "$M/capture"
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-o max_threads=2: nothing on stderr" test ! -s "$M.err"
+else
+	bad "-o max_threads=2: mounts"
+fi
+"$PTFS" "$T" "$M" -o max_threads=0 2>"$TMP/bad.err"
+rc=$?
+check "-o max_threads=0: exits 2 with one E_USAGE line, nothing mounted" \
+	bash -c '[ $1 = 2 ] && [ "$(wc -l <"$3")" = 1 ] && grep -q "^ptfs: E_USAGE: max_threads=0" "$3" && ! mountpoint -q "$2"' _ $rc "$M" "$TMP/bad.err"
+check "--version: the first line is ptfs's" bash -c '[ "$("$1" --version 2>&1 | head -1)" = "ptfs version $("$1" -V | head -1 | cut -d" " -f3)" ] && "$1" --version 2>&1 | head -1 | grep -q "^ptfs version [0-9]"' _ "$PTFS"
+
+if do_mount "$T" "$M"; then
+	"$PTFS" "$FIX/gart-cosim.tar.gz" "$M" 2>"$TMP/stack.err"
+	rc=$?
+	check "a mount point already mounted: exits 2" test $rc = 2
+	check "a mount point already mounted: one line naming the mount" \
+		bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "^ptfs: E_USAGE: mount point .* already has a mount (.*turing-mixed.tar.gz, type fuse.ptfs)" "$1"' _ "$TMP/stack.err"
+	check "a mount point already mounted: nothing stacked" \
+		bash -c '[ "$(grep -c " $1 " /proc/self/mountinfo)" = 1 ] && grep -q "^format: nv-gmmu-ver2" "$1/capture"' _ "$M"
+	do_umount "$M"
+else
+	bad "mount for the stacking test"
+fi
+# SIGKILL leaves a dead FUSE mount (stat gives ENOTCONN)
+mkdir -p "$TMP/dead"
+env --default-signal=INT,TERM "$PTFS" -f "$T" "$TMP/dead" 2>/dev/null &
+pid=$!
+PIDS+=("$pid")
+MOUNTS+=("$TMP/dead")
+if wait_mounted "$TMP/dead"; then
+	kill -KILL $pid
+	wait_exit $pid 30 2>/dev/null   # bash reports the kill
+	"$PTFS" "$T" "$TMP/dead" 2>"$TMP/dead.err"
+	rc=$?
+	check "a dead FUSE mount: exits 2 with one line saying to run fusermount3 -u first" \
+		bash -c '[ $1 = 2 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "dead FUSE mount.*run '"'"'fusermount3 -u $3'"'"' first" "$2"' _ $rc "$TMP/dead.err" "$TMP/dead"
+	fusermount3 -u "$TMP/dead"
+	check "a dead FUSE mount: mounts again after fusermount3 -u" do_mount "$T" "$TMP/dead"
+	do_umount "$TMP/dead"
+else
+	bad "mount for the dead-mount test"
+fi
+
+# ---- load errors and warnings name the capture, escaped ------------------------
+
+"$PTFS" "$TMP/bad1" "$M" 2>"$TMP/bad.err"
+check "a load error names the capture, as ptfs-tool does" \
+	bash -c 'grep -q "^ptfs: E_VALUE: $1: capture.ini:4: " "$2"' _ "$TMP/bad1" "$TMP/bad.err"
+mkdir -p "$TMP/iniarg"
+(cd "$TMP/iniarg" && tar xzf "$FIX/gart-umr-kat.tar.gz")
+"$PTFS" "$TMP/iniarg/capture.ini" "$M" 2>"$TMP/bad.err"
+rc=$?
+check "capture.ini itself: exits 2 with one line saying what to pass, nothing mounted" \
+	bash -c '[ $1 = 2 ] && [ "$(wc -l <"$3")" = 1 ] && grep -q "^ptfs: E_USAGE: .*capture.ini is a capture.ini, not a capture: pass the directory holding it" "$3" && ! mountpoint -q "$2"' _ $rc "$M" "$TMP/bad.err"
+ESC=$(printf '\033') BEL=$(printf '\007')
+EDIR="$TMP/cap${ESC}[31m${BEL}x"
+cp -r "$TMP/iniarg" "$EDIR"
+printf 'abc' >>"$EDIR/mem/vram-902000.bin"
+if do_mount "$EDIR" "$M"; then
+	check "a blob that is not whole entries: ptfs warns on load, with the capture escaped" \
+		bash -c 'grep -qF "ptfs: warning: $1: [memory vram0] (mem/vram-902000.bin): " "$2" && ! grep -q "$3" "$2"' \
+		_ "$TMP/cap\\x1b[31m\\x07x" "$M.err" "$ESC"
+	do_umount "$M"
+else
+	bad "mount of a capture with an odd blob"
+fi
+"$PTFS" "$EDIR/missing" "$M" 2>"$TMP/bad.err"
+check "a load error escapes the capture's name" \
+	bash -c 'grep -qF "cap\\x1b[31m\\x07x/missing" "$1" && ! grep -q "$2\|$3" "$1"' _ "$TMP/bad.err" "$ESC" "$BEL"
+
+# ---- every option ptfs(1) documents, on a real mount ---------------------------
+
+# each serves the same tree as a mount without options (max_read=4096: files
+# longer than one read come in several)
+if do_mount "$T" "$TMP/ref"; then
+	for o in allow_other allow_root max_read=65536 max_read=4096; do
+		if do_mount "$T" "$M" -o "$o"; then
+			# one mount, still served after FUSE INIT, with the option in effect
+			check "-o $o: one live mount" bash -c '[ "$(grep -c " $1 " /proc/self/mountinfo)" = 1 ] && stat -f "$1" >/dev/null' _ "$M"
+			case $o in max_read=*)
+				check "-o $o: the kernel has it" bash -c 'grep " $1 " /proc/self/mountinfo | grep -q "[ ,]$2\(,\|$\)"' _ "$M" "$o" ;;
+			esac
+			check "-o $o: serves the same tree" diff -r --no-dereference "$TMP/ref" "$M"
+			do_umount "$M"
+		else
+			bad "-o $o: mounts"
+		fi
+	done
+	do_umount "$TMP/ref"
+else
+	bad "reference mount for the option tests"
+fi
+if start_fg "$T" "$M" -- -d; then
+	pid=$FG_PID
+	check "-d: serves" test -f "$M/capture"
+	check "-d: prints FUSE requests" grep -q "INIT" "$M.err"
+	fusermount3 -u "$M"
+	wait_exit $pid 30
+	check "-d: exits 0 on unmount" test "$ST" = 0
+else
+	bad "-d: mounts"
+fi
+check "--help exits 0 with the usage" bash -c '"$1" --help 2>&1 | grep -q "usage: ptfs \[options\] CAPTURE MOUNTPOINT"' _ "$PTFS"
+
+# ---- names longer than statfs's f_namemax --------------------------------------
+
+if do_mount "$T" "$M"; then
+	check "statfs: f_namemax is 255" test "$(stat -f -c %l "$M")" = 255
+	long=$(printf 'a%.0s' $(seq 256))
+	err=$(stat "$M/$long" 2>&1)
+	check "a 256-byte name: ENAMETOOLONG" bash -c 'case $1 in *"File name too long"*) exit 0 ;; esac; exit 1' _ "$err"
+	err=$(stat "$M/pdb0/$(printf 'b%.0s' $(seq 255))" 2>&1)
+	check "a 255-byte name: an ordinary ENOENT" bash -c 'case $1 in *"No such file"*) exit 0 ;; esac; exit 1' _ "$err"
+	do_umount "$M"
+else
+	bad "mount for the name-length test"
 fi
 
 # ---- INIT: the kernel is told FUSE_PARALLEL_DIROPS (libfuse 3.14 drops the bit) ----

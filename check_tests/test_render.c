@@ -87,8 +87,9 @@ START_TEST(entry_text_layout)
 	ck_assert_ptr_nonnull(strstr(b.data, "\nkind_name: GENERIC_MEMORY\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\naddress: 0x2000000\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\naddress_complete: true\n"));
-	/* state is the last line of a leaf */
-	ck_assert_str_eq(b.data + b.len - strlen("state: mapped\n"), "state: mapped\n");
+	/* a leaf ends with its state and where its page is, in the capture's space names */
+	static const char tail[] = "\nstate: mapped\ntarget_space: sysmem\ntarget_address: 0x2000000\n";
+	ck_assert_str_eq(b.data + b.len - strlen(tail), tail);
 }
 END_TEST
 
@@ -99,14 +100,18 @@ START_TEST(entry_pointer_targets)
 
 	resolve(LV, ix, 4, &loc);
 	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
-	ck_assert_ptr_nonnull(strstr(b.data, "\nstate: pointer\ntarget_captured_small: no\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\nstate: pointer\ntarget_space_small: vidmem\n"
+					     "target_captured_small: no\n"));
 	ck_assert_ptr_null(strstr(b.data, "target_captured_big"));
+	ck_assert_ptr_null(strstr(b.data, "target_space_big"));
+	ck_assert_ptr_null(strstr(b.data, "target_address"));
 	/* JSON-only compatibility alias: absent from text, present in JSON */
 	ck_assert_ptr_null(strstr(b.data, "is_pde_pointer"));
 	pt_buf_reset(&b);
 	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"is_pde_pointer\": 0"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"target_captured_small\": \"no\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space_small\": \"vidmem\""));
 	assert_sorted_keys(b.data);
 }
 END_TEST
@@ -124,6 +129,8 @@ START_TEST(entry_json_values)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"read_only\": 1"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"kind_known\": true"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"va\": \"0x10000\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space\": \"sysmem\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_address\": \"0x2000000\""));
 	ck_assert_int_eq(b.data[b.len - 1], '\n');
 }
 END_TEST
@@ -269,6 +276,95 @@ START_TEST(sizes_and_escapes)
 }
 END_TEST
 
+/* info: totals as people write them; page sizes (the keys) stay exact */
+START_TEST(info_sizes_readable)
+{
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	/* 384 pages of 4K, not contiguous in PA: 1536K = 1.5M */
+	for (int i = 0; i < 384; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1.5M\n") != NULL, "%s", b.data);
+	/* 256 pages: exactly 1M */
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 256; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	pt_buf_reset(&b);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1M\n") != NULL, "%s", b.data);
+	/* 3 pages: 12K, exact in K */
+	synth_clear();
+	put64(PD3, pde_vid(PD2));
+	put64(PD2, pde_vid(PD1));
+	put64(PD1, pde_vid(PD0));
+	put64(PD0 + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 3; i++)
+		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
+	synth_reload();
+	pt_buf_reset(&b);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 12K\n") != NULL, "%s", b.data);
+}
+END_TEST
+
+/* An unknown kind: kind_name is "unknown" in text, null in JSON, never empty. */
+START_TEST(entry_kind_unknown)
+{
+	static const uint64_t ix[] = {0, 0, 0, 0, 16};
+	struct pt_loc loc;
+
+	put64(PTS + 16 * 8, (pte(2, 0x2000000ull, PTE_RO) & ~(0xffull << 56)) | 0x6dull << 56);
+	synth_reload();
+	resolve(LV, ix, 5, &loc);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nkind_name: unknown\nkind_known: false\n") != NULL, "%s", b.data);
+	pt_buf_reset(&b);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"kind_name\": null"));
+}
+END_TEST
+
+/* A shadowed small PTE says so in text and JSON, and still says where its page is. */
+START_TEST(entry_shadowed)
+{
+	static const uint64_t ix[] = {0, 0, 0, 0, 0};
+	struct pt_loc loc;
+
+	resolve(LV, ix, 5, &loc);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+	ck_assert_msg(strstr(b.data, "\nstate: shadowed\ntarget_space: sysmem\ntarget_address: 0x1000000\n") != NULL,
+		      "%s", b.data);
+	pt_buf_reset(&b);
+	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"state\": \"shadowed\""));
+}
+END_TEST
+
+/* Flag words in maps and walk are field names of the entry files. */
+START_TEST(flag_words_are_fields)
+{
+	struct pt_walk w;
+
+	pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	ck_assert_ptr_nonnull(strstr(b.data, " sysmem  0x0000000002000000 read_only GENERIC_MEMORY\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, " vidmem  0x0000000040000000 - GENERIC_MEMORY\n"));
+	pt_buf_reset(&b);
+	pt_walk_va(&ctx, 0x10008, &w);
+	pt_render_walk(&b, &ctx, &w, PT_OUT_TEXT);
+	ck_assert_ptr_nonnull(strstr(b.data, " flags=read_only kind=GENERIC_MEMORY "));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("render");
@@ -289,6 +385,10 @@ static Suite *suite(void)
 	tcase_add_test(tm, maps_merge);
 	tcase_add_test(tm, info_counts);
 	tcase_add_test(tm, deterministic);
+	tcase_add_test(tm, info_sizes_readable);
+	tcase_add_test(te, entry_kind_unknown);
+	tcase_add_test(te, entry_shadowed);
+	tcase_add_test(tm, flag_words_are_fields);
 	suite_add_tcase(s, te);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tm);

@@ -487,6 +487,157 @@ START_TEST(gart_sparse_table)
 }
 END_TEST
 
+/* ---- states that depend on the entry's place (DESIGN §4) ---------------- */
+
+static void resolve_path(const int8_t *lv, const uint64_t *ix, unsigned n, struct pt_loc *loc)
+{
+	struct pt_node node = {.ctx = &ctx, .n = n};
+
+	for (unsigned i = 0; i < n; i++) {
+		node.s[i].level = lv[i];
+		node.s[i].index = ix[i];
+	}
+	ck_assert_int_eq(pt_node_resolve(&node, loc), PT_OK);
+}
+
+/* A small PTE whose 64 KiB range the big entry decides is shadowed, not mapped. */
+START_TEST(state_shadowed)
+{
+	static const int8_t lv[] = {0, 1, 2, 3, 5};
+	uint64_t ix[] = {0, 0, 0, 0, 0};
+	struct pt_loc loc;
+	struct pt_stats st;
+	struct pt_entry e;
+	uint64_t i = 0;
+
+	ck_assert_str_eq(pt_state_name(PT_ST_SHADOWED), "shadowed");
+	resolve_path(lv, ix, 5, &loc);                 /* under the valid big[0] */
+	ck_assert_int_eq(loc.entry.state, PT_ST_SHADOWED);
+	ix[4] = 32;                                    /* under big[2], no_valid_4k */
+	resolve_path(lv, ix, 5, &loc);
+	ck_assert_int_eq(loc.entry.state, PT_ST_SHADOWED);
+	ix[4] = 16;                                    /* under big[1] = 0: the small PTE decides */
+	resolve_path(lv, ix, 5, &loc);
+	ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
+	/* the listing says the same */
+	ck_assert(pt_table_next(&loc.table, &i, false, &e));
+	ck_assert_uint_eq(i, 0);
+	ck_assert_int_eq(e.state, PT_ST_SHADOWED);
+	i++;
+	ck_assert(pt_table_next(&loc.table, &i, false, &e));
+	ck_assert_uint_eq(i, 16);
+	ck_assert_int_eq(e.state, PT_ST_MAPPED);
+	/* info's counts per level: one mapped small PTE, one mapped big PTE */
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_uint_eq(st.mapped[5], 1);
+	ck_assert_uint_eq(st.mapped[4], 1);
+}
+END_TEST
+
+/* A leaf below a pointer with reserved bits: the walk faults there, so not mapped. */
+START_TEST(state_reserved_above)
+{
+	static const int8_t lv[] = {0, 1, 2, 3};
+	uint64_t ix[] = {0, 0, 1, 1};
+	struct pt_loc loc;
+	struct pt_walk w;
+
+	ck_assert_str_eq(pt_state_name(PT_ST_RESERVED_BITS), "reserved_bits");
+	resolve_path(lv, ix, 4, &loc);                 /* pde1[1] has bit 60 set */
+	ck_assert_int_eq(loc.entry.state, PT_ST_RESERVED_BITS);
+	pt_walk_va(&ctx, (1ull << 29) + 0x200000, &w);
+	ck_assert_int_eq(w.fault, PT_FAULT_RESERVED_BITS);
+	ix[2] = 0;                                     /* the same PD0 through pde1[0] */
+	resolve_path(lv, ix, 4, &loc);
+	ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
+}
+END_TEST
+
+/* Valid leaves in the tree whose state is mapped, through every pointer. */
+static uint64_t count_mapped(const struct pt_table *t, unsigned depth)
+{
+	struct pt_entry e;
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; pt_table_next(t, &i, false, &e); i++) {
+		struct pt_table c;
+
+		n += e.state == PT_ST_MAPPED;
+		for (unsigned w = 0; w < 2 && depth + 1 < PT_MAX_DEPTH; w++)
+			if (pt_table_child(t, i, &e, w, &c) && c.cover != PT_COVER_NONE)
+				n += count_mapped(&c, depth + 1);
+	}
+	return n;
+}
+
+/* `grep -rl "state: mapped"` counts exactly the pages of va/ and info. */
+START_TEST(state_mapped_is_pages)
+{
+	struct pt_table root;
+	struct pt_stats st;
+
+	pt_table_root(&ctx, &root);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_uint_eq(st.pages, 3);
+	ck_assert_uint_eq(count_mapped(&root, 0), st.pages);
+}
+END_TEST
+
+/* A GART PTE with a reserved bit: the walk faults reserved_bits; its state says so. */
+START_TEST(state_reserved_leaf)
+{
+	static uint8_t tbl[0x1000];
+	struct pt_context g;
+	struct pt_table t;
+	struct pt_entry e;
+	struct pt_walk w;
+	uint64_t i = 0, p = 0x0600000223886077ull | 1ull << 49;
+	unsigned id;
+
+	memset(tbl, 0, sizeof tbl);
+	for (int k = 0; k < 8; k++)
+		tbl[k] = (uint8_t)(p >> (8 * k));
+	pt_mem_free(mem);
+	mem = pt_mem_new(2);
+	ck_assert_int_eq(pt_mem_add_built(mem, 0, 0x900000, sizeof tbl, &id), PT_OK);
+	pt_mem_region_write(mem, id, 0, tbl, sizeof tbl);
+	pt_mem_seal(mem, NULL, NULL);
+	memset(&g, 0, sizeof g);
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = mem;
+	g.root_addr = 0x900000;
+	g.root_entries = 0x200;
+	g.root_page_shift = 12;
+	pt_table_root(&g, &t);
+	ck_assert(pt_table_next(&t, &i, false, &e));
+	ck_assert_int_eq(e.state, PT_ST_RESERVED_BITS);
+	pt_walk_va(&g, 0, &w);
+	ck_assert_int_eq(w.fault, PT_FAULT_RESERVED_BITS);
+}
+END_TEST
+
+/* A root with no captured byte is an anomaly; a partly captured one is not. */
+START_TEST(scan_root_not_captured)
+{
+	struct pt_stats st;
+	struct counts c = {{0}};
+
+	ck_assert_str_eq(pt_anomaly_name(PT_AN_ROOT_NOT_CAPTURED), "root_not_captured");
+	ctx.root_addr = 0x900000;
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_uint_eq(c.n[PT_AN_ROOT_NOT_CAPTURED], 1);
+	ck_assert_uint_eq(st.anomalies, 1);
+	ck_assert_uint_eq(st.pages, 0);
+
+	/* 16 of the root's 32 bytes at the end of the captured 0x100000..0x10ffff */
+	memset(&c, 0, sizeof c);
+	ctx.root_addr = 0x10fff0;
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_uint_eq(c.n[PT_AN_ROOT_NOT_CAPTURED], 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("walk");
@@ -512,6 +663,11 @@ static Suite *suite(void)
 	tcase_add_test(tg, gart_flat);
 	tcase_add_test(tg, gart_sparse_table);
 	tcase_add_test(tg, gart_vram_bias);
+	tcase_add_test(tt, state_shadowed);
+	tcase_add_test(tt, state_reserved_above);
+	tcase_add_test(tt, state_mapped_is_pages);
+	tcase_add_test(tg, state_reserved_leaf);
+	tcase_add_test(ti, scan_root_not_captured);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tt);
 	suite_add_tcase(s, ti);

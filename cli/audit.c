@@ -314,6 +314,7 @@ int cli_audit(int argc, char **argv)
 	bool json = false, privileged = false;
 	const struct pt_context *ctx;
 	const char *legs_path;
+	char *legs_shown;
 	struct legs legs = {0};
 	struct pt_capture *cap;
 	struct pt_buf out;
@@ -354,6 +355,8 @@ int cli_audit(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 
+	/* each text line starts with the legs path: shown escaped, like every name */
+	legs_shown = cli_escape(legs_path);
 	pt_buf_init(&out);
 	if (json)
 		pt_buf_puts(&out, "{\"pages\": [");
@@ -365,7 +368,7 @@ int cli_audit(int argc, char **argv)
 			struct record r;
 			uint64_t next = audit_page(ctx, g, va, privileged, &r);
 
-			emit(&out, ctx, legs_path, &r, json, pages == 0);
+			emit(&out, ctx, legs_shown ? legs_shown : "?", &r, json, pages == 0);
 			count[r.verdict]++;
 			pages++;
 			if (next == 0 || next > last || next <= va)
@@ -388,6 +391,7 @@ int cli_audit(int argc, char **argv)
 	else
 		st = count[V_OK] == pages ? CLI_EXIT_OK : CLI_EXIT_FINDINGS;
 	pt_buf_free(&out);
+	free(legs_shown);
 	pt_capture_free(cap);
 	free(legs.v);
 	return st;

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 
@@ -17,7 +18,8 @@ static const char check_help[] =
 	"Loads and validates CAPTURE (an archive or a directory holding capture.ini),\n"
 	"prints its load warnings, then every anomaly of every context: reserved\n"
 	"bits, encrypted PTEs, unknown or non-native kinds, tables not captured,\n"
-	"encodings not allowed at their level, a table used at two levels.\n"
+	"a root table not captured at all, encodings not allowed at their level,\n"
+	"a table used at two levels.\n"
 	"Exit status: 0 clean, 1 anomalies found, 2 unusable capture (E_* on stderr).\n";
 
 struct check_state {
@@ -124,9 +126,12 @@ int cli_check(int argc, char **argv)
 			}
 			pt_buf_puts(&out, "]}\n");
 		} else {
+			char *shown = cli_escape(argv[optind]);
+
 			pt_buf_printf(&out, "%s: %zu context%s, %" PRIu64 " anomal%s, %zu warning%s\n",
-				      argv[optind], nctx, nctx == 1 ? "" : "s", cs.n,
+				      shown ? shown : "?", nctx, nctx == 1 ? "" : "s", cs.n,
 				      cs.n == 1 ? "y" : "ies", nwarn, nwarn == 1 ? "" : "s");
+			free(shown);
 		}
 		out.oom |= per.oom;
 		if (!cli_write_buf(&out))

@@ -29,6 +29,12 @@ enum {
 int cli_fail(pt_err err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "ptfs-tool: warning: message" to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * S as every program shows an untrusted name (pt_text_escape: control bytes
+ * as \xNN), malloc'd (NULL when out of memory).  cli_fail and cli_warn
+ * escape their whole line already.
+ */
+char *cli_escape(const char *s);
 
 /*
  * Numbers on the command line and in legs files: "0x" + hex digits, or

@@ -34,15 +34,32 @@ struct decode_opts {
 	unsigned esize;          /* bytes per entry */
 	bool value;              /* --value (not a blob, whose stride is fixed) */
 	bool json;
+	bool skip_zero;          /* --skip-zero: blob entries whose bytes are all 0 are left out */
+	bool table;              /* a blob without --level: one whole table of a level that fits */
+	uint32_t fit;            /* table: the rows the blob fits */
+};
+
+/* The command line as given, before it is checked. */
+struct decode_args {
+	const char *value, *blob, *base_s, *format, *levels, *esize_s, *kind;
+	uint64_t lo, hi, base, esize;
+	unsigned kind_esize;
+	bool wide;               /* --value written with more than 16 hex digits */
 };
 
 static const char decode_help[] =
 	"Usage: ptfs-tool decode --value V [--format F] [--role R] [--level L] [--base-pa A] [--json]\n"
 	"       ptfs-tool decode --blob FILE --base-pa A [--format F] [--entry-size 8|16]\n"
-	"                        [--kind ver2|ver2_dual|gart] [--levels L[,L...]] [--role R] [--json]\n"
+	"                        [--kind ver2|ver2_dual|gart] [--levels L[,L...]] [--role R]\n"
+	"                        [--skip-zero] [--json]\n"
 	"\n"
-	"Decodes one page-table entry, or every entry of a table blob (entry i at\n"
-	"physical address A + i * entry size), with the named fields of DESIGN §2.\n"
+	"Decodes one page-table entry, or every entry of a table blob (entry i, printed\n"
+	"with its index, at physical address A + i * entry size), with the named fields\n"
+	"of the hardware's entry layout (ptfs-tool(1)).  Without --level a blob is one\n"
+	"whole table: the levels whose table size and alignment it has are printed\n"
+	"first (levels_fit), and the\n"
+	"entries are decoded at that level, or among those levels when several fit;\n"
+	"none is an error.\n"
 	"\n"
 	"  --value V         the raw entry: 0x hex (up to 32 digits: a 128-bit dual PDE,\n"
 	"                    bytes 8..15 in the high 64 bits) or decimal (64-bit)\n"
@@ -57,7 +74,10 @@ static const char decode_help[] =
 	"                    several give the candidates; depth 4 is pte_big or pte_small\n"
 	"  --entry-size N    8 or 16 (default: from --kind or the level, else 8)\n"
 	"  --kind K          ver2 (8-byte entries), ver2_dual (16-byte PDE0) or gart\n"
-	"  --json            one JSON object (--value) or an array (--blob)\n";
+	"  --skip-zero       leave out blob entries whose bytes are all zero\n"
+	"  --json            one JSON object (--value), or for --blob an object with\n"
+	"                    \"entries\" (each with its \"index\") and \"levels_fit\"\n"
+	"                    (null with --level)\n";
 
 static bool can_leaf(const struct pt_level *l)
 {
@@ -283,13 +303,199 @@ static uint64_t load_le64(const uint8_t *p)
 	return v;
 }
 
+/*
+ * Whether a blob of LEN bytes at BASE is one whole table of level L.  A
+ * level with index bits holds 2^bits entries; its table is aligned to its
+ * size up to 4 KiB, and the root to 4 KiB (reference/nvidia-gmmu.md: PDE
+ * address fields hold addr>>12, the big-page PT pointer addr>>8 for its
+ * 256 B table, the PDB is 4 KB aligned).  A flat level (bits 0, the GART)
+ * takes its entry count from the context: any whole number of entries fits.
+ */
+static bool table_fits(const struct pt_level *l, uint64_t len, uint64_t base)
+{
+	uint64_t size, align;
+
+	if (l->bits == 0)
+		return len % l->entry_size == 0 && base % l->entry_size == 0;
+	size = (uint64_t)l->entry_size << l->bits;
+	align = l->depth == 0 || size > 4096 ? 4096 : size;
+	return len == size && base % align == 0;
+}
+
+/* The ROWS whose whole table a blob of LEN bytes at BASE is. */
+static uint32_t fitting_rows(const struct decode_opts *o, uint32_t rows, uint64_t len,
+			     uint64_t base)
+{
+	unsigned n = pt_format_nlevels(o->fmt);
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if ((rows & (1u << i)) && table_fits(&o->fmt->levels[i], len, base))
+			m |= 1u << i;
+	return m;
+}
+
+/* The fitting levels, once before the entries: `levels_fit: A B` (text). */
+static void put_fit_text(const struct decode_opts *o, uint32_t fit, struct pt_buf *out)
+{
+	unsigned n = pt_format_nlevels(o->fmt);
+
+	pt_buf_puts(out, "levels_fit:");
+	for (unsigned i = 0; i < n; i++)
+		if (fit & (1u << i))
+			pt_buf_printf(out, " %s", o->fmt->levels[i].name);
+	pt_buf_puts(out, "\n");
+}
+
+/* JSON: `"levels_fit": [...]`, or null where --level chose the level. */
+static void put_fit_json(const struct decode_opts *o, uint32_t fit, bool table,
+			 struct pt_buf *out)
+{
+	unsigned n = pt_format_nlevels(o->fmt), k = 0;
+
+	pt_buf_puts(out, "\"levels_fit\": ");
+	if (!table) {
+		pt_buf_puts(out, "null");
+		return;
+	}
+	pt_buf_puts(out, "[");
+	for (unsigned i = 0; i < n; i++)
+		if (fit & (1u << i))
+			pt_buf_printf(out, "%s\"%s\"", k++ ? ", " : "", o->fmt->levels[i].name);
+	pt_buf_puts(out, "]");
+}
+
+/*
+ * Appends the rendered JSON object OBJ (LEN bytes) to OUT with `"index": I`
+ * added where it sorts among the top-level keys (DESIGN §5: sorted keys).
+ */
+static void put_json_indexed(struct pt_buf *out, const char *obj, size_t len, size_t i)
+{
+	char field[48];
+	int depth = 0;
+	bool in_str = false, inserted = false, expect_key = false;
+
+	snprintf(field, sizeof field, "\"index\": %zu", i);
+	for (size_t k = 0; k < len; k++) {
+		char c = obj[k];
+
+		if (in_str) {
+			if (c == '\\')
+				k++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"' && depth == 1 && expect_key && !inserted &&
+		    strncmp(obj + k + 1, "index\"", 6) > 0) {
+			pt_buf_put(out, obj, k);
+			pt_buf_printf(out, "%s, ", field);
+			obj += k;
+			len -= k;
+			k = 0;
+			inserted = true;
+		}
+		if (c == '"')
+			in_str = true;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']')
+			depth--;
+		if (depth == 0 && c == '}' && !inserted) {
+			pt_buf_put(out, obj, k);
+			pt_buf_printf(out, "%s%s", k > 1 ? ", " : "", field);
+			obj += k;
+			len -= k;
+			k = 0;
+			inserted = true;
+		}
+		expect_key = depth == 1 && (c == '{' || c == ',' || (expect_key && c == ' '));
+	}
+	pt_buf_put(out, obj, len);
+}
+
 /* Output is written out whenever this much has gathered. */
 #define DECODE_FLUSH (1u << 20)
 
-static int decode_blob(const struct decode_opts *o, uint32_t rows, const char *path,
-		       uint64_t base, struct pt_buf *out)
+static bool is_zero(const uint8_t *p, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Decodes the COUNT entries of DATA into OUT (streamed out past DECODE_FLUSH). */
+static int decode_entries(const struct decode_opts *o, uint32_t rows, const uint8_t *data,
+			  size_t count, uint64_t base, struct pt_buf *out)
 {
 	struct pt_buf one;
+	size_t shown = 0;
+	int st = CLI_EXIT_OK;
+
+	pt_buf_init(&one);
+	for (size_t i = 0; i < count && st == CLI_EXIT_OK; i++) {
+		const uint8_t *p = data + i * o->esize;
+		uint64_t lo = load_le64(p), hi = o->esize == 16 ? load_le64(p + 8) : 0;
+
+		if (o->skip_zero && is_zero(p, o->esize))
+			continue;
+		pt_buf_reset(&one);
+		st = decode_one(o, rows, lo, hi, base + (uint64_t)i * o->esize, &one);
+		if (st != CLI_EXIT_OK)
+			break;
+		if (o->json) {
+			cli_buf_chomp(&one);
+			if (shown)
+				pt_buf_puts(out, ",\n");
+			put_json_indexed(out, one.data ? one.data : "{}", one.data ? one.len : 2, i);
+		} else {
+			/* Text: one block per entry, a blank line between. */
+			if (shown || o->table)
+				pt_buf_puts(out, "\n");
+			pt_buf_printf(out, "index: %zu\n", i);
+			pt_buf_put(out, one.data ? one.data : "", one.len);
+		}
+		shown++;
+		/* Stream: a blob of any size decodes in bounded memory. */
+		if (out->len >= DECODE_FLUSH) {
+			if (!cli_write_buf(out))
+				st = CLI_EXIT_ERROR;
+			pt_buf_reset(out);
+		}
+	}
+	pt_buf_free(&one);
+	return st;
+}
+
+/*
+ * Without --level the blob is one table: the levels whose table it is
+ * (size and alignment) are said once, and with one of them every entry is
+ * decoded at it; with several, --role auto picks among them per entry.
+ */
+static int blob_levels(struct decode_opts *o, const char *path, uint64_t len, uint64_t base,
+		       uint32_t *rows)
+{
+	uint32_t fit;
+
+	if (!o->table)
+		return CLI_EXIT_OK;
+	fit = fitting_rows(o, *rows, len, base);
+	if (!fit)
+		return cli_fail(PT_E_VALUE, "%s: %llu bytes at base-pa 0x%llx is no whole table of a "
+				"%s level with %u-byte entries (give --level to decode it anyway)",
+				path, (unsigned long long)len, (unsigned long long)base,
+				o->fmt->name, o->esize);
+	*rows = fit;
+	o->fit = fit;
+	if (!(fit & (fit - 1)))
+		o->level_mask = fit;    /* one level: the blob's entries are of it */
+	return CLI_EXIT_OK;
+}
+
+static int decode_blob(struct decode_opts *o, uint32_t rows, const char *path,
+		       uint64_t base, struct pt_buf *out)
+{
 	uint8_t *data = NULL;
 	size_t len = 0, count;
 	int st;
@@ -308,40 +514,24 @@ static int decode_blob(const struct decode_opts *o, uint32_t rows, const char *p
 		return cli_fail(PT_E_VALUE, "%s: entry addresses from base-pa 0x%llx wrap around",
 				path, (unsigned long long)base);
 	}
-	pt_buf_init(&one);
-	if (o->json)
-		pt_buf_puts(out, "[");
-	for (size_t i = 0; i < count && st == CLI_EXIT_OK; i++) {
-		const uint8_t *p = data + i * o->esize;
-		uint64_t lo = load_le64(p), hi = o->esize == 16 ? load_le64(p + 8) : 0;
-
-		pt_buf_reset(&one);
-		st = decode_one(o, rows, lo, hi, base + (uint64_t)i * o->esize, &one);
-		if (st != CLI_EXIT_OK)
-			break;
-		if (o->json) {
-			cli_buf_chomp(&one);
-			if (i)
-				pt_buf_puts(out, ",\n");
-		} else if (i) {
-			/* Text: one block per entry, a blank line between. */
-			pt_buf_puts(out, "\n");
-		}
-		pt_buf_put(out, one.data ? one.data : "", one.len);
-		/* Stream: a blob of any size decodes in bounded memory. */
-		if (out->len >= DECODE_FLUSH) {
-			if (!cli_write_buf(out))
-				st = CLI_EXIT_ERROR;
-			pt_buf_reset(out);
-		}
+	st = blob_levels(o, path, len, base, &rows);
+	if (st != CLI_EXIT_OK) {
+		free(data);
+		return st;
 	}
 	if (o->json)
-		pt_buf_puts(out, "]\n");
-	pt_buf_free(&one);
+		pt_buf_puts(out, "{\"entries\": [");
+	else if (o->table)
+		put_fit_text(o, o->fit, out);
+	st = decode_entries(o, rows, data, count, base, out);
+	if (o->json) {
+		pt_buf_puts(out, "], ");
+		put_fit_json(o, o->fit, o->table, out);
+		pt_buf_puts(out, "}\n");
+	}
 	free(data);
 	return st;
 }
-
 static int set_role(struct decode_opts *o, const char *s)
 {
 	static const char *const names[] = {"auto", "pte", "pde", "dual"};
@@ -355,9 +545,12 @@ static int set_role(struct decode_opts *o, const char *s)
 	return cli_fail(PT_E_USAGE, "decode: bad --role '%s' (auto, pte, pde or dual)", s);
 }
 
-int cli_decode(int argc, char **argv)
+/* Reads the options into A and O; CLI_EXIT_OK, or the status to exit with (--help: 0 with *DONE). */
+static int parse_args(int argc, char **argv, struct decode_args *a, struct decode_opts *o,
+		      bool *done)
 {
-	enum { O_VALUE = 256, O_BLOB, O_BASE, O_FORMAT, O_ROLE, O_LEVEL, O_ESIZE, O_KIND, O_JSON };
+	enum { O_VALUE = 256, O_BLOB, O_BASE, O_FORMAT, O_ROLE, O_LEVEL, O_ESIZE, O_KIND, O_JSON,
+	       O_SKIP0 };
 	static const struct option opts[] = {
 		{"value", required_argument, NULL, O_VALUE},
 		{"blob", required_argument, NULL, O_BLOB},
@@ -369,17 +562,10 @@ int cli_decode(int argc, char **argv)
 		{"entry-size", required_argument, NULL, O_ESIZE},
 		{"kind", required_argument, NULL, O_KIND},
 		{"json", no_argument, NULL, O_JSON},
+		{"skip-zero", no_argument, NULL, O_SKIP0},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct decode_opts o = {.fmt = &pt_format_ver2};
-	const char *value = NULL, *blob = NULL, *base_s = NULL, *format = NULL;
-	const char *levels = NULL, *esize_s = NULL, *kind = NULL;
-	uint64_t lo = 0, hi = 0, base = UINT64_MAX, esize = 0;
-	unsigned kind_esize = 0;
-	bool wide = false;
-	struct pt_buf out;
-	uint32_t rows;
 	int c, st;
 
 	optind = 0;
@@ -388,34 +574,20 @@ int cli_decode(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			fputs(decode_help, stdout);
+			*done = true;
 			return CLI_EXIT_OK;
-		case O_VALUE:
-			value = optarg;
-			break;
-		case O_BLOB:
-			blob = optarg;
-			break;
-		case O_BASE:
-			base_s = optarg;
-			break;
-		case O_FORMAT:
-			format = optarg;
-			break;
+		case O_VALUE: a->value = optarg; break;
+		case O_BLOB: a->blob = optarg; break;
+		case O_BASE: a->base_s = optarg; break;
+		case O_FORMAT: a->format = optarg; break;
+		case O_LEVEL: a->levels = optarg; break;
+		case O_ESIZE: a->esize_s = optarg; break;
+		case O_KIND: a->kind = optarg; break;
+		case O_JSON: o->json = true; break;
+		case O_SKIP0: o->skip_zero = true; break;
 		case O_ROLE:
-			if ((st = set_role(&o, optarg)) != CLI_EXIT_OK)
+			if ((st = set_role(o, optarg)) != CLI_EXIT_OK)
 				return st;
-			break;
-		case O_LEVEL:
-			levels = optarg;
-			break;
-		case O_ESIZE:
-			esize_s = optarg;
-			break;
-		case O_KIND:
-			kind = optarg;
-			break;
-		case O_JSON:
-			o.json = true;
 			break;
 		default:
 			return cli_opt_error("decode", argv, c);
@@ -423,108 +595,148 @@ int cli_decode(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_fail(PT_E_USAGE, "decode: unexpected argument '%s'", argv[optind]);
-	if (!value == !blob)
+	if (!a->value == !a->blob)
 		return cli_fail(PT_E_USAGE, "decode: give exactly one of --value and --blob");
-	if (blob && !base_s)
+	if (a->blob && !a->base_s)
 		return cli_fail(PT_E_USAGE, "decode: --blob needs --base-pa");
-	if (value && (esize_s || kind))
-		return cli_fail(PT_E_USAGE, "decode: --entry-size and --kind go with --blob");
+	if (a->value && (a->esize_s || a->kind || o->skip_zero))
+		return cli_fail(PT_E_USAGE, "decode: --entry-size, --kind and --skip-zero go with --blob");
+	return CLI_EXIT_OK;
+}
 
-	if (kind) {
-		const char *kfmt;
+/* --kind and --format: the format, and the entry size --kind implies. */
+static int pick_format(struct decode_args *a, struct decode_opts *o)
+{
+	static const struct { const char *kind, *fmt; unsigned esize; } kinds[] = {
+		{"ver2", "nv-gmmu-ver2", 8},
+		{"ver2_dual", "nv-gmmu-ver2", 16},
+		{"gart", "amd-gart", 8},
+	};
 
-		if (strcmp(kind, "ver2") == 0) {
-			kfmt = "nv-gmmu-ver2";
-			kind_esize = 8;
-		} else if (strcmp(kind, "ver2_dual") == 0) {
-			kfmt = "nv-gmmu-ver2";
-			kind_esize = 16;
-		} else if (strcmp(kind, "gart") == 0) {
-			kfmt = "amd-gart";
-			kind_esize = 8;
-		} else {
+	if (a->kind) {
+		unsigned i;
+
+		for (i = 0; i < 3 && strcmp(a->kind, kinds[i].kind) != 0; i++)
+			;
+		if (i == 3)
 			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown --kind '%s' (ver2, ver2_dual or gart)",
-					kind);
-		}
-		if (format && strcmp(format, kfmt) != 0)
-			return cli_fail(PT_E_USAGE, "decode: --kind %s is not format %s", kind, format);
-		format = kfmt;
+					a->kind);
+		if (a->format && strcmp(a->format, kinds[i].fmt) != 0)
+			return cli_fail(PT_E_USAGE, "decode: --kind %s is not format %s", a->kind, a->format);
+		a->format = kinds[i].fmt;
+		a->kind_esize = kinds[i].esize;
 	}
-	if (format) {
-		o.fmt = pt_format_find(format);
-		if (!o.fmt)
+	if (a->format) {
+		o->fmt = pt_format_find(a->format);
+		if (!o->fmt)
 			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown format '%s' (nv-gmmu-ver2 or amd-gart)",
-					format);
+					a->format);
 	}
-	if (levels && (st = parse_levels(o.fmt, levels, &o.level_mask)) != CLI_EXIT_OK)
+	return CLI_EXIT_OK;
+}
+
+/* --levels, --base-pa, --entry-size and --value as numbers. */
+static int parse_numbers(struct decode_args *a, struct decode_opts *o)
+{
+	int st;
+
+	if (a->levels && (st = parse_levels(o->fmt, a->levels, &o->level_mask)) != CLI_EXIT_OK)
 		return st;
-	if (base_s && !cli_parse_u64(base_s, &base))
-		return cli_fail(PT_E_VALUE, "decode: bad --base-pa '%s'", base_s);
-	if (esize_s) {
-		if (!cli_parse_u64(esize_s, &esize))
-			return cli_fail(PT_E_VALUE, "decode: bad --entry-size '%s'", esize_s);
-		if (esize != 8 && esize != 16)
-			return cli_fail(PT_E_UNSUPPORTED, "decode: entry size %s (8 or 16)", esize_s);
-		if (kind_esize && esize != kind_esize)
+	if (a->base_s && !cli_parse_u64(a->base_s, &a->base))
+		return cli_fail(PT_E_VALUE, "decode: bad --base-pa '%s'", a->base_s);
+	if (a->esize_s) {
+		if (!cli_parse_u64(a->esize_s, &a->esize))
+			return cli_fail(PT_E_VALUE, "decode: bad --entry-size '%s'", a->esize_s);
+		if (a->esize != 8 && a->esize != 16)
+			return cli_fail(PT_E_UNSUPPORTED, "decode: entry size %s (8 or 16)", a->esize_s);
+		if (a->kind_esize && a->esize != a->kind_esize)
 			return cli_fail(PT_E_USAGE, "decode: --kind %s has %u-byte entries, not %s",
-					kind, kind_esize, esize_s);
+					a->kind, a->kind_esize, a->esize_s);
 	}
-
-	if (value) {
-		const char *digits = value + 2;
-
-		if (!cli_parse_u128(value, &lo, &hi))
+	if (a->value) {
+		if (!cli_parse_u128(a->value, &a->lo, &a->hi))
 			return cli_fail(PT_E_VALUE, "decode: bad --value '%s' (0x hex, up to 32 digits, or decimal)",
-					value);
+					a->value);
 		/* Written wider than 16 hex digits: the user means a 16-byte entry. */
-		if (value[0] == '0' && (value[1] == 'x' || value[1] == 'X'))
-			wide = strlen(digits) > 16;
-		o.esize = hi || wide || o.role == ROLE_DUAL ? 16 : 8;
-		o.value = true;
-	} else if (esize) {
-		o.esize = (unsigned)esize;
-	} else if (kind_esize) {
-		o.esize = kind_esize;
+		if (a->value[0] == '0' && (a->value[1] == 'x' || a->value[1] == 'X'))
+			a->wide = strlen(a->value + 2) > 16;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* The entry size: of the value, else --entry-size, --kind, or the chosen rows' common size. */
+static void pick_esize(const struct decode_args *a, struct decode_opts *o)
+{
+	if (a->value) {
+		o->esize = a->hi || a->wide || o->role == ROLE_DUAL ? 16 : 8;
+		o->value = true;
+	} else if (a->esize) {
+		o->esize = (unsigned)a->esize;
+	} else if (a->kind_esize) {
+		o->esize = a->kind_esize;
 	} else {
 		/* Without a size: the common size of the chosen rows (16 for pde0 alone), else 8. */
-		unsigned n = pt_format_nlevels(o.fmt), common = 0;
+		unsigned n = pt_format_nlevels(o->fmt), common = 0;
 
 		for (unsigned i = 0; i < n; i++) {
-			const struct pt_level *l = &o.fmt->levels[i];
+			const struct pt_level *l = &o->fmt->levels[i];
 
-			if ((o.level_mask && !(o.level_mask & (1u << i))) ||
-			    (o.role == ROLE_DUAL && l->role != PT_ROLE_DUAL))
+			if ((o->level_mask && !(o->level_mask & (1u << i))) ||
+			    (o->role == ROLE_DUAL && l->role != PT_ROLE_DUAL))
 				continue;
 			common = !common || common == l->entry_size ? l->entry_size : 1;
 		}
-		o.esize = common == 16 ? 16 : 8;
+		o->esize = common == 16 ? 16 : 8;
 	}
+}
 
+/* No row can hold the entry: say why. */
+static int no_rows(const struct decode_args *a, const struct decode_opts *o)
+{
+	static const char *const rn[] = {"auto", "pte", "pde", "dual"};
+
+	if (o->level_mask && a->value && (a->hi || a->wide))
+		return cli_fail(PT_E_VALUE, "decode: a 16-byte value does not fit level %s of %s",
+				a->levels, o->fmt->name);
+	if (o->level_mask && a->blob && !o->role_given)
+		return cli_fail(PT_E_USAGE, "decode: level %s of %s has no %u-byte entries",
+				a->levels, o->fmt->name, o->esize);
+	return cli_fail(PT_E_UNSUPPORTED, "decode: %s has no %s%sentry%s%s (%u-byte entries)",
+			o->fmt->name, o->role == ROLE_AUTO ? "" : rn[o->role],
+			o->role == ROLE_AUTO ? "" : " ",
+			a->levels ? " at level " : "", a->levels ? a->levels : "", o->esize);
+}
+
+int cli_decode(int argc, char **argv)
+{
+	struct decode_opts o = {.fmt = &pt_format_ver2};
+	struct decode_args a = {.base = UINT64_MAX};
+	bool done = false;
+	struct pt_buf out;
+	uint32_t rows;
+	int st;
+
+	if ((st = parse_args(argc, argv, &a, &o, &done)) != CLI_EXIT_OK || done)
+		return st;
+	if ((st = pick_format(&a, &o)) != CLI_EXIT_OK ||
+	    (st = parse_numbers(&a, &o)) != CLI_EXIT_OK)
+		return st;
+	pick_esize(&a, &o);
+	/* A blob without --level is one table (blob_levels). */
+	o.table = a.blob && !o.level_mask;
 	rows = base_rows(&o);
-	if (!rows) {
-		static const char *const rn[] = {"auto", "pte", "pde", "dual"};
-
-		if (o.level_mask && value && (hi || wide))
-			return cli_fail(PT_E_VALUE, "decode: a 16-byte value does not fit level %s of %s",
-					levels, o.fmt->name);
-		if (o.level_mask && blob && !o.role_given)
-			return cli_fail(PT_E_USAGE, "decode: level %s of %s has no %u-byte entries",
-					levels, o.fmt->name, o.esize);
-		return cli_fail(PT_E_UNSUPPORTED, "decode: %s has no %s%sentry%s%s (%u-byte entries)",
-				o.fmt->name, o.role == ROLE_AUTO ? "" : rn[o.role],
-				o.role == ROLE_AUTO ? "" : " ",
-				levels ? " at level " : "", levels ? levels : "", o.esize);
-	}
+	if (!rows)
+		return no_rows(&a, &o);
 
 	pt_buf_init(&out);
-	if (value) {
-		st = decode_one(&o, rows, lo, hi, base, &out);
+	if (a.value) {
+		st = decode_one(&o, rows, a.lo, a.hi, a.base, &out);
 		if (st == CLI_EXIT_OK && o.json) {
 			cli_buf_chomp(&out);
 			pt_buf_puts(&out, "\n");
 		}
 	} else {
-		st = decode_blob(&o, rows, blob, base, &out);
+		st = decode_blob(&o, rows, a.blob, a.base, &out);
 	}
 	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;

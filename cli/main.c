@@ -13,15 +13,43 @@
 #include "cli.h"
 #include "ptfs_config.h"
 
+char *cli_escape(const char *s)
+{
+	size_t n = strlen(s) * 4 + 1;
+	char *e = malloc(n);
+
+	if (e)
+		pt_text_escape(e, n, s);
+	return e;
+}
+
+/*
+ * PREFIX, then the message escaped as a whole: it may quote a path or a
+ * name from the command line or a capture, and the terminal must not take
+ * their bytes (ESC, BEL) as commands.
+ */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	char *raw = NULL, *shown = NULL;
+
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
+	if (raw)
+		shown = cli_escape(raw);
+	fprintf(stderr, "%s%s\n", prefix, shown ? shown : "(out of memory)");
+	free(shown);
+	free(raw);
+}
+
 int cli_fail(pt_err err, const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "ptfs-tool: %s: ", pt_errname(err));
+	snprintf(prefix, sizeof prefix, "ptfs-tool: %s: ", pt_errname(err));
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return CLI_EXIT_ERROR;
 }
 
@@ -29,11 +57,9 @@ void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ptfs-tool: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("ptfs-tool: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int hexdigit(char c)
@@ -132,14 +158,16 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 	err = pt_capture_load(c, path);
 	if (err != PT_OK) {
 		const char *msg = pt_capture_error(c);
+		char *shown = cli_escape(path);
 
-		/* The loader's line may already start with the path; do not say it twice. */
+		/* The loader's line (escaped) may already start with the path; do not say it twice. */
 		if (!msg || !*msg)
 			*status = cli_fail(err, "%s: %s", path, pt_strerror(err));
-		else if (strncmp(msg, path, strlen(path)) == 0)
+		else if (shown && strncmp(msg, shown, strlen(shown)) == 0)
 			*status = cli_fail(err, "%s", msg);
 		else
 			*status = cli_fail(err, "%s: %s", path, msg);
+		free(shown);
 		pt_capture_free(c);
 		return false;
 	}

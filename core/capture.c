@@ -911,9 +911,13 @@ static pt_err bind(struct loader *ld, resolve_fn resolve, const char *root)
 	struct pt_capture *cap = ld->cap;
 	const struct pt_manifest *man = cap->man;
 	struct member **mm;
-	unsigned a = 0, b = 0;
+	unsigned a = 0, b = 0, min_entry = 16;
 	pt_err rc;
 
+	/* A blob is a set of tables: its size should be whole entries of the smallest kind. */
+	for (const struct pt_level *l = man->fmt->levels; l->name; l++)
+		if (l->entry_size < min_entry)
+			min_entry = l->entry_size;
 	/* Context checks need only capture.ini: report them before member problems. */
 	rc = fill_contexts(cap);
 	if (rc)
@@ -941,6 +945,11 @@ static pt_err bind(struct loader *ld, resolve_fn resolve, const char *root)
 			goto out;
 		}
 		mm[i]->users++;
+		if (mm[i]->size % min_entry)
+			warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
+			     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
+			     (unsigned long long)mm[i]->size, min_entry,
+			     (unsigned long long)(mm[i]->size % min_entry));
 	}
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
@@ -1004,7 +1013,7 @@ static pt_err parse_manifest(struct pt_capture *cap, const char *text, size_t le
 
 static pt_err load_archive(struct loader *ld, int fd)
 {
-	struct member *ini_root, *ini_dir = NULL, *ini;
+	struct member *ini_root, *ini_dir = NULL, *ini, *ini_link = NULL;
 	char *dirini = NULL, *root = NULL;
 	uint8_t *text = NULL;
 	pt_err rc;
@@ -1014,19 +1023,30 @@ static pt_err load_archive(struct loader *ld, int fd)
 		return rc;
 	merge_members(ld);
 	ini_root = member_find(ld, "capture.ini");
-	if (ini_root && ini_root->kind == MK_IGNORED && ini_root->count == 1)
+	if (ini_root && ini_root->kind == MK_IGNORED && ini_root->count == 1) {
+		ini_link = ini_root;   /* a link or device: say so if nothing else is found */
 		ini_root = NULL;
+	}
 	if (ld->topdir && !ld->many_topdirs) {
 		if (asprintf(&dirini, "%s/capture.ini", ld->topdir) < 0) {
 			set_err(ld->cap, "%s: out of memory", ld->path);
 			return PT_E_NOMEM;
 		}
 		ini_dir = member_find(ld, dirini);
-		if (ini_dir && ini_dir->kind == MK_IGNORED && ini_dir->count == 1)
+		if (ini_dir && ini_dir->kind == MK_IGNORED && ini_dir->count == 1) {
+			if (!ini_link)
+				ini_link = ini_dir;
 			ini_dir = NULL;
+		}
 	}
 	if (ini_root && ini_dir) {
 		set_err(ld->cap, "%s: two capture.ini: 'capture.ini' and '%s'", ld->path, dirini);
+		rc = PT_E_CAPTURE;
+		goto out;
+	}
+	if (!ini_root && !ini_dir && ini_link) {
+		set_err(ld->cap, "%s: %s is a %s; ptfs reads only regular files", ld->path,
+			ini_link->name, ini_link->what);
 		rc = PT_E_CAPTURE;
 		goto out;
 	}
@@ -1289,6 +1309,12 @@ static pt_err load_dir(struct loader *ld, int dfd)
 		rc = PT_E_CAPTURE;
 		goto out;
 	}
+	if (!at_root && !in_dir && k == 'l') {
+		set_err(ld->cap, "%s: capture.ini is a symbolic link; ptfs reads only regular files",
+			ld->path);
+		rc = PT_E_CAPTURE;
+		goto out;
+	}
 	if (!at_root && !in_dir) {
 		set_err(ld->cap, "%s: no capture.ini at the directory root or in its only subdirectory",
 			ld->path);
@@ -1326,6 +1352,39 @@ out:
 	return rc;
 }
 
+/*
+ * Whether the regular file open as FD is a capture.ini rather than a
+ * capture: text (no NUL byte at its start) named so, or text whose first
+ * section (after blank and comment lines) is [capture].  Such a file is no archive, and libarchive's
+ * "Unrecognized archive format" would not say what to pass instead.
+ */
+static bool is_bare_ini(const char *path, int fd)
+{
+	const char *base = strrchr(path, '/');
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	const char *p = buf;
+
+	base = base ? base + 1 : path;
+	if (n < 0)
+		return false;
+	/* an archive has NUL bytes early (a tar header, a compressor's header) */
+	if (memchr(buf, 0, (size_t)n))
+		return false;
+	if (strcmp(base, "capture.ini") == 0)
+		return true;
+	buf[n] = 0;
+	for (;;) {
+		p += strspn(p, " \t\r\n");
+		if (*p != ';' && *p != '#')
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return false;
+	}
+	return strncmp(p, "[capture]", 9) == 0;
+}
+
 /* ---- public ---- */
 
 pt_err pt_capture_load(struct pt_capture *cap, const char *path)
@@ -1360,6 +1419,10 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		rc = load_dir(&ld, fd);
+	} else if (S_ISREG(st.st_mode) && is_bare_ini(path, fd)) {
+		set_err(cap, "%s is a capture.ini, not a capture: pass the directory holding it, "
+			"or an archive of that directory", path);
+		rc = PT_E_USAGE;
 	} else {
 		ld.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 		rc = load_archive(&ld, fd);
@@ -1393,6 +1456,13 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 const char *pt_capture_error(const struct pt_capture *cap)
 {
 	return cap ? cap->err : "";
+}
+
+void pt_text_escape(char *out, size_t len, const char *s)
+{
+	if (!out || !len)
+		return;
+	sanitise(out, len, s ? s : "");
 }
 
 size_t pt_capture_warning_count(const struct pt_capture *cap)

@@ -52,6 +52,8 @@ static const char *const state_names[] = {
 	[PT_ST_POINTER] = "pointer",
 	[PT_ST_MAPPED] = "mapped",
 	[PT_ST_UNSUPPORTED] = "unsupported",
+	[PT_ST_SHADOWED] = "shadowed",
+	[PT_ST_RESERVED_BITS] = "reserved_bits",
 };
 
 const char *pt_state_name(enum pt_state st)

@@ -115,26 +115,30 @@ static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 }
 
 /*
- * maps FLAGS column, fixed width 15, no spaces, '-' for an unset slot:
- *
- *   r w x | snp | tmz | prt
- *   e.g.  "rwx|snp|---|---"  the GART default (readable, writeable, executable, snooped)
- *         "r--|---|tmz|prt"
- *
- * r/w/x = READABLE/WRITEABLE/EXECUTABLE, snp = SNOOPED, tmz = TMZ, prt = PRT.
+ * maps and walk FLAGS: the entry-file names of the permission and
+ * attribute bits that are set, joined by ',' ("-" when none), so that every
+ * flag word greps as a field of the entry files (DESIGN §4):
+ *   e.g.  "readable,writeable,executable,snooped"  the GART default
+ *         "readable,tmz,prt"
  */
 static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 {
 	uint32_t p = e->perm;
-	bool prt = e->raw[0] >> 51 & 1;
+	const bool set[] = {
+		!(p & PT_PERM_NO_READ), !(p & PT_PERM_NO_WRITE), p & PT_PERM_EXEC,
+		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, GART_PRT(e->raw[0]),
+	};
+	static const char *const names[] = {
+		"readable", "writeable", "executable", "snooped", "tmz", "prt",
+	};
+	size_t off = 0;
 
-	snprintf(buf, len, "%c%c%c|%s|%s|%s",
-		 p & PT_PERM_NO_READ ? '-' : 'r',
-		 p & PT_PERM_NO_WRITE ? '-' : 'w',
-		 p & PT_PERM_EXEC ? 'x' : '-',
-		 p & PT_PERM_SNOOPED ? "snp" : "---",
-		 p & PT_PERM_TMZ ? "tmz" : "---",
-		 prt ? "prt" : "---");
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!set[i] || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+	}
 }
 
 /* maps KIND column: the GART has no kinds; MTYPE is the memory type. */

@@ -380,25 +380,34 @@ static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 }
 
 /*
- * maps FLAGS column, fixed width 20, no spaces, one slot per attribute,
- * '-' filling an unset slot so columns line up and each token greps alone:
- *
- *   ro|rw  | noat | priv | vol | enc
- *   e.g.   "rw|----|----|---|---"  plain read-write page
- *          "ro|noat|priv|vol|enc"  every attribute set
- *
- * noat = ATOMIC_DISABLE, priv = PRIVILEGE, vol = VOL, enc = ENCRYPTED.
+ * maps and walk FLAGS: the entry-file names of the attribute bits that are
+ * set, joined by ',' ("-" when none), so that every flag word greps as a
+ * field of the entry files (DESIGN §4 "one vocabulary"):
+ *   e.g.  "-"                              plain read-write page
+ *         "read_only,atomic_disable"
+ *         "read_only,atomic_disable,privilege,volatile,encrypted"  every one set
+ * Order: read_only first (the one users filter on), then as before.
  */
 static void ver2_flags(const struct pt_entry *e, char *buf, size_t len)
 {
-	uint32_t p = e->perm;
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} words[] = {
+		{PT_PERM_READ_ONLY, "read_only"},
+		{PT_PERM_ATOMIC_DISABLE, "atomic_disable"},
+		{PT_PERM_PRIVILEGE, "privilege"},
+		{PT_PERM_VOLATILE, "volatile"},
+		{PT_PERM_ENCRYPTED, "encrypted"},
+	};
+	size_t off = 0;
 
-	snprintf(buf, len, "%s|%s|%s|%s|%s",
-		 p & PT_PERM_READ_ONLY ? "ro" : "rw",
-		 p & PT_PERM_ATOMIC_DISABLE ? "noat" : "----",
-		 p & PT_PERM_PRIVILEGE ? "priv" : "----",
-		 p & PT_PERM_VOLATILE ? "vol" : "---",
-		 p & PT_PERM_ENCRYPTED ? "enc" : "---");
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		if (!(e->perm & words[i].bit) || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", words[i].name);
+	}
 }
 
 /* maps KIND column: the TU10x kind name, or the raw id when it has none. */

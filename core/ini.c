@@ -72,6 +72,17 @@ static bool is_name_char(char c)
 	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
+/*
+ * A C1 control (U+0080-U+009F: UTF-8 C2 80-C2 9F) at Q, before E.  Refused
+ * like C0: a value is echoed by `capture`, `info` and ptfs-tool, and U+009B
+ * (CSI) or U+009D (OSC) drive terminals as ESC [ and ESC ] do.
+ */
+static bool is_c1(const char *q, const char *e)
+{
+	return e - q >= 2 && (unsigned char)q[0] == 0xc2 && (unsigned char)q[1] >= 0x80 &&
+	       (unsigned char)q[1] < 0xa0;
+}
+
 bool pt_ini_name_ok(const char *name)
 {
 	size_t n = strlen(name);
@@ -191,7 +202,7 @@ static pt_err parse_header(struct pt_ini *ini, size_t *seccap, const char *p, co
 			break;
 		w[nw] = q;
 		while (q < close && !is_ws(*q)) {
-			if ((unsigned char)*q < 0x20 || *q == 0x7f || *q == '[') {
+			if ((unsigned char)*q < 0x20 || *q == 0x7f || *q == '[' || is_c1(q, close)) {
 				seterr(err, errlen, line, "bad character in the section header");
 				return PT_E_SYNTAX;
 			}
@@ -264,7 +275,7 @@ static pt_err parse_kv(struct pt_ini *ini, size_t *kvcap, const char *p, const c
 	while (ve > v && is_ws(ve[-1]))
 		ve--;
 	for (const char *q = v; q < ve; q++)
-		if (((unsigned char)*q < 0x20 && *q != '\t') || *q == 0x7f) {
+		if (((unsigned char)*q < 0x20 && *q != '\t') || *q == 0x7f || is_c1(q, ve)) {
 			seterr(err, errlen, line, "control character in the value of '%.*s'",
 			       (int)(ke - p), p);
 			return PT_E_VALUE;
@@ -303,6 +314,9 @@ pt_err pt_ini_parse(const char *text, size_t len, struct pt_ini **out,
 
 		line++;
 		pos += n + (nl ? 1 : 0);
+		/* a CR before the LF is the line end, not text: LF and CRLF files share the limit */
+		if (n > 0 && p[n - 1] == '\r')
+			n--;
 		if (n > PT_INI_MAX_LINE) {
 			seterr(err, errlen, line, "line longer than %u bytes", PT_INI_MAX_LINE);
 			rc = PT_E_SYNTAX;
@@ -325,8 +339,6 @@ pt_err pt_ini_parse(const char *text, size_t len, struct pt_ini **out,
 			i += l;
 		}
 		e = p + n;
-		if (e > p && e[-1] == '\r')    /* CRLF line ends */
-			e--;
 		while (p < e && is_ws(*p))
 			p++;
 		while (e > p && is_ws(e[-1]))

@@ -26,7 +26,7 @@
 #include "pt_error.h"
 #include "pt_format.h"
 
-#define PT_INI_MAX_LINE 4096              /* bytes per line, newline excluded */
+#define PT_INI_MAX_LINE 4096              /* bytes per line, its LF or CRLF excluded */
 #define PT_INI_MAX_SIZE (16u << 20)       /* bytes of a whole capture.ini */
 #define PT_INI_MAX_NAME 255               /* bytes of a section name (a directory name) */
 

@@ -12,7 +12,7 @@
  * Only 0x00-0x0f are Turing's own kinds (TU104 manual, RM tu102 swref,
  * kind_macros.h PTEKIND_SUPPORTED); the rest are Volta-era names the UVM
  * header still carries, some at new ids.  test_ver2 checks this table
- * against the TSV line by line.
+ * against the TSV (a copy in core/kinds_tu104.tsv) line by line.
  */
 #include "pt_format.h"
 

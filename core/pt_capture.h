@@ -145,6 +145,12 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path);
 
 /* One line describing the last error ("" if none). */
 const char *pt_capture_error(const struct pt_capture *cap);
+/*
+ * Copies S to OUT (LEN bytes, always terminated, cut short where it does not
+ * fit) as the core shows untrusted names: control characters and bytes that
+ * are not UTF-8 become \xNN.  Programs print paths this way too.
+ */
+void pt_text_escape(char *out, size_t len, const char *s);
 size_t pt_capture_warning_count(const struct pt_capture *cap);
 const char *pt_capture_warning(const struct pt_capture *cap, size_t i);
 

@@ -52,6 +52,13 @@ enum pt_state {
 	PT_ST_POINTER,      /* "pointer": a directory entry pointing at one or two tables */
 	PT_ST_MAPPED,       /* "mapped": a valid leaf */
 	PT_ST_UNSUPPORTED,  /* "unsupported": an encoding the format does not allow here (a PTE at PDE2) */
+	/*
+	 * The two below are never set by a decoder: they depend on where the
+	 * entry sits (core/walk.c), so that `state: mapped` is exactly the
+	 * pages the walker resolves.
+	 */
+	PT_ST_SHADOWED,     /* "shadowed": a valid small PTE whose 64 KiB range the big entry of its dual PDE decides */
+	PT_ST_RESERVED_BITS,/* "reserved_bits": a valid leaf the walk refuses: it, or a pointer above it, has reserved bits */
 };
 const char *pt_state_name(enum pt_state st);
 
@@ -61,7 +68,7 @@ enum pt_fkind {
 	PT_FK_UINT,      /* small unsigned: text decimal, JSON number */
 	PT_FK_HEX,       /* unsigned: text 0x-lowercase hex, JSON "0x..." string */
 	PT_FK_BOOL,      /* derived flag: text true/false, JSON true/false */
-	PT_FK_STR,       /* text: the string; JSON: string; s == NULL prints empty / null */
+	PT_FK_STR,       /* text: the string; JSON: string; s == NULL prints "unknown" / null */
 	PT_FK_HEX128,    /* 128-bit value in v (low) and v2 (high): "0x" + 32 hex digits */
 };
 

@@ -30,6 +30,14 @@ struct pt_table {
 	uint64_t va_base;      /* VA entry 0 covers */
 	unsigned page_shift;   /* log2 of one entry's span */
 	enum pt_cover cover;   /* how much of the table is captured */
+	/*
+	 * The small table of a dual entry knows its big sibling (present only
+	 * then): the big entry over a small PTE decides whether that PTE is
+	 * reached at all (state shadowed).
+	 */
+	struct pt_target big;
+	/* Reached through a pointer with reserved bits: the walker never gets here. */
+	bool reserved_above;
 };
 
 /* The root table of CTX. */
@@ -48,7 +56,10 @@ uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index);
 bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e);
 /*
  * The next listed entry at or after *INDEX: captured, and non-zero unless
- * ALL_ENTRIES.  Sets *INDEX and E; false when there is none.
+ * ALL_ENTRIES.  Sets *INDEX and E; false when there is none.  Unlike
+ * pt_table_read(), which gives the decoder's state, this (and
+ * pt_node_resolve()) applies the states that depend on the entry's place:
+ * shadowed, reserved_bits.
  */
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e);
 /* "yes", "partial" or "no" for a cover. */
@@ -183,6 +194,7 @@ enum pt_anomaly_kind {
 	PT_AN_UNSUPPORTED,         /* "unsupported": an encoding not allowed at its level */
 	PT_AN_TABLE_TWO_LEVELS,    /* "table_two_levels": one table address used at two levels */
 	PT_AN_PA_NOT_CAPTURED,     /* "page_outside_capture": a system page outside captured memory (info only) */
+	PT_AN_ROOT_NOT_CAPTURED,   /* "root_not_captured": none of the root table is captured */
 };
 const char *pt_anomaly_name(enum pt_anomaly_kind k);
 

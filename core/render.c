@@ -122,6 +122,44 @@ void pt_size_str(uint64_t size, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "%c", size, units[u]);
 }
 
+/*
+ * A total as people write it: "2.7G", "640K", "2M", "512" — in the largest
+ * unit it reaches, with one decimal when that unit does not divide it
+ * (info's mapped_bytes; page sizes stay exact with pt_size_str()).
+ */
+static void size_human(uint64_t size, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t whole, rem, tenths;
+	unsigned sh;
+	int u = 0;
+
+	if (size < 1024) {
+		snprintf(buf, len, "%" PRIu64, size);
+		return;
+	}
+	while (u < 5 && size >> (10 * (u + 1)) >= 1024)
+		u++;
+	sh = 10 * (unsigned)(u + 1);
+	whole = size >> sh;
+	rem = size & ((UINT64_C(1) << sh) - 1);
+	if (rem == 0) {
+		snprintf(buf, len, "%" PRIu64 "%c", whole, units[u]);
+		return;
+	}
+	/* rem < 2^60, so rem * 10 fits in 64 bits */
+	tenths = (rem * 10 + (UINT64_C(1) << (sh - 1))) >> sh;
+	if (tenths == 10) {
+		whole++;
+		tenths = 0;
+	}
+	if (whole == 1024 && u < 5) {
+		whole = 1;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c", whole, tenths, units[u]);
+}
+
 /* ---- JSON object with sorted keys ---------------------------------------- */
 
 struct jmem {
@@ -321,8 +359,8 @@ static void field_text(struct pt_buf *b, const struct pt_field *f)
 		pt_buf_puts(b, f->v ? "true" : "false");
 		break;
 	case PT_FK_STR:
-		if (f->s)
-			pt_buf_puts(b, f->s);
+		/* A name the format does not have (an unknown kind): never an empty value. */
+		pt_buf_puts(b, f->s ? f->s : "unknown");
 		break;
 	}
 	pt_buf_put(b, "\n", 1);
@@ -372,6 +410,14 @@ static const char *target_key(const struct pt_entry *e, unsigned w)
 	return "target_captured";
 }
 
+/* The same for target_space: one vocabulary with maps and walk (DESIGN §4). */
+static const char *target_space_key(const struct pt_entry *e, unsigned w)
+{
+	if (e->size > 8)
+		return w == 0 ? "target_space_big" : "target_space_small";
+	return "target_space";
+}
+
 pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t index,
 		       const struct pt_entry *e, enum pt_out out)
 {
@@ -396,11 +442,17 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 		for (unsigned i = 0; i < e->nfields; i++)
 			field_json(&o, &e->fields[i]);
 		jobj_add_str(&o, "state", pt_state_name(e->state));
+		if (e->leaf) {
+			jobj_add_str(&o, "target_space", fmt->spaces[e->space]);
+			jobj_add_hex(&o, "target_address", e->pa);
+		}
 		for (unsigned w = 0; w < 2; w++) {
 			struct pt_table c;
 
-			if (pt_table_child(t, index, e, w, &c))
+			if (pt_table_child(t, index, e, w, &c)) {
+				jobj_add_str(&o, target_space_key(e, w), fmt->spaces[c.space]);
 				jobj_add_str(&o, target_key(e, w), pt_cover_name(c.cover));
+			}
 		}
 		jobj_finish(&o, b);
 		pt_buf_put(b, "\n", 1);
@@ -414,11 +466,20 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 		if (!(e->fields[i].flags & PT_FF_JSON_ONLY))
 			field_text(b, &e->fields[i]);
 	pt_buf_printf(b, "state: %s\n", pt_state_name(e->state));
+	/*
+	 * Where the page is, in the capture's space names (the aperture fields
+	 * above are the hardware's).  e->pa, not a field: it is the address in
+	 * the capture's space (a GART VRAM page less FB_OFFSET).
+	 */
+	if (e->leaf)
+		pt_buf_printf(b, "target_space: %s\ntarget_address: 0x%" PRIx64 "\n",
+			      fmt->spaces[e->space], e->pa);
 	for (unsigned w = 0; w < 2; w++) {
 		struct pt_table c;
 
 		if (pt_table_child(t, index, e, w, &c))
-			pt_buf_printf(b, "%s: %s\n", target_key(e, w), pt_cover_name(c.cover));
+			pt_buf_printf(b, "%s: %s\n%s: %s\n", target_space_key(e, w),
+				      fmt->spaces[c.space], target_key(e, w), pt_cover_name(c.cover));
 	}
 	return buf_status(b);
 }
@@ -887,10 +948,10 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			pt_buf_puts(b, "pages_truncated: true\n");
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
-				char total[24];
+				char total[48];
 
 				pt_size_str((uint64_t)1 << s, size, sizeof size);
-				pt_size_str(st.bytes_by_shift[s], total, sizeof total);
+				size_human(st.bytes_by_shift[s], total, sizeof total);
 				pt_buf_printf(b, "mapped_bytes.%s: %s\n", size, total);
 			}
 		pt_buf_printf(b, "anomalies: %" PRIu64 "\n", st.anomalies);

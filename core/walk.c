@@ -41,6 +41,8 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	/* A flat table (bits 0) takes its page size from the context. */
 	out->page_shift = l->bits ? l->va_shift : ctx->root_page_shift;
 	out->cover = table_cover(out);
+	out->big.present = false;
+	out->reserved_above = false;
 }
 
 uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
@@ -77,6 +79,11 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->va_base = pt_table_entry_va(parent, index);
 	out->page_shift = l->va_shift;
 	out->cover = table_cover(out);
+	out->big.present = false;
+	if (which == 1 && e->target[0].present)
+		out->big = e->target[0];
+	/* The walker stops at a pointer with reserved bits (entry_fault()). */
+	out->reserved_above = parent->reserved_above || e->reserved_mask[0] || e->reserved_mask[1];
 	return true;
 }
 
@@ -128,6 +135,57 @@ static uint64_t next_captured(const struct pt_table *t, uint64_t i)
 	return j > i ? j : i + 1;
 }
 
+static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict);
+enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
+static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
+				    enum pt_fault *fault, const char **verdict);
+
+/*
+ * The states that depend on where entry INDEX of T sits, not on its bits:
+ * a valid leaf the walker never reaches is not `mapped`, so that `state:
+ * mapped` counts exactly the pages of va/ and info.  A leaf with reserved
+ * bits, or below a pointer with reserved bits: reserved_bits (the walk
+ * faults there).  A small PTE whose 64 KiB range the big entry
+ * decides (a valid big PTE maps it; a no_valid_4k, sparse, reserved or
+ * uncaptured big entry faults it): shadowed.
+ */
+static void place_state(const struct pt_table *t, uint64_t index, struct pt_entry *e)
+{
+	const struct pt_format *fmt = t->ctx->fmt;
+	const struct pt_level *bl;
+	struct pt_table big;
+	struct pt_entry be;
+	enum pt_fault f;
+	const char *v;
+	unsigned sh;
+
+	if (e->state != PT_ST_MAPPED)
+		return;
+	if (t->reserved_above || e->reserved_mask[0] || e->reserved_mask[1]) {
+		e->state = PT_ST_RESERVED_BITS;
+		return;
+	}
+	if (!t->big.present || t->big.level < 0 ||
+	    (unsigned)t->big.level >= pt_format_nlevels(fmt))
+		return;
+	bl = &fmt->levels[t->big.level];
+	if (bl->bits == 0 || bl->va_shift < t->page_shift)
+		return;
+	big.ctx = t->ctx;
+	big.level = t->big.level;
+	big.space = t->big.space;
+	big.addr = t->big.addr;
+	big.entries = (uint64_t)1 << bl->bits;
+	big.va_base = t->va_base;
+	big.page_shift = bl->va_shift;
+	big.big.present = false;
+	big.reserved_above = false;
+	big.cover = table_cover(&big);
+	sh = big.page_shift - t->page_shift;
+	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
+		e->state = PT_ST_SHADOWED;
+}
+
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e)
 {
 	for (uint64_t i = *index; i < t->entries; i++) {
@@ -137,6 +195,7 @@ bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, 
 		}
 		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0)
 			continue;
+		place_state(t, i, e);
 		*index = i;
 		return true;
 	}
@@ -187,6 +246,7 @@ pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 		if (!pt_table_read(&t, idx, &out->entry))
 			return PT_E_NOTFOUND;
 		if (k + 1 == node->n) {
+			place_state(&t, idx, &out->entry);
 			out->table = t;
 			out->index = idx;
 			return PT_OK;
@@ -264,6 +324,11 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
 	case PT_ST_INVALID:
 		*verdict = "invalid";
 		return PT_FAULT_UNMAPPED;
+	case PT_ST_SHADOWED:
+	case PT_ST_RESERVED_BITS:
+		/* Place states: the walker's own reads (pt_table_read()) never give them. */
+		*verdict = pt_state_name(e->state);
+		return PT_FAULT_UNMAPPED;
 	case PT_ST_UNMAPPED:
 		break;
 	}
@@ -277,8 +342,6 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
  * fault (as does anything the walker cannot read or trust); any other big
  * PTE — zero or invalid — lets the small table decide.
  */
-enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
-
 static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 				    enum pt_fault *fault, const char **verdict)
 {
@@ -653,6 +716,8 @@ const char *pt_anomaly_name(enum pt_anomaly_kind k)
 		return "table_two_levels";
 	case PT_AN_PA_NOT_CAPTURED:
 		return "page_outside_capture";
+	case PT_AN_ROOT_NOT_CAPTURED:
+		return "root_not_captured";
 	}
 	return "unknown";
 }
@@ -841,6 +906,14 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	if (!seen_grow(&sc.seen))
 		return PT_E_NOMEM;
 	pt_table_root(ctx, &root);
+	/*
+	 * A root with no captured byte leaves every VA not_captured: that is
+	 * not a clean capture.  A partly captured root is normal (a GART of
+	 * 131072 entries where only the used pages were dumped).
+	 */
+	if (root.cover == PT_COVER_NONE)
+		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
+		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
 	scan_table(&sc, &root);
 	free(sc.seen.slot);
 	if (sc.err != PT_OK)

@@ -9,22 +9,32 @@
  * bookkeeping.  Every operation re-resolves its node from the number with
  * pt_node_resolve() / pt_walk_va().
  *
- *   63            54 53    50 49                                     0
- *  +----------------+--------+----------------------------------------+
- *  | context + 1    |  type  |                payload                 |
- *  |   (10 bits)    | 4 bits |                50 bits                 |
- *  +----------------+--------+----------------------------------------+
+ * Every number is 64 bits (fuse_ino_t): the context in the top 10 bits,
+ * then a prefix code that gives each node type the payload it needs.
+ *
+ *   bits 63..54   context + 1 (10 bits; 0: no context, see below)
+ *   bits 53..0    prefix code, read from bit 53 down:
+ *     1 + 53 bits           WALKFILE   the byte VA
+ *     01 + 52 bits          VALINK     VA >> 12: the page's 4 KiB page number
+ *     001 + kind(2) + 49    path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
+ *                                      the path in the low 49 bits
+ *     000 + zeros + type(4) fixed node CTXDIR INFO MAPS VADIR WALKDIR
+ *                                      (enum ptfs_type in bits 3..0)
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`.
  *  0 is never a node: it is the "negative entry" of a lookup reply.
  *
- *  type (enum ptfs_type)   payload
- *  CTXDIR INFO MAPS        0
- *  VADIR WALKDIR           0
- *  VALINK                  first VA of the page (va/ names any VA inside it)
- *  WALKFILE                the VA itself
- *  TABLEDIR                path of the pointer entry + which target (root: empty path)
- *  ENTRYDIR ENTRYFILE      path of the entry
+ *  Why these widths: 10 context bits + a 64-bit byte VA cannot share 64
+ *  bits, so each type gets what it names.  va/ names pages (any VA inside
+ *  a page resolves to the page's link, whose payload is its first VA): a
+ *  page is 4 KiB aligned, so its page number, 52 bits, covers every VA of
+ *  up to 64 bits (VER3 57-bit, x86-64 57-bit canonical, anything wider).
+ *  walk/ names bytes (the trace ends in the byte's PA): the 53 bits left
+ *  cover every VA below 2^53 (VER2 49-bit, GART 48-bit; VER3's upper VAs
+ *  do not fit: such a walk/ name is ENOENT, never a wrong trace).
+ *  A path (TABLEDIR: the pointer entry + which target, root: empty path;
+ *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
+ *  path (3 + 1+9+9+9+8+1+9 = 49).
  *
  *  A path is packed from bit 0 up, driven by the format's level table:
  *    3 bits      n, the number of steps (0..PT_MAX_DEPTH)
@@ -35,9 +45,9 @@
  *  where idx_bits is the level's `bits`, or for a flat root (bits 0, the
  *  amd-gart `pte` level) the bits of root_entries - 1.  VER2 needs at most
  *  3 + 2+9+9+8+1+9 = 41 bits; a GART of 2^36 entries 39.  ptfs_ino_setup()
- *  proves at load time that every path of a context fits in 50 bits, that
- *  a VA fits (va_bits <= 50) and that the context index fits; otherwise the
- *  capture is refused with E_UNSUPPORTED before anything is mounted.
+ *  proves at load time that every path of a context fits in 49 bits and
+ *  that the context index fits; otherwise the capture is refused with
+ *  E_UNSUPPORTED before anything is mounted.
  *
  *  Decoding re-encodes and compares, so each node has exactly one number and
  *  a forged number with stray bits is ENOENT.
@@ -49,10 +59,14 @@
 #include "ptfs.h"
 
 #define CTX_SHIFT 54
-#define TYPE_SHIFT 50
-#define PAYLOAD_BITS 50
+#define WALK_BIT (UINT64_C(1) << 53)       /* prefix 1 */
+#define VALINK_BIT (UINT64_C(1) << 52)     /* prefix 01 */
+#define PATH_BIT (UINT64_C(1) << 51)       /* prefix 001 */
+#define KIND_SHIFT 49
+#define PAYLOAD_BITS 49                    /* a path */
 #define PAYLOAD_MASK ((UINT64_C(1) << PAYLOAD_BITS) - 1)
-_Static_assert(PTFS_WALK_LIMIT == (UINT64_C(1) << PAYLOAD_BITS), "a walk/ VA is a whole payload");
+#define PAGE_SHIFT 12
+_Static_assert(PTFS_WALK_LIMIT == WALK_BIT, "a walk/ VA is everything below the prefix bit");
 #define MAX_CTX 1022u   /* context + 1 must fit 10 bits */
 #define N_BITS 3
 
@@ -106,15 +120,17 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 	pc->ctx = ctx;
 	pc->nlevels = pt_format_nlevels(fmt);
 	if (index > MAX_CTX - 1) {
-		snprintf(why, whylen, "more than %u contexts", MAX_CTX);
+		/* the section of the first context past the limit names where to cut */
+		snprintf(why, whylen, "capture.ini:%u: more than %u contexts (the inode scheme "
+			 "numbers at most %u)", ctx->ini_line, MAX_CTX, MAX_CTX);
 		return PT_E_UNSUPPORTED;
 	}
-	if (fmt->va_bits > PAYLOAD_BITS || fmt->va_bits == 0) {
+	if (fmt->va_bits > 64 || fmt->va_bits == 0) {
 		snprintf(why, whylen, "context %s: %u-bit VAs do not fit the inode scheme",
 			 ctx->name, fmt->va_bits);
 		return PT_E_UNSUPPORTED;
 	}
-	pc->va_limit = UINT64_C(1) << fmt->va_bits;
+	pc->va_last = fmt->va_bits == 64 ? UINT64_MAX : (UINT64_C(1) << fmt->va_bits) - 1;
 	if (pc->nlevels == 0 || pc->nlevels > PT_MAX_LEVELS) {
 		snprintf(why, whylen, "context %s: format %s has %u levels", ctx->name,
 			 fmt->name, pc->nlevels);
@@ -265,7 +281,7 @@ static bool unpack_path(const struct ptfs_ctx *pc, uint64_t acc, bool table,
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id)
 {
 	const struct ptfs_ctx *pc;
-	uint64_t payload = 0;
+	uint64_t rest;
 
 	if (id->type == PTFS_T_GLOBAL)
 		return id->global;
@@ -273,32 +289,47 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id)
 		return 0;
 	pc = &fs->ctx[id->ctx];
 	switch (id->type) {
-	case PTFS_T_VALINK:
 	case PTFS_T_WALKFILE:
-		if (id->va >= (id->type == PTFS_T_WALKFILE ? PTFS_WALK_LIMIT : pc->va_limit))
+		if (id->va >= PTFS_WALK_LIMIT)
 			return 0;
-		payload = id->va;
+		rest = WALK_BIT | id->va;
+		break;
+	case PTFS_T_VALINK:
+		/* only a page's first VA names it: one number per link */
+		if (id->va > pc->va_last || (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
+			return 0;
+		rest = VALINK_BIT | id->va >> PAGE_SHIFT;
 		break;
 	case PTFS_T_TABLEDIR:
 	case PTFS_T_ENTRYDIR:
-	case PTFS_T_ENTRYFILE:
+	case PTFS_T_ENTRYFILE: {
+		uint64_t path;
+
 		if (id->type != PTFS_T_TABLEDIR && id->node.n == 0)
 			return 0;
-		payload = pack_path(pc, &id->node, id->type == PTFS_T_TABLEDIR, id->choice);
-		if (payload == UINT64_MAX)
+		path = pack_path(pc, &id->node, id->type == PTFS_T_TABLEDIR, id->choice);
+		if (path == UINT64_MAX)
 			return 0;
-		break;
-	default:
+		rest = PATH_BIT | (uint64_t)(id->type - PTFS_T_TABLEDIR) << KIND_SHIFT | path;
 		break;
 	}
-	return ((uint64_t)(id->ctx + 1) << CTX_SHIFT) | ((uint64_t)id->type << TYPE_SHIFT) |
-	       (payload & PAYLOAD_MASK);
+	case PTFS_T_CTXDIR:
+	case PTFS_T_INFO:
+	case PTFS_T_MAPS:
+	case PTFS_T_VADIR:
+	case PTFS_T_WALKDIR:
+		rest = (uint64_t)id->type;
+		break;
+	default:
+		return 0;
+	}
+	return ((uint64_t)(id->ctx + 1) << CTX_SHIFT) | rest;
 }
 
 int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id)
 {
 	uint64_t cfield = ino >> CTX_SHIFT;
-	uint64_t payload = ino & PAYLOAD_MASK;
+	uint64_t rest = ino & ((UINT64_C(1) << CTX_SHIFT) - 1);
 	const struct ptfs_ctx *pc;
 
 	memset(id, 0, sizeof(*id));
@@ -312,23 +343,27 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id)
 	if (cfield - 1 >= fs->nctx)
 		return ENOENT;
 	id->ctx = (unsigned)(cfield - 1);
-	id->type = (enum ptfs_type)((ino >> TYPE_SHIFT) & 0xf);
-	if (id->type == PTFS_T_GLOBAL || id->type >= PTFS_T__COUNT)
-		return ENOENT;
 	pc = &fs->ctx[id->ctx];
-	switch (id->type) {
-	case PTFS_T_VALINK:
-	case PTFS_T_WALKFILE:
-		id->va = payload;
-		break;
-	case PTFS_T_TABLEDIR:
-	case PTFS_T_ENTRYDIR:
-	case PTFS_T_ENTRYFILE:
-		if (!unpack_path(pc, payload, id->type == PTFS_T_TABLEDIR, &id->node, &id->choice))
+	if (rest & WALK_BIT) {
+		id->type = PTFS_T_WALKFILE;
+		id->va = rest & (WALK_BIT - 1);
+	} else if (rest & VALINK_BIT) {
+		id->type = PTFS_T_VALINK;
+		id->va = (rest & (VALINK_BIT - 1)) << PAGE_SHIFT;
+	} else if (rest & PATH_BIT) {
+		unsigned kind = (unsigned)((rest >> KIND_SHIFT) & 3);
+
+		if (kind > PTFS_T_ENTRYFILE - PTFS_T_TABLEDIR)
 			return ENOENT;
-		break;
-	default:
-		break;
+		id->type = (enum ptfs_type)(PTFS_T_TABLEDIR + kind);
+		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PTFS_T_TABLEDIR,
+				 &id->node, &id->choice))
+			return ENOENT;
+	} else {
+		/* stray bits above the type fail the re-encode below */
+		id->type = (enum ptfs_type)(rest & 0xf);
+		if (id->type == PTFS_T_GLOBAL || id->type >= PTFS_T__COUNT)
+			return ENOENT;
 	}
 	id->node.ctx = pc->ctx;
 	/* one number per node: reject anything that does not re-encode to itself */

@@ -9,12 +9,14 @@
  * `ptfs: E_XXX: ...` line and leaves no mount behind.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -39,6 +41,9 @@
  */
 static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("all_entries", all_entries, 1),
+	/* kept for fuse_session_new() too: init() must repeat it (ops.c) */
+	PTFS_OPT("max_read=%u", max_read, 0),
+	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
@@ -94,6 +99,35 @@ static void die_usage(const char *what)
 	fputs("usage: ptfs [options] CAPTURE MOUNTPOINT (ptfs -h for help)\n", stderr);
 }
 
+/* S escaped as the core shows untrusted names (pt_text_escape); free() it. */
+static char *escaped(const char *s)
+{
+	size_t n = strlen(s) * 4 + 1;
+	char *e = malloc(n);
+
+	if (e)
+		pt_text_escape(e, n, s);
+	return e;
+}
+
+/*
+ * A load problem in ptfs-tool's form, `ptfs: E_XXX: CAPTURE: message`:
+ * the capture named once, escaped, whether or not the core's line starts with it.
+ */
+static void load_fail(const struct ptfs *fs, pt_err err, const char *msg)
+{
+	char *path = escaped(fs->opts.capture);
+	const char *p = path ? path : "?";
+
+	if (!msg || !*msg)
+		msg = pt_strerror(err);
+	if (strncmp(msg, p, strlen(p)) == 0)
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), msg);
+	else
+		fprintf(stderr, "ptfs: %s: %s: %s\n", pt_errname(err), p, msg);
+	free(path);
+}
+
 struct progress {
 	const char *path;
 	bool shown;
@@ -115,7 +149,8 @@ static void on_progress(void *ud, uint64_t done, uint64_t total)
 /* Loads and validates everything; on failure prints the one line and returns false. */
 static bool load(struct ptfs *fs)
 {
-	struct progress prog = { fs->opts.capture, false };
+	char *shown = escaped(fs->opts.capture);
+	struct progress prog = { shown ? shown : "?", false };
 	char why[256];
 	struct stat st;
 	pt_err err;
@@ -131,14 +166,13 @@ static bool load(struct ptfs *fs)
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {
-		const char *msg = pt_capture_error(fs->cap);
-
-		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err),
-			msg && *msg ? msg : pt_strerror(err));
+		load_fail(fs, err, pt_capture_error(fs->cap));
+		free(shown);
 		return false;
 	}
 	for (size_t i = 0; i < pt_capture_warning_count(fs->cap); i++)
-		fprintf(stderr, "ptfs: warning: %s\n", pt_capture_warning(fs->cap, i));
+		fprintf(stderr, "ptfs: warning: %s: %s\n", prog.path, pt_capture_warning(fs->cap, i));
+	free(shown);
 
 	fs->nctx = pt_capture_context_count(fs->cap);
 	fs->ctx = calloc(fs->nctx ? fs->nctx : 1, sizeof(*fs->ctx));
@@ -155,13 +189,14 @@ static bool load(struct ptfs *fs)
 
 		err = ptfs_ino_setup(&fs->ctx[i], ctx, (unsigned)i, why, sizeof(why));
 		if (err != PT_OK) {
-			fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), why);
+			load_fail(fs, err, why);
 			return false;
 		}
 		/* the root holds the file `capture`: a context of that name could not be reached */
 		if (strcmp(ctx->name, "capture") == 0) {
-			fprintf(stderr, "ptfs: %s: capture.ini:%u: context name 'capture' is reserved "
-				"by the mount\n", pt_errname(PT_E_VALUE), ctx->ini_line);
+			snprintf(why, sizeof why, "capture.ini:%u: context name 'capture' is reserved "
+				 "by the mount", ctx->ini_line);
+			load_fail(fs, PT_E_VALUE, why);
 			return false;
 		}
 	}
@@ -216,6 +251,130 @@ static int add_mount_opts(struct fuse_args *args, const char *capture)
 out:
 	free(o);
 	return ret;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a blank) of field F in place. */
+static void mountinfo_unescape(char *f)
+{
+	char *o = f;
+
+	for (; *f; f++) {
+		if (f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' && f[2] <= '7' &&
+		    f[3] >= '0' && f[3] <= '7') {
+			*o++ = (char)((f[1] - '0') << 6 | (f[2] - '0') << 3 | (f[3] - '0'));
+			f += 3;
+		} else {
+			*o++ = *f;
+		}
+	}
+	*o = 0;
+}
+
+/*
+ * The mount on top of directory DIR (a canonical path) in /proc/self/mountinfo:
+ * its source and type into SRC and TYPE.  False when DIR is no mount point.
+ */
+static bool mount_at(const char *dir, char *src, size_t srclen, char *type, size_t typelen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	/* the last line for DIR is the mount on top: later mounts stack over earlier ones */
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *fld[5], *t, *dash;
+		int n = 0;
+
+		dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = 0;
+		for (t = strtok_r(line, " ", &save); t && n < 5; t = strtok_r(NULL, " ", &save))
+			fld[n++] = t;
+		if (n < 5)
+			continue;
+		mountinfo_unescape(fld[4]);
+		if (strcmp(fld[4], dir) != 0)
+			continue;
+		save = NULL;
+		t = strtok_r(dash + 3, " \n", &save);
+		snprintf(type, typelen, "%s", t ? t : "?");
+		t = strtok_r(NULL, " \n", &save);
+		if (t)
+			mountinfo_unescape(t);
+		snprintf(src, srclen, "%s", t ? t : "?");
+		found = true;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Says what is wrong with the mount point in our one-line form, before
+ * libfuse does: missing, not a directory, a dead FUSE mount (a ptfs that was
+ * killed), or already a mount point (a second mount would silently hide the
+ * first).  True when MNT may be mounted on.
+ */
+static bool mountpoint_ok(const char *mnt)
+{
+	char *shown = escaped(mnt);
+	const char *m = shown ? shown : "?";
+	char real[PATH_MAX], src[PATH_MAX], type[64];
+	struct stat st;
+	struct statvfs sv;
+	int e = stat(mnt, &st) != 0 ? errno : 0;
+	bool ok = false;
+
+	/* stat() may answer from the attribute cache of a dead mount; statfs always asks */
+	if (!e && statvfs(mnt, &sv) != 0 && errno == ENOTCONN)
+		e = ENOTCONN;
+
+	if (e == ENOTCONN)
+		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': a dead FUSE mount (its daemon is "
+			"gone); run 'fusermount3 -u %s' first\n", m, m);
+	else if (e)
+		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(e));
+	else if (!S_ISDIR(st.st_mode))
+		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(ENOTDIR));
+	else if (realpath(mnt, real) && mount_at(real, src, sizeof src, type, sizeof type)) {
+		char *esrc = escaped(src), *etype = escaped(type);
+
+		fprintf(stderr, "ptfs: E_USAGE: mount point '%s' already has a mount (%s, type %s) on it; "
+			"unmount it first\n", m, esrc ? esrc : "?", etype ? etype : "?");
+		free(esrc);
+		free(etype);
+	} else {
+		ok = true;
+	}
+	free(shown);
+	return ok;
+}
+
+/*
+ * The loop as -o max_threads / max_idle_threads asked.  libfuse 3.14 prints
+ * "Ignoring invalid max threads value" for the "not given" idle value
+ * (UINT_MAX), so it is passed on only when given; a value libfuse would
+ * ignore is refused instead of guessed around.
+ */
+#define PTFS_MAX_THREADS 100000   /* libfuse's FUSE_LOOP_MT_MAX_THREADS */
+
+static bool loop_opts_ok(const struct fuse_cmdline_opts *c)
+{
+	if (c->max_threads < 1 || c->max_threads > PTFS_MAX_THREADS) {
+		fprintf(stderr, "ptfs: E_USAGE: max_threads=%u is outside 1-%u\n",
+			c->max_threads, PTFS_MAX_THREADS);
+		return false;
+	}
+	if (c->max_idle_threads != UINT_MAX && c->max_idle_threads > PTFS_MAX_THREADS) {
+		fprintf(stderr, "ptfs: E_USAGE: max_idle_threads=%u is outside 0-%u\n",
+			c->max_idle_threads, PTFS_MAX_THREADS);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -314,21 +473,8 @@ int main(int argc, char *argv[])
 		die_usage("too many arguments");
 		goto out_args;
 	}
-	/* say what is wrong with the mount point in our one-line form, before libfuse does */
-	if (fs.opts.mountpoint) {
-		struct stat st;
-		int e = 0;
-
-		if (stat(fs.opts.mountpoint, &st) != 0)
-			e = errno;
-		else if (!S_ISDIR(st.st_mode))
-			e = ENOTDIR;
-		if (e) {
-			fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n",
-				fs.opts.mountpoint, strerror(e));
-			goto out_args;
-		}
-	}
+	if (fs.opts.mountpoint && !mountpoint_ok(fs.opts.mountpoint))
+		goto out_args;
 	if (fuse_parse_cmdline(&args, &copts) != 0)
 		goto out_args;
 	if (copts.show_help) {
@@ -338,9 +484,9 @@ int main(int argc, char *argv[])
 		ret = 0;
 		goto out_args;
 	}
+	/* ptfs first; fuse_lowlevel_version() would run fusermount3, whose line came first */
 	if (copts.show_version) {
-		printf("ptfs version %s\n", PTFS_VERSION);
-		fuse_lowlevel_version();
+		printf("ptfs version %s\nlibfuse version %s\n", PTFS_VERSION, fuse_pkgversion());
 		ret = 0;
 		goto out_args;
 	}
@@ -348,6 +494,8 @@ int main(int argc, char *argv[])
 		die_usage(!fs.opts.capture ? "no CAPTURE given" : "no MOUNTPOINT given");
 		goto out_args;
 	}
+	if (!copts.singlethread && !loop_opts_ok(&copts))
+		goto out_args;
 	if (add_mount_opts(&args, fs.opts.capture) != 0) {
 		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
 		goto out_args;
@@ -387,7 +535,8 @@ int main(int argc, char *argv[])
 			ret = -ENOMEM;
 		} else {
 			fuse_loop_cfg_set_clone_fd(cfg, copts.clone_fd);
-			fuse_loop_cfg_set_idle_threads(cfg, copts.max_idle_threads);
+			if (copts.max_idle_threads != UINT_MAX)
+				fuse_loop_cfg_set_idle_threads(cfg, copts.max_idle_threads);
 			fuse_loop_cfg_set_max_threads(cfg, copts.max_threads);
 			ret = fuse_session_loop_mt(se, cfg);
 		}

@@ -707,7 +707,7 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 		struct pt_walk w;
 		uint64_t va;
 
-		if (!pt_va_parse(name, &va) || va >= pc->va_limit)
+		if (!pt_va_parse(name, &va) || va > pc->va_last)
 			return ENOENT;
 		pt_walk_va(pc->ctx, va, &w);
 		if (w.fault != PT_FAULT_NONE)
@@ -744,6 +744,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
+	/* statfs promises PTFS_NAME_MAX; the kernel passes FUSE names up to 1024 bytes */
+	if (strlen(name) > PTFS_NAME_MAX)
+		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
 	err = do_lookup(fs_of(req), parent, name, &e);
 	if (err == ENOENT) {
@@ -1042,7 +1045,7 @@ static void readdir_va(struct dirfill *d, const struct ptfs_id *self, off_t off)
 
 	pt_pages_init(&it, pc->ctx, off > 2 ? (uint64_t)off - 2 : 0);
 	while (pt_pages_next(&it, &page)) {
-		if (page.va >= pc->va_limit)
+		if (page.va > pc->va_last)
 			break;
 		memset(&id, 0, sizeof(id));
 		id.type = PTFS_T_VALINK;
@@ -1318,7 +1321,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	memset(&st, 0, sizeof(st));
 	st.f_bsize = 4096;
 	st.f_frsize = 4096;
-	st.f_namemax = 255;
+	st.f_namemax = PTFS_NAME_MAX;
 	st.f_flag = ST_RDONLY;
 	fuse_reply_statfs(req, &st);
 }
@@ -1406,6 +1409,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	/* libfuse refuses INIT unless init() repeats the -o max_read=N it was given */
+	if (fs->opts.max_read)
+		conn->max_read = fs->opts.max_read;
 }
 
 const struct fuse_lowlevel_ops ptfs_ops = {

@@ -25,7 +25,11 @@ struct ptfs_opts {
 	char *mountpoint;    /* second non-option */
 	int all_entries;     /* -o all_entries: list zero entries too */
 	int extra_nonopt;    /* non-options after the mountpoint (a usage error) */
+	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
 };
+
+/* Longest name statfs reports and lookup accepts. */
+#define PTFS_NAME_MAX 255
 
 /*
  * A file rendered once and kept for the life of the mount (`capture`, and
@@ -42,18 +46,18 @@ struct ptfs_cache {
 
 /* Per-context data fixed at load time (inode packing) plus its caches. */
 /*
- * walk/ names: any VA below 2^50, the inode payload (fs/ino.c).  VAs past
+ * walk/ names: any VA below 2^53, the inode payload (fs/ino.c).  VAs past
  * the format's own VA space still get their trace, which ends in
- * out_of_range (DESIGN §4); 2^50 and above are ENOENT.
+ * out_of_range (DESIGN §4); 2^53 and above are ENOENT.
  */
-#define PTFS_WALK_LIMIT (UINT64_C(1) << 50)
+#define PTFS_WALK_LIMIT (UINT64_C(1) << 53)
 
 struct ptfs_ctx {
 	const struct pt_context *ctx;
 	unsigned nlevels;
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
-	uint64_t va_limit;    /* 1 << fmt->va_bits: va/ names at or above it are ENOENT */
+	uint64_t va_last;     /* (1 << fmt->va_bits) - 1: va/ names above it are ENOENT */
 	struct ptfs_cache info, maps;
 };
 

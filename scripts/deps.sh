@@ -21,8 +21,16 @@ ptfs_install_deps() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# Configures (once) and builds ptfs in ./build.
+# Configures (once) and builds ptfs in ./build.  PTFS_WERROR=1 (.ci/run)
+# builds with -Werror: a new warning fails CI instead of scrolling by.
 ptfs_build() {
-	[ -f build/build.ninja ] || meson setup build >/dev/null
+	local opts=()
+	[ "${PTFS_WERROR:-0}" = 1 ] && opts+=(--werror)
+	if [ -f build/build.ninja ]; then
+		# an existing build dir gets the same setting, never a stale one
+		[ "${#opts[@]}" -eq 0 ] || meson configure build -Dwerror=true >/dev/null
+	else
+		meson setup build "${opts[@]}" >/dev/null
+	fi
 	ninja -C build
 }

@@ -1,0 +1,361 @@
+/*
+ * test_ino: the inode scheme of the mount (fs/ino.c), compiled in directly:
+ * no mount, FUSE only for its types.  Every node type round-trips, numbers
+ * are distinct and pinned (stable across builds), the widest VAs fit and
+ * what cannot be packed is refused.
+ */
+#include <string.h>
+#include <errno.h>
+
+#include "ptfs.h"
+#include "testutil.h"
+
+/*
+ * A 57-bit VER3-shaped level table (reference/formats-next.md Part A:
+ * pde4 .. pde0 dual, 4 KiB small pages): the widest path the scheme must
+ * hold, 3 + 1+9+9+9+8+1+9 = 49 bits.
+ */
+static const struct pt_level v3_levels[] = {
+	{"pde4",      0, 56, 1, 8,  PT_ROLE_PDE,  0,  {1, -1}},
+	{"pde3",      1, 47, 9, 8,  PT_ROLE_PDE,  0,  {2, -1}},
+	{"pde2",      2, 38, 9, 8,  PT_ROLE_PDE,  0,  {3, -1}},
+	{"pde1",      3, 29, 9, 8,  PT_ROLE_PDE,  0,  {4, -1}},
+	{"pde0",      4, 21, 8, 16, PT_ROLE_DUAL, 21, {5, 6}},
+	{"pte_big",   5, 16, 5, 8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_small", 5, 12, 9, 8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{NULL,        0, 0,  0, 0,  0,            0,  {-1, -1}},
+};
+static const struct pt_format v3_fmt = {.name = "v3-shaped", .levels = v3_levels, .va_bits = 57};
+/* The same tree with a full 64-bit VA space: the widest va/ name. */
+static const struct pt_format v64_fmt = {.name = "v64", .levels = v3_levels, .va_bits = 64};
+static const struct pt_format v65_fmt = {.name = "v65", .levels = v3_levels, .va_bits = 65};
+
+/* One index bit more at pde3: 50 path bits, one too many. */
+static const struct pt_level wide_levels[] = {
+	{"pde4",      0, 57, 1,  8,  PT_ROLE_PDE,  0,  {1, -1}},
+	{"pde3",      1, 47, 10, 8,  PT_ROLE_PDE,  0,  {2, -1}},
+	{"pde2",      2, 38, 9,  8,  PT_ROLE_PDE,  0,  {3, -1}},
+	{"pde1",      3, 29, 9,  8,  PT_ROLE_PDE,  0,  {4, -1}},
+	{"pde0",      4, 21, 8,  16, PT_ROLE_DUAL, 21, {5, 6}},
+	{"pte_big",   5, 16, 5,  8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_small", 5, 12, 9,  8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{NULL,        0, 0,  0,  0,  0,            0,  {-1, -1}},
+};
+static const struct pt_format wide_fmt = {.name = "wide", .levels = wide_levels, .va_bits = 58};
+
+enum { C_VER2, C_GART, C_V3, C_V64, NCTX };
+
+static struct pt_context ctxs[NCTX];
+static struct ptfs_ctx pcs[NCTX];
+static struct ptfs fs;
+
+static void setup(void)
+{
+	static const struct {
+		const char *name;
+		const struct pt_format *fmt;
+		uint64_t root_entries;
+	} def[NCTX] = {
+		{"pdb0", &pt_format_ver2, 4},
+		{"gart0", &pt_format_gart, UINT64_C(1) << 20},
+		{"pdb1", &v3_fmt, 2},
+		{"pdb2", &v64_fmt, 2},
+	};
+	char why[256];
+
+	memset(ctxs, 0, sizeof ctxs);
+	memset(pcs, 0, sizeof pcs);
+	memset(&fs, 0, sizeof fs);
+	for (unsigned i = 0; i < NCTX; i++) {
+		ctxs[i].name = def[i].name;
+		ctxs[i].index = i;
+		ctxs[i].fmt = def[i].fmt;
+		ctxs[i].root_entries = def[i].root_entries;
+		ctxs[i].ini_line = 10 + i;
+		ck_assert_msg(ptfs_ino_setup(&pcs[i], &ctxs[i], i, why, sizeof why) == PT_OK,
+			      "%s", why);
+	}
+	fs.nctx = NCTX;
+	fs.ctx = pcs;
+}
+
+static struct ptfs_id id_of(enum ptfs_type type, unsigned ctx)
+{
+	struct ptfs_id id;
+
+	memset(&id, 0, sizeof id);
+	id.type = type;
+	id.ctx = ctx;
+	id.node.ctx = &ctxs[ctx];
+	return id;
+}
+
+/* Appends step (LEVEL, INDEX) to ID's node. */
+static void step(struct ptfs_id *id, int level, uint64_t index)
+{
+	id->node.s[id->node.n].level = (int8_t)level;
+	id->node.s[id->node.n].index = index;
+	id->node.n++;
+}
+
+/* Encodes ID, decodes it back and checks every field survives; returns the number. */
+static fuse_ino_t round_trip(const struct ptfs_id *id)
+{
+	struct ptfs_id back;
+	fuse_ino_t ino = ptfs_ino_encode(&fs, id);
+
+	ck_assert_msg(ino != 0, "type %d ctx %u not packed", id->type, id->ctx);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ino, &back), 0);
+	ck_assert_int_eq(back.type, id->type);
+	if (id->type == PTFS_T_GLOBAL) {
+		ck_assert_uint_eq(back.global, id->global);
+		return ino;
+	}
+	ck_assert_uint_eq(back.ctx, id->ctx);
+	ck_assert_ptr_eq(back.node.ctx, &ctxs[id->ctx]);
+	ck_assert_uint_eq(back.va, id->va);
+	ck_assert_uint_eq(back.node.n, id->node.n);
+	for (unsigned k = 0; k < id->node.n; k++) {
+		ck_assert_int_eq(back.node.s[k].level, id->node.s[k].level);
+		ck_assert_uint_eq(back.node.s[k].index, id->node.s[k].index);
+	}
+	if (id->type == PTFS_T_TABLEDIR)
+		ck_assert_uint_eq(back.choice, id->choice);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &back), ino);
+	return ino;
+}
+
+/* Every kind of node of context C, deepest paths with the largest indices. */
+static size_t all_nodes(unsigned c, struct ptfs_id *out)
+{
+	static const enum ptfs_type fixed[] = {
+		PTFS_T_CTXDIR, PTFS_T_INFO, PTFS_T_MAPS, PTFS_T_VADIR, PTFS_T_WALKDIR,
+	};
+	const struct ptfs_ctx *pc = &pcs[c];
+	size_t n = 0;
+	struct ptfs_id id;
+
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		out[n++] = id_of(fixed[i], c);
+	out[n++] = id_of(PTFS_T_TABLEDIR, c);            /* the root table */
+	id = id_of(PTFS_T_VALINK, c);
+	out[n++] = id;                                    /* page 0 */
+	id.va = pc->va_last & ~UINT64_C(0xfff);           /* the last page of the space */
+	out[n++] = id;
+	id = id_of(PTFS_T_WALKFILE, c);
+	out[n++] = id;
+	id.va = PTFS_WALK_LIMIT - 1;                      /* the widest walk/ VA */
+	out[n++] = id;
+	id.va = 0x201234;
+	out[n++] = id;
+	if (c == C_GART) {
+		id = id_of(PTFS_T_ENTRYFILE, c);
+		step(&id, 0, (UINT64_C(1) << 20) - 1);
+		out[n++] = id;
+		id.node.s[0].index = 0;
+		out[n++] = id;
+		return n;
+	}
+	/* down the single-child levels to pde0, then both children of the dual PDE */
+	{
+		unsigned nl = pc->nlevels;
+		int dual = (int)nl - 3;   /* pde0: before pte_big and pte_small */
+		struct ptfs_id path = id_of(PTFS_T_ENTRYDIR, c);
+
+		for (int l = 0; l <= dual; l++) {
+			step(&path, l, (UINT64_C(1) << pc->idx_bits[l]) - 1);
+			path.type = PTFS_T_ENTRYDIR;
+			out[n++] = path;
+			path.type = PTFS_T_ENTRYFILE;
+			out[n++] = path;
+			path.type = PTFS_T_TABLEDIR;
+			path.choice = 0;
+			out[n++] = path;
+			if (l == dual) {
+				path.choice = 1;
+				out[n++] = path;
+			}
+		}
+		for (int ch = 0; ch < 2; ch++) {
+			struct ptfs_id leaf = path;
+			int lv = dual + 1 + ch;
+
+			leaf.type = PTFS_T_ENTRYFILE;
+			leaf.choice = 0;
+			step(&leaf, lv, (UINT64_C(1) << pc->idx_bits[lv]) - 1);
+			out[n++] = leaf;
+			leaf.node.s[leaf.node.n - 1].index = 0;
+			out[n++] = leaf;
+		}
+	}
+	return n;
+}
+
+START_TEST(round_trip_every_type)
+{
+	struct ptfs_id ids[64], g;
+
+	g = id_of(PTFS_T_GLOBAL, 0);
+	g.global = PTFS_INO_ROOT;
+	ck_assert_uint_eq(round_trip(&g), 1);
+	g.global = PTFS_INO_CAPTURE;
+	ck_assert_uint_eq(round_trip(&g), 2);
+	for (unsigned c = 0; c < NCTX; c++) {
+		size_t n = all_nodes(c, ids);
+		bool seen[PTFS_T__COUNT] = {false};
+
+		for (size_t i = 0; i < n; i++) {
+			round_trip(&ids[i]);
+			seen[ids[i].type] = true;
+		}
+		for (int t = PTFS_T_CTXDIR; t < PTFS_T__COUNT; t++)
+			ck_assert_msg(seen[t] || (c == C_GART && t == PTFS_T_ENTRYDIR),
+				      "context %u: type %d untested", c, t);
+	}
+}
+END_TEST
+
+START_TEST(distinct)
+{
+	struct ptfs_id ids[64];
+	fuse_ino_t all[NCTX * 64 + 2];
+	size_t n = 0;
+
+	all[n++] = PTFS_INO_ROOT;
+	all[n++] = PTFS_INO_CAPTURE;
+	for (unsigned c = 0; c < NCTX; c++) {
+		size_t k = all_nodes(c, ids);
+
+		for (size_t i = 0; i < k; i++)
+			all[n++] = ptfs_ino_encode(&fs, &ids[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_ne(all[i], 0);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(all[i] != all[j], "nodes %zu and %zu share 0x%llx", i, j,
+				      (unsigned long long)all[i]);
+	}
+}
+END_TEST
+
+/* The numbers themselves are part of the contract (DESIGN §4: stable). */
+START_TEST(stable)
+{
+	struct ptfs_id id = id_of(PTFS_T_CTXDIR, 0);
+
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0040000000000001));
+	id = id_of(PTFS_T_WALKDIR, 1);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0080000000000005));
+	id = id_of(PTFS_T_WALKFILE, 0);
+	id.va = 0x201234;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0060000000201234));
+	id = id_of(PTFS_T_VALINK, 0);
+	id.va = 0x201000;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0050000000000201));
+	id = id_of(PTFS_T_TABLEDIR, 0);   /* root table: n = 0 */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0048000000000000));
+	id = id_of(PTFS_T_ENTRYFILE, 0);  /* pde3/1: n = 1, index 1 */
+	step(&id, 0, 1);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x004c000000000009));
+	/* a second setup of the same contexts gives the same numbers */
+	setup();
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x004c000000000009));
+}
+END_TEST
+
+START_TEST(widest_va)
+{
+	struct ptfs_id id = id_of(PTFS_T_VALINK, C_V64);
+	struct ptfs_id back;
+	fuse_ino_t ino;
+
+	/* the last page of a 64-bit space and of a 57-bit one */
+	id.va = UINT64_C(0xfffffffffffff000);
+	ino = round_trip(&id);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ino, &back), 0);
+	ck_assert_uint_eq(back.va, UINT64_C(0xfffffffffffff000));
+	id = id_of(PTFS_T_VALINK, C_V3);
+	id.va = (UINT64_C(1) << 57) - 0x1000;
+	round_trip(&id);
+	ck_assert_uint_eq(pcs[C_V3].va_last, (UINT64_C(1) << 57) - 1);
+	ck_assert_uint_eq(pcs[C_V64].va_last, UINT64_MAX);
+	/* walk/: every byte VA below 2^53, in any context */
+	for (unsigned c = 0; c < NCTX; c++) {
+		id = id_of(PTFS_T_WALKFILE, c);
+		id.va = PTFS_WALK_LIMIT - 1;
+		round_trip(&id);
+	}
+	ck_assert_uint_eq(PTFS_WALK_LIMIT, UINT64_C(1) << 53);
+}
+END_TEST
+
+START_TEST(refused)
+{
+	struct ptfs_id id, back;
+	struct pt_context c = ctxs[C_VER2];
+	struct ptfs_ctx pc;
+	char why[256];
+
+	/* VAs that cannot be packed */
+	id = id_of(PTFS_T_WALKFILE, 0);
+	id.va = PTFS_WALK_LIMIT;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	id = id_of(PTFS_T_VALINK, C_VER2);
+	id.va = UINT64_C(1) << 49;                /* past VER2's space */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	id.va = 0x201234;                         /* not a page's first VA */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	/* paths the level table does not allow */
+	id = id_of(PTFS_T_ENTRYFILE, C_VER2);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);   /* an entry needs a step */
+	step(&id, 0, 4);                                    /* pde3 has 2 index bits */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	id = id_of(PTFS_T_ENTRYFILE, C_VER2);
+	step(&id, 1, 0);                                    /* a path starts at the root */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	id = id_of(PTFS_T_CTXDIR, NCTX);                    /* no such context */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	/* forged numbers */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 0, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 3, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000000), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000011), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000006), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x004e000000000000), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ((uint64_t)NCTX + 1) << 54 | 1, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x004c000000000000) | UINT64_C(1) << 40,
+					 &back), ENOENT);
+	/* contexts and formats the scheme cannot number */
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1021, why, sizeof why), PT_OK);
+	c.ini_line = 4711;
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1022, why, sizeof why), PT_E_UNSUPPORTED);
+	ck_assert_str_eq(why, "capture.ini:4711: more than 1022 contexts (the inode scheme "
+			 "numbers at most 1022)");
+	c.fmt = &v65_fmt;
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_E_UNSUPPORTED);
+	c.fmt = &wide_fmt;
+	c.root_entries = 2;
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_E_UNSUPPORTED);
+	ck_assert_str_eq(why, "context pdb0: tree paths need 50 inode bits (at most 49)");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ino");
+	TCase *tc = tcase_create("scheme");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, round_trip_every_type);
+	tcase_add_test(tc, distinct);
+	tcase_add_test(tc, stable);
+	tcase_add_test(tc, widest_va);
+	tcase_add_test(tc, refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}
