@@ -200,6 +200,23 @@ START_TEST(three_stores)
 }
 END_TEST
 
+/* Regression (fuzz_gem5): a host memory without stores sorted a NULL array. */
+START_TEST(physmem_without_stores)
+{
+	struct pt_gem5_cpt *c = NULL;
+	char err[512] = "";
+	const char *t = "[gpu.GPUVM]\nvm0PTBase=0\n[system.physmem]\nnbr_of_stores=0\n";
+
+	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(c->nsys, 0);
+	ck_assert(!c->sys_by_convention);
+	pt_gem5_free(c);
+	t = "[gpu.GPUVM]\n[s.physmem]\n[s.physmem.store0]\nfilename=a\nrange_size=1\n[s.physmem.store0]\nfilename=b\nrange_size=1\n";
+	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "m5.cpt:6: host memory store0 given twice (line 3)");
+}
+END_TEST
+
 START_TEST(long_lines_and_crlf)
 {
 	struct pt_gem5_cpt *c = NULL;
@@ -257,6 +274,7 @@ static Suite *suite(void)
 	tc = tcase_create("hostile");
 	tcase_add_loop_test(tc, hostile, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
 	tcase_add_test(tc, three_stores);
+	tcase_add_test(tc, physmem_without_stores);
 	tcase_add_test(tc, long_lines_and_crlf);
 	suite_add_tcase(s, tc);
 

@@ -496,9 +496,15 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 			if ((rc = read_store(&p, x, (unsigned)id, &c->sys[c->nsys++])))
 				goto fail;
 		}
-		qsort(c->sys, c->nsys, sizeof *c->sys, cmp_store);
+		if (c->nsys)   /* qsort(NULL, 0) is undefined (found by fuzz_gem5) */
+			qsort(c->sys, c->nsys, sizeof *c->sys, cmp_store);
 		for (size_t i = 0; i < c->nsys; i++)
-			if (c->sys[i].store_id != i) {
+			if (i && c->sys[i].store_id == c->sys[i - 1].store_id) {
+				seterr(&p, c->sys[i].line, "host memory store%u given twice (line %u)", c->sys[i].store_id,
+				       c->sys[i - 1].line);
+				rc = PT_E_VALUE;
+				goto fail;
+			} else if (c->sys[i].store_id != i) {
 				seterr(&p, c->sys[i].line, "host memory store%u without store%zu", c->sys[i].store_id, i);
 				rc = PT_E_VALUE;
 				goto fail;
