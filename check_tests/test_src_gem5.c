@@ -61,7 +61,7 @@ START_TEST(registers)
 	size_t len;
 	char *t = slurp("m5.cpt", &len);
 
-	ck_assert_msg(pt_gem5_parse(t, len, "cpt.1/m5.cpt", NULL, &c, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_msg(pt_gem5_parse(t, len, "cpt.1/m5.cpt", NULL, NULL, 0, &c, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert_str_eq(c->device, "system.pc.south_bridge.gpu");
 	ck_assert_uint_eq(c->gpuvm_line, 19);
 	/* vm0PTBase with bit 0 clear, as gem5 saves it */
@@ -110,7 +110,7 @@ START_TEST(written_fb_and_device)
 	char *t = variant("vmContext0.fbTop=", "vmContext0.fbTop=4177526783"), *u;
 
 	/* fbTop written (0xf8 << 24 | 0xffffff): the GFX hub's own value, no MMHUB fallback */
-	ck_assert_msg(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_msg(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err) == PT_OK, "%s", err);
 	ck_assert(!c->fb_from_mmhub);
 	ck_assert_uint_eq(c->reg[PT_G5_FB_TOP].raw, 0xf8);
 	ck_assert_uint_eq(c->reg[PT_G5_FB_BASE].raw, 0);
@@ -121,12 +121,12 @@ START_TEST(written_fb_and_device)
 	u = malloc(strlen(t) + 64);
 	strcpy(u, t);
 	strcat(u, "\n[board.gpus.device.GPUVM]\nvm0PTBase=4096\n");
-	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", "board.gpus.device", &c, err, sizeof err), PT_OK);
+	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", "board.gpus.device", NULL, 0, &c, err, sizeof err), PT_OK);
 	ck_assert_str_eq(c->device, "board.gpus.device");
 	ck_assert_uint_eq(c->reg[PT_G5_PT_BASE].raw, 4096);
 	ck_assert(!c->has_vram);
 	pt_gem5_free(c);
-	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", "board.gpus0.device", &c, err, sizeof err),
+	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", "board.gpus0.device", NULL, 0, &c, err, sizeof err),
 			 PT_E_NOTFOUND);
 	ck_assert_str_eq(err, "m5.cpt:1: no [board.gpus0.device.GPUVM] section");
 	free(u);
@@ -177,7 +177,7 @@ START_TEST(hostile)
 	char err[512] = "";
 	char *t = variant(bad_cases[_i].old, bad_cases[_i].new);
 
-	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err), bad_cases[_i].rc);
+	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err), bad_cases[_i].rc);
 	ck_assert_ptr_null(c);
 	ck_assert_str_eq(err, bad_cases[_i].msg);
 	free(t);
@@ -193,7 +193,7 @@ START_TEST(three_stores)
 
 	strcpy(u, t);
 	strcat(u, "\n[system.physmem.store2]\nstore_id=2\nfilename=s2.pmem\nrange_size=4096\n");
-	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", NULL, &c, err, sizeof err), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_gem5_parse(u, strlen(u), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err), PT_E_UNSUPPORTED);
 	ck_assert_str_eq(err, "m5.cpt:53: 3 host memory stores: their addresses need config.ini");
 	free(u);
 	free(t);
@@ -207,12 +207,12 @@ START_TEST(physmem_without_stores)
 	char err[512] = "";
 	const char *t = "[gpu.GPUVM]\nvm0PTBase=0\n[system.physmem]\nnbr_of_stores=0\n";
 
-	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err), PT_OK);
+	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err), PT_OK);
 	ck_assert_uint_eq(c->nsys, 0);
 	ck_assert(!c->sys_by_convention);
 	pt_gem5_free(c);
 	t = "[gpu.GPUVM]\n[s.physmem]\n[s.physmem.store0]\nfilename=a\nrange_size=1\n[s.physmem.store0]\nfilename=b\nrange_size=1\n";
-	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_int_eq(pt_gem5_parse(t, strlen(t), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err), PT_E_VALUE);
 	ck_assert_str_eq(err, "m5.cpt:6: host memory store0 given twice (line 3)");
 }
 END_TEST
@@ -231,9 +231,76 @@ START_TEST(long_lines_and_crlf)
 	for (size_t i = 0; i < n; i++)
 		p += sprintf(p, "%zu ", i * 8);
 	strcpy(p, "\r\n");
-	ck_assert_msg(pt_gem5_parse(u, strlen(u), "m5.cpt", NULL, &c, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_msg(pt_gem5_parse(u, strlen(u), "m5.cpt", NULL, NULL, 0, &c, err, sizeof err) == PT_OK, "%s", err);
 	pt_gem5_free(c);
 	free(u);
+	free(t);
+}
+END_TEST
+
+/* config.ini text with the line starting OLD replaced by NEW. */
+static char *cfg_variant(const char *old, const char *new)
+{
+	size_t len;
+	char *t = slurp("config.ini", &len), *p = strstr(t, old), *eol, *out;
+
+	ck_assert_msg(p != NULL, "%s", old);
+	eol = strchr(p, '\n');
+	out = malloc(len + strlen(new) + 2);
+	memcpy(out, t, (size_t)(p - t));
+	strcpy(out + (p - t), new);
+	strcat(out, eol);
+	free(t);
+	return out;
+}
+
+START_TEST(config_ranges)
+{
+	struct pt_gem5_cpt *c = NULL;
+	char err[512] = "";
+	size_t len, clen;
+	char *t = slurp("m5.cpt", &len), *cfg = slurp("config.ini", &clen);
+
+	/* two interleaved controllers are one store; the ranges say the bases */
+	ck_assert_msg(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, clen, &c, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert(!c->sys_by_convention);
+	ck_assert_uint_eq(c->sys[0].base, 0);
+	ck_assert_uint_eq(c->sys[0].config_line, 18);
+	ck_assert_uint_eq(c->sys[1].base, 4ull << 30);
+	ck_assert_uint_eq(c->sys[1].config_line, 30);
+	pt_gem5_free(c);
+	free(cfg);
+	/* config.ini outranks the convention */
+	cfg = cfg_variant("range=4294967296:", "range=8589934592:9663676416");
+	ck_assert_msg(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_uint_eq(c->sys[1].base, 8ull << 30);
+	pt_gem5_free(c);
+	free(cfg);
+	/* a memory outside the address map has no store */
+	cfg = cfg_variant("range=4294967296:", "range=4294967296:5368709120\nin_addr_map=false");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "config.ini:10: 1 memory ranges, but m5.cpt has 2 host memory stores");
+	free(cfg);
+	cfg = cfg_variant("range=4294967296:", "range=4294967296:4294971392");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "config.ini:30: range holds 4096 bytes, but store1's range_size is 1073741824");
+	free(cfg);
+	cfg = cfg_variant("range=4294967296:", "range=1073741824:2147483648");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "config.ini:30: range overlaps the one on line 18");
+	free(cfg);
+	cfg = cfg_variant("range=4294967296:", "range=4294967296");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "config.ini:30: range is not start:end with start < end");
+	free(cfg);
+	cfg = cfg_variant("memories=", "memories=system.mem_ctrls0.dram system.nothing");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_NOTFOUND);
+	ck_assert_str_eq(err, "config.ini:10: memories= names system.nothing, which has no section");
+	free(cfg);
+	cfg = cfg_variant("[system]", "[board]");
+	ck_assert_int_eq(pt_gem5_parse(t, len, "m5.cpt", NULL, cfg, strlen(cfg), &c, err, sizeof err), PT_E_NOTFOUND);
+	ck_assert_str_eq(err, "config.ini:1: no [system] section for the checkpoint's host memory");
+	free(cfg);
 	free(t);
 }
 END_TEST
@@ -269,6 +336,7 @@ static Suite *suite(void)
 	tc = tcase_create("registers");
 	tcase_add_test(tc, registers);
 	tcase_add_test(tc, written_fb_and_device);
+	tcase_add_test(tc, config_ranges);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("hostile");

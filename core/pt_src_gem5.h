@@ -46,8 +46,9 @@ struct pt_gem5_store {
 	unsigned store_id;
 	char *file;          /* filename= : a member beside m5.cpt */
 	uint64_t size;       /* range_size= */
-	uint64_t base;       /* vram: 0; sysmem: see base_by_convention */
+	uint64_t base;       /* vram: 0; sysmem: from config.ini, or see sys_by_convention */
 	unsigned line;       /* the section header */
+	unsigned config_line;/* sysmem: the config.ini range= line, 0 when by convention */
 };
 
 struct pt_gem5_cpt {
@@ -73,11 +74,14 @@ bool pt_gem5_detect_text(const char *text, size_t len);
 /*
  * Parses LEN bytes of m5.cpt.  NAME labels messages ("cpt.1234/m5.cpt").
  * DEVICE selects the GPU (the prefix before ".GPUVM"); NULL takes the first.
+ * CONFIG (CONFIG_LEN bytes, NULL if absent) is the run's config.ini: host
+ * store addresses come from it (messages "config.ini:LINE: ..."), else from
+ * the x86 GPUFS convention (store0 at 0, store1 at 4 GiB).
  * Failure: PT_E_SYNTAX / PT_E_VALUE / PT_E_UNSUPPORTED / PT_E_NOTFOUND /
  * PT_E_NOMEM with "NAME:LINE: ..." in ERR and *OUT NULL.
  */
 pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char *device,
-		     struct pt_gem5_cpt **out, char *err, size_t errlen);
+		     const char *config, size_t config_len, struct pt_gem5_cpt **out, char *err, size_t errlen);
 void pt_gem5_free(struct pt_gem5_cpt *cpt);
 
 /* The capture.ini key of register R, e.g. "MC_VM_FB_LOCATION_BASE". */

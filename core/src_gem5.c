@@ -391,8 +391,157 @@ static int cmp_store(const void *a, const void *b)
 	return x->store_id < y->store_id ? -1 : x->store_id > y->store_id;
 }
 
+/* "start:end[:intlvMatch:masks...]" (m5 params.py AddrRange.__str__, end exclusive). */
+static bool parse_range(const struct line *l, uint64_t *start, uint64_t *end)
+{
+	const char *c = l->s, *e = l->s + l->n;
+
+	if (!dec64(&c, e, start) || c == e || *c != ':')
+		return false;
+	c++;
+	if (!dec64(&c, e, end) || (c != e && *c != ':'))
+		return false;
+	/* interleaving fields: the ranges that share start:end merge into one store */
+	return *end > *start;
+}
+
+struct crange {
+	uint64_t start, end;
+	unsigned line;
+};
+
+static int cmp_crange(const void *a, const void *b)
+{
+	const struct crange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Host store addresses from config.ini (§1.4): the System's memories= lists
+ * its memory interfaces, each with range=; PhysicalMemory makes one store
+ * per distinct range of the in-address-map, non-null ones, in address order.
+ */
+static pt_err sys_from_config(const char *cfg, size_t clen, const char *sys, size_t sn,
+			      struct pt_gem5_cpt *c, char *err, size_t errlen)
+{
+	struct parser q = { .name = "config.ini", .err = err, .errlen = errlen };
+	const struct sec *sx = NULL;
+	struct crange *r = NULL;
+	size_t nr = 0;
+	struct line mem;
+	bool found;
+	pt_err rc;
+
+	if (memchr(cfg, 0, clen)) {
+		seterr(&q, 1, "NUL byte: not a config.ini");
+		return PT_E_SYNTAX;
+	}
+	if ((rc = scan(&q, cfg, clen)))
+		goto out;
+	for (size_t i = 0; i < q.nsec && !sx; i++)
+		if (q.sec[i].n == sn && !memcmp(q.sec[i].name, sys, sn))
+			sx = &q.sec[i];
+	if (!sx) {
+		seterr(&q, 1, "no [%.*s] section for the checkpoint's host memory", (int)(sn > 200 ? 200 : sn), sys);
+		rc = PT_E_NOTFOUND;
+		goto out;
+	}
+	if ((rc = find_key(&q, sx, "memories", &mem, &found)))
+		goto out;
+	if (!found) {
+		seterr(&q, sx->line, "[%.*s] has no memories=", (int)(sn > 200 ? 200 : sn), sys);
+		rc = PT_E_NOTFOUND;
+		goto out;
+	}
+	for (const char *p = mem.s, *e = mem.s + mem.n; p < e;) {
+		const char *w = p;
+		const struct sec *mx = NULL;
+		struct line v;
+		uint64_t st, en;
+		void *m;
+
+		while (p < e && *p != ' ')
+			p++;
+		if (p == w) {
+			p++;
+			continue;
+		}
+		for (size_t i = 0; i < q.nsec && !mx; i++)
+			if (q.sec[i].n == (size_t)(p - w) && !memcmp(q.sec[i].name, w, (size_t)(p - w)))
+				mx = &q.sec[i];
+		if (!mx) {
+			seterr(&q, mem.no, "memories= names %.*s, which has no section", (int)(p - w > 200 ? 200 : p - w), w);
+			rc = PT_E_NOTFOUND;
+			goto out;
+		}
+		if ((rc = find_key(&q, mx, "in_addr_map", &v, &found)))
+			goto out;
+		if (found && v.n == 5 && (!memcmp(v.s, "false", 5) || !memcmp(v.s, "False", 5)))
+			continue;
+		if ((rc = find_key(&q, mx, "null", &v, &found)))
+			goto out;
+		if (found && v.n == 4 && (!memcmp(v.s, "true", 4) || !memcmp(v.s, "True", 4)))
+			continue;
+		if ((rc = find_key(&q, mx, "range", &v, &found)))
+			goto out;
+		if (!found || !parse_range(&v, &st, &en)) {
+			seterr(&q, found ? v.no : mx->line, "range is not start:end with start < end");
+			rc = PT_E_VALUE;
+			goto out;
+		}
+		m = realloc(r, (nr + 1) * sizeof *r);
+		if (!m) {
+			rc = PT_E_NOMEM;
+			goto out;
+		}
+		r = m;
+		r[nr++] = (struct crange){ st, en, v.no };
+	}
+	if (nr)
+		qsort(r, nr, sizeof *r, cmp_crange);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < nr; i++) {
+			if (k && r[i].start == r[k - 1].start && r[i].end == r[k - 1].end)
+				continue;   /* interleaved parts of one range */
+			if (k && r[i].start < r[k - 1].end) {
+				seterr(&q, r[i].line, "range overlaps the one on line %u", r[k - 1].line);
+				rc = PT_E_VALUE;
+				goto out;
+			}
+			r[k++] = r[i];
+		}
+		nr = k;
+	}
+	if (nr != c->nsys) {
+		seterr(&q, mem.no, "%zu memory ranges, but m5.cpt has %zu host memory stores", nr, c->nsys);
+		rc = PT_E_VALUE;
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (r[i].end - r[i].start != c->sys[i].size) {
+			seterr(&q, r[i].line, "range holds %llu bytes, but store%zu's range_size is %llu",
+			       (unsigned long long)(r[i].end - r[i].start), i, (unsigned long long)c->sys[i].size);
+			rc = PT_E_VALUE;
+			goto out;
+		}
+		c->sys[i].base = r[i].start;
+		c->sys[i].config_line = r[i].line;
+	}
+	rc = PT_OK;
+out:
+	if (rc == PT_E_NOMEM)
+		seterr(&q, 1, "out of memory");
+	free(r);
+	free(q.ln);
+	free(q.sec);
+	return rc;
+}
+
 pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char *device,
-		     struct pt_gem5_cpt **out, char *err, size_t errlen)
+		     const char *config, size_t config_len, struct pt_gem5_cpt **out, char *err, size_t errlen)
 {
 	struct parser p = { .name = name ? name : "m5.cpt", .err = err, .errlen = errlen };
 	struct pt_gem5_cpt *c = NULL;
@@ -509,6 +658,14 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 				rc = PT_E_VALUE;
 				goto fail;
 			}
+		if (config) {
+			if ((rc = sys_from_config(config, config_len, pm->name, pm->n - 8, c, err, errlen))) {
+				free(p.ln);
+				free(p.sec);
+				pt_gem5_free(c);
+				return rc;
+			}
+		} else {
 		/*
 		 * No start addresses are saved (§1.4).  gem5's x86 GPUFS layouts put
 		 * store0 at 0 (at most 3 GiB, or 128 MiB on the stdlib board) and
@@ -534,6 +691,7 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 			}
 		}
 		c->sys_by_convention = c->nsys > 0;
+		}
 	}
 	free(p.ln);
 	free(p.sec);

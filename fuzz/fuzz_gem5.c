@@ -3,14 +3,16 @@
  * (core/pt_src_gem5.h).
  *
  * The input is the text of an m5.cpt.  The recognisers run on it, then
- * pt_gem5_parse with the first device and with the fixture's device name.
+ * pt_gem5_parse with the first device and with the fixture's device name,
+ * and once more with the same text as its config.ini (one input reaches
+ * both the m5.cpt and the config.ini paths; seed: m5.cpt + config.ini).
  *
  * Invariants checked (abort -> libFuzzer reports a crash):
  *  - an error message starts "fz.cpt:LINE: " with a line within the text and
  *    holds no control character; a failed parse returns no checkpoint;
  *  - store file names are plain names (no '/', not "." or ".."), host
  *    stores are numbered 0..n-1 in order, at most two of them (the only
- *    layout with a convention), store1 at 4 GiB;
+ *    layout with a convention), store1 at 4 GiB (by convention);
  *  - the shifted registers convert back into their field widths.
  */
 #include <stdint.h>
@@ -48,11 +50,15 @@ static void check_cpt(const struct pt_gem5_cpt *c)
 			abort();
 	if (c->has_vram)
 		check_file(c->vram.file);
-	if (c->nsys > 2)
+	if (c->sys_by_convention && c->nsys > 2)
 		abort();
 	for (size_t i = 0; i < c->nsys; i++) {
 		check_file(c->sys[i].file);
-		if (c->sys[i].store_id != i || c->sys[i].base != (i ? 4ull << 30 : 0))
+		if (c->sys[i].store_id != i)
+			abort();
+		if (c->sys_by_convention && c->sys[i].base != (i ? 4ull << 30 : 0))
+			abort();
+		if (!c->sys_by_convention && i && c->sys[i].base < c->sys[i - 1].base + c->sys[i - 1].size)
 			abort();
 	}
 }
@@ -64,15 +70,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > (1u << 20))
 		return 0;
 	(void)pt_gem5_detect_text((const char *)data, size);
-	for (size_t d = 0; d < 2; d++) {
+	for (size_t d = 0; d < 3; d++) {
 		struct pt_gem5_cpt *c = NULL;
 		char err[512] = "";
-		pt_err rc = pt_gem5_parse((const char *)data, size, "fz.cpt", devs[d], &c, err, sizeof err);
+		pt_err rc = pt_gem5_parse((const char *)data, size, "fz.cpt", devs[d & 1], d == 2 ? (const char *)data : NULL,
+					  d == 2 ? size : 0, &c, err, sizeof err);
 
 		if (rc != PT_OK) {
 			if (c)
 				abort();
-			check_err(err, size);
+			if (strncmp(err, "config.ini:", 11))
+				check_err(err, size);
 			continue;
 		}
 		check_cpt(c);

@@ -76,5 +76,6 @@ seed gart-cosim 1 0x3ee600000 0x3ee600000 0x7fff00000 0x7fff1ffff 0 \
 SRC_DATA=$FIX/../check_tests/src_data
 cp "$SRC_DATA"/*.log "$SRC_DATA"/*.envdef "$OUT/fuzz_umr/"
 cp "$SRC_DATA/m5.cpt" "$OUT/fuzz_gem5/"
+cat "$SRC_DATA/m5.cpt" "$SRC_DATA/config.ini" >"$OUT/fuzz_gem5/m5-config"
 
 touch "$STAMP"
