@@ -138,9 +138,10 @@ int cli_maps(int argc, char **argv)
 	if (space) {
 		f.space = pt_format_space(pt_capture_format(cap), space);
 		if (f.space < 0) {
+			st = cli_fail(PT_E_VALUE, "maps: no space '%s' in format %s", space,
+				      pt_capture_format(cap)->name);
 			pt_capture_free(cap);
-			return cli_fail(PT_E_VALUE, "maps: no space '%s' in format %s", space,
-					pt_capture_format(cap)->name);
+			return st;
 		}
 	}
 	pt_buf_init(&out);
