@@ -66,15 +66,8 @@ static const char audit_help[] =
 
 static int legs_add(struct legs *l, const struct leg *g)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct leg *v = realloc(l->v, cap * sizeof *v);
-
-		if (!v)
-			return cli_fail(PT_E_NOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!pt_vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v))
+		return cli_fail(PT_E_NOMEM, "out of memory");
 	l->v[l->n++] = *g;
 	return CLI_EXIT_OK;
 }

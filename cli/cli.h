@@ -15,7 +15,9 @@
 
 #include "pt_capture.h"
 #include "pt_error.h"
+#include "pt_num.h"
 #include "pt_render.h"
+#include "pt_vec.h"
 #include "pt_walk.h"
 
 /* Exit statuses (DESIGN §5). */
