@@ -142,26 +142,6 @@ void cli_buf_chomp(struct pt_buf *b)
 		b->data[--b->len] = '\0';
 }
 
-void cli_json_str(struct pt_buf *b, const char *s)
-{
-	pt_buf_put(b, "\"", 1);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			pt_buf_printf(b, "\\%c", c);
-		else if (c == '\n')
-			pt_buf_puts(b, "\\n");
-		else if (c == '\t')
-			pt_buf_puts(b, "\\t");
-		else if (c < 0x20)
-			pt_buf_printf(b, "\\u%04x", c);
-		else
-			pt_buf_put(b, s, 1);
-	}
-	pt_buf_put(b, "\"", 1);
-}
-
 int cli_opt_error(const char *command, char **argv, int c)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "?";

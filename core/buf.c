@@ -302,3 +302,48 @@ void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child)
 	pt_jobj_buf(o, key, &v);
 	pt_buf_free(&v);
 }
+
+/* ---- JSON array ---------------------------------------------------------- */
+
+/* The separator before the next item (none before the first). */
+static void jarr_next(struct pt_jarr *a)
+{
+	if (a->n++)
+		pt_buf_puts(&a->b, a->sep ? a->sep : ", ");
+}
+
+void pt_jarr_raw(struct pt_jarr *a, const char *val)
+{
+	jarr_next(a);
+	pt_buf_puts(&a->b, val);
+}
+
+void pt_jarr_str(struct pt_jarr *a, const char *s)
+{
+	jarr_next(a);
+	if (s)
+		pt_json_escape(&a->b, s);
+	else
+		pt_buf_puts(&a->b, "null");
+}
+
+void pt_jarr_obj(struct pt_jarr *a, struct pt_jobj *o)
+{
+	jarr_next(a);
+	pt_jobj_finish(o, &a->b);
+}
+
+void pt_jobj_arr(struct pt_jobj *o, const char *key, struct pt_jarr *a)
+{
+	struct pt_buf v;
+
+	pt_buf_init(&v);
+	pt_buf_put(&v, "[", 1);
+	pt_buf_put(&v, a->b.data ? a->b.data : "", a->b.len);
+	pt_buf_put(&v, "]", 1);
+	v.oom |= a->b.oom;
+	pt_jobj_buf(o, key, &v);
+	pt_buf_free(&v);
+	pt_buf_free(&a->b);
+	a->n = 0;
+}
