@@ -99,6 +99,29 @@ START_TEST(jobj_nested)
 }
 END_TEST
 
+START_TEST(jarr_items)
+{
+	struct pt_jobj o = {0}, item = {0};
+	struct pt_jarr a = {0}, lines = {.sep = ",\n"}, empty = {0};
+
+	pt_jarr_str(&a, "x\x7f");
+	pt_jarr_str(&a, NULL);
+	pt_jarr_raw(&a, "7");
+	pt_jobj_u(&item, "k", 1);
+	pt_jarr_obj(&a, &item);
+	pt_jarr_raw(&lines, "1");
+	pt_jarr_raw(&lines, "2");
+	pt_jobj_arr(&o, "list", &a);
+	pt_jobj_arr(&o, "lines", &lines);
+	pt_jobj_arr(&o, "empty", &empty);
+	ck_assert_uint_eq(a.n, 0);
+	ck_assert_ptr_null(a.b.data);
+	pt_jobj_finish(&o, &b);
+	ck_assert_str_eq(b.data, "{\"empty\": [], \"lines\": [1,\n2], "
+			 "\"list\": [\"x\\u007f\", null, 7, {\"k\": 1}]}");
+}
+END_TEST
+
 START_TEST(buf_grow)
 {
 	char big[5000];
@@ -162,6 +185,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, jobj_sorted);
 	tcase_add_test(tc, jobj_nested);
+	tcase_add_test(tc, jarr_items);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("grow");
 	tcase_add_checked_fixture(tc, setup, teardown);

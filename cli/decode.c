@@ -380,18 +380,22 @@ static void put_fit_text(const struct decode_opts *o, uint32_t fit, struct pt_bu
 static void put_fit_json(const struct decode_opts *o, uint32_t fit, bool table,
 			 struct pt_buf *out)
 {
-	unsigned n = pt_format_nlevels(o->fmt), k = 0;
+	unsigned n = pt_format_nlevels(o->fmt);
+	struct pt_jarr names = {0};
 
 	pt_buf_puts(out, "\"levels_fit\": ");
 	if (!table) {
 		pt_buf_puts(out, "null");
 		return;
 	}
-	pt_buf_puts(out, "[");
 	for (unsigned i = 0; i < n; i++)
 		if (fit & (1u << i))
-			pt_buf_printf(out, "%s\"%s\"", k++ ? ", " : "", o->fmt->levels[i].name);
+			pt_jarr_str(&names, o->fmt->levels[i].name);
+	pt_buf_puts(out, "[");
+	pt_buf_put(out, names.b.data ? names.b.data : "", names.b.len);
 	pt_buf_puts(out, "]");
+	out->oom |= names.b.oom;
+	pt_buf_free(&names.b);
 }
 
 /*
