@@ -492,6 +492,15 @@ for f in "$FIX"/*.tar.gz; do
 	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
 done
 rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# One JSON escaper for every program (issue #11.4): a capture path with TAB,
+# DEL and a newline is spelled as walk --json and the mount spell it
+# (\u00XX), never as a raw DEL byte or a \n the other JSON never writes.
+CTL=$(printf '%s/c\tx\177y\nz.tar.gz' "$TMP")
+cp "$FIX/gart-umr-kat.tar.gz" "$CTL"
+run "$TOOL" check --json "$CTL"
+grep -qF '"capture": "'"$TMP"'/c\u0009x\u007fy\u000az.tar.gz", ' "$TMP/out" && ok ||
+	bad "check --json: control bytes of the capture path not as \\u00XX: $(od -c "$TMP/out" | head -5)"
+rm -f "$CTL"
 # A root table with no captured byte: every VA is not_captured, so not clean.
 mkdir -p "$TMP/noroot/mem"
 head -c 4096 /dev/zero >"$TMP/noroot/mem/v.bin"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
 #include "pt_tree.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
@@ -178,17 +179,7 @@ static void entry_node(const struct pt_tnode *dir, const struct pt_table *t, uin
 /* A decimal entry index as listed: digits only, no sign, no leading zero. */
 static bool parse_index(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (!*s || (s[0] == '0' && s[1]))
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return true;
+	return pt_num_parse(s, PT_NUM_DEC, out);
 }
 
 static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct pt_tnode *child)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
 #include "pt_walk.h"
 
 static const struct pt_level *lvl(const struct pt_table *t)
@@ -510,32 +511,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 bool pt_va_parse(const char *s, uint64_t *va)
 {
-	uint64_t v = 0;
-	size_t n = 0;
-
-	if (!s)
-		return false;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	for (; *s; s++, n++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return false;
-		if (v >> 60)
-			return false;
-		v = v << 4 | d;
-	}
-	if (n == 0)
-		return false;
-	*va = v;
-	return true;
+	return pt_num_parse(s, PT_NUM_BAREHEX, va);
 }
 
 int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
