@@ -84,6 +84,8 @@ pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out)
 		}
 		it->f[d].cookie = fc.next;
 		if (fc.node.type == PT_TN_ENTRYFILE) {
+			/* a pointer's entry file sits in its entry directory, a leaf in its table */
+			it->pointer = it->f[d].dir.type == PT_TN_ENTRYDIR;
 			*out = fc.node;
 			return PT_OK;
 		}
@@ -183,67 +185,115 @@ static bool needs_escape(unsigned char c)
 	return c <= 0x20 || c == 0x7f || c == '\\' || c >= 0x80;
 }
 
-pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node,
+/*
+ * The fields of TEXT (an entry file, LEN bytes of `key: value\n` lines)
+ * appended to B as ` key=value`, escaping value bytes: the general path,
+ * for when some value needs an escape.
+ */
+static pt_err fields_escaped(const char *text, size_t len, struct pt_buf *b)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *colon = memchr(p, ':', (size_t)(le - p));
+
+		if (!colon || colon + 1 >= le || colon[1] != ' ')
+			return PT_E_VALUE;   /* not `key: value`: the entry file format changed */
+		pt_buf_put(b, " ", 1);
+		pt_buf_put(b, p, (size_t)(colon - p));
+		pt_buf_put(b, "=", 1);
+		for (const char *v = colon + 2; v < le; v++) {
+			char esc[5];
+
+			if (!needs_escape((unsigned char)*v)) {
+				pt_buf_put(b, v, 1);
+				continue;
+			}
+			snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*v);
+			pt_buf_put(b, esc, 4);
+		}
+		p = le + 1;
+	}
+	pt_buf_put(b, "\n", 1);
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+/*
+ * The usual path: the entry file is rendered straight after "PATH " in B
+ * and rewritten in place ("key: value\n" -> "key=value " is one byte
+ * shorter, so the write position never passes the read position).  False
+ * when a value needs an escape (B is then left for fields_escaped()).
+ */
+static bool fields_in_place(struct pt_buf *b, size_t from)
+{
+	char *d = b->data;
+	size_t r = from, w = from, end = b->len;
+
+	while (r < end) {
+		/* the key, up to ": " */
+		while (r < end && d[r] != ':' && d[r] != '\n')
+			d[w++] = d[r++];
+		if (r + 1 >= end || d[r] != ':' || d[r + 1] != ' ')
+			return false;
+		d[w++] = '=';
+		r += 2;
+		/* the value, up to the newline */
+		while (r < end && d[r] != '\n') {
+			if (needs_escape((unsigned char)d[r]))
+				return false;
+			d[w++] = d[r++];
+		}
+		if (r >= end)
+			return false;
+		r++;
+		d[w++] = r < end ? ' ' : '\n';
+	}
+	b->len = w;
+	d[w] = 0;
+	return true;
+}
+
+pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, bool pointer,
 		       struct pt_buf *b)
 {
-	struct pt_buf text;
-	struct pt_tnode parent;
+	size_t start = b->len, from;
 	char path[512];
-	const char *p, *end;
+	char *copy;
 	int n;
 	pt_err err;
 
 	if (node->type != PT_TN_ENTRYFILE)
 		return PT_E_USAGE;
-	err = pt_tree_parent(tree, node, &parent);
-	if (err != PT_OK)
-		return err;
 	n = pt_node_path(&node->node, path, sizeof path);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return PT_E_TRUNCATED;
-	pt_buf_init(&text);
-	err = pt_tree_render(tree, node, &text);
-	if (err != PT_OK) {
-		pt_buf_free(&text);
-		return err;
-	}
 	pt_buf_put(b, path, (size_t)n);
-	if (parent.type == PT_TN_ENTRYDIR)
-		pt_buf_puts(b, "/entry");
-	/* "key: value\n" lines become " key=value" */
-	p = text.data;
-	end = text.data + text.len;
-	while (p && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *colon = memchr(p, ':', (size_t)(le - p));
-
-		if (!colon || colon + 1 >= le || colon[1] != ' ') {
-			/* not `key: value`: the entry file format changed under us */
-			pt_buf_free(&text);
-			return PT_E_VALUE;
+	pt_buf_puts(b, pointer ? "/entry " : " ");
+	from = b->len;
+	err = b->oom ? PT_E_NOMEM : pt_tree_render(tree, node, b);
+	if (err == PT_OK && b->len > from && fields_in_place(b, from))
+		return PT_OK;
+	if (err == PT_OK) {
+		/* some value needs an escape: redo the fields from a copy of the file */
+		copy = malloc(b->len - from + 1);
+		if (!copy) {
+			err = PT_E_NOMEM;
+		} else {
+			memcpy(copy, b->data + from, b->len - from);
+			n = (int)(b->len - from);
+			b->len = from - 1;   /* drop the space after PATH: each field brings its own */
+			err = fields_escaped(copy, (size_t)n, b);
+			free(copy);
 		}
-		pt_buf_put(b, " ", 1);
-		pt_buf_put(b, p, (size_t)(colon - p));
-		pt_buf_put(b, "=", 1);
-		for (const char *v = colon + 2; v < le; v++) {
-			const char *run = v;
-
-			while (v < le && !needs_escape((unsigned char)*v))
-				v++;
-			pt_buf_put(b, run, (size_t)(v - run));
-			if (v < le) {
-				char esc[5];
-
-				snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*v);
-				pt_buf_put(b, esc, 4);
-			}
-		}
-		p = le + 1;
 	}
-	pt_buf_put(b, "\n", 1);
-	pt_buf_free(&text);
-	return b->oom ? PT_E_NOMEM : PT_OK;
+	if (err != PT_OK) {
+		b->len = start;
+		if (b->data)
+			b->data[start] = 0;
+	}
+	return err;
 }
 
 pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, struct pt_buf *b)
@@ -253,7 +303,7 @@ pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, struct pt_buf
 	pt_err err = pt_entries_begin(&it, tree, ctx);
 
 	while (err == PT_OK && (err = pt_entries_next(&it, &e)) == PT_OK)
-		err = pt_entries_line(tree, &e, b);
+		err = pt_entries_line(tree, &e, it.pointer, b);
 	return err == PT_E_NOTFOUND ? PT_OK : err;
 }
 
@@ -298,7 +348,7 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx,
 				break;
 		}
 		pt_buf_reset(&line);
-		err = pt_entries_line(tree, &e, &line);
+		err = pt_entries_line(tree, &e, it.pointer, &line);
 		f->size += line.len;
 	}
 	pt_buf_free(&line);
@@ -335,7 +385,7 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 	pt_buf_init(&line);
 	while (err == PT_OK && want > 0 && (err = pt_entries_next(&it, &e)) == PT_OK) {
 		pt_buf_reset(&line);
-		err = pt_entries_line(tree, &e, &line);
+		err = pt_entries_line(tree, &e, it.pointer, &line);
 		if (err != PT_OK)
 			break;
 		if (pos + line.len > off) {

@@ -38,6 +38,7 @@
 struct pt_entries_iter {
 	const struct pt_tree *tree;
 	unsigned depth;
+	bool pointer;   /* the entry file last given is a pointer's (PATH/entry) */
 	struct {
 		struct pt_tnode dir;   /* a TABLEDIR or ENTRYDIR on the current path */
 		uint64_t cookie;       /* resumes its listing after the child last taken */
@@ -54,8 +55,12 @@ pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
 		       const struct pt_tnode *at);
 /* The next entry file in *OUT; PT_E_NOTFOUND at the end. */
 pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out);
-/* Appends the line of entry file NODE ("PATH key=value ...\n") to B. */
-pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node,
+/*
+ * Appends the line of entry file NODE ("PATH key=value ...\n") to B;
+ * POINTER: NODE is a pointer's `entry` (the iterator says which).  On an
+ * error B is left as it was.
+ */
+pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, bool pointer,
 		       struct pt_buf *b);
 /* Appends the whole entries text of context CTX to B (export, tests). */
 pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, struct pt_buf *b);
