@@ -34,6 +34,25 @@ static bool take_first(void *ud, const char *name, const struct pt_tnode *child,
 	return false;
 }
 
+/* pt_tree_list() callback: queues children into a frame until it is full. */
+struct batch {
+	struct pt_tnode *q;
+	unsigned n;
+	uint64_t next;
+};
+
+static bool take_batch(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
+{
+	struct batch *bt = ud;
+
+	(void)name;
+	if (bt->n == PT_ENTRIES_BATCH)
+		return false;   /* not taken: the next listing starts with it */
+	bt->q[bt->n++] = *child;
+	bt->next = next;
+	return true;
+}
+
 pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx)
 {
 	struct pt_tnode root, cdir;
@@ -62,40 +81,48 @@ pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, 
 	if (err != PT_OK)
 		return err;
 	it->f[0].cookie = 0;
+	it->f[0].qn = it->f[0].qi = 0;
 	it->depth = 1;
 	return PT_OK;
 }
 
 pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out)
 {
-	struct first_child fc;
 	pt_err err;
 
 	while (it->depth > 0) {
 		unsigned d = it->depth - 1;
+		const struct pt_tnode *c;
 
-		fc.got = false;
-		err = pt_tree_list(it->tree, &it->f[d].dir, it->f[d].cookie, take_first, &fc);
-		if (err != PT_OK)
-			return err;
-		if (!fc.got) {
-			it->depth--;
-			continue;
+		if (it->f[d].qi == it->f[d].qn) {
+			struct batch bt = {it->f[d].q, 0, 0};
+
+			err = pt_tree_list(it->tree, &it->f[d].dir, it->f[d].cookie, take_batch, &bt);
+			if (err != PT_OK)
+				return err;
+			it->f[d].qi = 0;
+			it->f[d].qn = bt.n;
+			if (bt.n == 0) {
+				it->depth--;
+				continue;
+			}
+			it->f[d].cookie = bt.next;
 		}
-		it->f[d].cookie = fc.next;
-		if (fc.node.type == PT_TN_ENTRYFILE) {
+		c = &it->f[d].q[it->f[d].qi++];
+		if (c->type == PT_TN_ENTRYFILE) {
 			/* a pointer's entry file sits in its entry directory, a leaf in its table */
 			it->pointer = it->f[d].dir.type == PT_TN_ENTRYDIR;
-			*out = fc.node;
+			*out = *c;
 			return PT_OK;
 		}
-		if (pt_tree_kind(&fc.node) != PT_TK_DIR)
+		if (pt_tree_kind(c) != PT_TK_DIR)
 			continue;
 		/* a path has at most PT_MAX_DEPTH tables, each with its entry directory */
 		if (it->depth >= sizeof(it->f) / sizeof(it->f[0]))
 			return PT_E_CAPTURE;
-		it->f[it->depth].dir = fc.node;
+		it->f[it->depth].dir = *c;
 		it->f[it->depth].cookie = 0;
+		it->f[it->depth].qn = it->f[it->depth].qi = 0;
 		it->depth++;
 	}
 	return PT_E_NOTFOUND;
@@ -172,6 +199,7 @@ pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
 				return err;
 		}
 		it->f[it->depth].cookie = cookie;
+		it->f[it->depth].qn = it->f[it->depth].qi = 0;
 		it->depth++;
 	}
 	return PT_OK;

@@ -30,6 +30,8 @@
 /* Bytes of text between two checkpoints (at least; they sit at line starts). */
 #define PT_ENTRIES_CHECKPOINT 65536
 
+#define PT_ENTRIES_BATCH 16
+
 /*
  * Walks the entry files of one context in tree order (depth-first, children
  * in listing order, as `ls -R` and export visit them; all_entries honoured)
@@ -41,7 +43,11 @@ struct pt_entries_iter {
 	bool pointer;   /* the entry file last given is a pointer's (PATH/entry) */
 	struct {
 		struct pt_tnode dir;   /* a TABLEDIR or ENTRYDIR on the current path */
-		uint64_t cookie;       /* resumes its listing after the child last taken */
+		uint64_t cookie;       /* resumes its listing after the last child queued */
+		/* children listed but not visited yet: one listing (one resolve of
+		 * the table) per PT_ENTRIES_BATCH children instead of per child */
+		unsigned qn, qi;
+		struct pt_tnode q[PT_ENTRIES_BATCH];
 	} f[2 * PT_MAX_DEPTH + 2];
 };
 
