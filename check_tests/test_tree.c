@@ -685,7 +685,7 @@ START_TEST(entries_grep_read_only)
 	pt_buf_init(&files);
 	cd = at("pdb0/pde3");
 	expect_lines(tree, &cd, "pde3", &files);   /* built from the entry files */
-	ck_assert_int_eq(pt_entries_render(tree, 0, &text), PT_OK);
+	ck_assert_int_eq(pt_entries_render(tree, 0, PT_ENTRIES_LINES_MAX, &text), PT_OK);
 	for (char *l = text.data, *nl; l && *l; l = nl + 1) {
 		char file[512];
 		struct pt_buf one;
@@ -735,8 +735,8 @@ START_TEST(entries_file_slices)
 	ck_assert_int_eq(pt_tree_new(c, true, &t), PT_OK);   /* all_entries: ~1.5 MB */
 	pt_buf_init(&full);
 	pt_buf_init(&part);
-	ck_assert_int_eq(pt_entries_render(t, 0, &full), PT_OK);
-	ck_assert_int_eq(pt_entries_file_build(t, 0, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, &f), PT_OK);
 	ck_assert_uint_eq(f.size, full.len);
 	ck_assert_uint_gt(f.ncp, 10);
 	ck_assert_uint_le(f.ncp, full.len / PT_ENTRIES_CHECKPOINT + 1);
@@ -768,6 +768,47 @@ START_TEST(entries_file_slices)
 	ck_assert(part.len == full.len && memcmp(part.data, full.data, full.len) == 0);
 	pt_entries_file_free(&f);
 	pt_buf_free(&full);
+	pt_buf_free(&part);
+	pt_tree_free(t);
+	pt_capture_free(c);
+}
+END_TEST
+
+/* Past lines_max entry lines: one `# truncated` line, the same in the render, the size and every slice. */
+START_TEST(entries_truncated)
+{
+	struct pt_capture *c = load("turing-mixed.tar.gz");
+	struct pt_tree *t;
+	struct pt_entries_file f;
+	struct pt_buf full, cut, part;
+	const char *p;
+	size_t head;
+
+	ck_assert_int_eq(pt_tree_new(c, true, &t), PT_OK);
+	pt_buf_init(&full);
+	pt_buf_init(&cut);
+	pt_buf_init(&part);
+	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full), PT_OK);
+	ck_assert_int_eq(pt_entries_render(t, 0, 1000, &cut), PT_OK);
+	p = full.data;
+	for (int i = 0; i < 1000; i++)
+		p = strchr(p, '\n') + 1;
+	head = (size_t)(p - full.data);
+	ck_assert_uint_eq(cut.len, head + strlen("# truncated\n"));
+	ck_assert(memcmp(cut.data, full.data, head) == 0);
+	ck_assert_str_eq(cut.data + head, "# truncated\n");
+	ck_assert_int_eq(pt_entries_file_build(t, 0, 1000, &f), PT_OK);
+	ck_assert_uint_eq(f.size, cut.len);
+	ck_assert_uint_gt(f.ncp, 2);
+	for (uint64_t off = 0; off < f.size + 10; off += 3001) {
+		pt_buf_reset(&part);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 70001, &part), PT_OK);
+		ck_assert_uint_eq(part.len, off >= cut.len ? 0 : cut.len - off < 70001 ? cut.len - off : 70001);
+		ck_assert(part.len == 0 || memcmp(part.data, cut.data + off, part.len) == 0);
+	}
+	pt_entries_file_free(&f);
+	pt_buf_free(&full);
+	pt_buf_free(&cut);
 	pt_buf_free(&part);
 	pt_tree_free(t);
 	pt_capture_free(c);
@@ -820,7 +861,7 @@ static Suite *suite(void)
 		{"parents", {parents_every_fixture}},
 		{"errors", {errors}},
 		{"entries", {entries_node, entries_equal_tree, entries_grep_read_only, entries_file_slices}},
-		{"entries_seek", {entries_seek}},
+		{"entries_seek", {entries_seek, entries_truncated}},
 	};
 
 	for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {

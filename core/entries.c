@@ -324,20 +324,74 @@ pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, 
 	return err;
 }
 
-pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, struct pt_buf *b)
-{
+/*
+ * The text in order: the walk, and how many entry lines are behind it.
+ * After LINES_MAX entry lines comes one `# truncated` line and the end, as
+ * in maps: tables that alias each other describe ~10^13 entries in a few
+ * KiB, and the file must end in bounded time on any capture.
+ */
+struct text_pos {
 	struct pt_entries_iter it;
-	struct pt_tnode e;
-	pt_err err = pt_entries_begin(&it, tree, ctx);
+	uint64_t lines, max;
+	bool done;
+};
 
-	while (err == PT_OK && (err = pt_entries_next(&it, &e)) == PT_OK)
-		err = pt_entries_line(tree, &e, it.pointer, b);
-	return err == PT_E_NOTFOUND ? PT_OK : err;
+static const char truncated_line[] = "# truncated\n";
+
+/* The next line into LINE (reset first); *IS_ENTRY: it is entry *E's.  PT_E_NOTFOUND at the end. */
+static pt_err text_next(struct text_pos *p, struct pt_tnode *e, bool *is_entry,
+			struct pt_buf *line)
+{
+	pt_err err;
+
+	pt_buf_reset(line);
+	*is_entry = false;
+	if (p->done)
+		return PT_E_NOTFOUND;
+	if (p->lines >= p->max) {
+		p->done = true;
+		pt_buf_puts(line, truncated_line);
+		return line->oom ? PT_E_NOMEM : PT_OK;
+	}
+	err = pt_entries_next(&p->it, e);
+	if (err != PT_OK) {
+		p->done = err == PT_E_NOTFOUND;
+		return err;
+	}
+	p->lines++;
+	*is_entry = true;
+	return pt_entries_line(p->it.tree, e, p->it.pointer, line);
+}
+
+pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			 struct pt_buf *b)
+{
+	struct text_pos *p = malloc(sizeof(*p));
+	struct pt_buf line;
+	struct pt_tnode e;
+	bool is_entry;
+	pt_err err;
+
+	if (!p)
+		return PT_E_NOMEM;
+	p->lines = 0;
+	p->max = lines_max;
+	p->done = false;
+	pt_buf_init(&line);
+	err = pt_entries_begin(&p->it, tree, ctx);
+	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK)
+		pt_buf_put(b, line.data, line.len);
+	pt_buf_free(&line);
+	free(p);
+	if (err == PT_E_NOTFOUND)
+		err = PT_OK;
+	return err == PT_OK && b->oom ? PT_E_NOMEM : err;
 }
 
 /* ---- the checkpointed file ---------------------------------------------- */
 
-static pt_err cp_add(struct pt_entries_file *f, uint64_t off, const struct pt_tnode *next)
+static pt_err cp_add(struct pt_entries_file *f, uint64_t off, uint64_t lines,
+		     const struct pt_tnode *next)
 {
 	if (f->ncp == f->cpcap) {
 		size_t cap = f->cpcap ? f->cpcap * 2 : 16;
@@ -349,37 +403,45 @@ static pt_err cp_add(struct pt_entries_file *f, uint64_t off, const struct pt_tn
 		f->cpcap = cap;
 	}
 	f->cp[f->ncp].off = off;
+	f->cp[f->ncp].lines = lines;
 	f->cp[f->ncp].next = *next;
 	f->ncp++;
 	return PT_OK;
 }
 
-pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx,
+pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
 			     struct pt_entries_file *f)
 {
-	struct pt_entries_iter it;
+	/* the walk is ~40 KiB: off the stack of a FUSE worker */
+	struct text_pos *p = malloc(sizeof(*p));
 	struct pt_tnode e;
 	struct pt_buf line;
 	uint64_t last = 0;
+	bool is_entry;
 	pt_err err;
 
 	memset(f, 0, sizeof(*f));
+	if (!p)
+		return PT_E_NOMEM;
 	f->ctx = ctx;
-	err = pt_entries_begin(&it, tree, ctx);
+	f->lines_max = lines_max;
+	p->lines = 0;
+	p->max = lines_max;
+	p->done = false;
+	err = pt_entries_begin(&p->it, tree, ctx);
 	pt_buf_init(&line);
-	while (err == PT_OK && (err = pt_entries_next(&it, &e)) == PT_OK) {
-		/* a checkpoint at the first line start PT_ENTRIES_CHECKPOINT past the last one */
-		if (f->ncp == 0 || f->size - last >= PT_ENTRIES_CHECKPOINT) {
-			err = cp_add(f, f->size, &e);
+	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
+		/* a checkpoint at the first entry line PT_ENTRIES_CHECKPOINT past the last one */
+		if (is_entry && (f->ncp == 0 || f->size - last >= PT_ENTRIES_CHECKPOINT)) {
+			err = cp_add(f, f->size, p->lines - 1, &e);
 			last = f->size;
 			if (err != PT_OK)
 				break;
 		}
-		pt_buf_reset(&line);
-		err = pt_entries_line(tree, &e, it.pointer, &line);
 		f->size += line.len;
 	}
 	pt_buf_free(&line);
+	free(p);
 	if (err == PT_E_NOTFOUND)
 		return PT_OK;
 	pt_entries_file_free(f);
@@ -389,11 +451,12 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx,
 pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_file *f,
 			    uint64_t off, size_t size, struct pt_buf *out)
 {
-	struct pt_entries_iter it;
+	struct text_pos *p;
 	struct pt_tnode e;
 	struct pt_buf line;
 	uint64_t pos, want;
 	size_t lo = 0, hi = f->ncp;
+	bool is_entry;
 	pt_err err;
 
 	if (off >= f->size || size == 0 || f->ncp == 0)
@@ -408,14 +471,16 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 		else
 			hi = mid;
 	}
+	p = malloc(sizeof(*p));
+	if (!p)
+		return PT_E_NOMEM;
 	pos = f->cp[lo].off;
-	err = pt_entries_seek(&it, tree, &f->cp[lo].next);
+	p->lines = f->cp[lo].lines;
+	p->max = f->lines_max;
+	p->done = false;
+	err = pt_entries_seek(&p->it, tree, &f->cp[lo].next);
 	pt_buf_init(&line);
-	while (err == PT_OK && want > 0 && (err = pt_entries_next(&it, &e)) == PT_OK) {
-		pt_buf_reset(&line);
-		err = pt_entries_line(tree, &e, it.pointer, &line);
-		if (err != PT_OK)
-			break;
+	while (err == PT_OK && want > 0 && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
 		if (pos + line.len > off) {
 			uint64_t from = off > pos ? off - pos : 0;
 			uint64_t n = line.len - from < want ? line.len - from : want;
@@ -427,6 +492,7 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 		pos += line.len;
 	}
 	pt_buf_free(&line);
+	free(p);
 	if (err == PT_E_NOTFOUND)
 		err = want > 0 ? PT_E_CAPTURE : PT_OK;   /* shorter than its first pass said */
 	if (err == PT_OK && out->oom)

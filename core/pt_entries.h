@@ -68,22 +68,32 @@ pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out);
  */
 pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, bool pointer,
 		       struct pt_buf *b);
-/* Appends the whole entries text of context CTX to B (export, tests). */
-pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, struct pt_buf *b);
+/*
+ * At most this many entry lines, then one `# truncated` line: tables that
+ * alias each other can describe ~10^13 entries in a few KiB (like
+ * PT_MAPS_RUNS_MAX for maps); a real capture stays far below it.
+ */
+#define PT_ENTRIES_LINES_MAX (UINT64_C(1) << 25)
+
+/* Appends the whole entries text of context CTX to B (export, tests), LINES_MAX entry lines at most. */
+pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			 struct pt_buf *b);
 
 /* The entries file of one context: its exact size and its checkpoints. */
 struct pt_entries_file {
 	unsigned ctx;
 	uint64_t size;
+	uint64_t lines_max;        /* entry lines before `# truncated` */
 	size_t ncp, cpcap;
 	struct pt_entries_cp {
 		uint64_t off;          /* where the line of NEXT starts */
+		uint64_t lines;        /* entry lines before it */
 		struct pt_tnode next;
 	} *cp;
 };
 
 /* The first pass: size and checkpoints of context CTX's entries (F is filled, free it). */
-pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx,
+pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
 			     struct pt_entries_file *f);
 /*
  * Appends to OUT the bytes [OFF, OFF + SIZE) of the file, cut at its end;

@@ -649,7 +649,7 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		/* the whole text at once (export); the mount reads it by checkpoints */
 		if (!ctx)
 			return PT_E_NOTFOUND;
-		err = pt_entries_render(tree, node->ctx, b);
+		err = pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b);
 		break;
 	case PT_TN_ENTRYFILE:
 		err = get_entry(node, &loc);
