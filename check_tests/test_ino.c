@@ -7,6 +7,8 @@
 #include <string.h>
 #include <errno.h>
 
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "ptfs.h"
 #include "testutil.h"
 

@@ -692,4 +692,20 @@ else
 	bad "-o all_entries: mounts for the entries checks"
 fi
 
+# ---- INIT: the kernel is told FUSE_PARALLEL_DIROPS (libfuse 3.14 drops the bit) ----
+# The reply as it crosses /dev/fuse (strace), not as `ptfs -d` prints it: -d
+# shows libfuse's reply before ptfs adds the bit.  INIT's reply is the first
+# 64-byte reply body; its flags are bytes 12..15, little endian; bit 18.
+if command -v strace >/dev/null; then
+	M=$TMP/pdirops
+	if start_fg "$FIX/turing-mixed.tar.gz" "$M" strace -f -e trace=writev -e write=all \
+		-o "$TMP/init.strace" --; then
+		fusermount3 -u "$M"
+		wait_exit "$FG_PID" 20
+	fi
+	f=$(awk '/ 64 bytes in buffer 1$/ { getline; print $18 $17 $16 $15; exit }' "$TMP/init.strace")
+	check "INIT reply: FUSE_PARALLEL_DIROPS (bit 18) set (flags 0x$f)" \
+		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
+fi
+
 report
