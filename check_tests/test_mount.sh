@@ -67,8 +67,8 @@ for cap in "${CAPTURES[@]}"; do
 	for ctx in $ctxs; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
-		check "$name: $ctx lists info maps $root va walk" \
-			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps $root va walk | sort | tr '\n' ' ')"
+		check "$name: $ctx lists info maps entries $root va walk" \
+			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries $root va walk | sort | tr '\n' ' ')"
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
@@ -644,6 +644,52 @@ if do_mount "$T" "$M"; then
 	do_umount "$M"
 else
 	bad "mount for the name-length test"
+fi
+
+# ---- CTX/entries: the flat view --------------------------------------------
+
+# grep over the one file finds as many entries as grep -r over the tree, for
+# a few keys on every fixture; dd in odd blocks reads what cat reads; the
+# size stat gives is the bytes read.
+for cap in "$FIX"/*.tar.gz; do
+	name=$(basename "$cap" .tar.gz)
+	if ! do_mount "$cap" "$M"; then
+		bad "$name: mounts for the entries checks"
+		continue
+	fi
+	for ctx in $(cd "$M" && ls -d */ | tr -d /); do
+		E="$M/$ctx/entries"
+		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|va\|walk')
+		cat "$E" >"$TMP/entries.cat"
+		check "$name/$ctx/entries: st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
+		check "$name/$ctx/entries: one line per entry file" test "$(wc -l <"$TMP/entries.cat")" = \
+			"$(find "$M/$ctx/$root" -type f | wc -l)"
+		for kv in read_only=1 state=mapped state=pointer valid=1 aperture_name=video privilege=1; do
+			k=${kv%%=*} v=${kv#*=}
+			flat=$(grep -cE " $k=$v( |\$)" "$E")
+			tree=$(grep -rlx "$k: $v" "$M/$ctx/$root" | wc -l)
+			check "$name/$ctx: grep -c '$kv' entries = grep -rl '$k: $v' ($tree)" test "$flat" = "$tree"
+		done
+		for bs in 1000 4097 65535 131073; do
+			dd if="$E" bs=$bs status=none | cmp -s - "$TMP/entries.cat" ||
+				bad "$name/$ctx/entries: dd bs=$bs differs from cat"
+		done
+		ok "$name/$ctx/entries: dd at odd block sizes equals cat"
+		check "$name/$ctx/entries: dd skip into the middle" bash -c \
+			'cmp -s <(dd if="$1" bs=4097 skip=3 status=none) <(tail -c +$((3 * 4097 + 1)) "$2")' _ "$E" "$TMP/entries.cat"
+	done
+	do_umount "$M"
+done
+if do_mount "$FIX/turing-mixed.tar.gz" "$M" -o all_entries; then
+	E="$M/pdb0/entries"
+	cat "$E" >"$TMP/entries.cat"
+	check "-o all_entries: entries lists zero entries too ($(wc -c <"$TMP/entries.cat") bytes)" \
+		test "$(grep -c ' raw=0x0* ' "$TMP/entries.cat")" -gt 0
+	check "-o all_entries: entries st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
+	check "-o all_entries: dd bs=65537 equals cat" bash -c 'dd if="$1" bs=65537 status=none | cmp -s - "$2"' _ "$E" "$TMP/entries.cat"
+	do_umount "$M"
+else
+	bad "-o all_entries: mounts for the entries checks"
 fi
 
 # ---- INIT: the kernel is told FUSE_PARALLEL_DIROPS (libfuse 3.14 drops the bit) ----
