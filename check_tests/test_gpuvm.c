@@ -455,6 +455,25 @@ START_TEST(vb2_depth2_bs9_further)
 }
 END_TEST
 
+/* A table pointer below FB_OFFSET<<24 is not in vram: unsupported, never followed (walk.c). */
+START_TEST(pointer_below_fb_offset)
+{
+	static uint8_t m[4096];
+	struct cap k;
+	struct pt_walk w;
+
+	memset(m, 0, sizeof m);
+	put64(m, 0, V9 | 0x2000);                            /* MC 0x2000 < 0x40000000 */
+	k = load("[vm v]\ngfx = 9\npage_table_base_addr = 0x40000001\n"
+		 "page_table_end_addr = 0xfffffffff\ncntl = 0x7\nfb_offset = 0x40\n", m, sizeof m);
+	ck_assert_int_eq(pt_walk_va(ctx_of(&k), 0x1000, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNSUPPORTED);
+	ck_assert_uint_eq(w.nsteps, 1);
+	ck_assert_int_eq(w.steps[0].entry.state, PT_ST_UNSUPPORTED);
+	unload(&k);
+}
+END_TEST
+
 /* ---- walks through the fixtures (§B.5) ----------------------------------- */
 
 START_TEST(fixture_walks)
@@ -572,6 +591,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, geometry_depth_block);
 	tcase_add_test(tc, vb2_depth3_bs0);
 	tcase_add_test(tc, vb2_depth2_bs9_further);
+	tcase_add_test(tc, pointer_below_fb_offset);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("walk");
