@@ -60,13 +60,19 @@ for cap in "${CAPTURES[@]}"; do
 	ok "$name: mounts"
 	check "$name: no error or warning on stderr" \
 		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
-	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart)$' "$mnt/capture"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|amd-gpuvm)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx capture | sort)" = "$ctxs" -a -n "$ctxs"
 	for ctx in $ctxs; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
+		# amd-gpuvm: the root level is the context's depth (DESIGN §2.4)
+		if grep -q '^format: amd-gpuvm' "$mnt/capture"; then
+			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
+			0) root=ptb ;; 1) root=pdb0 ;; 2) root=pdb1 ;; *) root=pdb2 ;;
+			esac
+		fi
 		check "$name: $ctx lists info maps entries $root va walk" \
 			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries $root va walk | sort | tr '\n' ' ')"
 		check "$name: $ctx/info and $ctx/maps read" \
@@ -706,6 +712,22 @@ if command -v strace >/dev/null; then
 	f=$(awk '/ 64 bytes in buffer 1$/ { getline; print $18 $17 $16 $15; exit }' "$TMP/init.strace")
 	check "INIT reply: FUSE_PARALLEL_DIROPS (bit 18) set (flags 0x$f)" \
 		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
+fi
+
+# ---- amd-gpuvm: a depth-2 VM's tree, translate_further and P leaves --------------------
+M=$TMP/gpuvm
+if do_mount "$FIX/amd-gfx9-vm.tar.gz" "$M"; then
+	check "gpuvm: gfx.2 starts at pdb1" test -d "$M/gfx.2/pdb1/0/pdb0/0/ptb"
+	check "gpuvm: translate_further entry is a directory with ptb_further/" \
+		test -f "$M/gfx.2/pdb1/0/pdb0/0/ptb/1/ptb_further/0"
+	check "gpuvm: a 1 GiB PDE-as-PTE is a file" grep -qx 'state: mapped' "$M/gfx.2/pdb1/0/pdb0/1"
+	check "gpuvm: va link of the further page" \
+		test "$(readlink "$M/gfx.2/va/0x000000200000")" = ../pdb1/0/pdb0/0/ptb/1/ptb_further/0
+	check "gpuvm: walk file" grep -q 'result: mapped pa=vram:0x40000000 page=1G' "$M/gfx.2/walk/0x000040000000"
+	check "gpuvm: maps merges the fragment run" grep -q '^0x000000000000-0x000000004000    16K   4K vram' "$M/gfx.1/maps"
+	do_umount "$M"
+else
+	bad "mount amd-gfx9-vm"
 fi
 
 report

@@ -80,6 +80,13 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->entries = (uint64_t)1 << l->bits;
 	out->va_base = pt_table_entry_va(parent, index);
 	out->page_shift = l->va_shift;
+	/* An entry that sizes its own child table: never wider than the level (inode paths). */
+	if (e->target[which].shift) {
+		if (e->target[which].bits > l->bits)
+			return false;
+		out->entries = (uint64_t)1 << e->target[which].bits;
+		out->page_shift = e->target[which].shift;
+	}
 	out->cover = table_cover(out);
 	out->big.present = false;
 	if (which == 1 && e->target[0].present)
@@ -117,6 +124,19 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 		} else {
 			e->pa -= bias;
 		}
+	}
+	/* A table pointer is a bus address too (umr subtracts FB_OFFSET from a PDE's PBA). */
+	for (unsigned w = 0; e->state == PT_ST_POINTER && w < 2; w++) {
+		struct pt_target *tg = &e->target[w];
+
+		if (!tg->present || tg->space >= PT_CONTEXT_SPACES || !t->ctx->space_bias[tg->space])
+			continue;
+		if (tg->addr < t->ctx->space_bias[tg->space]) {
+			e->state = PT_ST_UNSUPPORTED;
+			e->target[0].present = e->target[1].present = false;
+			break;
+		}
+		tg->addr -= t->ctx->space_bias[tg->space];
 	}
 	return true;
 }
