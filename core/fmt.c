@@ -12,6 +12,7 @@
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
+	&pt_format_ver3,
 };
 
 const struct pt_format *pt_format_find(const char *name)

@@ -148,6 +148,7 @@ struct pt_format {
 
 extern const struct pt_format pt_format_ver2;
 extern const struct pt_format pt_format_gart;
+extern const struct pt_format pt_format_ver3;
 
 /* The format called NAME, or NULL. */
 const struct pt_format *pt_format_find(const char *name);
