@@ -226,7 +226,7 @@ err "malformed level" E_VALUE "$TOOL" decode --value 1 --level x1
 err "pde at depth 4" E_UNSUPPORTED "$TOOL" decode --value 1 --role pde --level 4
 err "pte at depth 1" E_UNSUPPORTED "$TOOL" decode --value 1 --role pte --level 1
 err "GART has no pde" E_UNSUPPORTED "$TOOL" decode --format amd-gart --value 1 --role pde
-err "unknown format" E_UNSUPPORTED "$TOOL" decode --format nv-gmmu-ver3 --value 1
+err "unknown format" E_UNSUPPORTED "$TOOL" decode --format nv-gmmu-ver9 --value 1
 err "bad role" E_USAGE "$TOOL" decode --value 1 --role leaf
 err "no value" E_USAGE "$TOOL" decode
 err "value and blob" E_USAGE "$TOOL" decode --value 1 --blob /dev/null --base-pa 0
@@ -487,7 +487,7 @@ mkdir -p "$TMP/badcap/mem"
 printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"
 err "check: unknown key" 'E_[A-Z]+' "$TOOL" check "$TMP/badcap"
 if grep -q 'capture.ini:4' "$TMP/err"; then ok; else bad "check names capture.ini:LINE: $ERR"; fi
-printf '[capture]\nversion = 1\nformat = nv-gmmu-ver3\n' >"$TMP/badcap/capture.ini"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver9\n' >"$TMP/badcap/capture.ini"
 err "check: unsupported format" E_UNSUPPORTED "$TOOL" check "$TMP/badcap"
 printf 'not an archive' >"$TMP/junk.tar.gz"
 err "check: not an archive" 'E_[A-Z]+' "$TOOL" check "$TMP/junk.tar.gz"
@@ -669,5 +669,45 @@ run "$TOOL" walk "$EDIR" gart0 0x444000
 if grep -qF 'warning: ' "$TMP/err" && grep -qF 'cap\x1b[31m\x07x' "$TMP/err" && ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "warning prefix escapes the path: $(od -c "$TMP/err" | head -3)"; fi
 err "decode: a missing blob with ESC in its name" E_IO "$TOOL" decode --blob "$EDIR/nope" --base-pa 0
 if ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "decode error escapes the path"; fi
+
+# ---- decode --value: nv-gmmu-ver3 (formats-next.md §V.A) ----------------------------
+
+# N-P06: valid, sys_coherent, PCF 0x11, kind 6, address 0x9999999999000 (composed from its fields).
+V=$(printf '0x%016x' $(( 0x9999999999000 | (6 << 8) | (0x11 << 3) | (2 << 1) | 1 )))
+[ "$V" = 0x000999999999968d ] && ok || bad "ver3: N-P06 composes to $V"
+decoded "ver3 PTE N-P06" 'j["format"]=="nv-gmmu-ver3" and j["level"]=="pte_small" and j["state"]=="mapped" and j["aperture_name"]=="sys_coherent" and h(j["pcf"])==0x11 and j["pcf_name"]=="REGULAR_RW_ATOMIC_UNCACHED_ACD" and j["uncached"]==1 and j["access_counting_disabled"]==1 and j["read_only"]==0 and j["no_atomic"]==0 and j["privileged"]==0 and j["kind_name"]=="GENERIC_MEMORY" and h(j["address"])==0x9999999999000 and h(j["page_size"])==0x1000' \
+	--value "$V" --format nv-gmmu-ver3 --level pte_small
+# N-P14 (UVM poison): all five PCF meanings; text rendering.
+run "$TOOL" decode --value 0x0000002BAD0006F9 --format nv-gmmu-ver3 --level pte_small
+has "ver3 text pcf_name" '^pcf_name: PRIVILEGE_RO_NO_ATOMIC_UNCACHED_ACD$'
+has "ver3 text privileged" '^privileged: 1$'
+has "ver3 text address" '^address: 0x2bad000000$'
+# N-P03 in a 64K table: no_valid_4k; N-P04: MAPPING_NOWHERE is unsupported.
+decoded "ver3 big PTE N-P03" 'j["state"]=="no_valid_4k" and j["pcf_name"]=="NO_VALID_4KB_PAGE" and h(j["page_size"])==0x10000' \
+	--value 0x18 --format nv-gmmu-ver3 --level pte_big
+decoded "ver3 PTE N-P04" 'j["state"]=="unsupported" and j["pcf_name"]=="MAPPING_NOWHERE"' \
+	--value 0x10 --format nv-gmmu-ver3 --level pte_small
+# N-P12: peer 1.
+decoded "ver3 PTE N-P12 peer" 'j["aperture_name"]=="peer" and j["peer_id"]==1 and h(j["address"])==0xbbbbbbb000 and j["read_only"]==1' \
+	--value 0x200000BBBBBBB663 --format nv-gmmu-ver3 --role pte --level pte_small
+# N-D11 at pde1: a 512 MiB leaf; at pde3: unsupported.
+decoded "ver3 PD1 leaf N-D11" 'j["level"]=="pde1" and j["is_pte"]==1 and j["state"]=="mapped" and h(j["page_size"])==0x20000000 and h(j["address"])==0x20000000' \
+	--value 0x20000601 --format nv-gmmu-ver3 --level pde1
+decoded "ver3 PD3 IS_PTE N-D11" 'j["level"]=="pde3" and j["state"]=="unsupported"' \
+	--value 0x20000601 --format nv-gmmu-ver3 --level pde3
+# N-D02 at pde2: sparse PDE; N-D07 with --role pde at depth 1 (pde3): a video pointer.
+decoded "ver3 PDE N-D02 sparse" 'j["state"]=="sparse" and j["pcf_name"]=="SPARSE_ATS_ALLOWED"' \
+	--value 0x8 --format nv-gmmu-ver3 --role pde --level pde2
+decoded "ver3 PDE N-D07 pointer" 'j["level"]=="pde3" and j["state"]=="pointer" and j["aperture_name"]=="video" and j["pcf_name"]=="VALID_CACHED_ATS_NOT_ALLOWED" and j["no_ats"]==1 and h(j["address"])==0x7ff000' \
+	--value 0x00000000007FF012 --format nv-gmmu-ver3 --role pde --level 1
+# N-Q03 as a dual PDE: both halves.
+decoded "ver3 dual N-Q03" 'j["level"]=="pde0" and j["state"]=="pointer" and j["aperture_big_name"]=="sys_coherent" and h(j["address_big"])==0x9999999999900 and j["aperture_small_name"]=="video" and h(j["address_small"])==0xbbbbbbb000 and j["pcf_small_name"]=="VALID_UNCACHED_ATS_ALLOWED"' \
+	--value 0x000000BBBBBBB00A000999999999990C --format nv-gmmu-ver3 --role dual
+# N-Q08: the 2 MiB PTE of a PD0 slot.
+decoded "ver3 PD0 leaf N-Q08" 'j["level"]=="pde0" and j["state"]=="mapped" and h(j["page_size"])==0x200000 and h(j["address"])==0x400200000' \
+	--value 0x0000000400200601 --format nv-gmmu-ver3 --level pde0
+# Levels by depth: 0-5; 6 is outside.
+err "ver3 depth 6 is outside" E_UNSUPPORTED "$TOOL" decode --value 1 --format nv-gmmu-ver3 --level 6
+if grep -q 'depth 0-5' "$TMP/err"; then ok; else bad "ver3: depth range in the error: $ERR"; fi
 
 report

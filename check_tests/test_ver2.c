@@ -785,7 +785,8 @@ END_TEST
 START_TEST(format_find)
 {
 	ck_assert_ptr_eq(pt_format_find("amd-gart"), &pt_format_gart);
-	ck_assert_ptr_null(pt_format_find("nv-gmmu-ver3"));
+	ck_assert_ptr_eq(pt_format_find("nv-gmmu-ver3"), &pt_format_ver3);
+	ck_assert_ptr_null(pt_format_find("nv-gmmu-ver9"));
 	ck_assert_ptr_null(pt_format_find("NV-GMMU-VER2"));
 	ck_assert_ptr_null(pt_format_find(""));
 	ck_assert_ptr_null(pt_format_find(NULL));
