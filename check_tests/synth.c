@@ -1,6 +1,7 @@
 /* synth.c — see synth.h. */
 #include <string.h>
 
+#include "fmt_ver2.h"
 #include "synth.h"
 #include "testutil.h"
 
@@ -43,6 +44,8 @@ uint64_t pte(unsigned aperture, uint64_t pa, uint64_t flags)
 
 struct pt_mem *mem;
 struct pt_context ctx;
+/* The [pdb] data of ctx: a 64 KiB big page size, as a default capture.ini gives. */
+static struct pt_ver2_ctx ver2_ctx = {.big_page_size = 65536};
 
 void build_ver2(void)
 {
@@ -84,7 +87,7 @@ void build_ver2(void)
 	ctx.root_space = VID;
 	ctx.root_addr = PD3;
 	ctx.root_entries = 4;
-	ctx.big_page_size = 65536;
+	ctx.priv = &ver2_ctx;
 }
 
 void teardown(void)

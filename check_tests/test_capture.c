@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "archive_util.h"
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "pt_capture.h"
 #include "pt_render.h"
 #include "testutil.h"
@@ -171,7 +173,7 @@ static void check_std(const struct pt_capture *cap, bool in_place, const char *s
 	ck_assert_uint_eq(c->root_entries, 4);
 	ck_assert_uint_eq(c->root_page_shift, 0);
 	ck_assert_uint_eq(c->va_base, 0);
-	ck_assert_uint_eq(c->big_page_size, 65536);
+	ck_assert_uint_eq(pt_ver2_of(c)->big_page_size, 65536);
 	ck_assert_uint_eq(c->ini_line, 14);
 	ck_assert_uint_eq(c->nannotations, 1);
 	ck_assert_str_eq(c->annotations[0].key, "x-chan");
@@ -854,8 +856,8 @@ START_TEST(gart_context)
 	ck_assert_uint_eq(c->root_entries, 131072);
 	ck_assert_uint_eq(c->root_page_shift, 12);
 	ck_assert_uint_eq(c->va_base, 0x7FFF00000000ull);
-	ck_assert_uint_eq(c->gart.va_end, 0x7FFF1FFFFFFFull);
-	ck_assert(c->gart.has[PT_GR_PT_END]);
+	ck_assert_uint_eq(pt_gart_of(c)->va_end, 0x7FFF1FFFFFFFull);
+	ck_assert(pt_gart_of(c)->has[PT_GR_PT_END]);
 	ck_assert_uint_eq(c->ini_line, 8);
 	ck_assert_uint_eq(c->nannotations, 1);
 	ck_assert_uint_eq(pt_mem_cover(c->mem, c->root_space, c->root_addr, c->root_entries * 8),

@@ -103,6 +103,15 @@ for c in decode walk audit check export; do
 	has "$c --help" "^Usage: ptfs-tool $c"
 	rc "$c -h" 0 "$TOOL" "$c" -h
 done
+# decode --help lists every format, level and --kind from the format table.
+"$TOOL" decode --help >"$TMP/decode-help" 2>&1
+for w in 'nv-gmmu-ver2, amd-gart or nv-gmmu-ver3' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\]' \
+	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
+	'nv-gmmu-ver3: depths 0-5, levels pde4 pde3 pde2 pde1 pde0 pte_big pte_small' \
+	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)' \
+	'ver3_dual \(nv-gmmu-ver3, 16-byte entries\)'; do
+	if grep -Eq -- "$w" "$TMP/decode-help"; then ok "decode --help: $w"; else bad "decode --help: $w"; fi
+done
 err "no command" E_USAGE "$TOOL"
 err "unknown command" E_USAGE "$TOOL" frobnicate
 err "unknown global option" E_USAGE "$TOOL" --frob
@@ -290,7 +299,7 @@ err "entry size 12" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-p
 err "entry size junk" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size eight
 err "kind vs entry size" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --entry-size 16
 err "kind vs format" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --format amd-gart
-err "unknown kind" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver3
+err "unknown kind" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver9
 err "bad level list" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --levels 1,,2
 err "8-byte entries at pde0" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size 8 --levels 3
 
@@ -420,6 +429,19 @@ js "GART audit: zero PTE" "($V)(4)==['unmapped']"
 js "GART audit: readable only, rw" "($V)(5)==['access_denied']"
 js "GART audit: expected PA" "($V)(6)==['ok','ok']"
 js "GART audit: below START in FB" "($V)(7)==['unmapped'] and 'fb' in ($R)(7)[0]"
+# Issue #16.5: 64 KiB GART pages (BFS 4 in BASE 63:59) and START 0x7FFF00001,
+# 4 KiB past a 64 KiB boundary.  Entry N maps (START << 12) + N * 64K: entry 0
+# (vram 0x40000000) is the page at 0x7fff00001000, entry 1 (zero) the one at
+# 0x7fff00011000, entry 2 (vram 0x50000000) the one at 0x7fff00021000.
+G=$TMP/gart-unaligned
+mkdir -p "$G/mem"
+printf '[capture]\nversion = 1\nformat = amd-gart\n[memory t]\nspace = vram\nbase = 0x200000\nfile = mem/t.bin\n[gart gart0]\nVM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x2000000000200001\nVM_CONTEXT0_PAGE_TABLE_START_ADDR = 0x7FFF00001\nVM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x7FFF00030\n' >"$G/capture.ini"
+{ le64 0x40000061; le64 0; le64 0x50000061; } >"$G/mem/t.bin"
+run "$TOOL" walk --json "$G" gart0 0x7fff00001000 0x7fff00010fff 0x7fff00021000 0x7fff00000fff
+js "GART unaligned START: walk pages start at START + N * 64K" '[(h(w["result"]["page_va"]), h(w["result"]["pa"])) for w in j[:3]]==[(0x7fff00001000, 0x40000000), (0x7fff00001000, 0x4000ffff), (0x7fff00021000, 0x50000000)] and j[3]["result"]["fault"]=="out_of_range"'
+printf '0x7fff00011000 128K r\n' >"$TMP/gu.legs"
+run "$TOOL" audit --json "$G" gart0 "$TMP/gu.legs"
+js "GART unaligned START: audit spans are the entries' pages" "($V)(1)==['unmapped','ok'] and [h(p['page_va']) for p in j['pages']]==[0x7fff00011000, 0x7fff00021000]"
 # Legs syntax errors name LEGS:LINE.
 printf '0x1000 4K r\n0x2000 4X r\n' >"$TMP/bad1.legs"
 err "legs: bad size" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad1.legs"

@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "pt_capture.h"
-#include "pt_format.h"
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "testutil.h"
 
 #define B(v, lo)     ((uint64_t)(v) << (lo))
@@ -281,7 +281,7 @@ START_TEST(format_table)
 	ck_assert_uint_eq(f->levels[0].va_shift, 12);
 	ck_assert_uint_eq(f->levels[0].bits, 0);
 	ck_assert_uint_eq(f->levels[0].entry_size, 8);
-	ck_assert_uint_eq(f->levels[0].role, PT_ROLE_PTE);
+	ck_assert_uint_eq(f->levels[0].role, PT_ROLE_LEAF);
 	ck_assert_int_eq(f->levels[0].child[0], -1);
 	ck_assert_int_eq(f->levels[0].child[1], -1);
 	ck_assert_ptr_null(f->levels[1].name);
@@ -576,7 +576,7 @@ START_TEST(apertures)
 {
 	struct regs r = cosim();
 	struct pt_gart_layout l;
-	struct pt_gart_aperture a;
+	struct pt_aperture a;
 
 	/* No aperture registers: everything outside the GART is none. */
 	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, NULL, 0), PT_OK);

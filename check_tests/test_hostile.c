@@ -22,12 +22,16 @@
 #include <unistd.h>
 
 #include "archive_util.h"
+#include "fmt_gart.h"
 #include "ini.h"
 #include "pt_capture.h"
 #include "pt_render.h"
 #include "pt_walk.h"
 #include "synth.h"
 #include "testutil.h"
+
+/* The amd-gart data (ctx->priv) of the hand-built GART contexts below. */
+static struct pt_gart_layout gl;
 
 /* ---- building hostile captures (archive_util.c) ---- */
 
@@ -1100,14 +1104,16 @@ START_TEST(gart_hostile)
 	raw[PT_GR_PT_END] = 0x1fff;    /* 8192 entries = the whole 64 KiB */
 	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
 	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	g.priv = &gl;
 	g.name = "gart0";
 	g.fmt = &pt_format_gart;
-	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &g.gart, err, sizeof err), PT_OK);
-	g.root_space = g.gart.table_space;
-	g.root_addr = g.gart.table_addr;
-	g.root_entries = g.gart.entries;
-	g.root_page_shift = 12 + g.gart.bfs;
-	g.va_base = g.gart.va_start;
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &gl, err, sizeof err), PT_OK);
+	g.root_space = gl.table_space;
+	g.root_addr = gl.table_addr;
+	g.root_entries = gl.entries;
+	g.root_page_shift = 12 + gl.bfs;
+	g.va_base = gl.va_start;
 	for (int pass = 0; pass < 3; pass++) {
 		synth_clear();
 		for (uint64_t pa = 0x100000; pa < 0x110000; pa += 8)

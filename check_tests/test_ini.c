@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "ini.h"
 #include "testutil.h"
 
@@ -70,9 +72,9 @@ START_TEST(design_example)
 	ck_assert_uint_eq(m->mem[0].file_line, 10);
 	ck_assert_uint_eq(m->nctx, 1);
 	ck_assert_str_eq(m->ctx[0].name, "pdb0");
-	ck_assert(!m->ctx[0].gart);
-	ck_assert_uint_eq(m->ctx[0].address, 0x201000);
-	ck_assert_uint_eq(m->ctx[0].big_page_size, 65536);
+	ck_assert_ptr_eq(m->ctx[0].fmt, &pt_format_ver2);
+	ck_assert_uint_eq(((const struct pt_ver2_ctx *)m->ctx[0].priv)->address, 0x201000);
+	ck_assert_uint_eq(((const struct pt_ver2_ctx *)m->ctx[0].priv)->big_page_size, 65536);
 	ck_assert_uint_eq(m->ctx[0].line, 12);
 	ck_assert_uint_eq(m->capture_line, 1);
 	pt_manifest_free(m);
@@ -119,11 +121,15 @@ START_TEST(gart_and_annotations)
 	ck_assert_str_eq(m->mem[0].file, "./mem//gart.bin");
 	ck_assert_str_eq(m->mem[0].path, "mem/gart.bin");
 	ck_assert_uint_eq(m->nctx, 2);
-	ck_assert(m->ctx[0].gart);
-	ck_assert(m->ctx[0].has[PT_GR_PT_BASE] && m->ctx[0].has[PT_GR_FB_OFFSET]);
-	ck_assert(!m->ctx[0].has[PT_GR_AGP_TOP]);
-	ck_assert_uint_eq(m->ctx[0].raw[PT_GR_PT_BASE], 0x3EE600000ull);
-	ck_assert_uint_eq(m->ctx[0].raw[PT_GR_PT_END], 0x7FFF1FFFFull);
+	ck_assert_ptr_eq(m->ctx[0].fmt, &pt_format_gart);
+	{
+		const struct pt_gart_layout *l = m->ctx[0].priv;
+
+		ck_assert(l->has[PT_GR_PT_BASE] && l->has[PT_GR_FB_OFFSET]);
+		ck_assert(!l->has[PT_GR_AGP_TOP]);
+		ck_assert_uint_eq(l->raw[PT_GR_PT_BASE], 0x3EE600000ull);
+		ck_assert_uint_eq(l->raw[PT_GR_PT_END], 0x7FFF1FFFFull);
+	}
 	ck_assert_uint_eq(m->ctx[0].nann, 2);
 	ck_assert_str_eq(m->ctx[0].ann[0].key, "x-vmid");
 	ck_assert_str_eq(m->ctx[0].ann[1].key, "x-who");
@@ -169,8 +175,8 @@ START_TEST(bom_and_no_final_newline)
 	static const char text[] = "\xef\xbb\xbf" NV_HEAD "[pdb p]\nspace = sysmem\naddress = 0";
 	struct pt_manifest *m = parse_ok(text);
 
-	ck_assert_uint_eq(m->ctx[0].space, 1);
-	ck_assert_uint_eq(m->ctx[0].address, 0);
+	ck_assert_uint_eq(((const struct pt_ver2_ctx *)m->ctx[0].priv)->space, 1);
+	ck_assert_uint_eq(((const struct pt_ver2_ctx *)m->ctx[0].priv)->address, 0);
 	pt_manifest_free(m);
 }
 END_TEST
@@ -436,9 +442,9 @@ static const struct bad {
 	{"[capture]\nversion =\nformat = nv-gmmu-ver2\n", PT_E_VALUE,
 	 "capture.ini:2: empty value for 'version' in [capture]"},
 	{"[capture]\nversion = 1\nformat = nv-gmmu-ver9\n", PT_E_UNSUPPORTED,
-	 "capture.ini:3: unknown format 'nv-gmmu-ver9' (supported: nv-gmmu-ver2, amd-gart)"},
+	 "capture.ini:3: unknown format 'nv-gmmu-ver9' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3)"},
 	{"[capture]\nversion = 1\nformat = NV-GMMU-VER2\n", PT_E_UNSUPPORTED,
-	 "capture.ini:3: unknown format 'NV-GMMU-VER2' (supported: nv-gmmu-ver2, amd-gart)"},
+	 "capture.ini:3: unknown format 'NV-GMMU-VER2' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3)"},
 	{"[capture]\nversion = 1\nformat =  ; none\n", PT_E_VALUE,
 	 "capture.ini:3: empty value for 'format' in [capture]"},
 	{NV_HEAD "version = 1\n", PT_E_VALUE, "capture.ini:4: duplicate key 'version' in [capture] (first at line 2)"},

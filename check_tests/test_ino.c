@@ -7,6 +7,8 @@
 #include <string.h>
 #include <errno.h>
 
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "ptfs.h"
 #include "testutil.h"
 
@@ -79,9 +81,9 @@ static void setup(void)
 	fs.ctx = pcs;
 }
 
-static struct ptfs_id id_of(enum ptfs_type type, unsigned ctx)
+static struct pt_tnode id_of(enum pt_tnode_type type, unsigned ctx)
 {
-	struct ptfs_id id;
+	struct pt_tnode id;
 
 	memset(&id, 0, sizeof id);
 	id.type = type;
@@ -91,7 +93,7 @@ static struct ptfs_id id_of(enum ptfs_type type, unsigned ctx)
 }
 
 /* Appends step (LEVEL, INDEX) to ID's node. */
-static void step(struct ptfs_id *id, int level, uint64_t index)
+static void step(struct pt_tnode *id, int level, uint64_t index)
 {
 	id->node.s[id->node.n].level = (int8_t)level;
 	id->node.s[id->node.n].index = index;
@@ -99,18 +101,16 @@ static void step(struct ptfs_id *id, int level, uint64_t index)
 }
 
 /* Encodes ID, decodes it back and checks every field survives; returns the number. */
-static fuse_ino_t round_trip(const struct ptfs_id *id)
+static fuse_ino_t round_trip(const struct pt_tnode *id)
 {
-	struct ptfs_id back;
+	struct pt_tnode back;
 	fuse_ino_t ino = ptfs_ino_encode(&fs, id);
 
 	ck_assert_msg(ino != 0, "type %d ctx %u not packed", id->type, id->ctx);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, ino, &back), 0);
 	ck_assert_int_eq(back.type, id->type);
-	if (id->type == PTFS_T_GLOBAL) {
-		ck_assert_uint_eq(back.global, id->global);
+	if (id->type == PT_TN_ROOT || id->type == PT_TN_CAPTURE)
 		return ino;
-	}
 	ck_assert_uint_eq(back.ctx, id->ctx);
 	ck_assert_ptr_eq(back.node.ctx, &ctxs[id->ctx]);
 	ck_assert_uint_eq(back.va, id->va);
@@ -119,37 +119,37 @@ static fuse_ino_t round_trip(const struct ptfs_id *id)
 		ck_assert_int_eq(back.node.s[k].level, id->node.s[k].level);
 		ck_assert_uint_eq(back.node.s[k].index, id->node.s[k].index);
 	}
-	if (id->type == PTFS_T_TABLEDIR)
+	if (id->type == PT_TN_TABLEDIR)
 		ck_assert_uint_eq(back.choice, id->choice);
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &back), ino);
 	return ino;
 }
 
 /* Every kind of node of context C, deepest paths with the largest indices. */
-static size_t all_nodes(unsigned c, struct ptfs_id *out)
+static size_t all_nodes(unsigned c, struct pt_tnode *out)
 {
-	static const enum ptfs_type fixed[] = {
-		PTFS_T_CTXDIR, PTFS_T_INFO, PTFS_T_MAPS, PTFS_T_VADIR, PTFS_T_WALKDIR,
+	static const enum pt_tnode_type fixed[] = {
+		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR,
 	};
 	const struct ptfs_ctx *pc = &pcs[c];
 	size_t n = 0;
-	struct ptfs_id id;
+	struct pt_tnode id;
 
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		out[n++] = id_of(fixed[i], c);
-	out[n++] = id_of(PTFS_T_TABLEDIR, c);            /* the root table */
-	id = id_of(PTFS_T_VALINK, c);
+	out[n++] = id_of(PT_TN_TABLEDIR, c);            /* the root table */
+	id = id_of(PT_TN_VALINK, c);
 	out[n++] = id;                                    /* page 0 */
 	id.va = pc->va_last & ~UINT64_C(0xfff);           /* the last page of the space */
 	out[n++] = id;
-	id = id_of(PTFS_T_WALKFILE, c);
+	id = id_of(PT_TN_WALKFILE, c);
 	out[n++] = id;
-	id.va = PTFS_WALK_LIMIT - 1;                      /* the widest walk/ VA */
+	id.va = ptfs_walk_limit(&fs) - 1;                      /* the widest walk/ VA */
 	out[n++] = id;
 	id.va = 0x201234;
 	out[n++] = id;
 	if (c == C_GART) {
-		id = id_of(PTFS_T_ENTRYFILE, c);
+		id = id_of(PT_TN_ENTRYFILE, c);
 		step(&id, 0, (UINT64_C(1) << 20) - 1);
 		out[n++] = id;
 		id.node.s[0].index = 0;
@@ -160,15 +160,15 @@ static size_t all_nodes(unsigned c, struct ptfs_id *out)
 	{
 		unsigned nl = pc->nlevels;
 		int dual = (int)nl - 3;   /* pde0: before pte_big and pte_small */
-		struct ptfs_id path = id_of(PTFS_T_ENTRYDIR, c);
+		struct pt_tnode path = id_of(PT_TN_ENTRYDIR, c);
 
 		for (int l = 0; l <= dual; l++) {
 			step(&path, l, (UINT64_C(1) << pc->idx_bits[l]) - 1);
-			path.type = PTFS_T_ENTRYDIR;
+			path.type = PT_TN_ENTRYDIR;
 			out[n++] = path;
-			path.type = PTFS_T_ENTRYFILE;
+			path.type = PT_TN_ENTRYFILE;
 			out[n++] = path;
-			path.type = PTFS_T_TABLEDIR;
+			path.type = PT_TN_TABLEDIR;
 			path.choice = 0;
 			out[n++] = path;
 			if (l == dual) {
@@ -177,10 +177,10 @@ static size_t all_nodes(unsigned c, struct ptfs_id *out)
 			}
 		}
 		for (int ch = 0; ch < 2; ch++) {
-			struct ptfs_id leaf = path;
+			struct pt_tnode leaf = path;
 			int lv = dual + 1 + ch;
 
-			leaf.type = PTFS_T_ENTRYFILE;
+			leaf.type = PT_TN_ENTRYFILE;
 			leaf.choice = 0;
 			step(&leaf, lv, (UINT64_C(1) << pc->idx_bits[lv]) - 1);
 			out[n++] = leaf;
@@ -193,23 +193,23 @@ static size_t all_nodes(unsigned c, struct ptfs_id *out)
 
 START_TEST(round_trip_every_type)
 {
-	struct ptfs_id ids[64], g;
+	struct pt_tnode ids[64], g;
 
-	g = id_of(PTFS_T_GLOBAL, 0);
-	g.global = PTFS_INO_ROOT;
+	g = id_of(PT_TN_ROOT, 0);
 	ck_assert_uint_eq(round_trip(&g), 1);
-	g.global = PTFS_INO_CAPTURE;
+	g = id_of(PT_TN_CAPTURE, 0);
 	ck_assert_uint_eq(round_trip(&g), 2);
 	for (unsigned c = 0; c < NCTX; c++) {
 		size_t n = all_nodes(c, ids);
-		bool seen[PTFS_T__COUNT] = {false};
+		bool seen[PT_TN__COUNT] = {false};
 
 		for (size_t i = 0; i < n; i++) {
 			round_trip(&ids[i]);
 			seen[ids[i].type] = true;
 		}
-		for (int t = PTFS_T_CTXDIR; t < PTFS_T__COUNT; t++)
-			ck_assert_msg(seen[t] || (c == C_GART && t == PTFS_T_ENTRYDIR),
+		for (int t = PT_TN_CTXDIR; t < PT_TN__COUNT; t++)
+			ck_assert_msg(seen[t] || (c == C_GART && t == PT_TN_ENTRYDIR) ||
+				      t == PT_TN_CAPTURE,
 				      "context %u: type %d untested", c, t);
 	}
 }
@@ -217,7 +217,7 @@ END_TEST
 
 START_TEST(distinct)
 {
-	struct ptfs_id ids[64];
+	struct pt_tnode ids[64];
 	fuse_ino_t all[NCTX * 64 + 2];
 	size_t n = 0;
 
@@ -241,32 +241,32 @@ END_TEST
 /* The numbers themselves are part of the contract (DESIGN §4: stable). */
 START_TEST(stable)
 {
-	struct ptfs_id id = id_of(PTFS_T_CTXDIR, 0);
+	struct pt_tnode id = id_of(PT_TN_CTXDIR, 0);
 
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0040000000000001));
-	id = id_of(PTFS_T_WALKDIR, 1);
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0080000000000005));
-	id = id_of(PTFS_T_WALKFILE, 0);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x2000000000000001));
+	id = id_of(PT_TN_WALKDIR, 1);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x4000000000000005));
+	id = id_of(PT_TN_WALKFILE, 0);
 	id.va = 0x201234;
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0060000000201234));
-	id = id_of(PTFS_T_VALINK, 0);
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x3000000000201234));
+	id = id_of(PT_TN_VALINK, 0);
 	id.va = 0x201000;
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0050000000000201));
-	id = id_of(PTFS_T_TABLEDIR, 0);   /* root table: n = 0 */
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x0048000000000000));
-	id = id_of(PTFS_T_ENTRYFILE, 0);  /* pde3/1: n = 1, index 1 */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x2010000000000201));
+	id = id_of(PT_TN_TABLEDIR, 0);   /* root table: n = 0 */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x2008000000000000));
+	id = id_of(PT_TN_ENTRYFILE, 0);  /* pde3/1: n = 1, index 1 */
 	step(&id, 0, 1);
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x004c000000000009));
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x200c000000000009));
 	/* a second setup of the same contexts gives the same numbers */
 	setup();
-	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x004c000000000009));
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(0x200c000000000009));
 }
 END_TEST
 
 START_TEST(widest_va)
 {
-	struct ptfs_id id = id_of(PTFS_T_VALINK, C_V64);
-	struct ptfs_id back;
+	struct pt_tnode id = id_of(PT_TN_VALINK, C_V64);
+	struct pt_tnode back;
 	fuse_ino_t ino;
 
 	/* the last page of a 64-bit space and of a 57-bit one */
@@ -274,56 +274,58 @@ START_TEST(widest_va)
 	ino = round_trip(&id);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, ino, &back), 0);
 	ck_assert_uint_eq(back.va, UINT64_C(0xfffffffffffff000));
-	id = id_of(PTFS_T_VALINK, C_V3);
+	id = id_of(PT_TN_VALINK, C_V3);
 	id.va = (UINT64_C(1) << 57) - 0x1000;
 	round_trip(&id);
 	ck_assert_uint_eq(pcs[C_V3].va_last, (UINT64_C(1) << 57) - 1);
 	ck_assert_uint_eq(pcs[C_V64].va_last, UINT64_MAX);
 	/* walk/: every byte VA below 2^53, in any context */
 	for (unsigned c = 0; c < NCTX; c++) {
-		id = id_of(PTFS_T_WALKFILE, c);
-		id.va = PTFS_WALK_LIMIT - 1;
+		id = id_of(PT_TN_WALKFILE, c);
+		id.va = ptfs_walk_limit(&fs) - 1;
 		round_trip(&id);
 	}
-	ck_assert_uint_eq(PTFS_WALK_LIMIT, UINT64_C(1) << 53);
+	ck_assert_uint_eq(ptfs_walk_limit(&fs), UINT64_C(1) << 60);   /* 4 contexts: C = 3 */
 }
 END_TEST
 
 START_TEST(refused)
 {
-	struct ptfs_id id, back;
+	struct pt_tnode id, back;
 	struct pt_context c = ctxs[C_VER2];
 	struct ptfs_ctx pc;
 	char why[256];
 
 	/* VAs that cannot be packed */
-	id = id_of(PTFS_T_WALKFILE, 0);
-	id.va = PTFS_WALK_LIMIT;
+	id = id_of(PT_TN_WALKFILE, 0);
+	id.va = ptfs_walk_limit(&fs);
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
-	id = id_of(PTFS_T_VALINK, C_VER2);
+	id = id_of(PT_TN_VALINK, C_VER2);
 	id.va = UINT64_C(1) << 49;                /* past VER2's space */
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	id.va = 0x201234;                         /* not a page's first VA */
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	/* paths the level table does not allow */
-	id = id_of(PTFS_T_ENTRYFILE, C_VER2);
+	id = id_of(PT_TN_ENTRYFILE, C_VER2);
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);   /* an entry needs a step */
 	step(&id, 0, 4);                                    /* pde3 has 2 index bits */
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
-	id = id_of(PTFS_T_ENTRYFILE, C_VER2);
+	id = id_of(PT_TN_ENTRYFILE, C_VER2);
 	step(&id, 1, 0);                                    /* a path starts at the root */
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
-	id = id_of(PTFS_T_CTXDIR, NCTX);                    /* no such context */
+	id = id_of(PT_TN_CTXDIR, NCTX);                    /* no such context */
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	/* forged numbers */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, 0, &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, 3, &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000000), &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000011), &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x0040000000000006), &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x004e000000000000), &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, ((uint64_t)NCTX + 1) << 54 | 1, &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x004c000000000000) | UINT64_C(1) << 40,
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000000), &back), ENOENT);
+	/* a stray bit between the walk bit (60) and the VALINK bit (52) */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2020000000000001), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000011), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000006), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x200e000000000000), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ((uint64_t)NCTX + 1) << 61 | 1, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x200c000000000000) | UINT64_C(1) << 40,
 					 &back), ENOENT);
 	/* contexts and formats the scheme cannot number */
 	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1021, why, sizeof why), PT_OK);
@@ -340,6 +342,63 @@ START_TEST(refused)
 }
 END_TEST
 
+/*
+ * The context field is as wide as the capture needs (bits of nctx + 1), so
+ * walk/ gets the rest: 1 context 61-bit VAs (every 59-bit one), up to 62
+ * contexts every 57-bit VA (VER3, x86-64 LA57), 63 contexts 56, 1022 53.
+ */
+START_TEST(adaptive_width)
+{
+	static struct ptfs_ctx many[1022];
+	static const struct {
+		size_t nctx;
+		unsigned walk_bits;
+	} cases[] = {{1, 61}, {2, 61}, {3, 60}, {4, 60}, {62, 57}, {63, 56}, {1022, 53}};
+	struct pt_context c = ctxs[C_VER2];
+	struct ptfs wide;
+	char why[256];
+
+	for (unsigned i = 0; i < 1022; i++)
+		ck_assert_int_eq(ptfs_ino_setup(&many[i], &c, i, why, sizeof why), PT_OK);
+	memset(&wide, 0, sizeof wide);
+	wide.ctx = many;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		uint64_t limit = UINT64_C(1) << cases[k].walk_bits;
+		struct pt_tnode id, back;
+		fuse_ino_t ino;
+
+		wide.nctx = cases[k].nctx;
+		ck_assert_uint_eq(ptfs_walk_limit(&wide), limit);
+		/* the widest walk/ VA of the last context round-trips, one more is refused */
+		memset(&id, 0, sizeof id);
+		id.type = PT_TN_WALKFILE;
+		id.ctx = (unsigned)cases[k].nctx - 1;
+		id.node.ctx = &c;
+		id.va = limit - 1;
+		ino = ptfs_ino_encode(&wide, &id);
+		ck_assert_uint_ne(ino, 0);
+		ck_assert_int_eq(ptfs_ino_decode(&wide, ino, &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_WALKFILE);
+		ck_assert_uint_eq(back.ctx, id.ctx);
+		ck_assert_uint_eq(back.va, limit - 1);
+		id.va = limit;
+		ck_assert_uint_eq(ptfs_ino_encode(&wide, &id), 0);
+		/* the other nodes of that context keep their payloads */
+		id.type = PT_TN_VALINK;
+		id.va = (UINT64_C(1) << 49) - 0x1000;
+		ino = ptfs_ino_encode(&wide, &id);
+		ck_assert_int_eq(ptfs_ino_decode(&wide, ino, &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_VALINK);
+		ck_assert_uint_eq(back.va, id.va);
+		id.type = PT_TN_WALKDIR;
+		ino = ptfs_ino_encode(&wide, &id);
+		ck_assert_int_eq(ptfs_ino_decode(&wide, ino, &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_WALKDIR);
+		ck_assert_uint_eq(back.ctx, id.ctx);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ino");
@@ -351,6 +410,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, stable);
 	tcase_add_test(tc, widest_va);
 	tcase_add_test(tc, refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("width");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, adaptive_width);
 	suite_add_tcase(s, tc);
 	return s;
 }

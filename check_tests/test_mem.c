@@ -1,7 +1,12 @@
 /* test_mem: regions per space, overlap and adjacency, not-captured reads, zero chunks. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pt_mem.h"
 #include "testutil.h"
@@ -405,6 +410,72 @@ START_TEST(adopt_chunk)
 }
 END_TEST
 
+/*
+ * Issue #16.3: a borrowed region is an mmap of a file someone else may
+ * truncate.  Three pages of a temporary file, mapped and borrowed, then cut
+ * to one page: with the handler installed a read of a lost page is "not
+ * captured" and the process lives; the page that is left still reads.
+ */
+static uint8_t *shrunk_map(size_t *len)
+{
+	char path[] = "/tmp/ptfs-test-mem-XXXXXX";
+	int fd = mkstemp(path);
+	uint8_t *d = pattern_buf(0, 3 * 4096), *p;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, d, 3 * 4096), 3 * 4096);
+	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(ftruncate(fd, 4096), 0);
+	close(fd);
+	unlink(path);
+	free(d);
+	*len = 3 * 4096;
+	return p;
+}
+
+START_TEST(shrunk_file_read)
+{
+	size_t len;
+	uint8_t *p = shrunk_map(&len), out[16], one;
+	struct pt_mem *m = pt_mem_new(1);
+
+	ck_assert_int_eq(pt_mem_fault_install(), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x100000, p, len, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x100010, out, sizeof out));
+	ck_assert_uint_eq(out[0], pattern(0x10));
+	ck_assert(!pt_mem_read(m, 0, 0x102000, out, sizeof out));       /* lost page */
+	ck_assert(!pt_mem_read(m, 0, 0x100ff8, out, sizeof out));       /* straddles the new end */
+	ck_assert(!pt_mem_copy_mapped(&one, p + 2 * 4096 + 5, 1));
+	/* Recovered more than once, and reads go on working. */
+	ck_assert(!pt_mem_read(m, 0, 0x101000, out, 1));
+	ck_assert(pt_mem_read(m, 0, 0x100fff, out, 1));
+	ck_assert_uint_eq(out[0], pattern(0xfff));
+	pt_mem_free(m);
+	munmap(p, len);
+}
+END_TEST
+
+/* A lost page touched outside an armed copy keeps SIGBUS's default action. */
+START_TEST(unarmed_fault_kills)
+{
+	size_t len;
+	const volatile uint8_t *p = shrunk_map(&len);
+
+	ck_assert_int_eq(pt_mem_fault_install(), PT_OK);
+	printf("%u\n", p[2 * 4096]);
+}
+END_TEST
+
+/* So does a SIGBUS someone sends. */
+START_TEST(sent_sigbus_kills)
+{
+	ck_assert_int_eq(pt_mem_fault_install(), PT_OK);
+	kill(getpid(), SIGBUS);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("mem");
@@ -431,6 +502,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, short_last_chunk);
 	tcase_add_test(tc, built_across_chunks);
 	tcase_add_test(tc, adopt_chunk);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fault");
+	tcase_add_test(tc, shrunk_file_read);
+	tcase_add_test_raise_signal(tc, unarmed_fault_kills, SIGBUS);
+	tcase_add_test_raise_signal(tc, sent_sigbus_kills, SIGBUS);
 	suite_add_tcase(s, tc);
 	return s;
 }

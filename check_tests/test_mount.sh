@@ -203,7 +203,12 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x2000000000000"
 	check "a VA at 2^52 has an out_of_range trace in walk/" \
 		grep -qx 'result: fault=out_of_range' "$P/walk/0x10000000000000"
-	check "a VA at 2^53 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x20000000000000"
+	# 2 contexts: a 2-bit context field leaves walk/ every VA below 2^61 (fs/ino.c)
+	check "a 57-bit VA (2^57 - 1) has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x1ffffffffffffff"
+	check "a VA at 2^61 - 1 has an out_of_range trace in walk/" \
+		grep -qx 'result: fault=out_of_range' "$P/walk/0x1fffffffffffffff"
+	check "a VA at 2^61 is ENOENT in walk/ (past the inode payload)" test ! -e "$P/walk/0x2000000000000000"
 	check "a VA at 2^49 is ENOENT in va/" test ! -e "$P/va/0x2000000000000"
 
 	# walk traces for every fault of the expect file
@@ -639,6 +644,22 @@ if do_mount "$T" "$M"; then
 	do_umount "$M"
 else
 	bad "mount for the name-length test"
+fi
+
+# ---- INIT: the kernel is told FUSE_PARALLEL_DIROPS (libfuse 3.14 drops the bit) ----
+# The reply as it crosses /dev/fuse (strace), not as `ptfs -d` prints it: -d
+# shows libfuse's reply before ptfs adds the bit.  INIT's reply is the first
+# 64-byte reply body; its flags are bytes 12..15, little endian; bit 18.
+if command -v strace >/dev/null; then
+	M=$TMP/pdirops
+	if start_fg "$FIX/turing-mixed.tar.gz" "$M" strace -f -e trace=writev -e write=all \
+		-o "$TMP/init.strace" --; then
+		fusermount3 -u "$M"
+		wait_exit "$FG_PID" 20
+	fi
+	f=$(awk '/ 64 bytes in buffer 1$/ { getline; print $18 $17 $16 $15; exit }' "$TMP/init.strace")
+	check "INIT reply: FUSE_PARALLEL_DIROPS (bit 18) set (flags 0x$f)" \
+		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
 fi
 
 report

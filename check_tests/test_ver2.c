@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_format.h"
+#include "fmt_gart.h"
+
+extern const struct pt_format pt_format_ver3;   /* core/fmt_ver3.c: no header of its own */
+#include "fmt_ver2.h"
 #include "testutil.h"
 
 /* ---- bit positions, from reference/nvidia-gmmu.md ---------------------- */
@@ -719,12 +722,12 @@ START_TEST(level_table)
 		unsigned depth, va_shift, bits, size, role, leaf_shift;
 		int c0, c1;
 	} want[] = {
-		{"pde3", 0, 47, 2, 8, PT_ROLE_PDE, 0, 1, -1},
-		{"pde2", 1, 38, 9, 8, PT_ROLE_PDE, 0, 2, -1},
-		{"pde1", 2, 29, 9, 8, PT_ROLE_PDE, 0, 3, -1},
+		{"pde3", 0, 47, 2, 8, PT_ROLE_DIR, 0, 1, -1},
+		{"pde2", 1, 38, 9, 8, PT_ROLE_DIR, 0, 2, -1},
+		{"pde1", 2, 29, 9, 8, PT_ROLE_DIR, 0, 3, -1},
 		{"pde0", 3, 21, 8, 16, PT_ROLE_DUAL, 21, 4, 5},
-		{"pte_big", 4, 16, 5, 8, PT_ROLE_PTE, 0, -1, -1},
-		{"pte_small", 4, 12, 9, 8, PT_ROLE_PTE, 0, -1, -1},
+		{"pte_big", 4, 16, 5, 8, PT_ROLE_LEAF, 0, -1, -1},
+		{"pte_small", 4, 12, 9, 8, PT_ROLE_LEAF, 0, -1, -1},
 	};
 	const struct pt_format *f = pt_format_find("nv-gmmu-ver2");
 
@@ -790,6 +793,74 @@ START_TEST(format_find)
 	ck_assert_ptr_null(pt_format_find("NV-GMMU-VER2"));
 	ck_assert_ptr_null(pt_format_find(""));
 	ck_assert_ptr_null(pt_format_find(NULL));
+}
+END_TEST
+
+/* The format table: order (the first is the default), sections, --kind names, lists. */
+START_TEST(format_table)
+{
+	char buf[128];
+
+	ck_assert_ptr_eq(pt_format_at(0), &pt_format_ver2);
+	ck_assert_ptr_eq(pt_format_at(1), &pt_format_gart);
+	ck_assert_ptr_eq(pt_format_at(2), &pt_format_ver3);
+	ck_assert_ptr_null(pt_format_at(3));
+	/* VER3 shares [pdb]: the section names the first format with it (the capture's own wins). */
+	ck_assert_ptr_eq(pt_format_by_section("pdb"), &pt_format_ver2);
+	ck_assert_ptr_eq(pt_format_by_section("gart"), &pt_format_gart);
+	ck_assert_ptr_null(pt_format_by_section("memory"));
+	ck_assert_ptr_null(pt_format_by_section("capture"));
+	ck_assert_ptr_null(pt_format_by_section(NULL));
+	pt_format_list(buf, sizeof buf, ", ", " or ");
+	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart or nv-gmmu-ver3");
+	pt_format_list(buf, 5, ", ", " or ");
+	ck_assert_str_eq(buf, "nv-g");
+	ck_assert_str_eq(pt_format_ver2.blob_kinds[0].name, "ver2");
+	ck_assert_uint_eq(pt_format_ver2.blob_kinds[0].entry_size, 8);
+	ck_assert_str_eq(pt_format_ver2.blob_kinds[1].name, "ver2_dual");
+	ck_assert_uint_eq(pt_format_ver2.blob_kinds[1].entry_size, 16);
+	ck_assert_ptr_null(pt_format_ver2.blob_kinds[2].name);
+	ck_assert_str_eq(pt_format_gart.blob_kinds[0].name, "gart");
+	ck_assert_ptr_null(pt_format_gart.blob_kinds[1].name);
+	ck_assert_str_eq(pt_format_ver3.blob_kinds[0].name, "ver3");
+	ck_assert_uint_eq(pt_format_ver3.blob_kinds[0].entry_size, 8);
+	ck_assert_str_eq(pt_format_ver3.blob_kinds[1].name, "ver3_dual");
+	ck_assert_uint_eq(pt_format_ver3.blob_kinds[1].entry_size, 16);
+	ck_assert_ptr_null(pt_format_ver3.blob_kinds[2].name);
+	ck_assert_ptr_null(pt_format_ver3.out_of_range);
+	/* A format without an out-of-range rule: the walk prints no aperture. */
+	ck_assert_ptr_null(pt_format_ver2.out_of_range);
+	ck_assert_ptr_nonnull(pt_format_gart.out_of_range);
+}
+END_TEST
+
+/*
+ * The decoder marks what the scan reports: a set "set to 0" bit in any
+ * state, and an unnamed or non-native kind in any PTE, valid or not.
+ */
+START_TEST(entry_anomalies)
+{
+	static const struct { uint64_t raw; uint32_t want; } v[] = {
+		{0, 0},
+		{0x1ull | 6ull << 56, 0},                         /* valid, kind 0x06: native */
+		{0x1ull | 1ull << 4, PT_EA_ZERO_BITS},            /* encrypted */
+		{1ull << 4, PT_EA_ZERO_BITS},                      /* encrypted, not valid */
+		{0x1ull | 0x6dull << 56, PT_EA_KIND_UNKNOWN},      /* unnamed kind */
+		{0x6dull << 56, PT_EA_KIND_UNKNOWN},               /* unnamed kind, invalid */
+		{0x1ull | 0xfeull << 56, PT_EA_KIND_NON_NATIVE},   /* GENERIC_16BX2 */
+	};
+	struct pt_entry e;
+	uint8_t raw[8];
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		for (int b = 0; b < 8; b++)
+			raw[b] = (uint8_t)(v[i].raw >> (8 * b));
+		ck_assert_int_eq(pt_format_ver2.decode(5, 12, raw, &e), PT_OK);
+		ck_assert_msg(e.anomalies == v[i].want, "vector %zu: 0x%x", i, e.anomalies);
+	}
+	memset(raw, 0xff, sizeof raw);
+	ck_assert_int_eq(pt_format_gart.decode(0, 12, raw, &e), PT_OK);
+	ck_assert_uint_eq(e.anomalies, 0);
 }
 END_TEST
 
@@ -987,6 +1058,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, level_table);
 	tcase_add_test(tc, spaces);
 	tcase_add_test(tc, format_find);
+	tcase_add_test(tc, format_table);
+	tcase_add_test(tc, entry_anomalies);
 	tcase_add_test(tc, entry_helpers);
 	tcase_add_test(tc, maps_columns);
 	suite_add_tcase(s, tc);

@@ -6,11 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
 #include "pt_walk.h"
 #include "synth.h"
 #include "testutil.h"
+
+/* The amd-gart data (ctx->priv) of the hand-built GART contexts below. */
+static struct pt_gart_layout gl;
 
 static void walk_ok(uint64_t va, unsigned space, uint64_t pa, uint64_t size, const char *path)
 {
@@ -62,6 +67,24 @@ START_TEST(walk_faults)
 	walk_fault(1ull << 47, PT_FAULT_UNSUPPORTED, "pde3", 1);
 	walk_fault(1ull << 49, PT_FAULT_OUT_OF_RANGE, NULL, 0);
 	walk_fault(3ull << 47, PT_FAULT_UNMAPPED, "pde3", 3);
+	{
+		struct pt_walk w;
+		struct pt_format narrow = pt_format_ver2;
+
+		/*
+		 * A context's own descriptor (what a set-up does for geometry
+		 * its registers choose): the walk follows ctx->fmt.
+		 */
+		narrow.va_bits = 47;
+		ctx.fmt = &narrow;
+		walk_fault(1ull << 47, PT_FAULT_OUT_OF_RANGE, NULL, 0);
+		ctx.fmt = &pt_format_ver2;
+
+		/* No out-of-range hook: no aperture at all (the trace prints none). */
+		ck_assert_int_eq(pt_walk_va(&ctx, 1ull << 49, &w), PT_OK);
+		ck_assert_ptr_null(w.aperture.name);
+		ck_assert(!w.aperture.hit);
+	}
 }
 END_TEST
 
@@ -307,6 +330,8 @@ START_TEST(gart_flat)
 	pt_mem_seal(mem, NULL, NULL);
 
 	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	g.priv = &gl;
 	g.name = "gart0";
 	g.fmt = &pt_format_gart;
 	g.mem = mem;
@@ -315,10 +340,11 @@ START_TEST(gart_flat)
 	g.root_entries = 0x800;
 	g.root_page_shift = 12;
 	g.va_base = 0;
-	g.gart.page_size = 4096;
-	g.gart.has[PT_GR_FB_BASE] = g.gart.has[PT_GR_FB_TOP] = true;
-	g.gart.fb_base = 0x8000000000ull;
-	g.gart.fb_top = 0x83ffffffffull;
+	gl.page_size = 4096;
+	gl.va_end = 0x7fffff;   /* START 0, END 0x7ff: root_entries pages */
+	gl.has[PT_GR_FB_BASE] = gl.has[PT_GR_FB_TOP] = true;
+	gl.fb_base = 0x8000000000ull;
+	gl.fb_top = 0x83ffffffffull;
 
 	ck_assert_int_eq(pt_walk_va(&g, 0x444123, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
@@ -332,6 +358,15 @@ START_TEST(gart_flat)
 	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
 	ck_assert_str_eq(w.aperture.name, "fb");
 	ck_assert_uint_eq(w.aperture.pa, 0x1000);
+	ck_assert_int_eq(pt_walk_va(&g, 0x8800000000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert_str_eq(w.aperture.name, "none");
+	ck_assert(!w.aperture.hit);
+	/* Without its registers (no layout) the format says nothing. */
+	g.priv = NULL;
+	ck_assert_int_eq(pt_walk_va(&g, 0x8000001000ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	ck_assert_ptr_null(w.aperture.name);
 }
 END_TEST
 
@@ -377,17 +412,19 @@ START_TEST(gart_vram_bias)
 	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
 	has[PT_GR_FB_OFFSET] = true;
 	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	g.priv = &gl;
 	g.name = "gart0";
 	g.fmt = &pt_format_gart;
 	g.mem = mem;
-	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &g.gart, NULL, 0), PT_OK);
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &gl, NULL, 0), PT_OK);
 	/* What the loader does for a [gart] section. */
-	g.root_space = g.gart.table_space;
-	g.root_addr = g.gart.table_addr;
-	g.root_entries = g.gart.entries;
-	g.root_page_shift = 12 + g.gart.bfs;
-	g.va_base = g.gart.va_start;
-	pt_gart_space_bias(&g.gart, g.space_bias);
+	g.root_space = gl.table_space;
+	g.root_addr = gl.table_addr;
+	g.root_entries = gl.entries;
+	g.root_page_shift = 12 + gl.bfs;
+	g.va_base = gl.va_start;
+	pt_gart_space_bias(&gl, g.space_bias);
 	ck_assert_uint_eq(g.root_addr, 0x900000);
 
 	ck_assert_int_eq(pt_walk_va(&g, 0x445abc, &w), PT_OK);

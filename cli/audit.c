@@ -9,12 +9,12 @@
  *   unmapped       the walk faults (the reason names the fault and level)
  *
  * A page is the walker's page when mapped; an unmapped stretch is the span
- * of the entry the walk faulted at (one invalid PDE1 entry is one 512 MiB
- * record, not 131072 lines).  A record's `va` is the first VA of the leg in
+ * of the entry the walk faulted at (e.g. one invalid directory entry over
+ * 512 MiB is one record, not 131072 lines).  A record's `va` is the first VA of the leg in
  * it; `page_va` and `page_size` are the page or span as the table has it.
  *
  * Privilege: the audit models a non-privileged accessor (a GPU user
- * workload), so a VER2 page with PRIVILEGE = 1 is access_denied with reason
+ * workload), so a page whose entry sets a privilege bit is access_denied with reason
  * `privilege`; --privileged audits a privileged accessor instead.  An atomic
  * is a read-modify-write: it needs read and write permission as well as
  * atomic_disable = 0.
@@ -289,7 +289,8 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 		unsigned shift = s->table.page_shift;
 
 		r->page_size = shift < 64 ? (uint64_t)1 << shift : 0;
-		r->page_va = va & ~(r->page_size - 1);
+		/* The entry's span, as the walker anchors pages (a GART's START may be unaligned). */
+		r->page_va = pt_table_entry_va(&s->table, s->index);
 		snprintf(r->reason, sizeof r->reason, "%s at %s %" PRIu64 ": %s",
 			 pt_fault_name(w.fault), l->name, s->index,
 			 s->verdict && *s->verdict ? s->verdict : pt_fault_name(w.fault));

@@ -17,7 +17,7 @@ static const char check_help[] =
 	"\n"
 	"Loads and validates CAPTURE (an archive or a directory holding capture.ini),\n"
 	"prints its load warnings, then every anomaly of every context: reserved\n"
-	"bits, encrypted PTEs, unknown or non-native kinds, tables not captured,\n"
+	"bits, encrypted entries, unknown or non-native kinds, tables not captured,\n"
 	"a root table not captured at all, encodings not allowed at their level,\n"
 	"a table used at two levels.\n"
 	"Exit status: 0 clean, 1 anomalies found, 2 unusable capture (E_* on stderr).\n";

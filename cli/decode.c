@@ -21,8 +21,8 @@
 
 enum role {
 	ROLE_AUTO = 0,   /* bit 0 picks leaf vs directory */
-	ROLE_PTE,
-	ROLE_PDE,
+	ROLE_LEAF,
+	ROLE_DIR,
 	ROLE_DUAL,
 };
 
@@ -47,46 +47,91 @@ struct decode_args {
 	bool wide;               /* --value written with more than 16 hex digits */
 };
 
-static const char decode_help[] =
-	"Usage: ptfs-tool decode --value V [--format F] [--role R] [--level L] [--base-pa A] [--json]\n"
-	"       ptfs-tool decode --blob FILE --base-pa A [--format F] [--entry-size 8|16]\n"
-	"                        [--kind ver2|ver2_dual|gart] [--levels L[,L...]] [--role R]\n"
-	"                        [--skip-zero] [--json]\n"
-	"\n"
-	"Decodes one page-table entry, or every entry of a table blob (entry i, printed\n"
-	"with its index, at physical address A + i * entry size), with the named fields\n"
-	"of the hardware's entry layout (ptfs-tool(1)).  Without --level a blob is one\n"
-	"whole table: the levels whose table size and alignment it has are printed\n"
-	"first (levels_fit), and the\n"
-	"entries are decoded at that level, or among those levels when several fit;\n"
-	"none is an error.\n"
-	"\n"
-	"  --value V         the raw entry: 0x hex (up to 32 digits: a 128-bit dual PDE,\n"
-	"                    bytes 8..15 in the high 64 bits) or decimal (64-bit)\n"
-	"  --blob FILE       a little-endian table dump\n"
-	"  --base-pa A       physical address of the first entry\n"
-	"  --format F        nv-gmmu-ver2 (default) or amd-gart\n"
-	"  --role R          auto (default), pte, pde or dual; auto: bit 0 = 1 is a leaf,\n"
-	"                    0 a directory; an open level is printed as null with its\n"
-	"                    candidates (always with an explicit --role auto)\n"
-	"  --level L, --levels L[,L...]\n"
-	"                    depth (VER2 0-4, GART 0) or level name (pde3 ... pte_small);\n"
-	"                    several give the candidates; depth 4 is pte_big or pte_small\n"
-	"  --entry-size N    8 or 16 (default: from --kind or the level, else 8)\n"
-	"  --kind K          ver2 (8-byte entries), ver2_dual (16-byte PDE0) or gart\n"
-	"  --skip-zero       leave out blob entries whose bytes are all zero\n"
-	"  --json            one JSON object (--value), or for --blob an object with\n"
-	"                    \"entries\" (each with its \"index\") and \"levels_fit\"\n"
-	"                    (null with --level)\n";
+/* Every --kind of every format joined by JOIN, the last pair by LAST; SIZES: with format and size. */
+static void kind_list(char *buf, size_t len, const char *join, const char *last, bool sizes)
+{
+	const struct pt_format *f;
+	size_t n = 0, total = 0, k = 0;
+
+	for (unsigned i = 0; (f = pt_format_at(i)); i++)
+		for (const struct pt_blob_kind *b = f->blob_kinds; b && b->name; b++)
+			total++;
+	buf[0] = 0;
+	for (unsigned i = 0; (f = pt_format_at(i)) && n < len; i++)
+		for (const struct pt_blob_kind *b = f->blob_kinds; b && b->name && n < len; b++, k++) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", !k ? "" : k + 1 == total ? last : join,
+					      b->name);
+			if (sizes && n < len)
+				n += (size_t)snprintf(buf + n, len - n, " (%s, %u-byte entries)",
+						      f->name, b->entry_size);
+		}
+}
+
+/*
+ * The help text: the format-specific parts (formats, --kind names, level
+ * names and depths) come from the format table, so a new format shows up
+ * here without an edit.
+ */
+static void print_help(void)
+{
+	const struct pt_format *f;
+	char kinds[512], kinds_long[1024], formats[256];
+
+	kind_list(kinds, sizeof kinds, "|", "|", false);
+	kind_list(kinds_long, sizeof kinds_long, ",\n                    ", " or\n                    ", true);
+	pt_format_list(formats, sizeof formats, ", ", " or ");
+	printf("Usage: ptfs-tool decode --value V [--format F] [--role R] [--level L] [--base-pa A] [--json]\n"
+	       "       ptfs-tool decode --blob FILE --base-pa A [--format F] [--entry-size 8|16]\n"
+	       "                        [--kind %s] [--levels L[,L...]] [--role R]\n"
+	       "                        [--skip-zero] [--json]\n"
+	       "\n"
+	       "Decodes one page-table entry, or every entry of a table blob (entry i, printed\n"
+	       "with its index, at physical address A + i * entry size), with the named fields\n"
+	       "of the hardware's entry layout (ptfs-tool(1)).  Without --level a blob is one\n"
+	       "whole table: the levels whose table size and alignment it has are printed\n"
+	       "first (levels_fit), and the\n"
+	       "entries are decoded at that level, or among those levels when several fit;\n"
+	       "none is an error.\n"
+	       "\n"
+	       "  --value V         the raw entry: 0x hex (up to 32 digits: a 128-bit dual PDE,\n"
+	       "                    bytes 8..15 in the high 64 bits) or decimal (64-bit)\n"
+	       "  --blob FILE       a little-endian table dump\n"
+	       "  --base-pa A       physical address of the first entry\n"
+	       "  --format F        %s (the first is the default)\n"
+	       "  --role R          auto (default), pte, pde or dual; auto: bit 0 = 1 is a leaf,\n"
+	       "                    0 a directory; an open level is printed as null with its\n"
+	       "                    candidates (always with an explicit --role auto)\n"
+	       "  --level L, --levels L[,L...]\n"
+	       "                    depth (0 = the root table) or level name; several give the\n"
+	       "                    candidates (one depth may have several levels):\n",
+	       kinds, formats);
+	for (unsigned i = 0; (f = pt_format_at(i)); i++) {
+		unsigned n = pt_format_nlevels(f);
+		unsigned maxd = f->levels[n - 1].depth;
+
+		printf("                    %s: ", f->name);
+		printf(maxd ? "depths 0-%u, levels" : "depth %u, level", maxd);
+		for (unsigned k = 0; k < n; k++)
+			printf(" %s", f->levels[k].name);
+		printf("\n");
+	}
+	printf("  --entry-size N    8 or 16 (default: from --kind or the level, else 8)\n"
+	       "  --kind K          the format and entry size of a blob:\n"
+	       "                    %s\n"
+	       "  --skip-zero       leave out blob entries whose bytes are all zero\n"
+	       "  --json            one JSON object (--value), or for --blob an object with\n"
+	       "                    \"entries\" (each with its \"index\") and \"levels_fit\"\n"
+	       "                    (null with --level)\n", kinds_long);
+}
 
 static bool can_leaf(const struct pt_level *l)
 {
-	return l->role == PT_ROLE_PTE || l->leaf_shift != 0;
+	return l->role == PT_ROLE_LEAF || l->leaf_shift != 0;
 }
 
 static bool can_dir(const struct pt_level *l)
 {
-	return l->role == PT_ROLE_PDE || l->role == PT_ROLE_DUAL;
+	return l->role == PT_ROLE_DIR || l->role == PT_ROLE_DUAL;
 }
 
 /* Adds the rows named by one --level item to *MASK. */
@@ -140,8 +185,8 @@ static int parse_levels(const struct pt_format *fmt, const char *list, uint32_t 
 
 /*
  * Whether row L may hold an entry of ESIZE bytes in role R.  A 16-byte row
- * takes an 8-byte --value (high half 0) only as a leaf (a 2 MiB PTE lives in
- * the low half of a PDE0 slot) unless the level was named explicitly
+ * takes an 8-byte --value (high half 0) only as a leaf (a big leaf lives in
+ * the low half of a dual slot) unless the level was named explicitly
  * (PINNED); a blob's stride must always be the row's.
  */
 static bool row_fits(const struct pt_level *l, enum role r, unsigned esize, bool pinned,
@@ -154,9 +199,9 @@ static bool row_fits(const struct pt_level *l, enum role r, unsigned esize, bool
 			return false;
 	}
 	switch (r) {
-	case ROLE_PTE:
+	case ROLE_LEAF:
 		return can_leaf(l);
-	case ROLE_PDE:
+	case ROLE_DIR:
 		return can_dir(l);
 	case ROLE_DUAL:
 		return l->role == PT_ROLE_DUAL;
@@ -219,20 +264,20 @@ static int decode_one(const struct decode_opts *o, uint32_t rows, uint64_t lo, u
 		if (!(rows & (1u << i)))
 			continue;
 		cands[nc++] = fmt->levels[i].name;
-		/* Among several, a pure PTE row: decoded with page size unknown. */
-		if (pick < 0 || fmt->levels[i].role == PT_ROLE_PTE)
+		/* Among several, a pure leaf row: decoded with page size unknown. */
+		if (pick < 0 || fmt->levels[i].role == PT_ROLE_LEAF)
 			pick = (int)i;
 	}
 	cands[nc] = NULL;
 	/*
 	 * An explicit --role auto never claims a level: it only knows leaf vs
-	 * directory.  Otherwise one candidate is the level (amd-gart has one).
+	 * directory.  Otherwise one candidate is the level (e.g. a flat format's only one).
 	 */
 	if (nc == 1 && (o->role != ROLE_AUTO || o->level_mask || !o->role_given)) {
 		const struct pt_level *l = &fmt->levels[pick];
 
 		level = pick;
-		/* A flat level (GART) takes its page size from registers we do not have. */
+		/* A flat level takes its page size from the context, which we do not have. */
 		page_shift = l->bits ? l->va_shift : 0;
 	}
 	for (int i = 0; i < 8; i++) {
@@ -306,9 +351,9 @@ static uint64_t load_le64(const uint8_t *p)
 /*
  * Whether a blob of LEN bytes at BASE is one whole table of level L.  A
  * level with index bits holds 2^bits entries; its table is aligned to its
- * size up to 4 KiB, and the root to 4 KiB (reference/nvidia-gmmu.md: PDE
- * address fields hold addr>>12, the big-page PT pointer addr>>8 for its
- * 256 B table, the PDB is 4 KB aligned).  A flat level (bits 0, the GART)
+ * size up to 4 KiB, and the root to 4 KiB (e.g. reference/nvidia-gmmu.md:
+ * directory address fields hold addr>>12, a big-page table pointer addr>>8
+ * for its 256 B table, the root is 4 KB aligned).  A flat level (bits 0)
  * takes its entry count from the context: any whole number of entries fits.
  */
 static bool table_fits(const struct pt_level *l, uint64_t len, uint64_t base)
@@ -573,7 +618,7 @@ static int parse_args(int argc, char **argv, struct decode_args *a, struct decod
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(decode_help, stdout);
+			print_help();
 			*done = true;
 			return CLI_EXIT_OK;
 		case O_VALUE: a->value = optarg; break;
@@ -607,30 +652,33 @@ static int parse_args(int argc, char **argv, struct decode_args *a, struct decod
 /* --kind and --format: the format, and the entry size --kind implies. */
 static int pick_format(struct decode_args *a, struct decode_opts *o)
 {
-	static const struct { const char *kind, *fmt; unsigned esize; } kinds[] = {
-		{"ver2", "nv-gmmu-ver2", 8},
-		{"ver2_dual", "nv-gmmu-ver2", 16},
-		{"gart", "amd-gart", 8},
-	};
+	char list[512];
 
 	if (a->kind) {
-		unsigned i;
+		const struct pt_format *f, *kf = NULL;
+		const struct pt_blob_kind *k = NULL;
 
-		for (i = 0; i < 3 && strcmp(a->kind, kinds[i].kind) != 0; i++)
-			;
-		if (i == 3)
-			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown --kind '%s' (ver2, ver2_dual or gart)",
-					a->kind);
-		if (a->format && strcmp(a->format, kinds[i].fmt) != 0)
+		for (unsigned i = 0; !kf && (f = pt_format_at(i)); i++)
+			for (k = f->blob_kinds; k && k->name && !kf; k++)
+				if (!strcmp(a->kind, k->name))
+					kf = f;
+		if (!kf) {
+			kind_list(list, sizeof list, ", ", " or ", false);
+			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown --kind '%s' (%s)", a->kind, list);
+		}
+		k--;    /* the loop stepped past the match */
+		if (a->format && strcmp(a->format, kf->name) != 0)
 			return cli_fail(PT_E_USAGE, "decode: --kind %s is not format %s", a->kind, a->format);
-		a->format = kinds[i].fmt;
-		a->kind_esize = kinds[i].esize;
+		a->format = kf->name;
+		a->kind_esize = k->entry_size;
 	}
 	if (a->format) {
 		o->fmt = pt_format_find(a->format);
-		if (!o->fmt)
-			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown format '%s' (nv-gmmu-ver2 or amd-gart)",
-					a->format);
+		if (!o->fmt) {
+			pt_format_list(list, sizeof list, ", ", " or ");
+			return cli_fail(PT_E_UNSUPPORTED, "decode: unknown format '%s' (%s)",
+					a->format, list);
+		}
 	}
 	return CLI_EXIT_OK;
 }
@@ -675,7 +723,7 @@ static void pick_esize(const struct decode_args *a, struct decode_opts *o)
 	} else if (a->kind_esize) {
 		o->esize = a->kind_esize;
 	} else {
-		/* Without a size: the common size of the chosen rows (16 for pde0 alone), else 8. */
+		/* Without a size: the common size of the chosen rows (16 for a dual level alone), else 8. */
 		unsigned n = pt_format_nlevels(o->fmt), common = 0;
 
 		for (unsigned i = 0; i < n; i++) {
@@ -709,7 +757,7 @@ static int no_rows(const struct decode_args *a, const struct decode_opts *o)
 
 int cli_decode(int argc, char **argv)
 {
-	struct decode_opts o = {.fmt = &pt_format_ver2};
+	struct decode_opts o = {.fmt = pt_format_at(0)};   /* the default format */
 	struct decode_args a = {.base = UINT64_MAX};
 	bool done = false;
 	struct pt_buf out;

@@ -4,30 +4,22 @@
  * (DESIGN §4), written to a real directory, so that
  * `diff -r --no-dereference -x walk MNT DIR` is empty.
  *
- * The tree rules, the same ones fs/ follows:
- *   DIR/capture                      pt_render_capture
- *   DIR/CTX/info, DIR/CTX/maps       pt_render_info, pt_render_maps
- *   DIR/CTX/ROOTLEVEL/               the root table (always listed)
- *     N                              a listed entry that is not a pointer: its entry file
- *     N/entry                        a pointer entry: a directory with its entry file
- *     N/LEVEL/                       and one directory per target table whose cover is not NONE
- *   DIR/CTX/va/NAME -> ../PATH       one relative symlink per resolved page
- *   DIR/CTX/walk/                    empty: the mount lists nothing there either
- * Listed entries are the captured non-zero ones (all captured ones with
- * --all-entries), as pt_table_next() gives them.  Files are 0444 and
+ * The tree is core's (core/tree.c), the one fs/ serves: this is only a
+ * recursion over pt_tree_list() writing each child as what pt_tree_kind()
+ * says it is.  walk/ lists nothing, so it stays empty.  Files are 0444 and
  * directories 0555, set after a directory is filled.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "pt_tree.h"
 
 #define EXPORT_PATH_MAX 4096
 
@@ -40,8 +32,10 @@ static const char export_help[] =
 	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n";
 
 struct exporter {
-	bool all_entries;
+	const struct pt_tree *tree;
 	struct pt_buf buf;
+	int st;          /* CLI_EXIT_OK until a child fails */
+	const char *dir; /* the directory being filled */
 };
 
 static int mkdir_w(const char *path)
@@ -96,121 +90,55 @@ static int join(char *out, const char *dir, const char *name)
 	return CLI_EXIT_OK;
 }
 
-static int render_err(pt_err err, const char *path)
+static int export_dir(struct exporter *x, const struct pt_tnode *dir, const char *path);
+
+/* pt_tree_list() callback: writes one child of X->dir; false (stop) on a failure. */
+static bool export_child(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
 {
-	return cli_fail(err, "%s: cannot render", path);
-}
-
-/* Writes every listed entry of table T into the (existing) directory DIR. */
-static int export_table(struct exporter *x, const struct pt_table *t, const char *dir)
-{
-	const struct pt_format *fmt = t->ctx->fmt;
-	char path[EXPORT_PATH_MAX], sub[EXPORT_PATH_MAX], name[32];
-	struct pt_entry e;
-	uint64_t idx = 0;
-	int st;
-
-	while (idx < t->entries && pt_table_next(t, &idx, x->all_entries, &e)) {
-		pt_err err;
-
-		snprintf(name, sizeof name, "%" PRIu64, idx);
-		if ((st = join(path, dir, name)) != CLI_EXIT_OK)
-			return st;
-		pt_buf_reset(&x->buf);
-		err = pt_render_entry(&x->buf, t, idx, &e, PT_OUT_TEXT);
-		if (err != PT_OK)
-			return render_err(err, path);
-		if (!pt_entry_is_dir(&e)) {
-			if ((st = write_file(path, &x->buf)) != CLI_EXIT_OK)
-				return st;
-			idx++;
-			continue;
-		}
-		if ((st = mkdir_w(path)) != CLI_EXIT_OK ||
-		    (st = join(sub, path, "entry")) != CLI_EXIT_OK ||
-		    (st = write_file(sub, &x->buf)) != CLI_EXIT_OK)
-			return st;
-		for (unsigned which = 0; which < 2; which++) {
-			struct pt_table child;
-
-			if (!pt_table_child(t, idx, &e, which, &child) || child.cover == PT_COVER_NONE)
-				continue;
-			if ((st = join(sub, path, fmt->levels[child.level].name)) != CLI_EXIT_OK ||
-			    (st = mkdir_w(sub)) != CLI_EXIT_OK ||
-			    (st = export_table(x, &child, sub)) != CLI_EXIT_OK ||
-			    (st = seal_dir(sub)) != CLI_EXIT_OK)
-				return st;
-		}
-		if ((st = seal_dir(path)) != CLI_EXIT_OK)
-			return st;
-		idx++;
-	}
-	return CLI_EXIT_OK;
-}
-
-static int export_va(const struct pt_context *ctx, const char *dir)
-{
-	char path[EXPORT_PATH_MAX], name[40], target[EXPORT_PATH_MAX];
-	struct pt_page_iter it;
-	struct pt_page pg;
-	int st, n;
-
-	pt_pages_init(&it, ctx, 0);
-	while (pt_pages_next(&it, &pg)) {
-		pt_va_name(ctx->fmt, pg.va, name, sizeof name);
-		memcpy(target, "../", 4);
-		n = pt_node_path(&pg.node, target + 3, sizeof target - 3);
-		if (n < 0 || (size_t)n >= sizeof target - 3)
-			return cli_fail(PT_E_IO, "%s/%s: link target too long", dir, name);
-		if ((st = join(path, dir, name)) != CLI_EXIT_OK)
-			return st;
-		if (symlink(target, path) != 0)
-			return cli_fail(PT_E_IO, "%s: symlink: %s", path, strerror(errno));
-	}
-	return CLI_EXIT_OK;
-}
-
-static int export_context(struct exporter *x, const struct pt_context *ctx, const char *root)
-{
-	char dir[EXPORT_PATH_MAX], path[EXPORT_PATH_MAX];
-	struct pt_table t;
+	struct exporter *x = ud;
+	char path[EXPORT_PATH_MAX], target[EXPORT_PATH_MAX];
 	pt_err err;
-	int st;
 
-	if ((st = join(dir, root, ctx->name)) != CLI_EXIT_OK || (st = mkdir_w(dir)) != CLI_EXIT_OK)
-		return st;
+	(void)next;
+	if ((x->st = join(path, x->dir, name)) != CLI_EXIT_OK)
+		return false;
+	switch (pt_tree_kind(child)) {
+	case PT_TK_DIR:
+		if ((x->st = mkdir_w(path)) == CLI_EXIT_OK)
+			x->st = export_dir(x, child, path);
+		break;
+	case PT_TK_LINK:
+		err = pt_tree_readlink(x->tree, child, target, sizeof target);
+		if (err != PT_OK)
+			x->st = cli_fail(err == PT_E_TRUNCATED ? PT_E_IO : err,
+					 "%s: no link target", path);
+		else if (symlink(target, path) != 0)
+			x->st = cli_fail(PT_E_IO, "%s: symlink: %s", path, strerror(errno));
+		break;
+	default:
+		pt_buf_reset(&x->buf);
+		err = pt_tree_render(x->tree, child, &x->buf);
+		x->st = err != PT_OK ? cli_fail(err, "%s: cannot render", path)
+				     : write_file(path, &x->buf);
+		break;
+	}
+	return x->st == CLI_EXIT_OK;
+}
 
-	if ((st = join(path, dir, "info")) != CLI_EXIT_OK)
-		return st;
-	pt_buf_reset(&x->buf);
-	if ((err = pt_render_info(&x->buf, ctx, PT_OUT_TEXT)) != PT_OK)
-		return render_err(err, path);
-	if ((st = write_file(path, &x->buf)) != CLI_EXIT_OK)
-		return st;
+/* Fills the (existing, writable) directory PATH with DIR's children, then seals it. */
+static int export_dir(struct exporter *x, const struct pt_tnode *dir, const char *path)
+{
+	const char *outer = x->dir;
+	pt_err err;
 
-	if ((st = join(path, dir, "maps")) != CLI_EXIT_OK)
-		return st;
-	pt_buf_reset(&x->buf);
-	if ((err = pt_render_maps(&x->buf, ctx, PT_OUT_TEXT)) != PT_OK)
-		return render_err(err, path);
-	if ((st = write_file(path, &x->buf)) != CLI_EXIT_OK)
-		return st;
-
-	pt_table_root(ctx, &t);
-	if ((st = join(path, dir, ctx->fmt->levels[t.level].name)) != CLI_EXIT_OK ||
-	    (st = mkdir_w(path)) != CLI_EXIT_OK ||
-	    (st = export_table(x, &t, path)) != CLI_EXIT_OK ||
-	    (st = seal_dir(path)) != CLI_EXIT_OK)
-		return st;
-
-	if ((st = join(path, dir, "va")) != CLI_EXIT_OK || (st = mkdir_w(path)) != CLI_EXIT_OK ||
-	    (st = export_va(ctx, path)) != CLI_EXIT_OK || (st = seal_dir(path)) != CLI_EXIT_OK)
-		return st;
-
-	if ((st = join(path, dir, "walk")) != CLI_EXIT_OK || (st = mkdir_w(path)) != CLI_EXIT_OK ||
-	    (st = seal_dir(path)) != CLI_EXIT_OK)
-		return st;
-	return seal_dir(dir);
+	x->dir = path;
+	err = pt_tree_list(x->tree, dir, 0, export_child, x);
+	x->dir = outer;
+	if (x->st != CLI_EXIT_OK)
+		return x->st;
+	if (err != PT_OK)
+		return cli_fail(err, "%s: cannot list", path);
+	return seal_dir(path);
 }
 
 /* DIR must not exist (it is created) or be an empty directory. */
@@ -248,8 +176,10 @@ int cli_export(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct exporter x = {0};
-	char path[EXPORT_PATH_MAX];
+	struct pt_tree *tree = NULL;
+	struct pt_tnode root;
 	struct pt_capture *cap;
+	bool all_entries = false;
 	const char *dir;
 	pt_err err;
 	int c, st = CLI_EXIT_OK;
@@ -262,7 +192,7 @@ int cli_export(int argc, char **argv)
 			fputs(export_help, stdout);
 			return CLI_EXIT_OK;
 		case 'a':
-			x.all_entries = true;
+			all_entries = true;
 			break;
 		default:
 			return cli_opt_error("export", argv, c);
@@ -285,16 +215,17 @@ int cli_export(int argc, char **argv)
 		return st;
 	}
 
-	pt_buf_init(&x.buf);
-	if ((st = join(path, dir, "capture")) == CLI_EXIT_OK) {
-		err = pt_render_capture(&x.buf, cap, PT_OUT_TEXT);
-		st = err != PT_OK ? render_err(err, path) : write_file(path, &x.buf);
+	err = pt_tree_new(cap, all_entries, &tree);
+	if (err != PT_OK) {
+		pt_capture_free(cap);
+		return cli_fail(err, "export: %s", pt_strerror(err));
 	}
-	for (size_t i = 0; i < pt_capture_context_count(cap) && st == CLI_EXIT_OK; i++)
-		st = export_context(&x, pt_capture_context(cap, i), dir);
-	if (st == CLI_EXIT_OK)
-		st = seal_dir(dir);
+	pt_buf_init(&x.buf);
+	x.tree = tree;
+	pt_tree_root(&root);
+	st = export_dir(&x, &root, dir);
 	pt_buf_free(&x.buf);
+	pt_tree_free(tree);
 	pt_capture_free(cap);
 	return st;
 }

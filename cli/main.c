@@ -29,6 +29,9 @@ char *cli_escape(const char *s)
  * their bytes (ESC, BEL) as commands.
  */
 static void say(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void say(const char *prefix, const char *fmt, va_list ap)
 {
 	char *raw = NULL, *shown = NULL;
 
@@ -267,6 +270,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int status;
 
+	(void)pt_mem_fault_install();   /* a capture file that shrinks under us fails reads, not ptfs-tool */
 	if (argc < 2)
 		return cli_fail(PT_E_USAGE, "no command (try 'ptfs-tool --help')");
 	cmd = argv[1];

@@ -11,8 +11,8 @@
 static const char walk_help[] =
 	"Usage: ptfs-tool walk [--json] CAPTURE CONTEXT VA...\n"
 	"\n"
-	"Walks each virtual address through the page tables of CONTEXT (a [pdb] or\n"
-	"[gart] section name) and prints the trace the mounted walk/VA file holds:\n"
+	"Walks each virtual address through the page tables of CONTEXT (a context\n"
+	"section name) and prints the trace the mounted walk/VA file holds:\n"
 	"one line per level, then the result (PA, space, page size, permissions) or\n"
 	"the fault and the level it happened at.  VA is hex, with or without 0x.\n"
 	"Traces are separated by a blank line; --json prints one object, or an\n"

@@ -4,22 +4,52 @@
  * state names and the ordered field list of a decoded entry.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pt_format.h"
 
-/* Every format the core knows; pt_format_find() looks names up here only. */
+/*
+ * Every format the core knows, the default first: one line per format,
+ * its descriptor in core/fmt_NAME.c.  Nothing else lists them.
+ */
+extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
 	&pt_format_ver3,
 };
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+const struct pt_format *pt_format_at(unsigned i)
+{
+	return i < NFORMATS ? formats[i] : NULL;
+}
+
+const struct pt_format *pt_format_by_section(const char *section)
+{
+	for (size_t i = 0; section && i < NFORMATS; i++)
+		if (formats[i]->ctx_section && strcmp(formats[i]->ctx_section, section) == 0)
+			return formats[i];
+	return NULL;
+}
+
+void pt_format_list(char *buf, size_t len, const char *sep, const char *last)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < NFORMATS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+				      i == 0 ? "" : i + 1 == NFORMATS ? last : sep, formats[i]->name);
+}
 
 const struct pt_format *pt_format_find(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+	for (size_t i = 0; i < NFORMATS; i++)
 		if (strcmp(formats[i]->name, name) == 0)
 			return formats[i];
 	return NULL;

@@ -16,14 +16,15 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "pt_capture.h"
-#include "pt_format.h"
+#include "fmt_gart.h"
+#include "pt_render.h"
 
 /* One flat table; its entry count and page shift come from the context's registers. */
 static const struct pt_level gart_levels[] = {
 	/* name  depth va_shift bits size role         leaf_shift child */
-	{"pte",  0,    12,      0,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte",  0,    12,      0,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,   0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
@@ -146,17 +147,6 @@ static void gart_kind_name(const struct pt_entry *e, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", mtype_names[GART_MTYPE(e->raw[0])]);
 }
-
-const struct pt_format pt_format_gart = {
-	.name = "amd-gart",
-	.levels = gart_levels,
-	.va_bits = 48,
-	.va_digits = 12,
-	.spaces = gart_spaces,
-	.decode = gart_decode,
-	.flags = gart_flags,
-	.kind_name = gart_kind_name,
-};
 
 /* ---- registers ---------------------------------------------------------- */
 
@@ -311,9 +301,9 @@ void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT
 	bias[SP_VRAM] = l->fb_offset;
 }
 
-void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gart_aperture *out)
+void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_aperture *out)
 {
-	*out = (struct pt_gart_aperture){.name = "none"};
+	*out = (struct pt_aperture){.name = "none"};
 	/* An aperture counts only when the registers bounding it were captured. */
 	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP] &&
 	    va >= l->fb_base && va <= l->fb_top) {
@@ -329,3 +319,152 @@ void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gar
 		out->pa = va - l->agp_bot + l->agp_base;
 	}
 }
+
+/* ---- the [gart NAME] context -------------------------------------------- */
+
+static const struct pt_blob_kind gart_blob_kinds[] = {
+	{"gart", 8},
+	{NULL, 0},
+};
+
+/*
+ * The context's data is its layout: the keys fill raw[] and has[], the
+ * set-up decodes them in place.
+ */
+static pt_err gart_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct pt_gart_layout *l = priv;
+
+	for (int r = 0; r < PT_GR__COUNT; r++)
+		if (!strcmp(k->key, reg_names[r])) {
+			l->has[r] = true;
+			return pt_ctx_key_uint(k, &l->raw[r]);
+		}
+	return PT_E_NOTFOUND;
+}
+
+static const char *gart_ctx_missing(const void *priv)
+{
+	static const enum pt_gart_reg req[] = {PT_GR_PT_BASE, PT_GR_PT_START, PT_GR_PT_END};
+	const struct pt_gart_layout *l = priv;
+
+	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
+		if (!l->has[req[i]])
+			return reg_names[req[i]];
+	return NULL;
+}
+
+static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct pt_gart_layout *l = ctx->priv;
+	uint64_t raw[PT_GR__COUNT];
+	bool has[PT_GR__COUNT];
+	pt_err rc;
+
+	memcpy(raw, l->raw, sizeof raw);
+	memcpy(has, l->has, sizeof has);
+	rc = pt_gart_layout_decode(raw, has, l, err, errlen);
+	if (rc)
+		return rc;
+	ctx->root_space = l->table_space;
+	ctx->root_addr = l->table_addr;
+	ctx->root_entries = l->entries;
+	ctx->root_page_shift = 12 + l->bfs;
+	ctx->va_base = l->va_start;
+	ctx->va_last = l->va_end;
+	pt_gart_space_bias(l, ctx->space_bias);
+	return PT_OK;
+}
+
+const struct pt_gart_layout *pt_gart_of(const struct pt_context *ctx)
+{
+	return ctx->fmt == &pt_format_gart ? ctx->priv : NULL;
+}
+
+static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct pt_gart_layout *l = ctx->priv;
+	const struct pt_format *fmt = ctx->fmt;
+
+	/* A context built without registers (unit tests) has no layout lines. */
+	if (!l || !l->page_size)
+		return;
+	for (int r = 0; r < PT_GR__COUNT; r++)
+		if (l->has[r])
+			pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", pt_gart_reg_name(r), l->raw[r]);
+	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", fmt->spaces[l->table_space], l->table_addr);
+	pt_buf_printf(b, "block_fragment_size: %u\npage_size: 0x%" PRIx64 "\n", l->bfs, l->page_size);
+	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\nentries: %" PRIu64 "\n",
+		      l->va_start, l->va_end, l->entries);
+	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP])
+		pt_buf_printf(b, "fb: 0x%" PRIx64 "-0x%" PRIx64 "\n", l->fb_base, l->fb_top);
+	if (l->has[PT_GR_FB_OFFSET])
+		pt_buf_printf(b, "fb_offset: 0x%" PRIx64 "\n", l->fb_offset);
+	if (l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP])
+		pt_buf_printf(b, "agp: 0x%" PRIx64 "-0x%" PRIx64 " base 0x%" PRIx64 "\n",
+			      l->agp_bot, l->agp_top, l->agp_base);
+	if (l->has[PT_GR_SYS_LOW] && l->has[PT_GR_SYS_HIGH])
+		pt_buf_printf(b, "system_aperture: 0x%" PRIx64 "-0x%" PRIx64 "\n", l->sys_low, l->sys_high);
+}
+
+static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct pt_gart_layout *l = ctx->priv;
+	struct pt_jobj regs = {0};
+
+	if (!l || !l->page_size)
+		return;
+	for (int r = 0; r < PT_GR__COUNT; r++)
+		if (l->has[r])
+			pt_jobj_hex(&regs, pt_gart_reg_name(r), l->raw[r]);
+	pt_jobj_obj(o, "registers", &regs);
+	pt_jobj_u(o, "block_fragment_size", l->bfs);
+	pt_jobj_hex(o, "page_size", l->page_size);
+	pt_jobj_hex(o, "va_start", l->va_start);
+	pt_jobj_hex(o, "va_end", l->va_end);
+	pt_jobj_hex(o, "entries", l->entries);
+	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP]) {
+		pt_jobj_hex(o, "fb_base", l->fb_base);
+		pt_jobj_hex(o, "fb_top", l->fb_top);
+	}
+	if (l->has[PT_GR_FB_OFFSET])
+		pt_jobj_hex(o, "fb_offset", l->fb_offset);
+	if (l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP]) {
+		pt_jobj_hex(o, "agp_bot", l->agp_bot);
+		pt_jobj_hex(o, "agp_top", l->agp_top);
+		pt_jobj_hex(o, "agp_base", l->agp_base);
+	}
+	if (l->has[PT_GR_SYS_LOW] && l->has[PT_GR_SYS_HIGH]) {
+		pt_jobj_hex(o, "system_aperture_low", l->sys_low);
+		pt_jobj_hex(o, "system_aperture_high", l->sys_high);
+	}
+}
+
+/* Outside START..END the memory controller's fb and agp apertures decide. */
+static void gart_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out)
+{
+	const struct pt_gart_layout *l = ctx->priv;
+
+	if (l && l->page_size)
+		pt_gart_aperture(l, va, out);
+}
+
+const struct pt_format pt_format_gart = {
+	.name = "amd-gart",
+	.levels = gart_levels,
+	.va_bits = 48,
+	.va_digits = 12,
+	.spaces = gart_spaces,
+	.decode = gart_decode,
+	.flags = gart_flags,
+	.kind_name = gart_kind_name,
+	.blob_kinds = gart_blob_kinds,
+	.ctx_section = "gart",
+	.ctx_size = sizeof(struct pt_gart_layout),
+	.ctx_key = gart_ctx_key,
+	.ctx_missing = gart_ctx_missing,
+	.ctx_setup = gart_ctx_setup,
+	.info_text = gart_info_text,
+	.info_json = gart_info_json,
+	.out_of_range = gart_out_of_range,
+};

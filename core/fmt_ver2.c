@@ -31,8 +31,10 @@
  * compatibility although its value is IS_PTE, i.e. 0 for a pointer.
  */
 #include <stdio.h>
+#include <string.h>
 
-#include "pt_format.h"
+#include "fmt_ver2.h"
+#include "pt_render.h"
 
 /* Level indices into ver2_levels[]. */
 enum {
@@ -48,14 +50,14 @@ enum {
 /* Geometry: RM kgmmuFmtInitLevels_GP10X, UVM num_va_bits 49, nouveau gp100_vmm_desc_16. */
 static const struct pt_level ver2_levels[] = {
 	/* name         depth va_shift bits size role         leaf_shift child */
-	{"pde3",        0,    47,      2,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
-	{"pde2",        1,    38,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE1, -1}},
-	{"pde1",        2,    29,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE0, -1}},
+	{"pde3",        0,    47,      2,   8,   PT_ROLE_DIR,  0,  {L_PDE2, -1}},
+	{"pde2",        1,    38,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE1, -1}},
+	{"pde1",        2,    29,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE0, -1}},
 	/* PD0 is 16 bytes always: a dual PDE, or a 2 MiB PTE in the low half. */
 	{"pde0",        3,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
 	/* Only 64 KiB big pages: a 128 KiB big page size is refused at load. */
-	{"pte_big",     4,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small",   4,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",     4,    16,      5,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small",   4,    12,      9,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
@@ -215,6 +217,16 @@ static void decode_pte(struct pt_entry *e, uint64_t r, bool big, uint64_t page_s
 	 */
 	e->anomaly = PTE_ENCRYPTED(r) ||
 		     (e->state == PT_ST_MAPPED && (!kname || !native));
+	/*
+	 * What the scan reports (check, info) is stricter: any PTE's kind,
+	 * valid or not, is reported when unnamed or not native.
+	 */
+	if (PTE_ENCRYPTED(r))
+		e->anomalies |= PT_EA_ZERO_BITS;
+	if (!kname)
+		e->anomalies |= PT_EA_KIND_UNKNOWN;
+	else if (!native)
+		e->anomalies |= PT_EA_KIND_NON_NATIVE;
 	if (e->state == PT_ST_MAPPED) {
 		e->leaf = true;
 		e->space = space;
@@ -363,7 +375,7 @@ static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 	lv = &ver2_levels[level];
 	pt_entry_reset(out, lv->entry_size, raw);
 	switch (lv->role) {
-	case PT_ROLE_PDE:
+	case PT_ROLE_DIR:
 		decode_pde(out, level, out->raw[0]);
 		break;
 	case PT_ROLE_DUAL:
@@ -426,6 +438,102 @@ static void ver2_kind_name(const struct pt_entry *e, char *buf, size_t len)
 		snprintf(buf, len, "0x%02x", (unsigned)e->kind);
 }
 
+/* ---- the [pdb NAME] context --------------------------------------------- */
+
+static const struct pt_blob_kind ver2_blob_kinds[] = {
+	{"ver2", 8},
+	{"ver2_dual", 16},
+	{NULL, 0},
+};
+
+static pt_err ver2_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct pt_ver2_ctx *c = priv;
+	uint64_t v;
+	pt_err rc;
+
+	if (!strcmp(k->key, "space")) {
+		/* A page directory lives in video or system memory, never behind a peer. */
+		if (strcmp(k->value, "vidmem") && strcmp(k->value, "sysmem"))
+			return pt_ctx_key_fail(k, PT_E_VALUE,
+					       "space '%s' in %s is not valid for a page directory base (vidmem, sysmem)",
+					       k->value, k->label);
+		c->space = (unsigned)pt_format_space(&pt_format_ver2, k->value);
+		c->have_space = true;
+		return PT_OK;
+	}
+	if (!strcmp(k->key, "address")) {
+		if ((rc = pt_ctx_key_uint(k, &c->address)))
+			return rc;
+		c->have_address = true;
+		if (c->address & 0xfff)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "address 0x%llx in %s is not 4 KiB aligned",
+					       (unsigned long long)c->address, k->label);
+		return PT_OK;
+	}
+	if (!strcmp(k->key, "big_page_size")) {
+		if ((rc = pt_ctx_key_uint(k, &v)))
+			return rc;
+		c->big_page_size = v;
+		if (v == 131072)
+			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED,
+					       "big_page_size 128K in %s is not supported (only 64K)", k->label);
+		if (v != 65536)
+			return pt_ctx_key_fail(k, PT_E_VALUE,
+					       "big_page_size '%s' in %s is not a VER2 big page size (64K)",
+					       k->value, k->label);
+		return PT_OK;
+	}
+	return PT_E_NOTFOUND;
+}
+
+static const char *ver2_ctx_missing(const void *priv)
+{
+	const struct pt_ver2_ctx *c = priv;
+
+	return !c->have_space ? "space" : !c->have_address ? "address" : NULL;
+}
+
+static pt_err ver2_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct pt_ver2_ctx *c = ctx->priv;
+
+	(void)err;
+	(void)errlen;
+	if (!c->big_page_size)
+		c->big_page_size = 65536;    /* the default when the key is absent */
+	ctx->root_space = c->space;
+	ctx->root_addr = c->address;
+	ctx->root_entries = (uint64_t)1 << ver2_levels[0].bits;
+	ctx->root_page_shift = 0;
+	ctx->va_base = 0;
+	return PT_OK;
+}
+
+const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx)
+{
+	return ctx->fmt == &pt_format_ver2 ? ctx->priv : NULL;
+}
+
+static void ver2_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct pt_ver2_ctx *c = ctx->priv;
+	char size[24];
+
+	if (c && c->big_page_size) {
+		pt_size_str(c->big_page_size, size, sizeof size);
+		pt_buf_printf(b, "big_page_size: %s\n", size);
+	}
+}
+
+static void ver2_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct pt_ver2_ctx *c = ctx->priv;
+
+	if (c && c->big_page_size)
+		pt_jobj_hex(o, "big_page_size", c->big_page_size);
+}
+
 const struct pt_format pt_format_ver2 = {
 	.name = "nv-gmmu-ver2",
 	.levels = ver2_levels,
@@ -435,4 +543,12 @@ const struct pt_format pt_format_ver2 = {
 	.decode = ver2_decode,
 	.flags = ver2_flags,
 	.kind_name = ver2_kind_name,
+	.blob_kinds = ver2_blob_kinds,
+	.ctx_section = "pdb",
+	.ctx_size = sizeof(struct pt_ver2_ctx),
+	.ctx_key = ver2_ctx_key,
+	.ctx_missing = ver2_ctx_missing,
+	.ctx_setup = ver2_ctx_setup,
+	.info_text = ver2_info_text,
+	.info_json = ver2_info_json,
 };

@@ -29,8 +29,13 @@
  *     is_pte is_leaf + the PTE list
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "pt_capture.h"
 #include "pt_format.h"
+#include "pt_render.h"
+
+extern const struct pt_format pt_format_ver3;
 
 /* Level indices into ver3_levels[]. */
 enum {
@@ -61,6 +66,22 @@ static const struct pt_level ver3_levels[] = {
 	/* PD0 is 16 bytes always: a dual PDE, or a 2 MiB PTE in the low half. */
 	{"pde0",        4,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
 	/* UVM and nouveau implement only 64 KiB big pages on VER3 (Part A.2). */
+	{"pte_big",     5,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_small",   5,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+
+/*
+ * Hopper's table: the same geometry without PD2 leaves (RM
+ * kgmmuFmtInitLevels_GH10X leaves pLevels[2] bPageTable clear), so that
+ * nothing reads a 256 GiB page size off a Hopper context's levels.
+ */
+static const struct pt_level ver3_levels_hopper[] = {
+	{"pde4",        0,    56,      1,   8,   PT_ROLE_PDE,  0,  {L_PDE3, -1}},
+	{"pde3",        1,    47,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
+	{"pde2",        2,    38,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE1, -1}},
+	{"pde1",        3,    29,      9,   8,   PT_ROLE_PDE,  29, {L_PDE0, -1}},
+	{"pde0",        4,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
 	{"pte_big",     5,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
 	{"pte_small",   5,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
 	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
@@ -362,7 +383,7 @@ static void add_pde_pcf(struct pt_entry *e, unsigned ap, unsigned pcf, const cha
 }
 
 /* PD4, PD3, PD2, PD1: 8-byte PDE, or a 512 MiB / 256 GiB PTE where allowed. */
-static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
+static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3_family family)
 {
 	const struct pt_level *lv = &ver3_levels[level];
 	unsigned ap = (unsigned)PDE_APERTURE(r);
@@ -370,8 +391,8 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
 	uint64_t addr = PDE_ADDRESS(r) << 12;
 
 	add_is_pte(e, PDE_IS_PTE(r));
-	/* No context yet: the superset of the families (see ver3_leaf_allowed()). */
-	if (PDE_IS_PTE(r) && lv->leaf_shift && ver3_leaf_allowed(VER3_FAMILY_ANY, level)) {
+	/* Without a context (FAMILY ANY): the superset of the families (see ver3_leaf_allowed()). */
+	if (PDE_IS_PTE(r) && lv->leaf_shift && ver3_leaf_allowed(family, level)) {
 		decode_pte(e, r, 1ull << lv->leaf_shift);
 		add_reserved(e, r & PTE_RESERVED, 0, false);
 		return;
@@ -380,7 +401,7 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
 	if (r == 0)
 		e->state = PT_ST_UNMAPPED;
 	else if (PDE_IS_PTE(r))
-		e->state = PT_ST_UNSUPPORTED;   /* PD4/PD3 never hold a PTE */
+		e->state = PT_ST_UNSUPPORTED;   /* PD4/PD3 never hold a PTE, Hopper's PD2 neither */
 	else
 		e->state = pde_state(ap, pcf);
 	if (e->state == PT_ST_POINTER)
@@ -446,8 +467,8 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
 }
 
-static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
-			  struct pt_entry *out)
+static pt_err decode_family(enum ver3_family family, unsigned level, unsigned page_shift,
+			    const uint8_t *raw, struct pt_entry *out)
 {
 	const struct pt_level *lv;
 
@@ -460,7 +481,7 @@ static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 	pt_entry_reset(out, lv->entry_size, raw);
 	switch (lv->role) {
 	case PT_ROLE_PDE:
-		decode_pde(out, level, out->raw[0]);
+		decode_pde(out, level, out->raw[0], family);
 		break;
 	case PT_ROLE_DUAL:
 		decode_dual(out, level, out->raw[0], out->raw[1]);
@@ -473,6 +494,25 @@ static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 		break;
 	}
 	return PT_OK;
+}
+
+/* No context (ptfs-tool decode): what some VER3 chip allows. */
+static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+			  struct pt_entry *out)
+{
+	return decode_family(VER3_FAMILY_ANY, level, page_shift, raw, out);
+}
+
+static pt_err ver3_decode_hopper(unsigned level, unsigned page_shift, const uint8_t *raw,
+				 struct pt_entry *out)
+{
+	return decode_family(VER3_FAMILY_HOPPER, level, page_shift, raw, out);
+}
+
+static pt_err ver3_decode_blackwell(unsigned level, unsigned page_shift, const uint8_t *raw,
+				    struct pt_entry *out)
+{
+	return decode_family(VER3_FAMILY_BLACKWELL, level, page_shift, raw, out);
 }
 
 /*
@@ -526,6 +566,150 @@ static void ver3_kind_name(const struct pt_entry *e, char *buf, size_t len)
 	snprintf(buf, len, "%s", ver3_kind_names[e->kind]);
 }
 
+/* ---- the [pdb NAME] context --------------------------------------------- */
+
+/*
+ * capture.ini `chip` (formats-next.md §S.1/A.1): the chip names the family,
+ * and the family which directory levels may hold a page.  gb20x stands for
+ * the discrete GB20x parts (GB202..GB207).
+ */
+static const struct {
+	const char *name;
+	enum ver3_family family;
+} ver3_chips[] = {
+	{"gh100", VER3_FAMILY_HOPPER},
+	{"gb100", VER3_FAMILY_BLACKWELL},
+	{"gb10b", VER3_FAMILY_BLACKWELL},
+	{"gb20x", VER3_FAMILY_BLACKWELL},
+	{"gb20b", VER3_FAMILY_BLACKWELL},
+};
+#define VER3_NCHIPS (sizeof ver3_chips / sizeof ver3_chips[0])
+
+/* A [pdb NAME] section of a VER3 capture (the context's priv). */
+struct ver3_ctx {
+	unsigned space;           /* space id of the PD4 table */
+	uint64_t address;         /* its address, 4 KiB aligned */
+	uint64_t big_page_size;   /* 65536 (the default, and the only one) */
+	unsigned chip;            /* index into ver3_chips */
+	bool have_space, have_address, have_chip;
+	/* The context's descriptor: pt_format_ver3 with the family's levels and decoder. */
+	struct pt_format fmt;
+};
+
+static const struct pt_blob_kind ver3_blob_kinds[] = {
+	{"ver3", 8},
+	{"ver3_dual", 16},
+	{NULL, 0},
+};
+
+static pt_err ver3_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct ver3_ctx *c = priv;
+	uint64_t v;
+	pt_err rc;
+
+	if (!strcmp(k->key, "space")) {
+		/* A page directory lives in video or system memory, never behind a peer. */
+		if (strcmp(k->value, "vidmem") && strcmp(k->value, "sysmem"))
+			return pt_ctx_key_fail(k, PT_E_VALUE,
+					       "space '%s' in %s is not valid for a page directory base (vidmem, sysmem)",
+					       k->value, k->label);
+		c->space = !strcmp(k->value, "vidmem") ? SP_VIDMEM : SP_SYSMEM;
+		c->have_space = true;
+		return PT_OK;
+	}
+	if (!strcmp(k->key, "address")) {
+		if ((rc = pt_ctx_key_uint(k, &c->address)))
+			return rc;
+		c->have_address = true;
+		if (c->address & 0xfff)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "address 0x%llx in %s is not 4 KiB aligned",
+					       (unsigned long long)c->address, k->label);
+		return PT_OK;
+	}
+	if (!strcmp(k->key, "big_page_size")) {
+		if ((rc = pt_ctx_key_uint(k, &v)))
+			return rc;
+		/* UVM and nouveau implement only 64 KiB big pages on VER3 (formats-next.md A.2). */
+		if (v != 65536)
+			return pt_ctx_key_fail(k, PT_E_VALUE,
+					       "big_page_size '%s' in %s is not a VER3 big page size (64K)",
+					       k->value, k->label);
+		c->big_page_size = v;
+		return PT_OK;
+	}
+	if (!strcmp(k->key, "chip")) {
+		for (unsigned i = 0; i < VER3_NCHIPS; i++)
+			if (!strcmp(k->value, ver3_chips[i].name)) {
+				c->chip = i;
+				c->have_chip = true;
+				return PT_OK;
+			}
+		/* Never a default: the chip decides which leaves exist. */
+		return pt_ctx_key_fail(k, PT_E_VALUE,
+				       "chip '%s' in %s is not a VER3 chip (gh100, gb100, gb10b, gb20x, gb20b)",
+				       k->value, k->label);
+	}
+	return PT_E_NOTFOUND;
+}
+
+static const char *ver3_ctx_missing(const void *priv)
+{
+	const struct ver3_ctx *c = priv;
+
+	return !c->have_space ? "space" : !c->have_address ? "address" : !c->have_chip ? "chip" : NULL;
+}
+
+static pt_err ver3_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct ver3_ctx *c = ctx->priv;
+	bool hopper = ver3_chips[c->chip].family == VER3_FAMILY_HOPPER;
+
+	(void)err;
+	(void)errlen;
+	if (!c->big_page_size)
+		c->big_page_size = 65536;    /* the default when the key is absent */
+	c->fmt = pt_format_ver3;
+	c->fmt.levels = hopper ? ver3_levels_hopper : ver3_levels;
+	c->fmt.decode = hopper ? ver3_decode_hopper : ver3_decode_blackwell;
+	ctx->fmt = &c->fmt;
+	ctx->root_space = c->space;
+	ctx->root_addr = c->address;
+	ctx->root_entries = (uint64_t)1 << ver3_levels[0].bits;
+	ctx->root_page_shift = 0;
+	ctx->va_base = 0;
+	return PT_OK;
+}
+
+static const char *ver3_family_name(enum ver3_family f)
+{
+	return f == VER3_FAMILY_HOPPER ? "hopper" : "blackwell";
+}
+
+static void ver3_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct ver3_ctx *c = ctx->priv;
+	char size[24];
+
+	if (!c || !c->have_chip)
+		return;
+	pt_buf_printf(b, "chip: %s\n", ver3_chips[c->chip].name);
+	pt_buf_printf(b, "family: %s\n", ver3_family_name(ver3_chips[c->chip].family));
+	pt_size_str(c->big_page_size, size, sizeof size);
+	pt_buf_printf(b, "big_page_size: %s\n", size);
+}
+
+static void ver3_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct ver3_ctx *c = ctx->priv;
+
+	if (!c || !c->have_chip)
+		return;
+	pt_jobj_str(o, "chip", ver3_chips[c->chip].name);
+	pt_jobj_str(o, "family", ver3_family_name(ver3_chips[c->chip].family));
+	pt_jobj_hex(o, "big_page_size", c->big_page_size);
+}
+
 const struct pt_format pt_format_ver3 = {
 	.name = "nv-gmmu-ver3",
 	.levels = ver3_levels,
@@ -535,4 +719,12 @@ const struct pt_format pt_format_ver3 = {
 	.decode = ver3_decode,
 	.flags = ver3_flags,
 	.kind_name = ver3_kind_name,
+	.blob_kinds = ver3_blob_kinds,
+	.ctx_section = "pdb",
+	.ctx_size = sizeof(struct ver3_ctx),
+	.ctx_key = ver3_ctx_key,
+	.ctx_missing = ver3_ctx_missing,
+	.ctx_setup = ver3_ctx_setup,
+	.info_text = ver3_info_text,
+	.info_json = ver3_info_json,
 };

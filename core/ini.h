@@ -3,13 +3,14 @@
  * ini.h — the capture.ini parser (internal to core/, see man ptfs-capture(5)).
  *
  * Two layers:
- *  - pt_ini_parse(): the lexical layer.  Text in, sections of key = value
+ *  - pt_ini_parse() (ini.c): the lexical layer.  Text in, sections of key = value
  *    lines out, each with its line number.  Rejects NUL bytes, invalid UTF-8,
  *    over-long lines, control characters in values and lines that are not a
  *    section header, a key = value or a comment.
- *  - pt_manifest_build(): the capture.ini schema (version 1).  Checks every
+ *  - pt_manifest_build() (manifest.c): the capture.ini schema (version 1).  Checks every
  *    section and key and produces typed values: the format, the [memory]
- *    regions and the contexts ([pdb] / [gart]).
+ *    regions and the contexts (each format's own section, whose keys the
+ *    format's ctx_key hook checks).
  *
  * Every error sets a one-line message that starts "capture.ini:LINE: ".
  * When several problems exist, the one on the lowest line is reported, so
@@ -70,19 +71,12 @@ struct pt_manifest_mem {
 	unsigned file_line;     /* line of the file = key */
 };
 
-/* One context section, [pdb] or [gart]. */
+/* One context section: [SECTION NAME] of a format's ctx_section. */
 struct pt_manifest_ctx {
 	const char *name;
 	unsigned line;
-	bool gart;
-	/* [pdb] */
-	unsigned space;
-	uint64_t address;
-	uint64_t big_page_size;
-	/* [gart] */
-	uint64_t raw[PT_GR__COUNT];
-	bool has[PT_GR__COUNT];
-	unsigned reg_line[PT_GR__COUNT];
+	const struct pt_format *fmt;  /* the format the section type names */
+	void *priv;             /* fmt->ctx_size bytes its ctx_key hook filled; freed with the manifest */
 	struct pt_kv *ann;      /* x- keys in file order */
 	size_t nann;
 };
@@ -130,6 +124,12 @@ bool pt_path_normalise(char *path);
 
 /* Length of the valid UTF-8 sequence at P (at most N bytes, N > 0), 0 if invalid. */
 size_t pt_utf8_len(const unsigned char *p, size_t n);
+
+/* Sets ERR to "capture.ini:LINE: " + the message, control characters as \xNN. */
+void pt_ini_set_error(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
+bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* True if NAME is a valid section name: [A-Za-z0-9_.-]+, not "." or "..", <= 255 bytes. */
 bool pt_ini_name_ok(const char *name);

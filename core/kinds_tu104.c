@@ -14,7 +14,7 @@
  * header still carries, some at new ids.  test_ver2 checks this table
  * against the TSV (a copy in core/kinds_tu104.tsv) line by line.
  */
-#include "pt_format.h"
+#include "fmt_ver2.h"
 
 static const char *const tu104_kinds[256] = {
 	[0x00] = "PITCH",

@@ -13,6 +13,9 @@
  * capture may declare terabytes of holes).  The last chunk of a region is
  * allocated at its real length so a small region costs a small allocation.
  */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,15 +325,86 @@ static size_t find_region(const struct pt_mem *mem, unsigned space, uint64_t pa)
 	return lo;
 }
 
-/* Copies LEN bytes at OFF of region R (all inside it) to OUT. */
-static void region_copy(const struct region *r, uint64_t off, uint8_t *out, size_t len)
+/*
+ * ---- copies from mapped files that may shrink under us -------------------
+ *
+ * A borrowed region is an mmap of someone else's file.  If it is truncated
+ * (the lease was revoked, or could not be honoured), touching a page past
+ * the new end raises SIGBUS.  Every copy from such bytes runs armed: a
+ * frame on this thread's stack names the source range and a recovery point,
+ * and the SIGBUS handler jumps back to it when the fault is inside that
+ * range.  Frames nest, because a lease-break handler that copies a mapping
+ * may interrupt a reader that is itself copying.
+ */
+struct fault_frame {
+	sigjmp_buf env;
+	const uint8_t *lo, *hi;          /* the armed source range [lo, hi) */
+	struct fault_frame *prev;
+};
+
+static _Thread_local struct fault_frame *volatile fault_top;
+
+bool pt_mem_copy_mapped(void *dst, const void *src, size_t len)
+{
+	struct fault_frame f;
+
+	f.lo = src;
+	f.hi = f.lo + len;
+	f.prev = fault_top;
+	/* savemask 0: no system call per read; the handler runs with SA_NODEFER. */
+	if (sigsetjmp(f.env, 0)) {
+		fault_top = f.prev;
+		return false;
+	}
+	fault_top = &f;
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(dst, src, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	fault_top = f.prev;
+	return true;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	struct fault_frame *f = fault_top;
+	const uint8_t *a = si ? (const uint8_t *)si->si_addr : NULL;
+	struct sigaction dfl;
+
+	(void)uc;
+	if (f && si && si->si_code > 0 && a >= f->lo && a < f->hi)
+		siglongjmp(f->env, 1);
+	/*
+	 * Not a fault of an armed copy: a bug, or a signal someone sent.  The
+	 * default action must happen as if we were not here: a hardware fault
+	 * re-executes the instruction and faults again; a sent signal is
+	 * raised again.
+	 */
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	if (!si || si->si_code <= 0)
+		raise(sig);
+}
+
+pt_err pt_mem_fault_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) == 0 ? PT_OK : PT_E_IO;
+}
+
+/* Copies LEN bytes at OFF of region R (all inside it) to OUT; false if mapped bytes vanished. */
+static bool region_copy(const struct region *r, uint64_t off, uint8_t *out, size_t len)
 {
 	size_t pos;
 
-	if (!r->built) {
-		memcpy(out, r->borrowed + off, len);
-		return;
-	}
+	if (!r->built)
+		return pt_mem_copy_mapped(out, r->borrowed + off, len);
 	pos = chunk_lower(r, off >> CHUNK_SHIFT);
 	while (len) {
 		uint64_t idx = off >> CHUNK_SHIFT;
@@ -347,6 +421,7 @@ static void region_copy(const struct region *r, uint64_t off, uint8_t *out, size
 		off += n;
 		len -= n;
 	}
+	return true;
 }
 
 bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
@@ -374,7 +449,9 @@ bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
 			return false;    /* a hole before the next region */
 		off = pa - r->base;
 		n = r->size - off < len ? r->size - off : len;
-		region_copy(r, off, dst, (size_t)n);
+		/* Bytes of a file that shrank under us are no longer captured. */
+		if (!region_copy(r, off, dst, (size_t)n))
+			return false;
 		dst += n;
 		len -= (size_t)n;
 		pa += n;             /* may wrap to 0 only when len reached 0 */

@@ -6,7 +6,7 @@
  * pt_capture_set_progress(), pt_capture_load() once, then read-only use from
  * any number of threads, then pt_capture_free().  On failure
  * pt_capture_error() holds one line naming the file (and line) and the
- * problem, e.g. "capture.ini:12: unknown key 'adress' in [pdb pdb0]".
+ * problem, e.g. "capture.ini:12: unknown key 'adress' in [NAME ctx0]".
  *
  * Loading reads the archive in one streaming pass (libarchive) or a plain
  * directory, validates everything, and never leaves anything half loaded:
@@ -31,74 +31,9 @@ struct pt_kv {
 	const char *value;
 };
 
-/* AMD GART registers of one [gart] section: raw values as written. */
-enum pt_gart_reg {
-	PT_GR_PT_BASE = 0,       /* VM_CONTEXT0_PAGE_TABLE_BASE_ADDR (required) */
-	PT_GR_PT_START,          /* VM_CONTEXT0_PAGE_TABLE_START_ADDR (required) */
-	PT_GR_PT_END,            /* VM_CONTEXT0_PAGE_TABLE_END_ADDR (required) */
-	PT_GR_FB_BASE,           /* MC_VM_FB_LOCATION_BASE */
-	PT_GR_FB_TOP,            /* MC_VM_FB_LOCATION_TOP */
-	PT_GR_FB_OFFSET,         /* MC_VM_FB_OFFSET */
-	PT_GR_AGP_BASE,          /* MC_VM_AGP_BASE */
-	PT_GR_AGP_BOT,           /* MC_VM_AGP_BOT */
-	PT_GR_AGP_TOP,           /* MC_VM_AGP_TOP */
-	PT_GR_SYS_LOW,           /* MC_VM_SYSTEM_APERTURE_LOW_ADDR */
-	PT_GR_SYS_HIGH,          /* MC_VM_SYSTEM_APERTURE_HIGH_ADDR */
-	PT_GR__COUNT
-};
-/* The register's name as written in capture.ini. */
-const char *pt_gart_reg_name(enum pt_gart_reg r);
-
-/* Register values decoded by the rules of DESIGN §2.2 (core/fmt_gart.c). */
-struct pt_gart_layout {
-	uint64_t base_raw;        /* PAGE_TABLE_BASE_ADDR as written */
-	bool base_valid;          /* its bit 0 */
-	bool base_system;         /* its bit 1: the table is in sysmem */
-	unsigned bfs;             /* block fragment size, bits 63:59 */
-	uint64_t table_addr;      /* table address in its space (vram: BASE[47:12] - FB_OFFSET<<24) */
-	unsigned table_space;     /* space id of the table */
-	uint64_t page_size;       /* 4096 << bfs */
-	uint64_t va_start;        /* START << 12 */
-	uint64_t va_end;          /* (END << 12) | 0xfff, inclusive */
-	uint64_t entries;         /* (va_end - va_start + 1) / page_size */
-	bool has[PT_GR__COUNT];   /* which registers were given */
-	uint64_t raw[PT_GR__COUNT];
-	uint64_t fb_base, fb_top, fb_offset;          /* decoded; top inclusive */
-	uint64_t agp_base, agp_bot, agp_top;          /* decoded; top inclusive */
-	uint64_t sys_low, sys_high;                   /* decoded: [29:0] << 18 */
-};
-
-/*
- * Decodes raw registers RAW/HAS into L (core/fmt_gart.c).  PT_E_VALUE when a
- * required register is missing, START > END, END is past the 48-bit VA, BASE
- * holds no address, or a vram BASE lies below FB_OFFSET<<24.  A BASE with
- * bit 0 clear but an address is accepted (gem5 clears bit 0 when it stores
- * the register, so co-simulation captures look like that; DESIGN §2.2's
- * worked check uses 0x3EE600000); base_valid reports the bit.  The message
- * goes to ERRBUF (may be NULL).
- */
-pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
-			     struct pt_gart_layout *l, char *errbuf, size_t errlen);
-
-/* Where a VA outside the GART range goes (DESIGN §2.2). */
-struct pt_gart_aperture {
-	const char *name;     /* "fb", "agp" or "none" */
-	bool hit;             /* fb or agp */
-	unsigned space;       /* vram for fb, sysmem for agp */
-	uint64_t pa;          /* fb: va - fb_base (vram offset); agp: va - agp_bot + agp_base */
-};
-void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_gart_aperture *out);
-
 /* Space ids a context can give a bias to (more than any format has spaces). */
 #define PT_CONTEXT_SPACES 16
-/*
- * Fills BIAS (PT_CONTEXT_SPACES values) with the GART's MC bias per space:
- * vram pages are written as MC addresses, vram offset + FB_OFFSET<<24
- * (DESIGN §2.2); other spaces get 0.
- */
-void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT_SPACES]);
-
-/* One page directory base ([pdb]) or GART context ([gart]). Immutable after load. */
+/* One context section of capture.ini: one address space. Immutable after load. */
 struct pt_context {
 	const char *name;                  /* section name = top-level directory */
 	unsigned index;                    /* position in capture.ini order */
@@ -107,17 +42,23 @@ struct pt_context {
 	const struct pt_mem *mem;          /* the capture's memory */
 	unsigned root_space;               /* space id of the root table */
 	uint64_t root_addr;                /* physical address of the root table */
-	uint64_t root_entries;             /* entries in the root table (VER2: 4; GART: layout.entries) */
-	unsigned root_page_shift;          /* VER2: 0 (levels say); GART: 12 + bfs */
-	uint64_t va_base;                  /* VA of root entry 0 (GART: START << 12) */
-	uint64_t big_page_size;            /* VER2: 65536 */
+	uint64_t root_entries;             /* entries in the root table (1 << levels[0].bits unless flat) */
+	unsigned root_page_shift;          /* 0: the levels say; a flat table: its page shift */
+	uint64_t va_base;                  /* VA of root entry 0 */
 	/*
-	 * Per space id: pages in this space are written as MC addresses =
+	 * Last VA the context translates, inclusive; 0 = wherever the root
+	 * table's entries end.  A GART's END register can end the range inside
+	 * the last entry's page (END is in 4 KiB units, the page may be larger):
+	 * that page is mapped only up to here.
+	 */
+	uint64_t va_last;
+	/*
+	 * Per space id: pages in this space are written as bus addresses =
 	 * offset + bias.  pt_table_read() subtracts it from a mapped leaf's pa
-	 * (a leaf below it is `unsupported`).  amd-gart vram: FB_OFFSET<<24.
+	 * (a leaf below it is `unsupported`).
 	 */
 	uint64_t space_bias[PT_CONTEXT_SPACES];
-	struct pt_gart_layout gart;        /* amd-gart only */
+	void *priv;                        /* fmt->ctx_size bytes the format's hooks own */
 	size_t nannotations;
 	const struct pt_kv *annotations;   /* x- keys of the section, in file order */
 	unsigned ini_line;                 /* line of its section header */

@@ -24,7 +24,8 @@ typedef enum pt_err {
 	PT_E_VALUE,       /* E_VALUE: a value is malformed or out of range (bad number, unknown key,
 	                   * bad name, misaligned address) */
 	PT_E_UNSUPPORTED, /* E_UNSUPPORTED: a real but unsupported value or encoding
-	                   * (big_page_size = 128K, a PTE at PDE2, depth outside the format) */
+	                   * (e.g. a page size the format refuses, a leaf at a level that
+	                   * cannot hold one, a depth outside the format) */
 	PT_E_TRUNCATED,   /* E_TRUNCATED: data shorter than its structure requires
 	                   * (a blob not a multiple of the entry size, a short member) */
 	PT_E_NOTFOUND,    /* E_NOTFOUND: a named context, key or path does not exist */

@@ -27,37 +27,40 @@
 
 /* What an entry of a level can be. */
 enum pt_role {
-	PT_ROLE_PDE = 1,  /* 8-byte directory entry; may be a leaf where leaf_shift != 0 */
-	PT_ROLE_DUAL,     /* 16-byte dual PDE (VER2 PD0): big and small pointers, or a leaf */
-	PT_ROLE_PTE,      /* leaf page-table entry */
+	PT_ROLE_DIR = 1,  /* 8-byte directory entry; may be a leaf where leaf_shift != 0 */
+	PT_ROLE_DUAL,     /* 16-byte directory entry with two pointers (big and small pages), or a leaf */
+	PT_ROLE_LEAF,     /* leaf entry: maps a page */
 };
+/* The former names, for code written before the rename (drop once none is left). */
+#define PT_ROLE_PDE PT_ROLE_DIR
+#define PT_ROLE_PTE PT_ROLE_LEAF
 
 struct pt_level {
-	const char *name;    /* directory name in the tree ("pde3", "pte_small"); NULL ends the table */
+	const char *name;    /* directory name in the tree; NULL ends the table */
 	uint8_t depth;       /* tables above this one on the path (root = 0) */
 	uint8_t va_shift;    /* lowest VA bit this level indexes = log2 of one entry's span */
-	uint8_t bits;        /* index bits; 0 = the entry count comes from the context (flat GART) */
+	uint8_t bits;        /* index bits; 0 = the entry count comes from the context (a flat table) */
 	uint8_t entry_size;  /* bytes per entry: the table stride */
 	uint8_t role;        /* enum pt_role */
-	uint8_t leaf_shift;  /* for a PDE/DUAL level whose entry may be a page: its page shift (21); else 0 */
+	uint8_t leaf_shift;  /* for a DIR/DUAL level whose entry may be a page: its page shift; else 0 */
 	int8_t child[2];     /* level index of the table an entry points at; a dual PDE: [0] big, [1] small; -1 none */
 };
 
 /* The state of one entry, printed as `state:` (pt_state_name()). */
 enum pt_state {
-	PT_ST_UNMAPPED = 0, /* "unmapped": raw value zero (GART: a zero PTE, a sink) */
+	PT_ST_UNMAPPED = 0, /* "unmapped": raw value zero */
 	PT_ST_INVALID,      /* "invalid": non-zero but not valid and no special encoding */
-	PT_ST_SPARSE,       /* "sparse": VER2 valid=0 & volatile=1 (PDE: aperture 0 & volatile 1) */
-	PT_ST_NO_VALID_4K,  /* "no_valid_4k": VER2 big PTE valid=0 & privilege=1 */
+	PT_ST_SPARSE,       /* "sparse": not valid, but marked as a sparse (zero-reading) range */
+	PT_ST_NO_VALID_4K,  /* "no_valid_4k": a big-page entry telling the MMU not to look at the small table */
 	PT_ST_POINTER,      /* "pointer": a directory entry pointing at one or two tables */
 	PT_ST_MAPPED,       /* "mapped": a valid leaf */
-	PT_ST_UNSUPPORTED,  /* "unsupported": an encoding the format does not allow here (a PTE at PDE2) */
+	PT_ST_UNSUPPORTED,  /* "unsupported": an encoding the format does not allow at this level */
 	/*
 	 * The two below are never set by a decoder: they depend on where the
 	 * entry sits (core/walk.c), so that `state: mapped` is exactly the
 	 * pages the walker resolves.
 	 */
-	PT_ST_SHADOWED,     /* "shadowed": a valid small PTE whose 64 KiB range the big entry of its dual PDE decides */
+	PT_ST_SHADOWED,     /* "shadowed": a valid small-page leaf whose range the big entry of its dual entry decides */
 	PT_ST_RESERVED_BITS,/* "reserved_bits": a valid leaf the walk refuses: it, or a pointer above it, has reserved bits */
 };
 const char *pt_state_name(enum pt_state st);
@@ -89,11 +92,20 @@ struct pt_field {
 #define PT_PERM_PRIVILEGE      0x0004u
 #define PT_PERM_VOLATILE       0x0008u
 #define PT_PERM_ENCRYPTED      0x0010u
-#define PT_PERM_NO_READ        0x0020u  /* GART: readable = 0 */
-#define PT_PERM_NO_WRITE       0x0040u  /* GART: writeable = 0 (so a write is denied) */
-#define PT_PERM_EXEC           0x0080u  /* GART: executable */
-#define PT_PERM_SNOOPED        0x0100u  /* GART: snooped */
-#define PT_PERM_TMZ            0x0200u  /* GART: tmz */
+#define PT_PERM_NO_READ        0x0020u  /* a readable bit is 0 */
+#define PT_PERM_NO_WRITE       0x0040u  /* a writeable bit is 0 (so a write is denied) */
+#define PT_PERM_EXEC           0x0080u  /* executable */
+#define PT_PERM_SNOOPED        0x0100u  /* snooped (cache-coherent) */
+#define PT_PERM_TMZ            0x0200u  /* trusted memory zone */
+
+/*
+ * Anomalies a decoder marks on an entry (pt_entry.anomalies); the scan
+ * (core/walk.c) reports each under its pt_anomaly_kind name.  Reserved bits
+ * are reserved_mask and an unsupported encoding is its state: not here.
+ */
+#define PT_EA_ZERO_BITS       0x1u  /* "encrypted": a bit documented "set to 0" is set (detail: its field = 1) */
+#define PT_EA_KIND_UNKNOWN    0x2u  /* "kind_unknown": a memory kind id with no name */
+#define PT_EA_KIND_NON_NATIVE 0x4u  /* "kind_non_native": a named kind the chip does not list as its own */
 
 /* A table an entry points at. */
 struct pt_target {
@@ -113,11 +125,12 @@ struct pt_entry {
 	bool leaf;
 	unsigned space;              /* space id of the page */
 	uint64_t pa;                 /* physical address of the page */
-	bool address_complete;       /* false where the entry holds only part of the address (VER2 video/peer) */
+	bool address_complete;       /* false where the entry holds only part of the address */
 	uint64_t page_size;          /* bytes; 0 where the entry alone cannot say */
 	uint32_t perm;               /* PT_PERM_* */
 	int kind;                    /* memory kind id, -1 where the format has none */
-	bool anomaly;                /* a bit documented "set to 0" is set (VER2 encrypted), unknown kind... */
+	bool anomaly;                /* a bit the MMU acts on is odd: a "set to 0" bit set, a valid leaf's kind */
+	uint32_t anomalies;          /* PT_EA_*: what the scan reports about the entry */
 
 	/* directory (state == PT_ST_POINTER): [0] the only/big table, [1] the small table */
 	struct pt_target target[2];
@@ -126,16 +139,52 @@ struct pt_entry {
 	struct pt_field fields[PT_MAX_FIELDS];
 };
 
+struct pt_buf;
+struct pt_jobj;
+struct pt_context;
+
+/*
+ * One key = value of a context section, handed to the format's ctx_key
+ * hook.  LABEL is the section as written ("[NAME N]") for messages; ERR
+ * receives the message through pt_ctx_key_fail() / pt_ctx_key_uint().
+ */
+struct pt_ctx_key {
+	const char *key, *value;
+	unsigned line;
+	const char *label;
+	char *err;
+	size_t errlen;
+};
+/* Sets "capture.ini:LINE: MESSAGE" for K's line (core/manifest.c); returns RC. */
+pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* K's value as an integer (the capture.ini number rules); PT_E_VALUE with the usual message. */
+pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out);
+
+/* Where a VA outside a context's VA space goes (out-of-range hook). */
+struct pt_aperture {
+	const char *name;     /* static: the aperture's name, e.g. "none" */
+	bool hit;             /* the VA reaches memory there */
+	unsigned space;       /* where (hit only) */
+	uint64_t pa;          /* address in SPACE (hit only) */
+};
+
+/* A short name for raw entries of one size (ptfs-tool decode --kind). */
+struct pt_blob_kind {
+	const char *name;     /* NULL ends the list */
+	unsigned entry_size;  /* bytes */
+};
+
 struct pt_format {
-	const char *name;                  /* "nv-gmmu-ver2", "amd-gart" */
+	const char *name;                  /* the capture.ini `format` value */
 	const struct pt_level *levels;     /* root first, ends with a {NULL} sentinel */
-	unsigned va_bits;                  /* 49; 48 for amd-gart */
+	unsigned va_bits;                  /* VA width in bits */
 	unsigned va_digits;                /* hex digits of a va/ name: 13; 12 */
 	const char *const *spaces;         /* space names, NULL-terminated; index = space id */
 	/*
 	 * Decodes the entry at level LEVEL (index into levels) from RAW (entry_size bytes,
-	 * little-endian).  PAGE_SHIFT is the page shift a PTE level maps (the table
-	 * says it; flat GART: 12 + block fragment size).  Returns PT_E_UNSUPPORTED for a
+	 * little-endian).  PAGE_SHIFT is the page shift a leaf level maps (the table
+	 * says it; a flat table: the context's root_page_shift).  Returns PT_E_UNSUPPORTED for a
 	 * level the format does not have.
 	 */
 	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,
@@ -144,14 +193,60 @@ struct pt_format {
 	void (*flags)(const struct pt_entry *e, char *buf, size_t len);
 	/* Kind column of a leaf for `maps` ("-" where the format has none) into BUF. */
 	void (*kind_name)(const struct pt_entry *e, char *buf, size_t len);
-};
 
-extern const struct pt_format pt_format_ver2;
-extern const struct pt_format pt_format_gart;
-extern const struct pt_format pt_format_ver3;
+	/* --kind names of raw entries (ptfs-tool decode), NULL-name terminated. */
+	const struct pt_blob_kind *blob_kinds;
+
+	/*
+	 * The context: capture.ini section type (`[ctx_section NAME]`), and
+	 * ctx_size bytes of per-context data (zeroed, aligned for any type,
+	 * owned by the capture, freed with it through ctx_free) that the hooks
+	 * below fill.
+	 */
+	const char *ctx_section;
+	size_t ctx_size;
+	/*
+	 * One key of the section (x- keys are the core's): PT_OK, an error with
+	 * its message set through K, or PT_E_NOTFOUND for a key the format does
+	 * not know (the core reports "unknown key").
+	 */
+	pt_err (*ctx_key)(void *priv, const struct pt_ctx_key *k);
+	/* After the last key: the first required key missing, or NULL. */
+	const char *(*ctx_missing)(const void *priv);
+	/*
+	 * What ctx_key allocated inside the data (may be NULL: the core frees
+	 * the data itself, after this).
+	 */
+	void (*ctx_free)(void *priv);
+	/*
+	 * At load, once memory is known: fills CTX's root_space, root_addr,
+	 * root_entries, root_page_shift, va_base and space_bias from ctx->priv.
+	 * Geometry that the context's registers choose (depth, index bits, VA
+	 * width) is a descriptor of the context's own: the hook may point
+	 * ctx->fmt at a copy of its descriptor kept in ctx->priv, with its own
+	 * level table; everything reads a context's format through ctx->fmt.
+	 * On failure a message without the "capture.ini:LINE:" prefix in ERR.
+	 */
+	pt_err (*ctx_setup)(struct pt_context *ctx, char *err, size_t errlen);
+	/* Lines of the context's info file after the root lines (may be NULL). */
+	void (*info_text)(const struct pt_context *ctx, struct pt_buf *b);
+	/* The same as members of the info JSON object (may be NULL). */
+	void (*info_json)(const struct pt_context *ctx, struct pt_jobj *o);
+	/*
+	 * A VA outside the context's VA space: where it goes instead.  NULL
+	 * when such a VA simply faults (the walk then prints no aperture).
+	 */
+	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
+};
 
 /* The format called NAME, or NULL. */
 const struct pt_format *pt_format_find(const char *name);
+/* The I-th format of the table (I from 0), or NULL past the end; the first is the default. */
+const struct pt_format *pt_format_at(unsigned i);
+/* The format whose contexts are [SECTION NAME] sections, or NULL. */
+const struct pt_format *pt_format_by_section(const char *section);
+/* "A, B" or "A or B" (SEP between all but the last pair) of every format's name into BUF. */
+void pt_format_list(char *buf, size_t len, const char *sep, const char *last);
 /* Number of levels in FMT's table (rows before the sentinel). */
 unsigned pt_format_nlevels(const struct pt_format *fmt);
 /* Space id of NAME in FMT, or -1. */
@@ -165,9 +260,5 @@ void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
 			uint64_t v, unsigned flags);
 /* The field called KEY, or NULL. */
 const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key);
-
-/* VER2 kinds (core/kinds_tu104.c, from reference/tu104-kinds.tsv). */
-const char *pt_ver2_kind_name(unsigned kind);   /* NULL for an id with no name */
-bool pt_ver2_kind_native(unsigned kind);        /* 0x00..0x0f */
 
 #endif

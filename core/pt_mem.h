@@ -83,6 +83,20 @@ pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b);
 bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
 		 void *out, size_t len);
 
+/*
+ * Mapped capture files can shrink under the process (a writer truncates a
+ * blob after its lease was revoked or could not be honoured); touching
+ * their lost pages raises SIGBUS.  pt_mem_read() copies borrowed bytes with
+ * pt_mem_copy_mapped(): when the program has installed the handler with
+ * pt_mem_fault_install() (programs own signals: the core never installs
+ * it itself), such a read returns false, i.e. "not captured", instead of
+ * killing the process.  A SIGBUS that no armed copy caused keeps its
+ * default action.  Without the handler a lost page still kills.
+ */
+pt_err pt_mem_fault_install(void);
+/* Copies LEN bytes from mapped SRC to DST; false when SRC faulted (DST partly written).  Async-signal-safe. */
+bool pt_mem_copy_mapped(void *dst, const void *src, size_t len);
+
 /* How much of [PA, PA+LEN) is captured.  LEN 0 gives PT_COVER_NONE. */
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
 			   uint64_t pa, uint64_t len);

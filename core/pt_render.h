@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pt_capture.h"
 #include "pt_walk.h"
@@ -37,6 +38,32 @@ enum pt_out {
 	PT_OUT_JSON,
 };
 
+/*
+ * A JSON object being built (the info hooks of a format add members):
+ * start from {0}, members in any order, written with sorted keys.
+ */
+struct pt_jmem;
+struct pt_jobj {
+	struct pt_jmem *m;
+	size_t n, cap;
+	bool oom;
+};
+void pt_jobj_hex(struct pt_jobj *o, const char *key, uint64_t v);   /* "0x..." */
+void pt_jobj_u(struct pt_jobj *o, const char *key, uint64_t v);     /* a number */
+void pt_jobj_str(struct pt_jobj *o, const char *key, const char *s); /* NULL: null */
+void pt_jobj_bool(struct pt_jobj *o, const char *key, bool v);
+/* VAL as it is (already JSON); the buffer's text, for a nested value. */
+void pt_jobj_raw(struct pt_jobj *o, const char *key, const char *val);
+void pt_jobj_buf(struct pt_jobj *o, const char *key, struct pt_buf *v);
+/* Adds CHILD as the object member KEY and empties CHILD. */
+void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child);
+/* Writes O to B ("{...}", keys sorted, a repeated key once) and empties O. */
+void pt_jobj_finish(struct pt_jobj *o, struct pt_buf *b);
+/* S as a JSON string, quotes included. */
+void pt_json_escape(struct pt_buf *b, const char *s);
+/* PT_E_NOMEM if B ran out of memory, else PT_OK. */
+pt_err pt_buf_status(const struct pt_buf *b);
+
 /* An entry file: location header, every field, state. */
 pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t index,
 		       const struct pt_entry *e, enum pt_out out);
@@ -58,11 +85,13 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);
 /* The root capture file. */
 pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt_out out);
-/* One anomaly line: "pdb0 pde3/0/pde2/1 reserved_bits reserved_mask: 0x10". */
+/* One anomaly line: "CONTEXT PATH KIND DETAIL", e.g. "c0 l1/0/l0/1 reserved_bits reserved_mask: 0x10". */
 void pt_render_anomaly(struct pt_buf *b, const struct pt_context *ctx,
 		       const struct pt_anomaly *a, enum pt_out out);
 
 /* Size with the largest exact binary unit: 4096 -> "4K", 2097152 -> "2M", 4097 -> "4097". */
 void pt_size_str(uint64_t size, char *buf, size_t len);
+/* A total in its largest unit with one decimal where needed: "2.7G", "640K", "512". */
+void pt_size_human(uint64_t size, char *buf, size_t len);
 
 #endif

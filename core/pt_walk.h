@@ -5,8 +5,8 @@
  *
  * Everything here reads the context's memory through the level table of its
  * format; nothing names a chip.  A pointer is followed level by level (the
- * target of a pde2 entry is always read as a pde1 table, even when it is the
- * root table again), so every path has at most PT_MAX_DEPTH tables and every
+ * target of an entry of level L is always read as a table of L's child
+ * level, even when it is the root table again), so every path has at most PT_MAX_DEPTH tables and every
  * walk and enumeration ends.
  *
  * All functions are pure readers of an immutable capture: thread-safe.
@@ -32,7 +32,7 @@ struct pt_table {
 	enum pt_cover cover;   /* how much of the table is captured */
 	/*
 	 * The small table of a dual entry knows its big sibling (present only
-	 * then): the big entry over a small PTE decides whether that PTE is
+	 * then): the big entry over a small-page leaf decides whether that leaf is
 	 * reached at all (state shadowed).
 	 */
 	struct pt_target big;
@@ -88,7 +88,7 @@ struct pt_loc {
  * table, or the entry is not captured).  N == 0 is invalid (PT_E_USAGE).
  */
 pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out);
-/* "pde3/0/pde2/0/pde1/0/pde0/1/pte_small/1" into BUF; returns the length (snprintf rules). */
+/* "LEVEL/INDEX/LEVEL/INDEX/..." (root first) into BUF; returns the length (snprintf rules). */
 int pt_node_path(const struct pt_node *node, char *buf, size_t len);
 /*
  * Whether an entry E is shown as a directory (a pointer): true for
@@ -132,8 +132,11 @@ struct pt_walk {
 	uint32_t perm;
 	int leaf_step;           /* step holding the leaf */
 	struct pt_node node;     /* tree path of the leaf (or of the deepest entry read) */
-	/* amd-gart, fault == PT_FAULT_OUT_OF_RANGE: the aperture the VA falls in */
-	struct pt_gart_aperture aperture;
+	/*
+	 * fault == PT_FAULT_OUT_OF_RANGE and the format has an out_of_range
+	 * hook: where the VA goes instead (name NULL otherwise).
+	 */
+	struct pt_aperture aperture;
 };
 
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
@@ -187,7 +190,7 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out);
 /* Anomalies (ptfs-tool check, info). */
 enum pt_anomaly_kind {
 	PT_AN_RESERVED_BITS = 1,   /* "reserved_bits" */
-	PT_AN_ENCRYPTED,           /* "encrypted": VER2 PTE bit 4 set (documented set to 0) */
+	PT_AN_ENCRYPTED,           /* "encrypted": a bit documented "set to 0" is set (PT_EA_ZERO_BITS) */
 	PT_AN_KIND_UNKNOWN,        /* "kind_unknown": a kind id with no name */
 	PT_AN_KIND_NON_NATIVE,     /* "kind_non_native": a named kind outside 0x00-0x0f */
 	PT_AN_NOT_CAPTURED,        /* "not_captured": a pointer whose table is not (or only partly) captured */
@@ -205,8 +208,8 @@ struct pt_anomaly {
 };
 
 /*
- * Tables that alias each other (a pde2 table whose 512 entries all point at
- * one pde1 table, and so on) can describe ~10^11 pages in 64 KiB.  The page
+ * Tables that alias each other (a table whose 512 entries all point at one
+ * table of the next level, and so on) can describe ~10^11 pages in 64 KiB.  The page
  * count of a scan and the runs of `maps` therefore stop at these limits and
  * say so (pages_truncated; a last `# truncated` line), so that info, maps
  * and ptfs-tool check end in bounded time and memory on any capture.  A

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * walk.c — tables, tree nodes, the walker, the page iterator and the
- * anomaly scan.  Driven only by the format's level table: no chip is named.
+ * walk.c — tables, tree nodes, the walker and the page iterator (the
+ * anomaly scan is scan.c).  Driven only by the format's level table: no
+ * chip is named.
  *
  * One rule is shared by the walker and the iterator, so that `va/` lists
  * exactly the pages `walk/` resolves: an entry is followed only when it is
  * captured, has no reserved bit set and is a pointer or a leaf; below a dual
- * PDE the big entry decides first (leaf, fault, or "defer" to the small
+ * entry the big entry decides first (leaf, fault, or "defer" to the small
  * table), see big_verdict().
  */
 #include <inttypes.h>
@@ -99,8 +100,8 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) != PT_OK)
 		return false;
 	/*
-	 * The decoder has no context: a page written as an MC address (amd-gart
-	 * vram: offset + FB_OFFSET<<24) becomes its offset here, once, so that
+	 * The decoder has no context: a page written as a bus address (offset +
+	 * the context's space_bias) becomes its offset here, once, so that
 	 * walk/, va/, maps and audit agree.  An address below the bias is not
 	 * in that space at all: unsupported, never a guessed page.
 	 */
@@ -122,8 +123,8 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 /*
  * After entry I of T turned out not captured: the next index worth reading,
  * the one holding the first captured byte past I's start (or t->entries).
- * A huge, mostly uncaptured table (a GART range of 2^27 entries with a few
- * captured pages) is then listed in time proportional to what is captured.
+ * A huge, mostly uncaptured table (e.g. a flat table of 2^27 entries with a
+ * few captured pages) is then listed in time proportional to what is captured.
  */
 static uint64_t next_captured(const struct pt_table *t, uint64_t i)
 {
@@ -145,9 +146,9 @@ static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
  * a valid leaf the walker never reaches is not `mapped`, so that `state:
  * mapped` counts exactly the pages of va/ and info.  A leaf with reserved
  * bits, or below a pointer with reserved bits: reserved_bits (the walk
- * faults there).  A small PTE whose 64 KiB range the big entry
- * decides (a valid big PTE maps it; a no_valid_4k, sparse, reserved or
- * uncaptured big entry faults it): shadowed.
+ * faults there).  A small-page leaf whose range the big entry of its dual
+ * entry decides (a valid big leaf maps it; a no_valid_4k, sparse, reserved
+ * or uncaptured big entry faults it): shadowed.
  */
 static void place_state(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 {
@@ -337,10 +338,10 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
 }
 
 /*
- * The dual-PDE rule of DESIGN §2.1 for the big entry of one 64 KiB range:
- * a valid big PTE maps and shadows the small PTEs; no_valid_4k and sparse
- * fault (as does anything the walker cannot read or trust); any other big
- * PTE — zero or invalid — lets the small table decide.
+ * The dual-entry rule of DESIGN §2.1 for the big entry of one big page's
+ * range: a valid big leaf maps and shadows the small leaves; no_valid_4k
+ * and sparse fault (as does anything the walker cannot read or trust); any
+ * other big entry — zero or invalid — lets the small table decide.
  */
 static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 				    enum pt_fault *fault, const char **verdict)
@@ -367,6 +368,21 @@ static uint64_t leaf_page_size(const struct pt_table *t, const struct pt_entry *
 	return e->page_size ? e->page_size : (uint64_t)1 << t->page_shift;
 }
 
+/*
+ * The part of the SIZE-byte page at PAGE_VA that is inside the context's VA
+ * range (ctx->va_last).  A range can end inside a page where the format's
+ * range register is finer than its page (a GART's END is in 4 KiB units,
+ * its page 4 KiB << block fragment size), and the hardware checks the
+ * range before it reads the table (umr: START <= addr <= END << 12 | 0xfff):
+ * the last entry's page is mapped only up to there.
+ */
+static uint64_t page_extent(const struct pt_context *ctx, uint64_t page_va, uint64_t size)
+{
+	if (ctx->va_last && page_va <= ctx->va_last && ctx->va_last - page_va < size - 1)
+		return ctx->va_last - page_va + 1;
+	return size;
+}
+
 /* Appends the step for entry IDX of T to W; false when it is not captured. */
 static struct pt_walk_step *walk_step(struct pt_walk *w, const struct pt_table *t, uint64_t idx)
 {
@@ -391,10 +407,20 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 
 static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
 {
+	uint64_t base = pt_table_entry_va(&s->table, s->index);
+
 	w->fault = PT_FAULT_NONE;
 	w->leaf_step = (int)(s - w->steps);
 	w->page_size = leaf_page_size(&s->table, &s->entry);
-	w->page_va = w->va & ~(w->page_size - 1);
+	/*
+	 * A page starts where its entry's span starts, not at a multiple of
+	 * its size: a GART's entry N maps (START << 12) + N * page size
+	 * (umr subtracts START before indexing), and START need not be a
+	 * multiple of a block-fragment page.  Masking the VA would name a
+	 * page va/ does not list and shift its PA (issue #16.5).
+	 */
+	w->page_va = base + ((w->va - base) & ~(w->page_size - 1));
+	w->page_size = page_extent(s->table.ctx, w->page_va, w->page_size);
 	w->space = s->entry.space;
 	w->pa = s->entry.pa + (w->va - w->page_va);
 	w->perm = s->entry.perm;
@@ -416,14 +442,14 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	w->node.ctx = ctx;
 	w->node.n = 0;
 	memset(&w->aperture, 0, sizeof w->aperture);
-	w->aperture.name = "none";
 
 	pt_table_root(ctx, &t);
 	if ((fmt->va_bits < 64 && (va >> fmt->va_bits) != 0) || va < t.va_base ||
-	    ((va - t.va_base) >> t.page_shift) >= t.entries) {
+	    ((va - t.va_base) >> t.page_shift) >= t.entries ||
+	    (ctx->va_last && va > ctx->va_last)) {
 		w->fault = PT_FAULT_OUT_OF_RANGE;
-		if (ctx->gart.page_size)
-			pt_gart_aperture(&ctx->gart, va, &w->aperture);
+		if (fmt->out_of_range)
+			fmt->out_of_range(ctx, va, &w->aperture);
 		return PT_OK;
 	}
 
@@ -592,7 +618,7 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
 		 const struct pt_entry *e, struct pt_page *out)
 {
 	out->va = pt_table_entry_va(t, idx);
-	out->size = leaf_page_size(t, e);
+	out->size = page_extent(it->ctx, out->va, leaf_page_size(t, e));
 	if (out->va < it->from_va)
 		return false;
 	out->space = e->space;
@@ -693,244 +719,4 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 	}
 	it->done = true;
 	return false;
-}
-
-/* ---- anomaly scan ------------------------------------------------------- */
-
-const char *pt_anomaly_name(enum pt_anomaly_kind k)
-{
-	switch (k) {
-	case PT_AN_RESERVED_BITS:
-		return "reserved_bits";
-	case PT_AN_ENCRYPTED:
-		return "encrypted";
-	case PT_AN_KIND_UNKNOWN:
-		return "kind_unknown";
-	case PT_AN_KIND_NON_NATIVE:
-		return "kind_non_native";
-	case PT_AN_NOT_CAPTURED:
-		return "not_captured";
-	case PT_AN_UNSUPPORTED:
-		return "unsupported";
-	case PT_AN_TABLE_TWO_LEVELS:
-		return "table_two_levels";
-	case PT_AN_PA_NOT_CAPTURED:
-		return "page_outside_capture";
-	case PT_AN_ROOT_NOT_CAPTURED:
-		return "root_not_captured";
-	}
-	return "unknown";
-}
-
-/*
- * Tables seen during one scan, keyed by (space, addr), to find one table
- * claimed at two levels.  Open addressing; grows by doubling.
- */
-struct seen {
-	struct seen_slot {
-		uint64_t addr;
-		unsigned space;
-		int8_t level;       /* first level the table was read at; -1 = empty slot */
-		uint16_t levels;    /* every level it was read at (bit per level) */
-		bool reported;
-	} *slot;
-	size_t cap, used;
-};
-
-static struct seen_slot *seen_find(struct seen *s, unsigned space, uint64_t addr)
-{
-	uint64_t h = (addr >> 8) * 0x9e3779b97f4a7c15ull ^ space;
-
-	for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
-		if (s->slot[i].level < 0 || (s->slot[i].addr == addr && s->slot[i].space == space))
-			return &s->slot[i];
-}
-
-static bool seen_grow(struct seen *s)
-{
-	struct seen old = *s;
-
-	s->cap = old.cap ? old.cap * 2 : 256;
-	s->used = 0;
-	s->slot = malloc(s->cap * sizeof *s->slot);
-	if (!s->slot) {
-		*s = old;
-		return false;
-	}
-	for (size_t i = 0; i < s->cap; i++)
-		s->slot[i].level = -1;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i].level >= 0) {
-			*seen_find(s, old.slot[i].space, old.slot[i].addr) = old.slot[i];
-			s->used++;
-		}
-	free(old.slot);
-	return true;
-}
-
-struct scan {
-	const struct pt_context *ctx;
-	struct pt_stats *st;
-	pt_anomaly_fn fn;
-	void *ud;
-	struct seen seen;
-	struct pt_node node;
-	pt_err err;
-};
-
-static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
-{
-	struct pt_anomaly a;
-	va_list ap;
-
-	sc->st->anomalies++;
-	if (!sc->fn)
-		return;
-	a.kind = k;
-	a.node = sc->node;
-	va_start(ap, fmt);
-	vsnprintf(a.detail, sizeof a.detail, fmt, ap);
-	va_end(ap);
-	sc->fn(sc->ud, &a);
-}
-
-static void check_entry(struct scan *sc, const struct pt_entry *e)
-{
-	const struct pt_field *known = pt_entry_field(e, "kind_known");
-	const struct pt_field *native = pt_entry_field(e, "kind_native");
-
-	if (e->reserved_mask[1])
-		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%016" PRIx64 "%016" PRIx64,
-		       e->reserved_mask[1], e->reserved_mask[0]);
-	else if (e->reserved_mask[0])
-		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%" PRIx64, e->reserved_mask[0]);
-	if (e->perm & PT_PERM_ENCRYPTED)
-		report(sc, PT_AN_ENCRYPTED, "encrypted: 1 (documented: set to 0)");
-	if (e->state == PT_ST_UNSUPPORTED)
-		report(sc, PT_AN_UNSUPPORTED, "raw: 0x%" PRIx64, e->raw[0]);
-	if (e->kind >= 0 && known && !known->v)
-		report(sc, PT_AN_KIND_UNKNOWN, "kind: 0x%02x", (unsigned)e->kind);
-	else if (e->kind >= 0 && native && !native->v)
-		report(sc, PT_AN_KIND_NON_NATIVE, "kind: 0x%02x", (unsigned)e->kind);
-}
-
-static void scan_table(struct scan *sc, const struct pt_table *t);
-
-/*
- * Records that T was reached; false when this table was already scanned at
- * this level.  Scanning each (table, level) once keeps the scan linear in the
- * captured tables even when hostile pointers alias one table many times
- * (the tree and va/ still show every alias; the counts and anomalies are
- * per table).
- */
-static bool note_table(struct scan *sc, const struct pt_table *t)
-{
-	struct seen_slot *slot;
-
-	if (sc->seen.used * 2 >= sc->seen.cap && !seen_grow(&sc->seen)) {
-		sc->err = PT_E_NOMEM;
-		return false;
-	}
-	slot = seen_find(&sc->seen, t->space, t->addr);
-	if (slot->level < 0) {
-		slot->level = t->level;
-		slot->levels = 0;
-		slot->space = t->space;
-		slot->addr = t->addr;
-		slot->reported = false;
-		sc->seen.used++;
-	}
-	if (slot->levels & (1u << t->level))
-		return false;
-	if (slot->levels && !slot->reported) {
-		const struct pt_level *levels = sc->ctx->fmt->levels;
-
-		slot->reported = true;
-		report(sc, PT_AN_TABLE_TWO_LEVELS, "table %s:0x%" PRIx64 " read as %s and %s",
-		       sc->ctx->fmt->spaces[t->space], t->addr, levels[slot->level].name,
-		       levels[t->level].name);
-	}
-	slot->levels |= (uint16_t)(1u << t->level);
-	sc->st->tables[t->level]++;
-	return true;
-}
-
-static void scan_table(struct scan *sc, const struct pt_table *t)
-{
-	struct pt_entry e;
-
-	if (!note_table(sc, t))
-		return;
-	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
-		struct pt_table child;
-
-		sc->node.s[sc->node.n].level = t->level;
-		sc->node.s[sc->node.n].index = i;
-		sc->node.n++;
-		sc->st->entries[t->level]++;
-		if (e.state == PT_ST_MAPPED)
-			sc->st->mapped[t->level]++;
-		check_entry(sc, &e);
-		if (e.state == PT_ST_POINTER && sc->node.n < PT_MAX_DEPTH) {
-			for (unsigned w = 0; w < 2; w++) {
-				if (!pt_table_child(t, i, &e, w, &child))
-					continue;
-				if (child.cover != PT_COVER_FULL)
-					report(sc, PT_AN_NOT_CAPTURED, "%s table %s:0x%" PRIx64
-					       " target_captured: %s",
-					       sc->ctx->fmt->levels[child.level].name,
-					       sc->ctx->fmt->spaces[child.space], child.addr,
-					       pt_cover_name(child.cover));
-				if (child.cover != PT_COVER_NONE)
-					scan_table(sc, &child);
-			}
-		}
-		sc->node.n--;
-	}
-}
-
-pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
-		       pt_anomaly_fn fn, void *ud)
-{
-	struct scan sc = {.ctx = ctx, .st = st, .fn = fn, .ud = ud, .err = PT_OK};
-	struct pt_page_iter it;
-	struct pt_page pg;
-	struct pt_table root;
-
-	memset(st, 0, sizeof *st);
-	sc.node.ctx = ctx;
-	sc.node.n = 0;
-	if (!seen_grow(&sc.seen))
-		return PT_E_NOMEM;
-	pt_table_root(ctx, &root);
-	/*
-	 * A root with no captured byte leaves every VA not_captured: that is
-	 * not a clean capture.  A partly captured root is normal (a GART of
-	 * 131072 entries where only the used pages were dumped).
-	 */
-	if (root.cover == PT_COVER_NONE)
-		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
-		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
-	scan_table(&sc, &root);
-	free(sc.seen.slot);
-	if (sc.err != PT_OK)
-		return sc.err;
-
-	pt_pages_init(&it, ctx, 0);
-	while (pt_pages_next(&it, &pg)) {
-		unsigned sh = 0;
-
-		if (st->pages == PT_SCAN_PAGES_MAX) {
-			st->pages_truncated = true;
-			break;
-		}
-		while (sh < 63 && ((uint64_t)1 << sh) < pg.size)
-			sh++;
-		st->pages++;
-		st->bytes_by_shift[sh] += pg.size;
-	}
-	return PT_OK;
 }

@@ -9,29 +9,33 @@
  * bookkeeping.  Every operation re-resolves its node from the number with
  * pt_node_resolve() / pt_walk_va().
  *
- * Every number is 64 bits (fuse_ino_t): the context in the top 10 bits,
+ * Every number is 64 bits (fuse_ino_t): the context in the top C bits,
  * then a prefix code that gives each node type the payload it needs.
+ * C = bits_for(nctx + 1), 2 to 10, is fixed by the capture's number of
+ * contexts at load, so a capture always mounts with the same numbers.
  *
- *   bits 63..54   context + 1 (10 bits; 0: no context, see below)
- *   bits 53..0    prefix code, read from bit 53 down:
- *     1 + 53 bits           WALKFILE   the byte VA
- *     01 + 52 bits          VALINK     VA >> 12: the page's 4 KiB page number
- *     001 + kind(2) + 49    path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
+ *   bits 63..64-C   context + 1 (C bits; 0: no context, see below)
+ *   bits 63-C..0    prefix code, read from bit 63-C down:
+ *     1 + (63-C) bits       WALKFILE   the byte VA
+ *     0...0 (bits 62-C..53 zero), then from bit 52 down:
+ *     1 + 52 bits           VALINK     VA >> 12: the page's 4 KiB page number
+ *     01 + kind(2) + 49     path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
  *                                      the path in the low 49 bits
- *     000 + zeros + type(4) fixed node CTXDIR INFO MAPS VADIR WALKDIR
- *                                      (enum ptfs_type in bits 3..0)
+ *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR
+ *                                      (enum pt_tnode_type in bits 3..0)
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`.
  *  0 is never a node: it is the "negative entry" of a lookup reply.
  *
- *  Why these widths: 10 context bits + a 64-bit byte VA cannot share 64
+ *  Why these widths: the context field + a 64-bit byte VA cannot share 64
  *  bits, so each type gets what it names.  va/ names pages (any VA inside
  *  a page resolves to the page's link, whose payload is its first VA): a
  *  page is 4 KiB aligned, so its page number, 52 bits, covers every VA of
  *  up to 64 bits (VER3 57-bit, x86-64 57-bit canonical, anything wider).
- *  walk/ names bytes (the trace ends in the byte's PA): the 53 bits left
- *  cover every VA below 2^53 (VER2 49-bit, GART 48-bit; VER3's upper VAs
- *  do not fit: such a walk/ name is ENOENT, never a wrong trace).
+ *  walk/ names bytes (the trace ends in the byte's PA) and gets every bit
+ *  the context leaves: VAs below 2^(63-C), so with up to 62 contexts
+ *  (C <= 6) every 57-bit VA (VER3, x86-64 LA57), with 1022 (C = 10) those
+ *  below 2^53; a walk/ name past the limit is ENOENT, never a wrong trace.
  *  A path (TABLEDIR: the pointer entry + which target, root: empty path;
  *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
  *  path (3 + 1+9+9+9+8+1+9 = 49).
@@ -46,7 +50,8 @@
  *  amd-gart `pte` level) the bits of root_entries - 1.  VER2 needs at most
  *  3 + 2+9+9+8+1+9 = 41 bits; a GART of 2^36 entries 39.  ptfs_ino_setup()
  *  proves at load time that every path of a context fits in 49 bits and
- *  that the context index fits; otherwise the capture is refused with
+ *  that the context index fits (C <= 10 keeps the walk bit above VALINK's
+ *  52-bit payload: at most 1022 contexts); otherwise the capture is refused with
  *  E_UNSUPPORTED before anything is mounted.
  *
  *  Decoding re-encodes and compares, so each node has exactly one number and
@@ -58,17 +63,17 @@
 
 #include "ptfs.h"
 
-#define CTX_SHIFT 54
-#define WALK_BIT (UINT64_C(1) << 53)       /* prefix 1 */
-#define VALINK_BIT (UINT64_C(1) << 52)     /* prefix 01 */
-#define PATH_BIT (UINT64_C(1) << 51)       /* prefix 001 */
+#define VALINK_BIT (UINT64_C(1) << 52)     /* prefix 0..01 */
+#define PATH_BIT (UINT64_C(1) << 51)       /* prefix 0..001 */
 #define KIND_SHIFT 49
 #define PAYLOAD_BITS 49                    /* a path */
 #define PAYLOAD_MASK ((UINT64_C(1) << PAYLOAD_BITS) - 1)
 #define PAGE_SHIFT 12
-_Static_assert(PTFS_WALK_LIMIT == WALK_BIT, "a walk/ VA is everything below the prefix bit");
-#define MAX_CTX 1022u   /* context + 1 must fit 10 bits */
+#define MAX_CTX 1022u   /* context + 1 in at most 10 bits: the walk bit stays above bit 52 */
 #define N_BITS 3
+/* the fixed nodes' inode codes are their enum values: pinned, numbers are stable */
+_Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_VADIR == 4 &&
+	       PT_TN_WALKDIR == 5, "inode codes of the fixed nodes");
 
 static unsigned bits_for(uint64_t v)
 {
@@ -77,6 +82,17 @@ static unsigned bits_for(uint64_t v)
 	while (b < 64 && (v >> b) != 0)
 		b++;
 	return b;
+}
+
+/* C, the width of the context field: fixed by the number of contexts. */
+static unsigned ctx_bits(const struct ptfs *fs)
+{
+	return bits_for((uint64_t)fs->nctx + 1);
+}
+
+uint64_t ptfs_walk_limit(const struct ptfs *fs)
+{
+	return UINT64_C(1) << (63 - ctx_bits(fs));
 }
 
 static bool two_children(const struct pt_level *l)
@@ -278,91 +294,103 @@ static bool unpack_path(const struct ptfs_ctx *pc, uint64_t acc, bool table,
 	return pos <= PAYLOAD_BITS;
 }
 
-fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id)
+/* Per-context nodes with no payload: their type is their code. */
+static bool fixed_type(enum pt_tnode_type t)
 {
+	return t == PT_TN_CTXDIR || t == PT_TN_INFO || t == PT_TN_MAPS || t == PT_TN_VADIR ||
+	       t == PT_TN_WALKDIR;
+}
+
+fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
+{
+	unsigned shift = 64 - ctx_bits(fs);
+	uint64_t walk_bit = UINT64_C(1) << (shift - 1);
 	const struct ptfs_ctx *pc;
 	uint64_t rest;
 
-	if (id->type == PTFS_T_GLOBAL)
-		return id->global;
+	if (id->type == PT_TN_ROOT)
+		return PTFS_INO_ROOT;
+	if (id->type == PT_TN_CAPTURE)
+		return PTFS_INO_CAPTURE;
 	if (id->ctx >= fs->nctx)
 		return 0;
 	pc = &fs->ctx[id->ctx];
 	switch (id->type) {
-	case PTFS_T_WALKFILE:
-		if (id->va >= PTFS_WALK_LIMIT)
+	case PT_TN_WALKFILE:
+		if (id->va >= walk_bit)
 			return 0;
-		rest = WALK_BIT | id->va;
+		rest = walk_bit | id->va;
 		break;
-	case PTFS_T_VALINK:
+	case PT_TN_VALINK:
 		/* only a page's first VA names it: one number per link */
 		if (id->va > pc->va_last || (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
 			return 0;
 		rest = VALINK_BIT | id->va >> PAGE_SHIFT;
 		break;
-	case PTFS_T_TABLEDIR:
-	case PTFS_T_ENTRYDIR:
-	case PTFS_T_ENTRYFILE: {
+	case PT_TN_TABLEDIR:
+	case PT_TN_ENTRYDIR:
+	case PT_TN_ENTRYFILE: {
 		uint64_t path;
 
-		if (id->type != PTFS_T_TABLEDIR && id->node.n == 0)
+		if (id->type != PT_TN_TABLEDIR && id->node.n == 0)
 			return 0;
-		path = pack_path(pc, &id->node, id->type == PTFS_T_TABLEDIR, id->choice);
+		path = pack_path(pc, &id->node, id->type == PT_TN_TABLEDIR, id->choice);
 		if (path == UINT64_MAX)
 			return 0;
-		rest = PATH_BIT | (uint64_t)(id->type - PTFS_T_TABLEDIR) << KIND_SHIFT | path;
+		rest = PATH_BIT | (uint64_t)(id->type - PT_TN_TABLEDIR) << KIND_SHIFT | path;
 		break;
 	}
-	case PTFS_T_CTXDIR:
-	case PTFS_T_INFO:
-	case PTFS_T_MAPS:
-	case PTFS_T_VADIR:
-	case PTFS_T_WALKDIR:
+	default:
+		if (!fixed_type(id->type))
+			return 0;
 		rest = (uint64_t)id->type;
 		break;
-	default:
-		return 0;
 	}
-	return ((uint64_t)(id->ctx + 1) << CTX_SHIFT) | rest;
+	return ((uint64_t)(id->ctx + 1) << shift) | rest;
 }
 
-int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id)
+int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 {
-	uint64_t cfield = ino >> CTX_SHIFT;
-	uint64_t rest = ino & ((UINT64_C(1) << CTX_SHIFT) - 1);
+	unsigned shift = 64 - ctx_bits(fs);
+	uint64_t walk_bit = UINT64_C(1) << (shift - 1);
+	uint64_t cfield = ino >> shift;
+	uint64_t rest = ino & ((UINT64_C(1) << shift) - 1);
 	const struct ptfs_ctx *pc;
 
 	memset(id, 0, sizeof(*id));
 	if (cfield == 0) {
-		if (ino != PTFS_INO_ROOT && ino != PTFS_INO_CAPTURE)
+		if (ino == PTFS_INO_ROOT)
+			id->type = PT_TN_ROOT;
+		else if (ino == PTFS_INO_CAPTURE)
+			id->type = PT_TN_CAPTURE;
+		else
 			return ENOENT;
-		id->type = PTFS_T_GLOBAL;
-		id->global = ino;
 		return 0;
 	}
 	if (cfield - 1 >= fs->nctx)
 		return ENOENT;
 	id->ctx = (unsigned)(cfield - 1);
 	pc = &fs->ctx[id->ctx];
-	if (rest & WALK_BIT) {
-		id->type = PTFS_T_WALKFILE;
-		id->va = rest & (WALK_BIT - 1);
+	/* stray bits between the walk bit and the other prefixes fail the re-encode below */
+	if (rest & walk_bit) {
+		id->type = PT_TN_WALKFILE;
+		id->va = rest & (walk_bit - 1);
 	} else if (rest & VALINK_BIT) {
-		id->type = PTFS_T_VALINK;
+		id->type = PT_TN_VALINK;
 		id->va = (rest & (VALINK_BIT - 1)) << PAGE_SHIFT;
 	} else if (rest & PATH_BIT) {
 		unsigned kind = (unsigned)((rest >> KIND_SHIFT) & 3);
 
-		if (kind > PTFS_T_ENTRYFILE - PTFS_T_TABLEDIR)
+		if (kind > PT_TN_ENTRYFILE - PT_TN_TABLEDIR)
 			return ENOENT;
-		id->type = (enum ptfs_type)(PTFS_T_TABLEDIR + kind);
-		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PTFS_T_TABLEDIR,
+		id->type = (enum pt_tnode_type)(PT_TN_TABLEDIR + kind);
+		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PT_TN_TABLEDIR,
 				 &id->node, &id->choice))
 			return ENOENT;
 	} else {
 		/* stray bits above the type fail the re-encode below */
-		id->type = (enum ptfs_type)(rest & 0xf);
-		if (id->type == PTFS_T_GLOBAL || id->type >= PTFS_T__COUNT)
+		id->type = (enum pt_tnode_type)(rest & 0xf);
+		if (!fixed_type(id->type))
 			return ENOENT;
 	}
 	id->node.ctx = pc->ctx;
@@ -370,13 +398,4 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id)
 	if (ptfs_ino_encode(fs, id) != ino)
 		return ENOENT;
 	return 0;
-}
-
-int ptfs_table_level_of(const struct ptfs *fs, const struct ptfs_id *id)
-{
-	const struct pt_level *levels = fs->ctx[id->ctx].ctx->fmt->levels;
-
-	if (id->node.n == 0)
-		return 0;
-	return levels[id->node.s[id->node.n - 1].level].child[id->choice];
 }

@@ -17,7 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <linux/fuse.h>
 
 #include <fuse_lowlevel.h>
 #include <fuse_opt.h>
@@ -197,6 +200,11 @@ static bool load(struct ptfs *fs)
 			return false;
 		}
 	}
+	err = pt_tree_new(fs->cap, fs->opts.all_entries != 0, &fs->tree);
+	if (err != PT_OK) {
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), pt_strerror(err));
+		return false;
+	}
 	fs->uid = getuid();
 	fs->gid = getgid();
 	if (stat(fs->opts.capture, &st) == 0)
@@ -213,6 +221,7 @@ static void unload(struct ptfs *fs)
 		}
 		free(fs->ctx);
 	}
+	pt_tree_free(fs->tree);
 	pt_capture_free(fs->cap);
 	ptfs_cache_destroy(&fs->capfile);
 	ptfs_opens_free(fs);
@@ -404,6 +413,53 @@ static void guard_capture(struct ptfs *fs)
 	pt_capture_guard(fs->cap, sig);
 }
 
+/*
+ * libfuse 3.14's do_init() turns FUSE_CAP_PARALLEL_DIROPS into nothing: its
+ * list of want -> INIT reply flags has no line for it (later libfuse adds one),
+ * so the kernel takes the directory's inode mutex around every LOOKUP and
+ * READDIR in it, whatever op_init() asks.  The INIT reply is therefore given
+ * the bit on its way to /dev/fuse, through libfuse's own custom-io hook, when
+ * the kernel offered it.  Only INIT runs before this matters: the kernel sends
+ * nothing else until INIT is answered, so one thread sees both calls.
+ */
+static uint64_t init_unique;      /* unique of the INIT request; 0: none pending */
+static bool init_parallel_dirops; /* the kernel offered FUSE_PARALLEL_DIROPS */
+
+static ssize_t io_read(int fd, void *buf, size_t len, void *ud)
+{
+	ssize_t n = read(fd, buf, len);
+	const struct fuse_in_header *in = buf;
+
+	(void)ud;
+	if (n >= (ssize_t)(sizeof(*in) + offsetof(struct fuse_init_in, flags) + 4) &&
+	    in->opcode == FUSE_INIT) {
+		const struct fuse_init_in *arg = (const void *)(in + 1);
+
+		init_unique = in->unique;
+		init_parallel_dirops = (arg->flags & FUSE_PARALLEL_DIROPS) != 0;
+	}
+	return n;
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *ud)
+{
+	(void)ud;
+	if (init_unique && count == 2 && iov[0].iov_len == sizeof(struct fuse_out_header) &&
+	    iov[1].iov_len >= offsetof(struct fuse_init_out, flags) + 4) {
+		const struct fuse_out_header *out = iov[0].iov_base;
+		struct fuse_init_out *arg = iov[1].iov_base;
+
+		if (out->unique == init_unique) {
+			if (out->error == 0 && init_parallel_dirops && arg->major == FUSE_KERNEL_VERSION)
+				arg->flags |= FUSE_PARALLEL_DIROPS;
+			init_unique = 0;
+		}
+	}
+	return writev(fd, iov, count);
+}
+
+static const struct fuse_custom_io ptfs_io = { .writev = io_writev, .read = io_read };
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -467,7 +523,14 @@ int main(int argc, char *argv[])
 		goto out_session;
 	if (fuse_session_mount(se, copts.mountpoint) != 0)
 		goto out_signals;
+	/* the same fd, through io_read/io_writev: see init_unique */
+	if (fuse_session_custom_io(se, &ptfs_io, fuse_session_fd(se)) != 0) {
+		/* only ENOMEM is possible here: fd and io are valid */
+		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
+		goto out_unmount;
+	}
 	fuse_daemonize(copts.foreground);
+	(void)pt_mem_fault_install();   /* a capture file that shrinks under us fails reads, not the daemon */
 	/* After the fork: the lease-break signal goes to this process. */
 	guard_capture(&fs);
 
@@ -488,6 +551,7 @@ int main(int argc, char *argv[])
 	ptfs_thread_cleanup();
 	/* 0: unmounted; > 0: the signal that ended the loop (a clean exit); < 0: -errno */
 	ret = ret < 0 ? EXIT_RUNTIME : 0;
+out_unmount:
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);

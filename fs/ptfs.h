@@ -17,6 +17,7 @@
 
 #include "pt_capture.h"
 #include "pt_render.h"
+#include "pt_tree.h"
 #include "pt_walk.h"
 
 /* Options, filled by fuse_opt_parse() through the table in main.c. */
@@ -45,13 +46,6 @@ struct ptfs_cache {
 };
 
 /* Per-context data fixed at load time (inode packing) plus its caches. */
-/*
- * walk/ names: any VA below 2^53, the inode payload (fs/ino.c).  VAs past
- * the format's own VA space still get their trace, which ends in
- * out_of_range (DESIGN §4); 2^53 and above are ENOENT.
- */
-#define PTFS_WALK_LIMIT (UINT64_C(1) << 53)
-
 struct ptfs_ctx {
 	const struct pt_context *ctx;
 	unsigned nlevels;
@@ -66,6 +60,7 @@ struct ptfs_open;
 /* The mount.  Immutable after main() set it up, except the caches and OPENS. */
 struct ptfs {
 	struct pt_capture *cap;
+	struct pt_tree *tree;  /* names, listings, contents and links (core/tree.c) */
 	struct ptfs_opts opts;
 	size_t nctx;
 	struct ptfs_ctx *ctx;
@@ -83,51 +78,71 @@ struct ptfs {
 	bool no_open;          /* the kernel skips OPEN/RELEASE of files (set in init) */
 };
 
-/* Node types (4 bits of the inode). */
-enum ptfs_type {
-	PTFS_T_GLOBAL = 0,   /* context field 0: the root (ino 1) and `capture` (ino 2) */
-	PTFS_T_CTXDIR,       /* mnt/pdb0/ */
-	PTFS_T_INFO,         /* mnt/pdb0/info */
-	PTFS_T_MAPS,         /* mnt/pdb0/maps */
-	PTFS_T_VADIR,        /* mnt/pdb0/va/ */
-	PTFS_T_WALKDIR,      /* mnt/pdb0/walk/ */
-	PTFS_T_TABLEDIR,     /* a table: mnt/pdb0/pde3/, .../1/pde2/ */
-	PTFS_T_ENTRYDIR,     /* a pointer entry: .../pde3/1/ */
-	PTFS_T_ENTRYFILE,    /* a leaf entry .../pte_small/5, or a pointer's .../1/entry */
-	PTFS_T_VALINK,       /* mnt/pdb0/va/0x... (payload: first VA of the page) */
-	PTFS_T_WALKFILE,     /* mnt/pdb0/walk/0x... (payload: the VA) */
-	PTFS_T__COUNT
-};
-
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
-
-/* A decoded inode. */
-struct ptfs_id {
-	enum ptfs_type type;
-	unsigned ctx;            /* context index (types other than GLOBAL) */
-	fuse_ino_t global;       /* GLOBAL: PTFS_INO_ROOT or PTFS_INO_CAPTURE */
-	struct pt_node node;     /* TABLEDIR: the entry that points at it (n == 0: root table);
-	                          * ENTRYDIR/ENTRYFILE: the entry */
-	unsigned choice;         /* TABLEDIR with node.n > 0: which target of the entry */
-	uint64_t va;             /* VALINK, WALKFILE */
-};
 
 /* ino.c */
 pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigned index,
 		      char *why, size_t whylen);
-fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct ptfs_id *id);
-int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct ptfs_id *id);
-int ptfs_table_level_of(const struct ptfs *fs, const struct ptfs_id *id);
+fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
+int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
+/* walk/ names: the VAs below this (fs/ino.c); any other walk/ name is ENOENT. */
+uint64_t ptfs_walk_limit(const struct ptfs *fs);
 
 /* ops.c */
 extern const struct fuse_lowlevel_ops ptfs_ops;
+
+/* state.c */
+/*
+ * Per-thread scratch: a render buffer used to learn a file's exact size in
+ * lookup/getattr/readdirplus, and the readdir reply buffer.  Both keep their
+ * capacity, so steady-state operations allocate nothing.
+ */
+struct ptfs_tls {
+	struct pt_buf buf;
+	char *dir;
+	size_t dircap;
+	/* The last entry or walk file this thread rendered, kept for the READ
+	 * that usually follows its LOOKUP on the same thread (ptfs_render_memo()). */
+	struct pt_buf memo;
+	fuse_ino_t memo_ino;
+};
+
+/*
+ * The render of one open entry or walk file.  fi->fh points at BUF (the
+ * first member, so read() sees a struct pt_buf as for a cache), and the
+ * render is also linked into fs->opens: RELEASE unlinks and frees it, and
+ * when the session ends before the kernel sent RELEASE (an unmount right
+ * after close()), ptfs_opens_free() frees what is left.
+ */
+struct ptfs_open {
+	struct pt_buf buf;
+	struct ptfs_open *prev, *next;
+};
+
+/* The one pt_err -> errno mapping of the front end. */
+int ptfs_errno(pt_err err);
+/* The calling thread's scratch (NULL: out of memory); its buf is reset. */
+struct ptfs_tls *ptfs_tls_get(void);
+/* Grows the scratch reply buffer (shared by readdir and read, which never nest) to SIZE. */
+char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size);
+/* Frees the calling thread's scratch (the main thread, after a -s loop). */
+void ptfs_thread_cleanup(void);
 void ptfs_cache_init(struct ptfs_cache *c);
 void ptfs_cache_destroy(struct ptfs_cache *c);
+/* The cache kept for file ID (capture, info, maps), or NULL. */
+struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id);
+/* Renders cache C of ID once, whatever the number of threads; the errno of that render. */
+int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c);
+/* Whether C is rendered already (its size is known for free). */
+bool ptfs_cache_ready(struct ptfs_cache *c);
+/* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */
+int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
+		     const struct pt_buf **out);
 void ptfs_opens_init(struct ptfs *fs);
+struct ptfs_open *ptfs_open_new(struct ptfs *fs);
+void ptfs_open_free(struct ptfs *fs, struct ptfs_open *o);
 /* Frees the renders of files never released; only once no request is served any more. */
 void ptfs_opens_free(struct ptfs *fs);
-int ptfs_errno(pt_err err);
-void ptfs_thread_cleanup(void);
 
 #endif

@@ -5,13 +5,15 @@
 #   OUTDIR/fuzz_capture/      every fixture archive as it is
 #   OUTDIR/fuzz_decode_walk/  80-byte header + a fixture's table memory
 #                             (layout: fuzz_decode_walk.c)
+#   OUTDIR/fuzz_umr/, fuzz_gem5/  the hand-written umr logs and m5.cpt of
+#                             check_tests/src_data/ (issue 13)
 # Needs only bash, tar and gzip.
 set -euo pipefail
 FIX=$1
 OUT=$2
 STAMP=$3
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk"
+mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-seeds.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -69,5 +71,11 @@ seed gart-umr-kat 1 0x902000 0x40900001 0 0x7ff 0x40 0x444000 0x0 0x7ff000 0x800
 tar -xzf "$FIX/gart-cosim.tar.gz" -C "$TMP/cosim"
 seed gart-cosim 1 0x3ee600000 0x3ee600000 0x7fff00000 0x7fff1ffff 0 \
 	0x7fff00000000 0x7fff00001000 0x7fff1ffff000 0x1000 "$TMP/cosim/mem/vram-3ee600000.bin"
+
+# ---- fuzz_umr, fuzz_gem5: the parsers' test data (not fixtures: not mountable yet)
+SRC_DATA=$FIX/../check_tests/src_data
+cp "$SRC_DATA"/*.log "$SRC_DATA"/*.envdef "$OUT/fuzz_umr/"
+cp "$SRC_DATA/m5.cpt" "$OUT/fuzz_gem5/"
+cat "$SRC_DATA/m5.cpt" "$SRC_DATA/config.ini" >"$OUT/fuzz_gem5/m5-config"
 
 touch "$STAMP"

@@ -1,0 +1,596 @@
+/*
+ * test_tree: the tree both front ends show (core/tree.c), on the committed
+ * fixtures, without FUSE: names and lookups, listings and their cookies
+ * (resumed mid-table and mid-va/), kinds and link counts, file contents,
+ * link targets, parents, and the errors of nodes that do not resolve.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_tree.h"
+#include "testutil.h"
+
+static struct pt_capture *cap;
+static struct pt_tree *tree;
+
+static struct pt_capture *load(const char *name)
+{
+	struct pt_capture *c = pt_capture_new();
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_msg(pt_capture_load(c, tu_fixture(name)) == PT_OK, "%s: %s", name,
+		      pt_capture_error(c));
+	return c;
+}
+
+static void setup(void)
+{
+	cap = load("turing-mixed.tar.gz");
+	ck_assert_int_eq(pt_tree_new(cap, false, &tree), PT_OK);
+}
+
+static void teardown(void)
+{
+	pt_tree_free(tree);
+	pt_capture_free(cap);
+}
+
+/* Looks up the slash-separated PATH from the root of T; the result of the last step. */
+static pt_err path_in(const struct pt_tree *t, const char *path, struct pt_tnode *out)
+{
+	char buf[512], *save = NULL;
+	struct pt_tnode cur;
+	pt_err err = PT_OK;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	pt_tree_root(&cur);
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		struct pt_tnode next;
+
+		err = pt_tree_lookup(t, &cur, c, &next);
+		if (err != PT_OK)
+			return err;
+		cur = next;
+	}
+	*out = cur;
+	return err;
+}
+
+static struct pt_tnode at(const char *path)
+{
+	struct pt_tnode n;
+	pt_err err = path_in(tree, path, &n);
+
+	ck_assert_msg(err == PT_OK, "%s: %s", path, pt_strerror(err));
+	return n;
+}
+
+static bool same(const struct pt_tnode *a, const struct pt_tnode *b)
+{
+	if (a->type != b->type || a->ctx != b->ctx || a->choice != b->choice || a->va != b->va ||
+	    a->node.n != b->node.n)
+		return false;
+	for (unsigned k = 0; k < a->node.n; k++)
+		if (a->node.s[k].level != b->node.s[k].level ||
+		    a->node.s[k].index != b->node.s[k].index)
+			return false;
+	return true;
+}
+
+/* A listing collected: names joined by spaces, the children, their cookies. */
+#define MAXL 256
+struct listing {
+	char names[8192];
+	struct pt_tnode child[MAXL];
+	uint64_t next[MAXL];
+	size_t n;
+	size_t stop_after;   /* 0: never stop */
+};
+
+static bool collect(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
+{
+	struct listing *l = ud;
+
+	if (l->stop_after && l->n == l->stop_after)
+		return false;
+	ck_assert_uint_lt(l->n, MAXL);
+	if (l->n)
+		strcat(l->names, " ");
+	strcat(l->names, name);
+	l->child[l->n] = *child;
+	l->next[l->n] = next;
+	l->n++;
+	return true;
+}
+
+static void list_from(const struct pt_tree *t, const struct pt_tnode *dir, uint64_t cookie,
+		      struct listing *l)
+{
+	memset(l, 0, sizeof(*l));
+	ck_assert_int_eq(pt_tree_list(t, dir, cookie, collect, l), PT_OK);
+}
+
+static const char *names_of(const char *path)
+{
+	static struct listing l;
+	struct pt_tnode d = at(path);
+
+	list_from(tree, &d, 0, &l);
+	return l.names;
+}
+
+/* ---- names and lookup ---------------------------------------------------- */
+
+START_TEST(lookup_names)
+{
+	struct pt_tnode n;
+
+	ck_assert_int_eq(at("capture").type, PT_TN_CAPTURE);
+	ck_assert_int_eq(at("pdb0").type, PT_TN_CTXDIR);
+	ck_assert_uint_eq(at("pdb1").ctx, 1);
+	ck_assert_int_eq(at("pdb0/info").type, PT_TN_INFO);
+	ck_assert_int_eq(at("pdb0/maps").type, PT_TN_MAPS);
+	ck_assert_int_eq(at("pdb0/va").type, PT_TN_VADIR);
+	ck_assert_int_eq(at("pdb0/walk").type, PT_TN_WALKDIR);
+	n = at("pdb0/pde3");
+	ck_assert_int_eq(n.type, PT_TN_TABLEDIR);
+	ck_assert_uint_eq(n.node.n, 0);
+	ck_assert_int_eq(at("pdb0/pde3/0").type, PT_TN_ENTRYDIR);
+	ck_assert_int_eq(at("pdb0/pde3/0/entry").type, PT_TN_ENTRYFILE);
+	ck_assert_int_eq(at("pdb0/pde3/0/pde2").type, PT_TN_TABLEDIR);
+	ck_assert_int_eq(at("pdb0/pde3/0/pde2/0/pde1/0/pde0/1").type, PT_TN_ENTRYFILE);
+	n = at("pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_small");
+	ck_assert_int_eq(n.type, PT_TN_TABLEDIR);
+	ck_assert_uint_eq(n.choice, 1);
+	ck_assert_uint_eq(at("pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_big").choice, 0);
+	/* a captured zero entry is found though it is not listed */
+	ck_assert_int_eq(at("pdb0/pde3/1").type, PT_TN_ENTRYFILE);
+	/* va/: any VA inside a page names the page's link, in any spelling */
+	n = at("pdb0/va/0x400234");
+	ck_assert_int_eq(n.type, PT_TN_VALINK);
+	ck_assert_uint_eq(n.va, 0x400000);
+	ck_assert_uint_eq(at("pdb0/va/400ABC").va, 0x400000);
+	/* walk/: any VA at all, also past the VA space */
+	n = at("pdb0/walk/0x2000000000000");
+	ck_assert_int_eq(n.type, PT_TN_WALKFILE);
+	ck_assert_uint_eq(n.va, UINT64_C(0x2000000000000));
+}
+END_TEST
+
+START_TEST(lookup_misses)
+{
+	static const char *const missing[] = {
+		"nope", "pdb9", "pdb0/pde2", "pdb0/entry", "pdb0/pde3/00", "pdb0/pde3/+0",
+		"pdb0/pde3/4", "pdb0/pde3/-1", "pdb0/pde3/0/pde1", "pdb0/pde3/0/1",
+		"pdb0/pde3/99999999999999999999", "pdb0/va/0x40b000", "pdb0/va/0x2000000000000",
+		"pdb0/va/0xzz", "pdb0/walk/zz",
+	};
+	struct pt_tnode n;
+
+	for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++)
+		ck_assert_msg(path_in(tree, missing[i], &n) == PT_E_NOTFOUND, "%s found", missing[i]);
+	/* files and links have no children */
+	ck_assert_int_eq(path_in(tree, "capture/x", &n), PT_E_USAGE);
+	ck_assert_int_eq(path_in(tree, "pdb0/info/x", &n), PT_E_USAGE);
+	ck_assert_int_eq(path_in(tree, "pdb0/va/0x400000/x", &n), PT_E_USAGE);
+	ck_assert_int_eq(path_in(tree, "pdb0/walk/0x0/x", &n), PT_E_USAGE);
+}
+END_TEST
+
+/* ---- listings and cookies ------------------------------------------------ */
+
+START_TEST(list_fixed)
+{
+	ck_assert_str_eq(names_of(""), "capture pdb0 pdb1");
+	ck_assert_str_eq(names_of("pdb0"), "info maps pde3 va walk");
+	ck_assert_str_eq(names_of("pdb0/pde3/0"), "entry pde2");
+	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3"), "entry pte_big pte_small");
+	ck_assert_str_eq(names_of("pdb0/walk"), "");
+	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_big"), "0 1 3 4");
+}
+END_TEST
+
+/* Fixed lists: child k has cookie k + 3; resuming at a cookie gives the rest. */
+START_TEST(list_fixed_cookies)
+{
+	struct pt_tnode d = at("pdb0");
+	struct listing l;
+
+	list_from(tree, &d, 0, &l);
+	ck_assert_uint_eq(l.n, 5);
+	for (size_t k = 0; k < l.n; k++)
+		ck_assert_uint_eq(l.next[k], k + 3);
+	list_from(tree, &d, 1, &l);
+	ck_assert_str_eq(l.names, "info maps pde3 va walk");   /* 1, 2: the caller's dots */
+	list_from(tree, &d, 2, &l);
+	ck_assert_str_eq(l.names, "info maps pde3 va walk");
+	list_from(tree, &d, 4, &l);
+	ck_assert_str_eq(l.names, "pde3 va walk");
+	list_from(tree, &d, 7, &l);
+	ck_assert_str_eq(l.names, "");
+}
+END_TEST
+
+/*
+ * Every listing resumed after each of its children gives exactly the rest,
+ * and a listing stopped after every child (a full reply buffer) and resumed
+ * at the last cookie given rebuilds the whole listing.
+ */
+static void check_resumption(const struct pt_tree *t, const char *path)
+{
+	static struct listing all, part;
+	static char rebuilt[8192];
+	struct pt_tnode d;
+	uint64_t cookie = 0;
+
+	ck_assert_int_eq(path_in(t, path, &d), PT_OK);
+	list_from(t, &d, 0, &all);
+	ck_assert_uint_gt(all.n, 2);
+	for (size_t i = 0; i < all.n; i++) {
+		list_from(t, &d, all.next[i], &part);
+		ck_assert_uint_eq(part.n, all.n - i - 1);
+		for (size_t j = 0; j < part.n; j++) {
+			ck_assert(same(&part.child[j], &all.child[i + 1 + j]));
+			ck_assert_uint_eq(part.next[j], all.next[i + 1 + j]);
+		}
+		if (i > 0)
+			ck_assert_uint_gt(all.next[i], all.next[i - 1]);   /* telldir order */
+	}
+	rebuilt[0] = 0;
+	for (;;) {
+		memset(&part, 0, sizeof part);
+		part.stop_after = 1;
+		ck_assert_int_eq(pt_tree_list(t, &d, cookie, collect, &part), PT_OK);
+		if (part.n == 0)
+			break;
+		if (rebuilt[0])
+			strcat(rebuilt, " ");
+		strcat(rebuilt, part.names);
+		cookie = part.next[0];
+	}
+	ck_assert_str_eq(rebuilt, all.names);
+}
+
+START_TEST(list_table_cookies)
+{
+	const char *p = "pdb0/pde3/0/pde2/0/pde1/0/pde0/2/pte_small";
+	struct pt_tnode d = at(p);
+	struct listing l;
+
+	list_from(tree, &d, 0, &l);
+	/* entry I has cookie I + 3 */
+	for (size_t k = 0; k < l.n; k++) {
+		char want[24];
+
+		ck_assert_uint_eq(l.next[k], l.child[k].node.s[l.child[k].node.n - 1].index + 3);
+		snprintf(want, sizeof want, "%llu",
+			 (unsigned long long)l.child[k].node.s[l.child[k].node.n - 1].index);
+		ck_assert_ptr_nonnull(strstr(l.names, want));
+	}
+	check_resumption(tree, p);
+	check_resumption(tree, "pdb0/pde3/0/pde2/0/pde1/0/pde0");
+}
+END_TEST
+
+START_TEST(list_va_cookies)
+{
+	struct pt_tnode d = at("pdb0/va");
+	struct listing l;
+
+	list_from(tree, &d, 0, &l);
+	ck_assert_uint_gt(l.n, 10);
+	ck_assert_msg(strncmp(l.names, "0x0000000200000 0x0000000400000 ", 32) == 0, "%.40s", l.names);
+	/* a link's cookie: the VA just past its page, + 2 */
+	for (size_t k = 0; k < l.n; k++) {
+		ck_assert_int_eq(l.child[k].type, PT_TN_VALINK);
+		ck_assert_uint_gt(l.next[k], l.child[k].va + 2);
+	}
+	check_resumption(tree, "pdb0/va");
+	check_resumption(tree, "pdb1/va");
+}
+END_TEST
+
+START_TEST(list_all_entries)
+{
+	struct pt_tree *all;
+	struct pt_tnode d;
+	struct listing l;
+
+	ck_assert_int_eq(pt_tree_new(cap, true, &all), PT_OK);
+	ck_assert_int_eq(path_in(all, "pdb0/pde3", &d), PT_OK);
+	list_from(all, &d, 0, &l);
+	ck_assert_str_eq(l.names, "0 1 2 3");
+	ck_assert_str_eq(names_of("pdb0/pde3"), "0 2");
+	pt_tree_free(all);
+}
+END_TEST
+
+/* ---- kinds, link counts -------------------------------------------------- */
+
+START_TEST(kinds_nlink)
+{
+	static const struct {
+		const char *path;
+		enum pt_tkind kind;
+		uint64_t nlink;
+	} cases[] = {
+		{"", PT_TK_DIR, 2 + 2},          /* 2 contexts */
+		{"capture", PT_TK_FILE, 1},
+		{"pdb0", PT_TK_DIR, 5},          /* root table, va/, walk/ */
+		{"pdb0/info", PT_TK_FILE, 1},
+		{"pdb0/maps", PT_TK_FILE, 1},
+		{"pdb0/va", PT_TK_DIR, 2},
+		{"pdb0/walk", PT_TK_DIR, 2},
+		{"pdb0/pde3", PT_TK_DIR, 3},     /* one pointer entry */
+		{"pdb0/pde3/0", PT_TK_DIR, 3},   /* one target table */
+		{"pdb0/pde3/0/pde2/0/pde1/0/pde0/3", PT_TK_DIR, 4},   /* big and small */
+		{"pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_small", PT_TK_DIR, 2},
+		{"pdb0/pde3/0/entry", PT_TK_FILE, 1},
+		{"pdb0/pde3/0/pde2/0/pde1/0/pde0/1", PT_TK_FILE, 1},
+		{"pdb0/va/0x400000", PT_TK_LINK, 1},
+		{"pdb0/walk/0x400000", PT_TK_FILE, 1},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pt_tnode n = at(cases[i].path);
+		uint64_t nlink = 0;
+
+		ck_assert_msg(pt_tree_kind(&n) == cases[i].kind, "%s: kind", cases[i].path);
+		ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+		ck_assert_msg(nlink == cases[i].nlink, "%s: nlink %llu", cases[i].path,
+			      (unsigned long long)nlink);
+	}
+	/* what is worth caching: the renders that scan */
+	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_CAPTURE}));
+	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_INFO}));
+	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_MAPS}));
+	ck_assert(!pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_ENTRYFILE}));
+	ck_assert(!pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_WALKFILE}));
+}
+END_TEST
+
+/* ---- contents ------------------------------------------------------------ */
+
+/* Renders NODE and compares with what the renderer gives directly in WANT. */
+static void render_is(const struct pt_tnode *node, const struct pt_buf *want)
+{
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_tree_render(tree, node, &b), PT_OK);
+	ck_assert_uint_gt(b.len, 0);
+	ck_assert_uint_eq(b.len, want->len);
+	ck_assert_int_eq(memcmp(b.data, want->data, b.len), 0);
+	pt_buf_free(&b);
+}
+
+START_TEST(contents)
+{
+	const struct pt_context *ctx = pt_capture_context(cap, 0);
+	struct pt_tnode n;
+	struct pt_buf want;
+	struct pt_walk w;
+
+	pt_buf_init(&want);
+	pt_render_capture(&want, cap, PT_OUT_TEXT);
+	render_is(&(struct pt_tnode){.type = PT_TN_CAPTURE}, &want);
+	pt_buf_reset(&want);
+	pt_render_info(&want, ctx, PT_OUT_TEXT);
+	n = at("pdb0/info");
+	render_is(&n, &want);
+	pt_buf_reset(&want);
+	pt_render_maps(&want, ctx, PT_OUT_TEXT);
+	n = at("pdb0/maps");
+	render_is(&n, &want);
+	pt_buf_reset(&want);
+	pt_walk_va(ctx, 0x401234, &w);
+	pt_render_walk(&want, ctx, &w, PT_OUT_TEXT);
+	n = at("pdb0/walk/0x401234");
+	render_is(&n, &want);
+	/* an entry file: the pointer's `entry` and the leaf file are rendered entries */
+	pt_buf_reset(&want);
+	n = at("pdb0/pde3/0/entry");
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_OK);
+	ck_assert_ptr_nonnull(strstr(want.data, "state: pointer\n"));
+	pt_buf_reset(&want);
+	n = at("pdb0/pde3/0/pde2/0/pde1/0/pde0/1");
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_OK);
+	ck_assert_ptr_nonnull(strstr(want.data, "state: mapped\n"));
+	/* directories and links have no contents */
+	pt_buf_reset(&want);
+	n = at("pdb0/pde3");
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_E_USAGE);
+	n = at("pdb0/va/0x400000");
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_E_USAGE);
+	pt_buf_free(&want);
+}
+END_TEST
+
+/* ---- links --------------------------------------------------------------- */
+
+START_TEST(links)
+{
+	struct pt_tnode n = at("pdb0/va/0x401000"), bare;
+	char t[256], t2[256];
+
+	ck_assert_int_eq(pt_tree_readlink(tree, &n, t, sizeof t), PT_OK);
+	ck_assert_str_eq(t, "../pde3/0/pde2/0/pde1/0/pde0/2/pte_small/1");
+	/* without the leaf (a node decoded from an inode) the target comes from a walk */
+	bare = n;
+	memset(&bare.node, 0, sizeof bare.node);
+	ck_assert_int_eq(pt_tree_readlink(tree, &bare, t2, sizeof t2), PT_OK);
+	ck_assert_str_eq(t2, t);
+	bare.va = 0x401234;   /* not a page's first VA: no such link */
+	ck_assert_int_eq(pt_tree_readlink(tree, &bare, t2, sizeof t2), PT_E_NOTFOUND);
+	bare.va = 0x40b000;   /* unmapped */
+	ck_assert_int_eq(pt_tree_readlink(tree, &bare, t2, sizeof t2), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_readlink(tree, &n, t2, 10), PT_E_TRUNCATED);
+	ck_assert_int_eq(pt_tree_readlink(tree, &n, t2, 3), PT_E_TRUNCATED);
+	/* every listed link equals the link a lookup of its name gives */
+	{
+		static struct listing l;
+		struct pt_tnode d = at("pdb0/va");
+		char *save = NULL, *name;
+		size_t k = 0;
+
+		list_from(tree, &d, 0, &l);
+		for (name = strtok_r(l.names, " ", &save); name; name = strtok_r(NULL, " ", &save), k++) {
+			struct pt_tnode byname;
+
+			ck_assert_int_eq(pt_tree_lookup(tree, &d, name, &byname), PT_OK);
+			ck_assert(same(&byname, &l.child[k]));
+			ck_assert_int_eq(pt_tree_readlink(tree, &l.child[k], t, sizeof t), PT_OK);
+			ck_assert_int_eq(pt_tree_readlink(tree, &byname, t2, sizeof t2), PT_OK);
+			ck_assert_str_eq(t, t2);
+		}
+	}
+	n = at("pdb0/info");
+	ck_assert_int_eq(pt_tree_readlink(tree, &n, t, sizeof t), PT_E_USAGE);
+}
+END_TEST
+
+/* ---- parents and consistency over whole trees ---------------------------- */
+
+struct walker {
+	const struct pt_tree *t;
+	const struct pt_tnode *dir;
+	size_t nodes;
+};
+
+static bool visit(void *ud, const char *name, const struct pt_tnode *child, uint64_t next);
+
+static void visit_dir(const struct pt_tree *t, const struct pt_tnode *dir, size_t *nodes)
+{
+	struct walker w = {t, dir, 0};
+
+	ck_assert_int_eq(pt_tree_list(t, dir, 0, visit, &w), PT_OK);
+	*nodes += w.nodes;
+}
+
+/* Every listed child: found by its name, its parent is the directory listing it. */
+static bool visit(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
+{
+	struct walker *w = ud;
+	struct pt_tnode byname, parent;
+	uint64_t nlink;
+
+	(void)next;
+	w->nodes++;
+	ck_assert_int_eq(pt_tree_lookup(w->t, w->dir, name, &byname), PT_OK);
+	ck_assert_msg(same(&byname, child), "%s: lookup differs from the listing", name);
+	ck_assert_int_eq(pt_tree_parent(w->t, child, &parent), PT_OK);
+	ck_assert_msg(same(&parent, w->dir), "%s: parent is not the directory listing it", name);
+	ck_assert_int_eq(pt_tree_nlink(w->t, child, &nlink), PT_OK);
+	if (pt_tree_kind(child) == PT_TK_DIR)
+		visit_dir(w->t, child, &w->nodes);
+	return true;
+}
+
+START_TEST(parents_every_fixture)
+{
+	static const char *const fixtures[] = {
+		"turing-mixed.tar.gz", "turing-mixed-after.tar.gz", "gart-cosim.tar.gz",
+		"gart-umr-kat.tar.gz",
+	};
+	struct pt_tnode root, p;
+
+	pt_tree_root(&root);
+	ck_assert_int_eq(pt_tree_parent(tree, &root, &p), PT_OK);
+	ck_assert(same(&p, &root));
+	for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+		struct pt_capture *c = load(fixtures[i]);
+		struct pt_tree *t;
+		size_t nodes = 0;
+
+		ck_assert_int_eq(pt_tree_new(c, i % 2 == 0, &t), PT_OK);
+		visit_dir(t, &root, &nodes);
+		ck_assert_msg(nodes > 10, "%s: %zu nodes", fixtures[i], nodes);
+		pt_tree_free(t);
+		pt_capture_free(c);
+	}
+	/* files: a leaf's parent is its table, a pointer's `entry` its directory */
+	p = at("pdb0/pde3/0/pde2/0/pde1/0/pde0/1");
+	ck_assert_int_eq(pt_tree_parent(tree, &p, &p), PT_OK);
+	{
+		struct pt_tnode want = at("pdb0/pde3/0/pde2/0/pde1/0/pde0");
+
+		ck_assert(same(&p, &want));
+	}
+}
+END_TEST
+
+/* ---- errors -------------------------------------------------------------- */
+
+START_TEST(errors)
+{
+	struct pt_tnode n, c;
+	struct listing l;
+	struct pt_buf b;
+	uint64_t nlink;
+
+	pt_buf_init(&b);
+	/* an entry directory whose entry is not a pointer (pde3/1 is zero) */
+	n = at("pdb0/pde3/0");
+	n.node.s[0].index = 1;
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_lookup(tree, &n, "entry", &c), PT_E_NOTFOUND);
+	/* past the table */
+	n.node.s[0].index = 4;
+	n.type = PT_TN_ENTRYFILE;
+	ck_assert_int_eq(pt_tree_render(tree, &n, &b), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &c), PT_E_NOTFOUND);
+	/* a table behind a target the entry does not have */
+	n = at("pdb0/pde3/0/pde2");
+	n.choice = 1;
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_lookup(tree, &n, "0", &c), PT_E_NOTFOUND);
+	/* a context that does not exist */
+	n = at("pdb0/info");
+	n.ctx = 7;
+	ck_assert_int_eq(pt_tree_render(tree, &n, &b), PT_E_NOTFOUND);
+	n = at("pdb0/va");
+	n.ctx = 7;
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_NOTFOUND);
+	/* not a directory */
+	n = at("capture");
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_USAGE);
+	pt_buf_free(&b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tree");
+	struct {
+		const char *name;
+		const TTest *tests[4];
+	} areas[] = {
+		{"names", {lookup_names, lookup_misses}},
+		{"listings", {list_fixed, list_fixed_cookies, list_table_cookies, list_va_cookies}},
+		{"all_entries", {list_all_entries}},
+		{"kinds", {kinds_nlink}},
+		{"contents", {contents}},
+		{"links", {links}},
+		{"parents", {parents_every_fixture}},
+		{"errors", {errors}},
+	};
+
+	for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {
+		TCase *tc = tcase_create(areas[i].name);
+
+		tcase_add_checked_fixture(tc, setup, teardown);
+		for (size_t k = 0; k < 4 && areas[i].tests[k]; k++)
+			tcase_add_test(tc, areas[i].tests[k]);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buf.c — the byte buffer and the sorted-key JSON object every renderer
+ * writes through (pt_render.h), and the size strings.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_render.h"
+
+/* ---- buffer ------------------------------------------------------------- */
+
+void pt_buf_init(struct pt_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->oom = false;
+}
+
+void pt_buf_free(struct pt_buf *b)
+{
+	free(b->data);
+	pt_buf_init(b);
+}
+
+void pt_buf_reset(struct pt_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+static bool buf_reserve(struct pt_buf *b, size_t n)
+{
+	size_t want;
+	char *p;
+
+	if (b->oom)
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	want = b->cap ? b->cap : 256;
+	while (want < b->len + n + 1)
+		want *= 2;
+	p = realloc(b->data, want);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->data = p;
+	b->cap = want;
+	return true;
+}
+
+void pt_buf_put(struct pt_buf *b, const char *s, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void pt_buf_puts(struct pt_buf *b, const char *s)
+{
+	pt_buf_put(b, s, strlen(s));
+}
+
+void pt_buf_printf(struct pt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	/*
+	 * Format straight into the spare room; only a line that does not fit
+	 * is formatted twice.  Measuring every line first (vsnprintf(NULL, 0))
+	 * doubled the cost of every render (bench/run: decode, grep -r).
+	 */
+	if (!buf_reserve(b, 128))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		if (!buf_reserve(b, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+pt_err pt_buf_status(const struct pt_buf *b)
+{
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+void pt_size_str(uint64_t size, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	while (size && u < 5 && (size & 1023) == 0) {
+		size >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64, size);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", size, units[u]);
+}
+
+/*
+ * A total as people write it: "2.7G", "640K", "2M", "512" — in the largest
+ * unit it reaches, with one decimal when that unit does not divide it
+ * (info's mapped_bytes; page sizes stay exact with pt_size_str()).
+ */
+void pt_size_human(uint64_t size, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t whole, rem, tenths;
+	unsigned sh;
+	int u = 0;
+
+	if (size < 1024) {
+		snprintf(buf, len, "%" PRIu64, size);
+		return;
+	}
+	while (u < 5 && size >> (10 * (u + 1)) >= 1024)
+		u++;
+	sh = 10 * (unsigned)(u + 1);
+	whole = size >> sh;
+	rem = size & ((UINT64_C(1) << sh) - 1);
+	if (rem == 0) {
+		snprintf(buf, len, "%" PRIu64 "%c", whole, units[u]);
+		return;
+	}
+	/* rem < 2^60, so rem * 10 fits in 64 bits */
+	tenths = (rem * 10 + (UINT64_C(1) << (sh - 1))) >> sh;
+	if (tenths == 10) {
+		whole++;
+		tenths = 0;
+	}
+	if (whole == 1024 && u < 5) {
+		whole = 1;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c", whole, tenths, units[u]);
+}
+
+/* ---- JSON object with sorted keys ---------------------------------------- */
+
+struct pt_jmem {
+	char *key;
+	char *val;
+};
+
+void pt_json_escape(struct pt_buf *b, const char *s)
+{
+	pt_buf_put(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			pt_buf_put(b, e, 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			pt_buf_printf(b, "\\u%04x", c);
+		} else {
+			pt_buf_put(b, (const char *)&c, 1);
+		}
+	}
+	pt_buf_put(b, "\"", 1);
+}
+
+void pt_jobj_raw(struct pt_jobj *o, const char *key, const char *val)
+{
+	if (o->oom)
+		return;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 16;
+		struct pt_jmem *m = realloc(o->m, cap * sizeof *m);
+
+		if (!m) {
+			o->oom = true;
+			return;
+		}
+		o->m = m;
+		o->cap = cap;
+	}
+	o->m[o->n].key = strdup(key);
+	o->m[o->n].val = strdup(val);
+	if (!o->m[o->n].key || !o->m[o->n].val) {
+		free(o->m[o->n].key);
+		free(o->m[o->n].val);
+		o->oom = true;
+		return;
+	}
+	o->n++;
+}
+
+void pt_jobj_buf(struct pt_jobj *o, const char *key, struct pt_buf *v)
+{
+	if (v->oom)
+		o->oom = true;
+	else
+		pt_jobj_raw(o, key, v->data ? v->data : "");
+}
+
+void pt_jobj_str(struct pt_jobj *o, const char *key, const char *s)
+{
+	struct pt_buf v;
+
+	if (!s) {
+		pt_jobj_raw(o, key, "null");
+		return;
+	}
+	pt_buf_init(&v);
+	pt_json_escape(&v, s);
+	pt_jobj_buf(o, key, &v);
+	pt_buf_free(&v);
+}
+
+void pt_jobj_hex(struct pt_jobj *o, const char *key, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "\"0x%" PRIx64 "\"", v);
+	pt_jobj_raw(o, key, s);
+}
+
+void pt_jobj_u(struct pt_jobj *o, const char *key, uint64_t v)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "%" PRIu64, v);
+	pt_jobj_raw(o, key, s);
+}
+
+void pt_jobj_bool(struct pt_jobj *o, const char *key, bool v)
+{
+	pt_jobj_raw(o, key, v ? "true" : "false");
+}
+
+static int jmem_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pt_jmem *)a)->key, ((const struct pt_jmem *)b)->key);
+}
+
+/* Emits O with sorted keys into B and frees it.  Duplicate keys keep the first. */
+void pt_jobj_finish(struct pt_jobj *o, struct pt_buf *b)
+{
+	if (o->oom)
+		b->oom = true;
+	if (o->n > 1)
+		qsort(o->m, o->n, sizeof *o->m, jmem_cmp);
+	pt_buf_put(b, "{", 1);
+	for (size_t i = 0, k = 0; i < o->n; i++) {
+		if (i && strcmp(o->m[i].key, o->m[i - 1].key) == 0)
+			continue;
+		if (k++)
+			pt_buf_put(b, ", ", 2);
+		pt_json_escape(b, o->m[i].key);
+		pt_buf_put(b, ": ", 2);
+		pt_buf_puts(b, o->m[i].val);
+	}
+	pt_buf_put(b, "}", 1);
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->m[i].key);
+		free(o->m[i].val);
+	}
+	free(o->m);
+	o->m = NULL;
+	o->n = o->cap = 0;
+}
+
+/* Finishes CHILD into a string and adds it to O under KEY. */
+void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child)
+{
+	struct pt_buf v;
+
+	pt_buf_init(&v);
+	pt_jobj_finish(child, &v);
+	pt_jobj_buf(o, key, &v);
+	pt_buf_free(&v);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt_ver2.h — the nv-gmmu-ver2 format's own declarations, for
+ * core/fmt_ver2.c, core/kinds_tu104.c and their unit tests.  Nothing else in
+ * core/, fs/ or cli/ includes this: the rest of ptfs reaches the format
+ * through struct pt_format.
+ */
+#ifndef PT_FMT_VER2_H
+#define PT_FMT_VER2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_format.h"
+
+extern const struct pt_format pt_format_ver2;
+
+/* A [pdb NAME] section (the context's priv). */
+struct pt_ver2_ctx {
+	unsigned space;           /* space id of the page directory base */
+	uint64_t address;         /* its address, 4 KiB aligned */
+	uint64_t big_page_size;   /* 65536 (the default; 128K is refused) */
+	bool have_space, have_address;
+};
+
+/* The [pdb] data of a loaded context (its ctx->priv). */
+const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx);
+
+/* VER2 kinds (core/kinds_tu104.c, from reference/tu104-kinds.tsv). */
+const char *pt_ver2_kind_name(unsigned kind);   /* NULL for an id with no name */
+bool pt_ver2_kind_native(unsigned kind);        /* 0x00..0x0f */
+
+#endif

@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * manifest.c — the capture.ini version 1 schema (ini.h): the [capture] and
+ * [memory] sections, and the generic part of a context section (names,
+ * duplicates, x- keys); its other keys are the format's (pt_format.ctx_key).
+ *
+ * The grammar and every message are documented in man/ptfs-capture.5; keep
+ * the two in step.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ini.h"
+
+/* ---- the schema ---- */
+
+/* The section as written, for messages: "[memory m0]". */
+static const char *sec_label(const struct pt_ini_section *s, char *buf, size_t len)
+{
+	if (s->name)
+		snprintf(buf, len, "[%s %s]", s->type, s->name);
+	else
+		snprintf(buf, len, "[%s]", s->type);
+	return buf;
+}
+
+void pt_manifest_free(struct pt_manifest *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nmem; i++)
+		free(m->mem[i].path);
+	for (size_t i = 0; i < m->nctx; i++) {
+		free(m->ctx[i].ann);
+		if (m->ctx[i].fmt->ctx_free)
+			m->ctx[i].fmt->ctx_free(m->ctx[i].priv);
+		free(m->ctx[i].priv);
+	}
+	free(m->mem);
+	free(m->ctx);
+	free(m->ann);
+	pt_ini_free(m->ini);
+	free(m);
+}
+
+struct sname {
+	const char *name;
+	unsigned line;
+	size_t sec;
+};
+
+static int cmp_sname(const void *a, const void *b)
+{
+	const struct sname *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+struct skey {
+	const char *key;
+	unsigned line;
+};
+
+static int cmp_skey(const void *a, const void *b)
+{
+	const struct skey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * For each key line of S that repeats an earlier key, the line of the first
+ * one, in FIRST[k] (0 when the key is not a repeat).
+ */
+static pt_err find_dup_keys(const struct pt_ini_section *s, unsigned *first)
+{
+	struct skey *k = malloc((s->nkv ? s->nkv : 1) * sizeof *k);
+
+	if (!k)
+		return PT_E_NOMEM;
+	for (size_t i = 0; i < s->nkv; i++) {
+		k[i].key = s->kv[i].key;
+		k[i].line = (unsigned)i;    /* kv index, ordered like lines */
+		first[i] = 0;
+	}
+	qsort(k, s->nkv, sizeof *k, cmp_skey);
+	for (size_t i = 1; i < s->nkv; i++) {
+		size_t j = i;
+
+		while (j > 0 && !strcmp(k[j - 1].key, k[i].key))
+			j--;
+		if (j != i)
+			first[k[i].line] = s->kv[k[j].line].line;
+	}
+	free(k);
+	return PT_OK;
+}
+
+static int space_ok(const struct pt_format *fmt, const char *name)
+{
+	return fmt ? pt_format_space(fmt, name) : 0;
+}
+
+/* "NAME, NAME, ..." of FMT's spaces for messages. */
+static void space_list(const struct pt_format *fmt, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; fmt->spaces[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", fmt->spaces[i]);
+}
+
+struct build {
+	struct pt_manifest *m;
+	char *err;
+	size_t errlen;
+	size_t memcap, ctxcap;
+};
+
+/* Reads integer key KV into *OUT; a bad value is E_VALUE naming the key. */
+static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *label,
+		       uint64_t *out)
+{
+	if (kv->value[0] == 0) {
+		pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for '%s' in %s", kv->key, label);
+		return PT_E_VALUE;
+	}
+	if (pt_ini_uint(kv->value, out) == PT_OK)
+		return PT_OK;
+	pt_ini_set_error(b->err, b->errlen, kv->line,
+	       "bad integer '%s' for '%s' in %s (decimal or 0x hex, optional K/M/G, at most 64 bits)",
+	       kv->value, kv->key, label);
+	return PT_E_VALUE;
+}
+
+static pt_err add_ann(struct pt_kv **arr, size_t *n, size_t *cap, const struct pt_ini_kv *kv)
+{
+	if (!pt_ini_grow(arr, cap, *n, sizeof **arr))
+		return PT_E_NOMEM;
+	(*arr)[*n].key = kv->key;
+	(*arr)[*n].value = kv->value;
+	(*n)++;
+	return PT_OK;
+}
+
+static bool is_x_key(const char *k)
+{
+	return k[0] == 'x' && k[1] == '-' && k[2];
+}
+
+/* A required key missing from section S: reported at its header line. */
+static pt_err missing(struct build *b, const struct pt_ini_section *s, const char *key)
+{
+	char label[PT_INI_MAX_LINE + 8];
+
+	pt_ini_set_error(b->err, b->errlen, s->line, "missing key '%s' in %s", key,
+	       sec_label(s, label, sizeof label));
+	return PT_E_VALUE;
+}
+
+static pt_err check_capture(struct build *b, const struct pt_ini_section *s, const unsigned *dup)
+{
+	struct pt_manifest *m = b->m;
+	const struct pt_ini_kv *version = NULL, *format = NULL;
+	size_t anncap = 0;
+	pt_err rc;
+
+	for (size_t i = 0; i < s->nkv; i++) {
+		const struct pt_ini_kv *kv = &s->kv[i];
+
+		if (dup[i]) {
+			pt_ini_set_error(b->err, b->errlen, kv->line,
+			       "duplicate key '%s' in [capture] (first at line %u)", kv->key, dup[i]);
+			return PT_E_VALUE;
+		}
+		if (!strcmp(kv->key, "version")) {
+			uint64_t v;
+
+			if ((rc = get_uint(b, kv, "[capture]", &v)))
+				return rc;
+			if (v != 1) {
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       "capture version %s is not supported (this ptfs reads version 1)",
+				       kv->value);
+				return PT_E_UNSUPPORTED;
+			}
+			m->version = 1;
+			version = kv;
+		} else if (!strcmp(kv->key, "format")) {
+			if (kv->value[0] == 0) {
+				pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for 'format' in [capture]");
+				return PT_E_VALUE;
+			}
+			m->fmt = pt_format_find(kv->value);
+			if (!m->fmt) {
+				char list[256];
+
+				pt_format_list(list, sizeof list, ", ", ", ");
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       "unknown format '%s' (supported: %s)", kv->value, list);
+				return PT_E_UNSUPPORTED;
+			}
+			format = kv;
+		} else if (!strcmp(kv->key, "gpu")) {
+			m->gpu = kv->value;
+		} else if (!strcmp(kv->key, "description")) {
+			m->description = kv->value;
+		} else if (is_x_key(kv->key)) {
+			if ((rc = add_ann(&m->ann, &m->nann, &anncap, kv)))
+				return rc;
+		} else {
+			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in [capture]", kv->key);
+			return PT_E_VALUE;
+		}
+	}
+	if (!version)
+		return missing(b, s, "version");
+	if (!format)
+		return missing(b, s, "format");
+	return PT_OK;
+}
+
+static pt_err check_memory(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
+			   const struct pt_format *fmt)
+{
+	char label[PT_INI_MAX_LINE + 8], list[256];
+	const struct pt_ini_kv *space = NULL, *base = NULL, *file = NULL;
+	struct pt_manifest_mem mm = {0};
+	pt_err rc = PT_OK;
+
+	sec_label(s, label, sizeof label);
+	for (size_t i = 0; i < s->nkv && !rc; i++) {
+		const struct pt_ini_kv *kv = &s->kv[i];
+
+		if (dup[i]) {
+			pt_ini_set_error(b->err, b->errlen, kv->line,
+			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
+			rc = PT_E_VALUE;
+		} else if (!strcmp(kv->key, "space")) {
+			int sp = space_ok(fmt, kv->value);
+
+			if (sp < 0) {
+				space_list(fmt, list, sizeof list);
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       "space '%s' in %s is not a space of %s (%s)",
+				       kv->value, label, fmt->name, list);
+				rc = PT_E_VALUE;
+			}
+			mm.space = (unsigned)sp;
+			space = kv;
+		} else if (!strcmp(kv->key, "base")) {
+			rc = get_uint(b, kv, label, &mm.base);
+			base = kv;
+		} else if (!strcmp(kv->key, "file")) {
+			if (kv->value[0] == 0) {
+				pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for 'file' in %s", label);
+				rc = PT_E_VALUE;
+			} else if (kv->value[0] == '/') {
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       "file '%s' in %s is absolute: members are named from the capture root",
+				       kv->value, label);
+				rc = PT_E_CAPTURE;
+			} else if (!(mm.path = strdup(kv->value))) {
+				rc = PT_E_NOMEM;
+			} else if (!pt_path_normalise(mm.path)) {
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       strstr(kv->value, "..")
+				       ? "file '%s' in %s contains '..': such a member is never used"
+				       : "file '%s' in %s names no member",
+				       kv->value, label);
+				rc = PT_E_CAPTURE;
+			}
+			file = kv;
+		} else if (!is_x_key(kv->key)) {
+			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
+			rc = PT_E_VALUE;
+		}
+		/* x- keys of a [memory] section are accepted and not kept. */
+	}
+	if (!rc && (!space || !base || !file))
+		rc = missing(b, s, !space ? "space" : !base ? "base" : "file");
+	if (!rc && !pt_ini_grow(&b->m->mem, &b->memcap, b->m->nmem, sizeof *b->m->mem))
+		rc = PT_E_NOMEM;
+	if (rc) {
+		free(mm.path);
+		return rc;
+	}
+	mm.name = s->name;
+	mm.line = s->line;
+	mm.file = file->value;
+	mm.file_line = file->line;
+	b->m->mem[b->m->nmem++] = mm;
+	return PT_OK;
+}
+
+pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pt_ini_set_error(k->err, k->errlen, k->line, "%s", msg);
+	return rc;
+}
+
+pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
+{
+	if (k->value[0] == 0)
+		return pt_ctx_key_fail(k, PT_E_VALUE, "empty value for '%s' in %s", k->key, k->label);
+	if (pt_ini_uint(k->value, out) == PT_OK)
+		return PT_OK;
+	return pt_ctx_key_fail(k, PT_E_VALUE,
+			       "bad integer '%s' for '%s' in %s (decimal or 0x hex, optional K/M/G, at most 64 bits)",
+			       k->value, k->key, k->label);
+}
+
+/* A context section of format CF: x- keys are kept here, the rest are the format's. */
+static pt_err check_context(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
+			    const struct pt_format *cf)
+{
+	char label[PT_INI_MAX_LINE + 8];
+	struct pt_manifest_ctx c = {0};
+	size_t anncap = 0;
+	const char *miss;
+	pt_err rc = PT_OK;
+
+	sec_label(s, label, sizeof label);
+	c.priv = calloc(1, cf->ctx_size ? cf->ctx_size : 1);
+	if (!c.priv)
+		return PT_E_NOMEM;
+	for (size_t i = 0; i < s->nkv && !rc; i++) {
+		const struct pt_ini_kv *kv = &s->kv[i];
+		struct pt_ctx_key k = {kv->key, kv->value, kv->line, label, b->err, b->errlen};
+
+		if (dup[i]) {
+			pt_ini_set_error(b->err, b->errlen, kv->line,
+			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
+			rc = PT_E_VALUE;
+		} else if (is_x_key(kv->key)) {
+			rc = add_ann(&c.ann, &c.nann, &anncap, kv);
+		} else if ((rc = cf->ctx_key(c.priv, &k)) == PT_E_NOTFOUND) {
+			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
+			rc = PT_E_VALUE;
+		}
+	}
+	if (!rc && (miss = cf->ctx_missing(c.priv)))
+		rc = missing(b, s, miss);
+	if (!rc && !pt_ini_grow(&b->m->ctx, &b->ctxcap, b->m->nctx, sizeof *b->m->ctx))
+		rc = PT_E_NOMEM;
+	if (rc) {
+		free(c.ann);
+		if (cf->ctx_free)
+			cf->ctx_free(c.priv);
+		free(c.priv);
+		return rc;
+	}
+	c.name = s->name;
+	c.line = s->line;
+	c.fmt = cf;
+	b->m->ctx[b->m->nctx++] = c;
+	return PT_OK;
+}
+
+/* "capture, memory, A or B" with every format's context section, for messages. */
+static void section_list(char *buf, size_t len)
+{
+	const struct pt_format *f;
+	size_t n = (size_t)snprintf(buf, len, "capture, memory");
+	unsigned count = 0;
+
+	/* Each section type once (formats may share one): the first format that has it. */
+	for (unsigned i = 0; (f = pt_format_at(i)); i++)
+		count += pt_format_by_section(f->ctx_section) == f;
+	for (unsigned i = 0, j = 0; (f = pt_format_at(i)) && n < len; i++)
+		if (pt_format_by_section(f->ctx_section) == f)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", ++j == count ? " or " : ", ",
+					      f->ctx_section);
+}
+
+static pt_err check_section(struct build *b, const struct pt_ini_section *s,
+			    unsigned dup_name_of, unsigned first_capture,
+			    const struct pt_format *fmt)
+{
+	char label[PT_INI_MAX_LINE + 8];
+	bool is_capture = !strcmp(s->type, "capture");
+	bool is_memory = !strcmp(s->type, "memory");
+	/* Formats may share a section type ([pdb] is VER2's and VER3's): the capture's own first. */
+	const struct pt_format *cf = fmt && fmt->ctx_section && !strcmp(fmt->ctx_section, s->type)
+		? fmt : pt_format_by_section(s->type);
+	unsigned *dup;
+	pt_err rc;
+
+	sec_label(s, label, sizeof label);
+	if (!is_capture && !is_memory && !cf) {
+		char list[256];
+
+		section_list(list, sizeof list);
+		pt_ini_set_error(b->err, b->errlen, s->line, "unknown section %s (%s)", label, list);
+		return PT_E_VALUE;
+	}
+	if (is_capture && s->name) {
+		pt_ini_set_error(b->err, b->errlen, s->line, "section [capture] takes no name");
+		return PT_E_VALUE;
+	}
+	if (is_capture && first_capture != s->line) {
+		pt_ini_set_error(b->err, b->errlen, s->line,
+		       "duplicate section [capture] (first at line %u)", first_capture);
+		return PT_E_VALUE;
+	}
+	if (!is_capture && !s->name) {
+		pt_ini_set_error(b->err, b->errlen, s->line, "section [%s] needs a name: [%s NAME]",
+		       s->type, s->type);
+		return PT_E_VALUE;
+	}
+	if (s->name && !pt_ini_name_ok(s->name)) {
+		pt_ini_set_error(b->err, b->errlen, s->line,
+		       "bad name '%s' in %s: names are 1 to %u of A-Z a-z 0-9 _ . - and not '.' or '..'",
+		       s->name, label, PT_INI_MAX_NAME);
+		return PT_E_VALUE;
+	}
+	/* `capture` is the summary file at the top of the mounted tree. */
+	if (cf && !strcmp(s->name, "capture")) {
+		pt_ini_set_error(b->err, b->errlen, s->line,
+		       "context name 'capture' in %s is reserved (the mounted tree's summary file)",
+		       label);
+		return PT_E_VALUE;
+	}
+	if (dup_name_of) {
+		pt_ini_set_error(b->err, b->errlen, s->line,
+		       "duplicate section name '%s' in %s (first at line %u)", s->name, label, dup_name_of);
+		return PT_E_VALUE;
+	}
+	if (cf && fmt && cf != fmt) {
+		pt_ini_set_error(b->err, b->errlen, s->line, "%s is not valid in an %s capture (use [%s NAME])",
+		       label, fmt->name, fmt->ctx_section);
+		return PT_E_VALUE;
+	}
+	dup = malloc((s->nkv ? s->nkv : 1) * sizeof *dup);
+	if (!dup)
+		return PT_E_NOMEM;
+	rc = find_dup_keys(s, dup);
+	if (rc == PT_OK) {
+		if (is_capture)
+			rc = check_capture(b, s, dup);
+		else if (is_memory)
+			rc = check_memory(b, s, dup, fmt);
+		else
+			rc = check_context(b, s, dup, cf);
+	}
+	free(dup);
+	return rc;
+}
+
+pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
+			 char *err, size_t errlen)
+{
+	struct build b = {.err = err, .errlen = errlen};
+	struct pt_manifest *m;
+	const struct pt_format *fmt = NULL;
+	unsigned first_capture = 0, *dup_name_of = NULL;
+	struct sname *names = NULL;
+	size_t nnames = 0;
+	pt_err rc = PT_OK;
+
+	*out = NULL;
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		pt_ini_free(ini);
+		return PT_E_NOMEM;
+	}
+	m->ini = ini;
+	b.m = m;
+	/*
+	 * Sections are checked in file order, but the format (needed to check a
+	 * space) may be declared after them: look it up first.
+	 */
+	for (size_t i = 0; i < ini->nsec && !first_capture; i++) {
+		const struct pt_ini_section *s = &ini->sec[i];
+
+		if (strcmp(s->type, "capture"))
+			continue;
+		first_capture = s->line;
+		for (size_t k = 0; k < s->nkv; k++)
+			if (!strcmp(s->kv[k].key, "format")) {
+				fmt = pt_format_find(s->kv[k].value);
+				break;
+			}
+	}
+	/* Duplicate names, found by sorting: the later section is at fault. */
+	names = malloc((ini->nsec ? ini->nsec : 1) * sizeof *names);
+	dup_name_of = calloc(ini->nsec ? ini->nsec : 1, sizeof *dup_name_of);
+	if (!names || !dup_name_of) {
+		rc = PT_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ini->nsec; i++)
+		if (ini->sec[i].name) {
+			names[nnames].name = ini->sec[i].name;
+			names[nnames].line = ini->sec[i].line;
+			names[nnames].sec = i;
+			nnames++;
+		}
+	qsort(names, nnames, sizeof *names, cmp_sname);
+	for (size_t i = 1; i < nnames; i++) {
+		size_t j = i;
+
+		while (j > 0 && !strcmp(names[j - 1].name, names[i].name))
+			j--;
+		if (j != i)
+			dup_name_of[names[i].sec] = names[j].line;
+	}
+	for (size_t i = 0; i < ini->nsec && !rc; i++)
+		rc = check_section(&b, &ini->sec[i], dup_name_of[i], first_capture, fmt);
+	if (rc)
+		goto out;
+	if (!first_capture) {
+		pt_ini_set_error(err, errlen, 1, "no [capture] section");
+		rc = PT_E_CAPTURE;
+		goto out;
+	}
+	m->capture_line = first_capture;
+	if (m->nctx == 0) {
+		pt_ini_set_error(err, errlen, first_capture,
+		       "no context: an %s capture needs at least one [%s NAME] section",
+		       m->fmt->name, m->fmt->ctx_section);
+		rc = PT_E_CAPTURE;
+	}
+out:
+	if (rc == PT_E_NOMEM)
+		pt_ini_set_error(err, errlen, 1, "out of memory");
+	free(names);
+	free(dup_name_of);
+	if (rc) {
+		pt_manifest_free(m);
+		return rc;
+	}
+	*out = m;
+	return PT_OK;
+}
+
+pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
+			 char *err, size_t errlen)
+{
+	struct pt_ini *ini;
+	pt_err rc;
+
+	*out = NULL;
+	rc = pt_ini_parse(text, len, &ini, err, errlen);
+	if (rc)
+		return rc;
+	return pt_manifest_build(ini, out, err, errlen);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_tree.h — the tree a capture is shown as (DESIGN §4), once for both
+ * front ends: the FUSE mount (fs/) and `ptfs-tool export` walk the same
+ * names, listings, file contents and link targets from here.
+ *
+ *   /capture                       the capture summary
+ *   /CTX/info, /CTX/maps           per context
+ *   /CTX/ROOTLEVEL/                the root table
+ *        N                         a listed entry that is not a pointer: its entry file
+ *        N/entry                   a pointer entry: a directory with its entry file
+ *        N/LEVEL/                  and one directory per target table whose cover is not NONE
+ *   /CTX/va/NAME -> ../PATH        one relative symlink per resolved page
+ *   /CTX/walk/VA                   lists nothing; any VA name is its walk trace
+ *
+ * A node (struct pt_tnode) is a value: its type plus where it is.  Nothing
+ * is allocated per node and every call re-resolves the node in the
+ * capture, which never changes, so all calls are pure and thread-safe.
+ * Adding a kind of node is one enum value and its cases in tree.c.
+ */
+#ifndef PT_TREE_H
+#define PT_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+#include "pt_walk.h"
+
+/*
+ * Node types.  The values of the per-context fixed nodes (CTXDIR .. WALKDIR)
+ * are also their inode type codes (fs/ino.c): append new types, never
+ * renumber.
+ */
+enum pt_tnode_type {
+	PT_TN_ROOT = 0,     /* the mount's root */
+	PT_TN_CTXDIR,       /* pdb0/ */
+	PT_TN_INFO,         /* pdb0/info */
+	PT_TN_MAPS,         /* pdb0/maps */
+	PT_TN_VADIR,        /* pdb0/va/ */
+	PT_TN_WALKDIR,      /* pdb0/walk/ */
+	PT_TN_TABLEDIR,     /* a table: pdb0/pde3/, .../1/pde2/ */
+	PT_TN_ENTRYDIR,     /* a pointer entry: .../pde3/1/ */
+	PT_TN_ENTRYFILE,    /* a leaf entry .../pte_small/5, or a pointer's .../1/entry */
+	PT_TN_VALINK,       /* pdb0/va/0x... */
+	PT_TN_WALKFILE,     /* pdb0/walk/0x... */
+	PT_TN_CAPTURE,      /* the root's `capture` file */
+	PT_TN__COUNT
+};
+
+/* A node of the tree. */
+struct pt_tnode {
+	enum pt_tnode_type type;
+	unsigned ctx;            /* context index (per-context types) */
+	/*
+	 * TABLEDIR: the entry that points at the table (n == 0: the root
+	 * table); ENTRYDIR, ENTRYFILE: the entry.  VALINK: the leaf's path
+	 * when the tree filled it (lookup, list), so that its target needs no
+	 * second walk; n == 0: found by walking VA.
+	 */
+	struct pt_node node;
+	unsigned choice;         /* TABLEDIR with node.n > 0: which target of the entry */
+	uint64_t va;             /* VALINK: the page's first VA; WALKFILE: the VA */
+};
+
+/* What a node is shown as. */
+enum pt_tkind {
+	PT_TK_DIR,
+	PT_TK_FILE,
+	PT_TK_LINK,
+};
+
+struct pt_tree;
+
+/*
+ * The tree of CAP (loaded; it must outlive the tree).  ALL_ENTRIES: list
+ * zero entries of tables too (mount -o all_entries, export --all-entries).
+ */
+pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out);
+void pt_tree_free(struct pt_tree *tree);
+
+/* The root node. */
+void pt_tree_root(struct pt_tnode *out);
+/* Directory, file or link; from the type alone. */
+enum pt_tkind pt_tree_kind(const struct pt_tnode *node);
+/*
+ * Whether rendering file NODE scans a whole context or the capture
+ * (capture, info, maps), rather than one entry or walk: such a file is
+ * worth keeping once rendered, and its size is too dear to compute for a
+ * listing.
+ */
+bool pt_tree_render_scans(const struct pt_tnode *node);
+/* The context of a per-context node (NULL for the root and `capture`). */
+const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node);
+
+/*
+ * The child of directory PARENT named NAME.  PT_E_NOTFOUND: no such child
+ * (or PARENT itself no longer resolves); PT_E_USAGE: PARENT is not a
+ * directory.  Names of entries are decimal indices as listed; an entry
+ * that is captured but not listed (zero, without all_entries) is still
+ * found.  va/ accepts any VA inside a mapped page and answers with the
+ * page's link; walk/ accepts any VA.
+ */
+pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
+		      const char *name, struct pt_tnode *child);
+
+/*
+ * Called per child in listing order with the cookie NEXT that resumes the
+ * listing after it.  Returns false to stop (the child counts as not
+ * listed: a resumed listing gives it again).
+ */
+typedef bool (*pt_tree_list_fn)(void *ud, const char *name, const struct pt_tnode *child,
+				uint64_t next);
+/*
+ * Lists the children of directory DIR whose cookie is above COOKIE (0:
+ * from the start).  Cookies are at least 3, leaving 1 and 2 to a caller's
+ * "." and "..", and are stable: a fixed list's child k has cookie k + 3,
+ * a table's entry i has i + 3, a va/ link the VA just past its page + 2,
+ * so a huge table or va/ is resumed where it stopped without any list.
+ * walk/ lists nothing.
+ */
+pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+		    pt_tree_list_fn fn, void *ud);
+
+/* The directory holding NODE (the root for the root). */
+pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
+		      struct pt_tnode *parent);
+/*
+ * st_nlink of NODE: 2 + subdirectories for a directory (1, "unknown", for a
+ * table too big to count), 1 for a file or link.  Also proves a directory
+ * still resolves (PT_E_NOTFOUND otherwise).
+ */
+pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink);
+/* Appends the contents of file NODE to B (PT_E_NOMEM when B ran out of memory). */
+pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b);
+/*
+ * The target of link NODE ("../pde3/0/.../pte_small/1") into BUF of LEN
+ * bytes.  PT_E_NOTFOUND: the VA is no longer a page's first VA;
+ * PT_E_TRUNCATED: BUF is too small.
+ */
+pt_err pt_tree_readlink(const struct pt_tree *tree, const struct pt_tnode *node,
+			char *buf, size_t len);
+
+#endif

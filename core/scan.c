@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scan.c — the anomaly scan of one context (pt_context_scan(), pt_walk.h):
+ * every captured table once per level, its entries' counts and the
+ * anomalies the decoder marked (pt_entry.anomalies) or the placement shows.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_walk.h"
+
+/* ---- anomaly scan ------------------------------------------------------- */
+
+const char *pt_anomaly_name(enum pt_anomaly_kind k)
+{
+	switch (k) {
+	case PT_AN_RESERVED_BITS:
+		return "reserved_bits";
+	case PT_AN_ENCRYPTED:
+		return "encrypted";
+	case PT_AN_KIND_UNKNOWN:
+		return "kind_unknown";
+	case PT_AN_KIND_NON_NATIVE:
+		return "kind_non_native";
+	case PT_AN_NOT_CAPTURED:
+		return "not_captured";
+	case PT_AN_UNSUPPORTED:
+		return "unsupported";
+	case PT_AN_TABLE_TWO_LEVELS:
+		return "table_two_levels";
+	case PT_AN_PA_NOT_CAPTURED:
+		return "page_outside_capture";
+	case PT_AN_ROOT_NOT_CAPTURED:
+		return "root_not_captured";
+	}
+	return "unknown";
+}
+
+/*
+ * Tables seen during one scan, keyed by (space, addr), to find one table
+ * claimed at two levels.  Open addressing; grows by doubling.
+ */
+struct seen {
+	struct seen_slot {
+		uint64_t addr;
+		unsigned space;
+		int8_t level;       /* first level the table was read at; -1 = empty slot */
+		uint16_t levels;    /* every level it was read at (bit per level) */
+		bool reported;
+	} *slot;
+	size_t cap, used;
+};
+
+static struct seen_slot *seen_find(struct seen *s, unsigned space, uint64_t addr)
+{
+	uint64_t h = (addr >> 8) * 0x9e3779b97f4a7c15ull ^ space;
+
+	for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i].level < 0 || (s->slot[i].addr == addr && s->slot[i].space == space))
+			return &s->slot[i];
+}
+
+static bool seen_grow(struct seen *s)
+{
+	struct seen old = *s;
+
+	s->cap = old.cap ? old.cap * 2 : 256;
+	s->used = 0;
+	s->slot = malloc(s->cap * sizeof *s->slot);
+	if (!s->slot) {
+		*s = old;
+		return false;
+	}
+	for (size_t i = 0; i < s->cap; i++)
+		s->slot[i].level = -1;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].level >= 0) {
+			*seen_find(s, old.slot[i].space, old.slot[i].addr) = old.slot[i];
+			s->used++;
+		}
+	free(old.slot);
+	return true;
+}
+
+struct scan {
+	const struct pt_context *ctx;
+	struct pt_stats *st;
+	pt_anomaly_fn fn;
+	void *ud;
+	struct seen seen;
+	struct pt_node node;
+	pt_err err;
+};
+
+static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
+{
+	struct pt_anomaly a;
+	va_list ap;
+
+	sc->st->anomalies++;
+	if (!sc->fn)
+		return;
+	a.kind = k;
+	a.node = sc->node;
+	va_start(ap, fmt);
+	vsnprintf(a.detail, sizeof a.detail, fmt, ap);
+	va_end(ap);
+	sc->fn(sc->ud, &a);
+}
+
+static void check_entry(struct scan *sc, const struct pt_entry *e)
+{
+	if (e->reserved_mask[1])
+		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%016" PRIx64 "%016" PRIx64,
+		       e->reserved_mask[1], e->reserved_mask[0]);
+	else if (e->reserved_mask[0])
+		report(sc, PT_AN_RESERVED_BITS, "reserved_mask: 0x%" PRIx64, e->reserved_mask[0]);
+	if (e->anomalies & PT_EA_ZERO_BITS)
+		report(sc, PT_AN_ENCRYPTED, "encrypted: 1 (documented: set to 0)");
+	if (e->state == PT_ST_UNSUPPORTED)
+		report(sc, PT_AN_UNSUPPORTED, "raw: 0x%" PRIx64, e->raw[0]);
+	if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_UNKNOWN))
+		report(sc, PT_AN_KIND_UNKNOWN, "kind: 0x%02x", (unsigned)e->kind);
+	else if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_NON_NATIVE))
+		report(sc, PT_AN_KIND_NON_NATIVE, "kind: 0x%02x", (unsigned)e->kind);
+}
+
+static void scan_table(struct scan *sc, const struct pt_table *t);
+
+/*
+ * Records that T was reached; false when this table was already scanned at
+ * this level.  Scanning each (table, level) once keeps the scan linear in the
+ * captured tables even when hostile pointers alias one table many times
+ * (the tree and va/ still show every alias; the counts and anomalies are
+ * per table).
+ */
+static bool note_table(struct scan *sc, const struct pt_table *t)
+{
+	struct seen_slot *slot;
+
+	if (sc->seen.used * 2 >= sc->seen.cap && !seen_grow(&sc->seen)) {
+		sc->err = PT_E_NOMEM;
+		return false;
+	}
+	slot = seen_find(&sc->seen, t->space, t->addr);
+	if (slot->level < 0) {
+		slot->level = t->level;
+		slot->levels = 0;
+		slot->space = t->space;
+		slot->addr = t->addr;
+		slot->reported = false;
+		sc->seen.used++;
+	}
+	if (slot->levels & (1u << t->level))
+		return false;
+	if (slot->levels && !slot->reported) {
+		const struct pt_level *levels = sc->ctx->fmt->levels;
+
+		slot->reported = true;
+		report(sc, PT_AN_TABLE_TWO_LEVELS, "table %s:0x%" PRIx64 " read as %s and %s",
+		       sc->ctx->fmt->spaces[t->space], t->addr, levels[slot->level].name,
+		       levels[t->level].name);
+	}
+	slot->levels |= (uint16_t)(1u << t->level);
+	sc->st->tables[t->level]++;
+	return true;
+}
+
+static void scan_table(struct scan *sc, const struct pt_table *t)
+{
+	struct pt_entry e;
+
+	if (!note_table(sc, t))
+		return;
+	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
+		struct pt_table child;
+
+		sc->node.s[sc->node.n].level = t->level;
+		sc->node.s[sc->node.n].index = i;
+		sc->node.n++;
+		sc->st->entries[t->level]++;
+		if (e.state == PT_ST_MAPPED)
+			sc->st->mapped[t->level]++;
+		check_entry(sc, &e);
+		if (e.state == PT_ST_POINTER && sc->node.n < PT_MAX_DEPTH) {
+			for (unsigned w = 0; w < 2; w++) {
+				if (!pt_table_child(t, i, &e, w, &child))
+					continue;
+				if (child.cover != PT_COVER_FULL)
+					report(sc, PT_AN_NOT_CAPTURED, "%s table %s:0x%" PRIx64
+					       " target_captured: %s",
+					       sc->ctx->fmt->levels[child.level].name,
+					       sc->ctx->fmt->spaces[child.space], child.addr,
+					       pt_cover_name(child.cover));
+				if (child.cover != PT_COVER_NONE)
+					scan_table(sc, &child);
+			}
+		}
+		sc->node.n--;
+	}
+}
+
+pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
+		       pt_anomaly_fn fn, void *ud)
+{
+	struct scan sc = {.ctx = ctx, .st = st, .fn = fn, .ud = ud, .err = PT_OK};
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_table root;
+
+	memset(st, 0, sizeof *st);
+	sc.node.ctx = ctx;
+	sc.node.n = 0;
+	if (!seen_grow(&sc.seen))
+		return PT_E_NOMEM;
+	pt_table_root(ctx, &root);
+	/*
+	 * A root with no captured byte leaves every VA not_captured: that is
+	 * not a clean capture.  A partly captured root is normal (e.g. a flat
+	 * table of 131072 entries where only the used pages were dumped).
+	 */
+	if (root.cover == PT_COVER_NONE)
+		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
+		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
+	scan_table(&sc, &root);
+	free(sc.seen.slot);
+	if (sc.err != PT_OK)
+		return sc.err;
+
+	pt_pages_init(&it, ctx, 0);
+	while (pt_pages_next(&it, &pg)) {
+		unsigned sh = 0;
+
+		if (st->pages == PT_SCAN_PAGES_MAX) {
+			st->pages_truncated = true;
+			break;
+		}
+		while (sh < 63 && ((uint64_t)1 << sh) < pg.size)
+			sh++;
+		st->pages++;
+		st->bytes_by_shift[sh] += pg.size;
+	}
+	return PT_OK;
+}

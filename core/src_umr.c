@@ -1,0 +1,859 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src_umr.c — umr test logs and envdefs (pt_src_umr.h).
+ *
+ * Syntax and replay semantics from reference/capture-sources.md §2.2
+ * (umr src/lib/testing_harness.c): records `KEY[@HEX] = { ... }` in any
+ * order, `;` comments to end of line, MMIO@ holds 32-bit words separated by
+ * commas (the writer puts the register name in the comment), VRAM@ and
+ * SYSRAM@ hold bytes in memory order as pairs of hex digits.
+ *
+ * Where umr is lenient we fail closed instead: umr skips any non-hex
+ * character inside a byte list, so `0x01` reads as 00 01 and a `;` comment
+ * inside braces would feed its letters into memory; both are errors here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_src_umr.h"
+
+#define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
+#define MAX_NAME 96
+
+struct rec_mmio {
+	uint64_t addr;
+	uint32_t *val;
+	size_t nval;
+	unsigned line;
+	char name[MAX_NAME];     /* the comment's first word, "" if none */
+};
+
+struct rec_mem {
+	unsigned space;
+	uint64_t addr;
+	size_t len;
+	size_t off;              /* into the byte pool */
+	unsigned line;
+	size_t region;
+};
+
+struct parser {
+	const char *s;
+	size_t len, pos;
+	unsigned line;
+	const char *name;
+	char *err;
+	size_t errlen;
+	struct rec_mmio *mmio;
+	size_t nmmio, cmmio;
+	struct rec_mem *mem;
+	size_t nmem, cmem;
+	uint8_t *pool;
+	size_t npool, cpool;
+};
+
+static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->err || !p->errlen)
+		return;
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, line);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* Only the caller's NAME can hold control characters: never echo them. */
+	for (char *c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int peek(const struct parser *p)
+{
+	return p->pos < p->len ? (unsigned char)p->s[p->pos] : -1;
+}
+
+/* Blanks, newlines and ';' comments between records. */
+static void skip_blank(struct parser *p)
+{
+	while (p->pos < p->len) {
+		char c = p->s[p->pos];
+
+		if (c == '\n') {
+			p->line++;
+			p->pos++;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+			p->pos++;
+		} else if (c == ';') {
+			while (p->pos < p->len && p->s[p->pos] != '\n')
+				p->pos++;
+		} else {
+			break;
+		}
+	}
+}
+
+static void skip_space(struct parser *p)
+{
+	while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\r'))
+		p->pos++;
+}
+
+/* Hex number with optional 0x; false past 64 bits (*WIDE set) or with no digit. */
+static bool parse_hex(struct parser *p, uint64_t *out, unsigned *digits, bool *wide)
+{
+	uint64_t v = 0;
+	unsigned nd = 0;
+
+	*wide = false;
+	if (p->pos + 1 < p->len && p->s[p->pos] == '0' && (p->s[p->pos + 1] == 'x' || p->s[p->pos + 1] == 'X') &&
+	    p->pos + 2 < p->len && hexval((unsigned char)p->s[p->pos + 2]) >= 0)
+		p->pos += 2;
+	while (p->pos < p->len && hexval((unsigned char)p->s[p->pos]) >= 0) {
+		if (v >> 60)
+			*wide = true;
+		v = (v << 4) | (uint64_t)hexval((unsigned char)p->s[p->pos]);
+		nd++;
+		p->pos++;
+	}
+	*out = v;
+	if (digits)
+		*digits = nd;
+	return !*wide;
+}
+
+enum kw { KW_MMIO, KW_VRAM, KW_SYSRAM, KW_OTHER };
+
+static const char *const other_kw[] = {
+	/* umr records without page-table content (§2.2), plus the demo's VMID@/MAPVA@ */
+	"DISCOVERY", "GCACONFIG", "RINGDATA", "VGPR", "SGPR", "WAVESTATUS", "SQ", "VMID", "MAPVA",
+};
+
+/* Reads KEY[@ADDR] = {; false if it is not one.  Leaves pos after '{'. */
+static pt_err read_head(struct parser *p, enum kw *kw, uint64_t *addr, bool *has_addr)
+{
+	size_t st = p->pos;
+	char key[16];
+	size_t n = 0;
+	bool wide;
+
+	while (p->pos < p->len && p->s[p->pos] >= 'A' && p->s[p->pos] <= 'Z')
+		p->pos++;
+	n = p->pos - st;
+	if (n == 0 || n >= sizeof key) {
+		seterr(p, p->line, "expected a umr record (MMIO@, VRAM@, SYSRAM@, ...)");
+		return PT_E_SYNTAX;
+	}
+	memcpy(key, p->s + st, n);
+	key[n] = 0;
+	if (!strcmp(key, "MMIO"))
+		*kw = KW_MMIO;
+	else if (!strcmp(key, "VRAM"))
+		*kw = KW_VRAM;
+	else if (!strcmp(key, "SYSRAM"))
+		*kw = KW_SYSRAM;
+	else {
+		size_t i;
+
+		for (i = 0; i < sizeof other_kw / sizeof other_kw[0]; i++)
+			if (!strcmp(key, other_kw[i]))
+				break;
+		if (i == sizeof other_kw / sizeof other_kw[0]) {
+			seterr(p, p->line, "unknown record %s", key);
+			return PT_E_SYNTAX;
+		}
+		*kw = KW_OTHER;
+	}
+	*has_addr = false;
+	if (peek(p) == '@') {
+		unsigned nd;
+
+		p->pos++;
+		if (hexval(peek(p)) < 0) {
+			seterr(p, p->line, "%s@ without a hex address", key);
+			return PT_E_SYNTAX;
+		}
+		if (!parse_hex(p, addr, &nd, &wide)) {
+			seterr(p, p->line, "%s@ address wider than 64 bits", key);
+			return PT_E_VALUE;
+		}
+		*has_addr = true;
+	}
+	if (*kw != KW_OTHER && !*has_addr) {
+		seterr(p, p->line, "%s without @ADDRESS", key);
+		return PT_E_SYNTAX;
+	}
+	skip_space(p);
+	if (peek(p) != '=') {
+		seterr(p, p->line, "%s: expected '='", key);
+		return PT_E_SYNTAX;
+	}
+	p->pos++;
+	skip_space(p);
+	if (peek(p) != '{') {
+		seterr(p, p->line, "%s: expected '{'", key);
+		return PT_E_SYNTAX;
+	}
+	p->pos++;
+	return PT_OK;
+}
+
+static bool grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+	size_t c;
+
+	if (need <= *cap)
+		return true;
+	c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	n = realloc(*v, c * elem);
+	if (!n)
+		return false;
+	*v = n;
+	*cap = c;
+	return true;
+}
+
+/* The first word of the comment after '}' on the record's closing line. */
+static void read_comment_name(struct parser *p, char *name)
+{
+	size_t n = 0;
+
+	name[0] = 0;
+	skip_space(p);
+	if (peek(p) != ';')
+		return;
+	p->pos++;
+	skip_space(p);
+	while (p->pos < p->len && n + 1 < MAX_NAME) {
+		char c = p->s[p->pos];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+			break;
+		name[n++] = c;
+		p->pos++;
+	}
+	name[n] = 0;
+	/* the rest of the comment is prose ("mmMC_VM_FB_OFFSET=0x40") */
+	while (p->pos < p->len && p->s[p->pos] != '\n')
+		p->pos++;
+}
+
+static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
+{
+	struct rec_mmio *r;
+	uint32_t *val = NULL;
+	size_t nval = 0, cval = 0;
+
+	for (;;) {
+		uint64_t v;
+		unsigned nd;
+		bool wide;
+
+		skip_blank(p);
+		if (p->pos >= p->len) {
+			free(val);
+			seterr(p, line, "MMIO@0x%llx: record not closed by '}'", (unsigned long long)addr);
+			return PT_E_TRUNCATED;
+		}
+		if (hexval(peek(p)) < 0) {
+			free(val);
+			seterr(p, p->line, "MMIO@0x%llx: expected a hex value", (unsigned long long)addr);
+			return PT_E_SYNTAX;
+		}
+		if (!parse_hex(p, &v, &nd, &wide) || v > 0xffffffffu) {
+			free(val);
+			seterr(p, p->line, "MMIO@0x%llx: value wider than 32 bits", (unsigned long long)addr);
+			return PT_E_VALUE;
+		}
+		if (!grow((void **)&val, &cval, nval + 1, sizeof *val)) {
+			free(val);
+			return PT_E_NOMEM;
+		}
+		val[nval++] = (uint32_t)v;
+		skip_blank(p);
+		if (peek(p) == ',') {
+			p->pos++;
+			continue;
+		}
+		if (peek(p) == '}') {
+			p->pos++;
+			break;
+		}
+		free(val);
+		if (p->pos >= p->len) {
+			seterr(p, line, "MMIO@0x%llx: record not closed by '}'", (unsigned long long)addr);
+			return PT_E_TRUNCATED;
+		}
+		seterr(p, p->line, "MMIO@0x%llx: expected ',' or '}'", (unsigned long long)addr);
+		return PT_E_SYNTAX;
+	}
+	if (!grow((void **)&p->mmio, &p->cmmio, p->nmmio + 1, sizeof *p->mmio)) {
+		free(val);
+		return PT_E_NOMEM;
+	}
+	r = &p->mmio[p->nmmio++];
+	r->addr = addr;
+	r->val = val;
+	r->nval = nval;
+	r->line = line;
+	read_comment_name(p, r->name);
+	return PT_OK;
+}
+
+static pt_err read_bytes(struct parser *p, enum kw kw, uint64_t addr, unsigned line)
+{
+	const char *key = kw == KW_VRAM ? "VRAM" : "SYSRAM";
+	size_t start = p->npool;
+	int hi = -1;
+	struct rec_mem *r;
+
+	for (;;) {
+		int c = peek(p), h;
+
+		if (c < 0) {
+			seterr(p, line, "%s@0x%llx: record not closed by '}'", key, (unsigned long long)addr);
+			return PT_E_TRUNCATED;
+		}
+		p->pos++;
+		if (c == '}')
+			break;
+		if ((h = hexval(c)) >= 0) {
+			if (c == '0' && hi < 0 && (peek(p) == 'x' || peek(p) == 'X')) {
+				seterr(p, p->line, "%s@0x%llx: 0x prefix inside a byte list (bytes are bare hex pairs)",
+				       key, (unsigned long long)addr);
+				return PT_E_SYNTAX;
+			}
+			if (hi < 0) {
+				hi = h;
+				continue;
+			}
+			if (!grow((void **)&p->pool, &p->cpool, p->npool + 1, 1))
+				return PT_E_NOMEM;
+			p->pool[p->npool++] = (uint8_t)(hi << 4 | h);
+			hi = -1;
+			continue;
+		}
+		if (c == '\n')
+			p->line++;
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '_' || c == ',')
+			continue;
+		seterr(p, p->line, "%s@0x%llx: '%c' inside a byte list", key, (unsigned long long)addr,
+		       c >= 0x20 && c < 0x7f ? c : '?');
+		return PT_E_SYNTAX;
+	}
+	if (hi >= 0) {
+		seterr(p, line, "%s@0x%llx: odd number of hex digits (truncated byte)", key, (unsigned long long)addr);
+		return PT_E_TRUNCATED;
+	}
+	if (p->npool == start) {
+		seterr(p, line, "%s@0x%llx: empty record", key, (unsigned long long)addr);
+		return PT_E_VALUE;
+	}
+	if (addr >= VA_LIMIT || p->npool - start > VA_LIMIT - addr) {
+		seterr(p, line, "%s@0x%llx: %zu bytes run past 2^48", key, (unsigned long long)addr, p->npool - start);
+		return PT_E_VALUE;
+	}
+	if (!grow((void **)&p->mem, &p->cmem, p->nmem + 1, sizeof *p->mem))
+		return PT_E_NOMEM;
+	r = &p->mem[p->nmem++];
+	r->space = kw == KW_VRAM ? PT_UMR_VRAM : PT_UMR_SYSMEM;
+	r->addr = addr;
+	r->len = p->npool - start;
+	r->off = start;
+	r->line = line;
+	return PT_OK;
+}
+
+static pt_err skip_other(struct parser *p, unsigned line)
+{
+	while (p->pos < p->len && p->s[p->pos] != '}') {
+		if (p->s[p->pos] == '\n')
+			p->line++;
+		p->pos++;
+	}
+	if (p->pos >= p->len) {
+		seterr(p, line, "record not closed by '}'");
+		return PT_E_TRUNCATED;
+	}
+	p->pos++;
+	return PT_OK;
+}
+
+bool pt_umr_detect(const char *text, size_t len)
+{
+	struct parser p = { .s = text, .len = len < 4096 ? len : 4096, .line = 1, .name = "" };
+	enum kw kw;
+	uint64_t addr;
+	bool has;
+
+	if (memchr(text, 0, p.len))
+		return false;
+	skip_blank(&p);
+	if (p.pos >= p.len)
+		return false;
+	return read_head(&p, &kw, &addr, &has) == PT_OK;
+}
+
+/* ---- register recognition ---- */
+
+static const char *const creg_names[PT_UMR_CREG__COUNT] = {
+	"CNTL",
+	"PAGE_TABLE_BASE_ADDR_LO32", "PAGE_TABLE_BASE_ADDR_HI32",
+	"PAGE_TABLE_START_ADDR_LO32", "PAGE_TABLE_START_ADDR_HI32",
+	"PAGE_TABLE_END_ADDR_LO32", "PAGE_TABLE_END_ADDR_HI32",
+};
+static const char *const hreg_names[PT_UMR_HREG__COUNT] = {
+	"MC_VM_FB_OFFSET", "MC_VM_FB_LOCATION_BASE", "MC_VM_FB_LOCATION_TOP",
+	"MC_VM_AGP_TOP", "MC_VM_AGP_BOT", "MC_VM_AGP_BASE",
+	"MC_VM_SYSTEM_APERTURE_LOW_ADDR", "MC_VM_SYSTEM_APERTURE_HIGH_ADDR",
+};
+
+const char *pt_umr_creg_name(unsigned r)
+{
+	return r < PT_UMR_CREG__COUNT ? creg_names[r] : "?";
+}
+
+const char *pt_umr_hreg_name(unsigned r)
+{
+	return r < PT_UMR_HREG__COUNT ? hreg_names[r] : "?";
+}
+
+/* What one MMIO record is. */
+struct regid {
+	bool is_ctx;
+	unsigned hub, vmid, reg;
+	unsigned gen;            /* what the name says: 9, 10 (= 10 or later), 0 by address */
+};
+
+/*
+ * By name (§2.4: strip the "<ip>." prefix and the "mm"/"reg" prefix).
+ * Returns 1 recognised, 0 a register name we do not use, -1 no name (the
+ * comment is free text or absent: fall back to the address).
+ */
+static int reg_by_name(const char *full, struct regid *id)
+{
+	const char *dot = strrchr(full, '.');
+	const char *n = dot ? dot + 1 : full;
+	bool mmhub_ip = dot && !strncmp(full, "mmhub", 5);
+	unsigned hub, gen;
+
+	if (!strncmp(n, "mm", 2))
+		n += 2;
+	else if (!strncmp(n, "reg", 3))
+		n += 3;
+	/* A register name is upper case with an underscore; anything else is prose. */
+	if (!*n || !strchr(n, '_'))
+		return -1;
+	for (const char *c = n; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return -1;
+	if (!strncmp(n, "GCVM_CONTEXT", 12) || !strncmp(n, "GCMC_VM_", 8)) {
+		hub = PT_UMR_GFX;
+		gen = 10;
+		n += 2;
+	} else if (!strncmp(n, "MMVM_CONTEXT", 12) || !strncmp(n, "MMMC_VM_", 8)) {
+		hub = PT_UMR_MMHUB;
+		gen = 10;
+		n += 2;
+	} else if (!strncmp(n, "VM_CONTEXT", 10) || !strncmp(n, "MC_VM_", 6)) {
+		/* gfx9 names are the same on both hubs; the IP prefix tells which */
+		hub = mmhub_ip ? PT_UMR_MMHUB : PT_UMR_GFX;
+		gen = 9;
+	} else {
+		return 0;
+	}
+	id->hub = hub;
+	id->gen = gen;
+	if (!strncmp(n, "VM_CONTEXT", 10)) {
+		const char *c = n + 10;
+		unsigned v = 0, nd = 0;
+
+		while (*c >= '0' && *c <= '9' && nd < 3) {
+			v = v * 10 + (unsigned)(*c - '0');
+			c++;
+			nd++;
+		}
+		if (!nd || v > PT_UMR_MAX_VMID || *c != '_')
+			return 0;
+		for (unsigned r = 0; r < PT_UMR_CREG__COUNT; r++)
+			if (!strcmp(c + 1, creg_names[r])) {
+				id->is_ctx = true;
+				id->vmid = v;
+				id->reg = r;
+				return 1;
+			}
+		return 0;
+	}
+	for (unsigned r = 0; r < PT_UMR_HREG__COUNT; r++)
+		if (!strcmp(n, hreg_names[r])) {
+			id->is_ctx = false;
+			id->reg = r;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * gfx9 GFX-hub byte addresses, (0x2000 + dword offset) * 4, from
+ * reference/capture-sources.md §2.4 (verified there against umr's envdefs).
+ */
+static const struct {
+	uint32_t addr;
+	unsigned reg;
+} gfx9_hub_addr[] = {
+	{ 0xA5AC, PT_UMR_FB_OFFSET }, { 0xA600, PT_UMR_FB_BASE }, { 0xA604, PT_UMR_FB_TOP },
+	{ 0xA608, PT_UMR_AGP_TOP }, { 0xA60C, PT_UMR_AGP_BOT }, { 0xA610, PT_UMR_AGP_BASE },
+	{ 0xA614, PT_UMR_SYS_LOW }, { 0xA618, PT_UMR_SYS_HIGH },
+};
+
+static bool reg_by_addr(uint64_t a, struct regid *id)
+{
+	id->hub = PT_UMR_GFX;
+	id->gen = 0;
+	id->is_ctx = true;
+	if (a >= 0xA200 && a < 0xA240 && !(a & 3)) {
+		id->vmid = (unsigned)(a - 0xA200) / 4;
+		id->reg = PT_UMR_CNTL;
+		return true;
+	}
+	if (a >= 0xA3AC && a < 0xA52C && !(a & 3)) {
+		unsigned k = (unsigned)(a - 0xA3AC) / 4;   /* 32 dwords each: BASE, START, END */
+
+		id->vmid = (k % 32) / 2;
+		id->reg = PT_UMR_BASE_LO + 2 * (k / 32) + (k & 1);
+		return true;
+	}
+	id->is_ctx = false;
+	for (size_t i = 0; i < sizeof gfx9_hub_addr / sizeof gfx9_hub_addr[0]; i++)
+		if (gfx9_hub_addr[i].addr == a) {
+			id->reg = gfx9_hub_addr[i].reg;
+			return true;
+		}
+	return false;
+}
+
+static pt_err set_reg(struct parser *p, struct pt_umr_reg *r, const struct rec_mmio *m, bool by_name,
+		      const char *what)
+{
+	for (size_t i = 0; i < m->nval; i++) {
+		if (!r->has) {
+			r->has = true;
+			r->value = m->val[i];
+			r->line = m->line;
+			r->by_name = by_name;
+		} else if (r->value != m->val[i]) {
+			/* A snapshot needs one value; a register that changed between reads is not one. */
+			seterr(p, m->line, "%s reads 0x%x here but 0x%x on line %u", what, m->val[i], r->value,
+			       r->line);
+			return PT_E_VALUE;
+		}
+	}
+	return PT_OK;
+}
+
+/* ---- memory merge ---- */
+
+static int cmp_mem(const void *a, const void *b)
+{
+	const struct rec_mem *x = *(const struct rec_mem *const *)a, *y = *(const struct rec_mem *const *)b;
+
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static pt_err merge_mem(struct parser *p, struct pt_umr_log *log)
+{
+	struct rec_mem **ord;
+	unsigned **owner = NULL;
+	pt_err rc = PT_E_NOMEM;
+	size_t nreg = 0;
+
+	if (!p->nmem)
+		return PT_OK;
+	ord = malloc(p->nmem * sizeof *ord);
+	if (!ord)
+		return PT_E_NOMEM;
+	for (size_t i = 0; i < p->nmem; i++)
+		ord[i] = &p->mem[i];
+	qsort(ord, p->nmem, sizeof *ord, cmp_mem);
+	log->mem = calloc(p->nmem, sizeof *log->mem);
+	if (!log->mem)
+		goto out;
+	/* Regions: unions of overlapping or adjacent records of one space. */
+	for (size_t i = 0; i < p->nmem; i++) {
+		struct rec_mem *r = ord[i];
+		struct pt_umr_mem *g = nreg ? &log->mem[nreg - 1] : NULL;
+
+		if (g && g->space == r->space && r->addr <= g->addr + g->len) {
+			uint64_t end = r->addr + r->len;
+
+			if (end > g->addr + g->len)
+				g->len = (size_t)(end - g->addr);
+			if (r->line < g->line)
+				g->line = r->line;
+		} else {
+			g = &log->mem[nreg++];
+			g->space = r->space;
+			g->addr = r->addr;
+			g->len = r->len;
+			g->line = r->line;
+		}
+		r->region = nreg - 1;
+	}
+	log->nmem = nreg;
+	owner = calloc(nreg, sizeof *owner);
+	if (!owner)
+		goto out;
+	for (size_t i = 0; i < nreg; i++) {
+		log->mem[i].data = malloc(log->mem[i].len);
+		owner[i] = calloc(log->mem[i].len, sizeof **owner);
+		if (!log->mem[i].data || !owner[i])
+			goto out;
+	}
+	/* Copy in file order: the first conflict met is the one on the lowest line. */
+	for (size_t i = 0; i < p->nmem; i++) {
+		const struct rec_mem *r = &p->mem[i];
+		struct pt_umr_mem *g = &log->mem[r->region];
+		size_t o = (size_t)(r->addr - g->addr);
+		unsigned *own = owner[r->region] + o;
+		uint8_t *d = g->data + o;
+		const uint8_t *src = p->pool + r->off;
+
+		for (size_t k = 0; k < r->len; k++) {
+			if (own[k] && d[k] != src[k]) {
+				seterr(p, r->line, "%s@0x%llx conflicts with line %u at 0x%llx",
+				       r->space == PT_UMR_VRAM ? "VRAM" : "SYSRAM", (unsigned long long)r->addr, own[k],
+				       (unsigned long long)(r->addr + k));
+				rc = PT_E_VALUE;
+				goto out;
+			}
+			if (!own[k]) {
+				own[k] = r->line;
+				d[k] = src[k];
+			}
+		}
+	}
+	rc = PT_OK;
+out:
+	if (owner)
+		for (size_t i = 0; i < nreg; i++)
+			free(owner[i]);
+	free(owner);
+	free(ord);
+	return rc;
+}
+
+/* ---- the whole file ---- */
+
+static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
+{
+	struct pt_umr_ctx all[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1];
+	bool used[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1] = { { false } };
+	unsigned line9 = 0, line10 = 0;
+	pt_err rc;
+
+	memset(all, 0, sizeof all);
+	/* The generation the names tell: gfx9 names and GCVM_/MMVM_ names never mix. */
+	for (size_t i = 0; i < p->nmmio; i++) {
+		struct regid id;
+
+		if (reg_by_name(p->mmio[i].name, &id) != 1)
+			continue;
+		if (id.gen == 9 && !line9)
+			line9 = p->mmio[i].line;
+		if (id.gen == 10 && !line10)
+			line10 = p->mmio[i].line;
+	}
+	if (line9 && line10) {
+		seterr(p, line9 > line10 ? line9 : line10, "gfx9 register names (line %u) and gfx10+ names (line %u) in one log",
+		       line9, line10);
+		return PT_E_VALUE;
+	}
+	log->gfx_names = line9 ? 9 : line10 ? 10 : 0;
+	if (gfx && log->gfx_names && ((gfx == 9) != (log->gfx_names == 9))) {
+		seterr(p, line9 ? line9 : line10, "register names are %s, but gfx %u was given",
+		       line9 ? "gfx9 (VM_CONTEXT*)" : "gfx10 or later (GCVM_/MMVM_)", gfx);
+		return PT_E_USAGE;
+	}
+	log->gfx = gfx ? gfx : log->gfx_names == 9 ? 9 : 0;
+
+	for (size_t i = 0; i < p->nmmio; i++) {
+		const struct rec_mmio *m = &p->mmio[i];
+		struct regid id;
+		int byname = reg_by_name(m->name, &id);
+		char what[64];
+
+		if (byname == 0)
+			continue;
+		/* The address table is gfx9's: other generations put other registers there. */
+		if (byname < 0 && (log->gfx != 9 || !reg_by_addr(m->addr, &id)))
+			continue;
+		if (id.is_ctx) {
+			struct pt_umr_ctx *c = &all[id.hub][id.vmid];
+
+			snprintf(what, sizeof what, "%sVM_CONTEXT%u_%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "",
+				 id.vmid, creg_names[id.reg]);
+			rc = set_reg(p, &c->reg[id.reg], m, byname > 0, what);
+		} else {
+			snprintf(what, sizeof what, "%s%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "", hreg_names[id.reg]);
+			rc = set_reg(p, &log->hub[id.hub][id.reg], m, byname > 0, what);
+		}
+		if (rc)
+			return rc;
+	}
+	for (unsigned h = 0; h < PT_UMR_HUB__COUNT; h++)
+		for (unsigned v = 0; v <= PT_UMR_MAX_VMID; v++) {
+			struct pt_umr_ctx *c = &all[h][v];
+			bool any = false;
+
+			for (unsigned r = 0; r < PT_UMR_CREG__COUNT; r++)
+				any |= c->reg[r].has;
+			if (!any)
+				continue;
+			used[h][v] = true;
+			c->hub = h;
+			c->vmid = v;
+			c->base.has = c->reg[PT_UMR_BASE_LO].has && c->reg[PT_UMR_BASE_HI].has;
+			c->base.value = (uint64_t)c->reg[PT_UMR_BASE_HI].value << 32 | c->reg[PT_UMR_BASE_LO].value;
+			c->start.has = c->reg[PT_UMR_START_LO].has && c->reg[PT_UMR_START_HI].has;
+			c->start.value = (uint64_t)c->reg[PT_UMR_START_HI].value << 32 | c->reg[PT_UMR_START_LO].value;
+			c->end.has = c->reg[PT_UMR_END_LO].has && c->reg[PT_UMR_END_HI].has;
+			c->end.value = (uint64_t)c->reg[PT_UMR_END_HI].value << 32 | c->reg[PT_UMR_END_LO].value;
+			/* CNTL fields per reference/formats-next.md B.1 (gc_9_0_sh_mask.h) */
+			c->depth = (c->reg[PT_UMR_CNTL].value >> 1) & 3;
+			c->block_size = (c->reg[PT_UMR_CNTL].value >> 3) & 0xf;
+			log->nctx++;
+		}
+	if (log->nctx) {
+		size_t k = 0;
+
+		log->ctx = calloc(log->nctx, sizeof *log->ctx);
+		if (!log->ctx)
+			return PT_E_NOMEM;
+		for (unsigned h = 0; h < PT_UMR_HUB__COUNT; h++)
+			for (unsigned v = 0; v <= PT_UMR_MAX_VMID; v++)
+				if (used[h][v])
+					log->ctx[k++] = all[h][v];
+		log->nctx = k;
+	}
+	return PT_OK;
+}
+
+static void parser_free(struct parser *p)
+{
+	for (size_t i = 0; i < p->nmmio; i++)
+		free(p->mmio[i].val);
+	free(p->mmio);
+	free(p->mem);
+	free(p->pool);
+}
+
+pt_err pt_umr_parse(const char *text, size_t len, const char *name, unsigned gfx,
+		    struct pt_umr_log **out, char *err, size_t errlen)
+{
+	struct parser p = { .s = text, .len = len, .line = 1, .name = name ? name : "umr log",
+			    .err = err, .errlen = errlen };
+	struct pt_umr_log *log;
+	pt_err rc = PT_OK;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = 0;
+	if (gfx && (gfx < 9 || gfx > 12)) {
+		seterr(&p, 1, "gfx %u is not 9, 10, 11 or 12", gfx);
+		return PT_E_USAGE;
+	}
+	if (len > PT_UMR_MAX_SIZE) {
+		seterr(&p, 1, "larger than %u MiB", PT_UMR_MAX_SIZE >> 20);
+		return PT_E_VALUE;
+	}
+	if (memchr(text, 0, len)) {
+		const char *z = memchr(text, 0, len);
+		unsigned line = 1;
+
+		for (const char *c = text; c < z; c++)
+			line += *c == '\n';
+		seterr(&p, line, "NUL byte: not a umr log");
+		return PT_E_SYNTAX;
+	}
+	for (;;) {
+		enum kw kw;
+		uint64_t addr = 0;
+		bool has_addr;
+		unsigned line;
+
+		skip_blank(&p);
+		if (p.pos >= p.len)
+			break;
+		line = p.line;
+		rc = read_head(&p, &kw, &addr, &has_addr);
+		if (!rc)
+			rc = kw == KW_MMIO ? read_mmio(&p, addr, line)
+			   : kw == KW_OTHER ? skip_other(&p, line)
+			   : read_bytes(&p, kw, addr, line);
+		if (rc)
+			break;
+	}
+	log = rc ? NULL : calloc(1, sizeof *log);
+	if (!rc && !log)
+		rc = PT_E_NOMEM;
+	if (!rc) {
+		log->nmmio = p.nmmio;
+		rc = classify(&p, gfx, log);
+	}
+	if (!rc)
+		rc = merge_mem(&p, log);
+	parser_free(&p);
+	if (rc) {
+		if (rc == PT_E_NOMEM)
+			seterr(&p, p.line, "out of memory");
+		pt_umr_free(log);
+		return rc;
+	}
+	*out = log;
+	return PT_OK;
+}
+
+void pt_umr_free(struct pt_umr_log *log)
+{
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->nmem; i++)
+		free(log->mem[i].data);
+	free(log->mem);
+	free(log->ctx);
+	free(log);
+}
+
+const struct pt_umr_ctx *pt_umr_ctx_find(const struct pt_umr_log *log, unsigned hub, unsigned vmid)
+{
+	for (size_t i = 0; i < log->nctx; i++)
+		if (log->ctx[i].hub == hub && log->ctx[i].vmid == vmid)
+			return &log->ctx[i];
+	return NULL;
+}

@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tree.c — the names, listings, contents and links of the tree (pt_tree.h).
+ *
+ * Both front ends go through here, so the mount and `ptfs-tool export` show
+ * the same tree by construction.  Every node is re-resolved from its path
+ * on every call (pt_node_resolve(), pt_walk_va()); nothing is cached here:
+ * caching is a front end's business (fs/ keeps the renders of capture,
+ * info and maps for the life of the mount).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_tree.h"
+
+/* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
+ * does) instead of decoding every entry to count its subdirectories. */
+#define NLINK_SCAN_MAX 4096
+
+/* The first cookie of a child: 1 and 2 are the caller's "." and "..". */
+#define COOKIE_BASE 3
+
+struct pt_tree {
+	const struct pt_capture *cap;
+	bool all_entries;
+	size_t nctx;
+	/* (1 << va_bits) - 1 per context: va/ names above it do not exist */
+	uint64_t *va_last;
+};
+
+pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out)
+{
+	struct pt_tree *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return PT_E_NOMEM;
+	t->cap = cap;
+	t->all_entries = all_entries;
+	t->nctx = pt_capture_context_count(cap);
+	t->va_last = calloc(t->nctx ? t->nctx : 1, sizeof(*t->va_last));
+	if (!t->va_last) {
+		free(t);
+		return PT_E_NOMEM;
+	}
+	for (size_t i = 0; i < t->nctx; i++) {
+		unsigned bits = pt_capture_context(cap, i)->fmt->va_bits;
+
+		t->va_last[i] = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+	}
+	*out = t;
+	return PT_OK;
+}
+
+void pt_tree_free(struct pt_tree *tree)
+{
+	if (!tree)
+		return;
+	free(tree->va_last);
+	free(tree);
+}
+
+void pt_tree_root(struct pt_tnode *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = PT_TN_ROOT;
+}
+
+enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
+{
+	switch (node->type) {
+	case PT_TN_ROOT:
+	case PT_TN_CTXDIR:
+	case PT_TN_VADIR:
+	case PT_TN_WALKDIR:
+	case PT_TN_TABLEDIR:
+	case PT_TN_ENTRYDIR:
+		return PT_TK_DIR;
+	case PT_TN_VALINK:
+		return PT_TK_LINK;
+	default:
+		return PT_TK_FILE;
+	}
+}
+
+bool pt_tree_render_scans(const struct pt_tnode *node)
+{
+	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
+	       node->type == PT_TN_MAPS;
+}
+
+const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
+{
+	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->ctx >= tree->nctx)
+		return NULL;
+	return pt_capture_context(tree->cap, node->ctx);
+}
+
+/* A per-context node of type TYPE in context C. */
+static void ctx_node(const struct pt_tree *tree, unsigned c, enum pt_tnode_type type,
+		     struct pt_tnode *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = type;
+	out->ctx = c;
+	out->node.ctx = pt_capture_context(tree->cap, c);
+}
+
+/* ---- resolving ---------------------------------------------------------- */
+
+/* The level of the table a TABLEDIR shows, from its path alone. */
+static int table_level_of(const struct pt_tnode *n)
+{
+	const struct pt_level *levels = n->node.ctx->fmt->levels;
+
+	if (n->node.n == 0)
+		return 0;
+	return levels[n->node.s[n->node.n - 1].level].child[n->choice];
+}
+
+/* The table a TABLEDIR shows. */
+static pt_err get_table(const struct pt_tnode *n, struct pt_table *t)
+{
+	struct pt_loc loc;
+	pt_err err;
+
+	if (!n->node.ctx)
+		return PT_E_NOTFOUND;
+	if (n->node.n == 0) {
+		pt_table_root(n->node.ctx, t);
+		return PT_OK;
+	}
+	err = pt_node_resolve(&n->node, &loc);
+	if (err != PT_OK)
+		return err;
+	if (n->choice > 1 || !pt_entry_is_dir(&loc.entry) ||
+	    !pt_table_child(&loc.table, loc.index, &loc.entry, n->choice, t) ||
+	    t->cover == PT_COVER_NONE || t->level != table_level_of(n))
+		return PT_E_NOTFOUND;
+	return PT_OK;
+}
+
+/* The entry of an ENTRYDIR (which must be a pointer) or ENTRYFILE. */
+static pt_err get_entry(const struct pt_tnode *n, struct pt_loc *loc)
+{
+	pt_err err;
+
+	if (!n->node.ctx || n->node.n == 0)
+		return PT_E_NOTFOUND;
+	err = pt_node_resolve(&n->node, loc);
+	if (err == PT_OK && n->type == PT_TN_ENTRYDIR && !pt_entry_is_dir(&loc->entry))
+		return PT_E_NOTFOUND;
+	return err;
+}
+
+/* Target WHICH of pointer LOC as a listed table (cover not NONE). */
+static bool child_table(const struct pt_loc *loc, unsigned which, struct pt_table *t)
+{
+	return pt_table_child(&loc->table, loc->index, &loc->entry, which, t) &&
+	       t->cover != PT_COVER_NONE;
+}
+
+/* Entry INDEX (decoded as E) of table T below TABLEDIR DIR. */
+static void entry_node(const struct pt_tnode *dir, const struct pt_table *t, uint64_t index,
+		       const struct pt_entry *e, struct pt_tnode *out)
+{
+	*out = *dir;
+	out->choice = 0;
+	out->node.s[out->node.n].level = t->level;
+	out->node.s[out->node.n].index = index;
+	out->node.n++;
+	out->type = pt_entry_is_dir(e) ? PT_TN_ENTRYDIR : PT_TN_ENTRYFILE;
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+/* A decimal entry index as listed: digits only, no sign, no leading zero. */
+static bool parse_index(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct pt_tnode *child)
+{
+	const struct pt_context *ctx;
+
+	if (strcmp(name, "capture") == 0) {
+		memset(child, 0, sizeof(*child));
+		child->type = PT_TN_CAPTURE;
+		return PT_OK;
+	}
+	ctx = pt_capture_context_find(tree->cap, name);
+	for (size_t i = 0; ctx && i < tree->nctx; i++) {
+		if (pt_capture_context(tree->cap, i) == ctx) {
+			ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, child);
+			return PT_OK;
+		}
+	}
+	return PT_E_NOTFOUND;
+}
+
+static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *parent,
+			    const char *name, struct pt_tnode *child)
+{
+	static const struct {
+		const char *name;
+		enum pt_tnode_type type;
+	} fixed[] = {
+		{"info", PT_TN_INFO}, {"maps", PT_TN_MAPS}, {"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR},
+	};
+	const struct pt_context *ctx = pt_tree_context(tree, parent);
+
+	if (!ctx)
+		return PT_E_NOTFOUND;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (strcmp(name, fixed[i].name) == 0) {
+			ctx_node(tree, parent->ctx, fixed[i].type, child);
+			return PT_OK;
+		}
+	}
+	if (strcmp(name, ctx->fmt->levels[0].name) == 0) {
+		ctx_node(tree, parent->ctx, PT_TN_TABLEDIR, child);   /* the root table: empty path */
+		return PT_OK;
+	}
+	return PT_E_NOTFOUND;
+}
+
+static pt_err lookup_table(const struct pt_tnode *parent, const char *name, struct pt_tnode *child)
+{
+	struct pt_table t;
+	struct pt_entry e;
+	uint64_t index;
+	pt_err err;
+
+	if (!parse_index(name, &index) || parent->node.n >= PT_MAX_DEPTH)
+		return PT_E_NOTFOUND;
+	err = get_table(parent, &t);
+	if (err != PT_OK)
+		return err;
+	if (index >= t.entries || !pt_table_read(&t, index, &e))
+		return PT_E_NOTFOUND;   /* past the table, or not captured */
+	entry_node(parent, &t, index, &e, child);
+	return PT_OK;
+}
+
+static pt_err lookup_entrydir(const struct pt_tnode *parent, const char *name,
+			      struct pt_tnode *child)
+{
+	const struct pt_level *levels;
+	struct pt_loc loc;
+	struct pt_table t;
+	pt_err err = get_entry(parent, &loc);
+
+	if (err != PT_OK)
+		return err;
+	levels = parent->node.ctx->fmt->levels;
+	*child = *parent;
+	if (strcmp(name, "entry") == 0) {
+		child->type = PT_TN_ENTRYFILE;
+		return PT_OK;
+	}
+	for (unsigned which = 0; which < 2; which++) {
+		if (child_table(&loc, which, &t) && strcmp(levels[t.level].name, name) == 0) {
+			child->type = PT_TN_TABLEDIR;
+			child->choice = which;
+			/* a path names target WHICH as child level WHICH: a format must agree */
+			if (table_level_of(child) != t.level)
+				return PT_E_CAPTURE;
+			return PT_OK;
+		}
+	}
+	return PT_E_NOTFOUND;
+}
+
+static pt_err lookup_va(const struct pt_tree *tree, const struct pt_tnode *parent,
+			const char *name, struct pt_tnode *child)
+{
+	const struct pt_context *ctx = pt_tree_context(tree, parent);
+	struct pt_walk w;
+	uint64_t va;
+
+	if (!ctx || !pt_va_parse(name, &va) || va > tree->va_last[parent->ctx])
+		return PT_E_NOTFOUND;
+	pt_walk_va(ctx, va, &w);
+	if (w.fault != PT_FAULT_NONE)
+		return PT_E_NOTFOUND;   /* not mapped (the walk/ file says why) */
+	ctx_node(tree, parent->ctx, PT_TN_VALINK, child);
+	child->va = w.page_va;   /* any VA in the page names the page's link */
+	child->node = w.node;
+	return PT_OK;
+}
+
+pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
+		      const char *name, struct pt_tnode *child)
+{
+	uint64_t va;
+
+	switch (parent->type) {
+	case PT_TN_ROOT:
+		return lookup_root(tree, name, child);
+	case PT_TN_CTXDIR:
+		return lookup_ctxdir(tree, parent, name, child);
+	case PT_TN_TABLEDIR:
+		return lookup_table(parent, name, child);
+	case PT_TN_ENTRYDIR:
+		return lookup_entrydir(parent, name, child);
+	case PT_TN_VADIR:
+		return lookup_va(tree, parent, name, child);
+	case PT_TN_WALKDIR:
+		if (!pt_tree_context(tree, parent) || !pt_va_parse(name, &va))
+			return PT_E_NOTFOUND;
+		ctx_node(tree, parent->ctx, PT_TN_WALKFILE, child);
+		child->va = va;
+		return PT_OK;
+	default:
+		return PT_E_USAGE;
+	}
+}
+
+/* ---- listing ------------------------------------------------------------ */
+
+/* A fixed list in progress: child k has cookie k + COOKIE_BASE. */
+struct fixed_list {
+	pt_tree_list_fn fn;
+	void *ud;
+	uint64_t cookie;
+	uint64_t k;
+	bool stopped;
+};
+
+/* Offers one child of a fixed list; false once the callback stopped. */
+static bool fixed_add(struct fixed_list *l, const char *name, const struct pt_tnode *child)
+{
+	uint64_t next = l->k + COOKIE_BASE;
+
+	l->k++;
+	if (l->stopped || next <= l->cookie)
+		return !l->stopped;
+	if (!l->fn(l->ud, name, child, next))
+		l->stopped = true;
+	return !l->stopped;
+}
+
+static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
+{
+	struct pt_tnode n;
+
+	memset(&n, 0, sizeof(n));
+	n.type = PT_TN_CAPTURE;
+	if (!fixed_add(l, "capture", &n))
+		return PT_OK;
+	for (size_t i = 0; i < tree->nctx; i++) {
+		ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
+		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
+			break;
+	}
+	return PT_OK;
+}
+
+static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir,
+			  struct fixed_list *l)
+{
+	const struct pt_context *ctx = pt_tree_context(tree, dir);
+	struct pt_tnode n;
+
+	if (!ctx)
+		return PT_E_NOTFOUND;
+	ctx_node(tree, dir->ctx, PT_TN_INFO, &n);
+	if (!fixed_add(l, "info", &n))
+		return PT_OK;
+	n.type = PT_TN_MAPS;
+	if (!fixed_add(l, "maps", &n))
+		return PT_OK;
+	n.type = PT_TN_TABLEDIR;
+	if (!fixed_add(l, ctx->fmt->levels[0].name, &n))
+		return PT_OK;
+	n.type = PT_TN_VADIR;
+	if (!fixed_add(l, "va", &n))
+		return PT_OK;
+	n.type = PT_TN_WALKDIR;
+	fixed_add(l, "walk", &n);
+	return PT_OK;
+}
+
+static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
+{
+	struct pt_loc loc;
+	struct pt_table t;
+	struct pt_tnode n;
+	pt_err err = get_entry(dir, &loc);
+
+	if (err != PT_OK)
+		return err;
+	n = *dir;
+	n.type = PT_TN_ENTRYFILE;
+	if (!fixed_add(l, "entry", &n))
+		return PT_OK;
+	for (unsigned which = 0; which < 2; which++) {
+		if (!child_table(&loc, which, &t))
+			continue;
+		n = *dir;
+		n.type = PT_TN_TABLEDIR;
+		n.choice = which;
+		if (!fixed_add(l, dir->node.ctx->fmt->levels[t.level].name, &n))
+			break;
+	}
+	return PT_OK;
+}
+
+/* A table: entry I has cookie I + 3, so a resumed listing starts at COOKIE - 2. */
+static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+			 pt_tree_list_fn fn, void *ud)
+{
+	uint64_t i = cookie >= COOKIE_BASE ? cookie - (COOKIE_BASE - 1) : 0;
+	struct pt_table t;
+	struct pt_entry e;
+	struct pt_tnode n;
+	char name[24];
+	pt_err err;
+
+	if (dir->node.n >= PT_MAX_DEPTH)
+		return PT_OK;   /* no entry could be named below it */
+	err = get_table(dir, &t);
+	if (err != PT_OK)
+		return err;
+	while (i < t.entries && pt_table_next(&t, &i, tree->all_entries, &e)) {
+		entry_node(dir, &t, i, &e, &n);
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)i);
+		if (!fn(ud, name, &n, i + COOKIE_BASE))
+			break;
+		i++;
+	}
+	return PT_OK;
+}
+
+/*
+ * va/: streamed from the page iterator; the cookie of a page is the VA just
+ * past it (+ 2, to stay clear of the cookies of "." and ".."), so a huge va/
+ * never holds a list of names and a resumed listing starts where it stopped.
+ * The iterator knows each leaf, so the links need no walk for their targets.
+ */
+static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+		      pt_tree_list_fn fn, void *ud)
+{
+	const struct pt_context *ctx = pt_tree_context(tree, dir);
+	struct pt_page_iter it;
+	struct pt_page page;
+	struct pt_tnode n;
+	char name[32];
+
+	if (!ctx)
+		return PT_E_NOTFOUND;
+	pt_pages_init(&it, ctx, cookie > 2 ? cookie - 2 : 0);
+	while (pt_pages_next(&it, &page)) {
+		if (page.va > tree->va_last[dir->ctx])
+			break;
+		ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);
+		n.va = page.va;
+		n.node = page.node;
+		pt_va_name(ctx->fmt, page.va, name, sizeof(name));
+		if (!fn(ud, name, &n, page.va + page.size + 2))
+			break;
+	}
+	return PT_OK;
+}
+
+pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+		    pt_tree_list_fn fn, void *ud)
+{
+	struct fixed_list l = {fn, ud, cookie, 0, false};
+
+	switch (dir->type) {
+	case PT_TN_ROOT:
+		return list_root(tree, &l);
+	case PT_TN_CTXDIR:
+		return list_ctxdir(tree, dir, &l);
+	case PT_TN_ENTRYDIR:
+		return list_entrydir(dir, &l);
+	case PT_TN_TABLEDIR:
+		return list_table(tree, dir, cookie, fn, ud);
+	case PT_TN_VADIR:
+		return list_va(tree, dir, cookie, fn, ud);
+	case PT_TN_WALKDIR:
+		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
+	default:
+		return PT_E_USAGE;
+	}
+}
+
+/* ---- parents, links, sizes, contents ------------------------------------ */
+
+pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
+		      struct pt_tnode *parent)
+{
+	const struct pt_level *levels;
+	struct pt_loc loc;
+	unsigned n;
+	pt_err err;
+
+	switch (node->type) {
+	case PT_TN_ROOT:
+	case PT_TN_CAPTURE:
+	case PT_TN_CTXDIR:
+		pt_tree_root(parent);
+		return PT_OK;
+	case PT_TN_INFO:
+	case PT_TN_MAPS:
+	case PT_TN_VADIR:
+	case PT_TN_WALKDIR:
+	case PT_TN_VALINK:
+	case PT_TN_WALKFILE:
+		if (!pt_tree_context(tree, node))
+			return PT_E_NOTFOUND;
+		ctx_node(tree, node->ctx,
+			 node->type == PT_TN_VALINK ? PT_TN_VADIR :
+			 node->type == PT_TN_WALKFILE ? PT_TN_WALKDIR : PT_TN_CTXDIR, parent);
+		return PT_OK;
+	case PT_TN_TABLEDIR:
+		if (node->node.n == 0) {
+			if (!pt_tree_context(tree, node))
+				return PT_E_NOTFOUND;
+			ctx_node(tree, node->ctx, PT_TN_CTXDIR, parent);
+			return PT_OK;
+		}
+		*parent = *node;
+		parent->type = PT_TN_ENTRYDIR;
+		parent->choice = 0;
+		return PT_OK;
+	case PT_TN_ENTRYFILE:
+		/* a pointer's `entry` sits in its directory, a leaf in its table */
+		err = get_entry(node, &loc);
+		if (err != PT_OK)
+			return err;
+		if (pt_entry_is_dir(&loc.entry)) {
+			*parent = *node;
+			parent->type = PT_TN_ENTRYDIR;
+			return PT_OK;
+		}
+		/* fall through */
+	case PT_TN_ENTRYDIR:
+		if (!node->node.ctx || node->node.n == 0)
+			return PT_E_NOTFOUND;
+		levels = node->node.ctx->fmt->levels;
+		n = node->node.n;
+		*parent = *node;
+		parent->type = PT_TN_TABLEDIR;
+		parent->node.n = n - 1;
+		parent->choice = 0;
+		if (n >= 2 && levels[node->node.s[n - 2].level].child[1] == node->node.s[n - 1].level)
+			parent->choice = 1;
+		return PT_OK;
+	default:
+		return PT_E_NOTFOUND;
+	}
+}
+
+/* st_nlink of a table directory: 2 + its pointer entries (or 1 when too big to count). */
+static uint64_t table_nlink(const struct pt_table *t)
+{
+	const struct pt_level *l = &t->ctx->fmt->levels[t->level];
+	struct pt_entry e;
+	uint64_t i = 0, n = 2;
+
+	if (l->role == PT_ROLE_PTE)
+		return 2;   /* leaves only: no subdirectories */
+	if (t->entries > NLINK_SCAN_MAX)
+		return 1;
+	while (i < t->entries && pt_table_next(t, &i, false, &e)) {
+		if (pt_entry_is_dir(&e))
+			n++;
+		i++;
+	}
+	return n;
+}
+
+pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink)
+{
+	struct pt_table t;
+	struct pt_loc loc;
+	pt_err err;
+
+	*nlink = 1;
+	switch (node->type) {
+	case PT_TN_ROOT:
+		*nlink = 2 + tree->nctx;
+		return PT_OK;
+	case PT_TN_CTXDIR:
+		*nlink = 2 + 3;   /* root table, va/, walk/ */
+		return PT_OK;
+	case PT_TN_VADIR:
+	case PT_TN_WALKDIR:
+		*nlink = 2;
+		return PT_OK;
+	case PT_TN_TABLEDIR:
+		err = get_table(node, &t);
+		if (err == PT_OK)
+			*nlink = table_nlink(&t);
+		return err;
+	case PT_TN_ENTRYDIR:
+		err = get_entry(node, &loc);
+		if (err != PT_OK)
+			return err;
+		*nlink = 2;
+		for (unsigned which = 0; which < 2; which++)
+			if (child_table(&loc, which, &t))
+				(*nlink)++;
+		return PT_OK;
+	default:
+		return PT_OK;
+	}
+}
+
+pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b)
+{
+	const struct pt_context *ctx = pt_tree_context(tree, node);
+	struct pt_loc loc;
+	struct pt_walk w;
+	pt_err err;
+
+	switch (node->type) {
+	case PT_TN_CAPTURE:
+		err = pt_render_capture(b, tree->cap, PT_OUT_TEXT);
+		break;
+	case PT_TN_INFO:
+	case PT_TN_MAPS:
+		if (!ctx)
+			return PT_E_NOTFOUND;
+		err = node->type == PT_TN_INFO ? pt_render_info(b, ctx, PT_OUT_TEXT)
+					       : pt_render_maps(b, ctx, PT_OUT_TEXT);
+		break;
+	case PT_TN_ENTRYFILE:
+		err = get_entry(node, &loc);
+		if (err == PT_OK)
+			err = pt_render_entry(b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+		break;
+	case PT_TN_WALKFILE:
+		if (!ctx)
+			return PT_E_NOTFOUND;
+		pt_walk_va(ctx, node->va, &w);
+		err = pt_render_walk(b, ctx, &w, PT_OUT_TEXT);
+		break;
+	default:
+		return PT_E_USAGE;
+	}
+	if (err != PT_OK)
+		return err;
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+pt_err pt_tree_readlink(const struct pt_tree *tree, const struct pt_tnode *node,
+			char *buf, size_t len)
+{
+	const struct pt_context *ctx = pt_tree_context(tree, node);
+	const struct pt_node *leaf = &node->node;
+	struct pt_walk w;
+	int n;
+
+	if (node->type != PT_TN_VALINK)
+		return PT_E_USAGE;
+	if (!ctx)
+		return PT_E_NOTFOUND;
+	if (leaf->n == 0) {
+		pt_walk_va(ctx, node->va, &w);
+		if (w.fault != PT_FAULT_NONE || w.page_va != node->va)
+			return PT_E_NOTFOUND;
+		leaf = &w.node;
+	}
+	if (len < 4)
+		return PT_E_TRUNCATED;
+	memcpy(buf, "../", 3);
+	n = pt_node_path(leaf, buf + 3, len - 3);
+	if (n < 0 || (size_t)n >= len - 3)
+		return PT_E_TRUNCATED;
+	return PT_OK;
+}
