@@ -732,4 +732,45 @@ decoded "ver3 PD0 leaf N-Q08" 'j["level"]=="pde0" and j["state"]=="mapped" and h
 err "ver3 depth 6 is outside" E_UNSUPPORTED "$TOOL" decode --value 1 --format nv-gmmu-ver3 --level 6
 if grep -q 'depth 0-5' "$TMP/err"; then ok; else bad "ver3: depth range in the error: $ERR"; fi
 
+
+# ---- hopper-mixed (nv-gmmu-ver3): walk, decode, audit, check, export -------------
+# (every VA of hopper-mixed.expect is walked above; these are the VER3 specifics)
+HM=$FIX/hopper-mixed.tar.gz
+rc "walk hopper-mixed 57-bit VA" 0 "$TOOL" walk "$HM" hopper0 0x100000000005123
+has "ver3 walk: 15-digit VA" '^va: 0x100000000005123$'
+has "ver3 walk: 6 tables through a sysmem PD3..PT" '^result: mapped pa=vidmem:0x10300123 page=4K flags=- kind=GENERIC_MEMORY leaf=pde4/1/pde3/0/pde2/0/pde1/0/pde0/0/pte_small/5$'
+rc "walk: all five PCF words fit the FLAGS column" 0 "$TOOL" walk "$HM" hopper0 0x5ff000
+has "ver3 walk: every flag word" 'flags=read_only,no_atomic,privileged,uncached,access_counting_disabled '
+rc "walk hopper0 256G" 0 "$TOOL" walk --json "$HM" hopper0 0x4000000000
+js "gh100: a 256 GiB PTE at PD2 is unsupported" 'j["result"]["fault"]=="unsupported" and j["result"]["level"]=="pde2"'
+rc "walk blackwell0 256G" 0 "$TOOL" walk --json "$HM" blackwell0 0x4123456789
+js "gb100: the same raw entry maps 256 GiB" 'j["result"]["status"]=="mapped" and h(j["result"]["page_size"])==1<<38 and h(j["result"]["pa"])==0x4123456789'
+rc "walk hopper0 past 57 bits" 0 "$TOOL" walk "$HM" hopper0 0x200000000000000
+has "ver3: 2^57 is out of range" '^result: fault=out_of_range'
+decoded "ver3 256G leaf without a context: the superset maps it" 'j["state"]=="mapped" and h(j["page_size"])==1<<38' \
+	--format nv-gmmu-ver3 --value 0x4000000601 --level pde2
+printf '0x44a000 4K atomic\n0x44a000 4K w\n0x444000 4K w\n0x442000 4K r\n0x448000 4K atomic\n0x40200000 4K rw 0x40600000\n0x4000000000 4K r\n' >"$TMP/hm.legs"
+run "$TOOL" audit "$HM" hopper0 "$TMP/hm.legs"
+if [ "$RC" = 1 ]; then ok; else bad "audit hopper-mixed: exit $RC, want 1 ($ERR)"; fi
+has "ver3 audit: atomic on a no_atomic privileged page" ':1 0x00000000044a000 4K atomic access_denied vidmem 0x1000a000 no_atomic,privileged$'
+has "ver3 audit: write to a privileged page" ':2 0x00000000044a000 4K w access_denied vidmem 0x1000a000 privileged$'
+has "ver3 audit: read_only" ':3 0x000000000444000 4K w access_denied vidmem 0x10004000 read_only$'
+has "ver3 audit: atomic on no_atomic" ':5 0x000000000448000 4K atomic access_denied vidmem 0x10008000 no_atomic$'
+has "ver3 audit: 2M page, expected PA" ':6 0x000000040200000 2M rw ok vidmem 0x40600000$'
+has "ver3 audit: Hopper 256G" ':7 0x000004000000000 256G r unmapped - - unsupported '
+hasnt "ver3 audit: no VER2 reason names" 'atomic_disable|privilege$|privilege,'
+rc "ver3 audit --privileged" 1 "$TOOL" audit --privileged "$HM" hopper0 "$TMP/hm.legs"
+has "ver3 audit --privileged: write ok" ':2 0x00000000044a000 4K w ok '
+run "$TOOL" check "$HM"
+if [ "$RC" = 1 ]; then ok; else bad "check hopper-mixed: exit $RC, want 1 ($ERR)"; fi
+has "ver3 check: Hopper's 256G leaf" '^hopper0 pde4/0/pde3/0/pde2/1 unsupported '
+hasnt "ver3 check: Blackwell's is none" '^blackwell0 .*pde2/1 '
+has "ver3 check: MAPPING_NOWHERE" '^hopper0 pde4/0/pde3/0/pde2/0/pde1/0/pde0/2/pte_small/98 unsupported '
+has "ver3 check: reserved bit of a PTE" '^hopper0 [^ ]+/pte_small/101 reserved_bits '
+has "ver3 check: summary" "^$HM: 2 contexts, 6 anomalies, 0 warnings$"
+rc "export hopper-mixed" 0 "$TOOL" export "$HM" "$TMP/hm.x"
+if [ -L "$TMP/hm.x/hopper0/va/0x100000000005000" ] && [ -L "$TMP/hm.x/blackwell0/va/0x000004000000000" ]; then ok; else bad "ver3 export: va/ links of 15 digits: $(ls "$TMP/hm.x/hopper0/va" | tail -3)"; fi
+if ls "$TMP/hm.x/hopper0/va" | grep -qvE '^0x[0-9a-f]{15}$'; then bad "ver3 export: a va/ name not 15 hex digits"; else ok; fi
+if grep -qx 'family: hopper' "$TMP/hm.x/hopper0/info" && grep -qx 'chip: gb100' "$TMP/hm.x/blackwell0/info"; then ok; else bad "ver3 export: info chip/family: $(cat "$TMP/hm.x/hopper0/info")"; fi
+
 report

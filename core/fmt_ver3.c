@@ -411,7 +411,12 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3
 	pt_entry_add_str(e, "aperture_name", pde_aperture_names[ap]);
 	add_pde_pcf(e, ap, pcf, "pcf", "pcf_name", "uncached", "no_ats");
 	pt_entry_add(e, "address", PT_FK_HEX, addr);
-	add_reserved(e, r & PDE_RESERVED, 0, false);
+	/*
+	 * A PTE where the level (or the family) allows none is unsupported as a
+	 * whole: its bits are no PDE's, so they are not reserved bits of one
+	 * (the walk and check then say unsupported, not reserved_bits).
+	 */
+	add_reserved(e, PDE_IS_PTE(r) ? 0 : r & PDE_RESERVED, 0, false);
 }
 
 /* PD0: 16-byte dual PDE, or a 2 MiB PTE in the low half. */
@@ -710,6 +715,14 @@ static void ver3_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_hex(o, "big_page_size", c->big_page_size);
 }
 
+/* Audit reasons: the PTE field names (decode_pte()) of the PCF meanings. */
+static const struct pt_perm_name ver3_perm_names[] = {
+	{PT_PERM_READ_ONLY, "read_only"},
+	{PT_PERM_ATOMIC_DISABLE, "no_atomic"},
+	{PT_PERM_PRIVILEGE, "privileged"},
+	{0, NULL},
+};
+
 const struct pt_format pt_format_ver3 = {
 	.name = "nv-gmmu-ver3",
 	.levels = ver3_levels,
@@ -727,4 +740,5 @@ const struct pt_format pt_format_ver3 = {
 	.ctx_setup = ver3_ctx_setup,
 	.info_text = ver3_info_text,
 	.info_json = ver3_info_json,
+	.perm_names = ver3_perm_names,
 };
