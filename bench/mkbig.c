@@ -146,8 +146,23 @@ enum { PTE_AP_VID = 0, PTE_AP_SYS_COH = 2 };
 #define PTE_VALID (1ull << 0)
 #define PTE_RO    (1ull << 6)
 
+/*
+ * --format ver3: NVIDIA GMMU VER3 (Hopper) instead, from the NV_MMU_VER3_*
+ * field positions of gh100 dev_mmu.h: PTE VALID 0, APERTURE 2:1, PCF 7:3
+ * (bit 2 of PCF = read-only), KIND 11:8, ADDRESS 51:12; PDE APERTURE 2:1,
+ * ADDRESS 51:12; dual PDE ADDRESS_BIG 51:8 = address >> 8.  One more level
+ * (PD4, 2 entries) above the same PD3..PT shape.
+ */
+static bool v3;
+#define V3_PCF_RO (4ull << 3)
+
 static uint64_t addr_field(unsigned sp, uint64_t pa)
 {
+	if (v3) {
+		if (pa & 0xfff || pa >> 52)
+			die("address 0x%" PRIx64 " does not fit the VER3 address field", pa);
+		return pa;
+	}
 	uint64_t pfn = pa >> 12;
 
 	if (pa & 0xfff || pfn >> (sp == SP_SYS ? 28 : 25))
@@ -157,6 +172,9 @@ static uint64_t addr_field(unsigned sp, uint64_t pa)
 
 static uint64_t pte(unsigned sp, uint64_t pa, unsigned kind, bool ro)
 {
+	if (v3)
+		return PTE_VALID | (uint64_t)(sp == SP_SYS ? PTE_AP_SYS_COH : PTE_AP_VID) << 1 |
+		       (ro ? V3_PCF_RO : 0) | (uint64_t)(kind & 0xf) << 8 | addr_field(sp, pa);
 	return PTE_VALID | (uint64_t)(sp == SP_SYS ? PTE_AP_SYS_COH : PTE_AP_VID) << 1 |
 	       (ro ? PTE_RO : 0) | addr_field(sp, pa) | (uint64_t)kind << 56;
 }
@@ -176,6 +194,8 @@ static uint64_t dual_big(unsigned sp, uint64_t addr)
 {
 	if (addr & 0x2ff)
 		die("big table 0x%" PRIx64 " misaligned", addr);
+	if (v3)
+		return (uint64_t)pde_ap(sp) << 1 | (addr >> 8) << 8;
 	return (uint64_t)pde_ap(sp) << 1 | (addr >> 8) << 4;
 }
 
@@ -204,6 +224,7 @@ struct opts {
 	const char *vas_file;
 	unsigned nvas;
 	bool blob;
+	bool ver3;           /* --format ver3 */
 	const char *out;
 };
 
@@ -288,6 +309,7 @@ static void usage(FILE *f)
 	      "  --zero-pad SIZE    append SIZE zero bytes to every memory member\n"
 	      "  --vas FILE         write mapped sample pages as 'CONTEXT VA PATH' lines ...\n"
 	      "  --nvas N           ... this many, in random order, default 1000\n"
+	      "  --format F         ver2 (default) or ver3 (nv-gmmu-ver3, chip gh100)\n"
 	      "  --blob             write OUT as a raw blob of --entries valid 4 KiB PTEs\n"
 	      "                     (for ptfs-tool decode --blob) instead of a capture\n", f);
 }
@@ -307,6 +329,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "vas", required_argument, NULL, 'v' },
 		{ "nvas", required_argument, NULL, 'V' },
 		{ "blob", no_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -352,6 +375,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'v': o->vas_file = optarg; break;
 		case 'V': o->nvas = (unsigned)parse_size(optarg, "--nvas"); break;
 		case 'b': o->blob = true; break;
+		case 'F':
+			if (strcmp(optarg, "ver2") && strcmp(optarg, "ver3"))
+				die("--format: ver2 or ver3, not '%s'", optarg);
+			o->ver3 = !strcmp(optarg, "ver3");
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -385,8 +413,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 struct ctx {
 	char name[16];
-	unsigned root_sp, pd2_sp;
-	uint64_t pd3, pd2;
+	unsigned root_sp, pd3_sp, pd2_sp;
+	uint64_t root, pd3, pd2;   /* root: PD3, or with --format ver3 the PD4 above it */
 	uint64_t pd1[512];     /* by PDE2 index; 0 = none yet */
 	unsigned pd1_sp[512];
 	uint64_t pd0;          /* current PDE0 table */
@@ -476,7 +504,8 @@ static void vas_note(struct gen *g, const struct ctx *c, uint64_t va, const char
 	while (g->vas_next < g->nvas && g->vas_want[g->vas_next] == g->leaf_no) {
 		char line[256];
 
-		snprintf(line, sizeof(line), "%s 0x%013" PRIx64 " %s\n", c->name, va, path);
+		snprintf(line, sizeof(line), "%s 0x%0*" PRIx64 " %s\n", c->name, v3 ? 15 : 13, va,
+			 path);
 		g->vas_line[g->vas_pos[g->vas_next]] = strdup(line);
 		if (!g->vas_line[g->vas_pos[g->vas_next]])
 			die("out of memory");
@@ -521,8 +550,8 @@ static void fill_slot(struct gen *g, struct ctx *c, uint64_t slot, unsigned ps, 
 	int plen;
 	bool unmapped;
 
-	plen = snprintf(path, sizeof(path), "pde3/0/pde2/%" PRIu64 "/pde1/%" PRIu64 "/pde0/%" PRIu64,
-			slot / (256 * 512), (slot / 256) % 512, slot_idx);
+	plen = snprintf(path, sizeof(path), "%spde3/0/pde2/%" PRIu64 "/pde1/%" PRIu64 "/pde0/%" PRIu64,
+			v3 ? "pde4/0/" : "", slot / (256 * 512), (slot / 256) % 512, slot_idx);
 	if (ps == PS_2M) {
 		uint64_t pa = leaf_pa(page_sp, ps, t, 0);
 		uint64_t v = leaf_value(g, page_sp, pa, kind, t % 61 == 7, &unmapped);
@@ -579,10 +608,20 @@ static void build_context(struct gen *g, struct ctx *c, uint64_t entries)
 		nslots += slots[i];
 	}
 
-	c->pd3 = new_table(g, &c->root_sp, 4096, 4096, false);
+	if (v3) {
+		c->root = new_table(g, &c->root_sp, 4096, 4096, false);
+		g->tables_of[PS__N]++;
+	}
+	c->pd3 = new_table(g, &c->pd3_sp, 4096, 4096, false);
 	c->pd2 = new_table(g, &c->pd2_sp, 4096, 4096, false);
 	g->tables_of[PS__N] += 2;
-	put64(c->root_sp, c->pd3, pde(c->pd2_sp, c->pd2));
+	if (v3)
+		put64(c->root_sp, c->root, pde(c->pd3_sp, c->pd3));
+	else {
+		c->root = c->pd3;
+		c->root_sp = c->pd3_sp;
+	}
+	put64(c->pd3_sp, c->pd3, pde(c->pd2_sp, c->pd2));
 	c->pd0_g = 0;
 
 	for (uint64_t j = 0; j < nslots; j++) {
@@ -770,6 +809,7 @@ int main(int argc, char **argv)
 	uint64_t nonzero = 0, mem_bytes = 0;
 
 	parse_opts(argc, argv, &o);
+	v3 = o.ver3;
 	memset(&g, 0, sizeof(g));
 	g.o = &o;
 	if (o.blob)
@@ -813,15 +853,16 @@ int main(int argc, char **argv)
 	if (!fi)
 		die("open_memstream: %s", strerror(errno));
 	fprintf(fi, "# generated by bench/mkbig; do not edit\n"
-		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\ngpu = TU104\n"
+		"[capture]\nversion = 1\nformat = %s\ngpu = %s\n"
 		"description = mkbig: %" PRIu64 " leaf entries (4K %" PRIu64 ", 64K %" PRIu64
 		", 2M %" PRIu64 "), %u contexts%s\n"
 		"x-mkbig = --entries %" PRIu64 " --contexts %u --mix 4k:%u,64k:%u,2m:%u"
-		" --tables %s --pages %s --change %u --seed %" PRIu64 " --zero-pad %" PRIu64 "\n",
+		" --tables %s --pages %s --change %u --seed %" PRIu64 " --zero-pad %" PRIu64 "%s\n",
+		v3 ? "nv-gmmu-ver3" : "nv-gmmu-ver2", v3 ? "GH100" : "TU104",
 		o.entries, g.count[PS_4K], g.count[PS_64K], g.count[PS_2M], o.contexts,
 		o.change ? ", changed" : "", o.entries, o.contexts, o.mix[PS_4K], o.mix[PS_64K],
 		o.mix[PS_2M], spaces_name[o.tables], spaces_name[o.pages], o.change, o.seed,
-		o.zero_pad);
+		o.zero_pad, v3 ? " --format ver3" : "");
 	for (unsigned sp = 0; sp < SP__N; sp++) {
 		if (!spaces[sp].used)
 			continue;
@@ -834,8 +875,9 @@ int main(int argc, char **argv)
 			space_name[sp], table_base[sp], space_name[sp], table_base[sp]);
 	}
 	for (unsigned i = 0; i < o.contexts; i++)
-		fprintf(fi, "\n[pdb %s]\nspace = %s\naddress = 0x%" PRIx64 "\nbig_page_size = 64K\n",
-			ctxs[i].name, space_name[ctxs[i].root_sp], ctxs[i].pd3);
+		fprintf(fi, "\n[pdb %s]\nspace = %s\naddress = 0x%" PRIx64 "\nbig_page_size = 64K\n%s",
+			ctxs[i].name, space_name[ctxs[i].root_sp], ctxs[i].root,
+			v3 ? "chip = gh100\n" : "");
 	if (fclose(fi) != 0)
 		die("capture.ini: %s", strerror(errno));
 

@@ -105,9 +105,11 @@ for c in decode walk audit check export; do
 done
 # decode --help lists every format, level and --kind from the format table.
 "$TOOL" decode --help >"$TMP/decode-help" 2>&1
-for w in 'nv-gmmu-ver2, amd-gart or amd-gpuvm' '\[--kind ver2\|ver2_dual\|gart\|gpuvm\]' \
+for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3 or amd-gpuvm' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\]' \
 	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
-	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)'; do
+	'nv-gmmu-ver3: depths 0-5, levels pde4 pde3 pde2 pde1 pde0 pte_big pte_small' \
+	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)' \
+	'ver3_dual \(nv-gmmu-ver3, 16-byte entries\)'; do
 	if grep -Eq -- "$w" "$TMP/decode-help"; then ok "decode --help: $w"; else bad "decode --help: $w"; fi
 done
 err "no command" E_USAGE "$TOOL"
@@ -233,7 +235,7 @@ err "malformed level" E_VALUE "$TOOL" decode --value 1 --level x1
 err "pde at depth 4" E_UNSUPPORTED "$TOOL" decode --value 1 --role pde --level 4
 err "pte at depth 1" E_UNSUPPORTED "$TOOL" decode --value 1 --role pte --level 1
 err "GART has no pde" E_UNSUPPORTED "$TOOL" decode --format amd-gart --value 1 --role pde
-err "unknown format" E_UNSUPPORTED "$TOOL" decode --format nv-gmmu-ver3 --value 1
+err "unknown format" E_UNSUPPORTED "$TOOL" decode --format nv-gmmu-ver9 --value 1
 err "bad role" E_USAGE "$TOOL" decode --value 1 --role leaf
 err "no value" E_USAGE "$TOOL" decode
 err "value and blob" E_USAGE "$TOOL" decode --value 1 --blob /dev/null --base-pa 0
@@ -297,7 +299,7 @@ err "entry size 12" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-p
 err "entry size junk" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size eight
 err "kind vs entry size" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --entry-size 16
 err "kind vs format" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver2 --format amd-gart
-err "unknown kind" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver3
+err "unknown kind" E_UNSUPPORTED "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --kind ver9
 err "bad level list" E_VALUE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --levels 1,,2
 err "8-byte entries at pde0" E_USAGE "$TOOL" decode --blob "$TMP/ver2.bin" --base-pa 0 --entry-size 8 --levels 3
 
@@ -516,7 +518,7 @@ mkdir -p "$TMP/badcap/mem"
 printf '[capture]\nversion = 1\nformat = nv-gmmu-ver2\nbogus = 1\n' >"$TMP/badcap/capture.ini"
 err "check: unknown key" 'E_[A-Z]+' "$TOOL" check "$TMP/badcap"
 if grep -q 'capture.ini:4' "$TMP/err"; then ok; else bad "check names capture.ini:LINE: $ERR"; fi
-printf '[capture]\nversion = 1\nformat = nv-gmmu-ver3\n' >"$TMP/badcap/capture.ini"
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver9\n' >"$TMP/badcap/capture.ini"
 err "check: unsupported format" E_UNSUPPORTED "$TOOL" check "$TMP/badcap"
 printf 'not an archive' >"$TMP/junk.tar.gz"
 err "check: not an archive" 'E_[A-Z]+' "$TOOL" check "$TMP/junk.tar.gz"
@@ -859,5 +861,86 @@ if [ "$RC" = 0 ]; then ok; else bad "gpuvm audit: rc $RC $OUT $ERR"; fi
 run "$TOOL" export "$FIX/amd-gfx12-vm.tar.gz" "$TMP/g12"
 if [ "$RC" = 0 ] && grep -q '^mtype: 3$' "$TMP/g12/gfx.1/pdb2/0/pdb1/0/pdb0/0/ptb/0" &&
 	[ -L "$TMP/g12/gfx.1/va/0x000000410000" ]; then ok; else bad "gpuvm export gfx12: rc $RC $ERR"; fi
+
+# ---- decode --value: nv-gmmu-ver3 (formats-next.md §V.A) ----------------------------
+
+# N-P06: valid, sys_coherent, PCF 0x11, kind 6, address 0x9999999999000 (composed from its fields).
+V=$(printf '0x%016x' $(( 0x9999999999000 | (6 << 8) | (0x11 << 3) | (2 << 1) | 1 )))
+[ "$V" = 0x000999999999968d ] && ok || bad "ver3: N-P06 composes to $V"
+decoded "ver3 PTE N-P06" 'j["format"]=="nv-gmmu-ver3" and j["level"]=="pte_small" and j["state"]=="mapped" and j["aperture_name"]=="sys_coherent" and h(j["pcf"])==0x11 and j["pcf_name"]=="REGULAR_RW_ATOMIC_UNCACHED_ACD" and j["uncached"]==1 and j["access_counting_disabled"]==1 and j["read_only"]==0 and j["no_atomic"]==0 and j["privileged"]==0 and j["kind_name"]=="GENERIC_MEMORY" and h(j["address"])==0x9999999999000 and h(j["page_size"])==0x1000' \
+	--value "$V" --format nv-gmmu-ver3 --level pte_small
+# N-P14 (UVM poison): all five PCF meanings; text rendering.
+run "$TOOL" decode --value 0x0000002BAD0006F9 --format nv-gmmu-ver3 --level pte_small
+has "ver3 text pcf_name" '^pcf_name: PRIVILEGE_RO_NO_ATOMIC_UNCACHED_ACD$'
+has "ver3 text privileged" '^privileged: 1$'
+has "ver3 text address" '^address: 0x2bad000000$'
+# N-P03 in a 64K table: no_valid_4k; N-P04: MAPPING_NOWHERE is unsupported.
+decoded "ver3 big PTE N-P03" 'j["state"]=="no_valid_4k" and j["pcf_name"]=="NO_VALID_4KB_PAGE" and h(j["page_size"])==0x10000' \
+	--value 0x18 --format nv-gmmu-ver3 --level pte_big
+decoded "ver3 PTE N-P04" 'j["state"]=="unsupported" and j["pcf_name"]=="MAPPING_NOWHERE"' \
+	--value 0x10 --format nv-gmmu-ver3 --level pte_small
+# N-P12: peer 1.
+decoded "ver3 PTE N-P12 peer" 'j["aperture_name"]=="peer" and j["peer_id"]==1 and h(j["address"])==0xbbbbbbb000 and j["read_only"]==1' \
+	--value 0x200000BBBBBBB663 --format nv-gmmu-ver3 --role pte --level pte_small
+# N-D11 at pde1: a 512 MiB leaf; at pde3: unsupported.
+decoded "ver3 PD1 leaf N-D11" 'j["level"]=="pde1" and j["is_pte"]==1 and j["state"]=="mapped" and h(j["page_size"])==0x20000000 and h(j["address"])==0x20000000' \
+	--value 0x20000601 --format nv-gmmu-ver3 --level pde1
+decoded "ver3 PD3 IS_PTE N-D11" 'j["level"]=="pde3" and j["state"]=="unsupported"' \
+	--value 0x20000601 --format nv-gmmu-ver3 --level pde3
+# N-D02 at pde2: sparse PDE; N-D07 with --role pde at depth 1 (pde3): a video pointer.
+decoded "ver3 PDE N-D02 sparse" 'j["state"]=="sparse" and j["pcf_name"]=="SPARSE_ATS_ALLOWED"' \
+	--value 0x8 --format nv-gmmu-ver3 --role pde --level pde2
+decoded "ver3 PDE N-D07 pointer" 'j["level"]=="pde3" and j["state"]=="pointer" and j["aperture_name"]=="video" and j["pcf_name"]=="VALID_CACHED_ATS_NOT_ALLOWED" and j["no_ats"]==1 and h(j["address"])==0x7ff000' \
+	--value 0x00000000007FF012 --format nv-gmmu-ver3 --role pde --level 1
+# N-Q03 as a dual PDE: both halves.
+decoded "ver3 dual N-Q03" 'j["level"]=="pde0" and j["state"]=="pointer" and j["aperture_big_name"]=="sys_coherent" and h(j["address_big"])==0x9999999999900 and j["aperture_small_name"]=="video" and h(j["address_small"])==0xbbbbbbb000 and j["pcf_small_name"]=="VALID_UNCACHED_ATS_ALLOWED"' \
+	--value 0x000000BBBBBBB00A000999999999990C --format nv-gmmu-ver3 --role dual
+# N-Q08: the 2 MiB PTE of a PD0 slot.
+decoded "ver3 PD0 leaf N-Q08" 'j["level"]=="pde0" and j["state"]=="mapped" and h(j["page_size"])==0x200000 and h(j["address"])==0x400200000' \
+	--value 0x0000000400200601 --format nv-gmmu-ver3 --level pde0
+# Levels by depth: 0-5; 6 is outside.
+err "ver3 depth 6 is outside" E_UNSUPPORTED "$TOOL" decode --value 1 --format nv-gmmu-ver3 --level 6
+if grep -q 'depth 0-5' "$TMP/err"; then ok; else bad "ver3: depth range in the error: $ERR"; fi
+
+
+# ---- hopper-mixed (nv-gmmu-ver3): walk, decode, audit, check, export -------------
+# (every VA of hopper-mixed.expect is walked above; these are the VER3 specifics)
+HM=$FIX/hopper-mixed.tar.gz
+rc "walk hopper-mixed 57-bit VA" 0 "$TOOL" walk "$HM" hopper0 0x100000000005123
+has "ver3 walk: 15-digit VA" '^va: 0x100000000005123$'
+has "ver3 walk: 6 tables through a sysmem PD3..PT" '^result: mapped pa=vidmem:0x10300123 page=4K flags=- kind=GENERIC_MEMORY leaf=pde4/1/pde3/0/pde2/0/pde1/0/pde0/0/pte_small/5$'
+rc "walk: all five PCF words fit the FLAGS column" 0 "$TOOL" walk "$HM" hopper0 0x5ff000
+has "ver3 walk: every flag word" 'flags=read_only,no_atomic,privileged,uncached,access_counting_disabled '
+rc "walk hopper0 256G" 0 "$TOOL" walk --json "$HM" hopper0 0x4000000000
+js "gh100: a 256 GiB PTE at PD2 is unsupported" 'j["result"]["fault"]=="unsupported" and j["result"]["level"]=="pde2"'
+rc "walk blackwell0 256G" 0 "$TOOL" walk --json "$HM" blackwell0 0x4123456789
+js "gb100: the same raw entry maps 256 GiB" 'j["result"]["status"]=="mapped" and h(j["result"]["page_size"])==1<<38 and h(j["result"]["pa"])==0x4123456789'
+rc "walk hopper0 past 57 bits" 0 "$TOOL" walk "$HM" hopper0 0x200000000000000
+has "ver3: 2^57 is out of range" '^result: fault=out_of_range'
+decoded "ver3 256G leaf without a context: the superset maps it" 'j["state"]=="mapped" and h(j["page_size"])==1<<38' \
+	--format nv-gmmu-ver3 --value 0x4000000601 --level pde2
+printf '0x44a000 4K atomic\n0x44a000 4K w\n0x444000 4K w\n0x442000 4K r\n0x448000 4K atomic\n0x40200000 4K rw 0x40600000\n0x4000000000 4K r\n' >"$TMP/hm.legs"
+run "$TOOL" audit "$HM" hopper0 "$TMP/hm.legs"
+if [ "$RC" = 1 ]; then ok; else bad "audit hopper-mixed: exit $RC, want 1 ($ERR)"; fi
+has "ver3 audit: atomic on a no_atomic privileged page" ':1 0x00000000044a000 4K atomic access_denied vidmem 0x1000a000 no_atomic,privileged$'
+has "ver3 audit: write to a privileged page" ':2 0x00000000044a000 4K w access_denied vidmem 0x1000a000 privileged$'
+has "ver3 audit: read_only" ':3 0x000000000444000 4K w access_denied vidmem 0x10004000 read_only$'
+has "ver3 audit: atomic on no_atomic" ':5 0x000000000448000 4K atomic access_denied vidmem 0x10008000 no_atomic$'
+has "ver3 audit: 2M page, expected PA" ':6 0x000000040200000 2M rw ok vidmem 0x40600000$'
+has "ver3 audit: Hopper 256G" ':7 0x000004000000000 256G r unmapped - - unsupported '
+hasnt "ver3 audit: no VER2 reason names" 'atomic_disable|privilege$|privilege,'
+rc "ver3 audit --privileged" 1 "$TOOL" audit --privileged "$HM" hopper0 "$TMP/hm.legs"
+has "ver3 audit --privileged: write ok" ':2 0x00000000044a000 4K w ok '
+run "$TOOL" check "$HM"
+if [ "$RC" = 1 ]; then ok; else bad "check hopper-mixed: exit $RC, want 1 ($ERR)"; fi
+has "ver3 check: Hopper's 256G leaf" '^hopper0 pde4/0/pde3/0/pde2/1 unsupported '
+hasnt "ver3 check: Blackwell's is none" '^blackwell0 .*pde2/1 '
+has "ver3 check: MAPPING_NOWHERE" '^hopper0 pde4/0/pde3/0/pde2/0/pde1/0/pde0/2/pte_small/98 unsupported '
+has "ver3 check: reserved bit of a PTE" '^hopper0 [^ ]+/pte_small/101 reserved_bits '
+has "ver3 check: summary" "^$HM: 2 contexts, 6 anomalies, 0 warnings$"
+rc "export hopper-mixed" 0 "$TOOL" export "$HM" "$TMP/hm.x"
+if [ -L "$TMP/hm.x/hopper0/va/0x100000000005000" ] && [ -L "$TMP/hm.x/blackwell0/va/0x000004000000000" ]; then ok; else bad "ver3 export: va/ links of 15 digits: $(ls "$TMP/hm.x/hopper0/va" | tail -3)"; fi
+if ls "$TMP/hm.x/hopper0/va" | grep -qvE '^0x[0-9a-f]{15}$'; then bad "ver3 export: a va/ name not 15 hex digits"; else ok; fi
+if grep -qx 'family: hopper' "$TMP/hm.x/hopper0/info" && grep -qx 'chip: gb100' "$TMP/hm.x/blackwell0/info"; then ok; else bad "ver3 export: info chip/family: $(cat "$TMP/hm.x/hopper0/info")"; fi
 
 report

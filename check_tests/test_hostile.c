@@ -455,7 +455,7 @@ static const struct ini_case ini_cases[] = {
 	 "capture.ini:10: unknown key 'adress'"},
 	{CAPH "[memroy m]\n", PT_E_VALUE, "capture.ini:4: "},
 	{"[capture]\nversoin = 1\nformat = nv-gmmu-ver2\n", PT_E_VALUE, "capture.ini:2: "},
-	{"[capture]\nversion = 1\nformat = nv-gmmu-ver3\n" MEMS PDBS, PT_E_UNSUPPORTED, "capture.ini:3: "},
+	{"[capture]\nversion = 1\nformat = nv-gmmu-ver9\n" MEMS PDBS, PT_E_UNSUPPORTED, "capture.ini:3: "},
 	{CAPH "[memory m]\nspace = vram\nbase = 0\nfile = a.bin\n" PDBS, PT_E_VALUE, "capture.ini:5: "},
 	/* duplicates */
 	{CAPH MEMS PDBS PDBS, PT_E_VALUE, "capture.ini:11: duplicate section name 'p'"},

@@ -27,7 +27,8 @@ static const struct pt_level v3_levels[] = {
 	{"pte_small", 5, 12, 9, 8,  PT_ROLE_PTE,  0,  {-1, -1}},
 	{NULL,        0, 0,  0, 0,  0,            0,  {-1, -1}},
 };
-static const struct pt_format v3_fmt = {.name = "v3-shaped", .levels = v3_levels, .va_bits = 57};
+/* pdb1 is the real nv-gmmu-ver3 format (core/fmt_ver3.c): the same geometry. */
+extern const struct pt_format pt_format_ver3;
 /* The same tree with a full 64-bit VA space: the widest va/ name. */
 static const struct pt_format v64_fmt = {.name = "v64", .levels = v3_levels, .va_bits = 64};
 static const struct pt_format v65_fmt = {.name = "v65", .levels = v3_levels, .va_bits = 65};
@@ -60,7 +61,7 @@ static void setup(void)
 	} def[NCTX] = {
 		{"pdb0", &pt_format_ver2, 4},
 		{"gart0", &pt_format_gart, UINT64_C(1) << 20},
-		{"pdb1", &v3_fmt, 2},
+		{"pdb1", &pt_format_ver3, 2},
 		{"pdb2", &v64_fmt, 2},
 	};
 	char why[256];
@@ -289,6 +290,27 @@ START_TEST(widest_va)
 }
 END_TEST
 
+/* The deepest VER3 tree path (6 tables, a dual PDE0 choice) in the entry node types. */
+START_TEST(ver3_deepest)
+{
+	static const enum pt_tnode_type types[] = {PT_TN_ENTRYDIR, PT_TN_ENTRYFILE};
+
+	ck_assert_uint_eq(pcs[C_V3].nlevels, 7);
+	for (unsigned t = 0; t < sizeof types / sizeof types[0]; t++) {
+		struct pt_tnode id = id_of(types[t], C_V3);
+
+		step(&id, 0, 1);      /* pde4[1]: VAs from 2^56 */
+		step(&id, 1, 511);
+		step(&id, 2, 511);
+		step(&id, 3, 511);
+		step(&id, 4, 255);    /* the dual PDE0 ... */
+		step(&id, 6, 511);    /* ... its small table */
+		ck_assert_uint_eq(id.node.n, 6);
+		round_trip(&id);
+	}
+}
+END_TEST
+
 START_TEST(refused)
 {
 	struct pt_tnode id, back;
@@ -409,6 +431,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, distinct);
 	tcase_add_test(tc, stable);
 	tcase_add_test(tc, widest_va);
+	tcase_add_test(tc, ver3_deepest);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("width");

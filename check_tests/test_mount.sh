@@ -60,13 +60,14 @@ for cap in "${CAPTURES[@]}"; do
 	ok "$name: mounts"
 	check "$name: no error or warning on stderr" \
 		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
-	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|amd-gpuvm)$' "$mnt/capture"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx capture | sort)" = "$ctxs" -a -n "$ctxs"
 	for ctx in $ctxs; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
+		grep -q '^format: nv-gmmu-ver3' "$mnt/capture" && root=pde4
 		# amd-gpuvm: the root level is the context's depth (DESIGN §2.4)
 		if grep -q '^format: amd-gpuvm' "$mnt/capture"; then
 			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
@@ -384,6 +385,66 @@ for g in gart-cosim gart-umr-kat; do
 	same "$TMP/gwant" "$TMP/ggot" "$g: va/ lists exactly the mapped pages"
 	do_umount "$mnt"
 done
+
+# ---- hopper-mixed (nv-gmmu-ver3): va/ and walk/ against its expect file -------
+
+HM=$FIX/hopper-mixed.tar.gz
+mnt="$TMP/hopper"
+if [ ! -f "$HM" ]; then
+	bad "hopper-mixed.tar.gz is missing"
+elif ! do_mount "$HM" "$mnt"; then
+	bad "hopper-mixed: mounts"
+else
+	fails=0
+	checked=0
+	: >"$TMP/hpages.hopper0"
+	: >"$TMP/hpages.blackwell0"
+	while read -r ctx va st a b c d rest; do
+		if [ "$st" = mapped ]; then
+			# CONTEXT VA mapped SPACE PA SIZE APERTURE KIND FLAGS
+			sz=$(size_bytes "$c")
+			printf '0x%015x\n' "$(( va & ~(sz - 1) ))" >>"$TMP/hpages.$ctx"
+			link=$(readlink "$mnt/$ctx/va/$va") || { echo "    no link $ctx/va/$va"; fails=$((fails + 1)); continue; }
+			case $link in ../pde4/*) ;; *) echo "    $ctx/va/$va -> $link"; fails=$((fails + 1)); continue ;; esac
+			grep -qx 'state: mapped' "$mnt/$ctx/va/$va" || { echo "    $ctx/va/$va: target not a mapped leaf"; fails=$((fails + 1)); }
+			res=$(tail -n 1 "$mnt/$ctx/walk/$va")
+			case $res in
+			"result: mapped pa=$a:$(hexnum "$b") page=$c "*"leaf=${link#../}") ;;
+			*) echo "    $ctx/walk/$va: $res"; fails=$((fails + 1)) ;;
+			esac
+		else
+			# CONTEXT VA fault FAULT LEVEL
+			res=$(tail -n 1 "$mnt/$ctx/walk/$va" 2>/dev/null)
+			want="result: fault=$a"
+			[ "$b" = - ] || want="$want level=$b"
+			case $res in
+			"$want"*) ;;
+			*) echo "    $ctx/walk/$va: '$res', want '$want'"; fails=$((fails + 1)) ;;
+			esac
+			[ ! -e "$mnt/$ctx/va/$va" ] || { echo "    $ctx/va/$va exists for a fault"; fails=$((fails + 1)); }
+		fi
+		checked=$((checked + 1))
+	done < <(grep -v '^#' "$FIX/hopper-mixed.expect" | sed 's/ *#.*//')
+	check "hopper-mixed: every VA of hopper-mixed.expect: va/ link and walk/ trace ($checked VAs)" test $fails = 0 -a $checked -gt 60
+	for ctx in hopper0 blackwell0; do
+		sort -u "$TMP/hpages.$ctx" >"$TMP/hwant"
+		ls "$mnt/$ctx/va" >"$TMP/hgot"
+		same "$TMP/hwant" "$TMP/hgot" "hopper-mixed: $ctx/va lists exactly the mapped pages"
+		check "hopper-mixed: $ctx/va names are 0x + 15 hex digits" \
+			bash -c '! grep -qvE "^0x[0-9a-f]{15}\$" "$1"' _ "$TMP/hgot"
+	done
+	# The 57-bit VA: PD4[1], a whole 6-table path, the walk file names every step.
+	w57="$mnt/hopper0/walk/0x100000000005123"
+	check "hopper-mixed: walk/ of a 57-bit VA has PD4..PT and the PA" \
+		bash -c 'grep -q "^pde4\[1\] " "$1" && grep -q "^pte_small\[5\] " "$1" && tail -n 1 "$1" | grep -q "^result: mapped pa=vidmem:0x10300123 page=4K "' _ "$w57"
+	check "hopper-mixed: the 57-bit page's link" \
+		test "$(readlink "$mnt/hopper0/va/0x100000000005000")" = ../pde4/1/pde3/0/pde2/0/pde1/0/pde0/0/pte_small/5
+	check "hopper-mixed: gh100 256G leaf is unsupported, gb100's maps" \
+		bash -c 'grep -qx "state: unsupported" "$1/hopper0/pde4/0/pde3/0/pde2/1" && grep -qx "state: mapped" "$1/blackwell0/pde4/0/pde3/0/pde2/1"' _ "$mnt"
+	check "hopper-mixed: info names chip and family" \
+		bash -c 'grep -qx "chip: gh100" "$1/hopper0/info" && grep -qx "family: blackwell" "$1/blackwell0/info"' _ "$mnt"
+	do_umount "$mnt"
+fi
 
 # ---- options ------------------------------------------------------------------
 

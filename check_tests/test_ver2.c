@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "fmt_gart.h"
+
+extern const struct pt_format pt_format_ver3;   /* core/fmt_ver3.c: no header of its own */
 #include "fmt_ver2.h"
 #include "testutil.h"
 
@@ -786,7 +788,8 @@ END_TEST
 START_TEST(format_find)
 {
 	ck_assert_ptr_eq(pt_format_find("amd-gart"), &pt_format_gart);
-	ck_assert_ptr_null(pt_format_find("nv-gmmu-ver3"));
+	ck_assert_ptr_eq(pt_format_find("nv-gmmu-ver3"), &pt_format_ver3);
+	ck_assert_ptr_null(pt_format_find("nv-gmmu-ver9"));
 	ck_assert_ptr_null(pt_format_find("NV-GMMU-VER2"));
 	ck_assert_ptr_null(pt_format_find(""));
 	ck_assert_ptr_null(pt_format_find(NULL));
@@ -800,15 +803,17 @@ START_TEST(format_table)
 
 	ck_assert_ptr_eq(pt_format_at(0), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_at(1), &pt_format_gart);
-	ck_assert_ptr_eq(pt_format_at(2), pt_format_find("amd-gpuvm"));
-	ck_assert_ptr_null(pt_format_at(3));
+	ck_assert_ptr_eq(pt_format_at(2), &pt_format_ver3);
+	ck_assert_ptr_eq(pt_format_at(3), pt_format_find("amd-gpuvm"));
+	ck_assert_ptr_null(pt_format_at(4));
+	/* VER3 shares [pdb]: the section names the first format with it (the capture's own wins). */
 	ck_assert_ptr_eq(pt_format_by_section("pdb"), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_by_section("gart"), &pt_format_gart);
 	ck_assert_ptr_null(pt_format_by_section("memory"));
 	ck_assert_ptr_null(pt_format_by_section("capture"));
 	ck_assert_ptr_null(pt_format_by_section(NULL));
 	pt_format_list(buf, sizeof buf, ", ", " or ");
-	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart or amd-gpuvm");
+	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart, nv-gmmu-ver3 or amd-gpuvm");
 	pt_format_list(buf, 5, ", ", " or ");
 	ck_assert_str_eq(buf, "nv-g");
 	ck_assert_str_eq(pt_format_ver2.blob_kinds[0].name, "ver2");
@@ -818,6 +823,12 @@ START_TEST(format_table)
 	ck_assert_ptr_null(pt_format_ver2.blob_kinds[2].name);
 	ck_assert_str_eq(pt_format_gart.blob_kinds[0].name, "gart");
 	ck_assert_ptr_null(pt_format_gart.blob_kinds[1].name);
+	ck_assert_str_eq(pt_format_ver3.blob_kinds[0].name, "ver3");
+	ck_assert_uint_eq(pt_format_ver3.blob_kinds[0].entry_size, 8);
+	ck_assert_str_eq(pt_format_ver3.blob_kinds[1].name, "ver3_dual");
+	ck_assert_uint_eq(pt_format_ver3.blob_kinds[1].entry_size, 16);
+	ck_assert_ptr_null(pt_format_ver3.blob_kinds[2].name);
+	ck_assert_ptr_null(pt_format_ver3.out_of_range);
 	/* A format without an out-of-range rule: the walk prints no aperture. */
 	ck_assert_ptr_null(pt_format_ver2.out_of_range);
 	ck_assert_ptr_nonnull(pt_format_gart.out_of_range);

@@ -60,8 +60,9 @@ static const char audit_help[] =
 	"line `VA SIZE ACCESS [EXPECTED_PA]`: VA and EXPECTED_PA 0x hex or decimal,\n"
 	"SIZE with an optional K, M or G suffix, ACCESS r, w, rw or atomic; `#` starts\n"
 	"a comment.  Each page gets ok, pa_mismatch, unmapped or access_denied with\n"
-	"its reason (read_only, writeable=0, readable=0, atomic_disable, privilege,\n"
-	"or the walk fault).  Accesses are non-privileged unless --privileged.\n"
+	"its reason (the entry field that denies it: read_only, writeable=0, readable=0,\n"
+	"atomic_disable, privilege; nv-gmmu-ver3 no_atomic, privileged; or the walk\n"
+	"fault).  Accesses are non-privileged unless --privileged.\n"
 	"Exit status: 0 when every page is ok, 1 otherwise, 2 on an error.\n";
 
 static int legs_add(struct legs *l, const struct leg *g)
@@ -139,8 +140,18 @@ static int legs_read(const char *path, struct legs *l)
 	return st;
 }
 
+/* The name FMT gives the entry field behind PERM (one bit), else GENERIC. */
+static const char *perm_name(const struct pt_format *fmt, uint32_t perm, const char *generic)
+{
+	for (const struct pt_perm_name *p = fmt->perm_names; p && p->perm; p++)
+		if (p->perm == perm)
+			return p->name;
+	return generic;
+}
+
 /* Why ACCESS is denied on a page with PERM; "" when it is allowed. */
-static void denied(unsigned access, uint32_t perm, bool privileged, char *buf, size_t len)
+static void denied(const struct pt_format *fmt, unsigned access, uint32_t perm, bool privileged,
+		   char *buf, size_t len)
 {
 	static const struct {
 		uint32_t perm;
@@ -158,9 +169,10 @@ static void denied(unsigned access, uint32_t perm, bool privileged, char *buf, s
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
 		if ((perm & rules[i].perm) && (access & rules[i].access))
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-					      n ? "," : "", rules[i].why);
+					      n ? "," : "", perm_name(fmt, rules[i].perm, rules[i].why));
 	if ((perm & PT_PERM_PRIVILEGE) && !privileged)
-		snprintf(buf + n, n < len ? len - n : 0, "%sprivilege", n ? "," : "");
+		snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+			 perm_name(fmt, PT_PERM_PRIVILEGE, "privilege"));
 }
 
 struct record {
@@ -239,7 +251,7 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 		r->page_size = w.page_size;
 		r->space = w.space;
 		r->pa = w.pa;
-		denied(g->access, w.perm, privileged, r->reason, sizeof r->reason);
+		denied(ctx->fmt, g->access, w.perm, privileged, r->reason, sizeof r->reason);
 		if (r->reason[0]) {
 			r->verdict = V_ACCESS_DENIED;
 		} else if (g->has_pa && w.pa != r->expected) {

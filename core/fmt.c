@@ -14,10 +14,11 @@
  * Every format the core knows, the default first: one line per format,
  * its descriptor in core/fmt_NAME.c.  Nothing else lists them.
  */
-extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_gpuvm;
+extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
+	&pt_format_ver3,
 	&pt_format_gpuvm,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])

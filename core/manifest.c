@@ -379,11 +379,13 @@ static void section_list(char *buf, size_t len)
 	size_t n = (size_t)snprintf(buf, len, "capture, memory");
 	unsigned count = 0;
 
-	while (pt_format_at(count))
-		count++;
-	for (unsigned i = 0; (f = pt_format_at(i)) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i + 1 == count ? " or " : ", ",
-				      f->ctx_section);
+	/* Each section type once (formats may share one): the first format that has it. */
+	for (unsigned i = 0; (f = pt_format_at(i)); i++)
+		count += pt_format_by_section(f->ctx_section) == f;
+	for (unsigned i = 0, j = 0; (f = pt_format_at(i)) && n < len; i++)
+		if (pt_format_by_section(f->ctx_section) == f)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", ++j == count ? " or " : ", ",
+					      f->ctx_section);
 }
 
 static pt_err check_section(struct build *b, const struct pt_ini_section *s,
@@ -393,7 +395,9 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	char label[PT_INI_MAX_LINE + 8];
 	bool is_capture = !strcmp(s->type, "capture");
 	bool is_memory = !strcmp(s->type, "memory");
-	const struct pt_format *cf = pt_format_by_section(s->type);
+	/* Formats may share a section type ([pdb] is VER2's and VER3's): the capture's own first. */
+	const struct pt_format *cf = fmt && fmt->ctx_section && !strcmp(fmt->ctx_section, s->type)
+		? fmt : pt_format_by_section(s->type);
 	unsigned *dup;
 	pt_err rc;
 

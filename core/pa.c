@@ -200,7 +200,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 	for (size_t i = 0; i < n; i++) {
 		const struct pt_context *ctx = h[i].ctx;
 		struct pt_walk w;
-		char va[40], path[256], flags[64] = "";
+		char va[40], path[256], flags[PT_FLAGS_LEN] = "";
 
 		if (pt_walk_va(ctx, h[i].va, &w) != PT_OK || w.fault != PT_FAULT_NONE ||
 		    w.space != space || w.pa != addr)

@@ -22,8 +22,9 @@
 #include "pt_error.h"
 
 #define PT_MAX_LEVELS 8     /* rows in a level table, sentinel excluded */
-#define PT_MAX_DEPTH 6      /* tables on one root-to-leaf path */
+#define PT_MAX_DEPTH 7      /* walk steps on one root-to-leaf path: VER3 4K through a dual PDE0 (PD4..PD0, big, small) */
 #define PT_MAX_FIELDS 48    /* named fields of one decoded entry */
+#define PT_FLAGS_LEN 96     /* a leaf's flag words for maps/walk (VER3's five need 65 bytes) */
 
 /* What an entry of a level can be. */
 enum pt_role {
@@ -176,6 +177,12 @@ struct pt_aperture {
 	uint64_t pa;          /* address in SPACE (hit only) */
 };
 
+/* A PT_PERM_* bit and the name of the entry field that sets it (audit reasons). */
+struct pt_perm_name {
+	uint32_t perm;        /* one PT_PERM_* bit; 0 ends the list */
+	const char *name;
+};
+
 /* A short name for raw entries of one size (ptfs-tool decode --kind). */
 struct pt_blob_kind {
 	const char *name;     /* NULL ends the list */
@@ -196,7 +203,7 @@ struct pt_format {
 	 */
 	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,
 			 struct pt_entry *out);
-	/* Fixed-width flag columns of a leaf for `maps` into BUF (>= 48 bytes). */
+	/* The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter). */
 	void (*flags)(const struct pt_entry *e, char *buf, size_t len);
 	/* Kind column of a leaf for `maps` ("-" where the format has none) into BUF. */
 	void (*kind_name)(const struct pt_entry *e, char *buf, size_t len);
@@ -244,6 +251,12 @@ struct pt_format {
 	 * when such a VA simply faults (the walk then prints no aperture).
 	 */
 	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
+	/*
+	 * The format's field names of PT_PERM_* bits where they differ from
+	 * the generic ones (read_only, atomic_disable, privilege, readable=0,
+	 * writeable=0), so that an audit reason greps as a field (may be NULL).
+	 */
+	const struct pt_perm_name *perm_names;
 };
 
 /* The format called NAME, or NULL. */

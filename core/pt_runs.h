@@ -44,7 +44,7 @@ struct pt_run {
 	uint64_t page_size;
 	uint32_t perm;             /* PT_PERM_* of the first page */
 	int kind_id;               /* kind id of the first page (-1: none) */
-	char flags[64], kind[64];  /* the maps columns */
+	char flags[PT_FLAGS_LEN], kind[64];  /* the maps columns */
 };
 
 struct pt_runs_filter {

@@ -260,6 +260,9 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 
 /* ---- walk ---------------------------------------------------------------- */
 
+/* A FLAGS column: every word set (VER3's five PCF words are 64 characters + NUL) and room. */
+#define FLAGS_LEN PT_FLAGS_LEN
+
 static void flags_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
 {
 	s[0] = 0;
@@ -310,7 +313,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		      const struct pt_walk *w, enum pt_out out)
 {
 	const struct pt_format *fmt = ctx->fmt;
-	char va[32], raw[48], flags[64], kind[64], size[24], path[256];
+	char va[32], raw[48], flags[FLAGS_LEN], kind[64], size[24], path[256];
 	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
 
 	pt_va_name(fmt, w->va, va, sizeof va);
@@ -409,7 +412,7 @@ struct run {
 	bool open;
 	uint64_t va, end, pa, page;
 	unsigned space;
-	char flags[64], kind[64];
+	char flags[FLAGS_LEN], kind[64];
 };
 
 static void run_emit(struct pt_buf *b, const struct pt_context *ctx, const struct run *r,
@@ -450,7 +453,7 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 
 	pt_pages_init(&it, ctx, 0);
 	while (pt_pages_next(&it, &pg)) {
-		char flags[64], kind[64];
+		char flags[FLAGS_LEN], kind[64];
 
 		flags_of(fmt, &pg.leaf, flags, sizeof flags);
 		kind_of(fmt, &pg.leaf, kind, sizeof kind);

@@ -90,7 +90,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 
 	while (!it->pages_done) {
 		struct pt_page pg;
-		char flags[64], kind[64];
+		char flags[PT_FLAGS_LEN], kind[64];
 
 		if (it->have_pend) {
 			pg = it->pend;
