@@ -41,8 +41,8 @@ static bool all_zero(const uint8_t *p, size_t len)
  * SIZE_KNOWN: M->size is the member's real size, so the last chunk can be
  * allocated short.
  */
-static pt_err member_write(struct member *m, bool size_known, uint64_t off,
-			   const uint8_t *data, size_t len)
+pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
+		       const uint8_t *data, size_t len)
 {
 	while (len) {
 		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
@@ -274,7 +274,7 @@ static pt_err read_data(struct loader *ld, struct archive *a, struct member *m, 
 		if (buf && len) {
 			if (off < 0 || (size_known && (uint64_t)off + len > m->size))
 				goto toolong;
-			rc = member_write(m, size_known, (uint64_t)off, buf, len);
+			rc = pt_member_write(m, size_known, (uint64_t)off, buf, len);
 			if (rc == PT_E_ARCHIVE)
 				goto toolong;
 			if (rc) {
