@@ -656,6 +656,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 		pt_jobj_str(&o, "format", fmt->name);
 		pt_jobj_u(&o, "version", pt_capture_version(cap));
 		pt_jobj_str(&o, "source", base_name(pt_capture_source(cap)));
+		if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
+			pt_jobj_str(&o, "source_kind", pt_capture_source_kind(cap));
 		pt_jobj_str(&o, "gpu", pt_capture_gpu(cap));
 		pt_jobj_str(&o, "description", pt_capture_description(cap));
 		for (size_t i = 0; i < na; i++)
@@ -702,6 +704,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 	}
 	pt_buf_printf(b, "format: %s\nversion: %u\nsource: %s\n", fmt->name,
 		      pt_capture_version(cap), base_name(pt_capture_source(cap)));
+	if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
+		pt_buf_printf(b, "source_kind: %s\n", pt_capture_source_kind(cap));
 	if (pt_capture_gpu(cap))
 		pt_buf_printf(b, "gpu: %s\n", pt_capture_gpu(cap));
 	if (pt_capture_description(cap))
