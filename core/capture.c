@@ -365,7 +365,8 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
 
 		pt_capture_set_error(cap,
-			"capture.ini:%u: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (line %u, 0x%llx-0x%llx)",
+			"capture.ini:%u: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (line %u, 0x%llx-0x%llx) "
+			"with different bytes",
 			man->mem[b].line, y->name, man->fmt->spaces[y->space],
 			(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
 			x->name, man->mem[a].line,
