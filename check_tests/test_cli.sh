@@ -359,6 +359,10 @@ for e in "$FIX"/*.expect; do
 	base=${e%.expect}
 	if [ -e "$base.tar.gz" ]; then
 		walk_expect "$base.tar.gz" "$e"
+	elif [ -e "$base.envdef" ]; then        # a umr log read natively (DESIGN §3.1)
+		walk_expect "$base.envdef" "$e"
+	elif [ -d "$base.d" ] && [ -f "$(echo "$base.d"/cpt.*/m5.cpt | cut -d' ' -f1)" ]; then   # a gem5 checkpoint
+		walk_expect "$(dirname "$(echo "$base.d"/cpt.*/m5.cpt | cut -d' ' -f1)")" "$e"
 	else
 		bad "$(basename "$e") has no $base.tar.gz"
 	fi
@@ -689,5 +693,47 @@ run "$TOOL" walk "$EDIR" gart0 0x444000
 if grep -qF 'warning: ' "$TMP/err" && grep -qF 'cap\x1b[31m\x07x' "$TMP/err" && ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "warning prefix escapes the path: $(od -c "$TMP/err" | head -3)"; fi
 err "decode: a missing blob with ESC in its name" E_IO "$TOOL" decode --blob "$EDIR/nope" --base-pa 0
 if ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "decode error escapes the path"; fi
+
+# ---- sources read natively: umr logs, gem5 checkpoints (issue #13) --------------------
+
+UMR=$FIX/umr-gfx9-gart.envdef
+CPT=$FIX/gem5-m5out.d/cpt.1234
+for src in "$UMR" "$CPT"; do
+	n=$(basename "$src")
+	rc "check $n" 0 "$TOOL" check "$src"
+	has "check $n: one context" ": 1 context, 0 anomalies"
+	run "$TOOL" check --json "$src"
+	js "check --json $n" '[c["name"] for c in j["contexts"]]==["vmid0"]'
+	rc "walk $n" 0 "$TOOL" walk "$src" vmid0 0x1000
+	has "walk $n: context vmid0" '^context: vmid0$'
+	rc "export $n" 0 "$TOOL" export "$src" "$TMP/exp-src-$n"
+	if grep -q '^source_kind: ' "$TMP/exp-src-$n/capture"; then ok; else bad "export $n: capture has no source_kind"; fi
+	printf '0x1000 1 r\n' >"$TMP/src.legs"
+	run "$TOOL" audit "$src" vmid0 "$TMP/src.legs"
+	if [ "$RC" = 0 ] || [ "$RC" = 1 ]; then ok; else bad "audit $n: exit $RC: $ERR"; fi
+	rc "--gfx 9 accepted by walk on $n" 0 "$TOOL" walk --gfx 9 "$src" vmid0 0x1000
+done
+grep -q '^source_kind: umr log$' "$TMP/exp-src-umr-gfx9-gart.envdef/capture" && ok || bad "umr: source_kind: umr log"
+grep -q '^source_kind: gem5 checkpoint$' "$TMP/exp-src-cpt.1234/capture" && ok || bad "gem5: source_kind: gem5 checkpoint"
+grep -q '^x-from-VM_CONTEXT0_PAGE_TABLE_BASE_ADDR: umr-gfx9-gart.envdef:7+8$' "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info" &&
+	ok || bad "umr info: BASE comes from lines 7+8: $(grep x-from "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info")"
+grep -q '^x-from-VM_CONTEXT0_PAGE_TABLE_END_ADDR: not in the log' "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info" &&
+	ok || bad "umr info: the missing END is said"
+run "$TOOL" check "$UMR"
+cat "$TMP/out" "$TMP/err" | grep -q 'warning: .*VM_CONTEXT0_PAGE_TABLE_END_ADDR not in the log' && ok || bad "umr: missing END warned: $ERR"
+err "--gfx 13" E_USAGE "$TOOL" check --gfx 13 "$UMR"
+err "--gfx without a value" E_USAGE "$TOOL" check "$UMR" --gfx
+# A log whose names do not tell the generation, with a VMID >= 1: --gfx is needed (or the format is missing).
+printf 'MMIO@0xa3c4={0x80100001}\nMMIO@0xa3c8={0x0}\nMMIO@0xa444={0x0}\nMMIO@0xa448={0x0}\nMMIO@0xa20c={0x7ffe07}\n' >"$TMP/noname.log"
+err "umr registers without names need --gfx" E_USAGE "$TOOL" check "$TMP/noname.log"
+if grep -q 'noname.log: MMIO names do not tell the GFX generation: pass -o gfx=9|10|11|12' "$TMP/err"; then ok; else bad "noname.log: $ERR"; fi
+run "$TOOL" check --gfx 9 "$TMP/noname.log"
+if [ "$RC" = 0 ] || grep -q 'vmid3: amd-gpuvm contexts are not supported by this build' "$TMP/err"; then ok; else bad "noname.log --gfx 9: $ERR"; fi
+# Recognised by content, not by name.
+cp "$UMR" "$TMP/capture.tar.gz"
+rc "a umr log named .tar.gz is still a umr log" 0 "$TOOL" walk "$TMP/capture.tar.gz" vmid0 0x444000
+# Disagreeing re-reads are an error naming both lines.
+{ cat "$UMR"; printf 'VRAM@0x902220={0000000000000000}\n'; } >"$TMP/conflict.envdef"
+err "umr: conflicting re-read" 'E_[A-Z]+' "$TOOL" check "$TMP/conflict.envdef"
 
 report

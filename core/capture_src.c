@@ -333,6 +333,13 @@ pt_err pt_loader_load_umr(struct loader *ld, int fd)
 			nctx++;
 		}
 	}
+	if (!nctx && !log->gfx && log->nmmio) {
+		/* Unnamed registers are recognised by gfx9 address only once the generation is known. */
+		pt_capture_set_error(ld->cap, "MMIO names do not tell the GFX generation: "
+				     "pass -o gfx=9|10|11|12 (ptfs-tool: --gfx N)");
+		rc = PT_E_USAGE;
+		goto out;
+	}
 	if (!nctx) {
 		pt_capture_set_error(ld->cap, "no VM context this build can read (%zu MMIO records)%s%s",
 				     log->nmmio, why[0] ? ": " : "", why);
