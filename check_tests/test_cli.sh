@@ -361,8 +361,8 @@ for e in "$FIX"/*.expect; do
 		walk_expect "$base.tar.gz" "$e"
 	elif [ -e "$base.envdef" ]; then        # a umr log read natively (DESIGN §3.1)
 		walk_expect "$base.envdef" "$e"
-	elif [ -d "$base.d" ] && [ -f "$(echo "$base.d"/cpt.*/m5.cpt | cut -d' ' -f1)" ]; then   # a gem5 checkpoint
-		walk_expect "$(dirname "$(echo "$base.d"/cpt.*/m5.cpt | cut -d' ' -f1)")" "$e"
+	elif [ -d "$base" ] && [ -f "$(echo "$base"/cpt.*/m5.cpt | cut -d' ' -f1)" ]; then   # a gem5 checkpoint
+		walk_expect "$(dirname "$(echo "$base"/cpt.*/m5.cpt | cut -d' ' -f1)")" "$e"
 	else
 		bad "$(basename "$e") has no $base.tar.gz"
 	fi
@@ -697,7 +697,7 @@ if ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "decode error escapes th
 # ---- sources read natively: umr logs, gem5 checkpoints (issue #13) --------------------
 
 UMR=$FIX/umr-gfx9-gart.envdef
-CPT=$FIX/gem5-m5out.d/cpt.1234
+CPT=$FIX/gem5-m5out/cpt.1234
 for src in "$UMR" "$CPT"; do
 	n=$(basename "$src")
 	rc "check $n" 0 "$TOOL" check "$src"
