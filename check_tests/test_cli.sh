@@ -694,6 +694,132 @@ if grep -qF 'warning: ' "$TMP/err" && grep -qF 'cap\x1b[31m\x07x' "$TMP/err" && 
 err "decode: a missing blob with ESC in its name" E_IO "$TOOL" decode --blob "$EDIR/nope" --base-pa 0
 if ! grep -q "$ESC\|$BEL" "$TMP/err"; then ok; else bad "decode error escapes the path"; fi
 
+# ---- maps, info, pa, diff (issue 14) ----------------------------------------------
+
+# jsl NAME PYEXPR: the last output is JSON lines (keys sorted at every level); j = the list.
+jsl() {
+	if python3 - "$2" "$TMP/out" >"$TMP/py" 2>&1 <<'EOF'; then ok; else bad "$1: $2 -- $(head -c 300 "$TMP/py") -- $(head -c 600 "$TMP/out")"; fi
+import json, sys
+expr, path = sys.argv[1], sys.argv[2]
+def pairs(kv):
+    keys = [k for k, _ in kv]
+    if keys != sorted(keys):
+        raise SystemExit("keys not sorted: %s" % keys)
+    return dict(kv)
+j = [json.loads(l, object_pairs_hook=pairs) for l in open(path)]
+h = lambda s: int(s, 16)
+if not eval(expr):
+    raise SystemExit("false")
+EOF
+}
+
+for c in maps info pa diff; do
+	rc "$c --help" 0 "$TOOL" "$c" --help
+	run "$TOOL" --help
+	has "--help lists $c" "^  $c "
+done
+TM="$FIX/turing-mixed.tar.gz"
+TA="$FIX/turing-mixed-after.tar.gz"
+TR="$FIX/turing-mixed-relocated.tar.gz"
+
+# Unfiltered maps and info are the exported (= mounted) files, byte for byte.
+for f in "$FIX"/*.tar.gz; do
+	name=$(basename "$f" .tar.gz)
+	rm -rf "$TMP/mx"
+	"$TOOL" export "$f" "$TMP/mx" >/dev/null 2>&1
+	for d in "$TMP"/mx/*/; do
+		ctx=$(basename "$d")
+		[ -f "$d/maps" ] || continue
+		"$TOOL" maps "$f" "$ctx" >"$TMP/m1" 2>/dev/null
+		if cmp -s "$TMP/m1" "$d/maps"; then ok; else bad "maps $name $ctx differs from the exported maps"; fi
+		"$TOOL" info "$f" "$ctx" >"$TMP/i1" 2>/dev/null
+		if cmp -s "$TMP/i1" "$d/info"; then ok; else bad "info $name $ctx differs from the exported info"; fi
+	done
+done
+
+run "$TOOL" maps "$TM" pdb0 --ro
+if [ "$RC" = 0 ] && [ "$(wc -l <"$TMP/out")" = 5 ] && ! grep -vq ' read_only' "$TMP/out"; then ok; else bad "maps --ro: $OUT"; fi
+run "$TOOL" maps "$TA" pdb0 --ro --range 0x40c000-0x40ffff
+if [ "$OUT" = "0x000000040c000-0x000000040d000     4K   4K vidmem  0x0000000010010000 read_only GENERIC_MEMORY" ]; then ok; else bad "maps --ro --range splits the run before merging: $OUT"; fi
+run "$TOOL" maps "$TM" pdb0 --ro --space sysmem
+if [ "$OUT" = "0x0000000640000-0x0000000650000    64K  64K sysmem  0x0000000240000000 read_only GENERIC_MEMORY" ]; then ok; else bad "maps --ro --space sysmem: $OUT"; fi
+run "$TOOL" maps "$TM" pdb0 --page-size 2M --kind GENERIC_MEMORY_COMPRESSIBLE
+if [ "$OUT" = "0x0000001000000-0x0000001200000     2M   2M vidmem  0x0000000040200000 read_only GENERIC_MEMORY_COMPRESSIBLE" ]; then ok; else bad "maps --page-size --kind: $OUT"; fi
+run "$TOOL" maps "$TM" pdb0 --state not_captured
+if [ "$OUT" = "0x0000000a00000-0x0000000c00000     2M    - not_captured
+0x0008000000000-0x000c000000000   256G    - not_captured" ]; then ok; else bad "maps --state not_captured: $OUT"; fi
+run "$TOOL" maps "$TM" pdb0 --all
+has "maps --all: sparse PTE" '^0x0000000406000-0x0000000407000     4K    - sparse$'
+has "maps --all: reserved-bit PDE" '^0x0000040000000-0x0000060000000   512M    - reserved_bits$'
+has "maps --all: mapped runs kept" '^0x0000000200000-0x0000000400000     2M   2M vidmem '
+run "$TOOL" maps "$TM"
+has "maps without CONTEXT: context column" '^pdb1 0x0000000000000-0x0000000200000 '
+run "$TOOL" maps --json "$TM" pdb0 --ro
+jsl "maps --json" 'len(j)==5 and all("read_only" in r["flags"] for r in j) and h(j[0]["va_start"])==0x401000'
+err "maps: bad state" E_VALUE "$TOOL" maps "$TM" pdb0 --state mapd
+err "maps: bad range" E_VALUE "$TOOL" maps "$TM" pdb0 --range 0x2000-0x1000
+err "maps: unknown space" E_VALUE "$TOOL" maps "$TM" pdb0 --space vram
+err "maps: unknown context" E_NOTFOUND "$TOOL" maps "$TM" pdb9
+run "$TOOL" info "$TM"
+if [ "$RC" = 0 ] && grep -q '^# pdb0$' "$TMP/out" && grep -q '^# pdb1$' "$TMP/out"; then ok; else bad "info without CONTEXT: $OUT"; fi
+run "$TOOL" info --json "$TM"
+jsl "info --json: one object per context" 'len(j)==2'
+
+# pa: aliases within a context and across contexts.
+run "$TOOL" pa "$TM" vidmem:0x10001234
+if [ "$RC" = 0 ] && [ "$OUT" = "pdb0 0x0000000401234 pde3/0/pde2/0/pde1/0/pde0/2/pte_small/1 read_only
+pdb1 0x0000000201234 pde3/0/pde2/0/pde1/0/pde0/1/pte_small/1 read_only
+pdb1 0x0000020401234 pde3/0/pde2/0/pde1/1/pde0/2/pte_small/1 read_only" ]; then ok; else bad "pa: three mappings: rc $RC $OUT"; fi
+run "$TOOL" pa --json "$TM" sysmem:0x240001000
+js "pa --json" 'j["complete"] is True and j["space"]=="sysmem" and [(m["context"],h(m["va"])) for m in j["mappings"]]==[("pdb0",0x641000),("pdb1",0x20641000)] and j["mappings"][0]["leaf"]=="pde3/0/pde2/0/pde1/0/pde0/3/pte_big/4"'
+rc "pa: nothing maps it" 1 "$TOOL" pa "$TM" vidmem:0x10002000
+if [ ! -s "$TMP/out" ]; then ok; else bad "pa: no output when nothing maps it: $OUT"; fi
+rc "pa: gart sysmem" 0 "$TOOL" pa "$FIX/gart-umr-kat.tar.gz" sysmem:0x223886000
+err "pa: no space" E_VALUE "$TOOL" pa "$TM" vram:0x1000
+err "pa: bad address" E_VALUE "$TOOL" pa "$TM" vidmem
+err "pa: usage" E_USAGE "$TOOL" pa "$TM"
+
+# diff: relocated tables are no mapping change; the four documented changes.
+run "$TOOL" diff "$TM" "$TR"
+if [ "$RC" = 0 ] && [ "$(sed -n 1p "$TMP/out")" = "# tables" ] && ! grep -qE ' (added|removed|remapped|changed) ' "$TMP/out"; then ok; else bad "diff relocated: no mapping change, exit 0: rc $RC $OUT"; fi
+has "diff relocated: tables moved" '^pdb0 tables pde3: 1 only in A, 1 only in B, 0 rewritten in place$'
+rc "diff of a capture with itself" 0 "$TOOL" diff "$TM" "$TM"
+if [ ! -s "$TMP/out" ]; then ok; else bad "diff itself: empty: $OUT"; fi
+rc "diff across sources (tar.gz vs directory)" 0 "$TOOL" diff "$TM" "$FIX/turing-mixed.d"
+rc "diff across sources (zip)" 0 "$TOOL" diff "$FIX/turing-mixed.zip" "$TM"
+run "$TOOL" diff "$TM" "$TA" pdb0
+if [ "$RC" = 1 ] && [ "$OUT" = "pdb0 0x0000000200000-0x0000000400000     2M remapped vidmem 0x0000000040000000 -> vidmem 0x0000000040400000
+pdb0 0x0000000400000-0x0000000401000     4K removed vidmem 0x0000000010000000 4K - GENERIC_MEMORY
+pdb0 0x000000040c000-0x000000040d000     4K changed read_only: 0 -> 1
+pdb0 0x0000000860000-0x0000000870000    64K added vidmem 0x0000000021200000 64K - GENERIC_MEMORY
+# tables
+pdb0 tables pde0: 0 only in A, 0 only in B, 1 rewritten in place
+pdb0 tables pte_big: 0 only in A, 0 only in B, 1 rewritten in place
+pdb0 tables pte_small: 0 only in A, 0 only in B, 1 rewritten in place" ]; then ok; else bad "diff turing-mixed -> after: rc $RC $OUT"; fi
+run "$TOOL" diff "$TM" "$TA"
+if [ "$RC" = 1 ] && [ "$(grep -c '^pdb1 0x' "$TMP/out")" = 6 ]; then ok; else bad "diff: pdb1 sees the shared changes twice: $OUT"; fi
+run "$TOOL" diff --json "$TM" "$TA" pdb0
+jsl "diff --json" '[r["change"] for r in j]==["remapped","removed","changed","added","tables","tables","tables"] and j[2]["fields"]==["read_only"] and h(j[2]["va_start"])==0x40c000 and h(j[0]["old"]["pa_start"])==0x40000000 and h(j[0]["new"]["pa_start"])==0x40400000'
+"$TOOL" diff --json "$TM" "$TA" >"$TMP/d1"; "$TOOL" diff --json "$TM" "$TA" >"$TMP/d2"
+if cmp -s "$TMP/d1" "$TMP/d2"; then ok; else bad "diff --json is deterministic"; fi
+# One flipped read_only bit (SPT3[0], only in pdb0): one change naming its VA and the field.
+rm -rf "$TMP/flip" && mkdir -p "$TMP/flip" && (cd "$TMP/flip" && tar xzf "$TM")
+python3 - "$TMP/flip/mem/sysmem-100000000.bin" <<'EOF'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[0x2000] ^= 0x40   # SPT3 entry 0, bit 6: read_only (dev_mmu.ref.txt NV_MMU_VER2_PTE_READ_ONLY)
+open(p, "wb").write(b)
+EOF
+run "$TOOL" diff "$TM" "$TMP/flip"
+if [ "$RC" = 1 ] && [ "$OUT" = "pdb0 0x0000020000000-0x0000020001000     4K changed read_only: 0 -> 1
+# tables
+pdb0 tables pte_small: 0 only in A, 0 only in B, 1 rewritten in place" ]; then ok; else bad "diff one flipped read_only: rc $RC $OUT"; fi
+run "$TOOL" diff "$TM" "$FIX/gart-umr-kat.tar.gz"
+if [ "$RC" = 1 ] && grep -q '^pdb0 only in A$' "$TMP/out" && grep -q '^gart0 only in B$' "$TMP/out"; then ok; else bad "diff: contexts only in one: rc $RC $OUT"; fi
+err "diff: no such context" E_NOTFOUND "$TOOL" diff "$TM" "$TA" pdb9
+err "diff: usage" E_USAGE "$TOOL" diff "$TM"
+
 # ---- sources read natively: umr logs, gem5 checkpoints (issue #13) --------------------
 
 UMR=$FIX/umr-gfx9-gart.envdef

@@ -73,5 +73,9 @@ int cli_walk(int argc, char **argv);
 int cli_audit(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_export(int argc, char **argv);
+int cli_maps(int argc, char **argv);
+int cli_info(int argc, char **argv);
+int cli_pa(int argc, char **argv);
+int cli_diff(int argc, char **argv);
 
 #endif

@@ -296,6 +296,10 @@ static const struct {
 	{"audit", cli_audit, "check the access legs of a legs file page by page"},
 	{"check", cli_check, "load, validate and list every anomaly"},
 	{"export", cli_export, "write the mounted tree to a directory"},
+	{"maps", cli_maps, "the maps file of a context, with filters"},
+	{"info", cli_info, "the info file of a context"},
+	{"pa", cli_pa, "every context and VA that maps a physical address"},
+	{"diff", cli_diff, "what changed between two captures, at the mapping level"},
 };
 
 static void usage(FILE *f)
@@ -306,7 +310,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n`ptfs-tool COMMAND --help` describes a command.  Exit status: 0 success,\n"
-	      "1 findings (check: anomalies, audit: a page not ok), 2 error (E_* on stderr).\n", f);
+	      "1 findings (check: anomalies, audit: a page not ok, pa: nothing maps it,\n"
+	      "diff: different), 2 error (E_* on stderr).\n", f);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff.c — `ptfs-tool diff A B [CONTEXT]`: what changed between two
+ * captures at the mapping level, then, separately, tables that moved or were
+ * rewritten without a mapping change.
+ *
+ * Mappings are compared as the runs of `maps` (core/runs.c), so where a
+ * table lives, how a capture was taken (archive, umr log) and how pages are
+ * split into tables do not matter: only what a VA resolves to.  Contexts are
+ * matched by name; spaces by name, so two captures of one format compare
+ * whatever their space ids.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pt_runs.h"
+
+static const char diff_help[] =
+	"Usage: ptfs-tool diff [--json] CAPTURE_A CAPTURE_B [CONTEXT]\n"
+	"\n"
+	"Prints what changed from A to B for CONTEXT (every context of both when\n"
+	"none is named; contexts are matched by name), one line per VA run:\n"
+	"  CONTEXT VA_START-VA_END SIZE removed|added SPACE PA PAGE FLAGS KIND\n"
+	"  CONTEXT VA_START-VA_END SIZE remapped SPACE PA -> SPACE PA\n"
+	"  CONTEXT VA_START-VA_END SIZE changed FIELD: OLD -> NEW, ...\n"
+	"  CONTEXT only in A|B\n"
+	"then, after a line `# tables`, per context and level the tables only in\n"
+	"A, only in B and rewritten in place (not mapping changes).  --json: one\n"
+	"object per line.  Exit status 0 same mappings, 1 different, 2 error.\n";
+
+struct side {
+	const struct pt_context *ctx;
+	struct pt_run *r;
+	size_t n;
+};
+
+static pt_err runs_load(const struct pt_context *ctx, struct side *s)
+{
+	struct pt_runs_filter f;
+	struct pt_runs_iter it;
+	struct pt_run run;
+	size_t cap = 0;
+
+	s->ctx = ctx;
+	s->r = NULL;
+	s->n = 0;
+	if (!ctx)
+		return PT_OK;
+	pt_runs_filter_init(&f);
+	pt_runs_init(&it, ctx, &f);
+	while (pt_runs_next(&it, &run)) {
+		if (s->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct pt_run *p = realloc(s->r, nc * sizeof *p);
+
+			if (!p)
+				return PT_E_NOMEM;
+			s->r = p;
+			cap = nc;
+		}
+		s->r[s->n++] = run;
+	}
+	/* Fail closed: a cut-off list would report the rest as removed or added. */
+	return it.truncated ? PT_E_UNSUPPORTED : PT_OK;
+}
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+	bool inverted;     /* the entry field is the opposite of the bit */
+} perm_fields[] = {
+	{PT_PERM_READ_ONLY, "read_only", false},
+	{PT_PERM_ATOMIC_DISABLE, "atomic_disable", false},
+	{PT_PERM_PRIVILEGE, "privilege", false},
+	{PT_PERM_VOLATILE, "volatile", false},
+	{PT_PERM_ENCRYPTED, "encrypted", false},
+	{PT_PERM_NO_READ, "readable", true},
+	{PT_PERM_NO_WRITE, "writeable", true},
+	{PT_PERM_EXEC, "executable", false},
+	{PT_PERM_SNOOPED, "snooped", false},
+	{PT_PERM_TMZ, "tmz", false},
+};
+
+/* The fields that differ between two runs, text "f: a -> b, ..." and JSON names. */
+static void attr_diff(const struct pt_run *a, const struct pt_run *b, struct pt_buf *txt,
+		      struct pt_buf *names)
+{
+	char x[24], y[24];
+
+	if (a->page_size != b->page_size) {
+		pt_size_str(a->page_size, x, sizeof x);
+		pt_size_str(b->page_size, y, sizeof y);
+		pt_buf_printf(txt, "%spage_size: %s -> %s", txt->len ? ", " : "", x, y);
+		pt_buf_printf(names, "%s\"page_size\"", names->len ? ", " : "");
+	}
+	for (size_t i = 0; i < sizeof perm_fields / sizeof perm_fields[0]; i++) {
+		unsigned va = !!(a->perm & perm_fields[i].bit), vb = !!(b->perm & perm_fields[i].bit);
+
+		if (va == vb)
+			continue;
+		if (perm_fields[i].inverted) {
+			va = !va;
+			vb = !vb;
+		}
+		pt_buf_printf(txt, "%s%s: %u -> %u", txt->len ? ", " : "", perm_fields[i].name, va, vb);
+		pt_buf_printf(names, "%s\"%s\"", names->len ? ", " : "", perm_fields[i].name);
+	}
+	if (strcmp(a->kind, b->kind)) {
+		pt_buf_printf(txt, "%skind: %s -> %s", txt->len ? ", " : "", a->kind, b->kind);
+		pt_buf_printf(names, "%s\"kind\"", names->len ? ", " : "");
+	}
+	if (!txt->len && strcmp(a->flags, b->flags)) {
+		pt_buf_printf(txt, "flags: %s -> %s", a->flags, b->flags);
+		pt_buf_printf(names, "\"flags\"");
+	}
+}
+
+enum chg { CHG_NONE, CHG_REMOVED, CHG_ADDED, CHG_REMAPPED, CHG_CHANGED };
+static const char *const chg_name[] = {"", "removed", "added", "remapped", "changed"};
+
+struct seg {
+	enum chg type;
+	uint64_t s, e;
+	const struct pt_run *a, *b;   /* the runs under it (NULL where none) */
+	uint64_t pa_a, pa_b;          /* PAs at s */
+	char key[512];                /* what must be equal to merge (attributes, changed fields) */
+	char fields[512];             /* JSON names of changed fields */
+};
+
+struct ctxdiff {
+	struct pt_buf *out;
+	bool json;
+	const char *name;
+	const struct pt_format *fa, *fb;
+	unsigned changes;
+};
+
+static const char *space_a(const struct ctxdiff *d, const struct pt_run *r)
+{
+	return d->fa->spaces[r->space];
+}
+
+static const char *space_b(const struct ctxdiff *d, const struct pt_run *r)
+{
+	return d->fb->spaces[r->space];
+}
+
+static void side_json(struct pt_buf *o, const char *key, const char *space, uint64_t pa,
+		      const struct pt_run *r)
+{
+	pt_buf_printf(o, ", \"%s\": {\"flags\": ", key);
+	pt_json_str(o, r->flags);
+	pt_buf_puts(o, ", \"kind\": ");
+	pt_json_str(o, r->kind);
+	pt_buf_printf(o, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
+		      "\", \"space\": ", pa, r->page_size);
+	pt_json_str(o, space);
+	pt_buf_puts(o, "}");
+}
+
+static void seg_emit(struct ctxdiff *d, const struct seg *g)
+{
+	const struct pt_format *fmt = d->fb ? d->fb : d->fa;
+	int w = (int)fmt->va_digits;
+	char size[24], page[24];
+
+	if (g->type == CHG_NONE)
+		return;
+	d->changes++;
+	pt_size_str(g->e - g->s, size, sizeof size);
+	if (d->json) {
+		pt_buf_puts(d->out, "{\"change\": ");
+		pt_json_str(d->out, chg_name[g->type]);
+		pt_buf_puts(d->out, ", \"context\": ");
+		pt_json_str(d->out, d->name);
+		if (g->type == CHG_CHANGED || g->type == CHG_REMAPPED)
+			pt_buf_printf(d->out, ", \"fields\": [%s]", g->fields);
+		if (g->b)
+			side_json(d->out, "new", space_b(d, g->b), g->pa_b, g->b);
+		if (g->a)
+			side_json(d->out, "old", space_a(d, g->a), g->pa_a, g->a);
+		pt_buf_printf(d->out, ", \"size\": \"0x%" PRIx64 "\", \"va_end\": \"0x%" PRIx64
+			      "\", \"va_start\": \"0x%" PRIx64 "\"}\n", g->e - g->s, g->e, g->s);
+		return;
+	}
+	pt_buf_printf(d->out, "%s 0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %s", d->name, w, g->s, w,
+		      g->e, size, chg_name[g->type]);
+	switch (g->type) {
+	case CHG_REMOVED:
+	case CHG_ADDED: {
+		const struct pt_run *r = g->a ? g->a : g->b;
+
+		pt_size_str(r->page_size, page, sizeof page);
+		pt_buf_printf(d->out, " %s 0x%016" PRIx64 " %s %s %s\n",
+			      g->a ? space_a(d, r) : space_b(d, r), g->a ? g->pa_a : g->pa_b, page,
+			      r->flags, r->kind);
+		break;
+	}
+	case CHG_REMAPPED:
+		pt_buf_printf(d->out, " %s 0x%016" PRIx64 " -> %s 0x%016" PRIx64 "%s%s\n",
+			      space_a(d, g->a), g->pa_a, space_b(d, g->b), g->pa_b,
+			      g->key[0] ? ", " : "", g->key);
+		break;
+	default:
+		pt_buf_printf(d->out, " %s\n", g->key);
+		break;
+	}
+}
+
+/* Whether NEXT continues CUR: one change, VA and both PAs contiguous, same attributes. */
+static bool seg_joins(const struct seg *cur, const struct seg *next)
+{
+	uint64_t off = next->s - cur->s;
+
+	if (cur->type != next->type || cur->e != next->s || strcmp(cur->key, next->key))
+		return false;
+	if (!!cur->a != !!next->a || !!cur->b != !!next->b)
+		return false;
+	if (cur->a && (cur->a->space != next->a->space || cur->pa_a + off != next->pa_a ||
+		       cur->a->page_size != next->a->page_size || strcmp(cur->a->flags, next->a->flags) ||
+		       strcmp(cur->a->kind, next->a->kind)))
+		return false;
+	if (cur->b && (cur->b->space != next->b->space || cur->pa_b + off != next->pa_b ||
+		       cur->b->page_size != next->b->page_size || strcmp(cur->b->flags, next->b->flags) ||
+		       strcmp(cur->b->kind, next->b->kind)))
+		return false;
+	return true;
+}
+
+static void seg_classify(const struct ctxdiff *d, struct seg *g)
+{
+	struct pt_buf txt, names;
+
+	g->key[0] = g->fields[0] = 0;
+	if (g->a)
+		g->pa_a = g->a->pa + (g->s - g->a->va);
+	if (g->b)
+		g->pa_b = g->b->pa + (g->s - g->b->va);
+	if (!g->b) {
+		g->type = CHG_REMOVED;
+		return;
+	}
+	if (!g->a) {
+		g->type = CHG_ADDED;
+		return;
+	}
+	pt_buf_init(&txt);
+	pt_buf_init(&names);
+	attr_diff(g->a, g->b, &txt, &names);
+	snprintf(g->key, sizeof g->key, "%s", txt.data ? txt.data : "");
+	if (strcmp(space_a(d, g->a), space_b(d, g->b)) || g->pa_a != g->pa_b) {
+		g->type = CHG_REMAPPED;
+		snprintf(g->fields, sizeof g->fields, "\"pa\"%s%s", names.len ? ", " : "",
+			 names.data ? names.data : "");
+	} else {
+		g->type = txt.len ? CHG_CHANGED : CHG_NONE;
+		snprintf(g->fields, sizeof g->fields, "%s", names.data ? names.data : "");
+	}
+	pt_buf_free(&txt);
+	pt_buf_free(&names);
+}
+
+/* The mapping changes of one context pair (both runs lists sorted by VA, disjoint). */
+static void mappings_diff(struct ctxdiff *d, const struct side *A, const struct side *B)
+{
+	size_t i = 0, j = 0;
+	uint64_t x = 0;
+	struct seg cur = {0}, next;
+
+	while (i < A->n || j < B->n) {
+		const struct pt_run *a = i < A->n ? &A->r[i] : NULL;
+		const struct pt_run *b = j < B->n ? &B->r[j] : NULL;
+		uint64_t sa = a ? (a->va > x ? a->va : x) : UINT64_MAX;
+		uint64_t sb = b ? (b->va > x ? b->va : x) : UINT64_MAX;
+		uint64_t s = sa < sb ? sa : sb, e;
+		bool ina = a && a->va <= s && s < a->end, inb = b && b->va <= s && s < b->end;
+
+		if (ina && inb)
+			e = a->end < b->end ? a->end : b->end;
+		else if (ina)
+			e = b && b->va > s && b->va < a->end ? b->va : a->end;
+		else
+			e = a && a->va > s && a->va < b->end ? a->va : b->end;
+		memset(&next, 0, sizeof next);
+		next.s = s;
+		next.e = e;
+		next.a = ina ? a : NULL;
+		next.b = inb ? b : NULL;
+		seg_classify(d, &next);
+		if (cur.type != CHG_NONE && seg_joins(&cur, &next)) {
+			cur.e = e;
+		} else {
+			seg_emit(d, &cur);
+			cur = next;
+		}
+		x = e;
+		if (a && a->end <= x)
+			i++;
+		if (b && b->end <= x)
+			j++;
+	}
+	seg_emit(d, &cur);
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+struct tbl {
+	int level;
+	const char *space;
+	uint64_t addr, hash;
+};
+
+struct tset {
+	struct tbl *t;
+	size_t n, cap;
+	bool over;
+};
+
+/* Tables compared per context: past this the comparison says it stopped. */
+#define DIFF_TABLES_MAX 65536
+
+static bool tset_has(const struct tset *s, int level, const char *space, uint64_t addr)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].addr == addr && s->t[i].level == level && !strcmp(s->t[i].space, space))
+			return true;
+	return false;
+}
+
+static uint64_t table_hash(const struct pt_table *t)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint64_t i = 0; i < t->entries; i++) {
+		struct pt_entry e;
+		uint64_t v[2] = {0x6e6f742063617074ull, 0};   /* "not captured" marker */
+
+		if (pt_table_read(t, i, &e)) {
+			v[0] = e.raw[0];
+			v[1] = e.raw[1];
+		}
+		for (int k = 0; k < 2; k++)
+			for (int by = 0; by < 8; by++) {
+				h ^= (v[k] >> (8 * by)) & 0xff;
+				h *= 1099511628211ull;
+			}
+	}
+	return h;
+}
+
+static void tables_walk(const struct pt_table *t, struct tset *s, unsigned depth)
+{
+	const char *space = t->ctx->fmt->spaces[t->space];
+	uint64_t idx = 0;
+	struct pt_entry e;
+
+	if (s->over || tset_has(s, t->level, space, t->addr) || t->cover == PT_COVER_NONE)
+		return;
+	if (s->n == DIFF_TABLES_MAX) {
+		s->over = true;
+		return;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		struct tbl *p = realloc(s->t, nc * sizeof *p);
+
+		if (!p) {
+			s->over = true;
+			return;
+		}
+		s->t = p;
+		s->cap = nc;
+	}
+	s->t[s->n++] = (struct tbl){t->level, space, t->addr, table_hash(t)};
+	if (depth >= PT_MAX_DEPTH)
+		return;
+	for (; pt_table_next(t, &idx, false, &e); idx++) {
+		if (e.state != PT_ST_POINTER)
+			continue;
+		for (unsigned w = 0; w < 2; w++) {
+			struct pt_table child;
+
+			if (pt_table_child(t, idx, &e, w, &child))
+				tables_walk(&child, s, depth + 1);
+		}
+	}
+}
+
+static void tables_diff(struct ctxdiff *d, const struct pt_context *a, const struct pt_context *b)
+{
+	struct tset sa = {0}, sb = {0};
+	struct pt_table root;
+
+	pt_table_root(a, &root);
+	tables_walk(&root, &sa, 0);
+	pt_table_root(b, &root);
+	tables_walk(&root, &sb, 0);
+	if (sa.over || sb.over) {
+		if (d->json) {
+			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
+			pt_json_str(d->out, d->name);
+			pt_buf_puts(d->out, ", \"compared\": false}\n");
+		} else {
+			pt_buf_printf(d->out, "%s tables not compared: more than %d\n", d->name,
+				      DIFF_TABLES_MAX);
+		}
+		goto out;
+	}
+	for (unsigned l = 0; a->fmt->levels[l].name; l++) {
+		unsigned only_a = 0, only_b = 0, rewritten = 0;
+
+		for (size_t i = 0; i < sa.n; i++) {
+			bool found = false;
+
+			if (sa.t[i].level != (int)l)
+				continue;
+			for (size_t k = 0; k < sb.n; k++)
+				if (sb.t[k].level == (int)l && sb.t[k].addr == sa.t[i].addr &&
+				    !strcmp(sb.t[k].space, sa.t[i].space)) {
+					found = true;
+					rewritten += sb.t[k].hash != sa.t[i].hash;
+				}
+			only_a += !found;
+		}
+		for (size_t k = 0; k < sb.n; k++)
+			if (sb.t[k].level == (int)l && !tset_has(&sa, (int)l, sb.t[k].space, sb.t[k].addr))
+				only_b++;
+		if (!only_a && !only_b && !rewritten)
+			continue;
+		if (d->json) {
+			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
+			pt_json_str(d->out, d->name);
+			pt_buf_puts(d->out, ", \"level\": ");
+			pt_json_str(d->out, a->fmt->levels[l].name);
+			pt_buf_printf(d->out, ", \"only_in_a\": %u, \"only_in_b\": %u, \"rewritten\": %u}\n",
+				      only_a, only_b, rewritten);
+		} else {
+			pt_buf_printf(d->out, "%s tables %s: %u only in A, %u only in B, %u rewritten in place\n",
+				      d->name, a->fmt->levels[l].name, only_a, only_b, rewritten);
+		}
+	}
+out:
+	free(sa.t);
+	free(sb.t);
+}
+
+/* ---- command ------------------------------------------------------------- */
+
+static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, const char *name,
+			const struct pt_context *a, const struct pt_context *b, unsigned *changes)
+{
+	struct ctxdiff d = {.out = out, .json = json, .name = name};
+	struct side A, B;
+	pt_err err;
+
+	if (!a || !b) {
+		if (json) {
+			pt_buf_puts(out, "{\"change\": ");
+			pt_json_str(out, a ? "only_in_a" : "only_in_b");
+			pt_buf_puts(out, ", \"context\": ");
+			pt_json_str(out, name);
+			pt_buf_puts(out, "}\n");
+		} else {
+			pt_buf_printf(out, "%s only in %s\n", name, a ? "A" : "B");
+		}
+		(*changes)++;
+		return CLI_EXIT_OK;
+	}
+	if (a->fmt != b->fmt) {
+		pt_buf_printf(out, json ? "{\"change\": \"format\", \"context\": \"%s\"}\n" :
+			      "%s format %s -> %s\n", name, a->fmt->name, b->fmt->name);
+		(*changes)++;
+	}
+	d.fa = a->fmt;
+	d.fb = b->fmt;
+	err = runs_load(a, &A);
+	if (err == PT_OK)
+		err = runs_load(b, &B);
+	else
+		B.r = NULL;
+	if (err == PT_OK) {
+		mappings_diff(&d, &A, &B);
+		d.out = tables;
+		if (a->fmt == b->fmt)
+			tables_diff(&d, a, b);
+	}
+	free(A.r);
+	free(B.r);
+	*changes += d.changes;
+	if (err == PT_E_UNSUPPORTED)
+		return cli_fail(err, "diff: %s: more than %" PRIu64 " runs: not compared", name,
+				PT_MAPS_RUNS_MAX);
+	if (err != PT_OK)
+		return cli_fail(err, "diff: %s", name);
+	return CLI_EXIT_OK;
+}
+
+int cli_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pt_capture *ca = NULL, *cb = NULL;
+	struct pt_buf out, tables;
+	bool json = false;
+	int c, st = CLI_EXIT_OK;
+	unsigned changes = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hj", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(diff_help, stdout);
+			return CLI_EXIT_OK;
+		case 'j':
+			json = true;
+			break;
+		default:
+			return cli_opt_error("diff", argv, c);
+		}
+	}
+	if (argc - optind < 2 || argc - optind > 3)
+		return cli_fail(PT_E_USAGE, "diff: needs CAPTURE_A CAPTURE_B [CONTEXT] (try 'ptfs-tool diff --help')");
+	if (!cli_load(argv[optind], &ca, false, &st))
+		return st;
+	if (!cli_load(argv[optind + 1], &cb, false, &st)) {
+		pt_capture_free(ca);
+		return st;
+	}
+	pt_buf_init(&out);
+	pt_buf_init(&tables);
+	if (argc - optind == 3) {
+		const char *name = argv[optind + 2];
+		const struct pt_context *a = pt_capture_context_find(ca, name);
+		const struct pt_context *b = pt_capture_context_find(cb, name);
+
+		if (!a && !b)
+			st = cli_fail(PT_E_NOTFOUND, "diff: no context '%s' in either capture", name);
+		else
+			st = context_pair(&out, &tables, json, name, a, b, &changes);
+	} else {
+		for (size_t i = 0; i < pt_capture_context_count(ca) && st == CLI_EXIT_OK; i++) {
+			const struct pt_context *a = pt_capture_context(ca, i);
+
+			st = context_pair(&out, &tables, json, a->name, a,
+					  pt_capture_context_find(cb, a->name), &changes);
+		}
+		for (size_t i = 0; i < pt_capture_context_count(cb) && st == CLI_EXIT_OK; i++) {
+			const struct pt_context *b = pt_capture_context(cb, i);
+
+			if (!pt_capture_context_find(ca, b->name))
+				st = context_pair(&out, &tables, json, b->name, NULL, b, &changes);
+		}
+	}
+	if (st == CLI_EXIT_OK && tables.len) {
+		if (!json)
+			pt_buf_puts(&out, "# tables\n");
+		pt_buf_put(&out, tables.data, tables.len);
+	}
+	if (st == CLI_EXIT_OK && (out.oom || tables.oom))
+		st = cli_fail(PT_E_NOMEM, "diff: out of memory");
+	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
+		st = CLI_EXIT_ERROR;
+	if (st == CLI_EXIT_OK && changes)
+		st = CLI_EXIT_FINDINGS;
+	pt_buf_free(&tables);
+	pt_buf_free(&out);
+	pt_capture_free(ca);
+	pt_capture_free(cb);
+	return st;
+}

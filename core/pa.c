@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pa.c — the reverse index (physical byte -> contexts and VAs).
+ *
+ * Built once from the unfiltered runs of every context, sorted by space and
+ * PA.  Runs may overlap (aliases), so a lookup scans back from the last run
+ * starting at or below ADDR as far as the longest run could reach.  The
+ * leaf path and flags of each hit come from walking its VA: the walker is
+ * the one truth, and a hit the walk does not confirm is dropped.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_pa.h"
+#include "pt_runs.h"
+
+struct pa_run {
+	uint64_t pa, len, va;
+	uint32_t ctx;
+	uint32_t space;
+};
+
+struct pt_pa_index {
+	const struct pt_capture *cap;
+	pthread_mutex_t lock;
+	bool built;
+	pt_err build_err;
+	struct pa_run *r;
+	size_t n;
+	uint64_t max_len;
+	bool incomplete;
+};
+
+struct pt_pa_index *pt_pa_index_new(const struct pt_capture *cap)
+{
+	struct pt_pa_index *ix = calloc(1, sizeof *ix);
+
+	if (!ix)
+		return NULL;
+	ix->cap = cap;
+	pthread_mutex_init(&ix->lock, NULL);
+	return ix;
+}
+
+void pt_pa_index_free(struct pt_pa_index *ix)
+{
+	if (!ix)
+		return;
+	pthread_mutex_destroy(&ix->lock);
+	free(ix->r);
+	free(ix);
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct pa_run *x = a, *y = b;
+
+	if (x->space != y->space)
+		return x->space < y->space ? -1 : 1;
+	if (x->pa != y->pa)
+		return x->pa < y->pa ? -1 : 1;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+static pt_err build(struct pt_pa_index *ix)
+{
+	size_t cap = 0;
+
+	for (size_t c = 0; c < pt_capture_context_count(ix->cap); c++) {
+		const struct pt_context *ctx = pt_capture_context(ix->cap, c);
+		struct pt_runs_filter f;
+		struct pt_runs_iter it;
+		struct pt_run run;
+
+		pt_runs_filter_init(&f);
+		pt_runs_init(&it, ctx, &f);
+		while (pt_runs_next(&it, &run)) {
+			if (ix->n == PT_PA_INDEX_RUNS_MAX) {
+				ix->incomplete = true;
+				break;
+			}
+			if (ix->n == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct pa_run *r = realloc(ix->r, nc * sizeof *r);
+
+				if (!r)
+					return PT_E_NOMEM;
+				ix->r = r;
+				cap = nc;
+			}
+			ix->r[ix->n] = (struct pa_run){
+				.pa = run.pa, .len = run.end - run.va, .va = run.va,
+				.ctx = (uint32_t)c, .space = run.space,
+			};
+			if (run.end - run.va > ix->max_len)
+				ix->max_len = run.end - run.va;
+			ix->n++;
+		}
+		if (it.truncated)
+			ix->incomplete = true;
+	}
+	if (ix->n > 1)
+		qsort(ix->r, ix->n, sizeof *ix->r, run_cmp);
+	return PT_OK;
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct pt_pa_hit *x = a, *y = b;
+
+	if (x->ctx->index != y->ctx->index)
+		return x->ctx->index < y->ctx->index ? -1 : 1;
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
+		    struct pt_pa_hit **hits, size_t *n, bool *incomplete)
+{
+	struct pt_pa_hit *h = NULL;
+	size_t lo = 0, hi, nh = 0, caph = 0;
+	pt_err err;
+
+	*hits = NULL;
+	*n = 0;
+	pthread_mutex_lock(&ix->lock);
+	if (!ix->built) {
+		ix->build_err = build(ix);
+		if (ix->build_err != PT_OK) {
+			free(ix->r);
+			ix->r = NULL;
+			ix->n = 0;
+		}
+		/* An allocation failure is retried on the next lookup. */
+		ix->built = ix->build_err == PT_OK;
+	}
+	err = ix->build_err;
+	pthread_mutex_unlock(&ix->lock);
+	if (err != PT_OK)
+		return err;
+	*incomplete = ix->incomplete;
+
+	/* First run after (space, addr). */
+	hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pa_run *r = &ix->r[mid];
+
+		if (r->space < space || (r->space == space && r->pa <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct pa_run *r = &ix->r[i];
+
+		if (r->space != space || addr - r->pa >= ix->max_len)
+			break;
+		if (addr - r->pa >= r->len)
+			continue;
+		if (nh == caph) {
+			size_t nc = caph ? caph * 2 : 8;
+			struct pt_pa_hit *p = realloc(h, nc * sizeof *p);
+
+			if (!p) {
+				free(h);
+				return PT_E_NOMEM;
+			}
+			h = p;
+			caph = nc;
+		}
+		h[nh].ctx = pt_capture_context(ix->cap, r->ctx);
+		h[nh].va = r->va + (addr - r->pa);
+		nh++;
+	}
+	if (nh > 1)
+		qsort(h, nh, sizeof *h, hit_cmp);
+	*hits = h;
+	*n = nh;
+	return PT_OK;
+}
+
+pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, uint64_t addr,
+		    enum pt_out out, size_t *found)
+{
+	const struct pt_format *fmt = pt_capture_format(ix->cap);
+	struct pt_pa_hit *h;
+	size_t n, shown = 0;
+	bool incomplete = false;
+	pt_err err = pt_pa_lookup(ix, space, addr, &h, &n, &incomplete);
+
+	if (err != PT_OK)
+		return err;
+	if (out == PT_OUT_JSON)
+		pt_buf_printf(b, "{\"addr\": \"0x%" PRIx64 "\", \"complete\": %s, \"mappings\": [",
+			      addr, incomplete ? "false" : "true");
+	for (size_t i = 0; i < n; i++) {
+		const struct pt_context *ctx = h[i].ctx;
+		struct pt_walk w;
+		char va[40], path[256], flags[64] = "";
+
+		if (pt_walk_va(ctx, h[i].va, &w) != PT_OK || w.fault != PT_FAULT_NONE ||
+		    w.space != space || w.pa != addr)
+			continue;   /* the walker is the truth: never show what it does not confirm */
+		pt_va_name(ctx->fmt, h[i].va, va, sizeof va);
+		pt_node_path(&w.node, path, sizeof path);
+		if (ctx->fmt->flags)
+			ctx->fmt->flags(&w.steps[w.leaf_step].entry, flags, sizeof flags);
+		if (out == PT_OUT_JSON) {
+			pt_buf_puts(b, shown ? ", {\"context\": " : "{\"context\": ");
+			pt_json_str(b, ctx->name);
+			pt_buf_puts(b, ", \"flags\": ");
+			pt_json_str(b, flags);
+			pt_buf_puts(b, ", \"leaf\": ");
+			pt_json_str(b, path);
+			pt_buf_printf(b, ", \"va\": \"0x%" PRIx64 "\"}", h[i].va);
+		} else {
+			pt_buf_printf(b, "%s %s %s %s\n", ctx->name, va, path, flags);
+		}
+		shown++;
+	}
+	if (out == PT_OUT_JSON) {
+		pt_buf_puts(b, "], \"space\": ");
+		pt_json_str(b, fmt->spaces[space]);
+		pt_buf_puts(b, "}\n");
+	} else if (incomplete) {
+		pt_buf_printf(b, "# incomplete: the reverse index holds at most %" PRIu64
+			      " runs of %" PRIu64 " per context; other mappings may exist\n",
+			      PT_PA_INDEX_RUNS_MAX, PT_MAPS_RUNS_MAX);
+	}
+	free(h);
+	if (found)
+		*found = shown;
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}

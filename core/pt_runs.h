@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_runs.h — the runs of `maps` as a stream, with filters.
+ *
+ * A run is a maximal range of pages contiguous in VA and PA, in one space,
+ * of one page size, with equal flag and kind columns: exactly the lines of
+ * pt_render_maps().  Filters drop pages BEFORE merging, so `--ro` shows the
+ * read-only pages of a run whose other pages are writable.  On request the
+ * stream also gives the ranges no page covers that the walker does not call
+ * plain `unmapped` (sparse, not_captured, reserved_bits, unsupported), like
+ * ptdump's non-present ranges.
+ *
+ * Memory is that of one pt_page_iter; no list is built.  Thread-safe as the
+ * walker is (one iterator per thread).
+ */
+#ifndef PT_RUNS_H
+#define PT_RUNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+#include "pt_walk.h"
+
+/*
+ * Walks spent finding the not-mapped ranges of one stream (--all): each
+ * walk settles at least one whole entry, so a context whose gaps need more
+ * is cut short with `truncated` set rather than searched without end.
+ */
+#define PT_RUNS_GAP_WALKS_MAX (UINT64_C(1) << 22)
+
+struct pt_run {
+	uint64_t va, end;          /* [va, end) */
+	/*
+	 * "mapped", or for --all the fault every VA of the range walks to:
+	 * "sparse", "not_captured", "reserved_bits", "unsupported".
+	 */
+	const char *state;
+	bool mapped;
+	/* mapped runs only */
+	unsigned space;
+	uint64_t pa;               /* PA of va */
+	uint64_t page_size;
+	uint32_t perm;             /* PT_PERM_* of the first page */
+	int kind_id;               /* kind id of the first page (-1: none) */
+	char flags[64], kind[64];  /* the maps columns */
+};
+
+struct pt_runs_filter {
+	bool read_only;            /* only pages with read_only */
+	int space;                 /* space id, or -1 for any */
+	const char *kind;          /* kind column as maps prints it, or NULL */
+	uint64_t va_lo, va_hi;     /* pages overlapping [va_lo, va_hi] (inclusive); 0, UINT64_MAX: all */
+	uint64_t page_size;        /* 0: any */
+	const char *state;         /* NULL: mapped (plus the others with `all`); else only this state */
+	bool all;                  /* also not-mapped ranges (sparse, not_captured, ...) */
+};
+
+/* The filter that keeps everything maps shows. */
+void pt_runs_filter_init(struct pt_runs_filter *f);
+
+struct pt_runs_iter {
+	const struct pt_context *ctx;
+	struct pt_runs_filter f;
+	struct pt_page_iter pages;
+	struct pt_page pend;       /* a page read but not yet used */
+	bool have_pend, pages_done, mapped_done;
+	struct pt_run held;        /* the next mapped run, waiting for the gaps before it */
+	bool have_held;
+	uint64_t cursor;           /* first VA not yet accounted for (--all) */
+	bool cursor_end;           /* cursor reached the end of the VA space */
+	uint64_t va_limit;         /* end of the context's VA space (exclusive, saturated) */
+	struct pt_run gap;         /* a gap range being merged */
+	bool have_gap;
+	uint64_t nruns, gap_walks;
+	bool truncated;            /* stopped at PT_MAPS_RUNS_MAX runs or PT_RUNS_GAP_WALKS_MAX walks */
+	bool done;
+};
+
+void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
+		  const struct pt_runs_filter *f);
+/* Next run in VA order; false at the end (then see it->truncated). */
+bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out);
+
+/*
+ * One run as a maps line (text: the columns of DESIGN §4 `maps`; JSON: one
+ * object per line).  Not-mapped runs print `VA_START-VA_END SIZE - STATE`.
+ * CONTEXT: NULL, or a name to add (JSON key "context"; text first column).
+ */
+void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct pt_run *r,
+		   const char *context, enum pt_out out);
+/* The line pt_render_maps() ends with when it stops at PT_MAPS_RUNS_MAX. */
+void pt_render_runs_truncated(struct pt_buf *b, enum pt_out out);
+/* Appends S as a JSON string. */
+void pt_json_str(struct pt_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runs.c — maps runs as a stream, with filters and the not-mapped ranges.
+ *
+ * The merge rule is pt_render_maps()'s, applied to the pages a filter keeps;
+ * test_runs proves that with no filter the lines are the same bytes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt_runs.h"
+
+void pt_runs_filter_init(struct pt_runs_filter *f)
+{
+	memset(f, 0, sizeof *f);
+	f->space = -1;
+	f->va_hi = UINT64_MAX;
+}
+
+static void flags_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
+{
+	s[0] = 0;
+	if (fmt->flags)
+		fmt->flags(e, s, len);
+}
+
+static void kind_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
+{
+	snprintf(s, len, "-");
+	if (fmt->kind_name)
+		fmt->kind_name(e, s, len);
+}
+
+void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
+		  const struct pt_runs_filter *f)
+{
+	struct pt_table root;
+	struct pt_walk w;
+	uint64_t from = f->va_lo, lo, span;
+
+	memset(it, 0, sizeof *it);
+	it->ctx = ctx;
+	it->f = *f;
+	/*
+	 * A page that starts below va_lo but reaches into it is kept: start the
+	 * page stream at the page holding va_lo, as the walker finds it.
+	 */
+	if (from && pt_walk_va(ctx, from, &w) == PT_OK && w.fault == PT_FAULT_NONE)
+		from = w.page_va;
+	pt_pages_init(&it->pages, ctx, from);
+
+	/* The VA space is the root table's span. */
+	pt_table_root(ctx, &root);
+	lo = root.va_base;
+	span = root.page_shift < 64 && root.entries <= (UINT64_MAX >> root.page_shift) ?
+	       root.entries << root.page_shift : UINT64_MAX;
+	it->va_limit = span > UINT64_MAX - lo ? UINT64_MAX : lo + span;
+	it->cursor = f->va_lo > lo ? f->va_lo : lo;
+	if (f->va_hi != UINT64_MAX && f->va_hi + 1 < it->va_limit)
+		it->va_limit = f->va_hi + 1;
+	it->cursor_end = it->cursor >= it->va_limit;
+}
+
+static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
+		      const char *kind)
+{
+	const struct pt_runs_filter *f = &it->f;
+
+	if (f->state && strcmp(f->state, "mapped") != 0)
+		return false;
+	if (f->read_only && !(pg->leaf.perm & PT_PERM_READ_ONLY))
+		return false;
+	if (f->space >= 0 && pg->space != (unsigned)f->space)
+		return false;
+	if (f->kind && strcmp(f->kind, kind) != 0)
+		return false;
+	if (f->page_size && pg->size != f->page_size)
+		return false;
+	if (pg->va + (pg->size - 1) < f->va_lo)
+		return false;
+	return true;
+}
+
+/* The next mapped run (maps's merge over the kept pages). */
+static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
+{
+	const struct pt_format *fmt = it->ctx->fmt;
+	bool open = false;
+
+	while (!it->pages_done) {
+		struct pt_page pg;
+		char flags[64], kind[64];
+
+		if (it->have_pend) {
+			pg = it->pend;
+			it->have_pend = false;
+		} else if (!pt_pages_next(&it->pages, &pg)) {
+			it->pages_done = true;
+			break;
+		}
+		if (pg.va > it->f.va_hi) {
+			it->pages_done = true;
+			break;
+		}
+		flags_of(fmt, &pg.leaf, flags, sizeof flags);
+		kind_of(fmt, &pg.leaf, kind, sizeof kind);
+		if (!page_keep(it, &pg, kind))
+			continue;
+		if (open && pg.va == r->end && pg.space == r->space && pg.size == r->page_size &&
+		    pg.pa == r->pa + (r->end - r->va) && !strcmp(flags, r->flags) &&
+		    !strcmp(kind, r->kind)) {
+			r->end += pg.size;
+			continue;
+		}
+		if (open) {
+			it->pend = pg;
+			it->have_pend = true;
+			return true;
+		}
+		if (++it->nruns > PT_MAPS_RUNS_MAX) {
+			it->truncated = true;
+			it->pages_done = true;
+			it->done = true;
+			return false;
+		}
+		memset(r, 0, sizeof *r);
+		open = true;
+		r->state = "mapped";
+		r->mapped = true;
+		r->va = pg.va;
+		r->end = pg.va + pg.size;
+		r->pa = pg.pa;
+		r->page_size = pg.size;
+		r->space = pg.space;
+		r->perm = pg.leaf.perm;
+		r->kind_id = pg.leaf.kind;
+		snprintf(r->flags, sizeof r->flags, "%s", flags);
+		snprintf(r->kind, sizeof r->kind, "%s", kind);
+	}
+	return open;
+}
+
+/*
+ * The range from it->cursor that one walk settles: up to the end of the
+ * entry the walk stopped at (a whole table when none of it is captured),
+ * or of the page it reached.  *STATE: the fault name, NULL for a page or
+ * for plain `unmapped`.
+ */
+static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **state)
+{
+	struct pt_walk w;
+	uint64_t va = it->cursor, end = limit;
+
+	*state = NULL;
+	it->gap_walks++;
+	if (pt_walk_va(it->ctx, va, &w) != PT_OK)
+		return limit;
+	if (w.fault == PT_FAULT_NONE) {
+		end = w.page_va + w.page_size;
+	} else if (w.fault_step >= 0 && (unsigned)w.fault_step < w.nsteps) {
+		const struct pt_walk_step *s = &w.steps[w.fault_step];
+		const struct pt_table *t = &s->table;
+
+		if (!s->captured && t->cover == PT_COVER_NONE)
+			end = t->va_base + (t->entries << t->page_shift);
+		else
+			end = pt_table_entry_va(t, s->index) + (UINT64_C(1) << t->page_shift);
+		if (w.fault != PT_FAULT_UNMAPPED)
+			*state = pt_fault_name(w.fault);
+	}
+	if (end <= va || end > limit)
+		end = limit;
+	return end;
+}
+
+bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out)
+{
+	if (it->done)
+		return false;
+	if (!it->have_held && !it->mapped_done) {
+		if (mapped_next(it, &it->held))
+			it->have_held = true;
+		else
+			it->mapped_done = true;
+	}
+	if (it->truncated && !it->have_held)
+		return false;
+	if (it->f.all && !it->cursor_end) {
+		uint64_t gap_end = it->have_held && it->held.va < it->va_limit ?
+				   it->held.va : it->va_limit;
+
+		while (it->cursor < gap_end) {
+			const char *st;
+			uint64_t end, start = it->cursor;
+
+			if (it->gap_walks >= PT_RUNS_GAP_WALKS_MAX) {
+				/* Fail closed: say the list stops here rather than go on unbounded. */
+				it->truncated = true;
+				it->done = true;
+				if (it->have_gap) {
+					*out = it->gap;
+					it->have_gap = false;
+					return true;
+				}
+				return false;
+			}
+			end = gap_piece(it, gap_end, &st);
+			it->cursor = end;
+			if (st && it->f.state && strcmp(it->f.state, st) != 0)
+				st = NULL;
+			if (!st)
+				continue;
+			if (it->have_gap && it->gap.end == start && !strcmp(it->gap.state, st)) {
+				it->gap.end = end;
+				continue;
+			}
+			if (it->have_gap)
+				*out = it->gap;
+			memset(&it->gap, 0, sizeof it->gap);
+			it->gap.state = st;
+			it->gap.va = start;
+			it->gap.end = end;
+			it->gap.kind_id = -1;
+			if (it->have_gap)
+				return true;
+			it->have_gap = true;
+		}
+		if (it->have_gap) {
+			*out = it->gap;
+			it->have_gap = false;
+			return true;
+		}
+		if (it->cursor >= it->va_limit)
+			it->cursor_end = true;
+	}
+	if (!it->have_held)
+		return false;
+	*out = it->held;
+	it->have_held = false;
+	if (it->f.all) {
+		if (out->end == 0 || out->end >= it->va_limit)
+			it->cursor_end = true;
+		else if (out->end > it->cursor)
+			it->cursor = out->end;
+	}
+	return true;
+}
+
+/* ---- rendering ----------------------------------------------------------- */
+
+void pt_json_str(struct pt_buf *b, const char *s)
+{
+	pt_buf_put(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			pt_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			pt_buf_printf(b, "\\u%04x", c);
+		else
+			pt_buf_put(b, (const char *)&c, 1);
+	}
+	pt_buf_put(b, "\"", 1);
+}
+
+void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct pt_run *r,
+		   const char *context, enum pt_out out)
+{
+	const struct pt_format *fmt = ctx->fmt;
+	int d = (int)fmt->va_digits;
+	char size[24], page[24];
+
+	pt_size_str(r->end - r->va, size, sizeof size);
+	pt_size_str(r->page_size, page, sizeof page);
+	if (out == PT_OUT_JSON) {
+		/* keys in sorted order, as every ptfs JSON object */
+		pt_buf_puts(b, "{");
+		if (context) {
+			pt_buf_puts(b, "\"context\": ");
+			pt_json_str(b, context);
+			pt_buf_puts(b, ", ");
+		}
+		if (r->mapped) {
+			pt_buf_puts(b, "\"flags\": ");
+			pt_json_str(b, r->flags);
+			pt_buf_puts(b, ", \"kind\": ");
+			pt_json_str(b, r->kind);
+			pt_buf_printf(b, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
+				      "\", \"size\": \"0x%" PRIx64 "\", \"space\": ",
+				      r->pa, r->page_size, r->end - r->va);
+			pt_json_str(b, fmt->spaces[r->space]);
+		} else {
+			pt_buf_printf(b, "\"size\": \"0x%" PRIx64 "\", \"state\": ", r->end - r->va);
+			pt_json_str(b, r->state);
+		}
+		pt_buf_printf(b, ", \"va_end\": \"0x%" PRIx64 "\", \"va_start\": \"0x%" PRIx64 "\"}\n",
+			      r->end, r->va);
+		return;
+	}
+	if (context)
+		pt_buf_printf(b, "%s ", context);
+	if (!r->mapped) {
+		pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %s\n",
+			      d, r->va, d, r->end, size, "-", r->state);
+		return;
+	}
+	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s\n",
+		      d, r->va, d, r->end, size, page, fmt->spaces[r->space], r->pa, r->flags,
+		      r->kind);
+}
+
+void pt_render_runs_truncated(struct pt_buf *b, enum pt_out out)
+{
+	if (out == PT_OUT_JSON)
+		pt_buf_printf(b, "{\"truncated_after_runs\": %" PRIu64 "}\n", PT_MAPS_RUNS_MAX);
+	else
+		pt_buf_printf(b, "# truncated after %" PRIu64 " runs\n", PT_MAPS_RUNS_MAX);
+}
