@@ -122,7 +122,13 @@ static pt_err gen_finish(struct loader *ld, struct gen *g, const char *label)
 		pt_capture_set_error(ld->cap, "%s: out of memory", ld->path);
 		return PT_E_NOMEM;
 	}
-	rc = pt_capture_parse_manifest(ld->cap, g->text, g->len);
+	{
+		char err[sizeof ld->cap->err];
+
+		rc = pt_manifest_parse_mixed(g->text, g->len, &ld->cap->man, err, sizeof err);
+		if (rc)
+			pt_capture_set_error(ld->cap, "%s", err);
+	}
 	if (!rc)
 		rc = pt_loader_bind(ld, resolve_src, "");
 	if (rc)
