@@ -35,9 +35,20 @@ listing() {
 		done)
 }
 
+# fixture_name CAP: the name of a fixture's listing: NAME.tar.gz, NAME.envdef
+# (a umr log) and NAME/cpt.N (a gem5 checkpoint) are NAME.
+fixture_name() {
+	case $1 in
+	*.tar.gz) basename "$1" .tar.gz ;;
+	*.envdef) basename "$1" .envdef ;;
+	*) basename "$(dirname "$1")" ;;
+	esac
+}
+
 n=0
-for cap in "$FIX"/*.tar.gz; do
-	name=$(basename "$cap" .tar.gz)
+for cap in "$FIX"/*.tar.gz "$FIX"/*.envdef "$FIX"/*/cpt.*; do
+	[ -e "$cap" ] || continue
+	name=$(fixture_name "$cap")
 	out="$TMP/$name"
 	if ! "$TOOL" export "$cap" "$out" >/dev/null 2>"$TMP/err"; then
 		bad "$name: export failed: $(cat "$TMP/err")"
@@ -66,7 +77,8 @@ done
 # Every stored listing belongs to a fixture (a renamed fixture must not leave
 # a listing nobody checks).
 for g in "$GOLD"/*.tree; do
-	[ -f "$FIX/$(basename "$g" .tree).tar.gz" ] && ok || bad "$g: no fixture of that name"
+	b=$FIX/$(basename "$g" .tree)
+	{ [ -f "$b.tar.gz" ] || [ -f "$b.envdef" ] || [ -d "$b" ]; } && ok || bad "$g: no fixture of that name"
 done
 [ "$n" -gt 0 ] && ok || bad "no fixture found in $FIX"
 report

@@ -691,6 +691,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			if (i)
 				pt_buf_put(&ctxs, ", ", 2);
 			pt_jobj_str(&co, "name", c->name);
+			if (strcmp(c->fmt->name, fmt->name))   /* a mixed capture: this context's format */
+				pt_jobj_str(&co, "format", c->fmt->name);
 			pt_jobj_str(&co, "root_space", fmt->spaces[c->root_space]);
 			pt_jobj_hex(&co, "root_address", c->root_addr);
 			pt_jobj_finish(&co, &ctxs);
@@ -723,8 +725,11 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 	for (size_t i = 0; i < nc; i++) {
 		const struct pt_context *c = pt_capture_context(cap, i);
 
-		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "\n", c->name,
-			      fmt->spaces[c->root_space], c->root_addr);
+		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "%s%s\n", c->name,
+			      fmt->spaces[c->root_space], c->root_addr,
+			      /* a source's capture may mix formats: name the others */
+			      strcmp(c->fmt->name, fmt->name) ? " " : "",
+			      strcmp(c->fmt->name, fmt->name) ? c->fmt->name : "");
 	}
 	return pt_buf_status(b);
 }
