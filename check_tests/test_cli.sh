@@ -105,7 +105,7 @@ for c in decode walk audit check export; do
 done
 # decode --help lists every format, level and --kind from the format table.
 "$TOOL" decode --help >"$TMP/decode-help" 2>&1
-for w in 'nv-gmmu-ver2 or amd-gart' '\[--kind ver2\|ver2_dual\|gart\]' \
+for w in 'nv-gmmu-ver2, amd-gart or amd-gpuvm' '\[--kind ver2\|ver2_dual\|gart\|gpuvm\]' \
 	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
 	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)'; do
 	if grep -Eq -- "$w" "$TMP/decode-help"; then ok "decode --help: $w"; else bad "decode --help: $w"; fi
@@ -496,6 +496,15 @@ for f in "$FIX"/*.tar.gz; do
 	[ "$RC" = "$want" ] && ok || bad "check $(basename "$f"): exit $RC vs its count: $(tail -1 "$TMP/out")"
 done
 rc "check a clean capture" 0 "$TOOL" check "$FIX/gart-umr-kat.tar.gz"
+# One JSON escaper for every program (issue #11.4): a capture path with TAB,
+# DEL and a newline is spelled as walk --json and the mount spell it
+# (\u00XX), never as a raw DEL byte or a \n the other JSON never writes.
+CTL=$(printf '%s/c\tx\177y\nz.tar.gz' "$TMP")
+cp "$FIX/gart-umr-kat.tar.gz" "$CTL"
+run "$TOOL" check --json "$CTL"
+grep -qF '"capture": "'"$TMP"'/c\u0009x\u007fy\u000az.tar.gz", ' "$TMP/out" && ok ||
+	bad "check --json: control bytes of the capture path not as \\u00XX: $(od -c "$TMP/out" | head -5)"
+rm -f "$CTL"
 # A root table with no captured byte: every VA is not_captured, so not clean.
 mkdir -p "$TMP/noroot/mem"
 head -c 4096 /dev/zero >"$TMP/noroot/mem/v.bin"
@@ -820,6 +829,40 @@ if [ "$RC" = 1 ] && grep -q '^pdb0 only in A$' "$TMP/out" && grep -q '^gart0 onl
 err "diff: no such context" E_NOTFOUND "$TOOL" diff "$TM" "$TA" pdb9
 err "diff: usage" E_USAGE "$TOOL" diff "$TM"
 
+# ---- amd-gpuvm: decode with roles and levels, walk, audit, check, export ---------------
+
+G9=$FIX/amd-gfx9-vm.tar.gz
+decoded "gpuvm: PDE0 with BFS 9 at pdb0 (B-E04)" \
+	'j["state"]=="pointer" and j["block_fragment_size"]==9 and j["address"]=="0x7fea04000"' \
+	--format amd-gpuvm --value 0x48000007fea04001 --level pdb0
+decoded "gpuvm: PDE-as-PTE at pdb0 (B-E10)" \
+	'j["state"]=="mapped" and j["pte"]==1 and j["writeable"]==0' \
+	--format amd-gpuvm --value 0x00400000bda004b1 --level pdb0
+decoded "gpuvm: ptb leaf (B-E06)" \
+	'j["state"]=="mapped" and j["mtype_name"]=="UC"' \
+	--format amd-gpuvm --value 0x0600000ec9cb0077 --level ptb
+decoded "gpuvm: ptb_further by depth 4" 'j["state"]=="mapped"' \
+	--format amd-gpuvm --value 0x0600000ec9cb0077 --level 4
+decoded "gpuvm: --role pte" 'j["state"]=="mapped"' \
+	--format amd-gpuvm --value 0x0600000ec9cb0077 --role pte
+decoded "gpuvm: --role pde" 'j["state"] in ("pointer","mapped","unsupported")' \
+	--format amd-gpuvm --value 0x0000000000101001 --role pde
+decoded "gpuvm: zero" 'j["state"]=="unmapped"' --format amd-gpuvm --value 0 --level ptb
+err "gpuvm: no dual role" E_UNSUPPORTED "$TOOL" decode --format amd-gpuvm --value 1 --role dual
+run "$TOOL" walk "$G9" gfx.2 0x200020
+if [ "$RC" = 0 ] && grep -q '^ptb_further\[0\]' "$TMP/out" &&
+	grep -q 'result: mapped pa=sysmem:0xec9cb0020 page=4K' "$TMP/out"; then ok; else bad "gpuvm walk through translate_further: $OUT"; fi
+run "$TOOL" walk --json "$G9" gfx.1 0x201234
+js "gpuvm walk --json: 2 MiB PDE-as-PTE less FB_OFFSET" 'j["result"]["pa"]=="0x201234" and j["result"]["space"]=="vram"'
+run "$TOOL" check "$G9"
+# ptb/7, 8, 10, 11 (unsupported, reserved bits) and the uncaptured PTB: anomalies, exit 1.
+if [ "$RC" = 1 ] && grep -q '2 contexts, 5 anomalies, 0 warnings' "$TMP/out"; then ok; else bad "gpuvm check: rc $RC $OUT"; fi
+printf '0x200000 8K rw 0xec9cb0000\n0x0 2M r\n' >"$TMP/g.legs"
+run "$TOOL" audit "$G9" gfx.2 "$TMP/g.legs"
+if [ "$RC" = 0 ]; then ok; else bad "gpuvm audit: rc $RC $OUT $ERR"; fi
+run "$TOOL" export "$FIX/amd-gfx12-vm.tar.gz" "$TMP/g12"
+if [ "$RC" = 0 ] && grep -q '^mtype: 3$' "$TMP/g12/gfx.1/pdb2/0/pdb1/0/pdb0/0/ptb/0" &&
+	[ -L "$TMP/g12/gfx.1/va/0x000000410000" ]; then ok; else bad "gpuvm export gfx12: rc $RC $ERR"; fi
 # ---- sources read natively: umr logs, gem5 checkpoints (issue #13) --------------------
 
 UMR=$FIX/umr-gfx9-gart.envdef

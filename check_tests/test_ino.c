@@ -129,7 +129,7 @@ static fuse_ino_t round_trip(const struct pt_tnode *id)
 static size_t all_nodes(unsigned c, struct pt_tnode *out)
 {
 	static const enum pt_tnode_type fixed[] = {
-		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR,
+		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR, PT_TN_ENTRIES,
 	};
 	const struct ptfs_ctx *pc = &pcs[c];
 	size_t n = 0;

@@ -60,15 +60,21 @@ for cap in "${CAPTURES[@]}"; do
 	ok "$name: mounts"
 	check "$name: no error or warning on stderr" \
 		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
-	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart)$' "$mnt/capture"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|amd-gpuvm)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx capture | sort)" = "$ctxs" -a -n "$ctxs"
 	for ctx in $ctxs; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
-		check "$name: $ctx lists info maps $root va walk" \
-			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps $root va walk | sort | tr '\n' ' ')"
+		# amd-gpuvm: the root level is the context's depth (DESIGN §2.4)
+		if grep -q '^format: amd-gpuvm' "$mnt/capture"; then
+			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
+			0) root=ptb ;; 1) root=pdb0 ;; 2) root=pdb1 ;; *) root=pdb2 ;;
+			esac
+		fi
+		check "$name: $ctx lists info maps entries $root va walk" \
+			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries $root va walk | sort | tr '\n' ' ')"
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
@@ -646,6 +652,52 @@ else
 	bad "mount for the name-length test"
 fi
 
+# ---- CTX/entries: the flat view --------------------------------------------
+
+# grep over the one file finds as many entries as grep -r over the tree, for
+# a few keys on every fixture; dd in odd blocks reads what cat reads; the
+# size stat gives is the bytes read.
+for cap in "$FIX"/*.tar.gz; do
+	name=$(basename "$cap" .tar.gz)
+	if ! do_mount "$cap" "$M"; then
+		bad "$name: mounts for the entries checks"
+		continue
+	fi
+	for ctx in $(cd "$M" && ls -d */ | tr -d /); do
+		E="$M/$ctx/entries"
+		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|va\|walk')
+		cat "$E" >"$TMP/entries.cat"
+		check "$name/$ctx/entries: st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
+		check "$name/$ctx/entries: one line per entry file" test "$(wc -l <"$TMP/entries.cat")" = \
+			"$(find "$M/$ctx/$root" -type f | wc -l)"
+		for kv in read_only=1 state=mapped state=pointer valid=1 aperture_name=video privilege=1; do
+			k=${kv%%=*} v=${kv#*=}
+			flat=$(grep -cE " $k=$v( |\$)" "$E")
+			tree=$(grep -rlx "$k: $v" "$M/$ctx/$root" | wc -l)
+			check "$name/$ctx: grep -c '$kv' entries = grep -rl '$k: $v' ($tree)" test "$flat" = "$tree"
+		done
+		for bs in 1000 4097 65535 131073; do
+			dd if="$E" bs=$bs status=none | cmp -s - "$TMP/entries.cat" ||
+				bad "$name/$ctx/entries: dd bs=$bs differs from cat"
+		done
+		ok "$name/$ctx/entries: dd at odd block sizes equals cat"
+		check "$name/$ctx/entries: dd skip into the middle" bash -c \
+			'cmp -s <(dd if="$1" bs=4097 skip=3 status=none) <(tail -c +$((3 * 4097 + 1)) "$2")' _ "$E" "$TMP/entries.cat"
+	done
+	do_umount "$M"
+done
+if do_mount "$FIX/turing-mixed.tar.gz" "$M" -o all_entries; then
+	E="$M/pdb0/entries"
+	cat "$E" >"$TMP/entries.cat"
+	check "-o all_entries: entries lists zero entries too ($(wc -c <"$TMP/entries.cat") bytes)" \
+		test "$(grep -c ' raw=0x0* ' "$TMP/entries.cat")" -gt 0
+	check "-o all_entries: entries st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
+	check "-o all_entries: dd bs=65537 equals cat" bash -c 'dd if="$1" bs=65537 status=none | cmp -s - "$2"' _ "$E" "$TMP/entries.cat"
+	do_umount "$M"
+else
+	bad "-o all_entries: mounts for the entries checks"
+fi
+
 # ---- INIT: the kernel is told FUSE_PARALLEL_DIROPS (libfuse 3.14 drops the bit) ----
 # The reply as it crosses /dev/fuse (strace), not as `ptfs -d` prints it: -d
 # shows libfuse's reply before ptfs adds the bit.  INIT's reply is the first
@@ -662,6 +714,21 @@ if command -v strace >/dev/null; then
 		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
 fi
 
+# ---- amd-gpuvm: a depth-2 VM's tree, translate_further and P leaves --------------------
+M=$TMP/gpuvm
+if do_mount "$FIX/amd-gfx9-vm.tar.gz" "$M"; then
+	check "gpuvm: gfx.2 starts at pdb1" test -d "$M/gfx.2/pdb1/0/pdb0/0/ptb"
+	check "gpuvm: translate_further entry is a directory with ptb_further/" \
+		test -f "$M/gfx.2/pdb1/0/pdb0/0/ptb/1/ptb_further/0"
+	check "gpuvm: a 1 GiB PDE-as-PTE is a file" grep -qx 'state: mapped' "$M/gfx.2/pdb1/0/pdb0/1"
+	check "gpuvm: va link of the further page" \
+		test "$(readlink "$M/gfx.2/va/0x000000200000")" = ../pdb1/0/pdb0/0/ptb/1/ptb_further/0
+	check "gpuvm: walk file" grep -q 'result: mapped pa=vram:0x40000000 page=1G' "$M/gfx.2/walk/0x000040000000"
+	check "gpuvm: maps merges the fragment run" grep -q '^0x000000000000-0x000000004000    16K   4K vram' "$M/gfx.1/maps"
+	do_umount "$M"
+else
+	bad "mount amd-gfx9-vm"
+fi
 # ---- sources read natively: `ptfs run.envdef mnt`, `ptfs cpt.1234 mnt` (issue #13) ----
 M=$TMP/umr
 if do_mount "$FIX/umr-gfx9-gart.envdef" "$M"; then

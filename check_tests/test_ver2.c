@@ -800,14 +800,15 @@ START_TEST(format_table)
 
 	ck_assert_ptr_eq(pt_format_at(0), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_at(1), &pt_format_gart);
-	ck_assert_ptr_null(pt_format_at(2));
+	ck_assert_ptr_eq(pt_format_at(2), pt_format_find("amd-gpuvm"));
+	ck_assert_ptr_null(pt_format_at(3));
 	ck_assert_ptr_eq(pt_format_by_section("pdb"), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_by_section("gart"), &pt_format_gart);
 	ck_assert_ptr_null(pt_format_by_section("memory"));
 	ck_assert_ptr_null(pt_format_by_section("capture"));
 	ck_assert_ptr_null(pt_format_by_section(NULL));
 	pt_format_list(buf, sizeof buf, ", ", " or ");
-	ck_assert_str_eq(buf, "nv-gmmu-ver2 or amd-gart");
+	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart or amd-gpuvm");
 	pt_format_list(buf, 5, ", ", " or ");
 	ck_assert_str_eq(buf, "nv-g");
 	ck_assert_str_eq(pt_format_ver2.blob_kinds[0].name, "ver2");

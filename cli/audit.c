@@ -66,15 +66,8 @@ static const char audit_help[] =
 
 static int legs_add(struct legs *l, const struct leg *g)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct leg *v = realloc(l->v, cap * sizeof *v);
-
-		if (!v)
-			return cli_fail(PT_E_NOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!pt_vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v))
+		return cli_fail(PT_E_NOMEM, "out of memory");
 	l->v[l->n++] = *g;
 	return CLI_EXIT_OK;
 }
@@ -182,9 +175,11 @@ struct record {
 	char reason[200];
 };
 
-static void emit(struct pt_buf *b, const struct pt_context *ctx, const char *legs,
-		 const struct record *r, bool json, bool first)
+/* R as a text line into B, or (JSON) as an object of PAGES. */
+static void emit(struct pt_buf *b, struct pt_jarr *pages, const struct pt_context *ctx,
+		 const char *legs, const struct record *r, bool json)
 {
+	struct pt_jobj o = {0};
 	char vaname[40], size[32];
 
 	pt_size_str(r->page_size, size, sizeof size);
@@ -201,28 +196,24 @@ static void emit(struct pt_buf *b, const struct pt_context *ctx, const char *leg
 		pt_buf_puts(b, "\n");
 		return;
 	}
-	/* Keys sorted, 64-bit values as "0x..." strings (DESIGN §5). */
-	pt_buf_printf(b, "%s{\"access\": \"%s\", \"expected_pa\": ", first ? "" : ",\n",
-		      r->leg->access_name);
+	/* 64-bit values as "0x..." strings (DESIGN §5); pt_jobj sorts the keys. */
+	pt_jobj_str(&o, "access", r->leg->access_name);
 	if (r->has_expected)
-		pt_buf_printf(b, "\"0x%" PRIx64 "\"", r->expected);
+		pt_jobj_hex(&o, "expected_pa", r->expected);
 	else
-		pt_buf_puts(b, "null");
-	pt_buf_printf(b, ", \"leg_line\": %u, \"pa\": ", r->leg->line);
+		pt_jobj_raw(&o, "expected_pa", "null");
+	pt_jobj_u(&o, "leg_line", r->leg->line);
 	if (r->mapped)
-		pt_buf_printf(b, "\"0x%" PRIx64 "\"", r->pa);
+		pt_jobj_hex(&o, "pa", r->pa);
 	else
-		pt_buf_puts(b, "null");
-	pt_buf_printf(b, ", \"page_size\": \"0x%" PRIx64 "\", \"page_va\": \"0x%" PRIx64 "\", \"reason\": ",
-		      r->page_size, r->page_va);
-	cli_json_str(b, r->reason);
-	pt_buf_puts(b, ", \"space\": ");
-	if (r->mapped)
-		cli_json_str(b, ctx->fmt->spaces[r->space]);
-	else
-		pt_buf_puts(b, "null");
-	pt_buf_printf(b, ", \"va\": \"0x%" PRIx64 "\", \"verdict\": \"%s\"}", r->va,
-		      verdict_names[r->verdict]);
+		pt_jobj_raw(&o, "pa", "null");
+	pt_jobj_hex(&o, "page_size", r->page_size);
+	pt_jobj_hex(&o, "page_va", r->page_va);
+	pt_jobj_str(&o, "reason", r->reason);
+	pt_jobj_str(&o, "space", r->mapped ? ctx->fmt->spaces[r->space] : NULL);
+	pt_jobj_hex(&o, "va", r->va);
+	pt_jobj_str(&o, "verdict", verdict_names[r->verdict]);
+	pt_jarr_obj(pages, &o);
 }
 
 /*
@@ -311,7 +302,7 @@ int cli_audit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t count[V__COUNT] = {0}, pages = 0;
+	uint64_t count[V__COUNT] = {0}, npages = 0;
 	bool json = false, privileged = false;
 	const struct pt_context *ctx;
 	const char *legs_path;
@@ -319,6 +310,9 @@ int cli_audit(int argc, char **argv)
 	struct legs legs = {0};
 	struct pt_capture *cap;
 	struct pt_buf out;
+	/* one page record a line, as before pt_jobj */
+	struct pt_jarr pages = {.sep = ",\n"};
+	struct pt_jobj top = {0}, summary = {0};
 	int c, st = CLI_EXIT_OK;
 
 	optind = 0;
@@ -359,8 +353,6 @@ int cli_audit(int argc, char **argv)
 	/* each text line starts with the legs path: shown escaped, like every name */
 	legs_shown = cli_escape(legs_path);
 	pt_buf_init(&out);
-	if (json)
-		pt_buf_puts(&out, "{\"pages\": [");
 	for (size_t i = 0; i < legs.n; i++) {
 		const struct leg *g = &legs.v[i];
 		uint64_t last = g->va + (g->size - 1), va = g->va;
@@ -369,28 +361,34 @@ int cli_audit(int argc, char **argv)
 			struct record r;
 			uint64_t next = audit_page(ctx, g, va, privileged, &r);
 
-			emit(&out, ctx, legs_shown ? legs_shown : "?", &r, json, pages == 0);
+			emit(&out, &pages, ctx, legs_shown ? legs_shown : "?", &r, json);
 			count[r.verdict]++;
-			pages++;
+			npages++;
 			if (next == 0 || next > last || next <= va)
 				break;
 			va = next;
 		}
 	}
 	if (json) {
-		pt_buf_printf(&out, "], \"summary\": {\"access_denied\": %" PRIu64 ", \"ok\": %" PRIu64
-			      ", \"pa_mismatch\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"unmapped\": %" PRIu64 "}}\n",
-			      count[V_ACCESS_DENIED], count[V_OK], count[V_PA_MISMATCH], pages,
-			      count[V_UNMAPPED]);
+		pt_jobj_u(&summary, "access_denied", count[V_ACCESS_DENIED]);
+		pt_jobj_u(&summary, "ok", count[V_OK]);
+		pt_jobj_u(&summary, "pa_mismatch", count[V_PA_MISMATCH]);
+		pt_jobj_u(&summary, "pages", npages);
+		pt_jobj_u(&summary, "unmapped", count[V_UNMAPPED]);
+		pt_jobj_arr(&top, "pages", &pages);
+		pt_jobj_obj(&top, "summary", &summary);
+		pt_jobj_finish(&top, &out);
+		pt_buf_puts(&out, "\n");
 	} else {
 		pt_buf_printf(&out, "total: %" PRIu64 " pages: %" PRIu64 " ok, %" PRIu64 " pa_mismatch, %"
-			      PRIu64 " unmapped, %" PRIu64 " access_denied\n", pages, count[V_OK],
+			      PRIu64 " unmapped, %" PRIu64 " access_denied\n", npages, count[V_OK],
 			      count[V_PA_MISMATCH], count[V_UNMAPPED], count[V_ACCESS_DENIED]);
 	}
 	if (!cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;
 	else
-		st = count[V_OK] == pages ? CLI_EXIT_OK : CLI_EXIT_FINDINGS;
+		st = count[V_OK] == npages ? CLI_EXIT_OK : CLI_EXIT_FINDINGS;
+	pt_buf_free(&pages.b);
 	pt_buf_free(&out);
 	free(legs_shown);
 	pt_capture_free(cap);

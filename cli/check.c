@@ -24,7 +24,8 @@ static const char check_help[] =
 
 struct check_state {
 	const struct pt_context *ctx;
-	struct pt_buf *out;
+	struct pt_buf *out;      /* the text report */
+	struct pt_jarr anomalies; /* the JSON report's anomalies */
 	bool json;
 	uint64_t n;              /* anomalies of the whole capture */
 };
@@ -37,12 +38,14 @@ static void on_anomaly(void *ud, const struct pt_anomaly *a)
 	pt_buf_init(&one);
 	pt_render_anomaly(&one, cs->ctx, a, cs->json ? PT_OUT_JSON : PT_OUT_TEXT);
 	cli_buf_chomp(&one);
-	if (cs->json && cs->n)
-		pt_buf_puts(cs->out, ", ");
-	pt_buf_put(cs->out, one.data ? one.data : "", one.len);
-	if (!cs->json)
+	if (cs->json) {
+		pt_jarr_raw(&cs->anomalies, one.data ? one.data : "");
+		cs->anomalies.b.oom |= one.oom;
+	} else {
+		pt_buf_put(cs->out, one.data ? one.data : "", one.len);
 		pt_buf_puts(cs->out, "\n");
-	cs->out->oom |= one.oom;
+		cs->out->oom |= one.oom;
+	}
 	pt_buf_free(&one);
 	cs->n++;
 }
@@ -56,7 +59,9 @@ int cli_check(int argc, char **argv)
 	};
 	struct check_state cs = {0};
 	struct pt_capture *cap;
-	struct pt_buf out, per;
+	struct pt_buf out;
+	struct pt_jarr per = {0}, warns = {0};
+	struct pt_jobj top = {0};
 	size_t nctx, nwarn;
 	bool json = false;
 	int c, st = CLI_EXIT_OK;
@@ -82,12 +87,9 @@ int cli_check(int argc, char **argv)
 		return st;
 
 	pt_buf_init(&out);
-	pt_buf_init(&per);
 	nwarn = pt_capture_warning_count(cap);
 	nctx = pt_capture_context_count(cap);
-	if (json) {
-		pt_buf_puts(&out, "{\"anomalies\": [");
-	} else {
+	if (!json) {
 		for (size_t i = 0; i < nwarn; i++)
 			pt_buf_printf(&out, "warning: %s\n", pt_capture_warning(cap, i));
 	}
@@ -106,25 +108,23 @@ int cli_check(int argc, char **argv)
 			break;
 		}
 		if (json) {
-			pt_buf_printf(&per, "%s{\"anomalies\": %" PRIu64 ", \"name\": ", i ? ", " : "",
-				      cs.n - before);
-			cli_json_str(&per, ctx->name);
-			pt_buf_puts(&per, "}");
+			struct pt_jobj one = {0};
+
+			pt_jobj_u(&one, "anomalies", cs.n - before);
+			pt_jobj_str(&one, "name", ctx->name);
+			pt_jarr_obj(&per, &one);
 		}
 	}
 	if (st == CLI_EXIT_OK) {
 		if (json) {
-			pt_buf_puts(&out, "], \"capture\": ");
-			cli_json_str(&out, pt_capture_source(cap));
-			pt_buf_puts(&out, ", \"contexts\": [");
-			pt_buf_put(&out, per.data ? per.data : "", per.len);
-			pt_buf_puts(&out, "], \"warnings\": [");
-			for (size_t i = 0; i < nwarn; i++) {
-				if (i)
-					pt_buf_puts(&out, ", ");
-				cli_json_str(&out, pt_capture_warning(cap, i));
-			}
-			pt_buf_puts(&out, "]}\n");
+			for (size_t i = 0; i < nwarn; i++)
+				pt_jarr_str(&warns, pt_capture_warning(cap, i));
+			pt_jobj_arr(&top, "anomalies", &cs.anomalies);
+			pt_jobj_str(&top, "capture", pt_capture_source(cap));
+			pt_jobj_arr(&top, "contexts", &per);
+			pt_jobj_arr(&top, "warnings", &warns);
+			pt_jobj_finish(&top, &out);
+			pt_buf_puts(&out, "\n");
 		} else {
 			char *shown = cli_escape(argv[optind]);
 
@@ -133,13 +133,14 @@ int cli_check(int argc, char **argv)
 				      cs.n == 1 ? "y" : "ies", nwarn, nwarn == 1 ? "" : "s");
 			free(shown);
 		}
-		out.oom |= per.oom;
 		if (!cli_write_buf(&out))
 			st = CLI_EXIT_ERROR;
 		else
 			st = cs.n ? CLI_EXIT_FINDINGS : CLI_EXIT_OK;
 	}
-	pt_buf_free(&per);
+	pt_buf_free(&cs.anomalies.b);
+	pt_buf_free(&per.b);
+	pt_buf_free(&warns.b);
 	pt_buf_free(&out);
 	pt_capture_free(cap);
 	return st;

@@ -15,7 +15,9 @@
 
 #include "pt_capture.h"
 #include "pt_error.h"
+#include "pt_num.h"
 #include "pt_render.h"
+#include "pt_vec.h"
 #include "pt_walk.h"
 
 /* Exit statuses (DESIGN §5). */
@@ -58,8 +60,6 @@ const struct pt_context *cli_context(const struct pt_capture *cap, const char *n
 bool cli_write_buf(const struct pt_buf *b);
 /* Drops trailing newlines of B (to put rendered JSON objects into an array). */
 void cli_buf_chomp(struct pt_buf *b);
-/* Appends S as a JSON string (quoted, escaped). */
-void cli_json_str(struct pt_buf *b, const char *s);
 
 /*
  * Reports a getopt_long() failure (C is '?' or ':', optstring starting

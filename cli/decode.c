@@ -309,17 +309,10 @@ static int read_blob(const char *path, uint8_t **data, size_t *len)
 	for (;;) {
 		size_t got;
 
-		if (n == cap) {
-			uint8_t *q;
-
-			cap = cap ? cap * 2 : 65536;
-			q = realloc(p, cap);
-			if (!q) {
-				free(p);
-				fclose(f);
-				return cli_fail(PT_E_NOMEM, "%s: out of memory", path);
-			}
-			p = q;
+		if (n == cap && !pt_vec_reserve(&p, &cap, n + 65536, 1)) {
+			free(p);
+			fclose(f);
+			return cli_fail(PT_E_NOMEM, "%s: out of memory", path);
 		}
 		got = fread(p + n, 1, cap - n, f);
 		n += got;
@@ -337,15 +330,6 @@ static int read_blob(const char *path, uint8_t **data, size_t *len)
 	*data = p;
 	*len = n;
 	return CLI_EXIT_OK;
-}
-
-static uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 /*
@@ -396,18 +380,22 @@ static void put_fit_text(const struct decode_opts *o, uint32_t fit, struct pt_bu
 static void put_fit_json(const struct decode_opts *o, uint32_t fit, bool table,
 			 struct pt_buf *out)
 {
-	unsigned n = pt_format_nlevels(o->fmt), k = 0;
+	unsigned n = pt_format_nlevels(o->fmt);
+	struct pt_jarr names = {0};
 
 	pt_buf_puts(out, "\"levels_fit\": ");
 	if (!table) {
 		pt_buf_puts(out, "null");
 		return;
 	}
-	pt_buf_puts(out, "[");
 	for (unsigned i = 0; i < n; i++)
 		if (fit & (1u << i))
-			pt_buf_printf(out, "%s\"%s\"", k++ ? ", " : "", o->fmt->levels[i].name);
+			pt_jarr_str(&names, o->fmt->levels[i].name);
+	pt_buf_puts(out, "[");
+	pt_buf_put(out, names.b.data ? names.b.data : "", names.b.len);
 	pt_buf_puts(out, "]");
+	out->oom |= names.b.oom;
+	pt_buf_free(&names.b);
 }
 
 /*
@@ -481,7 +469,7 @@ static int decode_entries(const struct decode_opts *o, uint32_t rows, const uint
 	pt_buf_init(&one);
 	for (size_t i = 0; i < count && st == CLI_EXIT_OK; i++) {
 		const uint8_t *p = data + i * o->esize;
-		uint64_t lo = load_le64(p), hi = o->esize == 16 ? load_le64(p + 8) : 0;
+		uint64_t lo = pt_le64_load(p), hi = o->esize == 16 ? pt_le64_load(p + 8) : 0;
 
 		if (o->skip_zero && is_zero(p, o->esize))
 			continue;

@@ -65,87 +65,20 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* The command line's forms (man ptfs-tool): zero-padded decimal is decimal, not octal. */
 bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t l = 0, h = 0;
-	size_t n = 0;
-
-	if (!s || !*s)
-		return false;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (s += 2; *s; s++, n++) {
-			int d = hexdigit(*s);
-
-			if (d < 0 || (h >> 60))
-				return false;
-			h = h << 4 | l >> 60;
-			l = l << 4 | (uint64_t)d;
-		}
-	} else {
-		/* Decimal stops at 64 bits: nobody writes a 128-bit entry in decimal. */
-		for (; *s; s++, n++) {
-			if (*s < '0' || *s > '9')
-				return false;
-			if (l > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-				return false;
-			l = l * 10 + (uint64_t)(*s - '0');
-		}
-	}
-	if (n == 0)
-		return false;
-	*lo = l;
-	*hi = h;
-	return true;
+	return pt_num_parse128(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, lo, hi);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v)
 {
-	uint64_t lo, hi;
-
-	if (!cli_parse_u128(s, &lo, &hi) || hi)
-		return false;
-	*v = lo;
-	return true;
+	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, v);
 }
 
 bool cli_parse_size(const char *s, uint64_t *v)
 {
-	char num[64];
-	size_t n = s ? strlen(s) : 0;
-	unsigned shift = 0;
-	uint64_t x;
-
-	if (n == 0 || n >= sizeof num)
-		return false;
-	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	}
-	if (shift)
-		num[n - 1] = '\0';
-	if (!cli_parse_u64(num, &x) || (shift && x > (UINT64_MAX >> shift)))
-		return false;
-	*v = x << shift;
-	return true;
+	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD | PT_NUM_SUFFIX, v);
 }
 
 /* --gfx N of any subcommand: the load option for umr logs (cli_take_gfx). */
@@ -251,26 +184,6 @@ void cli_buf_chomp(struct pt_buf *b)
 {
 	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
 		b->data[--b->len] = '\0';
-}
-
-void cli_json_str(struct pt_buf *b, const char *s)
-{
-	pt_buf_put(b, "\"", 1);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			pt_buf_printf(b, "\\%c", c);
-		else if (c == '\n')
-			pt_buf_puts(b, "\\n");
-		else if (c == '\t')
-			pt_buf_puts(b, "\\t");
-		else if (c < 0x20)
-			pt_buf_printf(b, "\\u%04x", c);
-		else
-			pt_buf_put(b, s, 1);
-	}
-	pt_buf_put(b, "\"", 1);
 }
 
 int cli_opt_error(const char *command, char **argv, int c)

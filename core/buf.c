@@ -5,11 +5,38 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt_render.h"
+#include "pt_vec.h"
+
+/* ---- growable array ----------------------------------------------------- */
+
+bool pt_vec_reserve(void *pp, size_t *cap, size_t n, size_t elem)
+{
+	void **p = pp;
+	size_t ncap = *cap ? *cap : 8;
+	void *q;
+
+	if (n <= *cap)
+		return true;
+	while (ncap < n) {
+		if (ncap > SIZE_MAX / 2)
+			return false;
+		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return false;
+	q = realloc(*p, ncap * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = ncap;
+	return true;
+}
 
 /* ---- buffer ------------------------------------------------------------- */
 
@@ -35,23 +62,15 @@ void pt_buf_reset(struct pt_buf *b)
 
 static bool buf_reserve(struct pt_buf *b, size_t n)
 {
-	size_t want;
-	char *p;
-
 	if (b->oom)
 		return false;
 	if (b->len + n + 1 <= b->cap)
 		return true;
-	want = b->cap ? b->cap : 256;
-	while (want < b->len + n + 1)
-		want *= 2;
-	p = realloc(b->data, want);
-	if (!p) {
+	/* len + n + 1 cannot wrap: len < cap and n is an object's size */
+	if (n >= SIZE_MAX - b->len || !pt_vec_reserve(&b->data, &b->cap, b->len + n + 1, 1)) {
 		b->oom = true;
 		return false;
 	}
-	b->data = p;
-	b->cap = want;
 	return true;
 }
 
@@ -183,16 +202,9 @@ void pt_jobj_raw(struct pt_jobj *o, const char *key, const char *val)
 {
 	if (o->oom)
 		return;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 16;
-		struct pt_jmem *m = realloc(o->m, cap * sizeof *m);
-
-		if (!m) {
-			o->oom = true;
-			return;
-		}
-		o->m = m;
-		o->cap = cap;
+	if (!pt_vec_reserve(&o->m, &o->cap, o->n + 1, sizeof *o->m)) {
+		o->oom = true;
+		return;
 	}
 	o->m[o->n].key = strdup(key);
 	o->m[o->n].val = strdup(val);
@@ -289,4 +301,49 @@ void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child)
 	pt_jobj_finish(child, &v);
 	pt_jobj_buf(o, key, &v);
 	pt_buf_free(&v);
+}
+
+/* ---- JSON array ---------------------------------------------------------- */
+
+/* The separator before the next item (none before the first). */
+static void jarr_next(struct pt_jarr *a)
+{
+	if (a->n++)
+		pt_buf_puts(&a->b, a->sep ? a->sep : ", ");
+}
+
+void pt_jarr_raw(struct pt_jarr *a, const char *val)
+{
+	jarr_next(a);
+	pt_buf_puts(&a->b, val);
+}
+
+void pt_jarr_str(struct pt_jarr *a, const char *s)
+{
+	jarr_next(a);
+	if (s)
+		pt_json_escape(&a->b, s);
+	else
+		pt_buf_puts(&a->b, "null");
+}
+
+void pt_jarr_obj(struct pt_jarr *a, struct pt_jobj *o)
+{
+	jarr_next(a);
+	pt_jobj_finish(o, &a->b);
+}
+
+void pt_jobj_arr(struct pt_jobj *o, const char *key, struct pt_jarr *a)
+{
+	struct pt_buf v;
+
+	pt_buf_init(&v);
+	pt_buf_put(&v, "[", 1);
+	pt_buf_put(&v, a->b.data ? a->b.data : "", a->b.len);
+	pt_buf_put(&v, "]", 1);
+	v.oom |= a->b.oom;
+	pt_jobj_buf(o, key, &v);
+	pt_buf_free(&v);
+	pt_buf_free(&a->b);
+	a->n = 0;
 }

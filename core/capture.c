@@ -163,15 +163,8 @@ void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud
 /* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
 pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int fd)
 {
-	if (cap->nmaps == cap->mapcap) {
-		size_t ncap = cap->mapcap ? cap->mapcap * 2 : 8;
-		struct mapping *n = realloc(cap->maps, ncap * sizeof *n);
-
-		if (!n)
-			return PT_E_NOMEM;
-		cap->maps = n;
-		cap->mapcap = ncap;
-	}
+	if (!pt_vec_reserve(&cap->maps, &cap->mapcap, cap->nmaps + 1, sizeof *cap->maps))
+		return PT_E_NOMEM;
 	cap->maps[cap->nmaps].p = p;
 	cap->maps[cap->nmaps].len = len;
 	/* No descriptor left: pt_capture_guard() then copies the pages at once. */

@@ -59,15 +59,8 @@ pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
 
 			if (size_known && m->size - (idx << CHUNK_SHIFT) < CHUNK_SIZE)
 				clen = m->size - (idx << CHUNK_SHIFT);
-			if (m->nc == m->cap) {
-				size_t ncap = m->cap ? m->cap * 2 : 4;
-				struct schunk *nc = realloc(m->c, ncap * sizeof *nc);
-
-				if (!nc)
-					return PT_E_NOMEM;
-				m->c = nc;
-				m->cap = ncap;
-			}
+			if (!pt_vec_reserve(&m->c, &m->cap, m->nc + 1, sizeof *m->c))
+				return PT_E_NOMEM;
 			c = &m->c[m->nc];
 			c->data = calloc(1, (size_t)clen);
 			if (!c->data)
@@ -112,15 +105,8 @@ struct member *pt_member_new(struct loader *ld, const char *name)
 {
 	struct member *m;
 
-	if (ld->nm == ld->mcap) {
-		size_t ncap = ld->mcap ? ld->mcap * 2 : 64;
-		struct member *n = realloc(ld->m, ncap * sizeof *n);
-
-		if (!n)
-			return NULL;
-		ld->m = n;
-		ld->mcap = ncap;
-	}
+	if (!pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + 1, sizeof *ld->m))
+		return NULL;
 	m = &ld->m[ld->nm];
 	memset(m, 0, sizeof *m);
 	m->name = strdup(name);

@@ -20,6 +20,7 @@
 
 #include "ini.h"
 #include "pt_capture.h"
+#include "pt_vec.h"
 
 #define CHUNK_SHIFT 16
 #define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)

@@ -8,15 +8,17 @@
 #include <string.h>
 
 #include "pt_format.h"
+#include "pt_num.h"
 
 /*
  * Every format the core knows, the default first: one line per format,
  * its descriptor in core/fmt_NAME.c.  Nothing else lists them.
  */
-extern const struct pt_format pt_format_ver2, pt_format_gart;
+extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_gpuvm;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
+	&pt_format_gpuvm,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -93,16 +95,6 @@ const char *pt_state_name(enum pt_state st)
 	return state_names[st];
 }
 
-/* Little-endian load, independent of the host's byte order. */
-static uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 {
 	memset(e, 0, sizeof *e);
@@ -110,9 +102,9 @@ void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 	e->size = (uint8_t)size;
 	e->kind = -1;
 	if (raw && size >= 8)
-		e->raw[0] = load_le64(raw);
+		e->raw[0] = pt_le64_load(raw);
 	if (raw && size >= 16)
-		e->raw[1] = load_le64(raw + 8);
+		e->raw[1] = pt_le64_load(raw + 8);
 }
 
 void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "ini.h"
+#include "pt_num.h"
+#include "pt_vec.h"
 
 #define PFX "capture.ini:%u: "
 
@@ -155,19 +157,7 @@ void pt_ini_free(struct pt_ini *ini)
 /* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
 bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
-	void **p = arr;
-	size_t ncap;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 8;
-	q = realloc(*p, ncap * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = ncap;
-	return true;
+	return n < SIZE_MAX && pt_vec_reserve(arr, cap, n + 1, size);
 }
 
 /* Parses the section header in [P, E) (P at '['). */
@@ -368,51 +358,7 @@ out:
 
 pt_err pt_ini_uint(const char *s, uint64_t *out)
 {
-	uint64_t v = 0, mul = 1;
-	size_t n = strlen(s);
-	const char *p = s;
-
-	if (n == 0)
-		return PT_E_VALUE;
-	switch (s[n - 1]) {
-	case 'K': case 'k': mul = 1ull << 10; n--; break;
-	case 'M': case 'm': mul = 1ull << 20; n--; break;
-	case 'G': case 'g': mul = 1ull << 30; n--; break;
-	}
-	if (n == 0)
-		return PT_E_VALUE;
-	if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		for (size_t i = 2; i < n; i++) {
-			unsigned d;
-
-			if (p[i] >= '0' && p[i] <= '9')
-				d = (unsigned)(p[i] - '0');
-			else if (p[i] >= 'a' && p[i] <= 'f')
-				d = (unsigned)(p[i] - 'a' + 10);
-			else if (p[i] >= 'A' && p[i] <= 'F')
-				d = (unsigned)(p[i] - 'A' + 10);
-			else
-				return PT_E_VALUE;
-			if (v >> 60)
-				return PT_E_VALUE;
-			v = v << 4 | d;
-		}
-	} else {
-		/* A leading zero could mean octal to some readers: refuse to guess. */
-		if (n > 1 && p[0] == '0')
-			return PT_E_VALUE;
-		for (size_t i = 0; i < n; i++) {
-			if (p[i] < '0' || p[i] > '9')
-				return PT_E_VALUE;
-			if (v > (UINT64_MAX - (unsigned)(p[i] - '0')) / 10)
-				return PT_E_VALUE;
-			v = v * 10 + (unsigned)(p[i] - '0');
-		}
-	}
-	if (v > UINT64_MAX / mul)
-		return PT_E_VALUE;
-	*out = v * mul;
-	return PT_OK;
+	return pt_num_parse(s, PT_NUM_INI, out) ? PT_OK : PT_E_VALUE;
 }
 
 bool pt_path_normalise(char *path)

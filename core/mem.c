@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "pt_mem.h"
+#include "pt_vec.h"
 
 #define CHUNK_SHIFT 16
 #define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
@@ -95,15 +96,8 @@ static pt_err add_region(struct pt_mem *mem, unsigned space, uint64_t base,
 		return PT_E_VALUE;
 	if (mem->nregions >= UINT32_MAX)
 		return PT_E_NOMEM;
-	if (mem->nregions == mem->cap) {
-		size_t ncap = mem->cap ? mem->cap * 2 : 16;
-		struct region *n = realloc(mem->regions, ncap * sizeof *n);
-
-		if (!n)
-			return PT_E_NOMEM;
-		mem->regions = n;
-		mem->cap = ncap;
-	}
+	if (!pt_vec_reserve(&mem->regions, &mem->cap, mem->nregions + 1, sizeof *mem->regions))
+		return PT_E_NOMEM;
 	r = &mem->regions[mem->nregions];
 	memset(r, 0, sizeof *r);
 	r->space = space;
@@ -186,16 +180,9 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 
 			if (!c)
 				return PT_E_NOMEM;
-			if (r->nchunks == r->chunk_cap) {
-				size_t ncap = r->chunk_cap ? r->chunk_cap * 2 : 4;
-				struct chunk *nc = realloc(r->chunks, ncap * sizeof *nc);
-
-				if (!nc) {
-					free(c);
-					return PT_E_NOMEM;
-				}
-				r->chunks = nc;
-				r->chunk_cap = ncap;
+			if (!pt_vec_reserve(&r->chunks, &r->chunk_cap, r->nchunks + 1, sizeof *r->chunks)) {
+				free(c);
+				return PT_E_NOMEM;
 			}
 			memmove(&r->chunks[pos + 1], &r->chunks[pos],
 				(r->nchunks - pos) * sizeof *r->chunks);
@@ -232,15 +219,8 @@ pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
 	pos = chunk_lower(r, idx);
 	if (pos < r->nchunks && r->chunks[pos].idx == idx)
 		return PT_E_USAGE;
-	if (r->nchunks == r->chunk_cap) {
-		size_t ncap = r->chunk_cap ? r->chunk_cap * 2 : 4;
-		struct chunk *nc = realloc(r->chunks, ncap * sizeof *nc);
-
-		if (!nc)
-			return PT_E_NOMEM;
-		r->chunks = nc;
-		r->chunk_cap = ncap;
-	}
+	if (!pt_vec_reserve(&r->chunks, &r->chunk_cap, r->nchunks + 1, sizeof *r->chunks))
+		return PT_E_NOMEM;
 	memmove(&r->chunks[pos + 1], &r->chunks[pos], (r->nchunks - pos) * sizeof *r->chunks);
 	r->chunks[pos].idx = idx;
 	r->chunks[pos].data = chunk;

@@ -113,6 +113,13 @@ struct pt_target {
 	int8_t level;       /* index of the target level in the format's table */
 	unsigned space;     /* space id of the table */
 	uint64_t addr;      /* physical address of the table's first byte */
+	/*
+	 * Where the entry itself sets the size of the table below (e.g. a
+	 * block-fragment size in a directory entry): log2 of one entry's span
+	 * and the index bits (at most the level's); shift 0 = the level's.
+	 */
+	uint8_t shift;
+	uint8_t bits;
 };
 
 struct pt_entry {

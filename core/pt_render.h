@@ -59,7 +59,26 @@ void pt_jobj_buf(struct pt_jobj *o, const char *key, struct pt_buf *v);
 void pt_jobj_obj(struct pt_jobj *o, const char *key, struct pt_jobj *child);
 /* Writes O to B ("{...}", keys sorted, a repeated key once) and empties O. */
 void pt_jobj_finish(struct pt_jobj *o, struct pt_buf *b);
-/* S as a JSON string, quotes included. */
+/*
+ * A JSON array being built: start from {0}, items in order, joined by SEP
+ * (NULL: ", ").  Items are JSON already (pt_jarr_raw) or made here.
+ */
+struct pt_jarr {
+	struct pt_buf b;
+	size_t n;
+	const char *sep;
+};
+void pt_jarr_raw(struct pt_jarr *a, const char *val);
+void pt_jarr_str(struct pt_jarr *a, const char *s);   /* NULL: null */
+/* Adds O (written as pt_jobj_finish does) and empties O. */
+void pt_jarr_obj(struct pt_jarr *a, struct pt_jobj *o);
+/* Adds A ("[...]") as the member KEY of O and empties A. */
+void pt_jobj_arr(struct pt_jobj *o, const char *key, struct pt_jarr *a);
+/*
+ * S as a JSON string, quotes included: the one escaper of every program.
+ * '"' and '\' backslashed, control bytes and DEL as \u00XX (lower-case
+ * hex), other bytes (UTF-8) as they are.
+ */
 void pt_json_escape(struct pt_buf *b, const char *s);
 /* PT_E_NOMEM if B ran out of memory, else PT_OK. */
 pt_err pt_buf_status(const struct pt_buf *b);

@@ -6,6 +6,7 @@
  *
  *   /capture                       the capture summary
  *   /CTX/info, /CTX/maps           per context
+ *   /CTX/entries                   every listed entry on one line (pt_entries.h)
  *   /CTX/ROOTLEVEL/                the root table
  *        N                         a listed entry that is not a pointer: its entry file
  *        N/entry                   a pointer entry: a directory with its entry file
@@ -47,6 +48,7 @@ enum pt_tnode_type {
 	PT_TN_VALINK,       /* pdb0/va/0x... */
 	PT_TN_WALKFILE,     /* pdb0/walk/0x... */
 	PT_TN_CAPTURE,      /* the root's `capture` file */
+	PT_TN_ENTRIES,      /* pdb0/entries */
 	PT_TN__COUNT
 };
 
@@ -87,7 +89,7 @@ void pt_tree_root(struct pt_tnode *out);
 enum pt_tkind pt_tree_kind(const struct pt_tnode *node);
 /*
  * Whether rendering file NODE scans a whole context or the capture
- * (capture, info, maps), rather than one entry or walk: such a file is
+ * (capture, info, maps, entries), rather than one entry or walk: such a file is
  * worth keeping once rendered, and its size is too dear to compute for a
  * listing.
  */

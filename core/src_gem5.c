@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pt_src_gem5.h"
+#include "pt_vec.h"
 
 struct line {
 	const char *s;
@@ -122,13 +123,8 @@ static pt_err scan(struct parser *p, const char *text, size_t len)
 				seterr(p, no, "section header without ']'");
 				return PT_E_SYNTAX;
 			}
-			if (p->nsec == csec) {
-				void *m = realloc(p->sec, (csec = csec ? 2 * csec : 64) * sizeof *p->sec);
-
-				if (!m)
-					return PT_E_NOMEM;
-				p->sec = m;
-			}
+			if (!pt_vec_reserve(&p->sec, &csec, p->nsec + 1, sizeof *p->sec))
+				return PT_E_NOMEM;
 			x = &p->sec[p->nsec++];
 			x->name = s + 1;
 			x->n = n - 2;
@@ -144,13 +140,8 @@ static pt_err scan(struct parser *p, const char *text, size_t len)
 			seterr(p, no, "key=value before the first [section]");
 			return PT_E_SYNTAX;
 		}
-		if (p->nln == cln) {
-			void *m = realloc(p->ln, (cln = cln ? 2 * cln : 256) * sizeof *p->ln);
-
-			if (!m)
-				return PT_E_NOMEM;
-			p->ln = m;
-		}
+		if (!pt_vec_reserve(&p->ln, &cln, p->nln + 1, sizeof *p->ln))
+			return PT_E_NOMEM;
 		p->ln[p->nln].s = s;
 		p->ln[p->nln].n = n;
 		p->ln[p->nln].no = no;

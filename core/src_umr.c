@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pt_src_umr.h"
+#include "pt_vec.h"
 
 #define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
 #define MAX_NAME 96
@@ -219,20 +220,7 @@ static pt_err read_head(struct parser *p, enum kw *kw, uint64_t *addr, bool *has
 
 static bool grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-	void *n;
-	size_t c;
-
-	if (need <= *cap)
-		return true;
-	c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	n = realloc(*v, c * elem);
-	if (!n)
-		return false;
-	*v = n;
-	*cap = c;
-	return true;
+	return pt_vec_reserve(v, cap, need, elem);
 }
 
 /* The first word of the comment after '}' on the record's closing line. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
+#include "pt_entries.h"
 #include "pt_tree.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
@@ -87,7 +89,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 bool pt_tree_render_scans(const struct pt_tnode *node)
 {
 	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
-	       node->type == PT_TN_MAPS;
+	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES;
 }
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
@@ -178,17 +180,7 @@ static void entry_node(const struct pt_tnode *dir, const struct pt_table *t, uin
 /* A decimal entry index as listed: digits only, no sign, no leading zero. */
 static bool parse_index(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (!*s || (s[0] == '0' && s[1]))
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return true;
+	return pt_num_parse(s, PT_NUM_DEC, out);
 }
 
 static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct pt_tnode *child)
@@ -217,7 +209,8 @@ static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *p
 		const char *name;
 		enum pt_tnode_type type;
 	} fixed[] = {
-		{"info", PT_TN_INFO}, {"maps", PT_TN_MAPS}, {"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR},
+		{"info", PT_TN_INFO}, {"maps", PT_TN_MAPS}, {"entries", PT_TN_ENTRIES},
+		{"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR},
 	};
 	const struct pt_context *ctx = pt_tree_context(tree, parent);
 
@@ -382,6 +375,9 @@ static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir
 	n.type = PT_TN_MAPS;
 	if (!fixed_add(l, "maps", &n))
 		return PT_OK;
+	n.type = PT_TN_ENTRIES;
+	if (!fixed_add(l, "entries", &n))
+		return PT_OK;
 	n.type = PT_TN_TABLEDIR;
 	if (!fixed_add(l, ctx->fmt->levels[0].name, &n))
 		return PT_OK;
@@ -516,6 +512,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 		return PT_OK;
 	case PT_TN_INFO:
 	case PT_TN_MAPS:
+	case PT_TN_ENTRIES:
 	case PT_TN_VADIR:
 	case PT_TN_WALKDIR:
 	case PT_TN_VALINK:
@@ -638,6 +635,12 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 			return PT_E_NOTFOUND;
 		err = node->type == PT_TN_INFO ? pt_render_info(b, ctx, PT_OUT_TEXT)
 					       : pt_render_maps(b, ctx, PT_OUT_TEXT);
+		break;
+	case PT_TN_ENTRIES:
+		/* the whole text at once (export); the mount reads it by checkpoints */
+		if (!ctx)
+			return PT_E_NOTFOUND;
+		err = pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b);
 		break;
 	case PT_TN_ENTRYFILE:
 		err = get_entry(node, &loc);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
 #include "pt_walk.h"
 
 static const struct pt_level *lvl(const struct pt_table *t)
@@ -79,6 +80,13 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->entries = (uint64_t)1 << l->bits;
 	out->va_base = pt_table_entry_va(parent, index);
 	out->page_shift = l->va_shift;
+	/* An entry that sizes its own child table: never wider than the level (inode paths). */
+	if (e->target[which].shift) {
+		if (e->target[which].bits > l->bits)
+			return false;
+		out->entries = (uint64_t)1 << e->target[which].bits;
+		out->page_shift = e->target[which].shift;
+	}
 	out->cover = table_cover(out);
 	out->big.present = false;
 	if (which == 1 && e->target[0].present)
@@ -116,6 +124,19 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 		} else {
 			e->pa -= bias;
 		}
+	}
+	/* A table pointer is a bus address too (umr subtracts FB_OFFSET from a PDE's PBA). */
+	for (unsigned w = 0; e->state == PT_ST_POINTER && w < 2; w++) {
+		struct pt_target *tg = &e->target[w];
+
+		if (!tg->present || tg->space >= PT_CONTEXT_SPACES || !t->ctx->space_bias[tg->space])
+			continue;
+		if (tg->addr < t->ctx->space_bias[tg->space]) {
+			e->state = PT_ST_UNSUPPORTED;
+			e->target[0].present = e->target[1].present = false;
+			break;
+		}
+		tg->addr -= t->ctx->space_bias[tg->space];
 	}
 	return true;
 }
@@ -510,32 +531,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 bool pt_va_parse(const char *s, uint64_t *va)
 {
-	uint64_t v = 0;
-	size_t n = 0;
-
-	if (!s)
-		return false;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	for (; *s; s++, n++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return false;
-		if (v >> 60)
-			return false;
-		v = v << 4 | d;
-	}
-	if (n == 0)
-		return false;
-	*va = v;
-	return true;
+	return pt_num_parse(s, PT_NUM_BAREHEX, va);
 }
 
 int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)

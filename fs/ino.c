@@ -21,7 +21,7 @@
  *     1 + 52 bits           VALINK     VA >> 12: the page's 4 KiB page number
  *     01 + kind(2) + 49     path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
  *                                      the path in the low 49 bits
- *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR
+ *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
  *                                      (enum pt_tnode_type in bits 3..0)
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`.
@@ -73,7 +73,7 @@
 #define N_BITS 3
 /* the fixed nodes' inode codes are their enum values: pinned, numbers are stable */
 _Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_VADIR == 4 &&
-	       PT_TN_WALKDIR == 5, "inode codes of the fixed nodes");
+	       PT_TN_WALKDIR == 5 && PT_TN_ENTRIES == 12, "inode codes of the fixed nodes");
 
 static unsigned bits_for(uint64_t v)
 {
@@ -298,7 +298,7 @@ static bool unpack_path(const struct ptfs_ctx *pc, uint64_t acc, bool table,
 static bool fixed_type(enum pt_tnode_type t)
 {
 	return t == PT_TN_CTXDIR || t == PT_TN_INFO || t == PT_TN_MAPS || t == PT_TN_VADIR ||
-	       t == PT_TN_WALKDIR;
+	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES;
 }
 
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)

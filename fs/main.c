@@ -190,6 +190,7 @@ static bool load(struct ptfs *fs)
 	for (size_t i = 0; i < fs->nctx; i++) {
 		ptfs_cache_init(&fs->ctx[i].info);
 		ptfs_cache_init(&fs->ctx[i].maps);
+		ptfs_entries_init(&fs->ctx[i].entries);
 	}
 	for (size_t i = 0; i < fs->nctx; i++) {
 		const struct pt_context *ctx = pt_capture_context(fs->cap, i);
@@ -225,6 +226,7 @@ static void unload(struct ptfs *fs)
 		for (size_t i = 0; i < fs->nctx; i++) {
 			ptfs_cache_destroy(&fs->ctx[i].info);
 			ptfs_cache_destroy(&fs->ctx[i].maps);
+			ptfs_entries_destroy(&fs->ctx[i].entries);
 		}
 		free(fs->ctx);
 	}

@@ -94,9 +94,19 @@ static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		     size_t *size)
 {
 	struct ptfs_cache *c = ptfs_cache_of(fs, id);
+	const struct pt_entries_file *ef;
 	const struct pt_buf *b;
 	int err;
 
+	if (id->type == PT_TN_ENTRIES) {
+		/* a whole pass over the context: never for a listing */
+		if (lazy && !ptfs_entries_ready(fs, id->ctx))
+			return -1;
+		err = ptfs_entries_fill(fs, id->ctx, &ef);
+		if (!err)
+			*size = (size_t)ef->size;
+		return err;
+	}
 	/*
 	 * st_size needs a full render.  A listing (LAZY) leaves it to the
 	 * LOOKUP that a stat or open sends: `find`, `ls -R` and `ls va/` never
@@ -437,6 +447,17 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EROFS;
 	if (fs->no_open)
 		return ENOSYS;
+	if (id.type == PT_TN_ENTRIES) {
+		const struct pt_entries_file *ef;
+
+		/* read by offset from its checkpoints (do_read), no per-open bytes: fh 0 */
+		err = ptfs_entries_fill(fs, id.ctx, &ef);
+		if (err)
+			return err;
+		fi->fh = 0;
+		fi->keep_cache = 1;
+		return 0;
+	}
 	c = ptfs_cache_of(fs, &id);
 	if (c) {
 		err = ptfs_cache_fill(fs, &id, c);
@@ -482,6 +503,27 @@ static void slice(const struct pt_buf *b, off_t off, size_t *size, const char **
 	*data = b->data + off;
 }
 
+/* CTX/entries: the slice rendered forward from the nearest checkpoint into thread scratch. */
+static int read_entries(struct ptfs *fs, const struct pt_tnode *id, size_t *size, off_t off,
+			const char **data)
+{
+	const struct pt_entries_file *ef;
+	struct ptfs_tls *t;
+	int err = ptfs_entries_fill(fs, id->ctx, &ef);
+
+	if (err)
+		return err;
+	t = ptfs_tls_get();
+	if (!t)
+		return ENOMEM;
+	err = ptfs_errno(pt_entries_file_read(fs->tree, ef, (uint64_t)off, *size, &t->buf));
+	if (err)
+		return err;
+	*size = t->buf.len;
+	*data = t->buf.data;
+	return 0;
+}
+
 static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		   struct fuse_file_info *fi, const char **data)
 {
@@ -499,6 +541,8 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 		err = ptfs_ino_decode(fs, ino, &id);
 		if (err)
 			return err;
+		if (id.type == PT_TN_ENTRIES)
+			return read_entries(fs, &id, size, off, data);
 		c = ptfs_cache_of(fs, &id);
 		if (c) {
 			err = ptfs_cache_fill(fs, &id, c);

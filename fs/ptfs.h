@@ -16,6 +16,7 @@
 #include <fuse_lowlevel.h>
 
 #include "pt_capture.h"
+#include "pt_entries.h"
 #include "pt_render.h"
 #include "pt_tree.h"
 #include "pt_walk.h"
@@ -46,6 +47,18 @@ struct ptfs_cache {
 	struct pt_buf buf;
 };
 
+/*
+ * CTX/entries: too big to keep (~200 bytes per entry), so only its size and
+ * checkpoints are (core/entries.c), built by the first LOOKUP or read under
+ * LOCK, this file's own; reads render forward from a checkpoint without it.
+ */
+struct ptfs_entries {
+	pthread_mutex_t lock;
+	bool done;
+	int err;
+	struct pt_entries_file file;
+};
+
 /* Per-context data fixed at load time (inode packing) plus its caches. */
 struct ptfs_ctx {
 	const struct pt_context *ctx;
@@ -54,6 +67,7 @@ struct ptfs_ctx {
 	uint8_t idx_bits[PT_MAX_LEVELS];
 	uint64_t va_last;     /* (1 << fmt->va_bits) - 1: va/ names above it are ENOENT */
 	struct ptfs_cache info, maps;
+	struct ptfs_entries entries;
 };
 
 struct ptfs_open;
@@ -137,6 +151,12 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id);
 int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c);
 /* Whether C is rendered already (its size is known for free). */
 bool ptfs_cache_ready(struct ptfs_cache *c);
+void ptfs_entries_init(struct ptfs_entries *e);
+void ptfs_entries_destroy(struct ptfs_entries *e);
+/* Builds CTX/entries' size and checkpoints once; its errno.  *OUT: the built file. */
+int ptfs_entries_fill(struct ptfs *fs, unsigned ctx, const struct pt_entries_file **out);
+/* Whether CTX/entries is built already (its size is known for free). */
+bool ptfs_entries_ready(struct ptfs *fs, unsigned ctx);
 /* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */
 int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		     const struct pt_buf **out);

@@ -239,3 +239,50 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 	return 0;
 }
 
+
+/* ---- CTX/entries -------------------------------------------------------- */
+
+void ptfs_entries_init(struct ptfs_entries *e)
+{
+	pthread_mutex_init(&e->lock, NULL);
+	e->done = false;
+	e->err = 0;
+	memset(&e->file, 0, sizeof(e->file));
+}
+
+void ptfs_entries_destroy(struct ptfs_entries *e)
+{
+	pthread_mutex_destroy(&e->lock);
+	pt_entries_file_free(&e->file);
+}
+
+/*
+ * The first pass over a context runs under this file's own lock only, so
+ * a long pass (10^7 entries) holds up nothing but readers of this file.
+ */
+int ptfs_entries_fill(struct ptfs *fs, unsigned ctx, const struct pt_entries_file **out)
+{
+	struct ptfs_entries *e = &fs->ctx[ctx].entries;
+	int err;
+
+	pthread_mutex_lock(&e->lock);
+	if (!e->done) {
+		e->err = ptfs_errno(pt_entries_file_build(fs->tree, ctx, PT_ENTRIES_LINES_MAX, &e->file));
+		e->done = true;
+	}
+	err = e->err;
+	pthread_mutex_unlock(&e->lock);
+	*out = &e->file;
+	return err;
+}
+
+bool ptfs_entries_ready(struct ptfs *fs, unsigned ctx)
+{
+	struct ptfs_entries *e = &fs->ctx[ctx].entries;
+	bool done;
+
+	pthread_mutex_lock(&e->lock);
+	done = e->done;
+	pthread_mutex_unlock(&e->lock);
+	return done;
+}

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt_gpuvm.c — AMD multi-level GPUVM, gfx9 → gfx12, any hub+VMID
+ * (DESIGN §2.4; facts: reference/formats-next.md Part B).
+ *
+ * One context is one VM_CONTEXTn of one hub.  Its registers choose the
+ * geometry (§B.2): PAGE_TABLE_DEPTH directory levels above a PTB, each PTB
+ * covering 2^BLOCK_SIZE × 2 MiB, the root covering what START..END needs.
+ * ctx_setup therefore builds a per-context copy of the descriptor with its
+ * own level table and the decoder of its generation (§B.3 moves bits).
+ *
+ * The walk is umr's (umr_access_vram_ai, §B.5), expressed in the generic
+ * walker:
+ *  - the index of every level is (VA - START<<12) >> shift, masked by the
+ *    table size (the root unmasked, its size from START..END);
+ *  - a PDE with P set is a leaf of the level's span; the page's PA is the
+ *    entry's address plus the offset in the span (walk.c adds);
+ *  - PDE0's block fragment size sizes the PTB below it (entries
+ *    2^(9+BS-BFS), each 2^(12+BFS) bytes): the entry sets its target's
+ *    geometry (pt_target.shift/bits);
+ *  - a valid PTB entry with translate_further (gfx9-11), or with bit 63
+ *    clear (gfx12, umr) points at one more table of 2^(BFS0-BFS) entries of
+ *    2^(12+BFS) bytes, read with the PDE layout (address 47:6);
+ *  - every address with system=0 is an MC address: FB_OFFSET<<24 is
+ *    subtracted (space_bias) for pages and tables alike.
+ *
+ * Where the sources leave a case open (§B.7) the entry is `unsupported`:
+ * P on a depth-3 root (a 512 GiB leaf), translate_further under a PDE0
+ * with BFS 0, a further table under a gfx11+ PDE0 with A (tfs_addr, umr
+ * only) set, a valid leaf with PRT set (Linux's no-retry fault encoding).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+
+enum { SP_VRAM = 0, SP_SYSMEM = 1 };
+static const char *const gpuvm_spaces[] = {"vram", "sysmem", NULL};
+
+/* Logical levels, root of a depth-3 VM first (Linux enum amdgpu_vm_level, umr PDE2..PTE). */
+enum { LK_PDB2, LK_PDB1, LK_PDB0, LK_PTB, LK_FURTHER, LK__COUNT };
+static const char *const lk_names[LK__COUNT] = {"pdb2", "pdb1", "pdb0", "ptb", "ptb_further"};
+
+/*
+ * A further table has BFS0 - BFS index bits; Linux only writes BFS 9, and
+ * more than 9 would not fit the mount's inode paths: wider is unsupported.
+ */
+#define FURTHER_BITS_MAX 9
+
+static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
+{
+	return (v >> lo) & ((1ull << (hi - lo + 1)) - 1);
+}
+
+#define BIT(n)           (1ull << (n))
+#define ADDR_PTE         0x0000fffffffff000ull   /* 47:12 (set_pte_pde mask) */
+#define ADDR_PDE         0x0000ffffffffffc0ull   /* 47:6, 64-byte aligned (umr mask) */
+
+/* Per-generation positions (§B.3.1-§B.3.3). -1: the generation has no such bit. */
+struct gen_bits {
+	int p;            /* PDE-as-PTE / IS_PTE: gfx9-11 54, gfx12 63 */
+	int bfs_lo;       /* block fragment size, 5 bits: gfx9-11 63:59, gfx12 62:58 */
+	int prt;          /* gfx9-11 51, gfx12 56 */
+	int mtype_lo;     /* gfx9 58:57, gfx10/11 50:48, gfx12 55:54 */
+	int mtype_w;
+	int log;          /* AMDGPU_PTE_LOG 55; gfx12: MTYPE's place */
+	int tf;           /* AMDGPU_PTE_TF 56; gfx12 has none (umr: bit 63 clear) */
+	int noalloc;      /* AMDGPU_PTE_NOALLOC 58, gfx10.3/11 */
+	int dcc;          /* AMDGPU_PTE_DCC 58, gfx12 */
+	int bus_atomics;  /* AMDGPU_PTE_BUS_ATOMICS 59, GC 12.1 */
+	int tfs_addr;     /* PDE A (umr tfs_addr): gfx11 57, gfx12 56 */
+	int pde_mtype_lo; /* gfx12 PDE M 55:54; -1 elsewhere (gfx11's 50:48 is umr only: reserved) */
+};
+
+static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1};
+static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1};
+static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, -1};
+static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54};
+
+static const struct gen_bits *gen_of(unsigned gfx)
+{
+	switch (gfx) {
+	case 9:
+		return &gen9;
+	case 10:
+		return &gen10;
+	case 11:
+		return &gen11;
+	case 12:
+		return &gen12;
+	}
+	return NULL;
+}
+
+/*
+ * MTYPE names.  gfx9: vega10_enum.h / umr NC RW CC UC.  gfx10-12: the
+ * TCC_MTYPE values Linux writes (NC WC CC, MTYPE_UC 3); the other 3-bit
+ * values of gfx10/11 have no name Linux writes (§B.7.2): unknown.
+ */
+static const char *mtype_name(unsigned gfx, uint64_t m)
+{
+	static const char *const g9[4] = {"NC", "RW", "CC", "UC"};
+	static const char *const g10[4] = {"NC", "WC", "CC", "UC"};
+
+	if (m > 3)
+		return NULL;
+	return gfx == 9 ? g9[m] : g10[m];
+}
+
+static uint64_t pte_named(const struct gen_bits *g)
+{
+	uint64_t m = 0x7full | 0xf80ull | ADDR_PTE | (3ull << 52) | BIT(g->p) | BIT(g->prt) |
+		     (((1ull << g->mtype_w) - 1) << g->mtype_lo);
+
+	if (g->log >= 0)
+		m |= BIT(g->log);
+	if (g->tf >= 0)
+		m |= BIT(g->tf);
+	if (g->noalloc >= 0)
+		m |= BIT(g->noalloc);
+	if (g->dcc >= 0)
+		m |= BIT(g->dcc);
+	if (g->bus_atomics >= 0)
+		m |= BIT(g->bus_atomics);
+	return m;
+}
+
+static uint64_t pde_named(const struct gen_bits *g, bool at_ptb)
+{
+	uint64_t m = 0x7ull | ADDR_PDE | BIT(g->p) | (0x1full << g->bfs_lo);
+
+	if (at_ptb && g->tf >= 0)
+		m |= BIT(g->tf);
+	if (g->tfs_addr >= 0)
+		m |= BIT(g->tfs_addr);
+	if (g->pde_mtype_lo >= 0)
+		m |= 3ull << g->pde_mtype_lo;
+	return m;
+}
+
+static void add_pte_fields(struct pt_entry *e, unsigned gfx, const struct gen_bits *g,
+			   uint64_t r, uint64_t page_size)
+{
+	uint64_t mt = bits(r, (unsigned)(g->mtype_lo + g->mtype_w - 1), (unsigned)g->mtype_lo);
+
+	e->reserved_mask[0] = r & ~pte_named(g);
+	pt_entry_add(e, "valid", PT_FK_BIT, bits(r, 0, 0));
+	pt_entry_add(e, "system", PT_FK_BIT, bits(r, 1, 1));
+	pt_entry_add(e, "snooped", PT_FK_BIT, bits(r, 2, 2));
+	pt_entry_add(e, "tmz", PT_FK_BIT, bits(r, 3, 3));
+	pt_entry_add(e, "executable", PT_FK_BIT, bits(r, 4, 4));
+	pt_entry_add(e, "readable", PT_FK_BIT, bits(r, 5, 5));
+	pt_entry_add(e, "writeable", PT_FK_BIT, bits(r, 6, 6));
+	pt_entry_add(e, "fragment", PT_FK_UINT, bits(r, 11, 7));
+	pt_entry_add(e, "address", PT_FK_HEX, r & ADDR_PTE);
+	pt_entry_add(e, "prt", PT_FK_BIT, bits(r, (unsigned)g->prt, (unsigned)g->prt));
+	pt_entry_add(e, "sw", PT_FK_UINT, bits(r, 53, 52));
+	pt_entry_add(e, "pte", PT_FK_BIT, bits(r, (unsigned)g->p, (unsigned)g->p));
+	if (g->log >= 0)
+		pt_entry_add(e, "log", PT_FK_BIT, bits(r, (unsigned)g->log, (unsigned)g->log));
+	if (g->tf >= 0)
+		pt_entry_add(e, "translate_further", PT_FK_BIT,
+			     bits(r, (unsigned)g->tf, (unsigned)g->tf));
+	pt_entry_add(e, "mtype", PT_FK_UINT, mt);
+	pt_entry_add_str(e, "mtype_name", mtype_name(gfx, mt));
+	if (g->noalloc >= 0)
+		pt_entry_add(e, "noalloc", PT_FK_BIT, bits(r, (unsigned)g->noalloc, (unsigned)g->noalloc));
+	if (g->dcc >= 0)
+		pt_entry_add(e, "dcc", PT_FK_BIT, bits(r, (unsigned)g->dcc, (unsigned)g->dcc));
+	if (g->bus_atomics >= 0)
+		pt_entry_add(e, "bus_atomics", PT_FK_BIT,
+			     bits(r, (unsigned)g->bus_atomics, (unsigned)g->bus_atomics));
+	pt_entry_add(e, "page_size", PT_FK_HEX, page_size);
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
+	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+}
+
+static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_t r, bool at_ptb)
+{
+	e->reserved_mask[0] = r & ~pde_named(g, at_ptb);
+	pt_entry_add(e, "valid", PT_FK_BIT, bits(r, 0, 0));
+	pt_entry_add(e, "system", PT_FK_BIT, bits(r, 1, 1));
+	pt_entry_add(e, "snooped", PT_FK_BIT, bits(r, 2, 2));
+	pt_entry_add(e, "address", PT_FK_HEX, r & ADDR_PDE);
+	pt_entry_add(e, "pte", PT_FK_BIT, bits(r, (unsigned)g->p, (unsigned)g->p));
+	if (at_ptb && g->tf >= 0)
+		pt_entry_add(e, "translate_further", PT_FK_BIT,
+			     bits(r, (unsigned)g->tf, (unsigned)g->tf));
+	if (g->tfs_addr >= 0)
+		pt_entry_add(e, "tfs_addr", PT_FK_BIT,
+			     bits(r, (unsigned)g->tfs_addr, (unsigned)g->tfs_addr));
+	if (g->pde_mtype_lo >= 0)
+		pt_entry_add(e, "mtype", PT_FK_UINT,
+			     bits(r, (unsigned)g->pde_mtype_lo + 1, (unsigned)g->pde_mtype_lo));
+	pt_entry_add(e, "block_fragment_size", PT_FK_UINT,
+		     bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo));
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
+	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+}
+
+static void set_leaf(struct pt_entry *e, uint64_t r, uint64_t page_size)
+{
+	e->page_size = page_size;
+	e->address_complete = true;
+	e->perm = (bits(r, 5, 5) ? 0 : PT_PERM_NO_READ) | (bits(r, 6, 6) ? 0 : PT_PERM_NO_WRITE) |
+		  (bits(r, 4, 4) ? PT_PERM_EXEC : 0) | (bits(r, 2, 2) ? PT_PERM_SNOOPED : 0) |
+		  (bits(r, 3, 3) ? PT_PERM_TMZ : 0);
+	e->state = PT_ST_MAPPED;
+	e->leaf = true;
+	e->space = bits(r, 1, 1) ? SP_SYSMEM : SP_VRAM;
+	e->pa = r & ADDR_PTE;
+}
+
+static void set_pointer(struct pt_entry *e, uint64_t r, unsigned level, unsigned shift,
+			unsigned nbits)
+{
+	e->state = PT_ST_POINTER;
+	e->target[0].present = true;
+	e->target[0].level = (int8_t)(level + 1);
+	e->target[0].space = bits(r, 1, 1) ? SP_SYSMEM : SP_VRAM;
+	e->target[0].addr = r & ADDR_PDE;
+	e->target[0].shift = (uint8_t)shift;
+	e->target[0].bits = (uint8_t)nbits;
+}
+
+/*
+ * Entry at LEVEL (row of a depth-DEPTH table) of a gfxGFX VM.  PAGE_SHIFT
+ * is the table's: a PDB's span, a PTB's 12 + BFS0.
+ */
+static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, unsigned page_shift,
+			       const uint8_t *raw, struct pt_entry *out)
+{
+	const struct gen_bits *g = gen_of(gfx);
+	unsigned lk = level + 3 - depth;
+	uint64_t r, page_size;
+	bool valid, p;
+
+	/*
+	 * Page shift 0: an entry decoded alone (ptfs-tool decode with the level
+	 * open), whose table size nobody knows: read as BFS0 0, page size 0.
+	 */
+	bool alone = page_shift == 0;
+
+	if (alone)
+		page_shift = 12;
+	if (!g || !raw || depth > 3 || lk >= LK__COUNT || (depth == 0 && level != 0) ||
+	    page_shift < 12 || page_shift >= 64) {
+		pt_entry_reset(out, 0, NULL);
+		out->state = PT_ST_UNSUPPORTED;
+		return PT_E_UNSUPPORTED;
+	}
+	pt_entry_reset(out, 8, raw);
+	r = out->raw[0];
+	valid = r & 1;
+	p = bits(r, (unsigned)g->p, (unsigned)g->p);
+	page_size = alone ? 0 : 1ull << page_shift;
+
+	if (lk <= LK_PDB0) {
+		/* A directory entry: PDE layout unless P makes it a huge-page PTE (§B.5 step 5). */
+		if (valid && p) {
+			add_pte_fields(out, gfx, g, r, page_size);
+			/* §B.7.6: what the hardware does with P on a depth-3 root: no source. */
+			if (lk == LK_PDB2)
+				out->state = PT_ST_UNSUPPORTED;
+			else if (bits(r, (unsigned)g->prt, (unsigned)g->prt))
+				out->state = PT_ST_UNSUPPORTED;
+			else
+				set_leaf(out, r, page_size);
+			return PT_OK;
+		}
+		add_pde_fields(out, g, r, false);
+		if (r == 0)
+			out->state = PT_ST_UNMAPPED;
+		else if (!valid)
+			out->state = PT_ST_INVALID;
+		else if (lk < LK_PDB0)
+			set_pointer(out, r, level, 0, 0);
+		else {
+			/* PDE0: its BFS sizes the PTB: 2^(9+BS-BFS) entries of 2^(12+BFS) bytes (§B.2). */
+			unsigned bfs = (unsigned)bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo);
+			bool rel = g->tfs_addr >= 0 && bits(r, (unsigned)g->tfs_addr, (unsigned)g->tfs_addr);
+
+			if (bfs > page_shift - 12 || (rel && bfs > 0))
+				out->state = PT_ST_UNSUPPORTED;
+			else
+				set_pointer(out, r, level, 12 + bfs, page_shift - 12 - bfs);
+		}
+		return PT_OK;
+	}
+
+	/* A PTB (or further) entry. */
+	if (valid) {
+		bool further;
+		unsigned bfs0 = page_shift - 12;
+
+		if (g->tf >= 0)
+			further = bits(r, (unsigned)g->tf, (unsigned)g->tf);
+		else
+			/* gfx12: umr reads a valid entry with bit 63 clear as a pointer; only where one can exist (§B.7.4). */
+			further = !p && lk == LK_PTB && depth > 0 && bfs0 > 0;
+		if (further) {
+			unsigned f1 = (unsigned)bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo);
+
+			add_pde_fields(out, g, r, true);
+			/* One further step only, and only below a PDE0 with BFS > 0 (§B.5 step 7 guard). */
+			if (lk != LK_PTB || depth == 0 || f1 >= bfs0 || bfs0 - f1 > FURTHER_BITS_MAX)
+				out->state = PT_ST_UNSUPPORTED;
+			else
+				set_pointer(out, r, level, 12 + f1, bfs0 - f1);
+			return PT_OK;
+		}
+	}
+	add_pte_fields(out, gfx, g, r, page_size);
+	if (r == 0)
+		out->state = PT_ST_UNMAPPED;
+	else if (!valid)
+		/* V=0 faults (§B.5 step 8); PRT's result is not in any source: not `sparse`. */
+		out->state = PT_ST_INVALID;
+	else if (bits(r, (unsigned)g->prt, (unsigned)g->prt))
+		/* V=1 with PRT is Linux's no-retry fault encoding (B.4), never a page. */
+		out->state = PT_ST_UNSUPPORTED;
+	else
+		set_leaf(out, r, page_size);
+	return PT_OK;
+}
+
+/* One decoder per (generation, depth): the descriptor's decode has no context. */
+#define DEC(G, D)                                                                          \
+	static pt_err dec_##G##_##D(unsigned level, unsigned ps, const uint8_t *raw,         \
+				    struct pt_entry *out)                                    \
+	{                                                                                    \
+		return gpuvm_decode_gen(G, D, level, ps, raw, out);                          \
+	}
+#define DEC4(G) DEC(G, 0) DEC(G, 1) DEC(G, 2) DEC(G, 3)
+DEC4(9)
+DEC4(10)
+DEC4(11)
+DEC4(12)
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
+static const decode_fn decoders[4][4] = {
+	{dec_9_0, dec_9_1, dec_9_2, dec_9_3},
+	{dec_10_0, dec_10_1, dec_10_2, dec_10_3},
+	{dec_11_0, dec_11_1, dec_11_2, dec_11_3},
+	{dec_12_0, dec_12_1, dec_12_2, dec_12_3},
+};
+
+/* maps FLAGS: the entry-file names of the set permission bits, as amd-gart. */
+static void gpuvm_flags(const struct pt_entry *e, char *buf, size_t len)
+{
+	uint32_t p = e->perm;
+	const struct pt_field *prt = pt_entry_field(e, "prt");
+	const bool set[] = {
+		!(p & PT_PERM_NO_READ), !(p & PT_PERM_NO_WRITE), p & PT_PERM_EXEC,
+		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, prt && prt->v,
+	};
+	static const char *const names[] = {
+		"readable", "writeable", "executable", "snooped", "tmz", "prt",
+	};
+	size_t off = 0;
+
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!set[i] || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+	}
+}
+
+/* maps KIND: the MTYPE name, or "mtypeN" for a value without one. */
+static void gpuvm_kind_name(const struct pt_entry *e, char *buf, size_t len)
+{
+	const struct pt_field *n = pt_entry_field(e, "mtype_name");
+	const struct pt_field *m = pt_entry_field(e, "mtype");
+
+	if (n && n->s)
+		snprintf(buf, len, "%s", n->s);
+	else
+		snprintf(buf, len, "mtype%" PRIu64, m ? m->v : 0);
+}
+
+/* ---- the [vm NAME] context ---------------------------------------------- */
+
+enum {
+	K_GFX, K_BASE, K_START, K_END, K_CNTL, K_DEPTH, K_BS, K_FBO, K__COUNT
+};
+static const char *const key_names[K__COUNT] = {
+	[K_GFX] = "gfx",
+	[K_BASE] = "page_table_base_addr",
+	[K_START] = "page_table_start_addr",
+	[K_END] = "page_table_end_addr",
+	[K_CNTL] = "cntl",
+	[K_DEPTH] = "page_table_depth",
+	[K_BS] = "page_table_block_size",
+	[K_FBO] = "fb_offset",
+};
+/* Largest value of each key: register field widths (§B.1). */
+static const uint64_t key_max[K__COUNT] = {
+	[K_GFX] = 12,
+	[K_BASE] = UINT64_MAX,
+	[K_START] = 0xfffffffffull,   /* 36-bit page numbers */
+	[K_END] = 0xfffffffffull,
+	[K_CNTL] = 0xffffffffull,
+	[K_DEPTH] = 3,                /* CNTL[2:1] */
+	[K_BS] = 15,                  /* CNTL[6:3] */
+	[K_FBO] = 0xffffffull,        /* FB_OFFSET[23:0] */
+};
+
+struct gpuvm_ctx {
+	uint64_t v[K__COUNT];
+	bool has[K__COUNT];
+	/* set-up results */
+	unsigned gfx, depth, bs;
+	uint64_t fbo, table, entries;
+	unsigned table_space;
+	struct pt_format fmt;
+	struct pt_level levels[LK__COUNT + 1];
+};
+
+static pt_err gpuvm_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct gpuvm_ctx *c = priv;
+	pt_err rc;
+
+	for (int i = 0; i < K__COUNT; i++) {
+		if (strcmp(k->key, key_names[i]))
+			continue;
+		rc = pt_ctx_key_uint(k, &c->v[i]);
+		if (rc)
+			return rc;
+		if (c->v[i] > key_max[i])
+			return pt_ctx_key_fail(k, PT_E_VALUE, "%s 0x%" PRIx64 " in %s is wider than"
+					       " its register field (max 0x%" PRIx64 ")",
+					       k->key, c->v[i], k->label, key_max[i]);
+		if (i == K_GFX && c->v[i] < 9)
+			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED, "gfx %" PRIu64 " in %s is not"
+					       " supported (9, 10, 11 or 12)", c->v[i], k->label);
+		c->has[i] = true;
+		return PT_OK;
+	}
+	return PT_E_NOTFOUND;
+}
+
+static const char *gpuvm_ctx_missing(const void *priv)
+{
+	const struct gpuvm_ctx *c = priv;
+
+	if (!c->has[K_GFX])
+		return key_names[K_GFX];
+	if (!c->has[K_BASE])
+		return key_names[K_BASE];
+	if (!c->has[K_END])
+		return key_names[K_END];
+	if (!c->has[K_CNTL]) {
+		if (!c->has[K_DEPTH])
+			return "cntl (or page_table_depth)";
+		if (!c->has[K_BS])
+			return "cntl (or page_table_block_size)";
+	}
+	return NULL;
+}
+
+static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return PT_E_VALUE;
+}
+
+extern const struct pt_format pt_format_gpuvm;
+
+/* The level table of a depth-DEPTH, block-size-BS VM whose root has ROOT_BITS index bits. */
+static void build_levels(struct pt_level *lv, unsigned depth, unsigned bs, unsigned root_bits)
+{
+	unsigned n = 0;
+
+	for (unsigned lk = 3 - depth; lk < LK__COUNT; lk++, n++) {
+		struct pt_level *l = &lv[n];
+
+		*l = (struct pt_level){.name = lk_names[lk], .depth = (uint8_t)n, .entry_size = 8,
+				       .child = {-1, -1}};
+		if (lk <= LK_PDB0) {
+			l->va_shift = (uint8_t)(21 + bs + 9 * (LK_PDB0 - lk));
+			l->bits = (uint8_t)(n == 0 ? root_bits : 9);
+			l->role = PT_ROLE_DIR;
+			/* A P entry is a leaf of the level's span; not at a depth-3 root (§B.7.6). */
+			l->leaf_shift = lk == LK_PDB2 ? 0 : l->va_shift;
+			l->child[0] = (int8_t)(n + 1);
+		} else if (lk == LK_PTB && depth > 0) {
+			/* 2^(9+BS-BFS0) entries of 2^(12+BFS0): the widest is BFS0 = 0. */
+			l->va_shift = 12;
+			l->bits = (uint8_t)(9 + bs);
+			l->role = PT_ROLE_DIR;
+			l->leaf_shift = 12;
+			l->child[0] = (int8_t)(n + 1);
+		} else if (lk == LK_PTB) {
+			/* Depth 0: BASE points at a flat PTB (the context gives entries and page). */
+			l->va_shift = 12;
+			l->role = PT_ROLE_LEAF;
+			lv[n + 1] = (struct pt_level){0};
+			return;
+		} else {
+			l->va_shift = 12;
+			l->bits = FURTHER_BITS_MAX;
+			l->role = PT_ROLE_LEAF;
+		}
+	}
+	lv[n] = (struct pt_level){0};
+}
+
+static pt_err gpuvm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct gpuvm_ctx *c = ctx->priv;
+	const struct gen_bits *g;
+	uint64_t base, start, end, shift, span;
+	unsigned root_bits = 0;
+
+	c->gfx = (unsigned)c->v[K_GFX];
+	g = gen_of(c->gfx);
+	if (!g)
+		return setup_fail(err, errlen, "gfx %u is not supported (9, 10, 11 or 12)", c->gfx);
+	/* CNTL: PAGE_TABLE_DEPTH [2:1], PAGE_TABLE_BLOCK_SIZE [6:3] (gc_9_0_sh_mask.h). */
+	if (c->has[K_CNTL]) {
+		unsigned d = (unsigned)bits(c->v[K_CNTL], 2, 1), b = (unsigned)bits(c->v[K_CNTL], 6, 3);
+
+		if (c->has[K_DEPTH] && c->v[K_DEPTH] != d)
+			return setup_fail(err, errlen, "page_table_depth %" PRIu64 " disagrees with"
+					  " cntl 0x%" PRIx64 " (PAGE_TABLE_DEPTH %u)",
+					  c->v[K_DEPTH], c->v[K_CNTL], d);
+		if (c->has[K_BS] && c->v[K_BS] != b)
+			return setup_fail(err, errlen, "page_table_block_size %" PRIu64 " disagrees"
+					  " with cntl 0x%" PRIx64 " (PAGE_TABLE_BLOCK_SIZE %u)",
+					  c->v[K_BS], c->v[K_CNTL], b);
+		c->depth = d;
+		c->bs = b;
+	} else {
+		c->depth = (unsigned)c->v[K_DEPTH];
+		c->bs = (unsigned)c->v[K_BS];
+	}
+	base = c->v[K_BASE];
+	start = c->has[K_START] ? c->v[K_START] : 0;
+	end = c->v[K_END];
+	if (start > end)
+		return setup_fail(err, errlen, "page_table_start_addr 0x%" PRIx64 " is after"
+				  " page_table_end_addr 0x%" PRIx64, start, end);
+	if (!(base & 1) && (base & ADDR_PDE) == 0)
+		return setup_fail(err, errlen, "page_table_base_addr 0x%" PRIx64 " is not valid"
+				  " (bit 0 clear, no address)", base);
+	c->fbo = (c->v[K_FBO] & 0xffffff) << 24;
+	/* BASE is a PDE: PBA 47:6, minus FB_OFFSET<<24 in VRAM (§B.5 step 3). */
+	c->table = base & ADDR_PDE;
+	c->table_space = bits(base, 1, 1) ? SP_SYSMEM : SP_VRAM;
+	if (c->table_space == SP_VRAM) {
+		if (c->table < c->fbo)
+			return setup_fail(err, errlen, "page_table_base_addr address 0x%" PRIx64
+					  " is below fb_offset<<24 0x%" PRIx64, c->table, c->fbo);
+		c->table -= c->fbo;
+	}
+	/* The root covers what START..END needs, its index unmasked (§B.5 step 5, §B.7.5). */
+	if (c->depth == 0)
+		shift = 12 + bits(base, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo);
+	else
+		shift = 21 + c->bs + 9 * (c->depth - 1);
+	span = (end << 12 | 0xfff) - (start << 12);
+	c->entries = (span >> shift) + 1;
+	while (root_bits < 63 && (1ull << root_bits) < c->entries)
+		root_bits++;
+	if (root_bits == 0)
+		root_bits = 1;
+	if (c->depth > 0 && root_bits > 27)
+		return setup_fail(err, errlen, "a root of 0x%" PRIx64 " entries (depth %u, block"
+				  " size %u) is more than 2^27", c->entries, c->depth, c->bs);
+
+	c->fmt = pt_format_gpuvm;
+	build_levels(c->levels, c->depth, c->bs, c->depth ? root_bits : 0);
+	c->fmt.levels = c->levels;
+	c->fmt.decode = decoders[c->gfx - 9][c->depth];
+	ctx->fmt = &c->fmt;
+	ctx->root_space = c->table_space;
+	ctx->root_addr = c->table;
+	ctx->root_entries = c->entries;
+	ctx->root_page_shift = (unsigned)shift;
+	ctx->va_base = start << 12;
+	ctx->va_last = end << 12 | 0xfff;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		ctx->space_bias[i] = 0;
+	/* amdgpu writes VRAM addresses as vram_base_offset + offset; umr subtracts it. */
+	ctx->space_bias[SP_VRAM] = c->fbo;
+	return PT_OK;
+}
+
+static void gpuvm_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct gpuvm_ctx *c = ctx->priv;
+
+	if (!c || !c->gfx)
+		return;
+	pt_buf_printf(b, "gfx: %u\npage_table_depth: %u\npage_table_block_size: %u\n",
+		      c->gfx, c->depth, c->bs);
+	pt_buf_printf(b, "page_table_base_addr: 0x%" PRIx64 "\n", c->v[K_BASE]);
+	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", gpuvm_spaces[c->table_space], c->table);
+	pt_buf_printf(b, "fb_offset: 0x%" PRIx64 "\n", c->fbo);
+	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\n", ctx->va_base, ctx->va_last);
+}
+
+static void gpuvm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct gpuvm_ctx *c = ctx->priv;
+
+	if (!c || !c->gfx)
+		return;
+	pt_jobj_u(o, "gfx", c->gfx);
+	pt_jobj_u(o, "page_table_depth", c->depth);
+	pt_jobj_u(o, "page_table_block_size", c->bs);
+	pt_jobj_hex(o, "page_table_base_addr", c->v[K_BASE]);
+	pt_jobj_hex(o, "fb_offset", c->fbo);
+	pt_jobj_hex(o, "va_start", ctx->va_base);
+	pt_jobj_hex(o, "va_end", ctx->va_last);
+}
+
+static const struct pt_blob_kind gpuvm_blob_kinds[] = {
+	{"gpuvm", 8},
+	{NULL, 0},
+};
+
+/*
+ * Without a context (ptfs-tool decode): gfx9, depth 3, block size 0, the
+ * Linux default for a 256 TiB VM with translate_further off (§B.2).
+ */
+static const struct pt_level gpuvm_levels[] = {
+	/* name          depth va_shift bits size role         leaf_shift child */
+	{"pdb2",         0,    39,      9,   8,   PT_ROLE_DIR,  0,  {1, -1}},
+	{"pdb1",         1,    30,      9,   8,   PT_ROLE_DIR,  30, {2, -1}},
+	{"pdb0",         2,    21,      9,   8,   PT_ROLE_DIR,  21, {3, -1}},
+	{"ptb",          3,    12,      9,   8,   PT_ROLE_DIR,  12, {4, -1}},
+	{"ptb_further",  4,    12,      9,   8,   PT_ROLE_LEAF, 0,  {-1, -1}},
+	{NULL,           0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+
+const struct pt_format pt_format_gpuvm = {
+	.name = "amd-gpuvm",
+	.levels = gpuvm_levels,
+	.va_bits = 48,
+	.va_digits = 12,
+	.spaces = gpuvm_spaces,
+	.decode = dec_9_3,
+	.flags = gpuvm_flags,
+	.kind_name = gpuvm_kind_name,
+	.blob_kinds = gpuvm_blob_kinds,
+	.ctx_section = "vm",
+	.ctx_size = sizeof(struct gpuvm_ctx),
+	.ctx_key = gpuvm_ctx_key,
+	.ctx_missing = gpuvm_ctx_missing,
+	.ctx_setup = gpuvm_ctx_setup,
+	.info_text = gpuvm_info_text,
+	.info_json = gpuvm_info_json,
+};

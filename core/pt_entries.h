@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_entries.h — CTX/entries (DESIGN §4): every listed entry of a context on
+ * one line, `PATH key=value ...`, in tree order.
+ *
+ * PATH is the entry file's path relative to the context directory
+ * (`pde3/0/entry` for a pointer, `pde3/0/.../pte_small/5` for a leaf), so
+ * `cat CTX/PATH` shows the same fields.  The fields are those of the entry
+ * file, in its order, `key: value` written `key=value`, separated by single
+ * spaces.  A value byte that is a control byte, a space, a backslash or not
+ * ASCII is written \xNN (lowercase hex), so a line always splits on spaces
+ * and `=`; no value the decoders produce today needs it.
+ *
+ * The file can be far larger than memory should hold (10^6 entries: ~200 MB),
+ * so it is never kept: pt_entries_file_build() renders it once without
+ * storing it, keeping its exact size and a checkpoint (the next entry) about
+ * every PT_ENTRIES_CHECKPOINT bytes; pt_entries_file_read() renders forward
+ * from the nearest checkpoint at or before the offset.  Memory: one
+ * checkpoint per PT_ENTRIES_CHECKPOINT bytes of text.
+ */
+#ifndef PT_ENTRIES_H
+#define PT_ENTRIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pt_render.h"
+#include "pt_tree.h"
+
+/* Bytes of text between two checkpoints (at least; they sit at line starts). */
+#define PT_ENTRIES_CHECKPOINT 65536
+
+#define PT_ENTRIES_BATCH 16
+
+/*
+ * Walks the entry files of one context in tree order (depth-first, children
+ * in listing order, as `ls -R` and export visit them; all_entries honoured)
+ * through pt_tree_list(), so it lists exactly the tree's entry files.
+ */
+struct pt_entries_iter {
+	const struct pt_tree *tree;
+	unsigned depth;
+	bool pointer;   /* the entry file last given is a pointer's (PATH/entry) */
+	struct {
+		struct pt_tnode dir;   /* a TABLEDIR or ENTRYDIR on the current path */
+		uint64_t cookie;       /* resumes its listing after the last child queued */
+		/* children listed but not visited yet: one listing (one resolve of
+		 * the table) per PT_ENTRIES_BATCH children instead of per child */
+		unsigned qn, qi;
+		struct pt_tnode q[PT_ENTRIES_BATCH];
+	} f[2 * PT_MAX_DEPTH + 2];
+};
+
+/* Starts at the first entry of context CTX. */
+pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx);
+/*
+ * Starts at entry file AT (an ENTRYFILE node the iterator gave): the next
+ * call of pt_entries_next() gives AT again.
+ */
+pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
+		       const struct pt_tnode *at);
+/* The next entry file in *OUT; PT_E_NOTFOUND at the end. */
+pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out);
+/*
+ * Appends the line of entry file NODE ("PATH key=value ...\n") to B;
+ * POINTER: NODE is a pointer's `entry` (the iterator says which).  On an
+ * error B is left as it was.
+ */
+pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, bool pointer,
+		       struct pt_buf *b);
+/*
+ * At most this many entry lines, then one `# truncated` line: tables that
+ * alias each other can describe ~10^13 entries in a few KiB (like
+ * PT_MAPS_RUNS_MAX for maps); a real capture stays far below it.
+ */
+#define PT_ENTRIES_LINES_MAX (UINT64_C(1) << 25)
+
+/* Appends the whole entries text of context CTX to B (export, tests), LINES_MAX entry lines at most. */
+pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			 struct pt_buf *b);
+
+/* The entries file of one context: its exact size and its checkpoints. */
+struct pt_entries_file {
+	unsigned ctx;
+	uint64_t size;
+	uint64_t lines_max;        /* entry lines before `# truncated` */
+	size_t ncp, cpcap;
+	struct pt_entries_cp {
+		uint64_t off;          /* where the line of NEXT starts */
+		uint64_t lines;        /* entry lines before it */
+		struct pt_tnode next;
+	} *cp;
+};
+
+/* The first pass: size and checkpoints of context CTX's entries (F is filled, free it). */
+pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			     struct pt_entries_file *f);
+/*
+ * Appends to OUT the bytes [OFF, OFF + SIZE) of the file, cut at its end;
+ * renders at most PT_ENTRIES_CHECKPOINT + SIZE + one line.
+ */
+pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_file *f,
+			    uint64_t off, size_t size, struct pt_buf *out);
+void pt_entries_file_free(struct pt_entries_file *f);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_num.h — the one number parser of ptfs (capture.ini values, VA names,
+ * entry names, ptfs-tool options and legs files) and the one little-endian
+ * load.  Every caller says which forms it allows; anything else, and any
+ * value that does not fit, is refused rather than guessed at (DESIGN §1).
+ */
+#ifndef PT_NUM_H
+#define PT_NUM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+	PT_NUM_DEC = 1u << 0,     /* decimal digits; no leading zero unless ZEROPAD */
+	PT_NUM_HEX = 1u << 1,     /* "0x"/"0X" and at least one hex digit */
+	PT_NUM_BAREHEX = 1u << 2, /* hex digits, "0x" optional (VA names) */
+	PT_NUM_SUFFIX = 1u << 3,  /* one trailing K, M or G (binary, either case) */
+	PT_NUM_ZEROPAD = 1u << 4, /* decimal may start with zeros ("007" is 7) */
+};
+/* The forms of capture.ini and of ptfs-tool sizes. */
+#define PT_NUM_INI (PT_NUM_DEC | PT_NUM_HEX | PT_NUM_SUFFIX)
+
+/*
+ * S (whole string, no sign, no blanks) as a number of the forms FLAGS
+ * allows, at most 64 bits (after the suffix's multiplier); false otherwise.
+ */
+bool pt_num_parse(const char *s, unsigned flags, uint64_t *out);
+/*
+ * Like pt_num_parse, but hex may have up to 128 bits (a 16-byte entry);
+ * decimal and suffixed values stop at 64 bits.
+ */
+bool pt_num_parse128(const char *s, unsigned flags, uint64_t *lo, uint64_t *hi);
+
+/* Little-endian 64-bit load, independent of the host's byte order. */
+static inline uint64_t pt_le64_load(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#endif
