@@ -41,12 +41,13 @@ fixture_name() {
 	case $1 in
 	*.tar.gz) basename "$1" .tar.gz ;;
 	*.envdef) basename "$1" .envdef ;;
+	*.log) basename "$1" .log ;;
 	*) basename "$(dirname "$1")" ;;
 	esac
 }
 
 n=0
-for cap in "$FIX"/*.tar.gz "$FIX"/*.envdef "$FIX"/*/cpt.*; do
+for cap in "$FIX"/*.tar.gz "$FIX"/*.envdef "$FIX"/*.log "$FIX"/*/cpt.*; do
 	[ -e "$cap" ] || continue
 	name=$(fixture_name "$cap")
 	out="$TMP/$name"
@@ -78,7 +79,7 @@ done
 # a listing nobody checks).
 for g in "$GOLD"/*.tree; do
 	b=$FIX/$(basename "$g" .tree)
-	{ [ -f "$b.tar.gz" ] || [ -f "$b.envdef" ] || [ -d "$b" ]; } && ok || bad "$g: no fixture of that name"
+	{ [ -f "$b.tar.gz" ] || [ -f "$b.envdef" ] || [ -f "$b.log" ] || [ -d "$b" ]; } && ok || bad "$g: no fixture of that name"
 done
 [ "$n" -gt 0 ] && ok || bad "no fixture found in $FIX"
 report

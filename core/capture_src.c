@@ -334,6 +334,11 @@ pt_err pt_loader_load_umr(struct loader *ld, int fd)
 					     "pass -o gfx=9|10|11|12 (ptfs-tool: --gfx N)");
 			rc = PT_E_USAGE;
 			goto out;
+		} else if (!c->base.has || !c->start.has || !c->end.has) {
+			/* A VMID the log touched but did not read whole: reported, never guessed. */
+			snprintf(why, sizeof why, "%s: page table %s registers not in the log", name,
+				 !c->base.has ? "BASE" : !c->start.has ? "START" : "END");
+			pt_capture_warn(ld->cap, "%s: no context", why);
 		} else {
 			umr_gpuvm(&g, log, c, label, fn);
 			nctx++;
