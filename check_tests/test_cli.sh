@@ -907,6 +907,12 @@ err "gfx10 log without --gfx" E_USAGE "$TOOL" check "$SRCD/gfx10-vmid1.log"
 run "$TOOL" check --gfx 10 "$SRCD/gfx10-vmid1.log"
 if [ "$RC" = 1 ] && grep -q 'mmhub.vmid1: page table START registers not in the log: no context' "$TMP/out" &&
 	grep -q ': 1 context, ' "$TMP/out"; then ok; else bad "gfx10 log --gfx 10: rc $RC $OUT $ERR"; fi
+# An archive of a checkpoint directory is a gem5 checkpoint too.
+tar -C "$FIX/gem5-m5out" -czf "$TMP/cpt.tar.gz" cpt.1234
+rc "gem5 checkpoint in a .tar.gz: walk" 0 "$TOOL" walk "$TMP/cpt.tar.gz" vmid0 0x1000
+has "gem5 archive: the vram page" '^result: mapped pa=vram:0x123000 '
+rc "gem5 checkpoint in a .tar.gz: export" 0 "$TOOL" export "$TMP/cpt.tar.gz" "$TMP/exp-cpt-tgz"
+grep -q '^source_kind: gem5 checkpoint$' "$TMP/exp-cpt-tgz/capture" && ok || bad "gem5 archive: source_kind"
 # Recognised by content, not by name.
 cp "$UMR" "$TMP/capture.tar.gz"
 rc "a umr log named .tar.gz is still a umr log" 0 "$TOOL" walk "$TMP/capture.tar.gz" vmid0 0x444000

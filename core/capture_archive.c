@@ -556,6 +556,10 @@ pt_err pt_loader_load_archive(struct loader *ld, int fd)
 		rc = PT_E_CAPTURE;
 		goto out;
 	}
+	if (!ini_root && !ini_dir && pt_loader_is_gem5_members(ld)) {
+		rc = pt_loader_load_gem5_members(ld);   /* an archive of a gem5 checkpoint (capture_src.c) */
+		goto out;
+	}
 	if (!ini_root && !ini_dir) {
 		pt_capture_set_error(ld->cap, "%s: no capture.ini at the archive root or in its only top-level directory",
 			ld->path);

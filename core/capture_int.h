@@ -154,6 +154,10 @@ pt_err pt_loader_load_umr(struct loader *ld, int fd);
 bool pt_loader_is_gem5_dir(int dfd);
 /* Loads the gem5 checkpoint directory open as DFD (capture_src.c). */
 pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd);
+/* True if the archive's members (LD) are a gem5 checkpoint: m5.cpt at the root or in the only directory. */
+bool pt_loader_is_gem5_members(struct loader *ld);
+/* Loads the gem5 checkpoint held in the archive's members (capture_src.c). */
+pt_err pt_loader_load_gem5_members(struct loader *ld);
 /* A new member called NAME in LD (NULL when out of memory). */
 struct member *pt_member_new(struct loader *ld, const char *name);
 /* Frees M's copied data. */

@@ -366,6 +366,7 @@ out:
 
 /* ---- gem5 ---- */
 
+
 bool pt_loader_is_gem5_dir(int dfd)
 {
 	struct stat st;
@@ -408,19 +409,20 @@ static pt_err read_file(struct loader *ld, int dfd, const char *name, size_t max
  * Streams the (gzip'd or plain) image DFD/FILE into a member of SIZE bytes:
  * one pass, zero chunks never allocated, progress in compressed bytes.
  */
-static pt_err load_image(struct loader *ld, int dfd, const char *file, uint64_t size, uint64_t *done)
+static pt_err load_image(struct loader *ld, int dfd, const char *file, const uint8_t *buf_in,
+			 size_t buf_len, const char *mname, uint64_t size, uint64_t *done)
 {
-	int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = buf_in ? -1 : openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct archive *a = NULL;
 	struct archive_entry *e;
 	struct member *m;
 	pt_err rc = PT_OK;
 
-	if (fd < 0) {
+	if (!buf_in && fd < 0) {
 		pt_capture_set_error(ld->cap, "%s/%s: %s", ld->path, file, strerror(errno));
 		return PT_E_CAPTURE;
 	}
-	m = pt_member_new(ld, file);
+	m = pt_member_new(ld, mname);
 	a = archive_read_new();
 	if (!m || !a) {
 		rc = PT_E_NOMEM;
@@ -430,7 +432,7 @@ static pt_err load_image(struct loader *ld, int dfd, const char *file, uint64_t 
 	m->size = size;
 	archive_read_support_filter_all(a);
 	archive_read_support_format_raw(a);
-	if (archive_read_open_fd(a, fd, 1 << 16) != ARCHIVE_OK ||
+	if ((buf_in ? archive_read_open_memory(a, buf_in, buf_len) : archive_read_open_fd(a, fd, 1 << 16)) != ARCHIVE_OK ||
 	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
 		pt_capture_set_error(ld->cap, "%s/%s: %s", ld->path, file, archive_error_string(a));
 		rc = PT_E_ARCHIVE;
@@ -466,7 +468,8 @@ out:
 		pt_capture_set_error(ld->cap, "%s: out of memory", ld->path);
 	if (a)
 		archive_read_free(a);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -477,8 +480,71 @@ static uint64_t file_size(int dfd, const char *name)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd)
+/* ---- gem5 checkpoints in an archive ---- */
+
+/* The prefix of m5.cpt among the members ("" or "dir/"), or NULL. */
+static const char *gem5_prefix(struct loader *ld)
 {
+	for (size_t i = 0; i < ld->nm; i++) {
+		const char *n = ld->m[i].name, *sl = strchr(n, '/');
+
+		if (ld->m[i].kind != MK_DATA && ld->m[i].kind != MK_INPLACE)
+			continue;
+		if (!strcmp(n, "m5.cpt"))
+			return "";
+		if (sl && !strchr(sl + 1, '/') && !strcmp(sl + 1, "m5.cpt") && !ld->many_topdirs)
+			return n;
+	}
+	return NULL;
+}
+
+bool pt_loader_is_gem5_members(struct loader *ld)
+{
+	return gem5_prefix(ld) != NULL;
+}
+
+/* A copy of member PREFIX+NAME's bytes (malloc'd, *LEN bytes), or NULL with *FOUND false. */
+static uint8_t *member_bytes(struct loader *ld, const char *prefix, size_t plen, const char *name,
+			     size_t *len, bool *found)
+{
+	*found = false;
+	for (size_t i = 0; i < ld->nm; i++) {
+		const struct member *m = &ld->m[i];
+		uint8_t *out;
+
+		if (strncmp(m->name, prefix, plen) || strcmp(m->name + plen, name) ||
+		    (m->kind != MK_DATA && m->kind != MK_INPLACE))
+			continue;
+		*found = true;
+		if (m->size > SIZE_MAX - 1)
+			return NULL;
+		out = calloc(1, (size_t)m->size + 1);
+		if (!out)
+			return NULL;
+		if (m->kind == MK_INPLACE) {
+			memcpy(out, m->ptr, (size_t)m->size);
+		} else {
+			for (size_t c = 0; c < m->nc; c++) {
+				uint64_t off = m->c[c].idx << CHUNK_SHIFT, n = m->c[c].len;
+
+				if (off >= m->size)
+					continue;
+				if (n > m->size - off)
+					n = m->size - off;
+				memcpy(out + off, m->c[c].data, (size_t)n);
+			}
+		}
+		*len = (size_t)m->size;
+		return out;
+	}
+	return NULL;
+}
+
+/* A gem5 checkpoint: the directory DFD, or (DFD < 0) the archive's members under PREFIX. */
+static pt_err load_gem5(struct loader *ld, int dfd, const char *prefix)
+{
+	size_t plen = prefix ? strlen(prefix) : 0;
+	bool found;
 	const struct pt_format *f0 = pt_format_find(FMT_VMID0), *fn = pt_format_find(FMT_VMIDN);
 	const char *label = "m5.cpt";
 	struct pt_gem5_cpt *cpt = NULL;
@@ -490,11 +556,23 @@ pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd)
 	pt_err rc;
 
 	ld->cap->source_kind = "gem5 checkpoint";
-	rc = read_file(ld, dfd, "m5.cpt", PT_GEM5_MAX_SIZE, &text, &len);
-	if (rc)
-		return rc;
-	/* The run's config.ini sits in the checkpoint's parent (m5out/). */
-	pfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		text = (char *)member_bytes(ld, prefix, plen, "m5.cpt", &len, &found);
+		if (!text) {
+			pt_capture_set_error(ld->cap, "%s: out of memory", ld->path);
+			return PT_E_NOMEM;
+		}
+		/* An archive of m5out/: config.ini beside the checkpoint directory. */
+		if (plen)
+			config = (char *)member_bytes(ld, "", 0, "config.ini", &config_len, &found);
+		pfd = -1;
+	} else {
+		rc = read_file(ld, dfd, "m5.cpt", PT_GEM5_MAX_SIZE, &text, &len);
+		if (rc)
+			return rc;
+		/* The run's config.ini sits in the checkpoint's parent (m5out/). */
+		pfd = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (pfd >= 0) {
 		if (read_file(ld, pfd, "config.ini", 64u << 20, &config, &config_len))
 			ld->cap->err[0] = 0;    /* unreadable: the convention, said below */
@@ -513,11 +591,13 @@ pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd)
 	gen_line(&g, NULL, "[capture]");
 	gen_line(&g, NULL, "version = 1");
 	gen_line(&g, NULL, "format = %s", f0->name);
-	ld->total = 0;
-	if (cpt->has_vram)
-		ld->total += file_size(dfd, cpt->vram.file);
-	for (size_t i = 0; i < cpt->nsys; i++)
-		ld->total += file_size(dfd, cpt->sys[i].file);
+	if (dfd >= 0) {
+		ld->total = 0;
+		if (cpt->has_vram)
+			ld->total += file_size(dfd, cpt->vram.file);
+		for (size_t i = 0; i < cpt->nsys; i++)
+			ld->total += file_size(dfd, cpt->sys[i].file);
+	}
 	for (size_t i = 0; i <= cpt->nsys && !rc; i++) {
 		const struct pt_gem5_store *s = i == 0 ? (cpt->has_vram ? &cpt->vram : NULL) : &cpt->sys[i - 1];
 
@@ -527,8 +607,29 @@ pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd)
 		gen_line(&g, o, "[memory %s]", s->section);
 		gen_line(&g, o, "space = %s", i == 0 ? "vram" : "sysmem");
 		gen_line(&g, o, "base = 0x%" PRIx64, s->base);
-		gen_line(&g, o, "file = %s", s->file);
-		rc = load_image(ld, dfd, s->file, s->size, &done);
+		if (dfd >= 0) {
+			gen_line(&g, o, "file = %s", s->file);
+			rc = load_image(ld, dfd, s->file, NULL, 0, s->file, s->size, &done);
+		} else {
+			/* The archive member is the compressed image: inflate it into a member of its own. */
+			size_t blen = 0;
+			uint8_t *b = member_bytes(ld, prefix, plen, s->file, &blen, &found);
+			char mname[600];
+
+			snprintf(mname, sizeof mname, "gem5.image/%s", s->file);
+			gen_line(&g, o, "file = %s", mname);
+			if (!found) {
+				pt_capture_set_error(ld->cap, "%s:%u: %s%s is not in the archive", label, s->line,
+						     prefix, s->file);
+				rc = PT_E_CAPTURE;
+			} else if (!b) {
+				pt_capture_set_error(ld->cap, "%s: out of memory", ld->path);
+				rc = PT_E_NOMEM;
+			} else {
+				rc = load_image(ld, -1, s->file, b, blen, mname, s->size, &done);
+			}
+			free(b);
+		}
 	}
 	pt_loader_progress(ld, done, true);
 	if (rc)
@@ -561,4 +662,26 @@ out:
 	gen_free(&g);
 	pt_gem5_free(cpt);
 	return rc;
+}
+
+pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd)
+{
+	return load_gem5(ld, dfd, NULL);
+}
+
+pt_err pt_loader_load_gem5_members(struct loader *ld)
+{
+	const char *p = gem5_prefix(ld);
+	char prefix[MAX_MEMBER_NAME + 1];
+	size_t n;
+
+	if (!p)
+		return PT_E_CAPTURE;
+	/* p is "" (m5.cpt at the root) or the member "dir/m5.cpt": keep "dir/". */
+	n = *p ? strlen(p) - strlen("m5.cpt") : 0;
+	if (n > MAX_MEMBER_NAME)
+		return PT_E_CAPTURE;
+	memcpy(prefix, p, n);
+	prefix[n] = 0;
+	return load_gem5(ld, -1, prefix);
 }
