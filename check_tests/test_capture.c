@@ -573,21 +573,39 @@ END_TEST
 
 START_TEST(overlap)
 {
+	/* DESIGN §3.1: overlapping regions are an error only where their bytes differ. */
 	static const char ini[] =
 		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
 		"[memory a]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"      /* 4-7 */
 		"[memory s]\nspace = sysmem\nbase = 0x201000\nfile = a.bin\n"      /* 8-11: other space */
-		"[memory b]\nspace = vidmem\nbase = 0x203fff\nfile = b.bin\n"      /* 12-15 */
+		"[memory b]\nspace = vidmem\nbase = 0x200000\nfile = b.bin\n"      /* 12-15 */
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	/* the same bytes twice, overlapping: they merge */
+	static const char same[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory a]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"
+		"[memory b]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"
 		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
 	struct mspec m[] = {
 		BLOB("a.bin", vid),
 		BLOB("b.bin", sys_),
 		INI(ini),
 	};
+	struct mspec m2[] = {
+		BLOB("a.bin", vid),
+		INI(same),
+	};
+	struct pt_capture *cap;
+	char *path;
 
+	fill();
 	load_fails(A_TAR, m, 3, PT_E_CAPTURE,
-		   "capture.ini:12: [memory b] (vidmem 0x203fff-0x204ffe) overlaps [memory a] "
-		   "(line 4, 0x200000-0x203fff)");
+		   "capture.ini:12: [memory b] (vidmem 0x200000-0x200fff) overlaps [memory a] "
+		   "(line 4, 0x200000-0x203fff) with different bytes");
+	path = make_capture(A_TAR, m2, 2);
+	cap = load(path, PT_OK, NULL);
+	ck_assert_uint_eq(pt_capture_region_count(cap), 2);
+	done(path, cap);
 }
 END_TEST
 

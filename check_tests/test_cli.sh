@@ -361,6 +361,12 @@ for e in "$FIX"/*.expect; do
 	base=${e%.expect}
 	if [ -e "$base.tar.gz" ]; then
 		walk_expect "$base.tar.gz" "$e"
+	elif [ -e "$base.envdef" ]; then        # a umr log read natively (DESIGN §3.1)
+		walk_expect "$base.envdef" "$e"
+	elif [ -e "$base.log" ]; then           # a umr test log
+		walk_expect "$base.log" "$e"
+	elif [ -d "$base" ] && [ -f "$(echo "$base"/cpt.*/m5.cpt | cut -d' ' -f1)" ]; then   # a gem5 checkpoint
+		walk_expect "$(dirname "$(echo "$base"/cpt.*/m5.cpt | cut -d' ' -f1)")" "$e"
 	else
 		bad "$(basename "$e") has no $base.tar.gz"
 	fi
@@ -861,6 +867,60 @@ if [ "$RC" = 0 ]; then ok; else bad "gpuvm audit: rc $RC $OUT $ERR"; fi
 run "$TOOL" export "$FIX/amd-gfx12-vm.tar.gz" "$TMP/g12"
 if [ "$RC" = 0 ] && grep -q '^mtype: 3$' "$TMP/g12/gfx.1/pdb2/0/pdb1/0/pdb0/0/ptb/0" &&
 	[ -L "$TMP/g12/gfx.1/va/0x000000410000" ]; then ok; else bad "gpuvm export gfx12: rc $RC $ERR"; fi
+# ---- sources read natively: umr logs, gem5 checkpoints (issue #13) --------------------
+
+UMR=$FIX/umr-gfx9-gart.envdef
+CPT=$FIX/gem5-m5out/cpt.1234
+for src in "$UMR" "$CPT"; do
+	n=$(basename "$src")
+	rc "check $n" 0 "$TOOL" check "$src"
+	has "check $n: one context" ": 1 context, 0 anomalies"
+	run "$TOOL" check --json "$src"
+	js "check --json $n" '[c["name"] for c in j["contexts"]]==["vmid0"]'
+	rc "walk $n" 0 "$TOOL" walk "$src" vmid0 0x1000
+	has "walk $n: context vmid0" '^context: vmid0$'
+	rc "export $n" 0 "$TOOL" export "$src" "$TMP/exp-src-$n"
+	if grep -q '^source_kind: ' "$TMP/exp-src-$n/capture"; then ok; else bad "export $n: capture has no source_kind"; fi
+	printf '0x1000 1 r\n' >"$TMP/src.legs"
+	run "$TOOL" audit "$src" vmid0 "$TMP/src.legs"
+	if [ "$RC" = 0 ] || [ "$RC" = 1 ]; then ok; else bad "audit $n: exit $RC: $ERR"; fi
+	rc "--gfx 9 accepted by walk on $n" 0 "$TOOL" walk --gfx 9 "$src" vmid0 0x1000
+done
+grep -q '^source_kind: umr log$' "$TMP/exp-src-umr-gfx9-gart.envdef/capture" && ok || bad "umr: source_kind: umr log"
+grep -q '^source_kind: gem5 checkpoint$' "$TMP/exp-src-cpt.1234/capture" && ok || bad "gem5: source_kind: gem5 checkpoint"
+grep -q '^x-from-VM_CONTEXT0_PAGE_TABLE_BASE_ADDR: umr-gfx9-gart.envdef:7+8$' "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info" &&
+	ok || bad "umr info: BASE comes from lines 7+8: $(grep x-from "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info")"
+grep -q '^x-from-VM_CONTEXT0_PAGE_TABLE_END_ADDR: not in the log' "$TMP/exp-src-umr-gfx9-gart.envdef/vmid0/info" &&
+	ok || bad "umr info: the missing END is said"
+run "$TOOL" check "$UMR"
+cat "$TMP/out" "$TMP/err" | grep -q 'warning: .*VM_CONTEXT0_PAGE_TABLE_END_ADDR not in the log' && ok || bad "umr: missing END warned: $ERR"
+err "--gfx 13" E_USAGE "$TOOL" check --gfx 13 "$UMR"
+err "--gfx without a value" E_USAGE "$TOOL" check "$UMR" --gfx
+# A log whose names do not tell the generation, with a VMID >= 1: --gfx is needed (or the format is missing).
+printf 'MMIO@0xa3c4={0x80100001}\nMMIO@0xa3c8={0x0}\nMMIO@0xa444={0x0}\nMMIO@0xa448={0x0}\nMMIO@0xa20c={0x7ffe07}\n' >"$TMP/noname.log"
+err "umr registers without names need --gfx" E_USAGE "$TOOL" check "$TMP/noname.log"
+if grep -q 'noname.log: MMIO names do not tell the GFX generation: pass -o gfx=9|10|11|12' "$TMP/err"; then ok; else bad "noname.log: $ERR"; fi
+# With the generation the addresses are known; END is missing: that VMID is reported, not guessed.
+err "noname.log --gfx 9: no readable context" E_CAPTURE "$TOOL" check --gfx 9 "$TMP/noname.log"
+if grep -q 'vmid3: page table END registers not in the log' "$TMP/err"; then ok; else bad "noname.log --gfx 9: $ERR"; fi
+# GCVM_ names say "gfx10 or later": --gfx picks one; an incomplete MM hub VMID is a warning.
+SRCD=$HERE/src_data
+err "gfx10 log without --gfx" E_USAGE "$TOOL" check "$SRCD/gfx10-vmid1.log"
+run "$TOOL" check --gfx 10 "$SRCD/gfx10-vmid1.log"
+if [ "$RC" = 1 ] && grep -q 'mmhub.vmid1: page table START registers not in the log: no context' "$TMP/out" &&
+	grep -q ': 1 context, ' "$TMP/out"; then ok; else bad "gfx10 log --gfx 10: rc $RC $OUT $ERR"; fi
+# An archive of a checkpoint directory is a gem5 checkpoint too.
+tar -C "$FIX/gem5-m5out" -czf "$TMP/cpt.tar.gz" cpt.1234
+rc "gem5 checkpoint in a .tar.gz: walk" 0 "$TOOL" walk "$TMP/cpt.tar.gz" vmid0 0x1000
+has "gem5 archive: the vram page" '^result: mapped pa=vram:0x123000 '
+rc "gem5 checkpoint in a .tar.gz: export" 0 "$TOOL" export "$TMP/cpt.tar.gz" "$TMP/exp-cpt-tgz"
+grep -q '^source_kind: gem5 checkpoint$' "$TMP/exp-cpt-tgz/capture" && ok || bad "gem5 archive: source_kind"
+# Recognised by content, not by name.
+cp "$UMR" "$TMP/capture.tar.gz"
+rc "a umr log named .tar.gz is still a umr log" 0 "$TOOL" walk "$TMP/capture.tar.gz" vmid0 0x444000
+# Disagreeing re-reads are an error naming both lines.
+{ cat "$UMR"; printf 'VRAM@0x902220={0000000000000000}\n'; } >"$TMP/conflict.envdef"
+err "umr: conflicting re-read" 'E_[A-Z]+' "$TOOL" check "$TMP/conflict.envdef"
 
 # ---- decode --value: nv-gmmu-ver3 (formats-next.md §V.A) ----------------------------
 

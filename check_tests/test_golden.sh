@@ -35,9 +35,21 @@ listing() {
 		done)
 }
 
+# fixture_name CAP: the name of a fixture's listing: NAME.tar.gz, NAME.envdef
+# (a umr log) and NAME/cpt.N (a gem5 checkpoint) are NAME.
+fixture_name() {
+	case $1 in
+	*.tar.gz) basename "$1" .tar.gz ;;
+	*.envdef) basename "$1" .envdef ;;
+	*.log) basename "$1" .log ;;
+	*) basename "$(dirname "$1")" ;;
+	esac
+}
+
 n=0
-for cap in "$FIX"/*.tar.gz; do
-	name=$(basename "$cap" .tar.gz)
+for cap in "$FIX"/*.tar.gz "$FIX"/*.envdef "$FIX"/*.log "$FIX"/*/cpt.*; do
+	[ -e "$cap" ] || continue
+	name=$(fixture_name "$cap")
 	out="$TMP/$name"
 	if ! "$TOOL" export "$cap" "$out" >/dev/null 2>"$TMP/err"; then
 		bad "$name: export failed: $(cat "$TMP/err")"
@@ -51,7 +63,7 @@ for cap in "$FIX"/*.tar.gz; do
 			echo "walk $ctx $va"
 			"$TOOL" walk "$cap" "$ctx" "$va" 2>&1
 			"$TOOL" walk --json "$cap" "$ctx" "$va" 2>&1
-		done >>"$TMP/$name.tree"
+		done | sed "s|$FIX/|FIXTURES/|g" >>"$TMP/$name.tree"   # warnings name the capture: no checkout path
 	fi
 	n=$((n + 1))
 	if [ "${PTFS_GOLDEN_UPDATE:-}" = 1 ]; then
@@ -66,7 +78,8 @@ done
 # Every stored listing belongs to a fixture (a renamed fixture must not leave
 # a listing nobody checks).
 for g in "$GOLD"/*.tree; do
-	[ -f "$FIX/$(basename "$g" .tree).tar.gz" ] && ok || bad "$g: no fixture of that name"
+	b=$FIX/$(basename "$g" .tree)
+	{ [ -f "$b.tar.gz" ] || [ -f "$b.envdef" ] || [ -f "$b.log" ] || [ -d "$b" ]; } && ok || bad "$g: no fixture of that name"
 done
 [ "$n" -gt 0 ] && ok || bad "no fixture found in $FIX"
 report

@@ -11,12 +11,15 @@
  * Crashes found by the fuzz targets (fuzz/) become regression tests in the
  * "regressions" TCase at the end.
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1318,6 +1321,124 @@ START_TEST(capture_ini_link_named)
 }
 END_TEST
 
+/* ---- sources read natively (issue #13): hostile umr logs, a huge zero gem5 image ---- */
+
+/* umr registers of a VMID0 GART at vram 0x900000 (umr's direct_vm_test0), then RECORDS. */
+#define UMR_REGS \
+	"MMIO@0xA42C={0x0} ; mmVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32\n" \
+	"MMIO@0xA430={0x0} ; mmVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32\n" \
+	"MMIO@0xA5AC={0x40} ; mmMC_VM_FB_OFFSET\n" \
+	"MMIO@0xA3AC={0x40900001} ; mmVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32\n" \
+	"MMIO@0xA3B0={0x0} ; mmVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32\n"
+
+static const char *const umr_bad[] = {
+	UMR_REGS "VRAM@0x902220={77608823020000",               /* truncated hex, no closing brace */
+	UMR_REGS "VRAM@0x902220={776088230200000}\n",           /* odd number of hex digits */
+	UMR_REGS "VRAM@0x902220={7760882302000006}\n"
+		 "VRAM@0x902220={7760882302000007}\n",          /* a re-read that disagrees */
+	UMR_REGS "VRAM@0xfffffffffffffffc={7760882302000006}\n",/* past 2^64 */
+	UMR_REGS "VRAM@0x1fffffffffffffffff={00}\n",            /* more than 64 bits of address */
+	UMR_REGS "SYSRAM@0x902220={zz}\n",                      /* not hex */
+};
+
+START_TEST(umr_hostile)
+{
+	char *path = tpath("run.envdef");
+	struct pt_capture *cap = pt_capture_new();
+	FILE *f = fopen(path, "w");
+	pt_err rc;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(umr_bad[_i], f);
+	ck_assert_int_eq(fclose(f), 0);
+	rc = pt_capture_load(cap, path);
+	ck_assert_msg(rc != PT_OK, "case %d loaded", _i);
+	/* One line naming the file and its line; never half loaded. */
+	ck_assert_msg(strncmp(pt_capture_error(cap), "run.envdef:", 11) == 0, "case %d: %s", _i,
+		      pt_capture_error(cap));
+	ck_assert_uint_eq(pt_capture_context_count(cap), 0);
+	ck_assert_ptr_null(pt_capture_mem(cap));
+	pt_capture_free(cap);
+	free(path);
+}
+END_TEST
+
+/* The agreeing re-read loads: the same bytes merge (DESIGN §3.1). */
+START_TEST(umr_agreeing_reread)
+{
+	char *path = tpath("run.envdef");
+	struct pt_capture *cap = pt_capture_new();
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(UMR_REGS "MMIO@0xA434={0x7ff} ; mmVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32\n"
+	      "MMIO@0xA438={0x0} ; mmVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32\n"
+	      "VRAM@0x902220={7760882302000006}\nVRAM@0x902224={02000006}\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(pt_capture_load(cap, path) == PT_OK, "%s", pt_capture_error(cap));
+	ck_assert_uint_eq(pt_capture_context_count(cap), 1);
+	ck_assert_str_eq(pt_capture_source_kind(cap), "umr log");
+	pt_capture_free(cap);
+	free(path);
+}
+END_TEST
+
+/*
+ * A gem5 checkpoint whose device store is GIB GiB of zeros, gzip'd: it must
+ * load in one streaming pass with no RAM for the zero pages.  4 GiB, not
+ * the 16 GiB of a real MI300 image, to keep CI time small: the cost per
+ * byte is the same (one inflate, one zero test per 64 KiB chunk).
+ */
+#define HUGE_GIB 16u
+START_TEST(gem5_huge_zero_image)
+{
+	static uint8_t zero[1 << 20];
+	char *dir = tpath("cpt.1"), *cpt, *img;
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	struct pt_capture *cap = pt_capture_new();
+	struct rusage ru;
+	uint64_t size = (uint64_t)HUGE_GIB << 30;
+	FILE *f;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_ge(asprintf(&cpt, "%s/m5.cpt", dir), 0);
+	ck_assert_int_ge(asprintf(&img, "%s/gpu.deviceMem.store0.pmem", dir), 0);
+	f = fopen(cpt, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[gpu.deviceMem]\nnbr_of_stores=1\n\n[gpu.deviceMem.store0]\nstore_id=0\n"
+		"filename=gpu.deviceMem.store0.pmem\nrange_size=%" PRIu64 "\n\n[gpu.GPUVM]\n"
+		"vm0PTBase=1048576\nvm0PTStart=0\nvm0PTEnd=511\n"
+		"ptBase=0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", size);
+	ck_assert_int_eq(fclose(f), 0);
+	/* gzip -1 of the zeros, streamed: the test never holds the image either. */
+	ck_assert_int_eq(archive_write_set_format_raw(a), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_set_filter_option(a, "gzip", "compression-level", "1"), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_open_filename(a, img), ARCHIVE_OK);
+	archive_entry_set_pathname(e, "data");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_size(e, (la_int64_t)size);
+	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+	for (uint64_t off = 0; off < size; off += sizeof zero)
+		ck_assert_int_eq(archive_write_data(a, zero, sizeof zero), (la_ssize_t)sizeof zero);
+	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+	archive_entry_free(e);
+
+	ck_assert_msg(pt_capture_load(cap, dir) == PT_OK, "%s", pt_capture_error(cap));
+	ck_assert_str_eq(pt_capture_source_kind(cap), "gem5 checkpoint");
+	ck_assert_uint_eq(pt_capture_region(cap, 0)->size, size);
+	ck_assert_uint_eq(pt_mem_resident(pt_capture_mem(cap)), 0);
+	ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	ck_assert_msg(ru.ru_maxrss < 256 * 1024, "max RSS %ld KiB for a %u GiB zero image", ru.ru_maxrss, HUGE_GIB);
+	pt_capture_free(cap);
+	free(cpt);
+	free(img);
+	free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1376,6 +1497,14 @@ static Suite *suite(void)
 	tcase_add_test(tc, path_normalise_edges);
 	tcase_add_test(tc, ini_error_printable);
 	tcase_add_test(tc, render_empty_json);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sources");
+	tcase_add_checked_fixture(tc, setup, cleanup);
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, umr_hostile, 0, (int)(sizeof umr_bad / sizeof *umr_bad));
+	tcase_add_test(tc, umr_agreeing_reread);
+	tcase_add_test(tc, gem5_huge_zero_image);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("issue16");

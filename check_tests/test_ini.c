@@ -647,6 +647,23 @@ START_TEST(c1_controls)
 }
 END_TEST
 
+/* A source's manifest may mix formats only where they share the spaces (one memory). */
+START_TEST(mixed_formats)
+{
+	static const char amd_nv[] = AMD_HEAD GART PDB;
+	struct pt_manifest *m = NULL;
+	char err[512];
+
+	ck_assert_int_eq(pt_manifest_parse_mixed(AMD_HEAD GART, strlen(AMD_HEAD GART), &m, err, sizeof err), PT_OK);
+	ck_assert_ptr_eq(m->ctx[0].fmt, m->fmt);
+	pt_manifest_free(m);
+	/* nv-gmmu-ver2's vidmem is not amd-gart's vram: refused, as in a capture.ini. */
+	ck_assert_int_eq(pt_manifest_parse_mixed(amd_nv, strlen(amd_nv), &m, err, sizeof err), PT_E_VALUE);
+	ck_assert_str_eq(err, "capture.ini:8: [pdb pdb0] is not valid in an amd-gart capture (use [gart NAME])");
+	ck_assert_ptr_null(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ini");
@@ -673,6 +690,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, huge_line);
 	tcase_add_test(tc, long_line_limit);
 	tcase_add_test(tc, c1_controls);
+	tcase_add_test(tc, mixed_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }

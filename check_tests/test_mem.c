@@ -173,13 +173,13 @@ END_TEST
 START_TEST(overlap_rejected)
 {
 	struct pt_mem *m = pt_mem_new(2);
-	uint8_t d[0x2000] = {0};
+	uint8_t d[0x2000] = {0}, e[0x10] = {1};
 	unsigned a = 99, b = 99;
 
 	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10000, d, 0x1000, NULL), PT_OK);   /* 0 */
 	ck_assert_int_eq(pt_mem_add_borrowed(m, 1, 0x10800, d, 0x1000, NULL), PT_OK);   /* 1: other space */
 	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x8000, d, 0x1000, NULL), PT_OK);    /* 2 */
-	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10fff, d, 0x10, NULL), PT_OK);     /* 3: last byte of 0 */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x10fff, e, 0x10, NULL), PT_OK);     /* 3: last byte of 0, differs */
 	ck_assert_int_eq(pt_mem_seal(m, &a, &b), PT_E_CAPTURE);
 	ck_assert_uint_eq(a, 0);
 	ck_assert_uint_eq(b, 3);
@@ -189,9 +189,35 @@ START_TEST(overlap_rejected)
 	m = pt_mem_new(1);
 	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x4000, 0x10, NULL), PT_OK);
 	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x4000, 0x1000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, 1, 0xf, e, 1), PT_OK);
 	ck_assert_int_eq(pt_mem_seal(m, &a, &b), PT_E_CAPTURE);
 	ck_assert_uint_eq(a, 0);
 	ck_assert_uint_eq(b, 1);
+	pt_mem_free(m);
+}
+END_TEST
+
+/* DESIGN §3.1: overlapping regions whose bytes agree merge (umr re-reads, gem5's GART copy). */
+START_TEST(overlap_agreeing_merges)
+{
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t d[0x3000], out[0x3000];
+
+	for (size_t i = 0; i < sizeof d; i++)
+		d[i] = (uint8_t)(i * 7 + 1);
+	/* a 0x1000-0x2fff, b 0x2000-0x3fff (its first half repeats a), c inside a, e 0x2800-0x37ff inside a+b */
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1000, d, 0x2000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x2000, 0x2000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, 1, 0, d + 0x1000, 0x2000), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x1100, d + 0x100, 0x10, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 0, 0x2800, d + 0x1800, 0x1000, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 0x1000, out, 0x3000));
+	ck_assert_mem_eq(out, d, 0x3000);
+	ck_assert(!pt_mem_read(m, 0, 0x3fff, out, 2));
+	ck_assert(pt_mem_read(m, 0, 0x2ffe, out, 4));
+	ck_assert_mem_eq(out, d + 0x1ffe, 4);
+	ck_assert_int_eq(pt_mem_cover(m, 0, 0x1000, 0x3000), PT_COVER_FULL);
 	pt_mem_free(m);
 }
 END_TEST
@@ -491,6 +517,7 @@ static Suite *suite(void)
 
 	tc = tcase_create("regions");
 	tcase_add_test(tc, overlap_rejected);
+	tcase_add_test(tc, overlap_agreeing_merges);
 	tcase_add_test(tc, adjacent_join);
 	tcase_add_test(tc, gap_not_joined);
 	tcase_add_test(tc, cover);

@@ -790,5 +790,33 @@ if do_mount "$FIX/amd-gfx9-vm.tar.gz" "$M"; then
 else
 	bad "mount amd-gfx9-vm"
 fi
+# ---- sources read natively: `ptfs run.envdef mnt`, `ptfs cpt.1234 mnt` (issue #13) ----
+M=$TMP/umr
+if do_mount "$FIX/umr-gfx9-gart.envdef" "$M"; then
+	check "umr: capture says umr log" grep -qx 'source_kind: umr log' "$M/capture"
+	check "umr: va/0x444000 links to pte/1092" test "$(readlink "$M/vmid0/va/0x444000")" = ../pte/1092
+	check "umr: walk of a logged VA" grep -q '^result: mapped pa=sysmem:0x223886000 ' "$M/vmid0/walk/0x444000"
+	check "umr: walk of an entry umr did not read" grep -q '^result: fault=not_captured' "$M/vmid0/walk/0x446000"
+	check "umr: info says where BASE came from" grep -qx 'x-from-VM_CONTEXT0_PAGE_TABLE_BASE_ADDR: umr-gfx9-gart.envdef:7+8' "$M/vmid0/info"
+	do_umount "$M"
+else
+	bad "mount of umr-gfx9-gart.envdef"
+fi
+M=$TMP/gem5
+if do_mount "$FIX/gem5-m5out/cpt.1234" "$M" -o gfx=9; then
+	check "gem5: capture says gem5 checkpoint" grep -qx 'source_kind: gem5 checkpoint' "$M/capture"
+	check "gem5: vram store from 0" grep -q '^region: system.pc.south_bridge.gpu.deviceMem.store0 vram 0x0 16M ' "$M/capture"
+	check "gem5: walk of VA 0" grep -q '^result: mapped pa=sysmem:0x200000 ' "$M/vmid0/walk/0x0"
+	check "gem5: walk of VA 0x1000" grep -q '^result: mapped pa=vram:0x123000 ' "$M/vmid0/walk/0x1000"
+	do_umount "$M"
+else
+	bad "mount of gem5-m5out/cpt.1234"
+fi
+M=$TMP/badgfx
+mkdir -p "$M"
+"$PTFS" "$FIX/umr-gfx9-gart.envdef" "$M" -o gfx=8 2>"$TMP/badgfx.err"
+check "ptfs -o gfx=8: exit 2" test $? = 2
+check "ptfs -o gfx=8: E_USAGE" grep -q 'E_USAGE: -o gfx=8' "$TMP/badgfx.err"
+check "ptfs -o gfx=8: nothing mounted" not_mounted "$M"
 
 report

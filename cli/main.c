@@ -81,6 +81,50 @@ bool cli_parse_size(const char *s, uint64_t *v)
 	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD | PT_NUM_SUFFIX, v);
 }
 
+/* --gfx N of any subcommand: the load option for umr logs (cli_take_gfx). */
+static struct pt_load_opts load_opts;
+
+/*
+ * Takes `--gfx N` / `--gfx=N` out of ARGV (every subcommand accepts it, so
+ * it is handled once here, before the subcommand parses the rest).  False
+ * after reporting a bad value.
+ */
+static bool cli_take_gfx(int *argc, char **argv, int *status)
+{
+	int w = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *v = NULL;
+		uint64_t n;
+
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < *argc)
+				argv[w++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--gfx") == 0) {
+			if (i + 1 >= *argc) {
+				*status = cli_fail(PT_E_USAGE, "--gfx needs a value: 9, 10, 11 or 12");
+				return false;
+			}
+			v = argv[++i];
+		} else if (strncmp(argv[i], "--gfx=", 6) == 0) {
+			v = argv[i] + 6;
+		} else {
+			argv[w++] = argv[i];
+			continue;
+		}
+		if (!cli_parse_u64(v, &n) || n < 9 || n > 12) {
+			*status = cli_fail(PT_E_USAGE, "--gfx '%s': the GFX generation is 9, 10, 11 or 12", v);
+			return false;
+		}
+		load_opts.gfx = (unsigned)n;
+	}
+	argv[w] = NULL;
+	*argc = w;
+	return true;
+}
+
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
 {
 	struct pt_capture *c = pt_capture_new();
@@ -91,7 +135,7 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 		*status = cli_fail(PT_E_NOMEM, "%s: cannot allocate a capture", path);
 		return false;
 	}
-	err = pt_capture_load(c, path);
+	err = pt_capture_load_opts(c, path, &load_opts);
 	if (err != PT_OK) {
 		const char *msg = pt_capture_error(c);
 		char *shown = cli_escape(path);
@@ -201,9 +245,13 @@ int main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		int sub_argc = argc - 1;
+
 		if (strcmp(cmd, commands[i].name) != 0)
 			continue;
-		status = commands[i].run(argc - 1, argv + 1);
+		if (!cli_take_gfx(&sub_argc, argv + 1, &status))
+			return status;
+		status = commands[i].run(sub_argc, argv + 1);
 		if (fflush(stdout) != 0 && status != CLI_EXIT_ERROR)
 			status = cli_fail(PT_E_IO, "writing output: %s", strerror(errno));
 		return status;

@@ -220,16 +220,17 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		c->name = mc->name;
 		c->index = (unsigned)i;
 		c->cap = cap;
-		c->fmt = man->fmt;
+		/* A source's contexts may be of several formats (a GART and GPUVM VMIDs). */
+		c->fmt = mc->fmt ? mc->fmt : man->fmt;
 		c->nannotations = mc->nann;
 		c->annotations = mc->ann;
 		c->ini_line = mc->line;
 		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
-		rc = man->fmt->ctx_setup(c, buf, sizeof buf);
+		rc = c->fmt->ctx_setup(c, buf, sizeof buf);
 		if (rc) {
 			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
-					     man->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
+					     c->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
 			return rc;
 		}
 		cap->ctx_sorted[i] = c;
@@ -357,7 +358,8 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
 
 		pt_capture_set_error(cap,
-			"capture.ini:%u: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (line %u, 0x%llx-0x%llx)",
+			"capture.ini:%u: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (line %u, 0x%llx-0x%llx) "
+			"with different bytes",
 			man->mem[b].line, y->name, man->fmt->spaces[y->space],
 			(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
 			x->name, man->mem[a].line,
@@ -424,7 +426,13 @@ static bool is_bare_ini(const char *path, int fd)
 
 pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 {
-	struct loader ld = {.cap = cap, .path = path, .rootfd = -1};
+	return pt_capture_load_opts(cap, path, NULL);
+}
+
+pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts)
+{
+	static const struct pt_load_opts defaults;
+	struct loader ld = {.cap = cap, .path = path, .rootfd = -1, .opts = opts ? opts : &defaults};
 	struct stat st;
 	int fd;
 	pt_err rc;
@@ -452,8 +460,14 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 		cap->source = NULL;
 		return PT_E_IO;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	/* The kind is recognised from the content, never from the name. */
+	if (S_ISDIR(st.st_mode) && pt_loader_is_gem5_dir(fd)) {
+		rc = pt_loader_load_gem5_dir(&ld, fd);
+	} else if (S_ISDIR(st.st_mode)) {
 		rc = pt_loader_load_dir(&ld, fd);
+	} else if (S_ISREG(st.st_mode) && pt_loader_is_umr(fd)) {
+		ld.total = (uint64_t)st.st_size;
+		rc = pt_loader_load_umr(&ld, fd);
 	} else if (S_ISREG(st.st_mode) && is_bare_ini(path, fd)) {
 		pt_capture_set_error(cap, "%s is a capture.ini, not a capture: pass the directory holding it, "
 			"or an archive of that directory", path);
@@ -513,6 +527,11 @@ const char *pt_capture_warning(const struct pt_capture *cap, size_t i)
 const struct pt_format *pt_capture_format(const struct pt_capture *cap)
 {
 	return cap && cap->man ? cap->man->fmt : NULL;
+}
+
+const char *pt_capture_source_kind(const struct pt_capture *cap)
+{
+	return cap && cap->source_kind ? cap->source_kind : "capture archive";
 }
 
 unsigned pt_capture_version(const struct pt_capture *cap)

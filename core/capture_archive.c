@@ -41,8 +41,8 @@ static bool all_zero(const uint8_t *p, size_t len)
  * SIZE_KNOWN: M->size is the member's real size, so the last chunk can be
  * allocated short.
  */
-static pt_err member_write(struct member *m, bool size_known, uint64_t off,
-			   const uint8_t *data, size_t len)
+pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
+		       const uint8_t *data, size_t len)
 {
 	while (len) {
 		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
@@ -260,7 +260,7 @@ static pt_err read_data(struct loader *ld, struct archive *a, struct member *m, 
 		if (buf && len) {
 			if (off < 0 || (size_known && (uint64_t)off + len > m->size))
 				goto toolong;
-			rc = member_write(m, size_known, (uint64_t)off, buf, len);
+			rc = pt_member_write(m, size_known, (uint64_t)off, buf, len);
 			if (rc == PT_E_ARCHIVE)
 				goto toolong;
 			if (rc) {
@@ -554,6 +554,10 @@ pt_err pt_loader_load_archive(struct loader *ld, int fd)
 		pt_capture_set_error(ld->cap, "%s: %s is a %s; ptfs reads only regular files", ld->path,
 			ini_link->name, ini_link->what);
 		rc = PT_E_CAPTURE;
+		goto out;
+	}
+	if (!ini_root && !ini_dir && pt_loader_is_gem5_members(ld)) {
+		rc = pt_loader_load_gem5_members(ld);   /* an archive of a gem5 checkpoint (capture_src.c) */
 		goto out;
 	}
 	if (!ini_root && !ini_dir) {

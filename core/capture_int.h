@@ -86,6 +86,7 @@ struct pt_capture {
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	bool guarded;           /* pt_capture_guard() was called */
+	const char *source_kind;/* static: "umr log", "gem5 checkpoint"; NULL: a capture archive */
 };
 
 /* State of one load. */
@@ -106,6 +107,8 @@ struct loader {
 	size_t nneeded;
 	/* directory capture: the capture root */
 	int rootfd;
+	/* the caller's options (never NULL during a load) */
+	const struct pt_load_opts *opts;
 	/* progress */
 	uint64_t total;
 	struct timespec last;
@@ -137,6 +140,24 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root);
 pt_err pt_loader_load_archive(struct loader *ld, int fd);
 /* Loads the directory open as DFD (capture_dir.c). */
 pt_err pt_loader_load_dir(struct loader *ld, int dfd);
+/*
+ * Stores LEN bytes at OFF of member M (offsets increasing); all-zero chunks
+ * are never allocated.  SIZE_KNOWN: M->size is final.
+ */
+pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
+		       const uint8_t *data, size_t len);
+/* True if the regular file open as FD is a umr log (capture_src.c). */
+bool pt_loader_is_umr(int fd);
+/* Loads the umr log open as FD (capture_src.c). */
+pt_err pt_loader_load_umr(struct loader *ld, int fd);
+/* True if the directory open as DFD is a gem5 checkpoint: m5.cpt and no capture.ini. */
+bool pt_loader_is_gem5_dir(int dfd);
+/* Loads the gem5 checkpoint directory open as DFD (capture_src.c). */
+pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd);
+/* True if the archive's members (LD) are a gem5 checkpoint: m5.cpt at the root or in the only directory. */
+bool pt_loader_is_gem5_members(struct loader *ld);
+/* Loads the gem5 checkpoint held in the archive's members (capture_src.c). */
+pt_err pt_loader_load_gem5_members(struct loader *ld);
 /* A new member called NAME in LD (NULL when out of memory). */
 struct member *pt_member_new(struct loader *ld, const char *name);
 /* Frees M's copied data. */

@@ -124,7 +124,19 @@ struct build {
 	char *err;
 	size_t errlen;
 	size_t memcap, ctxcap;
+	bool mixed;             /* contexts may be of other formats with the same spaces */
 };
+
+/* Whether A and B name the same spaces with the same ids (a mixed capture shares one memory). */
+static bool same_spaces(const struct pt_format *a, const struct pt_format *b)
+{
+	size_t i = 0;
+
+	for (; a->spaces[i] && b->spaces[i]; i++)
+		if (strcmp(a->spaces[i], b->spaces[i]))
+			return false;
+	return !a->spaces[i] && !b->spaces[i];
+}
 
 /* Reads integer key KV into *OUT; a bad value is E_VALUE naming the key. */
 static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *label,
@@ -441,7 +453,7 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		       "duplicate section name '%s' in %s (first at line %u)", s->name, label, dup_name_of);
 		return PT_E_VALUE;
 	}
-	if (cf && fmt && cf != fmt) {
+	if (cf && fmt && cf != fmt && !(b->mixed && same_spaces(cf, fmt))) {
 		pt_ini_set_error(b->err, b->errlen, s->line, "%s is not valid in an %s capture (use [%s NAME])",
 		       label, fmt->name, fmt->ctx_section);
 		return PT_E_VALUE;
@@ -462,10 +474,10 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	return rc;
 }
 
-pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
-			 char *err, size_t errlen)
+static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest **out,
+			     char *err, size_t errlen)
 {
-	struct build b = {.err = err, .errlen = errlen};
+	struct build b = {.err = err, .errlen = errlen, .mixed = mixed};
 	struct pt_manifest *m;
 	const struct pt_format *fmt = NULL;
 	unsigned first_capture = 0, *dup_name_of = NULL;
@@ -549,6 +561,12 @@ out:
 	return PT_OK;
 }
 
+pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
+			 char *err, size_t errlen)
+{
+	return build_manifest(ini, false, out, err, errlen);
+}
+
 pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 			 char *err, size_t errlen)
 {
@@ -560,4 +578,17 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 	if (rc)
 		return rc;
 	return pt_manifest_build(ini, out, err, errlen);
+}
+
+pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
+			       char *err, size_t errlen)
+{
+	struct pt_ini *ini;
+	pt_err rc;
+
+	*out = NULL;
+	rc = pt_ini_parse(text, len, &ini, err, errlen);
+	if (rc)
+		return rc;
+	return build_manifest(ini, true, out, err, errlen);
 }

@@ -35,6 +35,12 @@ struct region {
 	uint64_t base;
 	uint64_t size;
 	const uint8_t *borrowed;   /* NULL for a built region */
+	/*
+	 * Bytes of the region's data before BASE: a region whose start
+	 * repeated bytes of another (an agreeing overlap) is served from
+	 * BASE = its first new byte, at data offset SKIP.
+	 */
+	uint64_t skip;
 	bool built;
 	struct chunk *chunks;      /* built: sorted by idx, non-zero chunks only */
 	size_t nchunks, chunk_cap;
@@ -242,9 +248,31 @@ static uint64_t region_last(const struct region *r)
 	return r->base + (r->size - 1);
 }
 
+static bool region_copy(const struct region *r, uint64_t off, uint8_t *out, size_t len);
+
+/*
+ * Whether regions X and Y hold the same bytes in [LO, HI] (inside both).
+ * Compared in chunk-sized pieces so a large overlap needs no large buffer.
+ */
+static bool overlap_agrees(const struct region *x, const struct region *y, uint64_t lo, uint64_t hi)
+{
+	static _Thread_local uint8_t bx[CHUNK_SIZE], by[CHUNK_SIZE];
+
+	for (uint64_t pa = lo;;) {
+		size_t n = hi - pa >= CHUNK_SIZE - 1 ? (size_t)CHUNK_SIZE : (size_t)(hi - pa + 1);
+
+		if (!region_copy(x, pa - x->base, bx, n) || !region_copy(y, pa - y->base, by, n) ||
+		    memcmp(bx, by, n))
+			return false;
+		if (hi - pa < n)
+			return true;
+		pa += n;
+	}
+}
+
 pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b)
 {
-	size_t n = 0;
+	size_t n = 0, k = 0;
 
 	if (!mem || mem->sealed)
 		return PT_E_USAGE;
@@ -259,23 +287,50 @@ pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b)
 		if (mem->regions[i].size)
 			mem->sorted[n++] = (unsigned)i;
 	qsort_r(mem->sorted, n, sizeof *mem->sorted, cmp_sorted, mem);
+	/*
+	 * Regions of one space may overlap where their bytes agree (DESIGN
+	 * §3.1: a umr log re-reads entries, gem5 keeps a GART copy): the
+	 * later one in (base, id) order keeps only its bytes past the kept
+	 * ones, or is dropped when it has none.  Kept regions never overlap,
+	 * so reads stay one binary search.  Disagreeing bytes are an error.
+	 */
 	for (size_t i = 0; i < n; i++) {
-		const struct region *r = &mem->regions[mem->sorted[i]];
+		unsigned y = mem->sorted[i];
+		struct region *r = &mem->regions[y];
+		uint64_t last = region_last(r), covered = 0;
+		bool overlap = false;
 
-		mem->space_start[r->space + 1] = i + 1;
-		if (i > 0) {
-			const struct region *p = &mem->regions[mem->sorted[i - 1]];
+		for (size_t j = k; j-- > 0;) {
+			unsigned x = mem->sorted[j];
+			const struct region *p = &mem->regions[x];
+			uint64_t hi;
 
-			if (p->space == r->space && region_last(p) >= r->base) {
-				unsigned x = mem->sorted[i - 1], y = mem->sorted[i];
-
+			if (p->space != r->space || region_last(p) < r->base)
+				break;
+			hi = region_last(p) < last ? region_last(p) : last;
+			if (!overlap_agrees(p, r, p->base > r->base ? p->base : r->base, hi)) {
 				if (a)
 					*a = x < y ? x : y;
 				if (b)
 					*b = x < y ? y : x;
 				return PT_E_CAPTURE;
 			}
+			if (!overlap)
+				covered = region_last(p);
+			overlap = true;
 		}
+		if (overlap) {
+			uint64_t d;
+
+			if (covered >= last)
+				continue;       /* every byte already captured: dropped */
+			d = covered + 1 - r->base;
+			r->base += d;
+			r->size -= d;
+			r->skip += d;
+		}
+		mem->sorted[k++] = y;
+		mem->space_start[r->space + 1] = k;
 	}
 	/* Spaces without regions start where the previous space ended. */
 	for (unsigned s = 1; s <= mem->nspaces; s++)
@@ -383,6 +438,7 @@ static bool region_copy(const struct region *r, uint64_t off, uint8_t *out, size
 {
 	size_t pos;
 
+	off += r->skip;
 	if (!r->built)
 		return pt_mem_copy_mapped(out, r->borrowed + off, len);
 	pos = chunk_lower(r, off >> CHUNK_SHIFT);

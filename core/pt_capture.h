@@ -81,8 +81,25 @@ void pt_capture_free(struct pt_capture *cap);
 /* Called at most a few times a second during pt_capture_load() with bytes of the source consumed. */
 void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud);
 
-/* Loads PATH: an archive libarchive reads, or a directory. */
+/* What a load is told beyond the path. */
+struct pt_load_opts {
+	/*
+	 * GFX generation (9..12) of a umr log whose register names do not tell
+	 * it; 0 = not given (such a log is then refused when it matters).
+	 */
+	unsigned gfx;
+};
+
+/*
+ * Loads PATH: an archive libarchive reads, or a directory, holding a
+ * capture.ini; or, recognised by content, a umr test log / envdef or a gem5
+ * checkpoint directory (DESIGN §3.1).  OPTS may be NULL (all defaults).
+ */
+pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts);
+/* pt_capture_load_opts() with no options. */
 pt_err pt_capture_load(struct pt_capture *cap, const char *path);
+/* "umr log", "gem5 checkpoint", or "capture archive" (a capture.ini source). */
+const char *pt_capture_source_kind(const struct pt_capture *cap);
 
 /* One line describing the last error ("" if none). */
 const char *pt_capture_error(const struct pt_capture *cap);

@@ -3,8 +3,9 @@
  * pt_mem.h — captured physical memory, one address space per aperture.
  *
  * A pt_mem holds the regions of every space (the space ids are indices into
- * the format's space table, see pt_format.h).  Regions of one space never
- * overlap; adjacent regions behave as one.  A read is either wholly inside
+ * the format's space table, see pt_format.h).  Regions of one space may
+ * overlap where their bytes agree (the seal merges them); adjacent regions
+ * behave as one.  A read is either wholly inside
  * captured memory or "not captured" — a result, not an error.
  *
  * Two kinds of region backing:
@@ -69,9 +70,9 @@ pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
 			   void *chunk, size_t len);
 
 /*
- * Ends building: sorts the regions and checks that no two of one space
- * overlap.  On overlap returns PT_E_CAPTURE and the two region ids in
- * *A and *B (either pointer may be NULL).
+ * Ends building: sorts the regions and merges overlapping regions of one
+ * space whose bytes agree there (DESIGN §3.1).  Where two disagree returns
+ * PT_E_CAPTURE and the two region ids in *A and *B (either may be NULL).
  */
 pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b);
 

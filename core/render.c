@@ -659,6 +659,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 		pt_jobj_str(&o, "format", fmt->name);
 		pt_jobj_u(&o, "version", pt_capture_version(cap));
 		pt_jobj_str(&o, "source", base_name(pt_capture_source(cap)));
+		if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
+			pt_jobj_str(&o, "source_kind", pt_capture_source_kind(cap));
 		pt_jobj_str(&o, "gpu", pt_capture_gpu(cap));
 		pt_jobj_str(&o, "description", pt_capture_description(cap));
 		for (size_t i = 0; i < na; i++)
@@ -692,6 +694,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			if (i)
 				pt_buf_put(&ctxs, ", ", 2);
 			pt_jobj_str(&co, "name", c->name);
+			if (strcmp(c->fmt->name, fmt->name))   /* a mixed capture: this context's format */
+				pt_jobj_str(&co, "format", c->fmt->name);
 			pt_jobj_str(&co, "root_space", fmt->spaces[c->root_space]);
 			pt_jobj_hex(&co, "root_address", c->root_addr);
 			pt_jobj_finish(&co, &ctxs);
@@ -705,6 +709,8 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 	}
 	pt_buf_printf(b, "format: %s\nversion: %u\nsource: %s\n", fmt->name,
 		      pt_capture_version(cap), base_name(pt_capture_source(cap)));
+	if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
+		pt_buf_printf(b, "source_kind: %s\n", pt_capture_source_kind(cap));
 	if (pt_capture_gpu(cap))
 		pt_buf_printf(b, "gpu: %s\n", pt_capture_gpu(cap));
 	if (pt_capture_description(cap))
@@ -722,8 +728,11 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 	for (size_t i = 0; i < nc; i++) {
 		const struct pt_context *c = pt_capture_context(cap, i);
 
-		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "\n", c->name,
-			      fmt->spaces[c->root_space], c->root_addr);
+		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "%s%s\n", c->name,
+			      fmt->spaces[c->root_space], c->root_addr,
+			      /* a source's capture may mix formats: name the others */
+			      strcmp(c->fmt->name, fmt->name) ? " " : "",
+			      strcmp(c->fmt->name, fmt->name) ? c->fmt->name : "");
 	}
 	return pt_buf_status(b);
 }

@@ -43,6 +43,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("all_entries", all_entries, 1),
 	/* kept for fuse_session_new() too: init() must repeat it (ops.c) */
 	PTFS_OPT("max_read=%u", max_read, 0),
+	PTFS_OPT("gfx=%u", gfx, 0),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
@@ -162,7 +163,13 @@ static bool load(struct ptfs *fs)
 	}
 	if (isatty(STDERR_FILENO))
 		pt_capture_set_progress(fs->cap, on_progress, &prog);
-	err = pt_capture_load(fs->cap, fs->opts.capture);
+	if (fs->opts.gfx && (fs->opts.gfx < 9 || fs->opts.gfx > 12)) {
+		fprintf(stderr, "ptfs: E_USAGE: -o gfx=%u: the GFX generation is 9, 10, 11 or 12\n", fs->opts.gfx);
+		free(shown);
+		return false;
+	}
+	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
+				   &(struct pt_load_opts){.gfx = fs->opts.gfx});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {

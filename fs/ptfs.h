@@ -28,6 +28,7 @@ struct ptfs_opts {
 	int all_entries;     /* -o all_entries: list zero entries too */
 	int extra_nonopt;    /* non-options after the mountpoint (a usage error) */
 	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
+	unsigned gfx;        /* -o gfx=N: GFX generation of a umr log (0: not given) */
 };
 
 /* Longest name statfs reports and lookup accepts. */
