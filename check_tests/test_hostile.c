@@ -1318,6 +1318,178 @@ START_TEST(capture_ini_link_named)
 }
 END_TEST
 
+
+/* ---- issue 16 items 1, 2: bounded work on aliased and sparse captures ---- */
+
+/*
+ * Issue 16 item 1: every PDE3, PDE2 and PDE1 entry points at the one table
+ * of the next level and every PDE0 at one page table of 512 pages: 2^37
+ * pages in 2^28 runs out of 24 KiB.  maps and info must end in bounded
+ * time and size, and say where they stopped.
+ */
+START_TEST(aliased_maps_bounded)
+{
+	struct pt_buf b;
+	struct pt_stats st;
+	double t0, dt;
+
+	build_ver2();
+	synth_clear();
+	for (int i = 0; i < 4; i++)
+		put64(PD3 + 8 * i, pde_vid(PD2));
+	for (int i = 0; i < 512; i++) {
+		put64(PD2 + 8 * i, pde_vid(PD1));
+		put64(PD1 + 8 * i, pde_vid(PD0));
+	}
+	for (int i = 0; i < 256; i++)
+		put64(PD0 + 16 * i + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 512; i++)
+		put64(PTS + 8 * i, pte(2, 0x10000000ull + 0x1000ull * i, 0));
+	synth_reload();
+	pt_buf_init(&b);
+	t0 = now_s();
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	dt = now_s() - t0;
+	ck_assert_msg(dt < 20, "maps took %.1f s", dt);
+	ck_assert_uint_le(b.len, PT_MAPS_BYTES_MAX + 4096);
+	ck_assert_ptr_nonnull(strstr(b.data, "\n# truncated at VA 0x"));
+	ck_assert_ptr_nonnull(strstr(b.data, ": more than "));
+	ck_assert_int_eq(b.data[b.len - 1], '\n');
+	fprintf(stderr, "aliased: maps %.2f s, %zu bytes\n", dt, b.len);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_JSON), PT_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "{\"truncated_at_va\": \"0x"));
+	t0 = now_s();
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	dt = now_s() - t0;
+	ck_assert_msg(dt < 20, "scan took %.1f s", dt);
+	fprintf(stderr, "aliased: scan %.2f s\n", dt);
+	ck_assert(st.pages_truncated);
+	ck_assert_uint_le(st.pages, PT_SCAN_PAGES_MAX);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "pages_truncated_at_va: 0x"));
+	pt_buf_free(&b);
+	teardown();
+}
+END_TEST
+
+/* Counts the calls; says stop from the second on. */
+static unsigned cancel_calls;
+
+static bool cancel_after_one(void *ud)
+{
+	(void)ud;
+	return ++cancel_calls > 1;
+}
+
+/*
+ * Issue 16 item 2: a cancel check set for the thread ends the page
+ * iterator, the scan and table listings early, and says so.
+ */
+START_TEST(cancel_ends_loops)
+{
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_buf b;
+	uint64_t n = 0;
+
+	build_ver2();
+	synth_clear();
+	chain_to_pd0();
+	for (int i = 0; i < 256; i++)
+		put64(PD0 + 16 * i + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 512; i++)
+		put64(PTS + 8 * i, pte(2, 0x10000000ull + 0x1000ull * i, 0));
+	synth_reload();
+	cancel_calls = 0;
+	pt_cancel_set(cancel_after_one, NULL);
+	pt_pages_init(&it, &ctx, 0);
+	while (pt_pages_next(&it, &pg))
+		n++;
+	ck_assert(pt_cancelled());
+	ck_assert_uint_lt(n, 256 * 512);
+	pt_cancel_set(cancel_after_one, NULL);
+	pt_buf_init(&b);
+	(void)pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	ck_assert(pt_cancelled());
+	pt_cancel_set(NULL, NULL);
+	ck_assert(!pt_cancelled());
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert(!pt_cancelled());
+	pt_buf_free(&b);
+	teardown();
+}
+END_TEST
+
+/*
+ * Issue 16 item 2: a GART whose table is 2^33 captured entries (64 GiB)
+ * of which all but two are zero.  va/, the scan, maps and a listing of
+ * the table skip the zero memory: O(non-zero), well under a second.
+ */
+START_TEST(sparse_gart_fast)
+{
+	uint64_t raw[PT_GR__COUNT] = {0};
+	bool has[PT_GR__COUNT] = {false};
+	char err[256];
+	struct pt_context g;
+	struct pt_mem *m;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_stats st;
+	struct pt_table root;
+	struct pt_entry e;
+	struct pt_buf b;
+	unsigned id;
+	uint64_t n = 0, idx = 0, listed = 0, one = 0x20000000ull | 0x77;
+	const uint64_t base = 0x100000000ull, entries = 1ull << 33;
+	double t0;
+
+	raw[PT_GR_PT_BASE] = base | 1;
+	raw[PT_GR_PT_START] = 0;
+	raw[PT_GR_PT_END] = entries - 1;
+	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
+	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &gl, err, sizeof err), PT_OK);
+	m = pt_mem_new(10);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(pt_mem_add_built(m, gl.table_space, base, entries * 8, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 8 * 12345, &one, 8), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, entries * 8 - 8, &one, 8), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	g.priv = &gl;
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = m;
+	g.root_space = gl.table_space;
+	g.root_addr = gl.table_addr;
+	g.root_entries = gl.entries;
+	g.root_page_shift = 12 + gl.bfs;
+	g.va_base = gl.va_start;
+	t0 = now_s();
+	pt_pages_init(&it, &g, 0);
+	while (pt_pages_next(&it, &pg))
+		n++;
+	pt_table_root(&g, &root);
+	while (pt_table_next(&root, &idx, false, &e)) {
+		listed++;
+		idx++;
+	}
+	ck_assert_int_eq(pt_context_scan(&g, &st, NULL, NULL), PT_OK);
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &g, PT_OUT_TEXT), PT_OK);
+	pt_buf_free(&b);
+	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+	fprintf(stderr, "sparse gart: %.3f s\n", now_s() - t0);
+	ck_assert_uint_eq(listed, 2);
+	ck_assert_uint_eq(st.entries[0], 2);
+	ck_assert_uint_eq(n, st.pages);
+	pt_mem_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1381,6 +1553,14 @@ static Suite *suite(void)
 	tc = tcase_create("issue16");
 	tcase_add_checked_fixture(tc, setup, cleanup);
 	tcase_add_test(tc, capture_ini_link_named);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bounded");
+	tcase_add_checked_fixture(tc, setup, cleanup);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, aliased_maps_bounded);
+	tcase_add_test(tc, cancel_ends_loops);
+	tcase_add_test(tc, sparse_gart_fast);
 	suite_add_tcase(s, tc);
 	return s;
 }

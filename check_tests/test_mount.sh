@@ -662,4 +662,52 @@ if command -v strace >/dev/null; then
 		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
 fi
 
+
+# ---- issue 16 item 2: a busy daemon honours interrupts and SIGTERM ----
+# A directory capture whose GART table is an 8 GiB sparse file (2^30 zero
+# entries, mapped, so not known zero): listing pte/ reads for minutes.  An
+# interrupted reader (timeout's SIGTERM: the kernel sends INTERRUPT) gets
+# its error at once and the daemon keeps serving; SIGTERM to the daemon
+# while a reader is stuck in the listing ends it and removes the mount.
+SP=$TMP/sparse
+mkdir -p "$SP/mem"
+cat >"$SP/capture.ini" <<'EOF_INI'
+[capture]
+version = 1
+format = amd-gart
+
+[memory gart]
+space = vram
+base = 0x3ee600000
+file = mem/table.bin
+
+[gart gart0]
+VM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x3EE600000
+VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0x700000000
+VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x73FFFFFFF
+MC_VM_FB_LOCATION_BASE = 0x8000
+MC_VM_FB_LOCATION_TOP = 0x83FF
+MC_VM_SYSTEM_APERTURE_LOW_ADDR = 0
+MC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0xFFFB
+EOF_INI
+truncate -s 8G "$SP/mem/table.bin"
+M=$TMP/busy
+if start_fg "$SP" "$M" --; then
+	t0=$SECONDS
+	timeout -s INT 1 ls "$M/gart0/pte" >/dev/null 2>&1
+	check "an interrupted listing returns within 5 s" test $((SECONDS - t0)) -le 5
+	check "the daemon still serves after the interrupt" test -s "$M/gart0/info"
+	ls "$M/gart0/pte" >/dev/null 2>&1 &
+	LS_PID=$!
+	sleep 0.5   # let the listing start (nothing to poll: it is a reader in D state)
+	kill -TERM "$FG_PID"
+	wait_exit "$FG_PID" 10
+	check "SIGTERM ends a daemon busy in a long listing (exit $ST)" test "$ST" != 124
+	check "... and the mount is gone" not_mounted "$M"
+	kill "$LS_PID" 2>/dev/null
+	wait "$LS_PID" 2>/dev/null
+else
+	bad "mount of the sparse GART directory capture"
+fi
+
 report
