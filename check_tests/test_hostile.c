@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1490,6 +1491,71 @@ START_TEST(sparse_gart_fast)
 }
 END_TEST
 
+
+/* ---- issue 16 item 4: what an archive holds costs nothing unless named ---- */
+
+/*
+ * Writes NAME (tar.zst in tmpdir): UNNAMED bytes of 'A' in "junk.bin" (in
+ * "a.bin" when JUNK_NAMED), then a.bin, then capture.ini (GOOD_INI).
+ * Written in a child so that the test process never holds the 'A' bytes
+ * (ru_maxrss is a peak: the load must be what is measured).
+ */
+static char *junk_capture(const char *name, size_t unnamed, bool junk_named)
+{
+	char *path = tpath(name);
+	pid_t pid;
+	int st;
+
+	good_fill();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uint8_t *junk = malloc(unnamed);
+
+		if (!junk)
+			_exit(1);
+		memset(junk, 'A', unnamed);
+		struct mspec a[] = {
+			{junk_named ? "a.bin" : "junk.bin", 'f', junk, unnamed, 0, NULL},
+			BLOB("a.bin", good_blob),
+			INI(GOOD_INI),
+		};
+		/* junk_named: the 'A' bytes are a.bin itself (and no other a.bin) */
+		if (junk_named)
+			a[1] = a[2];
+		au_write(path, AU_PAX, AU_ZST, a, junk_named ? 2 : 3);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return path;
+}
+
+START_TEST(unnamed_member_costs_nothing)
+{
+	/* 512 MiB of 'A' nobody names, before capture.ini: RSS stays within the 64 MiB budget. */
+	char *p = junk_capture("junk.tar.zst", 512u << 20, false);
+	struct stat st;
+	long before, after;
+	struct pt_capture *cap;
+
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_lt(st.st_size, 1 << 20);
+	before = au_maxrss_kib();
+	cap = load(p, PT_OK, NULL);
+	after = au_maxrss_kib();
+	fprintf(stderr, "unnamed 512 MiB member: ru_maxrss +%ld KiB\n", after - before);
+	ck_assert_msg(after - before < 100 * 1024, "ru_maxrss grew %ld KiB", after - before);
+	pt_capture_free(cap);
+	free(p);
+	/* A named member too large to keep before capture.ini is seen: say to put capture.ini first. */
+	p = junk_capture("junk2.tar.zst", 512u << 20, true);
+	load_free(p, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m] comes before capture.ini "
+		  "in the archive, where ptfs keeps at most 64 MiB of data: put capture.ini first");
+	free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1561,6 +1627,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, aliased_maps_bounded);
 	tcase_add_test(tc, cancel_ends_loops);
 	tcase_add_test(tc, sparse_gart_fast);
+	tcase_add_test(tc, unnamed_member_costs_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
