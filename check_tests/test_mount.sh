@@ -694,6 +694,9 @@ truncate -s 8G "$SP/mem/table.bin"
 M=$TMP/busy
 if start_fg "$SP" "$M" --; then
 	t0=$SECONDS
+	check "info of 2^30 mapped zero entries: bounded, says so" grep -q "^tables_truncated: true" "$M/gart0/info"
+	check "... within 10 s" test $((SECONDS - t0)) -le 10
+	t0=$SECONDS
 	timeout -s INT 1 ls "$M/gart0/pte" >/dev/null 2>&1
 	check "an interrupted listing returns within 5 s" test $((SECONDS - t0)) -le 5
 	check "the daemon still serves after the interrupt" test -s "$M/gart0/info"

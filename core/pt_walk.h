@@ -78,6 +78,14 @@ void pt_cancel_set(pt_cancel_fn fn, void *ud);
 bool pt_cancelled(void);
 /* Counts one unit of work; true when the thread's check says stop (checked every 4096 calls). */
 bool pt_cancel_poll(void);
+/*
+ * A work budget for the calling thread: after N more units (entries read by
+ * table listings and the page iterator) every loop ends as if cancelled,
+ * and pt_work_was_cut() says so.  N 0: no budget.  The scan sets one, so
+ * that info ends in bounded time even on mapped zero memory.
+ */
+void pt_work_budget(uint64_t n);
+bool pt_work_was_cut(void);
 
 /* "yes", "partial" or "no" for a cover. */
 const char *pt_cover_name(enum pt_cover c);
@@ -256,6 +264,7 @@ struct pt_stats {
 	uint64_t pages;                        /* resolved pages (va/), at most PT_SCAN_PAGES_MAX */
 	bool pages_truncated;                  /* counting stopped at PT_SCAN_PAGES_MAX or PT_SCAN_ENTRIES_MAX */
 	uint64_t truncated_va;                 /* pages_truncated: the first VA not counted */
+	bool tables_truncated;                 /* the table scan stopped after PT_SCAN_ENTRIES_MAX entries */
 	uint64_t bytes_by_shift[64];           /* mapped bytes per page shift */
 	uint64_t anomalies;
 };

@@ -601,6 +601,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		pt_jobj_obj(&o, "levels", &lv);
 		pt_jobj_u(&o, "pages", st.pages);
 		pt_jobj_bool(&o, "pages_truncated", st.pages_truncated);
+		if (st.tables_truncated)
+			pt_jobj_bool(&o, "tables_truncated", true);
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				pt_size_str((uint64_t)1 << s, size, sizeof size);
@@ -634,6 +636,9 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			pt_buf_printf(b, "level.%s: tables %" PRIu64 " entries %" PRIu64
 				      " mapped %" PRIu64 "\n", fmt->levels[i].name, st.tables[i],
 				      st.entries[i], st.mapped[i]);
+		if (st.tables_truncated)
+			pt_buf_printf(b, "tables_truncated: true (more than %" PRIu64 " entries read)\n",
+				      PT_SCAN_ENTRIES_MAX);
 		pt_buf_printf(b, "pages: %" PRIu64 "\n", st.pages);
 		if (st.pages_truncated)
 			pt_buf_printf(b, "pages_truncated: true\npages_truncated_at_va: 0x%0*" PRIx64 "\n",

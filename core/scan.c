@@ -229,7 +229,11 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	if (root.cover == PT_COVER_NONE)
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
 		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
+	/* Mapped zero memory is read entry by entry: bound the table scan too. */
+	pt_work_budget(PT_SCAN_ENTRIES_MAX);
 	scan_table(&sc, &root);
+	st->tables_truncated = pt_work_was_cut();
+	pt_work_budget(0);
 	free(sc.seen.slot);
 	if (sc.err != PT_OK)
 		return sc.err;

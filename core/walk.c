@@ -207,10 +207,28 @@ bool pt_cancelled(void)
 	return cancel_hit;
 }
 
+static _Thread_local uint64_t work_left = UINT64_MAX;
+static _Thread_local bool work_cut;
+
+void pt_work_budget(uint64_t n)
+{
+	work_left = n ? n : UINT64_MAX;
+	work_cut = false;
+}
+
+bool pt_work_was_cut(void)
+{
+	return work_cut;
+}
+
 bool pt_cancel_poll(void)
 {
-	if (cancel_hit)
+	if (cancel_hit || work_cut)
 		return true;
+	if (work_left != UINT64_MAX && work_left-- == 0) {
+		work_cut = true;
+		return true;
+	}
 	/* The check may take a lock (fuse_req_interrupted): ask it rarely. */
 	if (!cancel_fn || (++cancel_count & 4095) != 0)
 		return false;
