@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1439,6 +1440,243 @@ START_TEST(gem5_huge_zero_image)
 }
 END_TEST
 
+
+/* ---- issue 16 items 1, 2: bounded work on aliased and sparse captures ---- */
+
+/*
+ * Issue 16 item 1: every PDE3, PDE2 and PDE1 entry points at the one table
+ * of the next level and every PDE0 at one page table of 512 pages: 2^37
+ * pages in 2^28 runs out of 24 KiB.  maps and info must end in bounded
+ * time and size, and say where they stopped.
+ */
+START_TEST(aliased_maps_bounded)
+{
+	struct pt_buf b;
+	struct pt_stats st;
+	double t0, dt;
+
+	build_ver2();
+	synth_clear();
+	for (int i = 0; i < 4; i++)
+		put64(PD3 + 8 * i, pde_vid(PD2));
+	for (int i = 0; i < 512; i++) {
+		put64(PD2 + 8 * i, pde_vid(PD1));
+		put64(PD1 + 8 * i, pde_vid(PD0));
+	}
+	for (int i = 0; i < 256; i++)
+		put64(PD0 + 16 * i + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 512; i++)
+		put64(PTS + 8 * i, pte(2, 0x10000000ull + 0x1000ull * i, 0));
+	synth_reload();
+	pt_buf_init(&b);
+	t0 = now_s();
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	dt = now_s() - t0;
+	ck_assert_msg(dt < 20, "maps took %.1f s", dt);
+	ck_assert_uint_le(b.len, PT_MAPS_BYTES_MAX + 4096);
+	ck_assert_ptr_nonnull(strstr(b.data, "\n# truncated at VA 0x"));
+	ck_assert_ptr_nonnull(strstr(b.data, ": more than "));
+	ck_assert_int_eq(b.data[b.len - 1], '\n');
+	fprintf(stderr, "aliased: maps %.2f s, %zu bytes\n", dt, b.len);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_JSON), PT_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "{\"truncated_at_va\": \"0x"));
+	t0 = now_s();
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	dt = now_s() - t0;
+	ck_assert_msg(dt < 20, "scan took %.1f s", dt);
+	fprintf(stderr, "aliased: scan %.2f s\n", dt);
+	ck_assert(st.pages_truncated);
+	ck_assert_uint_le(st.pages, PT_SCAN_PAGES_MAX);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "pages_truncated_at_va: 0x"));
+	pt_buf_free(&b);
+	teardown();
+}
+END_TEST
+
+/* Counts the calls; says stop from the second on. */
+static unsigned cancel_calls;
+
+static bool cancel_after_one(void *ud)
+{
+	(void)ud;
+	return ++cancel_calls > 1;
+}
+
+/*
+ * Issue 16 item 2: a cancel check set for the thread ends the page
+ * iterator, the scan and table listings early, and says so.
+ */
+START_TEST(cancel_ends_loops)
+{
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_buf b;
+	uint64_t n = 0;
+
+	build_ver2();
+	synth_clear();
+	chain_to_pd0();
+	for (int i = 0; i < 256; i++)
+		put64(PD0 + 16 * i + 8, dual_small_vid(PTS));
+	for (int i = 0; i < 512; i++)
+		put64(PTS + 8 * i, pte(2, 0x10000000ull + 0x1000ull * i, 0));
+	synth_reload();
+	cancel_calls = 0;
+	pt_cancel_set(cancel_after_one, NULL);
+	pt_pages_init(&it, &ctx, 0);
+	while (pt_pages_next(&it, &pg))
+		n++;
+	ck_assert(pt_cancelled());
+	ck_assert_uint_lt(n, 256 * 512);
+	pt_cancel_set(cancel_after_one, NULL);
+	pt_buf_init(&b);
+	(void)pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	ck_assert(pt_cancelled());
+	pt_cancel_set(NULL, NULL);
+	ck_assert(!pt_cancelled());
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert(!pt_cancelled());
+	pt_buf_free(&b);
+	teardown();
+}
+END_TEST
+
+/*
+ * Issue 16 item 2: a GART whose table is 2^33 captured entries (64 GiB)
+ * of which all but two are zero.  va/, the scan, maps and a listing of
+ * the table skip the zero memory: O(non-zero), well under a second.
+ */
+START_TEST(sparse_gart_fast)
+{
+	uint64_t raw[PT_GR__COUNT] = {0};
+	bool has[PT_GR__COUNT] = {false};
+	char err[256];
+	struct pt_context g;
+	struct pt_mem *m;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_stats st;
+	struct pt_table root;
+	struct pt_entry e;
+	struct pt_buf b;
+	unsigned id;
+	uint64_t n = 0, idx = 0, listed = 0, one = 0x20000000ull | 0x77;
+	const uint64_t base = 0x100000000ull, entries = 1ull << 33;
+	double t0;
+
+	raw[PT_GR_PT_BASE] = base | 1;
+	raw[PT_GR_PT_START] = 0;
+	raw[PT_GR_PT_END] = entries - 1;
+	has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
+	memset(&g, 0, sizeof g);
+	memset(&gl, 0, sizeof gl);
+	ck_assert_int_eq(pt_gart_layout_decode(raw, has, &gl, err, sizeof err), PT_OK);
+	m = pt_mem_new(10);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(pt_mem_add_built(m, gl.table_space, base, entries * 8, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 8 * 12345, &one, 8), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, entries * 8 - 8, &one, 8), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	g.priv = &gl;
+	g.name = "gart0";
+	g.fmt = &pt_format_gart;
+	g.mem = m;
+	g.root_space = gl.table_space;
+	g.root_addr = gl.table_addr;
+	g.root_entries = gl.entries;
+	g.root_page_shift = 12 + gl.bfs;
+	g.va_base = gl.va_start;
+	t0 = now_s();
+	pt_pages_init(&it, &g, 0);
+	while (pt_pages_next(&it, &pg))
+		n++;
+	pt_table_root(&g, &root);
+	while (pt_table_next(&root, &idx, false, &e)) {
+		listed++;
+		idx++;
+	}
+	ck_assert_int_eq(pt_context_scan(&g, &st, NULL, NULL), PT_OK);
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_render_maps(&b, &g, PT_OUT_TEXT), PT_OK);
+	pt_buf_free(&b);
+	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+	fprintf(stderr, "sparse gart: %.3f s\n", now_s() - t0);
+	ck_assert_uint_eq(listed, 2);
+	ck_assert_uint_eq(st.entries[0], 2);
+	ck_assert_uint_eq(n, st.pages);
+	pt_mem_free(m);
+}
+END_TEST
+
+
+/* ---- issue 16 item 4: what an archive holds costs nothing unless named ---- */
+
+/*
+ * Writes NAME (tar.zst in tmpdir): UNNAMED bytes of 'A' in "junk.bin" (in
+ * "a.bin" when JUNK_NAMED), then a.bin, then capture.ini (GOOD_INI).
+ * Written in a child so that the test process never holds the 'A' bytes
+ * (ru_maxrss is a peak: the load must be what is measured).
+ */
+static char *junk_capture(const char *name, size_t unnamed, bool junk_named)
+{
+	char *path = tpath(name);
+	pid_t pid;
+	int st;
+
+	good_fill();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uint8_t *junk = malloc(unnamed);
+
+		if (!junk)
+			_exit(1);
+		memset(junk, 'A', unnamed);
+		struct mspec a[] = {
+			{junk_named ? "a.bin" : "junk.bin", 'f', junk, unnamed, 0, NULL},
+			BLOB("a.bin", good_blob),
+			INI(GOOD_INI),
+		};
+		/* junk_named: the 'A' bytes are a.bin itself (and no other a.bin) */
+		if (junk_named)
+			a[1] = a[2];
+		au_write(path, AU_PAX, AU_ZST, a, junk_named ? 2 : 3);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return path;
+}
+
+START_TEST(unnamed_member_costs_nothing)
+{
+	/* 512 MiB of 'A' nobody names, before capture.ini: RSS stays within the 64 MiB budget. */
+	char *p = junk_capture("junk.tar.zst", 512u << 20, false);
+	struct stat st;
+	long before, after;
+	struct pt_capture *cap;
+
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_lt(st.st_size, 1 << 20);
+	before = au_maxrss_kib();
+	cap = load(p, PT_OK, NULL);
+	after = au_maxrss_kib();
+	fprintf(stderr, "unnamed 512 MiB member: ru_maxrss +%ld KiB\n", after - before);
+	ck_assert_msg(after - before < 100 * 1024, "ru_maxrss grew %ld KiB", after - before);
+	pt_capture_free(cap);
+	free(p);
+	/* A named member too large to keep before capture.ini is seen: say to put capture.ini first. */
+	p = junk_capture("junk2.tar.zst", 512u << 20, true);
+	load_free(p, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m] comes before capture.ini "
+		  "in the archive, where ptfs keeps at most 64 MiB of data: put capture.ini first");
+	free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1510,6 +1748,15 @@ static Suite *suite(void)
 	tc = tcase_create("issue16");
 	tcase_add_checked_fixture(tc, setup, cleanup);
 	tcase_add_test(tc, capture_ini_link_named);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bounded");
+	tcase_add_checked_fixture(tc, setup, cleanup);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, aliased_maps_bounded);
+	tcase_add_test(tc, cancel_ends_loops);
+	tcase_add_test(tc, sparse_gart_fast);
+	tcase_add_test(tc, unnamed_member_costs_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -819,4 +819,55 @@ check "ptfs -o gfx=8: exit 2" test $? = 2
 check "ptfs -o gfx=8: E_USAGE" grep -q 'E_USAGE: -o gfx=8' "$TMP/badgfx.err"
 check "ptfs -o gfx=8: nothing mounted" not_mounted "$M"
 
+
+# ---- issue 16 item 2: a busy daemon honours interrupts and SIGTERM ----
+# A directory capture whose GART table is an 8 GiB sparse file (2^30 zero
+# entries, mapped, so not known zero): listing pte/ reads for minutes.  An
+# interrupted reader (timeout's SIGTERM: the kernel sends INTERRUPT) gets
+# its error at once and the daemon keeps serving; SIGTERM to the daemon
+# while a reader is stuck in the listing ends it and removes the mount.
+SP=$TMP/sparse
+mkdir -p "$SP/mem"
+cat >"$SP/capture.ini" <<'EOF_INI'
+[capture]
+version = 1
+format = amd-gart
+
+[memory gart]
+space = vram
+base = 0x3ee600000
+file = mem/table.bin
+
+[gart gart0]
+VM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x3EE600000
+VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0x700000000
+VM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x73FFFFFFF
+MC_VM_FB_LOCATION_BASE = 0x8000
+MC_VM_FB_LOCATION_TOP = 0x83FF
+MC_VM_SYSTEM_APERTURE_LOW_ADDR = 0
+MC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0xFFFB
+EOF_INI
+truncate -s 8G "$SP/mem/table.bin"
+M=$TMP/busy
+if start_fg "$SP" "$M" --; then
+	t0=$SECONDS
+	check "info of 2^30 mapped zero entries: bounded, says so" grep -q "^tables_truncated: true" "$M/gart0/info"
+	check "... within 10 s" test $((SECONDS - t0)) -le 10
+	t0=$SECONDS
+	timeout -s INT 1 ls "$M/gart0/pte" >/dev/null 2>&1
+	check "an interrupted listing returns within 5 s" test $((SECONDS - t0)) -le 5
+	check "the daemon still serves after the interrupt" test -s "$M/gart0/info"
+	ls "$M/gart0/pte" >/dev/null 2>&1 &
+	LS_PID=$!
+	sleep 0.5   # let the listing start (nothing to poll: it is a reader in D state)
+	kill -TERM "$FG_PID"
+	wait_exit "$FG_PID" 10
+	check "SIGTERM ends a daemon busy in a long listing (exit $ST)" test "$ST" != 124
+	check "... and the mount is gone" not_mounted "$M"
+	kill "$LS_PID" 2>/dev/null
+	wait "$LS_PID" 2>/dev/null
+else
+	bad "mount of the sparse GART directory capture"
+fi
+
 report

@@ -249,15 +249,41 @@ static pt_err archive_fail(struct loader *ld, struct archive *a)
 	return PT_E_ARCHIVE;
 }
 
-/* Reads the data of the current entry into M (the first block may already be in hand). */
+/*
+ * Members before capture.ini cannot be told apart (named or not), so they
+ * are kept; but only up to PRE_INI_BUDGET bytes of non-zero data in all, so
+ * that a large member nobody names costs nothing (issue 16 item 4).  A
+ * member cut by the budget is marked with DEFERRED_WHAT: a section naming
+ * it fails with "put capture.ini first".
+ */
+#define PRE_INI_BUDGET (UINT64_C(64) << 20)
+static const char deferred_what[] = "member read before capture.ini";
+
+/*
+ * Reads the data of the current entry into M (the first block may already
+ * be in hand).  More than BUDGET bytes of non-zero chunks: M's data is
+ * dropped and it is marked deferred.
+ */
 static pt_err read_data(struct loader *ld, struct archive *a, struct member *m, bool size_known,
-			const void *buf, size_t len, int64_t off)
+			const void *buf, size_t len, int64_t off, uint64_t budget)
 {
 	pt_err rc;
 	int r;
 
 	for (;;) {
-		if (buf && len) {
+		if (m->nc > budget >> CHUNK_SHIFT) {
+			/* over the budget of data kept before capture.ini: keep nothing */
+			pt_member_free_data(m);
+			m->kind = MK_DROPPED;
+			m->what = deferred_what;
+			if (size_known)
+				return PT_OK;    /* the next header skips the rest */
+			budget = 0;
+		}
+		if (buf && len && m->kind == MK_DROPPED) {
+			if (!size_known && off >= 0 && (uint64_t)off + len > m->size)
+				m->size = (uint64_t)off + len;
+		} else if (buf && len) {
 			if (off < 0 || (size_known && (uint64_t)off + len > m->size))
 				goto toolong;
 			rc = pt_member_write(m, size_known, (uint64_t)off, buf, len);
@@ -278,7 +304,7 @@ static pt_err read_data(struct loader *ld, struct archive *a, struct member *m, 
 			return archive_fail(ld, a);
 	}
 	/* The last chunk of a member of unknown size was allocated whole: trim it. */
-	if (!size_known && m->nc) {
+	if (!size_known && m->nc && m->kind != MK_DROPPED) {
 		struct schunk *c = &m->c[m->nc - 1];
 		uint64_t want = m->size - (c->idx << CHUNK_SHIFT);
 
@@ -302,7 +328,7 @@ toolong:
  * when libarchive's first block is exactly there, else copy.
  */
 static pt_err read_regular(struct loader *ld, struct archive *a, struct archive_entry *e,
-			   struct member *m, bool inplace_ok)
+			   struct member *m, bool inplace_ok, uint64_t budget)
 {
 	bool size_known = archive_entry_size_is_set(e) && archive_entry_size(e) >= 0;
 	const void *buf = NULL;
@@ -341,7 +367,7 @@ static pt_err read_regular(struct loader *ld, struct archive *a, struct archive_
 		if (r < ARCHIVE_WARN)
 			return archive_fail(ld, a);
 	}
-	return read_data(ld, a, m, size_known, buf, len, off);
+	return read_data(ld, a, m, size_known, buf, len, off, budget);
 }
 
 /*
@@ -372,6 +398,7 @@ static pt_err scan_archive(struct loader *ld, int fd)
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	bool first = true, inplace_ok = false;
+	uint64_t prekept = 0;    /* non-zero bytes kept before the filter is known */
 	char *name = NULL;
 	pt_err rc = PT_OK;
 
@@ -455,9 +482,12 @@ static pt_err scan_archive(struct loader *ld, int fd)
 			m->size = archive_entry_size(e) > 0 ? (uint64_t)archive_entry_size(e) : 0;
 			continue;
 		}
-		rc = read_regular(ld, a, e, m, inplace_ok);
+		rc = read_regular(ld, a, e, m, inplace_ok,
+				  ld->filter ? UINT64_MAX : PRE_INI_BUDGET - prekept);
 		if (rc)
 			goto out;
+		if (!ld->filter && m->kind == MK_DATA)
+			prekept += (uint64_t)m->nc << CHUNK_SHIFT;
 		if (!ld->filter && !strcmp(name, "capture.ini"))
 			start_filter(ld, m);
 	}
@@ -505,6 +535,13 @@ static pt_err resolve_archive(struct loader *ld, const struct pt_manifest_mem *m
 	if (m->count > 1) {
 		pt_capture_set_error(ld->cap, "capture.ini:%u: file '%s' of [memory %s] appears %u times in the archive",
 			mm->file_line, mm->file, mm->name, m->count);
+		return PT_E_CAPTURE;
+	}
+	if (m->kind == MK_DROPPED && m->what == deferred_what) {
+		pt_capture_set_error(ld->cap,
+			"capture.ini:%u: file '%s' of [memory %s] comes before capture.ini in the archive, "
+			"where ptfs keeps at most %u MiB of data: put capture.ini first",
+			mm->file_line, mm->file, mm->name, (unsigned)(PRE_INI_BUDGET >> 20));
 		return PT_E_CAPTURE;
 	}
 	if (m->kind == MK_IGNORED) {

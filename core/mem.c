@@ -540,6 +540,34 @@ bool pt_mem_next(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t
 	return true;
 }
 
+bool pt_mem_next_nonzero(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t *next)
+{
+	size_t pos, end;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces)
+		return false;
+	end = mem->space_start[space + 1];
+	for (pos = find_region(mem, space, pa); pos < end; pos++) {
+		const struct region *r = &mem->regions[mem->sorted[pos]];
+		uint64_t from = r->base > pa ? r->base : pa;
+		uint64_t off = from - r->base;
+		size_t c;
+
+		if (!r->built) {
+			*next = from;
+			return true;
+		}
+		c = chunk_lower(r, off >> CHUNK_SHIFT);
+		if (c >= r->nchunks)
+			continue;    /* the rest of this region is zero */
+		if (r->chunks[c].idx > off >> CHUNK_SHIFT)
+			off = r->chunks[c].idx << CHUNK_SHIFT;
+		*next = r->base + off;
+		return true;
+	}
+	return false;
+}
+
 uint64_t pt_mem_resident(const struct pt_mem *mem)
 {
 	return mem ? mem->resident : 0;

@@ -109,6 +109,16 @@ enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
  */
 bool pt_mem_next(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t *next);
 
+/*
+ * The first address >= PA in SPACE that is captured and not known to be
+ * zero, in *NEXT; false when every captured byte at or above PA is known
+ * to be zero (or nothing is captured there).  Built chunks never stored
+ * (all-zero) are known zero; borrowed bytes are not inspected (they count
+ * as possibly non-zero).  Lets a listing or scan that skips zero entries
+ * anyway jump over terabytes of captured zeros in O(stored chunks).
+ */
+bool pt_mem_next_nonzero(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t *next);
+
 /* Bytes of RAM the built chunks hold (for info and the benchmarks). */
 uint64_t pt_mem_resident(const struct pt_mem *mem);
 

@@ -62,6 +62,31 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
  * shadowed, reserved_bits.
  */
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e);
+/*
+ * Cancelling long loops.  A program that serves requests (ptfs) sets a
+ * check for the calling thread with pt_cancel_set(); the table listing,
+ * the page iterator and the scan call it every few thousand entries and,
+ * once it returned true, end early on that thread as if there were nothing
+ * more.  The caller must then treat what it got as incomplete: it asks
+ * pt_cancelled() after the call (sticky until the next pt_cancel_set()).
+ * A thread-local hook rather than a parameter, so that every reader of the
+ * tree (core/tree.c, render.c) is cancellable without a new argument.
+ * FN NULL: never cancelled (the default).
+ */
+typedef bool (*pt_cancel_fn)(void *ud);
+void pt_cancel_set(pt_cancel_fn fn, void *ud);
+bool pt_cancelled(void);
+/* Counts one unit of work; true when the thread's check says stop (checked every 4096 calls). */
+bool pt_cancel_poll(void);
+/*
+ * A work budget for the calling thread: after N more units (entries read by
+ * table listings and the page iterator) every loop ends as if cancelled,
+ * and pt_work_was_cut() says so.  N 0: no budget.  The scan sets one, so
+ * that info ends in bounded time even on mapped zero memory.
+ */
+void pt_work_budget(uint64_t n);
+bool pt_work_was_cut(void);
+
 /* "yes", "partial" or "no" for a cover. */
 const char *pt_cover_name(enum pt_cover c);
 
@@ -167,6 +192,16 @@ struct pt_page_iter {
 	unsigned depth;            /* frames in use */
 	bool done;
 	/*
+	 * Work bound: at most BUDGET entries are read (0: no bound, the
+	 * default of pt_pages_init()).  Aliased tables can make ~10^11 pages
+	 * out of a few KiB, so a reader that must end in bounded time sets a
+	 * budget; when it runs out, CUT is set and CUT_VA is the first VA not
+	 * looked at.
+	 */
+	uint64_t budget, reads;
+	bool cut;
+	uint64_t cut_va;
+	/*
 	 * One frame per table on the current path.  A plain frame walks
 	 * `table` from `next` to `end`.  A dual frame (below a dual PDE) walks
 	 * the big table's entries and, where a big entry lets the small table
@@ -215,7 +250,12 @@ struct pt_anomaly {
  * and ptfs-tool check end in bounded time and memory on any capture.  A
  * real capture of a whole GPU stays far below them.
  */
-#define PT_SCAN_PAGES_MAX (UINT64_C(1) << 26)
+#define PT_SCAN_PAGES_MAX (UINT64_C(1) << 23)
+/* Entries the page iterator may read for one info scan or one maps render. */
+#define PT_SCAN_ENTRIES_MAX (UINT64_C(1) << 23)
+/* Bytes one maps render may hold (it is cached for the life of the mount). */
+#define PT_MAPS_BYTES_MAX (UINT64_C(64) << 20)
+/* Runs the run builder (ptfs-tool maps, pa, diff) produces before it says it was cut. */
 #define PT_MAPS_RUNS_MAX (UINT64_C(1) << 22)
 
 /* Counts of one context, for info. */
@@ -224,7 +264,9 @@ struct pt_stats {
 	uint64_t entries[PT_MAX_LEVELS];       /* non-zero captured entries per level */
 	uint64_t mapped[PT_MAX_LEVELS];        /* mapped leaves per level */
 	uint64_t pages;                        /* resolved pages (va/), at most PT_SCAN_PAGES_MAX */
-	bool pages_truncated;                  /* counting stopped at PT_SCAN_PAGES_MAX */
+	bool pages_truncated;                  /* counting stopped at PT_SCAN_PAGES_MAX or PT_SCAN_ENTRIES_MAX */
+	uint64_t truncated_va;                 /* pages_truncated: the first VA not counted */
+	bool tables_truncated;                 /* the table scan stopped after PT_SCAN_ENTRIES_MAX entries */
 	uint64_t bytes_by_shift[64];           /* mapped bytes per page shift */
 	uint64_t anomalies;
 };

@@ -443,18 +443,47 @@ static void run_emit(struct pt_buf *b, const struct pt_context *ctx, const struc
 		      fmt->spaces[r->space], r->pa, r->flags, r->kind);
 }
 
+/*
+ * The last line of a maps render that stopped early: where, and which bound
+ * stopped it, so that a reader never mistakes a cut file for the whole map.
+ */
+static void maps_cut(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
+		     uint64_t va, const char *what, uint64_t n)
+{
+	if (out == PT_OUT_JSON)
+		pt_buf_printf(b, "{\"truncated_at_va\": \"0x%0*" PRIx64 "\", \"more_than\": %" PRIu64
+			      ", \"of\": \"%s\"}\n", (int)ctx->fmt->va_digits, va, n, what);
+	else
+		pt_buf_printf(b, "# truncated at VA 0x%0*" PRIx64 ": more than %" PRIu64 " %s\n",
+			      (int)ctx->fmt->va_digits, va, n, what);
+}
+
 pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
 {
 	const struct pt_format *fmt = ctx->fmt;
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct run r = {0};
-	uint64_t runs = 0;
+	uint64_t pages = 0;
+	size_t start = b->len;
 
+	/*
+	 * Bounded by the entries read (aliased tables make ~10^11 pages out of
+	 * a few KiB, most of them merging into few runs), by the pages seen and
+	 * by the bytes written (the render is cached for the life of the mount).
+	 */
 	pt_pages_init(&it, ctx, 0);
+	it.budget = PT_SCAN_ENTRIES_MAX;
 	while (pt_pages_next(&it, &pg)) {
 		char flags[FLAGS_LEN], kind[64];
 
+		if (++pages > PT_SCAN_PAGES_MAX) {
+			if (r.open)
+				run_emit(b, ctx, &r, out);
+			r.open = false;
+			maps_cut(b, ctx, out, pg.va, "pages", PT_SCAN_PAGES_MAX);
+			break;
+		}
 		flags_of(fmt, &pg.leaf, flags, sizeof flags);
 		kind_of(fmt, &pg.leaf, kind, sizeof kind);
 		if (r.open && pg.va == r.end && pg.space == r.space && pg.size == r.page &&
@@ -465,12 +494,9 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		}
 		if (r.open)
 			run_emit(b, ctx, &r, out);
-		if (++runs > PT_MAPS_RUNS_MAX) {
+		if (b->len - start >= PT_MAPS_BYTES_MAX) {
 			r.open = false;
-			if (out == PT_OUT_JSON)
-				pt_buf_printf(b, "{\"truncated_after_runs\": %" PRIu64 "}\n", PT_MAPS_RUNS_MAX);
-			else
-				pt_buf_printf(b, "# truncated after %" PRIu64 " runs\n", PT_MAPS_RUNS_MAX);
+			maps_cut(b, ctx, out, pg.va, "bytes", PT_MAPS_BYTES_MAX);
 			break;
 		}
 		r.open = true;
@@ -484,6 +510,8 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	}
 	if (r.open)
 		run_emit(b, ctx, &r, out);
+	if (it.cut)
+		maps_cut(b, ctx, out, it.cut_va, "entries read", PT_SCAN_ENTRIES_MAX);
 	return pt_buf_status(b);
 }
 
@@ -576,6 +604,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		pt_jobj_obj(&o, "levels", &lv);
 		pt_jobj_u(&o, "pages", st.pages);
 		pt_jobj_bool(&o, "pages_truncated", st.pages_truncated);
+		if (st.tables_truncated)
+			pt_jobj_bool(&o, "tables_truncated", true);
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				pt_size_str((uint64_t)1 << s, size, sizeof size);
@@ -609,9 +639,13 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			pt_buf_printf(b, "level.%s: tables %" PRIu64 " entries %" PRIu64
 				      " mapped %" PRIu64 "\n", fmt->levels[i].name, st.tables[i],
 				      st.entries[i], st.mapped[i]);
+		if (st.tables_truncated)
+			pt_buf_printf(b, "tables_truncated: true (more than %" PRIu64 " entries read)\n",
+				      PT_SCAN_ENTRIES_MAX);
 		pt_buf_printf(b, "pages: %" PRIu64 "\n", st.pages);
 		if (st.pages_truncated)
-			pt_buf_puts(b, "pages_truncated: true\n");
+			pt_buf_printf(b, "pages_truncated: true\npages_truncated_at_va: 0x%0*" PRIx64 "\n",
+				      (int)fmt->va_digits, st.truncated_va);
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				char total[48];

@@ -49,6 +49,7 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 	if (from && pt_walk_va(ctx, from, &w) == PT_OK && w.fault == PT_FAULT_NONE)
 		from = w.page_va;
 	pt_pages_init(&it->pages, ctx, from);
+	it->pages.budget = PT_SCAN_ENTRIES_MAX;   /* bounded by entries read, like maps (aliased tables) */
 
 	/* The VA space is the root table's span. */
 	pt_table_root(ctx, &root);
@@ -97,6 +98,8 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 			it->have_pend = false;
 		} else if (!pt_pages_next(&it->pages, &pg)) {
 			it->pages_done = true;
+			if (it->pages.cut)
+				it->truncated = true;
 			break;
 		}
 		if (pg.va > it->f.va_hi) {

@@ -179,6 +179,7 @@ static void scan_table(struct scan *sc, const struct pt_table *t)
 	if (!note_table(sc, t))
 		return;
 	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
+		/* counts: the scan of one table is bounded by its non-zero entries */
 		struct pt_table child;
 
 		sc->node.s[sc->node.n].level = t->level;
@@ -228,23 +229,33 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	if (root.cover == PT_COVER_NONE)
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
 		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
+	/* Mapped zero memory is read entry by entry: bound the table scan too. */
+	pt_work_budget(PT_SCAN_ENTRIES_MAX);
 	scan_table(&sc, &root);
+	st->tables_truncated = pt_work_was_cut();
+	pt_work_budget(0);
 	free(sc.seen.slot);
 	if (sc.err != PT_OK)
 		return sc.err;
 
 	pt_pages_init(&it, ctx, 0);
+	it.budget = PT_SCAN_ENTRIES_MAX;
 	while (pt_pages_next(&it, &pg)) {
 		unsigned sh = 0;
 
 		if (st->pages == PT_SCAN_PAGES_MAX) {
 			st->pages_truncated = true;
+			st->truncated_va = pg.va;
 			break;
 		}
 		while (sh < 63 && ((uint64_t)1 << sh) < pg.size)
 			sh++;
 		st->pages++;
 		st->bytes_by_shift[sh] += pg.size;
+	}
+	if (it.cut) {
+		st->pages_truncated = true;
+		st->truncated_va = it.cut_va;
 	}
 	return PT_OK;
 }

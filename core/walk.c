@@ -208,15 +208,94 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 		e->state = PT_ST_SHADOWED;
 }
 
+/* ---- cancelling ---------------------------------------------------------- */
+
+static _Thread_local pt_cancel_fn cancel_fn;
+static _Thread_local void *cancel_ud;
+static _Thread_local bool cancel_hit;
+static _Thread_local unsigned cancel_count;
+
+void pt_cancel_set(pt_cancel_fn fn, void *ud)
+{
+	cancel_fn = fn;
+	cancel_ud = ud;
+	cancel_hit = false;
+	cancel_count = 0;
+}
+
+bool pt_cancelled(void)
+{
+	return cancel_hit;
+}
+
+static _Thread_local uint64_t work_left = UINT64_MAX;
+static _Thread_local bool work_cut;
+
+void pt_work_budget(uint64_t n)
+{
+	work_left = n ? n : UINT64_MAX;
+	work_cut = false;
+}
+
+bool pt_work_was_cut(void)
+{
+	return work_cut;
+}
+
+bool pt_cancel_poll(void)
+{
+	if (cancel_hit || work_cut)
+		return true;
+	if (work_left != UINT64_MAX && work_left-- == 0) {
+		work_cut = true;
+		return true;
+	}
+	/* The check may take a lock (fuse_req_interrupted): ask it rarely. */
+	if (!cancel_fn || (++cancel_count & 4095) != 0)
+		return false;
+	cancel_hit = cancel_fn(cancel_ud);
+	return cancel_hit;
+}
+
+/*
+ * After entry I of T read as zero: the next index whose bytes may be
+ * non-zero (or t->entries).  A zero entry maps nothing and points nowhere,
+ * and the memory model knows which captured chunks are zero, so a flat
+ * table of 2^36 captured zero entries is passed in O(stored chunks).
+ */
+static uint64_t next_nonzero(const struct pt_table *t, uint64_t i)
+{
+	uint64_t sz = lvl(t)->entry_size;
+	uint64_t pa = pt_table_entry_pa(t, i), next, j;
+
+	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, t->space, pa + sz, &next) ||
+	    next < t->addr)
+		return t->entries;
+	j = (next - t->addr) / sz;
+	return j > i ? j : i + 1;
+}
+
+/* Zero entries in a row before asking the memory model where data resumes. */
+#define ZERO_RUN_SKIP 16
+
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e)
 {
+	unsigned zeros = 0;
+
 	for (uint64_t i = *index; i < t->entries; i++) {
+		if (pt_cancel_poll())
+			return false;
 		if (!pt_table_read(t, i, e)) {
 			i = next_captured(t, i) - 1;
 			continue;
 		}
-		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0)
+		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0) {
+			if (++zeros >= ZERO_RUN_SKIP) {
+				zeros = 0;
+				i = next_nonzero(t, i) - 1;
+			}
 			continue;
+		}
 		place_state(t, i, e);
 		*index = i;
 		return true;
@@ -591,6 +670,10 @@ void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64
 	it->from_va = from_va;
 	it->depth = 0;
 	it->done = false;
+	it->budget = 0;
+	it->reads = 0;
+	it->cut = false;
+	it->cut_va = 0;
 	pt_table_root(ctx, &root);
 	push_plain(it, &root);
 }
@@ -624,17 +707,56 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
 	return true;
 }
 
+/*
+ * Counts the read of entry I of T against the budget and the cancel check;
+ * false (the iteration ends) when either says stop.
+ */
+static bool may_read(struct pt_page_iter *it, const struct pt_table *t, uint64_t i)
+{
+	if (pt_cancel_poll()) {
+		it->done = true;
+		return false;
+	}
+	if (it->budget && ++it->reads > it->budget) {
+		uint64_t va = pt_table_entry_va(t, i);
+
+		it->cut = true;
+		it->cut_va = va > it->from_va ? va : it->from_va;
+		it->done = true;
+		return false;
+	}
+	return true;
+}
+
+/* Zero entries in a row, ZERO_RUN_SKIP, then a jump to where data resumes. */
+static uint64_t after_zero(const struct pt_table *t, uint64_t i, unsigned *zeros)
+{
+	if (++*zeros < ZERO_RUN_SKIP)
+		return i + 1;
+	*zeros = 0;
+	return next_nonzero(t, i);
+}
+
 /* Steps the small sub-range of a dual frame; true with a page in OUT. */
 static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct pt_page *out)
 {
 	struct pt_entry e;
 	const char *v;
 
+	unsigned zeros = 0;
+
 	while (f->next < f->end) {
 		uint64_t i = f->next++;
 
-		if (!pt_table_read(&f->table, i, &e) || entry_fault(&e, &v) != PT_FAULT_NONE ||
-		    e.state != PT_ST_MAPPED)
+		if (!may_read(it, &f->table, i))
+			return false;
+		if (!pt_table_read(&f->table, i, &e))
+			continue;
+		if (e.raw[0] == 0 && e.raw[1] == 0) {
+			f->next = after_zero(&f->table, i, &zeros);
+			continue;
+		}
+		if (entry_fault(&e, &v) != PT_FAULT_NONE || e.state != PT_ST_MAPPED)
 			continue;
 		if (emit(it, &f->table, i, &e, out))
 			return true;
@@ -655,11 +777,16 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 		if (f->dual) {
 			if (f->has_small && small_next(it, f, out))
 				return true;
+			if (it->done)
+				break;
 			if (!f->has_big || f->big_next >= f->big_end) {
 				it->depth--;
 				continue;
 			}
 			uint64_t b = f->big_next++;
+
+			if (!may_read(it, &f->big, b))
+				break;
 			bool cap = pt_table_read(&f->big, b, &e);
 			enum pt_fault fault;
 
@@ -690,8 +817,16 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 		}
 		uint64_t i = f->next++;
 
+		if (!may_read(it, &f->table, i))
+			break;
 		if (!pt_table_read(&f->table, i, &e)) {
 			f->next = next_captured(&f->table, i);
+			continue;
+		}
+		if (e.raw[0] == 0 && e.raw[1] == 0) {
+			/* zero: unmapped; after a few, jump to where data resumes */
+			if (i + 1 < f->end && (i & (ZERO_RUN_SKIP - 1)) == ZERO_RUN_SKIP - 1)
+				f->next = next_nonzero(&f->table, i);
 			continue;
 		}
 		if (entry_fault(&e, &v) != PT_FAULT_NONE)

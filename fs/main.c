@@ -525,6 +525,7 @@ int main(int argc, char *argv[])
 		fputs("ptfs: E_USAGE: unknown mount option (ptfs -h lists them)\n", stderr);
 		goto out_args;   /* libfuse named the option on the line above */
 	}
+	fs.se = se;
 	if (!load(&fs))
 		goto out_session;
 	ret = EXIT_RUNTIME;

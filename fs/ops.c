@@ -38,6 +38,25 @@ static struct ptfs *fs_of(fuse_req_t req)
 }
 
 /* Whether ID is a directory (by type; opendir and do_stat prove it resolves). */
+/*
+ * The cancel check of a request (pt_cancel_set()): the kernel sent an
+ * INTERRUPT for it (the reader got a signal), or the session has ended
+ * (SIGTERM, SIGINT): a long listing or render then stops, so that no
+ * request keeps a thread busy past its reader or the daemon past its end.
+ */
+static bool req_cancelled(void *ud)
+{
+	fuse_req_t req = ud;
+
+	return fuse_req_interrupted(req) || fuse_session_exited(fs_of(req)->se);
+}
+
+/* Arms the cancel check for REQ on this thread. */
+static void req_arm(fuse_req_t req)
+{
+	pt_cancel_set(req_cancelled, req);
+}
+
 static bool is_dir(const struct pt_tnode *id)
 {
 	return pt_tree_kind(id) == PT_TK_DIR;
@@ -181,8 +200,12 @@ static int do_getattr(struct ptfs *fs, fuse_ino_t ino, struct stat *st)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct stat st;
-	int err = do_getattr(fs_of(req), ino, &st);
+	int err;
 
+	req_arm(req);
+	err = do_getattr(fs_of(req), ino, &st);
+	if (pt_cancelled())
+		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_attr(req, &st, PTFS_TIMEOUT);
@@ -224,7 +247,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (strlen(name) > PTFS_NAME_MAX)
 		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
+	req_arm(req);
 	err = do_lookup(fs_of(req), parent, name, &e);
+	if (pt_cancelled())
+		err = EINTR;   /* never a negative entry from a cut lookup */
 	if (err == ENOENT) {
 		/* a negative entry the kernel may cache: the capture never changes */
 		memset(&e, 0, sizeof(e));
@@ -254,8 +280,12 @@ static int do_readlink(struct ptfs *fs, fuse_ino_t ino, char *buf, size_t len)
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char target[PATH_MAX];
-	int err = do_readlink(fs_of(req), ino, target, sizeof(target));
+	int err;
 
+	req_arm(req);
+	err = do_readlink(fs_of(req), ino, target, sizeof(target));
+	if (pt_cancelled())
+		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_readlink(req, target);
@@ -374,8 +404,12 @@ static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t si
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
 	struct dirfill d;
-	int err = do_readdir(fs_of(req), req, ino, size, off, plus, &d);
+	int err;
 
+	req_arm(req);
+	err = do_readdir(fs_of(req), req, ino, size, off, plus, &d);
+	if (pt_cancelled())
+		err = EINTR;   /* a cut listing would end the directory early */
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_buf(req, d.buf, d.len);
@@ -471,6 +505,8 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		if (!o)
 			return ENOMEM;
 		err = ptfs_errno(pt_tree_render(fs->tree, &id, &o->buf));
+		if (!err && pt_cancelled())
+			err = EINTR;   /* a cut render is not the file */
 		if (err) {
 			ptfs_open_free(fs, o);
 			return err;
@@ -483,8 +519,10 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int err = do_open(fs_of(req), ino, fi);
+	int err;
 
+	req_arm(req);
+	err = do_open(fs_of(req), ino, fi);
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_open(req, fi);
@@ -582,7 +620,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	const char *data;
-	int err = do_read(fs_of(req), ino, &size, off, fi, &data);
+	int err;
+
+	req_arm(req);
+	err = do_read(fs_of(req), ino, &size, off, fi, &data);
+	if (pt_cancelled())
+		err = EINTR;
 
 	if (err)
 		return (void)fuse_reply_err(req, err);

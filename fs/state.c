@@ -193,8 +193,17 @@ int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cach
 
 	pthread_mutex_lock(&c->lock);
 	if (!c->done) {
-		c->err = ptfs_errno(pt_tree_render(fs->tree, id, &c->buf));
-		c->done = true;
+		err = ptfs_errno(pt_tree_render(fs->tree, id, &c->buf));
+		if (pt_cancelled()) {
+			/* cut short by an interrupt or the end of the session: not the file */
+			pt_buf_reset(&c->buf);
+			c->buf.oom = false;
+			pthread_mutex_unlock(&c->lock);
+			return EINTR;
+		}
+		c->err = err;
+		/* release: ptfs_cache_ready() reads DONE without the lock */
+		__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	}
 	err = c->err;
 	pthread_mutex_unlock(&c->lock);
@@ -204,12 +213,12 @@ int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cach
 /* Whether a cached file has been rendered already (so its size is known for free). */
 bool ptfs_cache_ready(struct ptfs_cache *c)
 {
-	bool done;
-
-	pthread_mutex_lock(&c->lock);
-	done = c->done;
-	pthread_mutex_unlock(&c->lock);
-	return done;
+	/*
+	 * Without the lock: a render in progress holds it for up to the render
+	 * bound, and a listing that only asks whether the size is known must
+	 * not wait for it (issue 16 item 1).
+	 */
+	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -231,6 +240,8 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		pt_buf_reset(&t->memo);
 		t->memo.oom = false;
 		err = ptfs_errno(pt_tree_render(fs->tree, id, &t->memo));
+		if (pt_cancelled())
+			err = EINTR;   /* a cut render is not the file */
 		if (err)
 			return err;
 		t->memo_ino = ino;
