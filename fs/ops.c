@@ -57,6 +57,20 @@ static void req_arm(fuse_req_t req)
 	pt_cancel_set(req_cancelled, req);
 }
 
+/*
+ * Ends the request's cancel check before its reply: whether it was cut, and
+ * the thread forgets REQ, which the reply frees (a later request on this
+ * thread that polled without arming would otherwise ask a freed request
+ * whether it was interrupted).
+ */
+static bool req_done(void)
+{
+	bool cut = pt_cancelled();
+
+	pt_cancel_set(NULL, NULL);
+	return cut;
+}
+
 static bool is_dir(const struct pt_tnode *id)
 {
 	return pt_tree_kind(id) == PT_TK_DIR;
@@ -204,7 +218,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 	req_arm(req);
 	err = do_getattr(fs_of(req), ino, &st);
-	if (pt_cancelled())
+	if (req_done())
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -249,7 +263,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	memset(&e, 0, sizeof(e));
 	req_arm(req);
 	err = do_lookup(fs_of(req), parent, name, &e);
-	if (pt_cancelled())
+	if (req_done())
 		err = EINTR;   /* never a negative entry from a cut lookup */
 	if (err == ENOENT) {
 		/* a negative entry the kernel may cache: the capture never changes */
@@ -284,7 +298,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 
 	req_arm(req);
 	err = do_readlink(fs_of(req), ino, target, sizeof(target));
-	if (pt_cancelled())
+	if (req_done())
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -408,7 +422,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 	req_arm(req);
 	err = do_readdir(fs_of(req), req, ino, size, off, plus, &d);
-	if (pt_cancelled())
+	if (req_done())
 		err = EINTR;   /* a cut listing would end the directory early */
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -447,8 +461,12 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int err = do_opendir(fs_of(req), ino, fi);
+	int err;
 
+	req_arm(req);
+	err = do_opendir(fs_of(req), ino, fi);
+	if (req_done())
+		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_open(req, fi);
@@ -523,6 +541,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	req_arm(req);
 	err = do_open(fs_of(req), ino, fi);
+	req_done();   /* do_open reports a cut render itself */
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_open(req, fi);
@@ -619,12 +638,12 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	const char *data;
+	const char *data = NULL;
 	int err;
 
 	req_arm(req);
 	err = do_read(fs_of(req), ino, &size, off, fi, &data);
-	if (pt_cancelled())
+	if (req_done())
 		err = EINTR;
 
 	if (err)
