@@ -553,7 +553,10 @@ export_ok() {
 	n=$(find "$d" -type l ! -path '*/va/*' | wc -l)
 	[ "$n" = 0 ] && ok || bad "$name: links outside va/"
 	[ -f "$d/capture" ] && ok || bad "$name: no capture file"
+	# pa/ holds one empty directory per space (lookup-only, like walk/)
+	[ -d "$d/pa/sysmem" ] && [ -z "$(find "$d/pa" -mindepth 2)" ] && ok || bad "$name: pa/ is not empty space directories"
 	for c in "$d"/*/; do
+		[ "$c" = "$d/pa/" ] && continue
 		[ -f "$c/info" ] && [ -f "$c/maps" ] && [ -d "$c/va" ] && [ -d "$c/walk" ] && ok ||
 			bad "$name: $c lacks info, maps, va/ or walk/"
 		[ -z "$(ls -A "$c/walk")" ] && ok || bad "$name: $c/walk is not empty"

@@ -120,7 +120,7 @@ if "$TOOL" export "$SRC/fixtures/turing-mixed.tar.gz" "$EXP/mnt" >"$EXP/export.l
 		while read -r cmd args; do
 			for w in $args; do
 				case $w in
-				mnt/*/va/* | mnt/*/walk/* | *'*'*) continue ;;
+				mnt/*/va/* | mnt/*/walk/* | mnt/pa/*/* | *'*'*) continue ;;
 				mnt/*) ;;
 				*) continue ;;
 				esac

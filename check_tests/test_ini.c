@@ -413,6 +413,8 @@ static const struct bad {
 	 "capture.ini:4: bad name 'caf\xc3\xa9' in [pdb caf\xc3\xa9]: names are 1 to 255 of A-Z a-z 0-9 _ . - and not '.' or '..'"},
 	{NV_HEAD "[pdb capture]\n", PT_E_VALUE,
 	 "capture.ini:4: context name 'capture' in [pdb capture] is reserved (the mounted tree's summary file)"},
+	{NV_HEAD "[pdb pa]\n", PT_E_VALUE,
+	 "capture.ini:4: context name 'pa' in [pdb pa] is reserved (the mounted tree's pa/ directory)"},
 	{NV_HEAD PDB "[pdb pdb0]\n", PT_E_VALUE,
 	 "capture.ini:7: duplicate section name 'pdb0' in [pdb pdb0] (first at line 4)"},
 	{NV_HEAD PDB "[memory pdb0]\n", PT_E_VALUE,

@@ -112,6 +112,13 @@ static fuse_ino_t round_trip(const struct pt_tnode *id)
 	ck_assert_int_eq(back.type, id->type);
 	if (id->type == PT_TN_ROOT || id->type == PT_TN_CAPTURE)
 		return ino;
+	if (id->type == PT_TN_PADIR || id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
+		/* no context: the space and the address are the payload */
+		ck_assert_uint_eq(back.choice, id->choice);
+		ck_assert_uint_eq(back.va, id->va);
+		ck_assert_uint_eq(ptfs_ino_encode(&fs, &back), ino);
+		return ino;
+	}
 	ck_assert_uint_eq(back.ctx, id->ctx);
 	ck_assert_ptr_eq(back.node.ctx, &ctxs[id->ctx]);
 	ck_assert_uint_eq(back.va, id->va);
@@ -210,7 +217,7 @@ START_TEST(round_trip_every_type)
 		}
 		for (int t = PT_TN_CTXDIR; t < PT_TN__COUNT; t++)
 			ck_assert_msg(seen[t] || (c == C_GART && t == PT_TN_ENTRYDIR) ||
-				      t == PT_TN_CAPTURE,
+				      t == PT_TN_CAPTURE || t >= PT_TN_PADIR,   /* pa/: test pa_nodes */
 				      "context %u: type %d untested", c, t);
 	}
 }
@@ -339,7 +346,8 @@ START_TEST(refused)
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	/* forged numbers */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, 0, &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, 3, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 4, &back), ENOENT);   /* 3 is pa/ */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 15, &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000000), &back), ENOENT);
 	/* a stray bit between the walk bit (60) and the VALINK bit (52) */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2020000000000001), &back), ENOENT);
@@ -361,6 +369,55 @@ START_TEST(refused)
 	c.root_entries = 2;
 	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_E_UNSUPPORTED);
 	ck_assert_str_eq(why, "context pdb0: tree paths need 50 inode bits (at most 49)");
+}
+END_TEST
+
+/*
+ * pa/ (no context): ino 3, pa/SPACE 16 + space, pa/SPACE/ADDR the walk bit +
+ * 4 space bits + the address: below 2^(59-C), 2^56 with 4 contexts (C = 3).
+ */
+START_TEST(pa_nodes)
+{
+	struct pt_tnode id, back;
+	fuse_ino_t all[64];
+	size_t n = 0;
+
+	memset(&id, 0, sizeof id);
+	id.type = PT_TN_PADIR;
+	ck_assert_uint_eq(all[n++] = round_trip(&id), 3);
+	id.type = PT_TN_PASPACE;
+	for (id.choice = 0; id.choice < 16; id.choice++)
+		ck_assert_uint_eq(all[n++] = round_trip(&id), 16 + id.choice);
+	id.choice = 16;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);   /* space ids below 16 */
+	ck_assert_uint_eq(ptfs_pa_limit(&fs), UINT64_C(1) << 56);
+	id.type = PT_TN_PAFILE;
+	id.choice = 16;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	for (id.choice = 0; id.choice < 16; id.choice += 9) {
+		id.va = 0;
+		all[n++] = round_trip(&id);
+		id.va = 0x10000234;
+		all[n++] = round_trip(&id);
+		id.va = ptfs_pa_limit(&fs) - 1;                   /* the widest address */
+		all[n++] = round_trip(&id);
+		id.va = ptfs_pa_limit(&fs);                       /* too wide: ENOENT */
+		ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	}
+	id.choice = 1;
+	id.va = 0x10000234;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), UINT64_C(1) << 60 | UINT64_C(1) << 56 | 0x10000234);
+	all[n++] = PTFS_INO_ROOT;
+	all[n++] = PTFS_INO_CAPTURE;
+	id = id_of(PT_TN_WALKFILE, 0);
+	all[n++] = ptfs_ino_encode(&fs, &id);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(all[i] != all[j], "nodes %zu and %zu share 0x%llx", i, j,
+				      (unsigned long long)all[i]);
+	/* context 0 numbers that are no node */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 32, &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(1) << 59, &back), ENOENT);
 }
 END_TEST
 
@@ -433,6 +490,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, widest_va);
 	tcase_add_test(tc, ver3_deepest);
 	tcase_add_test(tc, refused);
+	tcase_add_test(tc, pa_nodes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("width");
 	tcase_add_checked_fixture(tc, setup, NULL);

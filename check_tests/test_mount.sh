@@ -63,7 +63,7 @@ for cap in "${CAPTURES[@]}"; do
 	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
-		test "$(ls "$mnt" | grep -vx capture | sort)" = "$ctxs" -a -n "$ctxs"
+		test "$(ls "$mnt" | grep -vx 'capture\|pa' | sort)" = "$ctxs" -a -n "$ctxs"
 	for ctx in $ctxs; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
@@ -322,11 +322,12 @@ if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
 	# shared with pdb1, so its paths change too; info/maps/capture follow.
 	grep -v '^#' "$HERE/mount_diff.expect" | sed "s|@|$TMP/|g" | sort >"$TMP/diff.want"
 	same "$TMP/diff.want" "$TMP/diff.got" "diff -r turing-mixed turing-mixed-after shows exactly the intended changes"
-	# content: the remapped 2 MiB PTE changes only its address field (and raw)
+	# content: the remapped 2 MiB PTE changes raw, address and target_address,
+	# one line each (address_sys/address_vid are JSON only)
 	diff "$TMP/b/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" "$TMP/a/pdb0/pde3/0/pde2/0/pde1/0/pde0/1" |
-		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort -u >"$TMP/keys.got"
-	check "the remapped PTE differs in raw and address fields only" \
-		bash -c '! grep -Evx "raw|address|address_vid|address_sys|target_address" "$1" && grep -qx address "$1"' _ "$TMP/keys.got"
+		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort | uniq -c | awk '{print $2, $1}' >"$TMP/keys.got"
+	printf 'address 2\nraw 2\ntarget_address 2\n' >"$TMP/keys.want"
+	same "$TMP/keys.want" "$TMP/keys.got" "the remapped PTE differs in one raw, address and target_address line each"
 	do_umount "$TMP/a"
 	do_umount "$TMP/b"
 else
@@ -724,7 +725,7 @@ for cap in "$FIX"/*.tar.gz; do
 		bad "$name: mounts for the entries checks"
 		continue
 	fi
-	for ctx in $(cd "$M" && ls -d */ | tr -d /); do
+	for ctx in $(cd "$M" && ls -d */ | tr -d / | grep -vx pa); do
 		E="$M/$ctx/entries"
 		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|va\|walk')
 		cat "$E" >"$TMP/entries.cat"
@@ -868,6 +869,56 @@ if start_fg "$SP" "$M" --; then
 	wait "$LS_PID" 2>/dev/null
 else
 	bad "mount of the sparse GART directory capture"
+fi
+
+
+# ---- pa/SPACE/ADDR: who maps a physical byte (reverse lookup) --------------------
+M=$TMP/pa
+if do_mount "$T" "$M"; then
+	check "pa/ lists the format's spaces" \
+		test "$(ls "$M/pa" | tr '\n' ' ')" = "peer0 peer1 peer2 peer3 peer4 peer5 peer6 peer7 sysmem vidmem "
+	check "pa/vidmem lists nothing" test -z "$(ls -A "$M/pa/vidmem")"
+	# every mapped line of the .expect file: its PA's file names the context and VA
+	fails=0 n=0
+	while read -r ctx va state space pa _; do
+		[ "$state" = mapped ] || continue
+		n=$((n + 1))
+		grep -q "^$ctx $va " "$M/pa/$space/$pa" || { fails=$((fails + 1)); echo "    pa/$space/$pa lacks $ctx $va"; }
+	done < <(grep -v '^#' "$FIX/turing-mixed.expect")
+	check "pa/SPACE/PA names the VA of all $n mapped .expect lines" test "$fails" = 0 -a "$n" -gt 0
+	# aliases across contexts: SPT1 is shared by pdb0 and pdb1 (twice in pdb1)
+	printf '%s\n' "pdb0 0x0000000400234 pde3/0/pde2/0/pde1/0/pde0/2/pte_small/0 -" \
+		"pdb1 0x0000000200234 pde3/0/pde2/0/pde1/0/pde0/1/pte_small/0 -" \
+		"pdb1 0x0000020400234 pde3/0/pde2/0/pde1/1/pde0/2/pte_small/0 -" >"$TMP/pa.want"
+	cat "$M/pa/vidmem/0x10000234" >"$TMP/pa.got" 2>&1
+	same "$TMP/pa.want" "$TMP/pa.got" "pa/vidmem/0x10000234: the aliases in pdb0 and pdb1"
+	check "pa/ file equals ptfs-tool pa" bash -c 'cmp -s "$1" <("$2" pa "$3" vidmem:0x10000234)' _ \
+		"$TMP/pa.got" "$(dirname "$PTFS")/../cli/ptfs-tool" "$T"
+	err=$(cat "$M/pa/vidmem/0x7777000" 2>&1)
+	check "pa/: an unmapped byte is ENOENT (ptfs-tool pa exits 1)" \
+		bash -c 'case $1 in *"No such file"*) exit 0 ;; esac; exit 1' _ "$err"
+	check "pa/: a bad space is ENOENT" test ! -e "$M/pa/vram/0x10000234"
+	check "pa/: a bad address name is ENOENT" test ! -e "$M/pa/vidmem/0x1g"
+	check "pa/: an address past the inode scheme is ENOENT" test ! -e "$M/pa/vidmem/0xffffffffffffffff"
+	do_umount "$M"
+else
+	bad "mount turing-mixed for pa/"
+fi
+
+# ---- diff -r of relocated tables: entry_address, and the pointers' own words ----
+TR="$FIX/turing-mixed-relocated.tar.gz"
+if do_mount "$T" "$TMP/rb" && do_mount "$TR" "$TMP/ra"; then
+	diff -r --no-dereference -x capture -x info -x maps -x entries "$TMP/rb" "$TMP/ra" >"$TMP/rd.out"
+	# a leaf (a file not named entry) changes only in entry_address
+	awk '/^diff /{f=$NF} /^[<>] /{sub(/:.*/, ""); print (f ~ /\/entry$/ ? "pointer" : "leaf"), $2}' \
+		"$TMP/rd.out" | sort -u >"$TMP/rd.keys"
+	printf '%s\n' "leaf entry_address" "pointer address" "pointer address_big" "pointer address_small" \
+		"pointer entry_address" "pointer raw" >"$TMP/rd.want"
+	same "$TMP/rd.want" "$TMP/rd.keys" "relocated tables: leaves change entry_address only; pointers also raw and address"
+	do_umount "$TMP/ra"
+	do_umount "$TMP/rb"
+else
+	bad "turing-mixed and turing-mixed-relocated: mount for diff -r"
 fi
 
 report

@@ -11,6 +11,7 @@
 
 #include "pt_capture.h"
 #include "pt_entries.h"
+#include "pt_pa.h"
 #include "pt_tree.h"
 #include "testutil.h"
 
@@ -185,7 +186,7 @@ END_TEST
 
 START_TEST(list_fixed)
 {
-	ck_assert_str_eq(names_of(""), "capture pdb0 pdb1");
+	ck_assert_str_eq(names_of(""), "capture pdb0 pdb1 pa");
 	ck_assert_str_eq(names_of("pdb0"), "info maps entries pde3 va walk");
 	ck_assert_str_eq(names_of("pdb0/pde3/0"), "entry pde2");
 	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3"), "entry pte_big pte_small");
@@ -318,7 +319,7 @@ START_TEST(kinds_nlink)
 		enum pt_tkind kind;
 		uint64_t nlink;
 	} cases[] = {
-		{"", PT_TK_DIR, 2 + 2},          /* 2 contexts */
+		{"", PT_TK_DIR, 2 + 2 + 1},      /* 2 contexts and pa/ */
 		{"capture", PT_TK_FILE, 1},
 		{"pdb0", PT_TK_DIR, 5},          /* root table, va/, walk/ */
 		{"pdb0/info", PT_TK_FILE, 1},
@@ -845,6 +846,57 @@ START_TEST(entries_seek)
 }
 END_TEST
 
+/* ---- pa/ ----------------------------------------------------------------- */
+
+START_TEST(pa_lookup)
+{
+	struct pt_pa_index *ix = pt_pa_index_new(cap);
+	struct pt_tnode n;
+	struct pt_buf want;
+	uint64_t nlink;
+
+	ck_assert_ptr_nonnull(ix);
+	/* one directory per space of the format, listing nothing */
+	ck_assert_str_eq(names_of("pa"),
+			 "vidmem sysmem peer0 peer1 peer2 peer3 peer4 peer5 peer6 peer7");
+	ck_assert_str_eq(names_of("pa/vidmem"), "");
+	n = at("pa/vidmem");
+	ck_assert(pt_tree_kind(&n) == PT_TK_DIR);
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+	ck_assert_uint_eq(nlink, 2);
+	n = at("pa");
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+	ck_assert_uint_eq(nlink, 2 + 10);
+	/* a byte of SPT1 page 0, shared by pdb0 and pdb1 (twice): the file is pt_render_pa's */
+	pt_buf_init(&want);
+	ck_assert_int_eq(pt_render_pa(&want, ix, 0, 0x10000234, PT_OUT_TEXT, NULL), PT_OK);
+	n = at("pa/vidmem/0x10000234");
+	ck_assert(pt_tree_kind(&n) == PT_TK_FILE);
+	render_is(&n, &want);
+	ck_assert_ptr_nonnull(strstr(want.data, "pdb0 0x0000000400234 "));
+	ck_assert_ptr_nonnull(strstr(want.data, "pdb1 0x0000000200234 "));
+	ck_assert_ptr_nonnull(strstr(want.data, "pdb1 0x0000020400234 "));
+	/* the same byte by another spelling of its address */
+	n = at("pa/vidmem/0x0000010000234");
+	render_is(&n, &want);
+	/* nothing maps it, a bad space, a bad name: not found */
+	ck_assert_int_eq(path_in(tree, "pa/vidmem/0x7777000", &n), PT_E_NOTFOUND);
+	ck_assert_int_eq(path_in(tree, "pa/bogus", &n), PT_E_NOTFOUND);
+	ck_assert_int_eq(path_in(tree, "pa/vidmem/zz", &n), PT_E_NOTFOUND);
+	ck_assert_int_eq(path_in(tree, "pa/vidmem/0x10000234/x", &n), PT_E_USAGE);
+	/* parents */
+	n = at("pa/vidmem/0x10000234");
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &n), PT_OK);
+	ck_assert(n.type == PT_TN_PASPACE && n.choice == 0);
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &n), PT_OK);
+	ck_assert(n.type == PT_TN_PADIR);
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &n), PT_OK);
+	ck_assert(n.type == PT_TN_ROOT);
+	pt_buf_free(&want);
+	pt_pa_index_free(ix);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tree");
@@ -862,6 +914,7 @@ static Suite *suite(void)
 		{"errors", {errors}},
 		{"entries", {entries_node, entries_equal_tree, entries_grep_read_only, entries_file_slices}},
 		{"entries_seek", {entries_seek, entries_truncated}},
+		{"pa", {pa_lookup}},
 	};
 
 	for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {

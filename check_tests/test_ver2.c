@@ -181,7 +181,9 @@ static void x_pte(struct xlist *l, const struct pte_vec *v)
 	x(l, "read_only", PT_FK_BIT, v->ro);
 	x(l, "atomic_disable", PT_FK_BIT, v->atom);
 	x(l, "address_sys", PT_FK_HEX, v->asys);
+	l->f[l->n - 1].flags = PT_FF_JSON_ONLY;
 	x(l, "address_vid", PT_FK_HEX, v->avid);
+	l->f[l->n - 1].flags = PT_FF_JSON_ONLY;
 	x(l, "peer_id", PT_FK_UINT, v->peer);
 	x(l, "comptagline", PT_FK_HEX, v->ctl);
 	x(l, "kind", PT_FK_HEX, v->kind);
@@ -475,7 +477,9 @@ START_TEST(pde_vectors)
 	x(&l, "volatile", PT_FK_BIT, v->vol);
 	x(&l, "no_ats", PT_FK_BIT, v->no_ats);
 	x(&l, "address_sys", PT_FK_HEX, v->asys);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "address_vid", PT_FK_HEX, v->avid);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "peer_id", PT_FK_UINT, v->peer);
 	x(&l, "address", PT_FK_HEX, v->addr);
 	x_reserved(&l, v->rmask, 0, false);
@@ -595,14 +599,18 @@ START_TEST(dual_vectors)
 	x(&l, "volatile_big", PT_FK_BIT, v->volb);
 	x(&l, "no_ats", PT_FK_BIT, v->no_ats);
 	x(&l, "address_big_sys", PT_FK_HEX, v->absys);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "address_big_vid", PT_FK_HEX, v->abvid);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "peer_id_big", PT_FK_UINT, v->peerb);
 	x(&l, "address_big", PT_FK_HEX, v->big);
 	x(&l, "aperture_small", PT_FK_UINT, v->aps);
 	xs(&l, "aperture_small_name", pde_ap_names[v->aps]);
 	x(&l, "volatile_small", PT_FK_BIT, v->vols);
 	x(&l, "address_small_sys", PT_FK_HEX, v->assys);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "address_small_vid", PT_FK_HEX, v->asvid);
+	l.f[l.n - 1].flags = PT_FF_JSON_ONLY;
 	x(&l, "peer_id_small", PT_FK_UINT, v->peers);
 	x(&l, "address_small", PT_FK_HEX, v->small);
 	x_reserved(&l, v->rlo, v->rhi, true);

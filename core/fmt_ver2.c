@@ -27,6 +27,9 @@
  *   2 MiB PTE (pde0, bit 0 set):
  *     is_pte is_leaf [is_pde_pointer] + the PTE list, reserved_mask(128)
  *
+ * The _sys/_vid address fields are JSON only: `address` (address_big,
+ * address_small) is already the one the aperture selects (0 for an invalid
+ * aperture; raw keeps the bits), so a changed PA is one text line.
  * [is_pde_pointer] is JSON only: the seed decoder's name for bit 0, kept for
  * compatibility although its value is IS_PTE, i.e. 0 for a pointer.
  */
@@ -242,8 +245,8 @@ static void decode_pte(struct pt_entry *e, uint64_t r, bool big, uint64_t page_s
 	pt_entry_add(e, "privilege", PT_FK_BIT, PTE_PRIVILEGE(r));
 	pt_entry_add(e, "read_only", PT_FK_BIT, PTE_READ_ONLY(r));
 	pt_entry_add(e, "atomic_disable", PT_FK_BIT, PTE_ATOMIC_DISABLE(r));
-	pt_entry_add(e, "address_sys", PT_FK_HEX, PTE_ADDRESS_SYS(r));
-	pt_entry_add(e, "address_vid", PT_FK_HEX, PTE_ADDRESS_VID(r));
+	pt_entry_add_flags(e, "address_sys", PT_FK_HEX, PTE_ADDRESS_SYS(r), PT_FF_JSON_ONLY);
+	pt_entry_add_flags(e, "address_vid", PT_FK_HEX, PTE_ADDRESS_VID(r), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id", PT_FK_UINT, PTE_PEER(r));
 	pt_entry_add(e, "comptagline", PT_FK_HEX, PTE_COMPTAGLINE(r));
 	pt_entry_add(e, "kind", PT_FK_HEX, kind);
@@ -297,8 +300,8 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
 	pt_entry_add_str(e, "aperture_name", pde_aperture_names[ap]);
 	pt_entry_add(e, "volatile", PT_FK_BIT, PDE_VOL(r));
 	pt_entry_add(e, "no_ats", PT_FK_BIT, PDE_NO_ATS(r));
-	pt_entry_add(e, "address_sys", PT_FK_HEX, PDE_ADDRESS_SYS(r));
-	pt_entry_add(e, "address_vid", PT_FK_HEX, PDE_ADDRESS_VID(r));
+	pt_entry_add_flags(e, "address_sys", PT_FK_HEX, PDE_ADDRESS_SYS(r), PT_FF_JSON_ONLY);
+	pt_entry_add_flags(e, "address_vid", PT_FK_HEX, PDE_ADDRESS_VID(r), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id", PT_FK_UINT, PDE_PEER(r));
 	pt_entry_add(e, "address", PT_FK_HEX, addr);
 	add_reserved(e, r & PDE_RESERVED, 0, false);
@@ -348,15 +351,15 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	pt_entry_add_str(e, "aperture_big_name", pde_aperture_names[apb]);
 	pt_entry_add(e, "volatile_big", PT_FK_BIT, DUAL_VOL_BIG(lo));
 	pt_entry_add(e, "no_ats", PT_FK_BIT, DUAL_NO_ATS(lo));
-	pt_entry_add(e, "address_big_sys", PT_FK_HEX, DUAL_ADDR_BIG_SYS(lo));
-	pt_entry_add(e, "address_big_vid", PT_FK_HEX, DUAL_ADDR_BIG_VID(lo));
+	pt_entry_add_flags(e, "address_big_sys", PT_FK_HEX, DUAL_ADDR_BIG_SYS(lo), PT_FF_JSON_ONLY);
+	pt_entry_add_flags(e, "address_big_vid", PT_FK_HEX, DUAL_ADDR_BIG_VID(lo), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id_big", PT_FK_UINT, DUAL_PEER_BIG(lo));
 	pt_entry_add(e, "address_big", PT_FK_HEX, big);
 	pt_entry_add(e, "aperture_small", PT_FK_UINT, aps);
 	pt_entry_add_str(e, "aperture_small_name", pde_aperture_names[aps]);
 	pt_entry_add(e, "volatile_small", PT_FK_BIT, DUAL_VOL_SMALL(hi));
-	pt_entry_add(e, "address_small_sys", PT_FK_HEX, DUAL_ADDR_SMALL_SYS(hi));
-	pt_entry_add(e, "address_small_vid", PT_FK_HEX, DUAL_ADDR_SMALL_VID(hi));
+	pt_entry_add_flags(e, "address_small_sys", PT_FK_HEX, DUAL_ADDR_SMALL_SYS(hi), PT_FF_JSON_ONLY);
+	pt_entry_add_flags(e, "address_small_vid", PT_FK_HEX, DUAL_ADDR_SMALL_VID(hi), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id_small", PT_FK_UINT, DUAL_PEER_SMALL(hi));
 	pt_entry_add(e, "address_small", PT_FK_HEX, small);
 	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);

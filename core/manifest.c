@@ -448,6 +448,12 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		       label);
 		return PT_E_VALUE;
 	}
+	/* `pa` is the reverse-lookup directory at the top of the mounted tree. */
+	if (cf && !strcmp(s->name, "pa")) {
+		pt_ini_set_error(b->err, b->errlen, s->line,
+		       "context name 'pa' in %s is reserved (the mounted tree's pa/ directory)", label);
+		return PT_E_VALUE;
+	}
 	if (dup_name_of) {
 		pt_ini_set_error(b->err, b->errlen, s->line,
 		       "duplicate section name '%s' in %s (first at line %u)", s->name, label, dup_name_of);

@@ -76,7 +76,12 @@ enum pt_fkind {
 	PT_FK_HEX128,    /* 128-bit value in v (low) and v2 (high): "0x" + 32 hex digits */
 };
 
-#define PT_FF_JSON_ONLY 0x1   /* not in the text rendering (is_pde_pointer) */
+/*
+ * Not in the text rendering (is_pde_pointer; VER2's address_sys/address_vid
+ * and their _big/_small twins: the aperture's reading is already `address`,
+ * and one changed PA must diff as one line, not four).
+ */
+#define PT_FF_JSON_ONLY 0x1
 
 struct pt_field {
 	const char *key;   /* static string */

@@ -13,6 +13,8 @@
  *        N/LEVEL/                  and one directory per target table whose cover is not NONE
  *   /CTX/va/NAME -> ../PATH        one relative symlink per resolved page
  *   /CTX/walk/VA                   lists nothing; any VA name is its walk trace
+ *   /pa/SPACE/ADDR                 one directory per space of the capture's format;
+ *                                  lists nothing; ADDR: who maps that byte (pt_pa.h)
  *
  * A node (struct pt_tnode) is a value: its type plus where it is.  Nothing
  * is allocated per node and every call re-resolves the node in the
@@ -49,6 +51,9 @@ enum pt_tnode_type {
 	PT_TN_WALKFILE,     /* pdb0/walk/0x... */
 	PT_TN_CAPTURE,      /* the root's `capture` file */
 	PT_TN_ENTRIES,      /* pdb0/entries */
+	PT_TN_PADIR,        /* pa/ */
+	PT_TN_PASPACE,      /* pa/vidmem/ */
+	PT_TN_PAFILE,       /* pa/vidmem/0x... */
 	PT_TN__COUNT
 };
 
@@ -63,8 +68,10 @@ struct pt_tnode {
 	 * second walk; n == 0: found by walking VA.
 	 */
 	struct pt_node node;
-	unsigned choice;         /* TABLEDIR with node.n > 0: which target of the entry */
-	uint64_t va;             /* VALINK: the page's first VA; WALKFILE: the VA */
+	/* TABLEDIR with node.n > 0: which target of the entry; PASPACE, PAFILE: the space */
+	unsigned choice;
+	/* VALINK: the page's first VA; WALKFILE: the VA; PAFILE: the physical address */
+	uint64_t va;
 };
 
 /* What a node is shown as. */
@@ -103,7 +110,9 @@ const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struc
  * directory.  Names of entries are decimal indices as listed; an entry
  * that is captured but not listed (zero, without all_entries) is still
  * found.  va/ accepts any VA inside a mapped page and answers with the
- * page's link; walk/ accepts any VA.
+ * page's link; walk/ accepts any VA.  pa/SPACE/ accepts any address (the
+ * syntax of walk/ names) that something maps, or that an incomplete reverse
+ * index cannot rule out; PT_E_NOTFOUND for a byte nothing maps.
  */
 pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		      const char *name, struct pt_tnode *child);
@@ -121,7 +130,7 @@ typedef bool (*pt_tree_list_fn)(void *ud, const char *name, const struct pt_tnod
  * "." and "..", and are stable: a fixed list's child k has cookie k + 3,
  * a table's entry i has i + 3, a va/ link the VA just past its page + 2,
  * so a huge table or va/ is resumed where it stopped without any list.
- * walk/ lists nothing.
+ * walk/ and pa/SPACE/ list nothing.
  */
 pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
 		    pt_tree_list_fn fn, void *ud);

@@ -14,6 +14,7 @@
 
 #include "pt_num.h"
 #include "pt_entries.h"
+#include "pt_pa.h"
 #include "pt_tree.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
@@ -29,6 +30,10 @@ struct pt_tree {
 	size_t nctx;
 	/* (1 << va_bits) - 1 per context: va/ names above it do not exist */
 	uint64_t *va_last;
+	/* pa/: the reverse index, empty until the first pa/ lookup builds it */
+	struct pt_pa_index *pa;
+	/* the capture format's spaces (pa/ lists them); 0 without a format */
+	unsigned nspaces;
 };
 
 pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out)
@@ -42,10 +47,16 @@ pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tre
 	t->all_entries = all_entries;
 	t->nctx = pt_capture_context_count(cap);
 	t->va_last = calloc(t->nctx ? t->nctx : 1, sizeof(*t->va_last));
-	if (!t->va_last) {
+	t->pa = pt_pa_index_new(cap);
+	if (!t->va_last || !t->pa) {
+		pt_pa_index_free(t->pa);
+		free(t->va_last);
 		free(t);
 		return PT_E_NOMEM;
 	}
+	if (pt_capture_format(cap))
+		while (pt_capture_format(cap)->spaces[t->nspaces])
+			t->nspaces++;
 	for (size_t i = 0; i < t->nctx; i++) {
 		unsigned bits = pt_capture_context(cap, i)->fmt->va_bits;
 
@@ -59,6 +70,7 @@ void pt_tree_free(struct pt_tree *tree)
 {
 	if (!tree)
 		return;
+	pt_pa_index_free(tree->pa);
 	free(tree->va_last);
 	free(tree);
 }
@@ -78,6 +90,8 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 	case PT_TN_WALKDIR:
 	case PT_TN_TABLEDIR:
 	case PT_TN_ENTRYDIR:
+	case PT_TN_PADIR:
+	case PT_TN_PASPACE:
 		return PT_TK_DIR;
 	case PT_TN_VALINK:
 		return PT_TK_LINK;
@@ -94,7 +108,8 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
 {
-	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->ctx >= tree->nctx)
+	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->type == PT_TN_PADIR ||
+	    node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->ctx >= tree->nctx)
 		return NULL;
 	return pt_capture_context(tree->cap, node->ctx);
 }
@@ -190,6 +205,11 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 	if (strcmp(name, "capture") == 0) {
 		memset(child, 0, sizeof(*child));
 		child->type = PT_TN_CAPTURE;
+		return PT_OK;
+	}
+	if (strcmp(name, "pa") == 0) {
+		memset(child, 0, sizeof(*child));
+		child->type = PT_TN_PADIR;
 		return PT_OK;
 	}
 	ctx = pt_capture_context_find(tree->cap, name);
@@ -294,9 +314,38 @@ static pt_err lookup_va(const struct pt_tree *tree, const struct pt_tnode *paren
 	return PT_OK;
 }
 
+/* pa/SPACE/ADDR: found when the file says something (a mapping, or that the index is incomplete). */
+static pt_err lookup_pa(const struct pt_tree *tree, const struct pt_tnode *parent,
+			const char *name, struct pt_tnode *child)
+{
+	struct pt_buf b;
+	uint64_t addr;
+	pt_err err;
+	bool empty;
+
+	if (parent->choice >= tree->nspaces || !pt_va_parse(name, &addr))
+		return PT_E_NOTFOUND;
+	pt_buf_init(&b);
+	err = pt_render_pa(&b, tree->pa, parent->choice, addr, PT_OUT_TEXT, NULL);
+	empty = b.len == 0;
+	if (err == PT_OK && b.oom)
+		err = PT_E_NOMEM;
+	pt_buf_free(&b);
+	if (err != PT_OK)
+		return err;
+	if (empty)
+		return PT_E_NOTFOUND;   /* nothing maps it: as `ptfs-tool pa` exits 1 */
+	*child = *parent;
+	child->type = PT_TN_PAFILE;
+	child->va = addr;
+	return PT_OK;
+}
+
 pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		      const char *name, struct pt_tnode *child)
 {
+	int space;
+
 	uint64_t va;
 
 	switch (parent->type) {
@@ -316,6 +365,17 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		ctx_node(tree, parent->ctx, PT_TN_WALKFILE, child);
 		child->va = va;
 		return PT_OK;
+	case PT_TN_PADIR:
+		space = pt_capture_format(tree->cap) ?
+			pt_format_space(pt_capture_format(tree->cap), name) : -1;
+		if (space < 0 || (unsigned)space >= tree->nspaces)
+			return PT_E_NOTFOUND;
+		memset(child, 0, sizeof(*child));
+		child->type = PT_TN_PASPACE;
+		child->choice = (unsigned)space;
+		return PT_OK;
+	case PT_TN_PASPACE:
+		return lookup_pa(tree, parent, name, child);
 	default:
 		return PT_E_USAGE;
 	}
@@ -356,6 +416,24 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 	for (size_t i = 0; i < tree->nctx; i++) {
 		ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
 		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
+			return PT_OK;
+	}
+	memset(&n, 0, sizeof(n));
+	n.type = PT_TN_PADIR;
+	fixed_add(l, "pa", &n);
+	return PT_OK;
+}
+
+/* pa/: one directory per space of the capture's format, in the format's order. */
+static pt_err list_padir(const struct pt_tree *tree, struct fixed_list *l)
+{
+	struct pt_tnode n;
+
+	memset(&n, 0, sizeof(n));
+	n.type = PT_TN_PASPACE;
+	for (unsigned s = 0; s < tree->nspaces; s++) {
+		n.choice = s;
+		if (!fixed_add(l, pt_capture_format(tree->cap)->spaces[s], &n))
 			break;
 	}
 	return PT_OK;
@@ -489,6 +567,10 @@ pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint
 		return list_va(tree, dir, cookie, fn, ud);
 	case PT_TN_WALKDIR:
 		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
+	case PT_TN_PADIR:
+		return list_padir(tree, &l);
+	case PT_TN_PASPACE:
+		return dir->choice < tree->nspaces ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
 	default:
 		return PT_E_USAGE;
 	}
@@ -508,8 +590,20 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_ROOT:
 	case PT_TN_CAPTURE:
 	case PT_TN_CTXDIR:
+	case PT_TN_PADIR:
 		pt_tree_root(parent);
 		return PT_OK;
+	case PT_TN_PASPACE:
+	case PT_TN_PAFILE: {
+		/* NODE may be PARENT: read it before clearing */
+		bool file = node->type == PT_TN_PAFILE;
+		unsigned space = node->choice;
+
+		memset(parent, 0, sizeof(*parent));
+		parent->type = file ? PT_TN_PASPACE : PT_TN_PADIR;
+		parent->choice = file ? space : 0;
+		return PT_OK;
+	}
 	case PT_TN_INFO:
 	case PT_TN_MAPS:
 	case PT_TN_ENTRIES:
@@ -590,7 +684,15 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 	*nlink = 1;
 	switch (node->type) {
 	case PT_TN_ROOT:
-		*nlink = 2 + tree->nctx;
+		*nlink = 2 + tree->nctx + 1;   /* the contexts and pa/ */
+		return PT_OK;
+	case PT_TN_PADIR:
+		*nlink = 2 + tree->nspaces;
+		return PT_OK;
+	case PT_TN_PASPACE:
+		if (node->choice >= tree->nspaces)
+			return PT_E_NOTFOUND;
+		*nlink = 2;
 		return PT_OK;
 	case PT_TN_CTXDIR:
 		*nlink = 2 + 3;   /* root table, va/, walk/ */
@@ -652,6 +754,11 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 			return PT_E_NOTFOUND;
 		pt_walk_va(ctx, node->va, &w);
 		err = pt_render_walk(b, ctx, &w, PT_OUT_TEXT);
+		break;
+	case PT_TN_PAFILE:
+		if (node->choice >= tree->nspaces)
+			return PT_E_NOTFOUND;
+		err = pt_render_pa(b, tree->pa, node->choice, node->va, PT_OUT_TEXT, NULL);
 		break;
 	default:
 		return PT_E_USAGE;

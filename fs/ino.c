@@ -24,7 +24,11 @@
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
  *                                      (enum pt_tnode_type in bits 3..0)
  *
- *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`.
+ *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
+ *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
+ *     1 + space(4) + (59-C) bits   PAFILE   pa/SPACE/ADDR, the byte address
+ *  so pa/ names addresses below 2^(59-C): 2^57 with up to 2 contexts, 2^49
+ *  at 1022; a wider name is ENOENT, never another byte's file.
  *  0 is never a node: it is the "negative entry" of a lookup reply.
  *
  *  Why these widths: the context field + a 64-bit byte VA cannot share 64
@@ -71,6 +75,9 @@
 #define PAGE_SHIFT 12
 #define MAX_CTX 1022u   /* context + 1 in at most 10 bits: the walk bit stays above bit 52 */
 #define N_BITS 3
+#define PA_SPACE_BITS 4                    /* pa/SPACE: space ids below 16 (VER2/VER3 have 10) */
+#define INO_PADIR 3
+#define INO_PASPACE 16                     /* + the space id */
 /* the fixed nodes' inode codes are their enum values: pinned, numbers are stable */
 _Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_VADIR == 4 &&
 	       PT_TN_WALKDIR == 5 && PT_TN_ENTRIES == 12, "inode codes of the fixed nodes");
@@ -93,6 +100,11 @@ static unsigned ctx_bits(const struct ptfs *fs)
 uint64_t ptfs_walk_limit(const struct ptfs *fs)
 {
 	return UINT64_C(1) << (63 - ctx_bits(fs));
+}
+
+uint64_t ptfs_pa_limit(const struct ptfs *fs)
+{
+	return UINT64_C(1) << (63 - ctx_bits(fs) - PA_SPACE_BITS);
 }
 
 static bool two_children(const struct pt_level *l)
@@ -312,6 +324,17 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		return PTFS_INO_ROOT;
 	if (id->type == PT_TN_CAPTURE)
 		return PTFS_INO_CAPTURE;
+	if (id->type == PT_TN_PADIR)
+		return INO_PADIR;
+	if (id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
+		if (id->choice >> PA_SPACE_BITS != 0)
+			return 0;
+		if (id->type == PT_TN_PASPACE)
+			return INO_PASPACE + id->choice;
+		if (id->va >= ptfs_pa_limit(fs))
+			return 0;
+		return walk_bit | (uint64_t)id->choice << (shift - 1 - PA_SPACE_BITS) | id->va;
+	}
 	if (id->ctx >= fs->nctx)
 		return 0;
 	pc = &fs->ctx[id->ctx];
@@ -363,9 +386,20 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 			id->type = PT_TN_ROOT;
 		else if (ino == PTFS_INO_CAPTURE)
 			id->type = PT_TN_CAPTURE;
-		else
+		else if (ino == INO_PADIR)
+			id->type = PT_TN_PADIR;
+		else if (ino >= INO_PASPACE && ino < INO_PASPACE + (1u << PA_SPACE_BITS)) {
+			id->type = PT_TN_PASPACE;
+			id->choice = (unsigned)(ino - INO_PASPACE);
+		} else if (ino & walk_bit) {
+			id->type = PT_TN_PAFILE;
+			id->choice = (unsigned)((ino >> (shift - 1 - PA_SPACE_BITS)) &
+						((1u << PA_SPACE_BITS) - 1));
+			id->va = ino & (ptfs_pa_limit(fs) - 1);
+		} else
 			return ENOENT;
-		return 0;
+		/* one number per node (the space id is checked by the lookup that made it) */
+		return ptfs_ino_encode(fs, id) == ino ? 0 : ENOENT;
 	}
 	if (cfield - 1 >= fs->nctx)
 		return ENOENT;

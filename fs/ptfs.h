@@ -104,6 +104,8 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
 int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
 /* walk/ names: the VAs below this (fs/ino.c); any other walk/ name is ENOENT. */
 uint64_t ptfs_walk_limit(const struct ptfs *fs);
+/* pa/SPACE/ names addresses below this (fs/ino.c) */
+uint64_t ptfs_pa_limit(const struct ptfs *fs);
 
 /* ops.c */
 extern const struct fuse_lowlevel_ops ptfs_ops;
