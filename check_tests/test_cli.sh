@@ -112,6 +112,16 @@ for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3 or amd-gpuvm' '\[--kind ver2\|ver
 	'ver3_dual \(nv-gmmu-ver3, 16-byte entries\)'; do
 	if grep -Eq -- "$w" "$TMP/decode-help"; then ok "decode --help: $w"; else bad "decode --help: $w"; fi
 done
+# maps, pa and audit --help: the spaces and the format's own reason names come from the format table.
+"$TOOL" maps --help >"$TMP/maps-help" 2>&1
+"$TOOL" pa --help >"$TMP/pa-help" 2>&1
+"$TOOL" audit --help >"$TMP/audit-help" 2>&1
+for w in 'maps-help:^ {19}nv-gmmu-ver2, nv-gmmu-ver3: vidmem, sysmem, peer0\.\.peer7$' \
+	'maps-help:^ {19}amd-gart, amd-gpuvm: vram, sysmem$' \
+	'pa-help:^  nv-gmmu-ver2, nv-gmmu-ver3: vidmem, sysmem, peer0\.\.peer7$' 'pa-help:^  amd-gart, amd-gpuvm: vram, sysmem$' \
+	'audit-help:^  no_atomic \(atomic_disable\), privileged \(privilege\) in nv-gmmu-ver3$'; do
+	if grep -Eq -- "${w#*:}" "$TMP/${w%%:*}"; then ok "--help: $w"; else bad "--help: $w"; fi
+done
 err "no command" E_USAGE "$TOOL"
 err "unknown command" E_USAGE "$TOOL" frobnicate
 err "unknown global option" E_USAGE "$TOOL" --frob

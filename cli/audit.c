@@ -60,9 +60,12 @@ static const char audit_help[] =
 	"line `VA SIZE ACCESS [EXPECTED_PA]`: VA and EXPECTED_PA 0x hex or decimal,\n"
 	"SIZE with an optional K, M or G suffix, ACCESS r, w, rw or atomic; `#` starts\n"
 	"a comment.  Each page gets ok, pa_mismatch, unmapped or access_denied with\n"
-	"its reason (the entry field that denies it: read_only, writeable=0, readable=0,\n"
-	"atomic_disable, privilege; nv-gmmu-ver3 no_atomic, privileged; or the walk\n"
-	"fault).  Accesses are non-privileged unless --privileged.\n"
+	"its reason: the walk fault, or the entry field that denies it: read_only,\n"
+	"writeable=0, readable=0, atomic_disable, privilege, or the format's own\n"
+	"name for one of them:\n";
+/* After the per-format names (print_help: from the format table). */
+static const char audit_help2[] =
+	"Accesses are non-privileged unless --privileged.\n"
 	"Exit status: 0 when every page is ok, 1 otherwise, 2 on an error.\n";
 
 static int legs_add(struct legs *l, const struct leg *g)
@@ -147,6 +150,36 @@ static const char *perm_name(const struct pt_format *fmt, uint32_t perm, const c
 		if (p->perm == perm)
 			return p->name;
 	return generic;
+}
+
+/*
+ * The help text: each format's own reason names (perm_names, where they
+ * differ from the generic ones) come from the format table, so that the
+ * help names no format by hand.
+ */
+static void print_help(void)
+{
+	static const struct pt_perm_name generic[] = {
+		{PT_PERM_READ_ONLY, "read_only"}, {PT_PERM_NO_WRITE, "writeable=0"},
+		{PT_PERM_NO_READ, "readable=0"}, {PT_PERM_ATOMIC_DISABLE, "atomic_disable"},
+		{PT_PERM_PRIVILEGE, "privilege"},
+	};
+	const struct pt_format *f;
+
+	fputs(audit_help, stdout);
+	for (unsigned i = 0; (f = pt_format_at(i)); i++) {
+		unsigned n = 0;
+
+		for (size_t g = 0; g < sizeof generic / sizeof generic[0]; g++) {
+			const char *own = perm_name(f, generic[g].perm, generic[g].name);
+
+			if (strcmp(own, generic[g].name) != 0)
+				printf("%s%s (%s)", n++ ? ", " : "  ", own, generic[g].name);
+		}
+		if (n)
+			printf(" in %s\n", f->name);
+	}
+	fputs(audit_help2, stdout);
 }
 
 /* Why ACCESS is denied on a page with PERM; "" when it is allowed. */
@@ -292,7 +325,7 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 		unsigned shift = s->table.page_shift;
 
 		r->page_size = shift < 64 ? (uint64_t)1 << shift : 0;
-		/* The entry's span, as the walker anchors pages (a GART's START may be unaligned). */
+		/* The entry's span, as the walker anchors pages (a context's first VA need not be page-aligned). */
 		r->page_va = pt_table_entry_va(&s->table, s->index);
 		snprintf(r->reason, sizeof r->reason, "%s at %s %" PRIu64 ": %s",
 			 pt_fault_name(w.fault), l->name, s->index,
@@ -332,7 +365,7 @@ int cli_audit(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":hjp", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(audit_help, stdout);
+			print_help();
 			return CLI_EXIT_OK;
 		case 'j':
 			json = true;

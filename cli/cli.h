@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pt_capture.h"
 #include "pt_error.h"
@@ -47,6 +48,8 @@ bool cli_parse_u64(const char *s, uint64_t *v);
 bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi);
 /* A size: a number optionally followed by K, M or G (binary, either case). */
 bool cli_parse_size(const char *s, uint64_t *v);
+/* One line per format (formats with equal lists share it): INDENT, names, ": ", spaces. */
+void cli_print_spaces(FILE *f, const char *indent);
 
 /*
  * Loads CAPTURE into *CAP; on failure reports the error and returns false

@@ -335,9 +335,10 @@ static int read_blob(const char *path, uint8_t **data, size_t *len)
 /*
  * Whether a blob of LEN bytes at BASE is one whole table of level L.  A
  * level with index bits holds 2^bits entries; its table is aligned to its
- * size up to 4 KiB, and the root to 4 KiB (e.g. reference/nvidia-gmmu.md:
- * directory address fields hold addr>>12, a big-page table pointer addr>>8
- * for its 256 B table, the root is 4 KB aligned).  A flat level (bits 0)
+ * size up to 4 KiB, and the root to 4 KiB (directory address fields that
+ * hold addr>>12 cannot point below 4 KiB; a smaller table, such as a
+ * 256-byte one under an addr>>8 pointer, is aligned to its size; see
+ * reference/ for each format's fields).  A flat level (bits 0)
  * takes its entry count from the context: any whole number of entries fits.
  */
 static bool table_fits(const struct pt_level *l, uint64_t len, uint64_t base)

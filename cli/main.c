@@ -81,6 +81,68 @@ bool cli_parse_size(const char *s, uint64_t *v)
 	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD | PT_NUM_SUFFIX, v);
 }
 
+/* Whether formats A and B have the same space names in the same order. */
+static bool same_spaces(const struct pt_format *a, const struct pt_format *b)
+{
+	size_t i;
+
+	for (i = 0; a->spaces[i] && b->spaces[i]; i++)
+		if (strcmp(a->spaces[i], b->spaces[i]) != 0)
+			return false;
+	return !a->spaces[i] && !b->spaces[i];
+}
+
+/* Length of the name before its trailing decimal digits (all of it when there are none). */
+static size_t stem_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && s[n - 1] >= '0' && s[n - 1] <= '9')
+		n--;
+	return n;
+}
+
+/*
+ * The help's space list comes from the format table, so that no help text
+ * names a format's spaces by hand.  Formats with the same list share a
+ * line; a run NAME0, NAME1, ... NAMEk prints as NAME0..NAMEk to keep the
+ * lines short.
+ */
+void cli_print_spaces(FILE *f, const char *indent)
+{
+	const struct pt_format *a, *b;
+
+	for (unsigned i = 0; (a = pt_format_at(i)); i++) {
+		unsigned j;
+
+		for (j = 0; j < i && !same_spaces(pt_format_at(j), a); j++)
+			;
+		if (j < i)
+			continue;   /* listed with an earlier format */
+		fprintf(f, "%s%s", indent, a->name);
+		for (j = i + 1; (b = pt_format_at(j)); j++)
+			if (same_spaces(a, b))
+				fprintf(f, ", %s", b->name);
+		fputs(":", f);
+		for (size_t k = 0; a->spaces[k]; k++) {
+			const char *s = a->spaces[k];
+			size_t stem = stem_len(s), e = k;
+
+			/* Extend over NAME<k+1>, NAME<k+2>, ... with the same stem. */
+			while (stem && stem < strlen(s) && a->spaces[e + 1] &&
+			       stem_len(a->spaces[e + 1]) == stem && strncmp(a->spaces[e + 1], s, stem) == 0 &&
+			       strtoul(a->spaces[e + 1] + stem, NULL, 10) == strtoul(a->spaces[e] + stem, NULL, 10) + 1)
+				e++;
+			fprintf(f, "%s %s", k ? "," : "", s);
+			if (e > k + 1) {
+				fprintf(f, "..%s", a->spaces[e]);
+				k = e;
+			}
+		}
+		fputs("\n", f);
+	}
+}
+
 /* --gfx N of any subcommand: the load option for umr logs (cli_take_gfx). */
 static struct pt_load_opts load_opts;
 

@@ -20,7 +20,9 @@ static const char maps_help[] =
 	"pages contiguous in VA and PA with equal attributes.  Filters keep pages\n"
 	"before runs are merged:\n"
 	"  --ro             read_only pages only\n"
-	"  --space S        pages in space S (vidmem, sysmem, peer0..., vram)\n"
+	"  --space S        pages in space S of the context's format:\n";
+/* After the space list (cli_print_spaces: from the format table). */
+static const char maps_help2[] =
 	"  --kind K         pages whose kind column is K\n"
 	"  --range A-B      pages overlapping VA A..B (hex, inclusive)\n"
 	"  --page-size P    pages of size P (4K, 64K, 2M, or a number)\n"
@@ -91,6 +93,8 @@ int cli_maps(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			fputs(maps_help, stdout);
+			cli_print_spaces(stdout, "                   ");
+			fputs(maps_help2, stdout);
 			return CLI_EXIT_OK;
 		case 'j':
 			json = true;

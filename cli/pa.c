@@ -15,10 +15,10 @@ static const char pa_help[] =
 	"Usage: ptfs-tool pa [--json] CAPTURE SPACE:ADDR\n"
 	"\n"
 	"Lists every mapping of the physical byte ADDR (hex or decimal) of SPACE\n"
-	"(vidmem, sysmem, peerN; amd-gart: vram, sysmem) in every context, one line\n"
-	"`CONTEXT VA LEAF-PATH FLAGS` each: aliases within a context and across\n"
-	"contexts.  VA is the address of that byte.  Exit status 0 when something\n"
-	"maps it, 1 when nothing does.\n";
+	"in every context, one line `CONTEXT VA LEAF-PATH FLAGS` each: aliases\n"
+	"within a context and across contexts.  VA is the address of that byte.\n"
+	"Exit status 0 when something maps it, 1 when nothing does.  The spaces of\n"
+	"each format:\n";
 
 int cli_pa(int argc, char **argv)
 {
@@ -44,6 +44,7 @@ int cli_pa(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			fputs(pa_help, stdout);
+			cli_print_spaces(stdout, "  ");
 			return CLI_EXIT_OK;
 		case 'j':
 			json = true;
@@ -57,7 +58,7 @@ int cli_pa(int argc, char **argv)
 	colon = strchr(argv[optind + 1], ':');
 	if (!colon || colon == argv[optind + 1] ||
 	    (size_t)(colon - argv[optind + 1]) >= sizeof name || !cli_parse_u64(colon + 1, &addr))
-		return cli_fail(PT_E_VALUE, "pa: bad address '%s' (SPACE:ADDR, e.g. vidmem:0x10001000)",
+		return cli_fail(PT_E_VALUE, "pa: bad address '%s' (SPACE:ADDR; spaces: ptfs-tool pa --help)",
 				argv[optind + 1]);
 	memcpy(name, argv[optind + 1], (size_t)(colon - argv[optind + 1]));
 	name[colon - argv[optind + 1]] = 0;
