@@ -638,7 +638,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 			parent->type = PT_TN_ENTRYDIR;
 			return PT_OK;
 		}
-		/* fall through */
+		__attribute__((fallthrough));   /* a leaf: its parent is its table, as below */
 	case PT_TN_ENTRYDIR:
 		if (!node->node.ctx || node->node.n == 0)
 			return PT_E_NOTFOUND;
