@@ -37,7 +37,7 @@ static void render_runs(struct pt_buf *b, const struct pt_context *ctx,
 	while (pt_runs_next(&it, &r))
 		pt_render_run(b, ctx, &r, NULL, out);
 	if (it.truncated)
-		pt_render_runs_truncated(b, out);
+		pt_render_runs_truncated(b, &it, out);
 }
 
 START_TEST(test_unfiltered_equals_maps)

@@ -331,19 +331,23 @@ static bool tset_has(const struct tset *s, int level, const char *space, uint64_
 	return false;
 }
 
+/*
+ * A table's contents: its listed (captured, non-zero) entries with their
+ * indices, and how much of it is captured.  pt_table_next() skips zero and
+ * uncaptured memory in O(non-zero), so a flat table of 2^36 entries with a
+ * few captured pages hashes at once; at most PT_SCAN_ENTRIES_MAX entries
+ * are read (a table past that compares by what was read).
+ */
 static uint64_t table_hash(const struct pt_table *t)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull, idx = 0, n = 0;
+	struct pt_entry e;
 
-	for (uint64_t i = 0; i < t->entries; i++) {
-		struct pt_entry e;
-		uint64_t v[2] = {0x6e6f742063617074ull, 0};   /* "not captured" marker */
+	h = (h ^ (uint64_t)t->cover) * 1099511628211ull;
+	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, &e); idx++, n++) {
+		uint64_t v[3] = {idx, e.raw[0], e.raw[1]};
 
-		if (pt_table_read(t, i, &e)) {
-			v[0] = e.raw[0];
-			v[1] = e.raw[1];
-		}
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 3; k++)
 			for (int by = 0; by < 8; by++) {
 				h ^= (v[k] >> (8 * by)) & 0xff;
 				h *= 1099511628211ull;

@@ -61,7 +61,7 @@ static void one_context(struct pt_buf *out, const struct pt_context *ctx,
 	if (it.truncated) {
 		if (prefix && !json)
 			pt_buf_printf(out, "%s ", prefix);
-		pt_render_runs_truncated(out, o);
+		pt_render_runs_truncated(out, &it, o);
 	}
 }
 

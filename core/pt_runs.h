@@ -75,6 +75,9 @@ struct pt_runs_iter {
 	bool have_gap;
 	uint64_t nruns, gap_walks;
 	bool truncated;            /* stopped at PT_MAPS_RUNS_MAX runs or PT_RUNS_GAP_WALKS_MAX walks */
+	uint64_t cut_va;           /* truncated: the first VA not accounted for */
+	uint64_t cut_limit;        /* truncated: the bound that was hit ... */
+	const char *cut_what;      /* ... and what it counts ("runs", "walks", "entries read") */
 	bool done;
 };
 
@@ -90,8 +93,8 @@ bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out);
  */
 void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct pt_run *r,
 		   const char *context, enum pt_out out);
-/* The line pt_render_maps() ends with when it stops at PT_MAPS_RUNS_MAX. */
-void pt_render_runs_truncated(struct pt_buf *b, enum pt_out out);
+/* The last line of a cut list: which bound stopped IT and where (as maps says it). */
+void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, enum pt_out out);
 /* Appends S as a JSON string. */
 void pt_json_str(struct pt_buf *b, const char *s);
 

@@ -63,6 +63,17 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 	it->cursor_end = it->cursor >= it->va_limit;
 }
 
+/* Marks IT cut at VA by LIMIT of WHAT (the first bound hit is the one reported). */
+static void runs_cut(struct pt_runs_iter *it, uint64_t va, uint64_t limit, const char *what)
+{
+	if (it->truncated)
+		return;
+	it->truncated = true;
+	it->cut_va = va;
+	it->cut_limit = limit;
+	it->cut_what = what;
+}
+
 static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 		      const char *kind)
 {
@@ -70,7 +81,8 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 
 	if (f->state && strcmp(f->state, "mapped") != 0)
 		return false;
-	if (f->read_only && !(pg->leaf.perm & PT_PERM_READ_ONLY))
+	/* read-only in every format's words: read_only set, or writeable clear */
+	if (f->read_only && !(pg->leaf.perm & (PT_PERM_READ_ONLY | PT_PERM_NO_WRITE)))
 		return false;
 	if (f->space >= 0 && pg->space != (unsigned)f->space)
 		return false;
@@ -99,7 +111,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		} else if (!pt_pages_next(&it->pages, &pg)) {
 			it->pages_done = true;
 			if (it->pages.cut)
-				it->truncated = true;
+				runs_cut(it, it->pages.cut_va, PT_SCAN_ENTRIES_MAX, "entries read");
 			break;
 		}
 		if (pg.va > it->f.va_hi) {
@@ -122,7 +134,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 			return true;
 		}
 		if (++it->nruns > PT_MAPS_RUNS_MAX) {
-			it->truncated = true;
+			runs_cut(it, pg.va, PT_MAPS_RUNS_MAX, "runs");
 			it->pages_done = true;
 			it->done = true;
 			return false;
@@ -165,8 +177,15 @@ static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **
 		const struct pt_walk_step *s = &w.steps[w.fault_step];
 		const struct pt_table *t = &s->table;
 
+		uint64_t next = s->index;
+		struct pt_entry e;
+
 		if (!s->captured && t->cover == PT_COVER_NONE)
 			end = t->va_base + (t->entries << t->page_shift);
+		else if (!s->captured)
+			/* a partly captured table: the hole ends at the next captured entry */
+			end = pt_table_next(t, &next, true, &e) ? pt_table_entry_va(t, next) :
+			      t->va_base + (t->entries << t->page_shift);
 		else
 			end = pt_table_entry_va(t, s->index) + (UINT64_C(1) << t->page_shift);
 		if (w.fault != PT_FAULT_UNMAPPED)
@@ -199,7 +218,7 @@ bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out)
 
 			if (it->gap_walks >= PT_RUNS_GAP_WALKS_MAX) {
 				/* Fail closed: say the list stops here rather than go on unbounded. */
-				it->truncated = true;
+				runs_cut(it, start, PT_RUNS_GAP_WALKS_MAX, "walks");
 				it->done = true;
 				if (it->have_gap) {
 					*out = it->gap;
@@ -314,10 +333,14 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 		      r->kind);
 }
 
-void pt_render_runs_truncated(struct pt_buf *b, enum pt_out out)
+void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, enum pt_out out)
 {
+	int d = (int)it->ctx->fmt->va_digits;
+
 	if (out == PT_OUT_JSON)
-		pt_buf_printf(b, "{\"truncated_after_runs\": %" PRIu64 "}\n", PT_MAPS_RUNS_MAX);
+		pt_buf_printf(b, "{\"truncated_at_va\": \"0x%0*" PRIx64 "\", \"more_than\": %" PRIu64
+			      ", \"of\": \"%s\"}\n", d, it->cut_va, it->cut_limit, it->cut_what);
 	else
-		pt_buf_printf(b, "# truncated after %" PRIu64 " runs\n", PT_MAPS_RUNS_MAX);
+		pt_buf_printf(b, "# truncated at VA 0x%0*" PRIx64 ": more than %" PRIu64 " %s\n",
+			      d, it->cut_va, it->cut_limit, it->cut_what);
 }
