@@ -1016,4 +1016,16 @@ if [ -L "$TMP/hm.x/hopper0/va/0x100000000005000" ] && [ -L "$TMP/hm.x/blackwell0
 if ls "$TMP/hm.x/hopper0/va" | grep -qvE '^0x[0-9a-f]{15}$'; then bad "ver3 export: a va/ name not 15 hex digits"; else ok; fi
 if grep -qx 'family: hopper' "$TMP/hm.x/hopper0/info" && grep -qx 'chip: gb100' "$TMP/hm.x/blackwell0/info"; then ok; else bad "ver3 export: info chip/family: $(cat "$TMP/hm.x/hopper0/info")"; fi
 
+# ---- gem5: a VMID > 0 root in ptBase makes an amd-gpuvm context (issue 13) ----
+# gem5 saves only the root of such a VM: the context takes gem5's model
+# (4 levels over the 48-bit VA, block size 0) and says so in info.
+cp -r "$FIX/gem5-m5out" "$TMP/g5vm"
+sed -i 's/^ptBase=.*/ptBase=0 1048577 0 0 0 0 0 0 0 0 0 0 0 0 0 0/' "$TMP/g5vm/cpt.1234/m5.cpt"
+rc "gem5 ptBase[1]: loads (check exits 0 or 1, not 2)" 1 "$TOOL" check "$TMP/g5vm/cpt.1234"
+run "$TOOL" info "$TMP/g5vm/cpt.1234" vmid1
+has "gem5 ptBase[1]: an amd-gpuvm context" '^format: amd-gpuvm$'
+has "gem5 ptBase[1]: gem5's depth" '^page_table_depth: 3$'
+has "gem5 ptBase[1]: the root from ptBase" '^root: vram:0x100000$'
+has "gem5 ptBase[1]: info says where the geometry comes from" '^x-geometry: gem5 model'
+
 report

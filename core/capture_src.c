@@ -656,6 +656,21 @@ static pt_err load_gem5(struct loader *ld, int dfd, const char *prefix)
 		gen_line(&g, o, "[%s vmid%u]", fn->ctx_section, v);
 		gen_line(&g, o, "gfx = 9");
 		gen_line(&g, o, "page_table_base_addr = 0x%" PRIx64, cpt->pt_base[v]);
+		/*
+		 * gem5 keeps only the root of a VMID > 0 (ptStart/ptEnd are never
+		 * written): its walker (pagetable_walker.cc) and Linux gmc_v9_0 use
+		 * 4 levels over the 48-bit VA, a 512-entry root indexed from VA
+		 * bit 39, block size 0 — the checkpoint's model, stated, not guessed.
+		 */
+		gen_line(&g, o, "page_table_start_addr = 0x0");
+		gen_line(&g, o, "page_table_end_addr = 0xfffffffff");
+		gen_line(&g, o, "page_table_depth = 3");
+		gen_line(&g, o, "page_table_block_size = 0");
+		if (cpt->reg[PT_G5_FB_OFFSET].has)
+			gen_line(&g, o, "fb_offset = 0x%" PRIx64, cpt->reg[PT_G5_FB_OFFSET].raw);
+		gen_line(&g, o, "x-from-page_table_base_addr = %s:%u ptBase[%u]", label,
+			 cpt->pt_base_line, v);
+		gen_line(&g, o, "x-geometry = gem5 model: 4 levels, 48-bit VA (ptStart/ptEnd not saved)");
 	}
 	rc = gen_finish(ld, &g, label);
 out:
