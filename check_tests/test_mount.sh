@@ -849,6 +849,13 @@ MC_VM_SYSTEM_APERTURE_LOW_ADDR = 0
 MC_VM_SYSTEM_APERTURE_HIGH_ADDR = 0xFFFB
 EOF_INI
 truncate -s 8G "$SP/mem/table.bin"
+# ptfs knows the holes of a mapped file as zero (SEEK_HOLE), but records at
+# most 4096 per file: 4097 invalid entries 8 KiB apart leave the rest of the
+# 8 GiB as zero bytes that must be read
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for i in range(4097):
+    os.pwrite(fd, b"\x00\x00\x00\x20\x00\x00\x00\x00", i * 8192)' "$SP/mem/table.bin"
 M=$TMP/busy
 if start_fg "$SP" "$M" --; then
 	t0=$SECONDS
@@ -919,6 +926,29 @@ if do_mount "$T" "$TMP/rb" && do_mount "$TR" "$TMP/ra"; then
 	do_umount "$TMP/rb"
 else
 	bad "turing-mixed and turing-mixed-relocated: mount for diff -r"
+fi
+
+# ---- va/ of 2^20 entries, all invalid but non-zero after the first 10 -------
+# A va/ request ends within its work budget once it has a link (issue 16):
+# the listing must still hold every link, the kernel resuming from the
+# cookie after each short reply.
+VD="$TMP/vabudget.d"
+mkdir -p "$VD"
+printf '[capture]\nversion = 1\nformat = amd-gart\n[memory t]\nspace = vram\nbase = 0x100000\nfile = t.bin\n[gart g]\nVM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x100001\nVM_CONTEXT0_PAGE_TABLE_START_ADDR = 0\nVM_CONTEXT0_PAGE_TABLE_END_ADDR = 0xfffff\n' \
+	>"$VD/capture.ini"
+printf '\x00\x00\x00\x20\x00\x00\x00\x00' >"$VD/t.bin"    # 0x20000000: not valid, not zero
+for _ in $(seq 20); do cat "$VD/t.bin" "$VD/t.bin" >"$VD/t2" && mv "$VD/t2" "$VD/t.bin"; done
+for i in $(seq 0 9); do    # pages 0..9 valid: 0x2000i077
+	printf "\\x77\\x$(printf '%x' "$i")0\\x00\\x20" | dd of="$VD/t.bin" bs=1 seek=$((8 * i)) conv=notrunc status=none
+done
+printf '\x77\x00\x00\x30' | dd of="$VD/t.bin" bs=1 seek=$((8 * ((1 << 20) - 1))) conv=notrunc status=none
+if do_mount "$VD" "$TMP/vb"; then
+	check "va/ over 2^20 invalid entries lists all 11 links" test "$(ls "$TMP/vb/g/va" | wc -l)" = 11
+	check "va/: the link after the invalid run is there" \
+		test "$(ls "$TMP/vb/g/va" | tail -n 1)" = "$(printf '0x%012x' $(( ((1 << 20) - 1) << 12 )))"
+	do_umount "$TMP/vb"
+else
+	bad "mount the va/ budget capture"
 fi
 
 report

@@ -123,6 +123,7 @@ static void unload(struct pt_capture *cap)
 		munmap(cap->maps[i].p, cap->maps[i].len);
 		if (cap->maps[i].fd >= 0)
 			close(cap->maps[i].fd);
+		free(cap->maps[i].used);
 	}
 	free(cap->maps);
 	cap->maps = NULL;
@@ -167,6 +168,8 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 		return PT_E_NOMEM;
 	cap->maps[cap->nmaps].p = p;
 	cap->maps[cap->nmaps].len = len;
+	cap->maps[cap->nmaps].used = NULL;
+	cap->maps[cap->nmaps].nused = cap->maps[cap->nmaps].usedcap = 0;
 	/* No descriptor left: pt_capture_guard() then copies the pages at once. */
 	cap->maps[cap->nmaps].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	cap->nmaps++;
@@ -245,7 +248,12 @@ static int cmp_ctx(const void *a, const void *b)
 		      (*(const struct pt_context *const *)b)->name);
 }
 
-/* Moves member M's bytes into built region ID; frees the chunks after the last user. */
+/*
+ * Moves member M's bytes into built region ID: the first section takes
+ * the chunks themselves and later sections of the same member share them
+ * (1000 sections naming one member hold its bytes once); the member's own
+ * copy is freed after its last user.
+ */
 static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 {
 	bool last = --m->users == 0;
@@ -258,10 +266,15 @@ static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 		if (off < m->size) {
 			if (n > m->size - off)
 				n = m->size - off;
-			/* The last user takes the chunk itself: no second copy. */
-			if (last && pt_mem_region_adopt(cap->mem, id, off, m->c[i].data,
-							m->c[i].len) == PT_OK) {
-				m->c[i].data = NULL;
+			if (m->c[i].lent) {
+				rc = pt_mem_region_share(cap->mem, id, off, m->c[i].data, m->c[i].len);
+				if (rc)
+					return rc;
+				continue;
+			}
+			/* No second copy: the region takes the chunk, later sections share it. */
+			if (pt_mem_region_adopt(cap->mem, id, off, m->c[i].data, m->c[i].len) == PT_OK) {
+				m->c[i].lent = true;
 				continue;
 			}
 			rc = pt_mem_region_write(cap->mem, id, off, m->c[i].data, (size_t)n);
@@ -269,7 +282,7 @@ static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 				return rc;
 		}
 		/* Free as we go, so a big member never exists twice in memory. */
-		if (last) {
+		if (last && !m->c[i].lent) {
 			free(m->c[i].data);
 			m->c[i].data = NULL;
 		}
@@ -342,6 +355,8 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		ri->in_place = m->kind == MK_INPLACE;
 		if (ri->in_place) {
 			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr, m->size, &id);
+			if (!rc)
+				rc = pt_capture_map_use(cap, id, m->ptr, m->size);
 		} else {
 			rc = pt_mem_add_built(cap->mem, s->space, s->base, m->size, &id);
 			if (!rc)

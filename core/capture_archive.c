@@ -25,7 +25,8 @@
 void pt_member_free_data(struct member *m)
 {
 	for (size_t i = 0; i < m->nc; i++)
-		free(m->c[i].data);
+		if (!m->c[i].lent)
+			free(m->c[i].data);
 	free(m->c);
 	m->c = NULL;
 	m->nc = m->cap = 0;
@@ -67,6 +68,7 @@ pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
 				return PT_E_NOMEM;
 			c->idx = idx;
 			c->len = (uint32_t)clen;
+			c->lent = false;
 			m->nc++;
 		}
 		if (c) {

@@ -33,6 +33,7 @@ struct schunk {
 	uint64_t idx;
 	uint8_t *data;
 	uint32_t len;       /* bytes allocated */
+	bool lent;          /* DATA now belongs to the capture's memory (shared by its sections) */
 };
 
 enum mkind {
@@ -63,6 +64,13 @@ struct mapping {
 	void *p;
 	size_t len;
 	int fd;
+	/*
+	 * Page-aligned byte ranges of the mapping that regions serve, sorted
+	 * and merged by pt_capture_guard(): only these are copied when the
+	 * lease breaks (the rest of a large archive is never read again).
+	 */
+	struct pt_span { size_t off, len; } *used;
+	size_t nused, usedcap;
 };
 
 struct pt_capture {
@@ -88,6 +96,13 @@ struct pt_capture {
 	bool guarded;           /* pt_capture_guard() was called */
 	const char *source_kind;/* static: "umr log", "gem5 checkpoint"; NULL: a capture archive */
 };
+
+/*
+ * Notes that region ID serves the LEN bytes at P (inside one of CAP's
+ * mappings, or none): the pages to keep when the lease breaks, and the
+ * file's holes there (pt_mem_region_hole()).
+ */
+pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 
 /* State of one load. */
 struct loader {

@@ -28,6 +28,7 @@
 struct chunk {
 	uint64_t idx;      /* offset in the region >> CHUNK_SHIFT */
 	uint8_t *data;     /* chunk_len() bytes */
+	bool shared;       /* DATA belongs to another region (pt_mem_region_share): never written or freed here */
 };
 
 struct region {
@@ -44,6 +45,9 @@ struct region {
 	bool built;
 	struct chunk *chunks;      /* built: sorted by idx, non-zero chunks only */
 	size_t nchunks, chunk_cap;
+	/* borrowed: data ranges known to read as zero (file holes), sorted, apart */
+	struct { uint64_t off, len; } *holes;
+	size_t nholes, hole_cap;
 };
 
 struct pt_mem {
@@ -75,8 +79,10 @@ void pt_mem_free(struct pt_mem *mem)
 		struct region *r = &mem->regions[i];
 
 		for (size_t c = 0; c < r->nchunks; c++)
-			free(r->chunks[c].data);
+			if (!r->chunks[c].shared)
+				free(r->chunks[c].data);
 		free(r->chunks);
+		free(r->holes);
 	}
 	free(mem->regions);
 	free(mem->sorted);
@@ -188,9 +194,21 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 				(r->nchunks - pos) * sizeof *r->chunks);
 			r->chunks[pos].idx = idx;
 			r->chunks[pos].data = c;
+			r->chunks[pos].shared = false;
 			r->nchunks++;
 			mem->resident += clen;
 			have = true;
+		} else if (have && r->chunks[pos].shared) {
+			/* Another region's bytes: this region gets its own copy before writing. */
+			uint64_t clen = chunk_len(r, idx);
+			uint8_t *c = malloc((size_t)clen);
+
+			if (!c)
+				return PT_E_NOMEM;
+			memcpy(c, r->chunks[pos].data, (size_t)clen);
+			r->chunks[pos].data = c;
+			r->chunks[pos].shared = false;
+			mem->resident += clen;
 		}
 		if (have)
 			memcpy(r->chunks[pos].data + in, src, n);
@@ -202,8 +220,9 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 	return PT_OK;
 }
 
-pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
-			   void *chunk, size_t len)
+/* Puts CHUNK at OFFSET of built region ID; SHARED: it stays another region's. */
+static pt_err region_put(struct pt_mem *mem, unsigned id, uint64_t offset,
+			 void *chunk, size_t len, bool shared)
 {
 	struct region *r;
 	uint64_t idx;
@@ -224,9 +243,63 @@ pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
 	memmove(&r->chunks[pos + 1], &r->chunks[pos], (r->nchunks - pos) * sizeof *r->chunks);
 	r->chunks[pos].idx = idx;
 	r->chunks[pos].data = chunk;
+	r->chunks[pos].shared = shared;
 	r->nchunks++;
-	mem->resident += chunk_len(r, idx);
+	/* shared bytes are resident once, in the region that owns them */
+	if (!shared)
+		mem->resident += chunk_len(r, idx);
 	return PT_OK;
+}
+
+pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   void *chunk, size_t len)
+{
+	return region_put(mem, id, offset, chunk, len, false);
+}
+
+pt_err pt_mem_region_share(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   const void *chunk, size_t len)
+{
+	return region_put(mem, id, offset, (void *)chunk, len, true);
+}
+
+pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint64_t len)
+{
+	struct region *r;
+
+	if (!mem || mem->sealed || id >= mem->nregions)
+		return PT_E_USAGE;
+	r = &mem->regions[id];
+	if (r->built || offset > r->size || len > r->size - offset ||
+	    (r->nholes && offset < r->holes[r->nholes - 1].off + r->holes[r->nholes - 1].len))
+		return PT_E_USAGE;
+	if (!len)
+		return PT_OK;
+	if (!pt_vec_reserve(&r->holes, &r->hole_cap, r->nholes + 1, sizeof *r->holes))
+		return PT_E_NOMEM;
+	r->holes[r->nholes].off = offset;
+	r->holes[r->nholes].len = len;
+	r->nholes++;
+	return PT_OK;
+}
+
+/* The data offset at or after DOFF of borrowed region R not inside a hole. */
+static uint64_t past_holes(const struct region *r, uint64_t doff)
+{
+	size_t lo = 0, hi = r->nholes;
+
+	/* the first hole ending after DOFF */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->holes[mid].off + r->holes[mid].len <= doff)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nholes && r->holes[lo].off <= doff)
+		doff = r->holes[lo].off + r->holes[lo].len;
+	return doff;
 }
 
 static int cmp_sorted(const void *a, const void *b, void *ud)
@@ -550,11 +623,15 @@ bool pt_mem_next_nonzero(const struct pt_mem *mem, unsigned space, uint64_t pa, 
 	for (pos = find_region(mem, space, pa); pos < end; pos++) {
 		const struct region *r = &mem->regions[mem->sorted[pos]];
 		uint64_t from = r->base > pa ? r->base : pa;
-		uint64_t off = from - r->base;
+		/* offsets in the region's data, which starts SKIP bytes before BASE */
+		uint64_t off = from - r->base + r->skip;
 		size_t c;
 
 		if (!r->built) {
-			*next = from;
+			off = past_holes(r, off);
+			if (off - r->skip >= r->size)
+				continue;    /* the rest of this region is a hole */
+			*next = r->base + (off - r->skip);
 			return true;
 		}
 		c = chunk_lower(r, off >> CHUNK_SHIFT);
@@ -562,7 +639,9 @@ bool pt_mem_next_nonzero(const struct pt_mem *mem, unsigned space, uint64_t pa, 
 			continue;    /* the rest of this region is zero */
 		if (r->chunks[c].idx > off >> CHUNK_SHIFT)
 			off = r->chunks[c].idx << CHUNK_SHIFT;
-		*next = r->base + off;
+		if (off - r->skip >= r->size)
+			continue;
+		*next = r->base + (off - r->skip);
 		return true;
 	}
 	return false;

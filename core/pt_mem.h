@@ -70,6 +70,23 @@ pt_err pt_mem_region_adopt(struct pt_mem *mem, unsigned id, uint64_t offset,
 			   void *chunk, size_t len);
 
 /*
+ * Like pt_mem_region_adopt(), but CHUNK stays its owner's (a chunk another
+ * region of MEM adopted: one member named by many [memory] sections is
+ * held once, not once per section).  It must stay valid and unchanged
+ * until pt_mem_free(), which does not free it; pt_mem_resident() counts it
+ * once, in its owner; a later pt_mem_region_write() there copies it first.
+ */
+pt_err pt_mem_region_share(struct pt_mem *mem, unsigned id, uint64_t offset,
+			   const void *chunk, size_t len);
+
+/*
+ * Declares LEN bytes at data OFFSET of borrowed region ID known to read as
+ * zero (a hole of the mapped file), so that pt_mem_next_nonzero() passes
+ * them without reading.  Holes are given in increasing order, apart.
+ */
+pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint64_t len);
+
+/*
  * Ends building: sorts the regions and merges overlapping regions of one
  * space whose bytes agree there (DESIGN §3.1).  Where two disagree returns
  * PT_E_CAPTURE and the two region ids in *A and *B (either may be NULL).

@@ -523,7 +523,16 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
  * past it (+ 2, to stay clear of the cookies of "." and ".."), so a huge va/
  * never holds a list of names and a resumed listing starts where it stopped.
  * The iterator knows each leaf, so the links need no walk for their targets.
+ *
+ * One call reads at most VA_LIST_BUDGET entries once it has listed a link
+ * (tables of invalid but non-zero entries list nothing for minutes): the
+ * caller resumes from the last cookie.  A call that has listed nothing
+ * must not end early, since an empty reply ends the directory and a cookie
+ * can only come with a link: it goes on from where the budget ran out with
+ * twice the budget, until a link or the end (or a cancel).
  */
+#define VA_LIST_BUDGET ((uint64_t)1 << 16)
+
 static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
 		      pt_tree_list_fn fn, void *ud)
 {
@@ -532,21 +541,30 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 	struct pt_page page;
 	struct pt_tnode n;
 	char name[32];
+	uint64_t from = cookie > 2 ? cookie - 2 : 0, budget = VA_LIST_BUDGET;
+	bool any = false;
 
 	if (!ctx)
 		return PT_E_NOTFOUND;
-	pt_pages_init(&it, ctx, cookie > 2 ? cookie - 2 : 0);
-	while (pt_pages_next(&it, &page)) {
-		if (page.va > tree->va_last[dir->ctx])
-			break;
-		ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);
-		n.va = page.va;
-		n.node = page.node;
-		pt_va_name(ctx->fmt, page.va, name, sizeof(name));
-		if (!fn(ud, name, &n, page.va + page.size + 2))
-			break;
+	for (;;) {
+		pt_pages_init(&it, ctx, from);
+		it.budget = budget;
+		while (pt_pages_next(&it, &page)) {
+			if (page.va > tree->va_last[dir->ctx])
+				return PT_OK;
+			ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);
+			n.va = page.va;
+			n.node = page.node;
+			pt_va_name(ctx->fmt, page.va, name, sizeof(name));
+			if (!fn(ud, name, &n, page.va + page.size + 2))
+				return PT_OK;
+			any = true;
+		}
+		if (!it.cut || any || pt_cancelled() || it.cut_va > tree->va_last[dir->ctx])
+			return PT_OK;
+		from = it.cut_va;
+		budget = budget > UINT64_MAX / 2 ? budget : budget * 2;
 	}
-	return PT_OK;
 }
 
 pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,

@@ -14,14 +14,20 @@
  *
  * First every level of both formats decodes and renders the first 16 bytes
  * of the image (pt_format.decode, pt_render_decoded); then the image becomes
- * a one-region pt_mem, a context is built the way capture.c builds one,
- * and exercise.h walks, streams pages, scans and renders it.
+ * a one-region pt_mem, a context is built through the format's own hooks
+ * (ctx_key with the header's values, ctx_missing, ctx_setup) as capture.c
+ * builds one, and exercise.h walks, streams pages, scans and renders it.
+ * fuzz_ctx.c does the same for every format with fuzzer-chosen keys.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "exercise.h"
+#include "fmt_gart.h"
+#include "fmt_ver2.h"
 #include "pt_capture.h"
 #include "pt_format.h"
 #include "pt_mem.h"
@@ -88,7 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pt_mem *mem;
 	struct pt_context ctx;
 	uint64_t base, vas[4];
-	unsigned id, space;
+	unsigned id, space, nkv;
+	char kv[4][2][64], err[512];
+	void *priv;
 
 	if (len > (1u << 20))
 		return 0;
@@ -106,34 +114,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&ctx, 0, sizeof ctx);
 	ctx.name = "fuzz";
 	ctx.fmt = fmt;
+	ctx.priv = priv = calloc(1, fmt->ctx_size ? fmt->ctx_size : 1);
+	if (!priv)
+		abort();
 	if (fmt == &pt_format_gart) {
-		uint64_t r[PT_GR__COUNT] = {0};
-		bool has[PT_GR__COUNT] = {false};
-		char err[256];
-
-		r[PT_GR_PT_BASE] = le64(hdr + 16);
-		r[PT_GR_PT_START] = le64(hdr + 24);
-		r[PT_GR_PT_END] = le64(hdr + 32);
-		r[PT_GR_FB_OFFSET] = le64(hdr + 40);
-		has[PT_GR_PT_BASE] = has[PT_GR_PT_START] = has[PT_GR_PT_END] = true;
-		has[PT_GR_FB_OFFSET] = r[PT_GR_FB_OFFSET] != 0;
-		if (pt_gart_layout_decode(r, has, &ctx.gart, err, sizeof err) != PT_OK)
-			return 0;
-		ctx.root_space = ctx.gart.table_space;
-		ctx.root_addr = ctx.gart.table_addr;
-		ctx.root_entries = ctx.gart.entries;
-		ctx.root_page_shift = 12 + ctx.gart.bfs;
-		ctx.va_base = ctx.gart.va_start;
+		snprintf(kv[0][0], sizeof kv[0][0], "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR");
+		snprintf(kv[1][0], sizeof kv[1][0], "VM_CONTEXT0_PAGE_TABLE_START_ADDR");
+		snprintf(kv[2][0], sizeof kv[2][0], "VM_CONTEXT0_PAGE_TABLE_END_ADDR");
+		snprintf(kv[3][0], sizeof kv[3][0], "MC_VM_FB_OFFSET");
+		for (int i = 0; i < 4; i++)
+			snprintf(kv[i][1], sizeof kv[i][1], "0x%llx", (unsigned long long)le64(hdr + 16 + 8 * i));
+		nkv = le64(hdr + 40) ? 4 : 3;    /* FB_OFFSET given when non-zero */
 	} else {
-		ctx.root_space = space;
-		ctx.root_addr = le64(hdr + 16) & ~0xfffull;
-		ctx.root_entries = (uint64_t)1 << fmt->levels[0].bits;
-		ctx.big_page_size = 65536;
+		snprintf(kv[0][0], sizeof kv[0][0], "space");
+		snprintf(kv[0][1], sizeof kv[0][1], "%s", space ? "sysmem" : "vidmem");
+		snprintf(kv[1][0], sizeof kv[1][0], "address");
+		snprintf(kv[1][1], sizeof kv[1][1], "0x%llx", (unsigned long long)(le64(hdr + 16) & ~0xfffull));
+		snprintf(kv[2][0], sizeof kv[2][0], "big_page_size");
+		snprintf(kv[2][1], sizeof kv[2][1], "64K");
+		nkv = 3;
 	}
+	for (unsigned i = 0; i < nkv; i++) {
+		struct pt_ctx_key k = {kv[i][0], kv[i][1], i + 1, "[fuzz]", err, sizeof err};
+
+		if (fmt->ctx_key(priv, &k) != PT_OK)
+			goto out;
+	}
+	if (fmt->ctx_missing(priv) || fmt->ctx_setup(&ctx, err, sizeof err) != PT_OK)
+		goto out;
 
 	mem = pt_mem_new(fmt == &pt_format_gart ? 2 : 10);
 	if (!mem)
-		return 0;
+		abort();
 	if (len && len - 1 <= UINT64_MAX - base) {
 		if (pt_mem_add_built(mem, space, base, len, &id) != PT_OK ||
 		    pt_mem_region_write(mem, id, 0, img, len) != PT_OK)
@@ -144,5 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx.mem = mem;
 	fz_context(&ctx, vas, 4);
 	pt_mem_free(mem);
+out:
+	if (fmt->ctx_free)
+		fmt->ctx_free(priv);
+	free(priv);
 	return 0;
 }

@@ -5,6 +5,8 @@
 #   OUTDIR/fuzz_capture/      every fixture archive as it is
 #   OUTDIR/fuzz_decode_walk/  80-byte header + a fixture's table memory
 #                             (layout: fuzz_decode_walk.c)
+#   OUTDIR/fuzz_ctx/          format byte, VAs, a context section's keys and
+#                             a fixture's memory regions (layout: fuzz_ctx.c)
 #   OUTDIR/fuzz_umr/, fuzz_gem5/  the hand-written umr logs and m5.cpt of
 #                             check_tests/src_data/ (issue 13)
 # Needs only bash, tar and gzip.
@@ -13,7 +15,7 @@ FIX=$1
 OUT=$2
 STAMP=$3
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5"
+mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-seeds.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -71,6 +73,69 @@ seed gart-umr-kat 1 0x902000 0x40900001 0 0x7ff 0x40 0x444000 0x0 0x7ff000 0x800
 tar -xzf "$FIX/gart-cosim.tar.gz" -C "$TMP/cosim"
 seed gart-cosim 1 0x3ee600000 0x3ee600000 0x7fff00000 0x7fff1ffff 0 \
 	0x7fff00000000 0x7fff00001000 0x7fff1ffff000 0x1000 "$TMP/cosim/mem/vram-3ee600000.bin"
+
+# ---- fuzz_ctx
+le32() {
+	local n=$(( $1 )) s="" i
+	for i in 0 1 2 3; do
+		s+=$(printf '\\x%02x' $(( (n >> (8 * i)) & 0xff )))
+	done
+	printf '%s' "$s"
+}
+# keys INI SECTION: the keys of [SECTION] (x- keys are the core's: left out)
+keys() {
+	awk -v s="[$2]" '/^\[/ { on = ($0 == s); next } on && /=/ && !/^x-/' "$1"
+}
+# ctxseed NAME FMTIDX KEYS VA0 VA1 VA2 VA3 -- SPACEID BASE FILE ...
+ctxseed() {
+	local name=$1 fi=$2 keys=$3 v0=$4 v1=$5 v2=$6 v3=$7
+	shift 8
+	{
+		printf "$(printf '\\x%02x' "$fi")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+		printf "$(le64 "$v0")$(le64 "$v1")$(le64 "$v2")$(le64 "$v3")"
+		printf "$(le64 ${#keys})"
+		printf '%s' "$keys"
+		while [ $# -ge 3 ]; do
+			printf "$(printf '\\x%02x' "$1")$(le64 "$2")$(le32 "$(stat -c %s "$3")")"
+			cat "$3"
+			shift 3
+		done
+	} >"$OUT/fuzz_ctx/$name"
+}
+mkdir -p "$TMP/hop" "$TMP/g9" "$TMP/g12"
+tar -xzf "$FIX/hopper-mixed.tar.gz" -C "$TMP/hop"
+tar -xzf "$FIX/amd-gfx9-vm.tar.gz" -C "$TMP/g9"
+tar -xzf "$FIX/amd-gfx12-vm.tar.gz" -C "$TMP/g12"
+for c in hopper0 blackwell0; do
+	ctxseed "hopper-mixed-$c" 2 "$(keys "$TMP/hop/capture.ini" "pdb $c")" \
+		0x0 0x200000 0x40000000 0x1fffffffffff000 -- \
+		0 0x100000 "$TMP/hop/mem/vidmem-100000.bin" 1 0x100000000 "$TMP/hop/mem/sysmem-100000000.bin"
+done
+for c in gfx.1 gfx.2; do
+	ctxseed "amd-gfx9-vm-$c" 3 "$(keys "$TMP/g9/capture.ini" "vm $c")" \
+		0x0 0x1000 0x200000 0x7fffff000 -- \
+		0 0x100000 "$TMP/g9/mem/vram-100000.bin" 0 0x110000 "$TMP/g9/mem/vram-110000.bin" \
+		1 0x7f000000 "$TMP/g9/mem/sysmem-7f000000.bin"
+done
+ctxseed amd-gfx12-vm 3 "$(keys "$TMP/g12/capture.ini" "vm gfx.1")" \
+	0x0 0x1000 0x200000 0x7fffff000 -- 0 0x200000 "$TMP/g12/mem/vram-200000.bin"
+# umr-gfx9-vmid3.log: its VMID 3 registers as [vm] keys, each distinct
+# VRAM@ADDR={HEX} line as an 8-byte region (umr prints the value most
+# significant byte first; memory holds it little-endian)
+set --
+i=0
+while read -r a h; do
+	b=""
+	for k in 14 12 10 8 6 4 2 0; do
+		b+="\\x${h:k:2}"
+	done
+	printf "$b" >"$TMP/umr-$i.bin"
+	set -- "$@" 0 "$a" "$TMP/umr-$i.bin"
+	i=$((i + 1))
+done < <(sed -n 's/^[[:space:]]*VRAM@\(0x[0-9a-fA-F]*\)={\([0-9a-fA-F]\{16\}\)}.*/\1 \2/p' \
+	"$FIX/umr-gfx9-vmid3.log" | sort -u -k1,1)
+ctxseed umr-gfx9-vmid3 3 "$(printf 'gfx = 9\npage_table_base_addr = 0x80100001\npage_table_end_addr = 0xfffffffff\ncntl = 0x7ffe07\nfb_offset = 0x80')" \
+	0x0 0x1000 0x200000 0x7fffff000 -- "$@"
 
 # ---- fuzz_umr, fuzz_gem5: the parsers' test data (not fixtures: not mountable yet)
 SRC_DATA=$FIX/../check_tests/src_data
