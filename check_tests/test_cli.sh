@@ -1028,4 +1028,7 @@ has "gem5 ptBase[1]: gem5's depth" '^page_table_depth: 3$'
 has "gem5 ptBase[1]: the root from ptBase" '^root: vram:0x100000$'
 has "gem5 ptBase[1]: info says where the geometry comes from" '^x-geometry: gem5 model'
 
+# decode has no context to carry --gfx: refused, never ignored.
+err "decode --gfx: refused" E_UNSUPPORTED "$TOOL" decode --gfx 12 --format amd-gpuvm --level ptb --value 0x00C0000123456077
+
 report

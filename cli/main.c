@@ -313,6 +313,16 @@ int main(int argc, char **argv)
 			continue;
 		if (!cli_take_gfx(&sub_argc, argv + 1, &status))
 			return status;
+		/*
+		 * --gfx is a load option (the generation of a umr log).  A lone
+		 * value has no context to carry it: decode reads it with its
+		 * format's context-free layout, so a generation it would not
+		 * honour is refused rather than ignored.
+		 */
+		if (strcmp(cmd, "decode") == 0 && load_opts.gfx != 0)
+			return cli_fail(PT_E_UNSUPPORTED, "decode: --gfx %u: a value is decoded without a "
+					"context (amd-gpuvm: the gfx9 layout); walk or mount a capture for "
+					"another generation", load_opts.gfx);
 		status = commands[i].run(sub_argc, argv + 1);
 		if (fflush(stdout) != 0 && status != CLI_EXIT_ERROR)
 			status = cli_fail(PT_E_IO, "writing output: %s", strerror(errno));
