@@ -208,7 +208,11 @@ struct pt_format {
 	 */
 	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,
 			 struct pt_entry *out);
-	/* The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter). */
+	/*
+	 * The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter).
+	 * Where the decoder sets a kind (>= 0), this and kind_name read only perm and kind
+	 * (decode --oneline asks once per perm and kind).
+	 */
 	void (*flags)(const struct pt_entry *e, char *buf, size_t len);
 	/* Kind column of a leaf for `maps` ("-" where the format has none) into BUF. */
 	void (*kind_name)(const struct pt_entry *e, char *buf, size_t len);
