@@ -709,7 +709,7 @@ START_TEST(summary_only_decode)
 		unsigned nl = pt_format_nlevels(f);
 
 		for (unsigned l = 0; l < nl; l++) {
-			for (unsigned k = 0; k < 4000; k++) {
+			for (unsigned k = 0; k < 1000; k++) {
 				struct pt_entry full, sum;
 				uint8_t raw[16];
 				char what[96];

@@ -84,7 +84,7 @@ static void print_help(void)
 	printf("Usage: ptfs-tool decode --value V [--format F] [--role R] [--level L] [--base-pa A] [--json]\n"
 	       "       ptfs-tool decode --blob FILE --base-pa A [--format F] [--entry-size 8|16]\n"
 	       "                        [--kind %s] [--levels L[,L...]] [--role R]\n"
-	       "                        [--skip-zero] [--json]\n"
+	       "                        [--skip-zero] [--oneline] [--json]\n"
 	       "\n"
 	       "Decodes one page-table entry, or every entry of a table blob (entry i, printed\n"
 	       "with its index, at physical address A + i * entry size), with the named fields\n"
@@ -120,6 +120,8 @@ static void print_help(void)
 	       "  --kind K          the format and entry size of a blob:\n"
 	       "                    %s\n"
 	       "  --skip-zero       leave out blob entries whose bytes are all zero\n"
+	       "  --oneline         one line per blob entry: INDEX RAW STATE ADDRESS PAGE_SIZE\n"
+	       "                    FLAGS KIND (\"-\" where none); with --json one object per line\n"
 	       "  --json            one JSON object (--value), or for --blob an object with\n"
 	       "                    \"entries\" (each with its \"index\") and \"levels_fit\"\n"
 	       "                    (null with --level)\n", kinds_long);

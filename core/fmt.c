@@ -115,6 +115,8 @@ void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 	 * (bench/README.md).
 	 */
 	memset(e, 0, offsetof(struct pt_entry, fields));
+	/* read the thread-local once: it is a call per access in a PIE */
+	e->summary = summary_only;
 	e->state = PT_ST_UNMAPPED;
 	e->size = (uint8_t)size;
 	e->kind = -1;
@@ -130,8 +132,8 @@ void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
 	struct pt_field *f;
 
 	/* A decoder that overflows the list is a bug; release builds drop the field. */
-	assert(e->nfields < PT_MAX_FIELDS);
-	if (summary_only || e->nfields >= PT_MAX_FIELDS)
+	assert(e->summary || e->nfields < PT_MAX_FIELDS);
+	if (e->summary || e->nfields >= PT_MAX_FIELDS)
 		return;
 	f = &e->fields[e->nfields++];
 	f->key = key;

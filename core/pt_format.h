@@ -148,6 +148,7 @@ struct pt_entry {
 	/* directory (state == PT_ST_POINTER): [0] the only/big table, [1] the small table */
 	struct pt_target target[2];
 
+	bool summary;                /* decoded summary-only (pt_entry_summary_only): no fields */
 	unsigned nfields;
 	struct pt_field fields[PT_MAX_FIELDS];
 };
