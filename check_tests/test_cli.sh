@@ -1030,5 +1030,86 @@ has "gem5 ptBase[1]: info says where the geometry comes from" '^x-geometry: gem5
 
 # decode has no context to carry --gfx: refused, never ignored.
 err "decode --gfx: refused" E_UNSUPPORTED "$TOOL" decode --gfx 12 --format amd-gpuvm --level ptb --value 0x00C0000123456077
+# ---- decode --oneline (issue #15.4) --------------------------------------------
+# Every table of turing-mixed (found through export's entry files), cut out of
+# the fixture's memory files: the --oneline columns equal the full decode's
+# fields for every entry, and --json --oneline is the full JSON's entries, one
+# per line, byte for byte.
+rc "oneline: export turing-mixed" 0 "$TOOL" export "$FIX/turing-mixed.tar" "$TMP/ol.x"
+python3 - "$TOOL" "$FIX/turing-mixed.d" "$TMP/ol.x" "$TMP" >"$TMP/ol.out" 2>&1 <<'EOF2'
+import json, os, re, subprocess, sys
+tool, capdir, xdir, tmp = sys.argv[1:5]
+size = {"pde3": 8, "pde2": 8, "pde1": 8, "pde0": 16, "pte_big": 8, "pte_small": 8}
+count = {"pde3": 4, "pde2": 512, "pde1": 512, "pde0": 256, "pte_big": 32, "pte_small": 512}
+mem, sec = [], {}
+for line in open(os.path.join(capdir, "capture.ini")):
+    line = line.strip()
+    if line.startswith("["):
+        sec = {"name": line}
+        if line.startswith("[memory"):
+            mem.append(sec)
+    elif "=" in line:
+        k, v = [x.strip() for x in line.split("=", 1)]
+        sec[k] = v
+tables = set()
+for root, dirs, files in os.walk(xdir):
+    for f in files:
+        p = os.path.join(root, f)
+        if os.path.islink(p) or not (f == "entry" or f.isdigit()):
+            continue
+        kv = dict(l.split(": ", 1) for l in open(p).read().splitlines() if ": " in l)
+        if kv.get("level") in size:
+            lv = kv["level"]
+            base = int(kv["entry_address"], 16) - int(kv["index"]) * size[lv]
+            tables.add((lv, kv["entry_space"], base))
+def blob(space, base, n):
+    for m in mem:
+        b = int(m["base"], 16)
+        if m["space"] == space and b <= base and base + n <= b + os.path.getsize(os.path.join(capdir, m["file"])):
+            with open(os.path.join(capdir, m["file"]), "rb") as fh:
+                fh.seek(base - b)
+                return fh.read(n)
+    raise SystemExit("no memory for %s 0x%x" % (space, base))
+def space_of(ap_name, peer):
+    return {"video": "vidmem", "peer": "peer%d" % peer}.get(ap_name, "sysmem")
+bad, seen = 0, 0
+for lv, space, base in sorted(tables):
+    path = os.path.join(tmp, "ol.bin")
+    open(path, "wb").write(blob(space, base, size[lv] * count[lv]))
+    args = [tool, "decode", "--blob", path, "--base-pa", hex(base), "--level", lv]
+    full = subprocess.run(args + ["--json"], capture_output=True, text=True, check=True).stdout
+    ents = json.loads(full)["entries"]
+    lines = subprocess.run(args + ["--oneline"], capture_output=True, text=True, check=True).stdout.splitlines()
+    jl = subprocess.run(args + ["--oneline", "--json"], capture_output=True, text=True, check=True).stdout
+    body = full[len('{"entries": ['):full.rindex('], "levels_fit"')]
+    if jl != body.replace("},\n{", "}\n{") + "\n":
+        print("%s 0x%x: JSON lines differ from the full decode's entries" % (lv, base)); bad += 1
+    if len(lines) != len(ents):
+        print("%s 0x%x: %d lines for %d entries" % (lv, base, len(lines), len(ents))); bad += 1
+    for line, j in zip(lines, ents):
+        seen += 1
+        c = line.split(" ")
+        want = [str(j["index"]), j["raw"], j["state"]]
+        if j["state"] == "mapped":
+            flags = [w for w in ("read_only", "atomic_disable", "privilege", "volatile", "encrypted") if j.get(w) == 1]
+            want += [space_of(j["aperture_name"], j["peer_id"]) + ":" + j["address"], j["page_size"],
+                     ",".join(flags) or "-", j["kind_name"] or "0x%02x" % int(j["kind"], 16)]
+        elif j["state"] == "pointer":
+            if "address_big" in j:
+                t = [space_of(j[a + "_name"], 0) + ":" + j[x] if j[a] else "-"
+                     for a, x in (("aperture_big", "address_big"), ("aperture_small", "address_small"))]
+                want += [",".join(t)]
+            else:
+                want += [space_of(j["aperture_name"], 0) + ":" + j["address"]]
+            want += ["-", "-", "-"]
+        else:
+            want += ["-"] * 4
+        if c != want:
+            print("%s 0x%x: %r, want %r" % (lv, base, line, " ".join(want))); bad += 1
+print("tables=%d entries=%d bad=%d" % (len(tables), seen, bad))
+EOF2
+if grep -q ' bad=0$' "$TMP/ol.out" && ! grep -q 'tables=0 ' "$TMP/ol.out"; then ok; else bad "decode --oneline vs the full decode: $(head -c 1500 "$TMP/ol.out")"; fi
+rc "oneline needs a blob" 2 "$TOOL" decode --value 0x1 --oneline
+rc "oneline: a blob that is no whole table" 2 "$TOOL" decode --blob "$TMP/ol.bin" --base-pa 0x1008 --oneline
 
 report

@@ -3,6 +3,7 @@
  * synthetic VER2 context built here entry by entry (bit positions from
  * reference/nvidia-gmmu.md §1), and on a flat GART context.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -675,6 +676,72 @@ START_TEST(scan_root_not_captured)
 }
 END_TEST
 
+/* The summary of two decodes of one entry is the same (pt_format.h: summary-only decoding). */
+static void summary_eq(const struct pt_entry *a, const struct pt_entry *b, const char *what)
+{
+	ck_assert_msg(a->state == b->state && a->size == b->size && a->raw[0] == b->raw[0] &&
+		      a->raw[1] == b->raw[1] && a->reserved_mask[0] == b->reserved_mask[0] &&
+		      a->reserved_mask[1] == b->reserved_mask[1] && a->leaf == b->leaf &&
+		      a->space == b->space && a->pa == b->pa &&
+		      a->address_complete == b->address_complete && a->page_size == b->page_size &&
+		      a->perm == b->perm && a->kind == b->kind && a->anomaly == b->anomaly &&
+		      a->anomalies == b->anomalies, "%s: summary differs", what);
+	for (unsigned w = 0; w < 2; w++)
+		ck_assert_msg(a->target[w].present == b->target[w].present &&
+			      a->target[w].level == b->target[w].level &&
+			      a->target[w].space == b->target[w].space &&
+			      a->target[w].addr == b->target[w].addr &&
+			      a->target[w].shift == b->target[w].shift &&
+			      a->target[w].bits == b->target[w].bits, "%s: target %u differs", what, w);
+}
+
+/*
+ * Summary-only decoding (table listings, decode --oneline): for every format
+ * and level, on raw values with every bit pattern class, the same summary
+ * as a full decode and no field; the switch is per thread and restored.
+ */
+START_TEST(summary_only_decode)
+{
+	const struct pt_format *f;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned fi = 0; (f = pt_format_at(fi)); fi++) {
+		unsigned nl = pt_format_nlevels(f);
+
+		for (unsigned l = 0; l < nl; l++) {
+			for (unsigned k = 0; k < 1000; k++) {
+				struct pt_entry full, sum;
+				uint8_t raw[16];
+				char what[96];
+				pt_err e1, e2;
+				bool was;
+
+				/* xorshift; every 4th value sparse in bits, every 8th a pointer-like bit 0 = 0 */
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				for (int b = 0; b < 16; b++)
+					raw[b] = (uint8_t)((x >> (8 * (b & 7))) ^ (uint8_t)(b * 37 + k));
+				if (k % 4 == 0)
+					for (int b = 0; b < 16; b++)
+						raw[b] &= (uint8_t)(x >> b);
+				if (k % 8 == 1)
+					raw[0] &= 0xfe;
+				snprintf(what, sizeof what, "%s level %s value %u", f->name, f->levels[l].name, k);
+				e1 = f->decode(l, f->levels[l].va_shift, raw, &full);
+				was = pt_entry_summary_only(true);
+				e2 = f->decode(l, f->levels[l].va_shift, raw, &sum);
+				ck_assert(pt_entry_summary_only(was));   /* it was on */
+				ck_assert_int_eq(e1, e2);
+				if (e1 != PT_OK)
+					continue;
+				ck_assert_uint_eq(sum.nfields, 0);
+				ck_assert_uint_gt(full.nfields, 0);
+				summary_eq(&full, &sum, what);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("walk");
@@ -682,6 +749,7 @@ static Suite *suite(void)
 	TCase *tt = tcase_create("tree");
 	TCase *ti = tcase_create("iterator");
 	TCase *tg = tcase_create("gart");
+	TCase *tsum = tcase_create("summary");
 
 	tcase_add_checked_fixture(tw, build_ver2, teardown);
 	tcase_add_checked_fixture(tt, build_ver2, teardown);
@@ -709,6 +777,8 @@ static Suite *suite(void)
 	suite_add_tcase(s, tt);
 	suite_add_tcase(s, ti);
 	suite_add_tcase(s, tg);
+	tcase_add_test(tsum, summary_only_decode);
+	suite_add_tcase(s, tsum);
 	return s;
 }
 

@@ -4,6 +4,7 @@
  * state names and the ordered field list of a decoded entry.
  */
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,9 +97,26 @@ const char *pt_state_name(enum pt_state st)
 	return state_names[st];
 }
 
+static _Thread_local bool summary_only;
+
+bool pt_entry_summary_only(bool on)
+{
+	bool was = summary_only;
+
+	summary_only = on;
+	return was;
+}
+
 void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 {
-	memset(e, 0, sizeof *e);
+	/*
+	 * The field array is 2 KiB and nothing reads past nfields: clearing
+	 * it for every decoded entry was the largest cost of a table listing
+	 * (bench/README.md).
+	 */
+	memset(e, 0, offsetof(struct pt_entry, fields));
+	/* read the thread-local once: it is a call per access in a PIE */
+	e->summary = summary_only;
 	e->state = PT_ST_UNMAPPED;
 	e->size = (uint8_t)size;
 	e->kind = -1;
@@ -114,8 +132,8 @@ void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
 	struct pt_field *f;
 
 	/* A decoder that overflows the list is a bug; release builds drop the field. */
-	assert(e->nfields < PT_MAX_FIELDS);
-	if (e->nfields >= PT_MAX_FIELDS)
+	assert(e->summary || e->nfields < PT_MAX_FIELDS);
+	if (e->summary || e->nfields >= PT_MAX_FIELDS)
 		return;
 	f = &e->fields[e->nfields++];
 	f->key = key;

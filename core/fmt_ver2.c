@@ -142,7 +142,8 @@ static void add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide
 	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, (lo | hi) != 0);
 	if (wide) {
 		pt_entry_add(e, "reserved_mask", PT_FK_HEX128, lo);
-		e->fields[e->nfields - 1].v2 = hi;
+		if (e->nfields)   /* none in summary-only mode */
+			e->fields[e->nfields - 1].v2 = hi;
 	} else {
 		pt_entry_add(e, "reserved_mask", PT_FK_HEX, lo);
 	}

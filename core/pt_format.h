@@ -148,6 +148,7 @@ struct pt_entry {
 	/* directory (state == PT_ST_POINTER): [0] the only/big table, [1] the small table */
 	struct pt_target target[2];
 
+	bool summary;                /* decoded summary-only (pt_entry_summary_only): no fields */
 	unsigned nfields;
 	struct pt_field fields[PT_MAX_FIELDS];
 };
@@ -208,7 +209,11 @@ struct pt_format {
 	 */
 	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,
 			 struct pt_entry *out);
-	/* The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter). */
+	/*
+	 * The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter).
+	 * Where the decoder sets a kind (>= 0), this and kind_name read only perm and kind
+	 * (decode --oneline asks once per perm and kind).
+	 */
 	void (*flags)(const struct pt_entry *e, char *buf, size_t len);
 	/* Kind column of a leaf for `maps` ("-" where the format has none) into BUF. */
 	void (*kind_name)(const struct pt_entry *e, char *buf, size_t len);
@@ -277,7 +282,23 @@ unsigned pt_format_nlevels(const struct pt_format *fmt);
 /* Space id of NAME in FMT, or -1. */
 int pt_format_space(const struct pt_format *fmt, const char *name);
 
-/* Helpers for decoders: append a field (silently stops at PT_MAX_FIELDS; asserts in debug). */
+/*
+ * Summary-only decoding for the calling thread: while on, a decoder fills
+ * the summary of struct pt_entry (state, raw, reserved_mask, leaf, space,
+ * pa, address_complete, page_size, perm, kind, anomaly, anomalies, target)
+ * and no named field (nfields stays 0).  For loops that only classify
+ * entries (a table listing) or print the summary (decode --oneline): the
+ * field list is most of a decode's cost.  A thread-local switch rather than
+ * a decode parameter, so that no decoder or caller signature changes; a
+ * decoder never reads its own fields back.  Returns the previous setting
+ * (restore it after the loop).
+ */
+bool pt_entry_summary_only(bool on);
+
+/*
+ * Helpers for decoders: append a field (silently stops at PT_MAX_FIELDS; asserts in debug).
+ * Reset clears the summary, not the field array: fields past nfields are undefined.
+ */
 void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw);
 void pt_entry_add(struct pt_entry *e, const char *key, enum pt_fkind kind, uint64_t v);
 void pt_entry_add_str(struct pt_entry *e, const char *key, const char *s);
