@@ -450,9 +450,9 @@ static const struct pt_blob_kind ver2_blob_kinds[] = {
 	{NULL, 0},
 };
 
-static pt_err ver2_ctx_key(void *priv, const struct pt_ctx_key *k)
+pt_err pt_nv_pdb_key(struct pt_ver2_ctx *c, const struct pt_ctx_key *k,
+		     const struct pt_format *fmt, const char *gen, bool big_128_known)
 {
-	struct pt_ver2_ctx *c = priv;
 	uint64_t v;
 	pt_err rc;
 
@@ -462,7 +462,7 @@ static pt_err ver2_ctx_key(void *priv, const struct pt_ctx_key *k)
 			return pt_ctx_key_fail(k, PT_E_VALUE,
 					       "space '%s' in %s is not valid for a page directory base (vidmem, sysmem)",
 					       k->value, k->label);
-		c->space = (unsigned)pt_format_space(&pt_format_ver2, k->value);
+		c->space = (unsigned)pt_format_space(fmt, k->value);
 		c->have_space = true;
 		return PT_OK;
 	}
@@ -479,16 +479,21 @@ static pt_err ver2_ctx_key(void *priv, const struct pt_ctx_key *k)
 		if ((rc = pt_ctx_key_uint(k, &v)))
 			return rc;
 		c->big_page_size = v;
-		if (v == 131072)
+		if (v == 131072 && big_128_known)
 			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED,
 					       "big_page_size 128K in %s is not supported (only 64K)", k->label);
 		if (v != 65536)
 			return pt_ctx_key_fail(k, PT_E_VALUE,
-					       "big_page_size '%s' in %s is not a VER2 big page size (64K)",
-					       k->value, k->label);
+					       "big_page_size '%s' in %s is not a %s big page size (64K)",
+					       k->value, k->label, gen);
 		return PT_OK;
 	}
 	return PT_E_NOTFOUND;
+}
+
+static pt_err ver2_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	return pt_nv_pdb_key(priv, k, &pt_format_ver2, "VER2", true);
 }
 
 static const char *ver2_ctx_missing(const void *priv)

@@ -24,6 +24,17 @@ struct pt_ver2_ctx {
 	bool have_space, have_address;
 };
 
+/*
+ * The keys every NVIDIA [pdb] section has — space, address, big_page_size —
+ * into C (shared by reference with later GMMU versions, as nouveau shares
+ * its gf100/gp100 functions).  FMT names the spaces, GEN ("VER2", "VER3")
+ * the version in messages; BIG_128_KNOWN: 128K is a big page size the
+ * hardware has but ptfs does not support (E_UNSUPPORTED), else E_VALUE.
+ * PT_E_NOTFOUND for any other key.
+ */
+pt_err pt_nv_pdb_key(struct pt_ver2_ctx *c, const struct pt_ctx_key *k,
+		     const struct pt_format *fmt, const char *gen, bool big_128_known);
+
 /* The [pdb] data of a loaded context (its ctx->priv). */
 const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx);
 

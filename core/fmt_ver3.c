@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt_ver2.h"
 #include "pt_capture.h"
 #include "pt_format.h"
 #include "pt_render.h"
@@ -593,11 +594,15 @@ static const struct {
 
 /* A [pdb NAME] section of a VER3 capture (the context's priv). */
 struct ver3_ctx {
-	unsigned space;           /* space id of the PD4 table */
-	uint64_t address;         /* its address, 4 KiB aligned */
-	uint64_t big_page_size;   /* 65536 (the default, and the only one) */
+	/*
+	 * space, address (of the PD4 table) and big_page_size: the keys of
+	 * every NVIDIA [pdb] section, read by VER2's code (pt_nv_pdb_key).
+	 * UVM and nouveau implement only 64 KiB big pages on VER3
+	 * (formats-next.md A.2), so 64K is the only size.
+	 */
+	struct pt_ver2_ctx pdb;
 	unsigned chip;            /* index into ver3_chips */
-	bool have_space, have_address, have_chip;
+	bool have_chip;
 	/* The context's descriptor: pt_format_ver3 with the family's levels and decoder. */
 	struct pt_format fmt;
 };
@@ -611,39 +616,10 @@ static const struct pt_blob_kind ver3_blob_kinds[] = {
 static pt_err ver3_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
 	struct ver3_ctx *c = priv;
-	uint64_t v;
-	pt_err rc;
+	pt_err rc = pt_nv_pdb_key(&c->pdb, k, &pt_format_ver3, "VER3", false);
 
-	if (!strcmp(k->key, "space")) {
-		/* A page directory lives in video or system memory, never behind a peer. */
-		if (strcmp(k->value, "vidmem") && strcmp(k->value, "sysmem"))
-			return pt_ctx_key_fail(k, PT_E_VALUE,
-					       "space '%s' in %s is not valid for a page directory base (vidmem, sysmem)",
-					       k->value, k->label);
-		c->space = !strcmp(k->value, "vidmem") ? SP_VIDMEM : SP_SYSMEM;
-		c->have_space = true;
-		return PT_OK;
-	}
-	if (!strcmp(k->key, "address")) {
-		if ((rc = pt_ctx_key_uint(k, &c->address)))
-			return rc;
-		c->have_address = true;
-		if (c->address & 0xfff)
-			return pt_ctx_key_fail(k, PT_E_VALUE, "address 0x%llx in %s is not 4 KiB aligned",
-					       (unsigned long long)c->address, k->label);
-		return PT_OK;
-	}
-	if (!strcmp(k->key, "big_page_size")) {
-		if ((rc = pt_ctx_key_uint(k, &v)))
-			return rc;
-		/* UVM and nouveau implement only 64 KiB big pages on VER3 (formats-next.md A.2). */
-		if (v != 65536)
-			return pt_ctx_key_fail(k, PT_E_VALUE,
-					       "big_page_size '%s' in %s is not a VER3 big page size (64K)",
-					       k->value, k->label);
-		c->big_page_size = v;
-		return PT_OK;
-	}
+	if (rc != PT_E_NOTFOUND)
+		return rc;
 	if (!strcmp(k->key, "chip")) {
 		for (unsigned i = 0; i < VER3_NCHIPS; i++)
 			if (!strcmp(k->value, ver3_chips[i].name)) {
@@ -663,7 +639,7 @@ static const char *ver3_ctx_missing(const void *priv)
 {
 	const struct ver3_ctx *c = priv;
 
-	return !c->have_space ? "space" : !c->have_address ? "address" : !c->have_chip ? "chip" : NULL;
+	return !c->pdb.have_space ? "space" : !c->pdb.have_address ? "address" : !c->have_chip ? "chip" : NULL;
 }
 
 static pt_err ver3_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
@@ -673,14 +649,14 @@ static pt_err ver3_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 
 	(void)err;
 	(void)errlen;
-	if (!c->big_page_size)
-		c->big_page_size = 65536;    /* the default when the key is absent */
+	if (!c->pdb.big_page_size)
+		c->pdb.big_page_size = 65536;    /* the default when the key is absent */
 	c->fmt = pt_format_ver3;
 	c->fmt.levels = hopper ? ver3_levels_hopper : ver3_levels;
 	c->fmt.decode = hopper ? ver3_decode_hopper : ver3_decode_blackwell;
 	ctx->fmt = &c->fmt;
-	ctx->root_space = c->space;
-	ctx->root_addr = c->address;
+	ctx->root_space = c->pdb.space;
+	ctx->root_addr = c->pdb.address;
 	ctx->root_entries = (uint64_t)1 << ver3_levels[0].bits;
 	ctx->root_page_shift = 0;
 	ctx->va_base = 0;
@@ -701,7 +677,7 @@ static void ver3_info_text(const struct pt_context *ctx, struct pt_buf *b)
 		return;
 	pt_buf_printf(b, "chip: %s\n", ver3_chips[c->chip].name);
 	pt_buf_printf(b, "family: %s\n", ver3_family_name(ver3_chips[c->chip].family));
-	pt_size_str(c->big_page_size, size, sizeof size);
+	pt_size_str(c->pdb.big_page_size, size, sizeof size);
 	pt_buf_printf(b, "big_page_size: %s\n", size);
 }
 
@@ -713,7 +689,7 @@ static void ver3_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		return;
 	pt_jobj_str(o, "chip", ver3_chips[c->chip].name);
 	pt_jobj_str(o, "family", ver3_family_name(ver3_chips[c->chip].family));
-	pt_jobj_hex(o, "big_page_size", c->big_page_size);
+	pt_jobj_hex(o, "big_page_size", c->pdb.big_page_size);
 }
 
 /* Audit reasons: the PTE field names (decode_pte()) of the PCF meanings. */
