@@ -9,6 +9,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture_int.h"
@@ -143,8 +144,21 @@ static bool copy_pages(const struct mapping *m, char *copy, size_t off, size_t f
 static bool copy_over(const struct mapping *m, size_t off, size_t len, bool *lost)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = off + len;
-	char *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct stat st;
+	char *copy;
 
+	/*
+	 * The mapping covers the whole file as it was at load: a file now
+	 * shorter than the range lost those bytes.  Past its end SEEK_DATA
+	 * says "no data" just as for a hole, so without this check the copy
+	 * would serve zeros where the capture had bytes: fail closed (lost,
+	 * not captured).  fstat is async-signal-safe.
+	 */
+	if (fstat(m->fd, &st) != 0 || (uint64_t)st.st_size < (uint64_t)end) {
+		*lost = true;
+		return false;
+	}
+	copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (copy == MAP_FAILED)
 		return false;
 	for (size_t pos = off; pos < end;) {
