@@ -1112,4 +1112,8 @@ if grep -q ' bad=0$' "$TMP/ol.out" && ! grep -q 'tables=0 ' "$TMP/ol.out"; then 
 rc "oneline needs a blob" 2 "$TOOL" decode --value 0x1 --oneline
 rc "oneline: a blob that is no whole table" 2 "$TOOL" decode --blob "$TMP/ol.bin" --base-pa 0x1008 --oneline
 
+# Every word of a walk trace is a field name: an AMD KIND is its mtype.
+run "$TOOL" walk "$FIX/umr-gfx9-vmid3.log" vmid3 0x800000abc
+has "amd walk: the kind is labelled mtype=" ' mtype=UC leaf='
+
 report

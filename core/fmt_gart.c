@@ -458,6 +458,7 @@ const struct pt_format pt_format_gart = {
 	.decode = gart_decode,
 	.flags = gart_flags,
 	.kind_name = gart_kind_name,
+	.kind_field = "mtype",   /* the KIND column is the memory type */
 	.blob_kinds = gart_blob_kinds,
 	.ctx_section = "gart",
 	.ctx_size = sizeof(struct pt_gart_layout),

@@ -655,6 +655,7 @@ const struct pt_format pt_format_gpuvm = {
 	.decode = dec_9_3,
 	.flags = gpuvm_flags,
 	.kind_name = gpuvm_kind_name,
+	.kind_field = "mtype",   /* the KIND column is the memory type */
 	.blob_kinds = gpuvm_blob_kinds,
 	.ctx_section = "vm",
 	.ctx_size = sizeof(struct gpuvm_ctx),

@@ -267,6 +267,12 @@ struct pt_format {
 	 * writeable=0), so that an audit reason greps as a field (may be NULL).
 	 */
 	const struct pt_perm_name *perm_names;
+	/*
+	 * The entry field kind_name() names, as the walk trace's label
+	 * (`kind=`, `mtype=`), so every word of a trace is a field name
+	 * (NULL: "kind").
+	 */
+	const char *kind_field;
 };
 
 /* The format called NAME, or NULL. */

@@ -384,8 +384,9 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		flags_of(fmt, &leaf->entry, flags, sizeof flags);
 		kind_of(fmt, &leaf->entry, kind, sizeof kind);
 		pt_size_str(w->page_size, size, sizeof size);
-		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s kind=%s%s leaf=%s\n",
-			      fmt->spaces[w->space], w->pa, size, flags, kind,
+		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s %s=%s%s leaf=%s\n",
+			      fmt->spaces[w->space], w->pa, size, flags,
+			      fmt->kind_field ? fmt->kind_field : "kind", kind,
 			      leaf->entry.address_complete ? "" : " address_complete=false", path);
 	} else {
 		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
