@@ -165,3 +165,17 @@ const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key)
 			return &e->fields[i];
 	return NULL;
 }
+
+void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (fmt->flags)
+		fmt->flags(e, buf, len);
+}
+
+void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "-");
+	if (fmt->kind_name)
+		fmt->kind_name(e, buf, len);
+}

@@ -8,7 +8,7 @@
 
 #include "pt_num.h"
 
-static int hexdigit(char c)
+int pt_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -27,7 +27,7 @@ static bool parse_hex(const char *s, size_t n, unsigned maxbits, uint64_t *lo, u
 	if (n == 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		int d = hexdigit(s[i]);
+		int d = pt_hex_digit(s[i]);
 
 		if (d < 0)
 			return false;

@@ -207,8 +207,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 			continue;   /* the walker is the truth: never show what it does not confirm */
 		pt_va_name(ctx->fmt, h[i].va, va, sizeof va);
 		pt_node_path(&w.node, path, sizeof path);
-		if (ctx->fmt->flags)
-			ctx->fmt->flags(&w.steps[w.leaf_step].entry, flags, sizeof flags);
+		pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
 		if (out == PT_OUT_JSON) {
 			pt_buf_puts(b, shown ? ", {\"context\": " : "{\"context\": ");
 			pt_json_str(b, ctx->name);

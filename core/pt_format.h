@@ -287,6 +287,10 @@ void pt_format_list(char *buf, size_t len, const char *sep, const char *last);
 unsigned pt_format_nlevels(const struct pt_format *fmt);
 /* Space id of NAME in FMT, or -1. */
 int pt_format_space(const struct pt_format *fmt, const char *name);
+/* A leaf's maps/walk FLAGS words into BUF ("" where the format has none). */
+void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
+/* A leaf's KIND column into BUF ("-" where the format has none). */
+void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
 
 /*
  * Summary-only decoding for the calling thread: while on, a decoder fills

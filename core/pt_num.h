@@ -25,6 +25,8 @@ enum {
  * S (whole string, no sign, no blanks) as a number of the forms FLAGS
  * allows, at most 64 bits (after the suffix's multiplier); false otherwise.
  */
+/* The value of hex digit C (either case), or -1. */
+int pt_hex_digit(int c);
 bool pt_num_parse(const char *s, unsigned flags, uint64_t *out);
 /*
  * Like pt_num_parse, but hex may have up to 128 bits (a 16-byte entry);

@@ -263,20 +263,6 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 /* A FLAGS column: every word set (VER3's five PCF words are 64 characters + NUL) and room. */
 #define FLAGS_LEN PT_FLAGS_LEN
 
-static void flags_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
-{
-	s[0] = 0;
-	if (fmt->flags)
-		fmt->flags(e, s, len);
-}
-
-static void kind_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
-{
-	snprintf(s, len, "-");
-	if (fmt->kind_name)
-		fmt->kind_name(e, s, len);
-}
-
 /* The JSON array of W's steps into STEPS (initialised here). */
 static void walk_steps_json(const struct pt_format *fmt, const struct pt_walk *w,
 			    struct pt_buf *steps)
@@ -332,8 +318,8 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		pt_jobj_buf(&o, "steps", &steps);
 		pt_buf_free(&steps);
 		if (w->fault == PT_FAULT_NONE && leaf) {
-			flags_of(fmt, &leaf->entry, flags, sizeof flags);
-			kind_of(fmt, &leaf->entry, kind, sizeof kind);
+			pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
+			pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
 			pt_jobj_str(&r, "status", "mapped");
 			pt_jobj_hex(&r, "pa", w->pa);
 			pt_jobj_str(&r, "space", fmt->spaces[w->space]);
@@ -381,8 +367,8 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		}
 	}
 	if (w->fault == PT_FAULT_NONE && leaf) {
-		flags_of(fmt, &leaf->entry, flags, sizeof flags);
-		kind_of(fmt, &leaf->entry, kind, sizeof kind);
+		pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
+		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
 		pt_size_str(w->page_size, size, sizeof size);
 		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s %s=%s%s leaf=%s\n",
 			      fmt->spaces[w->space], w->pa, size, flags,
@@ -485,8 +471,8 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			maps_cut(b, ctx, out, pg.va, "pages", PT_SCAN_PAGES_MAX);
 			break;
 		}
-		flags_of(fmt, &pg.leaf, flags, sizeof flags);
-		kind_of(fmt, &pg.leaf, kind, sizeof kind);
+		pt_format_flags(fmt, &pg.leaf, flags, sizeof flags);
+		pt_format_kind(fmt, &pg.leaf, kind, sizeof kind);
 		if (r.open && pg.va == r.end && pg.space == r.space && pg.size == r.page &&
 		    pg.pa == r.pa + (r.end - r.va) && !strcmp(flags, r.flags) &&
 		    !strcmp(kind, r.kind)) {

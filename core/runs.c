@@ -18,20 +18,6 @@ void pt_runs_filter_init(struct pt_runs_filter *f)
 	f->va_hi = UINT64_MAX;
 }
 
-static void flags_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
-{
-	s[0] = 0;
-	if (fmt->flags)
-		fmt->flags(e, s, len);
-}
-
-static void kind_of(const struct pt_format *fmt, const struct pt_entry *e, char *s, size_t len)
-{
-	snprintf(s, len, "-");
-	if (fmt->kind_name)
-		fmt->kind_name(e, s, len);
-}
-
 void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 		  const struct pt_runs_filter *f)
 {
@@ -118,8 +104,8 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 			it->pages_done = true;
 			break;
 		}
-		flags_of(fmt, &pg.leaf, flags, sizeof flags);
-		kind_of(fmt, &pg.leaf, kind, sizeof kind);
+		pt_format_flags(fmt, &pg.leaf, flags, sizeof flags);
+		pt_format_kind(fmt, &pg.leaf, kind, sizeof kind);
 		if (!page_keep(it, &pg, kind))
 			continue;
 		if (open && pg.va == r->end && pg.space == r->space && pg.size == r->page_size &&

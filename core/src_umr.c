@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
 #include "pt_src_umr.h"
 #include "pt_vec.h"
 
@@ -77,17 +78,6 @@ static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
 			*c = '?';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int peek(const struct parser *p)
 {
 	return p->pos < p->len ? (unsigned char)p->s[p->pos] : -1;
@@ -127,12 +117,12 @@ static bool parse_hex(struct parser *p, uint64_t *out, unsigned *digits, bool *w
 
 	*wide = false;
 	if (p->pos + 1 < p->len && p->s[p->pos] == '0' && (p->s[p->pos + 1] == 'x' || p->s[p->pos + 1] == 'X') &&
-	    p->pos + 2 < p->len && hexval((unsigned char)p->s[p->pos + 2]) >= 0)
+	    p->pos + 2 < p->len && pt_hex_digit((unsigned char)p->s[p->pos + 2]) >= 0)
 		p->pos += 2;
-	while (p->pos < p->len && hexval((unsigned char)p->s[p->pos]) >= 0) {
+	while (p->pos < p->len && pt_hex_digit((unsigned char)p->s[p->pos]) >= 0) {
 		if (v >> 60)
 			*wide = true;
-		v = (v << 4) | (uint64_t)hexval((unsigned char)p->s[p->pos]);
+		v = (v << 4) | (uint64_t)pt_hex_digit((unsigned char)p->s[p->pos]);
 		nd++;
 		p->pos++;
 	}
@@ -189,7 +179,7 @@ static pt_err read_head(struct parser *p, enum kw *kw, uint64_t *addr, bool *has
 		unsigned nd;
 
 		p->pos++;
-		if (hexval(peek(p)) < 0) {
+		if (pt_hex_digit(peek(p)) < 0) {
 			seterr(p, p->line, "%s@ without a hex address", key);
 			return PT_E_SYNTAX;
 		}
@@ -265,7 +255,7 @@ static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
 			seterr(p, line, "MMIO@0x%llx: record not closed by '}'", (unsigned long long)addr);
 			return PT_E_TRUNCATED;
 		}
-		if (hexval(peek(p)) < 0) {
+		if (pt_hex_digit(peek(p)) < 0) {
 			free(val);
 			seterr(p, p->line, "MMIO@0x%llx: expected a hex value", (unsigned long long)addr);
 			return PT_E_SYNTAX;
@@ -327,7 +317,7 @@ static pt_err read_bytes(struct parser *p, enum kw kw, uint64_t addr, unsigned l
 		p->pos++;
 		if (c == '}')
 			break;
-		if ((h = hexval(c)) >= 0) {
+		if ((h = pt_hex_digit(c)) >= 0) {
 			if (c == '0' && hi < 0 && (peek(p) == 'x' || peek(p) == 'X')) {
 				seterr(p, p->line, "%s@0x%llx: 0x prefix inside a byte list (bytes are bare hex pairs)",
 				       key, (unsigned long long)addr);
