@@ -776,6 +776,27 @@ if command -v strace >/dev/null; then
 		test -n "$f" -a $(( (0x${f:-0} >> 18) & 1 )) = 1
 fi
 
+# ---- OPENDIR: answered ENOSYS once, then never sent (FUSE_CAP_NO_OPENDIR_SUPPORT) ----
+# A listing resumes by cookie and needs no per-open state, so the kernel opens
+# directories by itself (keeping cache_readdir): one OPENDIR for the whole
+# mount, no RELEASEDIR, whatever is listed (`ptfs -d` counts the requests).
+M=$TMP/noopendir
+if start_fg "$FIX/turing-mixed.tar.gz" "$M" -- -d; then
+	(cd "$M" && find . | LC_ALL=C sort) >"$TMP/noopendir.find"
+	n=$(wc -l <"$TMP/noopendir.find")
+	ls -R "$M" >/dev/null
+	fusermount3 -u "$M"
+	wait_exit "$FG_PID" 20
+	o=$(grep -c 'opcode: OPENDIR ' "$M.err")
+	r=$(grep -c 'opcode: RELEASEDIR ' "$M.err")
+	check "no OPENDIR after the first ($o for $n names), no RELEASEDIR ($r)" \
+		test "$n" -gt 100 -a "$o" = 1 -a "$r" = 0
+	rm -rf "$TMP/noopendir.exp"
+	"$(dirname "$PTFS")/../cli/ptfs-tool" export "$FIX/turing-mixed.tar.gz" "$TMP/noopendir.exp"
+	check "listings without OPENDIR are the exported tree" \
+		cmp -s "$TMP/noopendir.find" <(cd "$TMP/noopendir.exp" && find . | LC_ALL=C sort)
+fi
+
 # ---- amd-gpuvm: a depth-2 VM's tree, translate_further and P leaves --------------------
 M=$TMP/gpuvm
 if do_mount "$FIX/amd-gfx9-vm.tar.gz" "$M"; then

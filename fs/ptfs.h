@@ -91,6 +91,7 @@ struct ptfs {
 	gid_t gid;
 	struct timespec time;  /* st_[amc]tim of every node: the capture's mtime */
 	bool no_open;          /* the kernel skips OPEN/RELEASE of files (set in init) */
+	bool no_opendir;       /* the kernel skips OPENDIR/RELEASEDIR (set in init) */
 	struct fuse_session *se;  /* long renders end when it has exited (SIGTERM) */
 };
 
