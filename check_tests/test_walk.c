@@ -3,6 +3,7 @@
  * synthetic VER2 context built here entry by entry (bit positions from
  * reference/nvidia-gmmu.md §1), and on a flat GART context.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,27 @@ START_TEST(va_names)
 	ck_assert_str_eq(s, "0x0000000201000");
 	pt_va_name(&pt_format_gart, 0x7fff00000000ull, s, sizeof s);
 	ck_assert_str_eq(s, "0x7fff00000000");
+	/* the hand formatter is snprintf("0x%0*" PRIx64): widths, wider values, truncation */
+	{
+		static const uint64_t vas[] = {0, 1, 0xf, 0x10, 0x201000, 0x1ffffffffffffull,
+					       0x2000000000000ull, 0xfedcba9876543210ull, UINT64_MAX};
+		char want[40], got[40];
+		const struct pt_format *fmt;
+
+		for (unsigned f = 0; (fmt = pt_format_at(f)) != NULL; f++)
+			for (unsigned k = 0; k < sizeof vas / sizeof vas[0]; k++)
+				for (size_t len = 0; len <= sizeof got; len += (len < 20 ? 1 : 19)) {
+					int w = snprintf(want, len ? len : 1, "0x%0*" PRIx64,
+							 (int)fmt->va_digits, vas[k]);
+
+					memset(got, 'Z', sizeof got);
+					ck_assert_int_eq(pt_va_name(fmt, vas[k], got, len), w);
+					if (len)
+						ck_assert_str_eq(got, want);
+					else
+						ck_assert_int_eq(got[0], 'Z');
+				}
+	}
 }
 END_TEST
 

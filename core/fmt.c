@@ -126,8 +126,8 @@ void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 		e->raw[1] = pt_le64_load(raw + 8);
 }
 
-void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
-			uint64_t v, unsigned flags)
+void pt_entry_push(struct pt_entry *e, const char *key, enum pt_fkind kind, uint64_t v,
+		   unsigned flags, const char *s)
 {
 	struct pt_field *f;
 
@@ -141,21 +141,14 @@ void pt_entry_add_flags(struct pt_entry *e, const char *key, enum pt_fkind kind,
 	f->flags = (uint8_t)flags;
 	f->v = v;
 	f->v2 = 0;
-	f->s = NULL;
+	f->s = s;
 }
 
-void pt_entry_add(struct pt_entry *e, const char *key, enum pt_fkind kind, uint64_t v)
+void pt_entry_copy(struct pt_entry *dst, const struct pt_entry *src)
 {
-	pt_entry_add_flags(e, key, kind, v, 0);
-}
+	unsigned n = src->nfields <= PT_MAX_FIELDS ? src->nfields : PT_MAX_FIELDS;
 
-void pt_entry_add_str(struct pt_entry *e, const char *key, const char *s)
-{
-	unsigned n = e->nfields;
-
-	pt_entry_add_flags(e, key, PT_FK_STR, 0, 0);
-	if (e->nfields > n)
-		e->fields[n].s = s;
+	memcpy(dst, src, offsetof(struct pt_entry, fields) + n * sizeof(src->fields[0]));
 }
 
 const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key)

@@ -563,6 +563,16 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
  */
 #define VA_LIST_BUDGET ((uint64_t)1 << 16)
 
+/* The next page, its leaf decoded summary-only: a link needs no field (as table_next_summary). */
+static bool pages_next_summary(struct pt_page_iter *it, struct pt_page *page)
+{
+	bool was = pt_entry_summary_only(true);
+	bool found = pt_pages_next(it, page);
+
+	pt_entry_summary_only(was);
+	return found;
+}
+
 static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
 		      pt_tree_list_fn fn, void *ud)
 {
@@ -579,7 +589,7 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 	for (;;) {
 		pt_pages_init(&it, ctx, from);
 		it.budget = budget;
-		while (pt_pages_next(&it, &page)) {
+		while (pages_next_summary(&it, &page)) {
 			if (page.va > tree->va_last[dir->ctx])
 				return PT_OK;
 			ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);

@@ -96,15 +96,39 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	return true;
 }
 
+static bool table_decode(const struct pt_table *t, const uint8_t raw[16], struct pt_entry *e);
+
+/*
+ * The raw bytes of entry INDEX of T into RAW (16 bytes, zero-filled past the
+ * entry size); false where they are not captured.  Loops that skip zero
+ * entries test these bytes before paying for a decode.
+ */
+static bool table_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
+{
+	unsigned sz = lvl(t)->entry_size;
+
+	if (index >= t->entries || sz > 16)
+		return false;
+	if (sz < 16)
+		memset(raw + sz, 0, 16 - sz);
+	return pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz);
+}
+
+static bool raw_zero(const uint8_t raw[16])
+{
+	return pt_le64_load(raw) == 0 && pt_le64_load(raw + 8) == 0;
+}
+
 bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 {
 	uint8_t raw[16];
-	unsigned sz = lvl(t)->entry_size;
 
-	if (index >= t->entries || sz > sizeof raw)
-		return false;
-	if (!pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz))
-		return false;
+	return table_raw(t, index, raw) && table_decode(t, raw, e);
+}
+
+/* Decodes RAW, an entry of T, as pt_table_read() (false: not decodable). */
+static bool table_decode(const struct pt_table *t, const uint8_t raw[16], struct pt_entry *e)
+{
 	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) != PT_OK)
 		return false;
 	/*
@@ -283,17 +307,24 @@ bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, 
 	unsigned zeros = 0;
 
 	for (uint64_t i = *index; i < t->entries; i++) {
+		uint8_t raw[16];
+
 		if (pt_cancel_poll())
 			return false;
-		if (!pt_table_read(t, i, e)) {
+		if (!table_raw(t, i, raw)) {
 			i = next_captured(t, i) - 1;
 			continue;
 		}
-		if (!all_entries && e->raw[0] == 0 && e->raw[1] == 0) {
+		/* a zero entry is skipped undecoded: most of a sparse table is zeros */
+		if (!all_entries && raw_zero(raw)) {
 			if (++zeros >= ZERO_RUN_SKIP) {
 				zeros = 0;
 				i = next_nonzero(t, i) - 1;
 			}
+			continue;
+		}
+		if (!table_decode(t, raw, e)) {
+			i = next_captured(t, i) - 1;
 			continue;
 		}
 		place_state(t, i, e);
@@ -613,9 +644,34 @@ bool pt_va_parse(const char *s, uint64_t *va)
 	return pt_num_parse(s, PT_NUM_BAREHEX, va);
 }
 
+/*
+ * "0x" and at least va_digits hex digits, as snprintf("0x%0*" PRIx64)
+ * (truncated to LEN like it), by hand: the snprintf of every va/ name was
+ * a sixth of a first `find`'s daemon instructions (bench/README.md).
+ */
 int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
 {
-	return snprintf(buf, len, "0x%0*" PRIx64, (int)fmt->va_digits, va);
+	static const char hex[] = "0123456789abcdef";
+	char tmp[2 + 64], *p = tmp + sizeof tmp;
+	unsigned n = 0, want = fmt->va_digits < 64 ? fmt->va_digits : 64;
+
+	do {
+		*--p = hex[va & 0xf];
+		va >>= 4;
+		n++;
+	} while (va);
+	for (; n < want; n++)
+		*--p = '0';
+	*--p = 'x';
+	*--p = '0';
+	n += 2;
+	if (len > 0) {
+		size_t c = n < len ? n : len - 1;
+
+		memcpy(buf, p, c);
+		buf[c] = 0;
+	}
+	return (int)n;
 }
 
 /* ---- page iterator ------------------------------------------------------ */
@@ -702,7 +758,7 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
 		return false;
 	out->space = e->space;
 	out->pa = e->pa;
-	out->leaf = *e;
+	pt_entry_copy(&out->leaf, e);
 	iter_node(it, t->level, idx, &out->node);
 	return true;
 }
@@ -741,6 +797,7 @@ static uint64_t after_zero(const struct pt_table *t, uint64_t i, unsigned *zeros
 static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct pt_page *out)
 {
 	struct pt_entry e;
+	uint8_t raw[16];
 	const char *v;
 
 	unsigned zeros = 0;
@@ -750,12 +807,14 @@ static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct 
 
 		if (!may_read(it, &f->table, i))
 			return false;
-		if (!pt_table_read(&f->table, i, &e))
+		if (!table_raw(&f->table, i, raw))
 			continue;
-		if (e.raw[0] == 0 && e.raw[1] == 0) {
+		if (raw_zero(raw)) {
 			f->next = after_zero(&f->table, i, &zeros);
 			continue;
 		}
+		if (!table_decode(&f->table, raw, &e))
+			continue;
 		if (entry_fault(&e, &v) != PT_FAULT_NONE || e.state != PT_ST_MAPPED)
 			continue;
 		if (emit(it, &f->table, i, &e, out))
@@ -767,6 +826,7 @@ static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct 
 bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 {
 	struct pt_entry e;
+	uint8_t raw[16];
 
 	while (!it->done && it->depth > 0) {
 		struct pt_iter_frame *f = &it->f[it->depth - 1];
@@ -819,14 +879,18 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 
 		if (!may_read(it, &f->table, i))
 			break;
-		if (!pt_table_read(&f->table, i, &e)) {
+		if (!table_raw(&f->table, i, raw)) {
 			f->next = next_captured(&f->table, i);
 			continue;
 		}
-		if (e.raw[0] == 0 && e.raw[1] == 0) {
-			/* zero: unmapped; after a few, jump to where data resumes */
+		if (raw_zero(raw)) {
+			/* zero: unmapped, skipped undecoded; after a few, jump to where data resumes */
 			if (i + 1 < f->end && (i & (ZERO_RUN_SKIP - 1)) == ZERO_RUN_SKIP - 1)
 				f->next = next_nonzero(&f->table, i);
+			continue;
+		}
+		if (!table_decode(&f->table, raw, &e)) {
+			f->next = next_captured(&f->table, i);
 			continue;
 		}
 		if (entry_fault(&e, &v) != PT_FAULT_NONE)

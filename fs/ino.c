@@ -84,11 +84,8 @@ _Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_
 
 static unsigned bits_for(uint64_t v)
 {
-	unsigned b = 0;
-
-	while (b < 64 && (v >> b) != 0)
-		b++;
-	return b;
+	/* a count, not a loop: every inode number asks (ctx_bits) */
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
 }
 
 /* C, the width of the context field: fixed by the number of contexts. */
