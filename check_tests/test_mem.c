@@ -367,6 +367,43 @@ START_TEST(built_across_chunks)
 }
 END_TEST
 
+/* pt_mem_direct: a pointer only inside one non-zero heap chunk, after seal. */
+START_TEST(direct_pointer)
+{
+	struct pt_mem *m = pt_mem_new(2);
+	size_t len = 0x30000;
+	uint8_t *d = pattern_buf(0x40000, len), *b = pattern_buf(0x1000, 0x2000);
+	const uint8_t *p;
+	unsigned id, bid;
+
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x40000, len, &id), PT_OK);
+	/* the second 64 KiB chunk stays zero: never written */
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0, d, 0x10000), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0x20000, d + 0x20000, 0x10000), PT_OK);
+	ck_assert_int_eq(pt_mem_add_borrowed(m, 1, 0x1000, b, 0x2000, &bid), PT_OK);
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x40000, 8));   /* not sealed yet */
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	p = pt_mem_direct(m, 0, 0x40000 + 0x1000, 0x1000);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_mem_eq(p, d + 0x1000, 0x1000);
+	p = pt_mem_direct(m, 0, 0x40000 + 0x2fff8, 8);   /* the last 8 bytes */
+	ck_assert_ptr_nonnull(p);
+	ck_assert_mem_eq(p, d + 0x2fff8, 8);
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x40000 + 0xfff8, 16));    /* across chunks */
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x40000 + 0x10000, 8));    /* a zero chunk */
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x40000 + 0x2fff8, 16));   /* past the region */
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x3fff8, 16));             /* before it */
+	ck_assert_ptr_null(pt_mem_direct(m, 1, 0x40000, 8));              /* other space */
+	ck_assert_ptr_null(pt_mem_direct(m, 1, 0x1000, 8));               /* borrowed */
+	ck_assert_ptr_null(pt_mem_direct(m, 2, 0x40000, 8));              /* no such space */
+	ck_assert_ptr_null(pt_mem_direct(m, 0, 0x40000, 0));
+	ck_assert_ptr_null(pt_mem_direct(m, 0, UINT64_MAX - 3, 8));      /* wraps */
+	pt_mem_free(m);
+	free(d);
+	free(b);
+}
+END_TEST
+
 START_TEST(empty_region)
 {
 	/* An empty region covers nothing, so it overlaps nothing: the seal succeeds. */
@@ -528,6 +565,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, zero_chunks_free);
 	tcase_add_test(tc, short_last_chunk);
 	tcase_add_test(tc, built_across_chunks);
+	tcase_add_test(tc, direct_pointer);
 	tcase_add_test(tc, adopt_chunk);
 	suite_add_tcase(s, tc);
 

@@ -569,6 +569,31 @@ bool pt_mem_read(const struct pt_mem *mem, unsigned space, uint64_t pa,
 	return true;
 }
 
+const uint8_t *pt_mem_direct(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t len)
+{
+	const struct region *r;
+	uint64_t off, idx;
+	size_t pos;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces || len == 0 || len > CHUNK_SIZE ||
+	    len - 1 > UINT64_MAX - pa)
+		return NULL;
+	pos = find_region(mem, space, pa);
+	if (pos >= mem->space_start[space + 1])
+		return NULL;
+	r = &mem->regions[mem->sorted[pos]];
+	if (!r->built || r->base > pa || pa - r->base > r->size - len)
+		return NULL;
+	off = pa - r->base + r->skip;
+	idx = off >> CHUNK_SHIFT;
+	if ((off + len - 1) >> CHUNK_SHIFT != idx)
+		return NULL;
+	pos = chunk_lower(r, idx);
+	if (pos >= r->nchunks || r->chunks[pos].idx != idx)
+		return NULL;
+	return r->chunks[pos].data + (off & (CHUNK_SIZE - 1));
+}
+
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
 			   uint64_t pa, uint64_t len)
 {

@@ -115,6 +115,17 @@ pt_err pt_mem_fault_install(void);
 /* Copies LEN bytes from mapped SRC to DST; false when SRC faulted (DST partly written).  Async-signal-safe. */
 bool pt_mem_copy_mapped(void *dst, const void *src, size_t len);
 
+/*
+ * Where [PA, PA+LEN) of SPACE lies inside one non-zero chunk of a region
+ * the loader built on the heap: a pointer to those bytes, valid and
+ * unchanged until pt_mem_free() (the memory is sealed).  NULL otherwise —
+ * bytes of a borrowed mapping (read only through pt_mem_read(), armed
+ * against SIGBUS), zero chunks, ranges across chunks or regions, anything
+ * not captured — and the caller reads with pt_mem_read().  A table read
+ * entry by entry resolves its address once instead of per entry.
+ */
+const uint8_t *pt_mem_direct(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t len);
+
 /* How much of [PA, PA+LEN) is captured.  LEN 0 gives PT_COVER_NONE. */
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,
 			   uint64_t pa, uint64_t len);

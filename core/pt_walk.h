@@ -38,6 +38,8 @@ struct pt_table {
 	struct pt_target big;
 	/* Reached through a pointer with reserved bits: the walker never gets here. */
 	bool reserved_above;
+	/* The table's bytes where one heap chunk holds them all (pt_mem_direct()), else NULL. */
+	const uint8_t *direct;
 };
 
 /* The root table of CTX. */

@@ -24,10 +24,15 @@ static const struct pt_level *lvl(const struct pt_table *t)
 	return &t->ctx->fmt->levels[t->level];
 }
 
-static enum pt_cover table_cover(const struct pt_table *t)
+/* Sets T's cover and direct pointer from its place (space, addr, entries, level). */
+static void table_place(struct pt_table *t)
 {
-	return pt_mem_cover(t->ctx->mem, t->space, t->addr,
-			    t->entries * lvl(t)->entry_size);
+	unsigned sz = lvl(t)->entry_size;
+
+	t->cover = pt_mem_cover(t->ctx->mem, t->space, t->addr, t->entries * sz);
+	t->direct = NULL;
+	if (t->cover == PT_COVER_FULL && t->entries <= UINT64_MAX / 16)
+		t->direct = pt_mem_direct(t->ctx->mem, t->space, t->addr, t->entries * sz);
 }
 
 void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
@@ -42,7 +47,7 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	out->va_base = ctx->va_base;
 	/* A flat table (bits 0) takes its page size from the context. */
 	out->page_shift = l->bits ? l->va_shift : ctx->root_page_shift;
-	out->cover = table_cover(out);
+	table_place(out);
 	out->big.present = false;
 	out->reserved_above = false;
 }
@@ -87,7 +92,7 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 		out->entries = (uint64_t)1 << e->target[which].bits;
 		out->page_shift = e->target[which].shift;
 	}
-	out->cover = table_cover(out);
+	table_place(out);
 	out->big.present = false;
 	if (which == 1 && e->target[0].present)
 		out->big = e->target[0];
@@ -111,6 +116,10 @@ static bool table_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
 		return false;
 	if (sz < 16)
 		memset(raw + sz, 0, 16 - sz);
+	if (t->direct) {
+		memcpy(raw, t->direct + index * sz, sz);
+		return true;
+	}
 	return pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz);
 }
 
@@ -226,7 +235,7 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 	big.page_shift = bl->va_shift;
 	big.big.present = false;
 	big.reserved_above = false;
-	big.cover = table_cover(&big);
+	table_place(&big);
 	sh = big.page_shift - t->page_shift;
 	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
 		e->state = PT_ST_SHADOWED;
