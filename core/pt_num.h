@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 enum {
 	PT_NUM_DEC = 1u << 0,     /* decimal digits; no leading zero unless ZEROPAD */
@@ -34,13 +35,21 @@ bool pt_num_parse(const char *s, unsigned flags, uint64_t *out);
  */
 bool pt_num_parse128(const char *s, unsigned flags, uint64_t *lo, uint64_t *hi);
 
-/* Little-endian 64-bit load, independent of the host's byte order. */
+/*
+ * Little-endian 64-bit load, independent of the host's byte order.  On a
+ * little-endian host it is one load (gcc 12 -O2 leaves the byte loop a
+ * loop: ~60 instructions per entry of every table listing).
+ */
 static inline uint64_t pt_le64_load(const uint8_t *p)
 {
 	uint64_t v = 0;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, p, sizeof v);
+#else
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
+#endif
 	return v;
 }
 
