@@ -22,6 +22,12 @@
  * timestamp and no padding of the last block.  The same options give the
  * same bytes.
  *
+ * --spread N places the 4 KiB pages of table memory N pages apart, zeros
+ * between: a memory member of N times the tables' size, mostly zero, as a
+ * dump of a large vidmem whose allocator scattered the tables.  The member is
+ * written page by page from the dense tables (a few hundred MiB at 10^7
+ * entries), never built at its full size.
+ *
  * --change PERMILLE writes the "after" capture for the diff benchmark: the
  * same tables at the same addresses, with about PERMILLE/1000 of the leaf
  * entries changed (read-only toggled, remapped to another PA, or unmapped).
@@ -99,6 +105,15 @@ struct space {
 
 static struct space spaces[SP__N];
 
+/* --spread: table page I of a space sits at page I * spread of its member. */
+static uint64_t spread = 1;
+
+/* The physical address of byte OFF of SP's dense table memory. */
+static uint64_t tbl_pa(unsigned sp, uint64_t off)
+{
+	return table_base[sp] + (off >> 12) * 4096 * spread + (off & 4095);
+}
+
 /* Allocates SIZE bytes aligned to ALIGN in SP; returns the physical address. */
 static uint64_t tbl_alloc(unsigned sp, uint64_t size, uint64_t align, bool avoid_bit9)
 {
@@ -112,8 +127,12 @@ static uint64_t tbl_alloc(unsigned sp, uint64_t size, uint64_t align, bool avoid
 	 */
 	if (avoid_bit9 && ((table_base[sp] + off) & 0x200))
 		off = (off | 0x3ff) + 1;
-	if (table_base[sp] + off + size > table_limit[sp])
-		die("%s table memory full (%" PRIu64 " bytes)", space_name[sp], off);
+	/* Tables never cross a 4 KiB page (4 KiB or 256 bytes, aligned): --spread keeps them whole. */
+	if ((off & 4095) + size > 4096)
+		die("internal: table crosses a page");
+	if (tbl_pa(sp, off + size - 1) >= table_limit[sp])
+		die("%s table memory full (%" PRIu64 " bytes%s)", space_name[sp], off,
+		    spread > 1 ? "; use a smaller --spread" : "");
 	if (off + size > s->cap) {
 		uint64_t ncap = s->cap ? s->cap : MiB;
 
@@ -124,14 +143,15 @@ static uint64_t tbl_alloc(unsigned sp, uint64_t size, uint64_t align, bool avoid
 		s->cap = ncap;
 	}
 	s->used = off + size;
-	return table_base[sp] + off;
+	return tbl_pa(sp, off);
 }
 
 static void put64(unsigned sp, uint64_t pa, uint64_t v)
 {
-	uint64_t off = pa - table_base[sp];
+	uint64_t rel = pa - table_base[sp], page = rel / (4096 * spread);
+	uint64_t in = rel % (4096 * spread), off = page * 4096 + in;
 
-	if (pa < table_base[sp] || off + 8 > spaces[sp].used)
+	if (pa < table_base[sp] || in + 8 > 4096 || off + 8 > spaces[sp].used)
 		die("write to %s 0x%" PRIx64 " outside the tables", space_name[sp], pa);
 	for (unsigned b = 0; b < 8; b++)
 		spaces[sp].buf[off + b] = (uint8_t)(v >> (8 * b));
@@ -221,6 +241,7 @@ struct opts {
 	unsigned change;     /* permille */
 	uint64_t seed;
 	uint64_t zero_pad;
+	uint64_t spread;     /* table pages this many pages apart (1: dense) */
 	const char *vas_file;
 	unsigned nvas;
 	bool blob;
@@ -307,6 +328,8 @@ static void usage(FILE *f)
 	      "  --change PERMILLE  change about PERMILLE/1000 leaf entries (the diff 'after' capture)\n"
 	      "  --seed N           default 1\n"
 	      "  --zero-pad SIZE    append SIZE zero bytes to every memory member\n"
+	      "  --spread N         put table pages N pages apart, zeros between (default 1:\n"
+	      "                     dense); memory members grow N-fold, mostly zero\n"
 	      "  --vas FILE         write mapped sample pages as 'CONTEXT VA PATH' lines ...\n"
 	      "  --nvas N           ... this many, in random order, default 1000\n"
 	      "  --format F         ver2 (default) or ver3 (nv-gmmu-ver3, chip gh100)\n"
@@ -326,6 +349,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "change", required_argument, NULL, 'x' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "zero-pad", required_argument, NULL, 'Z' },
+		{ "spread", required_argument, NULL, 'S' },
 		{ "vas", required_argument, NULL, 'v' },
 		{ "nvas", required_argument, NULL, 'V' },
 		{ "blob", no_argument, NULL, 'b' },
@@ -346,6 +370,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->compress = -1;
 	o->seed = 1;
 	o->nvas = 1000;
+	o->spread = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n': o->entries = parse_size(optarg, "--entries"); break;
@@ -372,6 +397,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's': o->seed = parse_size(optarg, "--seed"); break;
 		case 'Z': o->zero_pad = parse_size(optarg, "--zero-pad"); break;
+		case 'S':
+			o->spread = parse_size(optarg, "--spread");
+			if (o->spread < 1 || o->spread > 65536)
+				die("--spread must be 1..65536");
+			break;
 		case 'v': o->vas_file = optarg; break;
 		case 'V': o->nvas = (unsigned)parse_size(optarg, "--nvas"); break;
 		case 'b': o->blob = true; break;
@@ -656,8 +686,42 @@ struct member {
 	char path[96];
 	const void *data;
 	uint64_t size;       /* of DATA */
+	uint64_t spread;     /* DATA's 4 KiB pages this many pages apart (1: as is) */
 	uint64_t pad;        /* zero bytes after DATA */
 };
+
+/* Bytes of member M in the archive: its spread-out data, then the padding. */
+static uint64_t member_bytes(const struct member *m)
+{
+	return m->size * m->spread + m->pad;
+}
+
+static void write_zeros(struct archive *a, const char *path, uint64_t left)
+{
+	static const uint8_t zeros[1024 * 1024];
+
+	while (left) {
+		size_t len = left > sizeof(zeros) ? sizeof(zeros) : (size_t)left;
+		la_ssize_t w = archive_write_data(a, zeros, len);
+
+		if (w <= 0)
+			die("%s: %s", path, archive_error_string(a));
+		left -= (uint64_t)w;
+	}
+}
+
+static void write_bytes(struct archive *a, const char *path, const uint8_t *p, uint64_t left)
+{
+	while (left) {
+		size_t len = left > 16 * MiB ? 16 * MiB : (size_t)left;
+		la_ssize_t w = archive_write_data(a, p, len);
+
+		if (w <= 0)
+			die("%s: %s", path, archive_error_string(a));
+		p += w;
+		left -= (uint64_t)w;
+	}
+}
 
 static void aw_check(struct archive *a, int r, const char *what)
 {
@@ -667,7 +731,6 @@ static void aw_check(struct archive *a, int r, const char *what)
 
 static void write_archive(const struct opts *o, const struct member *m, unsigned n)
 {
-	static const uint8_t zeros[64 * 1024];
 	struct archive *a = archive_write_new();
 
 	if (!a)
@@ -686,33 +749,24 @@ static void write_archive(const struct opts *o, const struct member *m, unsigned
 	for (unsigned i = 0; i < n; i++) {
 		struct archive_entry *e = archive_entry_new();
 		const uint8_t *p = m[i].data;
-		uint64_t left = m[i].size;
 
 		archive_entry_set_pathname(e, m[i].path);
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_perm(e, 0644);
-		archive_entry_set_size(e, (la_int64_t)(m[i].size + m[i].pad));
+		archive_entry_set_size(e, (la_int64_t)member_bytes(&m[i]));
 		archive_entry_set_mtime(e, 0, 0);
 		archive_entry_set_uid(e, 0);
 		archive_entry_set_gid(e, 0);
 		aw_check(a, archive_write_header(a, e), m[i].path);
-		while (left) {
-			size_t len = left > 16 * MiB ? 16 * MiB : (size_t)left;
-			la_ssize_t w = archive_write_data(a, p, len);
-
-			if (w <= 0)
-				die("%s: %s", m[i].path, archive_error_string(a));
-			p += w;
-			left -= (uint64_t)w;
-		}
-		for (left = m[i].pad; left;) {
-			size_t len = left > sizeof(zeros) ? sizeof(zeros) : (size_t)left;
-			la_ssize_t w = archive_write_data(a, zeros, len);
-
-			if (w <= 0)
-				die("%s: %s", m[i].path, archive_error_string(a));
-			left -= (uint64_t)w;
-		}
+		if (m[i].spread == 1)
+			write_bytes(a, m[i].path, p, m[i].size);
+		else
+			/* Streamed page by page: the spread member is never in memory. */
+			for (uint64_t off = 0; off < m[i].size; off += 4096) {
+				write_bytes(a, m[i].path, p + off, 4096);
+				write_zeros(a, m[i].path, (m[i].spread - 1) * 4096);
+			}
+		write_zeros(a, m[i].path, m[i].pad);
 		archive_entry_free(e);
 	}
 	aw_check(a, archive_write_close(a), o->out);
@@ -737,11 +791,18 @@ static void write_dir(const struct opts *o, const struct member *m, unsigned n)
 
 		snprintf(path, sizeof(path), "%s/%s", o->out, m[i].path);
 		f = fopen(path, "wb");
-		if (!f || fwrite(m[i].data, 1, m[i].size, f) != m[i].size)
+		if (!f)
 			die("%s: %s", path, strerror(errno));
-		/* Zero padding as a hole: a sparse file reads as zeros. */
-		if (m[i].pad && (fseeko(f, (off_t)(m[i].size + m[i].pad - 1), SEEK_SET) != 0 ||
-				 fputc(0, f) == EOF))
+		for (uint64_t off = 0; off < m[i].size; off += m[i].spread == 1 ? m[i].size : 4096) {
+			uint64_t len = m[i].spread == 1 ? m[i].size : 4096;
+
+			if (fseeko(f, (off_t)(off * m[i].spread), SEEK_SET) != 0 ||
+			    fwrite((const uint8_t *)m[i].data + off, 1, len, f) != len)
+				die("%s: %s", path, strerror(errno));
+		}
+		/* Spread gaps and zero padding as holes: a sparse file reads as zeros. */
+		if (member_bytes(&m[i]) > m[i].size &&
+		    (fseeko(f, (off_t)(member_bytes(&m[i]) - 1), SEEK_SET) != 0 || fputc(0, f) == EOF))
 			die("%s: %s", path, strerror(errno));
 		if (fclose(f) != 0)
 			die("%s: %s", path, strerror(errno));
@@ -810,6 +871,7 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &o);
 	v3 = o.ver3;
+	spread = o.spread;
 	memset(&g, 0, sizeof(g));
 	g.o = &o;
 	if (o.blob)
@@ -848,7 +910,10 @@ int main(int argc, char **argv)
 		build_context(&g, &ctxs[i], n);
 	}
 
-	/* capture.ini */
+	/* capture.ini (--spread named only when used: older captures keep their bytes) */
+	char spread_opt[32] = "";
+	if (o.spread > 1)
+		snprintf(spread_opt, sizeof(spread_opt), " --spread %" PRIu64, o.spread);
 	fi = open_memstream(&ini, &inilen);
 	if (!fi)
 		die("open_memstream: %s", strerror(errno));
@@ -857,12 +922,12 @@ int main(int argc, char **argv)
 		"description = mkbig: %" PRIu64 " leaf entries (4K %" PRIu64 ", 64K %" PRIu64
 		", 2M %" PRIu64 "), %u contexts%s\n"
 		"x-mkbig = --entries %" PRIu64 " --contexts %u --mix 4k:%u,64k:%u,2m:%u"
-		" --tables %s --pages %s --change %u --seed %" PRIu64 " --zero-pad %" PRIu64 "%s\n",
+		" --tables %s --pages %s --change %u --seed %" PRIu64 " --zero-pad %" PRIu64 "%s%s\n",
 		v3 ? "nv-gmmu-ver3" : "nv-gmmu-ver2", v3 ? "GH100" : "TU104",
 		o.entries, g.count[PS_4K], g.count[PS_64K], g.count[PS_2M], o.contexts,
 		o.change ? ", changed" : "", o.entries, o.contexts, o.mix[PS_4K], o.mix[PS_64K],
 		o.mix[PS_2M], spaces_name[o.tables], spaces_name[o.pages], o.change, o.seed,
-		o.zero_pad, v3 ? " --format ver3" : "");
+		o.zero_pad, v3 ? " --format ver3" : "", spread_opt);
 	for (unsigned sp = 0; sp < SP__N; sp++) {
 		if (!spaces[sp].used)
 			continue;
@@ -884,6 +949,7 @@ int main(int argc, char **argv)
 	snprintf(m[nm].path, sizeof(m[nm].path), "capture.ini");
 	m[nm].data = ini;
 	m[nm].size = inilen;
+	m[nm].spread = 1;
 	m[nm].pad = 0;
 	nm++;
 	for (unsigned sp = 0; sp < SP__N; sp++) {
@@ -893,9 +959,10 @@ int main(int argc, char **argv)
 			 table_base[sp]);
 		m[nm].data = spaces[sp].buf;
 		m[nm].size = spaces[sp].used;
+		m[nm].spread = o.spread;
 		m[nm].pad = o.zero_pad;
 		nonzero += nonzero_pages(spaces[sp].buf, spaces[sp].used) * 4096;
-		mem_bytes += spaces[sp].used + o.zero_pad;
+		mem_bytes += member_bytes(&m[nm]);
 		nm++;
 	}
 	if (o.compress == CT_DIR)

@@ -1389,7 +1389,7 @@ END_TEST
  * A gem5 checkpoint whose device store is GIB GiB of zeros, gzip'd: it must
  * load in one streaming pass with no RAM for the zero pages.  4 GiB, not
  * the 16 GiB of a real MI300 image, to keep CI time small: the cost per
- * byte is the same (one inflate, one zero test per 64 KiB chunk).
+ * byte is the same (one inflate, one zero test per 4 KiB chunk).
  */
 #define HUGE_GIB 16u
 START_TEST(gem5_huge_zero_image)

@@ -303,14 +303,14 @@ START_TEST(zero_chunks_free)
 	for (uint64_t off = 0; off < (64u << 20); off += sizeof buf)
 		ck_assert_int_eq(pt_mem_region_write(m, id, off, buf, sizeof buf), PT_OK);
 	ck_assert_uint_eq(pt_mem_resident(m), 0);
-	/* One non-zero byte costs one 64 KiB chunk. */
+	/* One non-zero byte costs one 4 KiB chunk. */
 	buf[5] = 0xaa;
 	ck_assert_int_eq(pt_mem_region_write(m, id, 0x300000, buf, 16), PT_OK);
-	ck_assert_uint_eq(pt_mem_resident(m), 65536);
+	ck_assert_uint_eq(pt_mem_resident(m), 4096);
 	/* A zero write into an existing chunk changes bytes, no new chunk. */
 	memset(buf, 0, 16);
 	ck_assert_int_eq(pt_mem_region_write(m, id, 0x300004, buf, 2), PT_OK);
-	ck_assert_uint_eq(pt_mem_resident(m), 65536);
+	ck_assert_uint_eq(pt_mem_resident(m), 4096);
 	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
 	ck_assert(pt_mem_read(m, 0, 0x300000, out, 8));
 	ck_assert_uint_eq(out[4], 0);
@@ -446,28 +446,29 @@ END_TEST
 START_TEST(adopt_chunk)
 {
 	struct pt_mem *m = pt_mem_new(1);
-	uint8_t *c = malloc(0x10000), *d = malloc(0x10000), out[8];
+	uint8_t *c = malloc(0x1000), *d = malloc(0x1000), out[8];
 	unsigned id;
 
 	ck_assert_ptr_nonnull(c);
 	ck_assert_ptr_nonnull(d);
-	memset(c, 0xab, 0x10000);
-	memset(d, 0xcd, 0x10000);
-	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x100000, 0x18000, &id), PT_OK);
-	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x8000, c, 0x10000), PT_E_USAGE);  /* misaligned */
-	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, c, 0x4000), PT_E_USAGE);  /* short */
-	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x20000, c, 0x10000), PT_E_USAGE); /* past the end */
-	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, c, 0x10000), PT_OK);      /* last chunk: 0x8000 used */
-	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x10000, d, 0x10000), PT_E_USAGE); /* taken */
-	ck_assert_uint_eq(pt_mem_resident(m), 0x8000);
+	memset(c, 0xab, 0x1000);
+	memset(d, 0xcd, 0x1000);
+	/* 4 KiB chunks: a region of one and a half */
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x100000, 0x1800, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x800, c, 0x1000), PT_E_USAGE);   /* misaligned */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x1000, c, 0x400), PT_E_USAGE);   /* short */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x2000, c, 0x1000), PT_E_USAGE);  /* past the end */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x1000, c, 0x1000), PT_OK);       /* last chunk: 0x800 used */
+	ck_assert_int_eq(pt_mem_region_adopt(m, id, 0x1000, d, 0x1000), PT_E_USAGE);  /* taken */
+	ck_assert_uint_eq(pt_mem_resident(m), 0x800);
 	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
-	ck_assert(pt_mem_read(m, 0, 0x110000, out, sizeof out));
+	ck_assert(pt_mem_read(m, 0, 0x101000, out, sizeof out));
 	ck_assert_uint_eq(out[0], 0xab);
 	ck_assert_uint_eq(out[7], 0xab);
-	ck_assert(pt_mem_read(m, 0, 0x10fffc, out, sizeof out));   /* zero chunk, then adopted */
+	ck_assert(pt_mem_read(m, 0, 0x100ffc, out, sizeof out));   /* zero chunk, then adopted */
 	ck_assert_uint_eq(out[3], 0);
 	ck_assert_uint_eq(out[4], 0xab);
-	ck_assert(!pt_mem_read(m, 0, 0x117ffc, out, sizeof out));
+	ck_assert(!pt_mem_read(m, 0, 0x1017fc, out, sizeof out));
 	free(d);
 	pt_mem_free(m);
 }

@@ -22,7 +22,12 @@
 #include "pt_capture.h"
 #include "pt_vec.h"
 
-#define CHUNK_SHIFT 16
+/*
+ * Members are kept in 4 KiB chunks, the unit of core/mem.c too: a table
+ * page alone in a large, mostly zero dump costs 4 KiB, not a 64 KiB chunk
+ * (16x its bytes; bench/README.md "Scale").
+ */
+#define CHUNK_SHIFT 12
 #define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
 #define MAX_MEMBER_NAME 4096    /* longer member names are ignored */
 #define MAX_WARNINGS 100        /* kept; the rest are counted in one last warning */

@@ -61,7 +61,7 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 /*
  * Hands a chunk the caller filled to built region ID: CHUNK (from malloc,
  * freed by pt_mem_free from now on) holds the region's bytes at OFFSET, a
- * multiple of the 64 KiB chunk size, and LEN >= the bytes the region has
+ * multiple of the 4 KiB chunk size, and LEN >= the bytes the region has
  * there.  Lets a loader that already holds a member's bytes in chunks give
  * them over instead of copying them (no chunk may exist there yet).  On
  * error the caller keeps CHUNK.
