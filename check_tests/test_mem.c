@@ -377,7 +377,7 @@ START_TEST(direct_pointer)
 	unsigned id, bid;
 
 	ck_assert_int_eq(pt_mem_add_built(m, 0, 0x40000, len, &id), PT_OK);
-	/* the second 64 KiB chunk stays zero: never written */
+	/* [0x10000, 0x20000) stays zero: never written, no chunk */
 	ck_assert_int_eq(pt_mem_region_write(m, id, 0, d, 0x10000), PT_OK);
 	ck_assert_int_eq(pt_mem_region_write(m, id, 0x20000, d + 0x20000, 0x10000), PT_OK);
 	ck_assert_int_eq(pt_mem_add_borrowed(m, 1, 0x1000, b, 0x2000, &bid), PT_OK);
