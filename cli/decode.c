@@ -574,27 +574,9 @@ static void ol_puts(struct ol *w, const char *s)
 
 static void ol_dec(struct ol *w, uint64_t v)
 {
-	char num[24], *end = num + sizeof num, *p = end;
+	char num[24], *end = num + sizeof num, *p = pt_dec_before(end, v);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	ol_put(w, p, (size_t)(end - p));
-}
-
-/* V in hex before END: DIGITS wide with leading zeros, or (0) as few as needed; returns the start. */
-static char *hex_before(char *end, uint64_t v, unsigned digits)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned k = 0;
-
-	do {
-		*--end = hex[v & 15];
-		v >>= 4;
-		k++;
-	} while (v || k < digits);
-	return end;
 }
 
 /* "0x" and HI:LO in hex, LO DIGITS wide or, under a non-zero HI, 16 (a 128-bit number). */
@@ -602,9 +584,9 @@ static void ol_hex128(struct ol *w, uint64_t hi, uint64_t lo, unsigned digits)
 {
 	char num[40], *end = num + sizeof num, *p;
 
-	p = hex_before(end, lo, hi ? 16 : digits);
+	p = pt_hex_before(end, lo, hi ? 16 : digits);
 	if (hi)
-		p = hex_before(p, hi, 0);
+		p = pt_hex_before(p, hi, 0);
 	*--p = 'x';
 	*--p = '0';
 	ol_put(w, p, (size_t)(end - p));
@@ -620,9 +602,9 @@ static void ol_raw(struct ol *w, const struct pt_entry *e)
 {
 	char num[40], *end = num + sizeof num, *p;
 
-	p = hex_before(end, e->raw[0], 16);
+	p = pt_hex_before(end, e->raw[0], 16);
 	if (e->size > 8)
-		p = hex_before(p, e->raw[1], 16);
+		p = pt_hex_before(p, e->raw[1], 16);
 	*--p = 'x';
 	*--p = '0';
 	ol_put(w, p, (size_t)(end - p));

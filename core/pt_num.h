@@ -53,4 +53,32 @@ static inline uint64_t pt_le64_load(const uint8_t *p)
 	return v;
 }
 
+/*
+ * The decimal digits of V written backwards ending just before END (no
+ * NUL); returns the first.  Listings and renders format millions of
+ * numbers: by hand, not through printf (bench/README.md).
+ */
+static inline char *pt_dec_before(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* The same in lowercase hex, at least MIN digits (leading zeros); "0" for 0 when MIN is 0. */
+static inline char *pt_hex_before(char *end, uint64_t v, unsigned min)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned k = 0;
+
+	do {
+		*--end = hex[v & 15];
+		v >>= 4;
+		k++;
+	} while (v || k < min);
+	return end;
+}
+
 #endif

@@ -38,9 +38,16 @@ struct pt_table {
 	struct pt_target big;
 	/* Reached through a pointer with reserved bits: the walker never gets here. */
 	bool reserved_above;
-	/* The table's bytes where one heap chunk holds them all (pt_mem_direct()), else NULL. */
+	/* The table's bytes where one heap chunk holds them all (pt_table_direct()), else NULL. */
 	const uint8_t *direct;
 };
+
+/*
+ * Resolves T's bytes for direct reads (pt_mem_direct()) where it is fully
+ * captured in one heap chunk; a loop that reads many entries of T calls it
+ * first, a walk that reads one entry per table does not.
+ */
+void pt_table_direct(struct pt_table *t);
 
 /* The root table of CTX. */
 void pt_table_root(const struct pt_context *ctx, struct pt_table *out);

@@ -15,30 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_num.h"
 #include "pt_render.h"
 
 /* ---- fields -------------------------------------------------------------- */
-
-/* Hex digits of V (lowercase, no leading zeros; "0" for 0) into the END of BUF; returns the start. */
-static char *hex_digits(uint64_t v, char *end)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	do {
-		*--end = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	return end;
-}
-
-static char *dec_digits(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
 
 /*
  * One `key: value` line.  Entry files are rendered for every lookup and
@@ -54,11 +34,11 @@ static void field_text(struct pt_buf *b, const struct pt_field *f)
 	switch (f->kind) {
 	case PT_FK_BIT:
 	case PT_FK_UINT:
-		p = dec_digits(f->v, end);
+		p = pt_dec_before(end, f->v);
 		pt_buf_put(b, p, (size_t)(end - p));
 		break;
 	case PT_FK_HEX:
-		p = hex_digits(f->v, end);
+		p = pt_hex_before(end, f->v, 0);
 		*--p = 'x';
 		*--p = '0';
 		pt_buf_put(b, p, (size_t)(end - p));
@@ -108,12 +88,45 @@ static void field_json(struct pt_jobj *o, const struct pt_field *f)
 	}
 }
 
+/* "0x" and the raw entry, 16 or 32 hex digits, into S (LEN >= 35). */
 static void raw_str(const struct pt_entry *e, char *s, size_t len)
 {
+	char num[40], *end = num + sizeof num, *p = pt_hex_before(end, e->raw[0], 16);
+
 	if (e->size > 8)
-		snprintf(s, len, "0x%016" PRIx64 "%016" PRIx64, e->raw[1], e->raw[0]);
-	else
-		snprintf(s, len, "0x%016" PRIx64, e->raw[0]);
+		p = pt_hex_before(p, e->raw[1], 16);
+	*--p = 'x';
+	*--p = '0';
+	size_t n = (size_t)(end - p) < len ? (size_t)(end - p) : len - 1;
+
+	memcpy(s, p, n);
+	s[n] = 0;
+}
+
+/* `KEY: VALUE` lines of an entry file, by hand (field_text's reason). */
+static void line_str(struct pt_buf *b, const char *key, const char *v)
+{
+	pt_buf_puts(b, key);
+	pt_buf_put(b, ": ", 2);
+	pt_buf_puts(b, v);
+	pt_buf_put(b, "\n", 1);
+}
+
+static void line_num(struct pt_buf *b, const char *key, uint64_t v, bool hex)
+{
+	char num[24], *end = num + sizeof num, *p;
+
+	if (hex) {
+		p = pt_hex_before(end, v, 0);
+		*--p = 'x';
+		*--p = '0';
+	} else {
+		p = pt_dec_before(end, v);
+	}
+	pt_buf_puts(b, key);
+	pt_buf_put(b, ": ", 2);
+	pt_buf_put(b, p, (size_t)(end - p));
+	pt_buf_put(b, "\n", 1);
 }
 
 /* The names of target_captured keys for target W of a level's entries. */
@@ -172,28 +185,34 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 		pt_buf_put(b, "\n", 1);
 		return pt_buf_status(b);
 	}
-	pt_buf_printf(b, "level: %s\ndepth: %u\nindex: %" PRIu64 "\n", l->name, l->depth, index);
-	pt_buf_printf(b, "entry_space: %s\nentry_address: 0x%" PRIx64 "\n",
-		      fmt->spaces[t->space], pt_table_entry_pa(t, index));
-	pt_buf_printf(b, "va: %s\nspan: 0x%" PRIx64 "\nraw: %s\n", va, span, raw);
+	line_str(b, "level", l->name);
+	line_num(b, "depth", l->depth, false);
+	line_num(b, "index", index, false);
+	line_str(b, "entry_space", fmt->spaces[t->space]);
+	line_num(b, "entry_address", pt_table_entry_pa(t, index), true);
+	line_str(b, "va", va);
+	line_num(b, "span", span, true);
+	line_str(b, "raw", raw);
 	for (unsigned i = 0; i < e->nfields; i++)
 		if (!(e->fields[i].flags & PT_FF_JSON_ONLY))
 			field_text(b, &e->fields[i]);
-	pt_buf_printf(b, "state: %s\n", pt_state_name(e->state));
+	line_str(b, "state", pt_state_name(e->state));
 	/*
 	 * Where the page is, in the capture's space names (the aperture fields
 	 * above are the hardware's).  e->pa, not a field: it is the address in
 	 * the capture's space (less the context's space_bias).
 	 */
-	if (e->leaf)
-		pt_buf_printf(b, "target_space: %s\ntarget_address: 0x%" PRIx64 "\n",
-			      fmt->spaces[e->space], e->pa);
+	if (e->leaf) {
+		line_str(b, "target_space", fmt->spaces[e->space]);
+		line_num(b, "target_address", e->pa, true);
+	}
 	for (unsigned w = 0; w < 2; w++) {
 		struct pt_table c;
 
-		if (pt_table_child(t, index, e, w, &c))
-			pt_buf_printf(b, "%s: %s\n%s: %s\n", target_space_key(e, w),
-				      fmt->spaces[c.space], target_key(e, w), pt_cover_name(c.cover));
+		if (pt_table_child(t, index, e, w, &c)) {
+			line_str(b, target_space_key(e, w), fmt->spaces[c.space]);
+			line_str(b, target_key(e, w), pt_cover_name(c.cover));
+		}
 	}
 	return pt_buf_status(b);
 }

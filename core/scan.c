@@ -172,12 +172,14 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
 	return true;
 }
 
-static void scan_table(struct scan *sc, const struct pt_table *t)
+static void scan_table(struct scan *sc, const struct pt_table *tab)
 {
+	struct pt_table direct = *tab, *t = &direct;
 	struct pt_entry e;
 
 	if (!note_table(sc, t))
 		return;
+	pt_table_direct(t);
 	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
 		/* counts: the scan of one table is bounded by its non-zero entries */
 		struct pt_table child;

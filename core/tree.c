@@ -513,14 +513,8 @@ static bool table_next_summary(const struct pt_table *t, uint64_t *i, bool all_e
  */
 static const char *index_name(uint64_t i, char *end)
 {
-	char *p = end - 1;
-
-	*p = 0;
-	do {
-		*--p = (char)('0' + i % 10);
-		i /= 10;
-	} while (i);
-	return p;
+	end[-1] = 0;
+	return pt_dec_before(end - 1, i);
 }
 
 /* A table: entry I has cookie I + 3, so a resumed listing starts at COOKIE - 2. */
@@ -539,6 +533,7 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
 	err = get_table(dir, &t);
 	if (err != PT_OK)
 		return err;
+	pt_table_direct(&t);
 	while (i < t.entries && table_next_summary(&t, &i, tree->all_entries, &e)) {
 		entry_node(dir, &t, i, &e, &n);
 		if (!fn(ud, index_name(i, name + sizeof(name)), &n, i + COOKIE_BASE))
@@ -761,8 +756,10 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 		return PT_OK;
 	case PT_TN_TABLEDIR:
 		err = get_table(node, &t);
-		if (err == PT_OK)
+		if (err == PT_OK) {
+			pt_table_direct(&t);
 			*nlink = table_nlink(&t);
+		}
 		return err;
 	case PT_TN_ENTRYDIR:
 		err = get_entry(node, &loc);

@@ -24,12 +24,17 @@ static const struct pt_level *lvl(const struct pt_table *t)
 	return &t->ctx->fmt->levels[t->level];
 }
 
-/* Sets T's cover and direct pointer from its place (space, addr, entries, level). */
+/* Sets T's cover from its place (space, addr, entries, level); no direct pointer yet. */
 static void table_place(struct pt_table *t)
+{
+	t->cover = pt_mem_cover(t->ctx->mem, t->space, t->addr, t->entries * lvl(t)->entry_size);
+	t->direct = NULL;
+}
+
+void pt_table_direct(struct pt_table *t)
 {
 	unsigned sz = lvl(t)->entry_size;
 
-	t->cover = pt_mem_cover(t->ctx->mem, t->space, t->addr, t->entries * sz);
 	t->direct = NULL;
 	if (t->cover == PT_COVER_FULL && t->entries <= UINT64_MAX / 16)
 		t->direct = pt_mem_direct(t->ctx->mem, t->space, t->addr, t->entries * sz);
@@ -402,6 +407,22 @@ pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 	}
 }
 
+/*
+ * Appends S (N bytes) at OFF of BUF (LEN bytes) as snprintf would: what
+ * fits, NUL-terminated; returns OFF + N, the length untruncated.
+ */
+static int put_trunc(char *buf, size_t len, size_t off, const char *s, size_t n)
+{
+	if (off < len) {
+		size_t c = n < len - off ? n : len - off - 1;
+
+		memcpy(buf + off, s, c);
+		buf[off + c] = 0;
+	}
+	return (int)(off + n);
+}
+
+/* By hand (as snprintf("%s/%" PRIu64 ...)): every entries line and va/ link target has one. */
 int pt_node_path(const struct pt_node *node, char *buf, size_t len)
 {
 	const struct pt_level *levels = node->ctx->fmt->levels;
@@ -410,12 +431,14 @@ int pt_node_path(const struct pt_node *node, char *buf, size_t len)
 	if (len)
 		buf[0] = 0;
 	for (unsigned k = 0; k < node->n; k++) {
-		int r = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0,
-				 "%s%s/%" PRIu64, k ? "/" : "",
-				 levels[node->s[k].level].name, node->s[k].index);
-		if (r < 0)
-			return r;
-		off += (size_t)r;
+		const char *name = levels[node->s[k].level].name;
+		char num[24], *end = num + sizeof num, *p = pt_dec_before(end, node->s[k].index);
+
+		if (k)
+			off = (size_t)put_trunc(buf, len, off, "/", 1);
+		off = (size_t)put_trunc(buf, len, off, name, strlen(name));
+		off = (size_t)put_trunc(buf, len, off, "/", 1);
+		off = (size_t)put_trunc(buf, len, off, p, (size_t)(end - p));
 	}
 	return (int)off;
 }
@@ -660,27 +683,12 @@ bool pt_va_parse(const char *s, uint64_t *va)
  */
 int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	char tmp[2 + 64], *p = tmp + sizeof tmp;
-	unsigned n = 0, want = fmt->va_digits < 64 ? fmt->va_digits : 64;
+	char tmp[2 + 64], *end = tmp + sizeof tmp;
+	char *p = pt_hex_before(end, va, fmt->va_digits < 64 ? fmt->va_digits : 64);
 
-	do {
-		*--p = hex[va & 0xf];
-		va >>= 4;
-		n++;
-	} while (va);
-	for (; n < want; n++)
-		*--p = '0';
 	*--p = 'x';
 	*--p = '0';
-	n += 2;
-	if (len > 0) {
-		size_t c = n < len ? n : len - 1;
-
-		memcpy(buf, p, c);
-		buf[c] = 0;
-	}
-	return (int)n;
+	return put_trunc(buf, len, 0, p, (size_t)(end - p));
 }
 
 /* ---- page iterator ------------------------------------------------------ */
@@ -700,6 +708,7 @@ static void push_plain(struct pt_page_iter *it, const struct pt_table *t)
 
 	memset(f, 0, sizeof *f);
 	f->table = *t;
+	pt_table_direct(&f->table);
 	f->next = first_index(t, it->from_va);
 	f->end = t->entries;
 }
@@ -715,11 +724,14 @@ static void push_dual(struct pt_page_iter *it, const struct pt_table *big, bool 
 	f->has_small = has_small;
 	if (has_big) {
 		f->big = *big;
+		pt_table_direct(&f->big);
 		f->big_next = first_index(big, it->from_va);
 		f->big_end = big->entries;
 	}
-	if (has_small)
+	if (has_small) {
 		f->table = *small;
+		pt_table_direct(&f->table);
+	}
 	if (!has_big) {
 		/* No big table: the small table decides everywhere. */
 		f->next = first_index(small, it->from_va);
