@@ -387,11 +387,19 @@ pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 		struct pt_table child;
 		int w;
 
+		bool last = k + 1 == node->n, was = false, ok;
+
 		if (node->s[k].level != t.level || idx >= t.entries)
 			return PT_E_NOTFOUND;
-		if (!pt_table_read(&t, idx, &out->entry))
+		/* the entries on the way are only followed: their fields are never read */
+		if (!last)
+			was = pt_entry_summary_only(true);
+		ok = pt_table_read(&t, idx, &out->entry);
+		if (!last)
+			pt_entry_summary_only(was);
+		if (!ok)
 			return PT_E_NOTFOUND;
-		if (k + 1 == node->n) {
+		if (last) {
 			place_state(&t, idx, &out->entry);
 			out->table = t;
 			out->index = idx;
