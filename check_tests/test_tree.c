@@ -737,7 +737,7 @@ START_TEST(entries_file_slices)
 	pt_buf_init(&full);
 	pt_buf_init(&part);
 	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full), PT_OK);
-	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, 0, &f), PT_OK);
 	ck_assert_uint_eq(f.size, full.len);
 	ck_assert_uint_gt(f.ncp, 10);
 	ck_assert_uint_le(f.ncp, full.len / PT_ENTRIES_CHECKPOINT + 1);
@@ -767,6 +767,26 @@ START_TEST(entries_file_slices)
 	for (uint64_t off = 0; off < f.size; off += 4097)
 		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 4097, &part), PT_OK);
 	ck_assert(part.len == full.len && memcmp(part.data, full.data, full.len) == 0);
+	ck_assert_uint_eq(f.text.len, 0);   /* keep_max 0: nothing kept, every read rendered */
+	pt_entries_file_free(&f);
+	/* a budget one byte short keeps nothing; the exact size keeps the text, and reads copy it */
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len - 1, &f), PT_OK);
+	ck_assert_uint_eq(f.text.len, 0);
+	pt_entries_file_free(&f);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len, &f), PT_OK);
+	ck_assert_uint_eq(f.size, full.len);
+	ck_assert(f.text.len == full.len && memcmp(f.text.data, full.data, full.len) == 0);
+	for (int i = 0; i < 100; i++) {
+		uint64_t off, size;
+
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		off = (seed >> 20) % (full.len + 100);
+		size = (seed >> 44) % 140000 + 1;
+		pt_buf_reset(&part);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, (size_t)size, &part), PT_OK);
+		ck_assert_uint_eq(part.len, off >= full.len ? 0 : off + size > full.len ? full.len - off : size);
+		ck_assert(part.len == 0 || memcmp(part.data, full.data + off, part.len) == 0);
+	}
 	pt_entries_file_free(&f);
 	pt_buf_free(&full);
 	pt_buf_free(&part);
@@ -798,7 +818,7 @@ START_TEST(entries_truncated)
 	ck_assert_uint_eq(cut.len, head + strlen("# truncated\n"));
 	ck_assert(memcmp(cut.data, full.data, head) == 0);
 	ck_assert_str_eq(cut.data + head, "# truncated\n");
-	ck_assert_int_eq(pt_entries_file_build(t, 0, 1000, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, 1000, 0, &f), PT_OK);
 	ck_assert_uint_eq(f.size, cut.len);
 	ck_assert_uint_gt(f.ncp, 2);
 	for (uint64_t off = 0; off < f.size + 10; off += 3001) {

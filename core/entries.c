@@ -410,8 +410,9 @@ static pt_err cp_add(struct pt_entries_file *f, uint64_t off, uint64_t lines,
 }
 
 pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			     struct pt_entries_file *f)
+			     uint64_t keep_max, struct pt_entries_file *f)
 {
+	bool keep = keep_max > 0;
 	/* the walk is ~40 KiB: off the stack of a FUSE worker */
 	struct text_pos *p = malloc(sizeof(*p));
 	struct pt_tnode e;
@@ -421,6 +422,7 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t 
 	pt_err err;
 
 	memset(f, 0, sizeof(*f));
+	pt_buf_init(&f->text);
 	if (!p)
 		return PT_E_NOMEM;
 	f->ctx = ctx;
@@ -439,6 +441,16 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t 
 				break;
 		}
 		f->size += line.len;
+		if (keep && f->size > keep_max) {
+			keep = false;   /* too big to keep: reads render from the checkpoints */
+			pt_buf_free(&f->text);
+		} else if (keep) {
+			pt_buf_put(&f->text, line.data, line.len);
+			if (f->text.oom) {
+				keep = false;
+				pt_buf_free(&f->text);
+			}
+		}
 	}
 	pt_buf_free(&line);
 	free(p);
@@ -462,6 +474,10 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 	if (off >= f->size || size == 0 || f->ncp == 0)
 		return PT_OK;
 	want = f->size - off < size ? f->size - off : size;
+	if (f->text.len == f->size) {
+		pt_buf_put(out, f->text.data + off, (size_t)want);
+		return out->oom ? PT_E_NOMEM : PT_OK;
+	}
 	/* the last checkpoint at or before OFF (the first is at 0) */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -503,5 +519,6 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 void pt_entries_file_free(struct pt_entries_file *f)
 {
 	free(f->cp);
+	pt_buf_free(&f->text);
 	memset(f, 0, sizeof(*f));
 }

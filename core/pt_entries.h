@@ -16,7 +16,10 @@
  * storing it, keeping its exact size and a checkpoint (the next entry) about
  * every PT_ENTRIES_CHECKPOINT bytes; pt_entries_file_read() renders forward
  * from the nearest checkpoint at or before the offset.  Memory: one
- * checkpoint per PT_ENTRIES_CHECKPOINT bytes of text.
+ * checkpoint per PT_ENTRIES_CHECKPOINT bytes of text.  A text of at most
+ * KEEP_MAX bytes (the caller's budget) is kept from that first pass, and
+ * reads then copy from it: the first pass renders it all anyway, and a
+ * first `grep -r` spent more on re-rendering slices than on the pass.
  */
 #ifndef PT_ENTRIES_H
 #define PT_ENTRIES_H
@@ -90,14 +93,22 @@ struct pt_entries_file {
 		uint64_t lines;        /* entry lines before it */
 		struct pt_tnode next;
 	} *cp;
+	struct pt_buf text;        /* the whole text when it fit KEEP_MAX (len == size), else empty */
 };
 
-/* The first pass: size and checkpoints of context CTX's entries (F is filled, free it). */
-pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			     struct pt_entries_file *f);
+/* What the mount keeps of one context's entries text (bytes): 10^4 entries are ~3 MB. */
+#define PT_ENTRIES_KEEP_MAX ((uint64_t)8 << 20)
+
 /*
- * Appends to OUT the bytes [OFF, OFF + SIZE) of the file, cut at its end;
- * renders at most PT_ENTRIES_CHECKPOINT + SIZE + one line.
+ * The first pass: size and checkpoints of context CTX's entries, and the
+ * text itself when it is at most KEEP_MAX bytes (F is filled, free it).
+ */
+pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			     uint64_t keep_max, struct pt_entries_file *f);
+/*
+ * Appends to OUT the bytes [OFF, OFF + SIZE) of the file, cut at its end:
+ * a copy from the kept text, or a render of at most PT_ENTRIES_CHECKPOINT
+ * + SIZE + one line.
  */
 pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_file *f,
 			    uint64_t off, size_t size, struct pt_buf *out);

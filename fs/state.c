@@ -278,7 +278,8 @@ int ptfs_entries_fill(struct ptfs *fs, unsigned ctx, const struct pt_entries_fil
 
 	pthread_mutex_lock(&e->lock);
 	if (!e->done) {
-		e->err = ptfs_errno(pt_entries_file_build(fs->tree, ctx, PT_ENTRIES_LINES_MAX, &e->file));
+		e->err = ptfs_errno(pt_entries_file_build(fs->tree, ctx, PT_ENTRIES_LINES_MAX,
+							    PT_ENTRIES_KEEP_MAX, &e->file));
 		e->done = true;
 	}
 	err = e->err;
