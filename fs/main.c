@@ -546,10 +546,7 @@ int main(int argc, char *argv[])
 
 	if (copts.singlethread) {
 		ret = fuse_session_loop(se);
-	} else if (!copts.clone_fd) {
-		ret = ptfs_loop_run(se, copts.max_threads);
 	} else {
-		/* clone_fd (a /dev/fuse fd per thread) is libfuse's loop's own */
 		cfg = fuse_loop_cfg_create();
 		if (!cfg) {
 			ret = -ENOMEM;

@@ -50,8 +50,6 @@ static bool req_cancelled(void *ud)
 {
 	fuse_req_t req = ud;
 
-	/* asked every 4096 entries: a long request, so another worker reads meanwhile */
-	ptfs_loop_busy();
 	return fuse_req_interrupted(req) || fuse_session_exited(fs_of(req)->se);
 }
 

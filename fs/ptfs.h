@@ -147,15 +147,6 @@ struct ptfs_tls *ptfs_tls_get(void);
 char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size);
 /* Frees the calling thread's scratch (the main thread, after a -s loop). */
 void ptfs_thread_cleanup(void);
-
-/*
- * loop.c: the request loop (one reader at a time; see loop.c), with at most
- * MAX_THREADS workers.  0 when the session ended (unmount or signal), else
- * -errno.  ptfs_loop_busy(): the calling worker is in a long request (its
- * cancel check calls it): let another worker read meanwhile.
- */
-int ptfs_loop_run(struct fuse_session *se, unsigned max_threads);
-void ptfs_loop_busy(void);
 void ptfs_cache_init(struct ptfs_cache *c);
 void ptfs_cache_destroy(struct ptfs_cache *c);
 /* The cache kept for file ID (capture, info, maps), or NULL. */
