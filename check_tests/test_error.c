@@ -1,4 +1,4 @@
-/* test_error: every error code has a distinct name and a description. */
+/* test_error: every error code has a distinct name and a description; file:line details. */
 #include <string.h>
 
 #include "pt_error.h"
@@ -36,6 +36,26 @@ START_TEST(names_exact)
 }
 END_TEST
 
+/* pt_error_at: "FILE:LINE: message", control bytes masked, cut to fit, nothing without a buffer. */
+START_TEST(detail_at_line)
+{
+	char err[64];
+
+	pt_error_at(err, sizeof err, "run.log", 12, "unknown record %s", "FOO");
+	ck_assert_str_eq(err, "run.log:12: unknown record FOO");
+	pt_error_at(err, sizeof err, "a\nb\x1b.log", 3, "value \"%s\"", "x\ty\x7f");
+	ck_assert_str_eq(err, "a?b?.log:3: value \"x?y?\"");
+	pt_error_at(err, 12, "run.log", 12345, "a long message");
+	ck_assert_str_eq(err, "run.log:123");
+	pt_error_at(err, 20, "run.log", 7, "%s", "abcdefghijklmnop");
+	ck_assert_str_eq(err, "run.log:7: abcdefgh");
+	memset(err, 'Z', sizeof err);
+	pt_error_at(err, 0, "run.log", 1, "x");
+	ck_assert_int_eq(err[0], 'Z');
+	pt_error_at(NULL, 10, "run.log", 1, "x");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("error");
@@ -43,6 +63,9 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, names_distinct);
 	tcase_add_test(tc, names_exact);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("detail");
+	tcase_add_test(tc, detail_at_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

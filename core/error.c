@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
 #include "pt_error.h"
 
 /* Indexed by pt_err; keep in the enum's order (a test checks every code). */
@@ -31,4 +33,29 @@ const char *pt_errname(pt_err err)
 	if ((unsigned)err >= PT_E__COUNT)
 		return "E_UNKNOWN";
 	return errs[err].name;
+}
+
+void pt_error_vat(char *err, size_t len, const char *file, unsigned line, const char *fmt,
+		  va_list ap)
+{
+	int n;
+
+	if (!err || !len)
+		return;
+	n = snprintf(err, len, "%s:%u: ", file, line);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	vsnprintf(err + n, len - (size_t)n, fmt, ap);
+	for (char *c = err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+void pt_error_at(char *err, size_t len, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_error_vat(err, len, file, line, fmt, ap);
+	va_end(ap);
 }

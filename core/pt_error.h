@@ -12,6 +12,9 @@
 #ifndef PT_ERROR_H
 #define PT_ERROR_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 typedef enum pt_err {
 	PT_OK = 0,        /* success */
 	PT_E_USAGE,       /* E_USAGE: the caller passed a bad argument or option */
@@ -37,5 +40,16 @@ const char *pt_strerror(pt_err err);
 
 /* The code's stable name as printed by the programs, e.g. "E_VALUE".  Never NULL. */
 const char *pt_errname(pt_err err);
+
+/*
+ * The detail of an error in a parsed file, into ERR (LEN bytes, cut to
+ * fit): "FILE:LINE: " and the message FMT formats.  Control bytes become
+ * '?': FILE and the quoted values come from the user's files, and the
+ * programs print the text as one line.  Nothing when ERR is NULL or LEN 0.
+ */
+void pt_error_at(char *err, size_t len, const char *file, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void pt_error_vat(char *err, size_t len, const char *file, unsigned line, const char *fmt,
+		  va_list ap) __attribute__((format(printf, 5, 0)));
 
 #endif

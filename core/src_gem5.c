@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pt_src_gem5.h"
+#include "pt_error.h"
 #include "pt_vec.h"
 
 struct line {
@@ -47,20 +48,10 @@ static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
 static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!p->err || !p->errlen)
-		return;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, line);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	pt_error_vat(p->err, p->errlen, p->name, line, fmt, ap);
 	va_end(ap);
-	/* Messages quote section names and values from the file: never echo control bytes. */
-	for (char *c = p->err; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
 }
 
 static const char *const reg_names[PT_G5_REG__COUNT] = {

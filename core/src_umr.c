@@ -19,6 +19,7 @@
 
 #include "pt_num.h"
 #include "pt_src_umr.h"
+#include "pt_error.h"
 #include "pt_vec.h"
 
 #define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
@@ -62,20 +63,10 @@ static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
 static void seterr(struct parser *p, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!p->err || !p->errlen)
-		return;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->name, line);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	pt_error_vat(p->err, p->errlen, p->name, line, fmt, ap);
 	va_end(ap);
-	/* Only the caller's NAME can hold control characters: never echo them. */
-	for (char *c = p->err; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
 }
 
 static int peek(const struct parser *p)
