@@ -917,6 +917,68 @@ START_TEST(pa_lookup)
 }
 END_TEST
 
+/*
+ * pt_node_resolve() keeps the tables of the last path per thread: in any
+ * order, a resolve gives what a walk from the root gives.  A node of the
+ * other context (another serial) clears that cache first.
+ */
+START_TEST(resolve_any_order)
+{
+	const struct pt_context *c0 = pt_capture_context(cap, 0), *c1 = pt_capture_context(cap, 1);
+	static struct pt_node nodes[600];
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_node other, bad;
+	struct pt_loc loc;
+	size_t nn = 0;
+	uint64_t seed = 4242;
+
+	ck_assert_ptr_nonnull(c1);
+	ck_assert(c0->serial != 0 && c1->serial != 0 && c0->serial != c1->serial);
+	pt_pages_init(&it, c0, 0);
+	while (nn + 2 < sizeof nodes / sizeof nodes[0] && pt_pages_next(&it, &pg)) {
+		nodes[nn++] = pg.node;
+		nodes[nn] = pg.node;   /* and the pointer above it */
+		nodes[nn++].n--;
+	}
+	ck_assert_uint_gt(nn, 20);
+	pt_pages_init(&it, c1, 0);
+	ck_assert(pt_pages_next(&it, &pg));
+	other = pg.node;
+	for (size_t i = 0; i < nn; i++) {
+		struct pt_loc fresh, cached;
+
+		if (nodes[i].n == 0)
+			continue;
+		ck_assert_int_eq(pt_node_resolve(&other, &loc), PT_OK);
+		ck_assert_int_eq(pt_node_resolve(&nodes[i], &fresh), PT_OK);
+		for (int k = 0; k < 3; k++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			size_t j = (seed >> 33) % nn;
+			char pth[256];
+
+			pt_node_path(&nodes[j], pth, sizeof pth);
+			/* e.g. pde0/3/pte_big/0 right after pde0/3/pte_small/N: one entry, two tables */
+			ck_assert_msg(pt_node_resolve(&nodes[j], &loc) == PT_OK, "%s after %s", pth,
+				      i ? "a cousin" : "the first");
+		}
+		ck_assert_int_eq(pt_node_resolve(&nodes[i], &cached), PT_OK);
+		ck_assert(fresh.table.addr == cached.table.addr && fresh.table.level == cached.table.level &&
+			  fresh.table.space == cached.table.space &&
+			  fresh.table.entries == cached.table.entries &&
+			  fresh.table.va_base == cached.table.va_base &&
+			  fresh.table.page_shift == cached.table.page_shift);
+		ck_assert(fresh.index == cached.index && fresh.entry.state == cached.entry.state &&
+			  fresh.entry.raw[0] == cached.entry.raw[0] &&
+			  fresh.entry.raw[1] == cached.entry.raw[1] && fresh.entry.pa == cached.entry.pa);
+		/* past the end of the same table: not found, even with its path cached */
+		bad = nodes[i];
+		bad.s[bad.n - 1].index = cached.table.entries;
+		ck_assert_int_eq(pt_node_resolve(&bad, &loc), PT_E_NOTFOUND);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tree");
@@ -935,6 +997,7 @@ static Suite *suite(void)
 		{"entries", {entries_node, entries_equal_tree, entries_grep_read_only, entries_file_slices}},
 		{"entries_seek", {entries_seek, entries_truncated}},
 		{"pa", {pa_lookup}},
+		{"resolve", {resolve_any_order}},
 	};
 
 	for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,9 @@ static unsigned count_spaces(const struct pt_format *fmt)
 	return n;
 }
 
+/* Serials of loaded contexts (struct pt_context): from 1, shared by all threads. */
+static _Atomic uint64_t context_serials;
+
 static pt_err fill_contexts(struct pt_capture *cap)
 {
 	const struct pt_manifest *man = cap->man;
@@ -230,6 +234,7 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		c->ini_line = mc->line;
 		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
+		c->serial = atomic_fetch_add(&context_serials, 1) + 1;
 		rc = c->fmt->ctx_setup(c, buf, sizeof buf);
 		if (rc) {
 			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", mc->line,

@@ -62,6 +62,13 @@ struct pt_context {
 	size_t nannotations;
 	const struct pt_kv *annotations;   /* x- keys of the section, in file order */
 	unsigned ini_line;                 /* line of its section header */
+	/*
+	 * Unique for each context a capture load makes, never reused in the
+	 * process: the walker caches resolved paths under it (a freed
+	 * context's address may come back).  0: a context built by hand, not
+	 * cached.
+	 */
+	uint64_t serial;
 };
 
 /* One [memory] section. */

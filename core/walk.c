@@ -375,14 +375,58 @@ static int target_for_level(const struct pt_entry *e, int level)
 	return -1;
 }
 
+/*
+ * The tables of the last path this thread resolved: consecutive lookups,
+ * renders and entries lines are siblings or cousins, and each walked from
+ * the root again (a third of a first `grep -r`).  Valid for ever: a
+ * context's tables never change, and its serial is never reused.
+ * tables[k] is the table holding step k of steps[]; n steps are known.
+ */
+static _Thread_local struct {
+	uint64_t serial;
+	unsigned n;
+	struct {
+		int8_t level;
+		uint64_t index;
+	} steps[PT_MAX_DEPTH];
+	struct pt_table tables[PT_MAX_DEPTH];
+} resolved;
+
+/* How many steps of NODE the cache has followed: tables[that] holds the next one. */
+static unsigned resolved_prefix(const struct pt_node *node)
+{
+	unsigned k = 0;
+
+	if (!node->ctx->serial || resolved.serial != node->ctx->serial)
+		return 0;
+	/*
+	 * tables[k + 1] serves once step k matches and leads to the same
+	 * level: a dual entry leads to two tables (big and small pages).
+	 */
+	while (k < resolved.n && k + 1 < node->n && resolved.steps[k].level == node->s[k].level &&
+	       resolved.steps[k].index == node->s[k].index &&
+	       resolved.tables[k + 1].level == node->s[k + 1].level)
+		k++;
+	return k;
+}
+
 pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 {
 	struct pt_table t;
+	unsigned from;
 
 	if (!node || !node->ctx || node->n == 0 || node->n > PT_MAX_DEPTH)
 		return PT_E_USAGE;
-	pt_table_root(node->ctx, &t);
-	for (unsigned k = 0;; k++) {
+	from = resolved_prefix(node);
+	if (from > 0) {
+		t = resolved.tables[from];
+	} else {
+		pt_table_root(node->ctx, &t);
+		resolved.serial = node->ctx->serial;
+		resolved.tables[0] = t;
+	}
+	resolved.n = from;
+	for (unsigned k = from;; k++) {
 		uint64_t idx = node->s[k].index;
 		struct pt_table child;
 		int w;
@@ -412,6 +456,11 @@ pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 		    child.cover == PT_COVER_NONE)
 			return PT_E_NOTFOUND;
 		t = child;
+		/* step k is followed: tables[k + 1] is known */
+		resolved.steps[k].level = node->s[k].level;
+		resolved.steps[k].index = idx;
+		resolved.tables[k + 1] = t;
+		resolved.n = k + 1;
 	}
 }
 
