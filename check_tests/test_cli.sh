@@ -1116,4 +1116,18 @@ rc "oneline: a blob that is no whole table" 2 "$TOOL" decode --blob "$TMP/ol.bin
 run "$TOOL" walk "$FIX/umr-gfx9-vmid3.log" vmid3 0x800000abc
 has "amd walk: the kind is labelled mtype=" ' mtype=UC leaf='
 
+# export goes on where a listing call stopped: one call of a huge va/ reads a
+# bounded number of entries (as one FUSE readdir); 70000 pages need two calls.
+if [ -x "${PTFS_MKBIG:-}" ]; then
+	"$PTFS_MKBIG" --entries 70000 --contexts 1 --mix 4k:100 "$TMP/big.tar" >"$TMP/big.kv"
+	rm -rf "$TMP/bigx"
+	rc "export of a 70000-page capture" 0 "$TOOL" export "$TMP/big.tar" "$TMP/bigx"
+	n=$(ls -f "$TMP/bigx/pdb0/va" | grep -c '^0x')
+	want=$(sed -n 's/^leaf_entries=//p' "$TMP/big.kv")
+	if [ "$n" = "$want" ] && [ "$n" -gt 65536 ]; then ok; else bad "export of a 70000-page va/: $n links, want $want"; fi
+	rm -rf "$TMP/bigx" "$TMP/big.tar"
+else
+	bad "PTFS_MKBIG is not set: the large export is not tested"
+fi
+
 report

@@ -36,6 +36,8 @@ struct exporter {
 	struct pt_buf buf;
 	int st;          /* CLI_EXIT_OK until a child fails */
 	const char *dir; /* the directory being filled */
+	/* of the listing call under way in DIR: children written, the cookie after the last */
+	uint64_t listed, next;
 };
 
 static int mkdir_w(const char *path)
@@ -99,13 +101,19 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 	char path[EXPORT_PATH_MAX], target[EXPORT_PATH_MAX];
 	pt_err err;
 
-	(void)next;
+	x->listed++;
+	x->next = next;
 	if ((x->st = join(path, x->dir, name)) != CLI_EXIT_OK)
 		return false;
 	switch (pt_tree_kind(child)) {
 	case PT_TK_DIR:
-		if ((x->st = mkdir_w(path)) == CLI_EXIT_OK)
+		if ((x->st = mkdir_w(path)) == CLI_EXIT_OK) {
+			uint64_t listed = x->listed, after = x->next;
+
 			x->st = export_dir(x, child, path);
+			x->listed = listed;
+			x->next = after;
+		}
 		break;
 	case PT_TK_LINK:
 		err = pt_tree_readlink(x->tree, child, target, sizeof target);
@@ -129,10 +137,20 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 static int export_dir(struct exporter *x, const struct pt_tnode *dir, const char *path)
 {
 	const char *outer = x->dir;
+	uint64_t cookie = 0;
 	pt_err err;
 
 	x->dir = path;
-	err = pt_tree_list(x->tree, dir, 0, export_child, x);
+	/*
+	 * A call may end early (a huge va/ lists a bounded number of entries
+	 * per call, as one FUSE readdir does): go on from the last cookie until
+	 * a call lists nothing.
+	 */
+	do {
+		x->listed = 0;
+		err = pt_tree_list(x->tree, dir, cookie, export_child, x);
+		cookie = x->next;
+	} while (err == PT_OK && x->st == CLI_EXIT_OK && x->listed > 0);
 	x->dir = outer;
 	if (x->st != CLI_EXIT_OK)
 		return x->st;
