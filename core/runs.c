@@ -92,6 +92,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 	while (!it->pages_done) {
 		struct pt_page pg;
 		char flags[PT_FLAGS_LEN], kind[64];
+		bool fresh = !it->have_pend;
 
 		if (it->have_pend) {
 			pg = it->pend;
@@ -107,10 +108,11 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 			break;
 		}
 		/*
-		 * Pages read, kept or not: a bound on work like the entries read.
-		 * The cut line names the page that was not looked at.
+		 * Pages read, kept or not, each once (a pending page was counted
+		 * when it was read): a bound on work like the entries read.  The
+		 * cut names the first page not looked at.
 		 */
-		if (++it->npages > PT_SCAN_PAGES_MAX) {
+		if (fresh && ++it->npages > PT_SCAN_PAGES_MAX) {
 			runs_cut(it, pg.va, PT_SCAN_PAGES_MAX, "pages");
 			it->pages_done = true;
 			break;
