@@ -110,7 +110,10 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		/*
 		 * Pages read, kept or not, each once (a pending page was counted
 		 * when it was read): a bound on work like the entries read.  The
-		 * cut names the first page not looked at.
+		 * cut names the first page not looked at.  Every page costs an
+		 * entry read, so while PT_SCAN_PAGES_MAX >= PT_SCAN_ENTRIES_MAX the
+		 * entries cut comes first; kept so that a larger entries budget
+		 * cannot leave the pages unbounded.
 		 */
 		if (fresh && ++it->npages > PT_SCAN_PAGES_MAX) {
 			runs_cut(it, pg.va, PT_SCAN_PAGES_MAX, "pages");
