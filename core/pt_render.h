@@ -98,7 +98,10 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 /* A walk trace (walk/VA, ptfs-tool walk). */
 pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		      const struct pt_walk *w, enum pt_out out);
-/* The context's maps file: one line per maximal run. */
+/*
+ * The context's maps file: one line per maximal run, the pt_runs stream with
+ * no filter (core/runs.c), bounded also by PT_MAPS_BYTES_MAX bytes.
+ */
 pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);
 /* The context's info file (scans the context). */
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);

@@ -73,11 +73,16 @@ struct pt_runs_iter {
 	uint64_t va_limit;         /* end of the context's VA space (exclusive, saturated) */
 	struct pt_run gap;         /* a gap range being merged */
 	bool have_gap;
-	uint64_t nruns, gap_walks;
-	bool truncated;            /* stopped at PT_MAPS_RUNS_MAX runs or PT_RUNS_GAP_WALKS_MAX walks */
+	uint64_t nruns, npages, gap_walks;
+	/*
+	 * Stopped at PT_SCAN_ENTRIES_MAX entries read, PT_SCAN_PAGES_MAX pages
+	 * read, PT_MAPS_RUNS_MAX runs or PT_RUNS_GAP_WALKS_MAX walks (and, in
+	 * pt_render_maps(), PT_MAPS_BYTES_MAX bytes written).
+	 */
+	bool truncated;
 	uint64_t cut_va;           /* truncated: the first VA not accounted for */
 	uint64_t cut_limit;        /* truncated: the bound that was hit ... */
-	const char *cut_what;      /* ... and what it counts ("runs", "walks", "entries read") */
+	const char *cut_what;      /* ... and what it counts ("entries read", "pages", "runs", "walks", "bytes") */
 	bool done;
 };
 

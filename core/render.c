@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c — the one renderer: entry files, walk traces, maps, info and the
- * capture summary, as `key: value` text or JSON.
+ * render.c — the one renderer: entry files, walk traces, info and the
+ * capture summary, as `key: value` text or JSON (maps: runs.c).
  *
  * Text: one `key: value` per line in the decoder's fixed field order, hex
  * lowercase with 0x, bits as 0/1, derived flags as true/false.
@@ -409,115 +409,6 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		}
 		pt_buf_puts(b, "\n");
 	}
-	return pt_buf_status(b);
-}
-
-/* ---- maps ---------------------------------------------------------------- */
-
-struct run {
-	bool open;
-	uint64_t va, end, pa, page;
-	unsigned space;
-	char flags[FLAGS_LEN], kind[64];
-};
-
-static void run_emit(struct pt_buf *b, const struct pt_context *ctx, const struct run *r,
-		     enum pt_out out)
-{
-	const struct pt_format *fmt = ctx->fmt;
-	char size[24], page[24];
-
-	pt_size_str(r->end - r->va, size, sizeof size);
-	pt_size_str(r->page, page, sizeof page);
-	if (out == PT_OUT_JSON) {
-		struct pt_jobj o = {0};
-
-		pt_jobj_hex(&o, "va_start", r->va);
-		pt_jobj_hex(&o, "va_end", r->end);
-		pt_jobj_hex(&o, "size", r->end - r->va);
-		pt_jobj_hex(&o, "page_size", r->page);
-		pt_jobj_str(&o, "space", fmt->spaces[r->space]);
-		pt_jobj_hex(&o, "pa_start", r->pa);
-		pt_jobj_str(&o, "flags", r->flags);
-		pt_jobj_str(&o, "kind", r->kind);
-		pt_jobj_finish(&o, b);
-		pt_buf_put(b, "\n", 1);
-		return;
-	}
-	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s\n",
-		      (int)fmt->va_digits, r->va, (int)fmt->va_digits, r->end, size, page,
-		      fmt->spaces[r->space], r->pa, r->flags, r->kind);
-}
-
-/*
- * The last line of a maps render that stopped early: where, and which bound
- * stopped it, so that a reader never mistakes a cut file for the whole map.
- */
-static void maps_cut(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
-		     uint64_t va, const char *what, uint64_t n)
-{
-	if (out == PT_OUT_JSON)
-		pt_buf_printf(b, "{\"truncated_at_va\": \"0x%0*" PRIx64 "\", \"more_than\": %" PRIu64
-			      ", \"of\": \"%s\"}\n", (int)ctx->fmt->va_digits, va, n, what);
-	else
-		pt_buf_printf(b, "# truncated at VA 0x%0*" PRIx64 ": more than %" PRIu64 " %s\n",
-			      (int)ctx->fmt->va_digits, va, n, what);
-}
-
-pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
-{
-	const struct pt_format *fmt = ctx->fmt;
-	struct pt_page_iter it;
-	struct pt_page pg;
-	struct run r = {0};
-	uint64_t pages = 0;
-	size_t start = b->len;
-
-	/*
-	 * Bounded by the entries read (aliased tables make ~10^11 pages out of
-	 * a few KiB, most of them merging into few runs), by the pages seen and
-	 * by the bytes written (the render is cached for the life of the mount).
-	 */
-	pt_pages_init(&it, ctx, 0);
-	it.budget = PT_SCAN_ENTRIES_MAX;
-	while (pt_pages_next(&it, &pg)) {
-		char flags[FLAGS_LEN], kind[64];
-
-		if (++pages > PT_SCAN_PAGES_MAX) {
-			if (r.open)
-				run_emit(b, ctx, &r, out);
-			r.open = false;
-			maps_cut(b, ctx, out, pg.va, "pages", PT_SCAN_PAGES_MAX);
-			break;
-		}
-		pt_format_flags(fmt, &pg.leaf, flags, sizeof flags);
-		pt_format_kind(fmt, &pg.leaf, kind, sizeof kind);
-		if (r.open && pg.va == r.end && pg.space == r.space && pg.size == r.page &&
-		    pg.pa == r.pa + (r.end - r.va) && !strcmp(flags, r.flags) &&
-		    !strcmp(kind, r.kind)) {
-			r.end += pg.size;
-			continue;
-		}
-		if (r.open)
-			run_emit(b, ctx, &r, out);
-		if (b->len - start >= PT_MAPS_BYTES_MAX) {
-			r.open = false;
-			maps_cut(b, ctx, out, pg.va, "bytes", PT_MAPS_BYTES_MAX);
-			break;
-		}
-		r.open = true;
-		r.va = pg.va;
-		r.end = pg.va + pg.size;
-		r.pa = pg.pa;
-		r.page = pg.size;
-		r.space = pg.space;
-		snprintf(r.flags, sizeof r.flags, "%s", flags);
-		snprintf(r.kind, sizeof r.kind, "%s", kind);
-	}
-	if (r.open)
-		run_emit(b, ctx, &r, out);
-	if (it.cut)
-		maps_cut(b, ctx, out, it.cut_va, "entries read", PT_SCAN_ENTRIES_MAX);
 	return pt_buf_status(b);
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runs.c — maps runs as a stream, with filters and the not-mapped ranges.
+ * runs.c — maps runs as a stream, with filters and the not-mapped ranges,
+ * and the maps file rendered from it.
  *
- * The merge rule is pt_render_maps()'s, applied to the pages a filter keeps;
- * test_runs proves that with no filter the lines are the same bytes.
+ * The one place of the merge rule, of the bounds of a maps list (entries
+ * read, pages, runs, bytes, walks) and of its `# truncated` line: the maps
+ * file, ptfs-tool maps, diff and pa all take their runs from here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -90,6 +92,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 	while (!it->pages_done) {
 		struct pt_page pg;
 		char flags[PT_FLAGS_LEN], kind[64];
+		bool fresh = !it->have_pend;
 
 		if (it->have_pend) {
 			pg = it->pend;
@@ -101,6 +104,19 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 			break;
 		}
 		if (pg.va > it->f.va_hi) {
+			it->pages_done = true;
+			break;
+		}
+		/*
+		 * Pages read, kept or not, each once (a pending page was counted
+		 * when it was read): a bound on work like the entries read.  The
+		 * cut names the first page not looked at.  Every page costs an
+		 * entry read, so while PT_SCAN_PAGES_MAX >= PT_SCAN_ENTRIES_MAX the
+		 * entries cut comes first; kept so that a larger entries budget
+		 * cannot leave the pages unbounded.
+		 */
+		if (fresh && ++it->npages > PT_SCAN_PAGES_MAX) {
+			runs_cut(it, pg.va, PT_SCAN_PAGES_MAX, "pages");
 			it->pages_done = true;
 			break;
 		}
@@ -329,4 +345,32 @@ void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, e
 	else
 		pt_buf_printf(b, "# truncated at VA 0x%0*" PRIx64 ": more than %" PRIu64 " %s\n",
 			      d, it->cut_va, it->cut_limit, it->cut_what);
+}
+
+pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
+{
+	struct pt_runs_filter f;
+	struct pt_runs_iter it;
+	struct pt_run r;
+	size_t start = b->len;
+
+	pt_runs_filter_init(&f);
+	pt_runs_init(&it, ctx, &f);
+	while (pt_runs_next(&it, &r)) {
+		/* The render is cached for the life of the mount: bounded in bytes too. */
+		if (b->len - start >= PT_MAPS_BYTES_MAX) {
+			/*
+			 * R comes before any cut the stream made while reading past
+			 * it, so the bytes are what stopped the list, and the line
+			 * says so rather than the stream's later bound.
+			 */
+			it.truncated = false;
+			runs_cut(&it, r.va, PT_MAPS_BYTES_MAX, "bytes");
+			break;
+		}
+		pt_render_run(b, ctx, &r, NULL, out);
+	}
+	if (it.truncated)
+		pt_render_runs_truncated(b, &it, out);
+	return pt_buf_status(b);
 }
