@@ -573,8 +573,9 @@ pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
 	return build_manifest(ini, false, out, err, errlen);
 }
 
-pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
-			 char *err, size_t errlen)
+/* Parses TEXT as capture.ini, then builds its manifest (MIXED: formats may differ per context). */
+static pt_err parse_manifest(const char *text, size_t len, bool mixed, struct pt_manifest **out,
+			     char *err, size_t errlen)
 {
 	struct pt_ini *ini;
 	pt_err rc;
@@ -583,18 +584,17 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 	rc = pt_ini_parse(text, len, &ini, err, errlen);
 	if (rc)
 		return rc;
-	return pt_manifest_build(ini, out, err, errlen);
+	return build_manifest(ini, mixed, out, err, errlen);
+}
+
+pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
+			 char *err, size_t errlen)
+{
+	return parse_manifest(text, len, false, out, err, errlen);
 }
 
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
 			       char *err, size_t errlen)
 {
-	struct pt_ini *ini;
-	pt_err rc;
-
-	*out = NULL;
-	rc = pt_ini_parse(text, len, &ini, err, errlen);
-	if (rc)
-		return rc;
-	return build_manifest(ini, true, out, err, errlen);
+	return parse_manifest(text, len, true, out, err, errlen);
 }

@@ -25,39 +25,57 @@
  * read of the mount and every entry of `decode --blob`, so the common kinds
  * are formatted by hand rather than through printf (bench/README.md).
  */
+static void line_str(struct pt_buf *b, const char *key, const char *v)
+{
+	pt_buf_puts(b, key);
+	pt_buf_put(b, ": ", 2);
+	pt_buf_puts(b, v);
+	pt_buf_put(b, "\n", 1);
+}
+
+static void line_num(struct pt_buf *b, const char *key, uint64_t v, bool hex)
+{
+	char num[24], *end = num + sizeof num, *p;
+
+	if (hex) {
+		p = pt_hex_before(end, v, 0);
+		*--p = 'x';
+		*--p = '0';
+	} else {
+		p = pt_dec_before(end, v);
+	}
+	pt_buf_puts(b, key);
+	pt_buf_put(b, ": ", 2);
+	pt_buf_put(b, p, (size_t)(end - p));
+	pt_buf_put(b, "\n", 1);
+}
+
+/* A field's line: the entry file's kinds, in the formats above. */
 static void field_text(struct pt_buf *b, const struct pt_field *f)
 {
-	char num[48], *end = num + sizeof num, *p;
-
-	pt_buf_puts(b, f->key);
-	pt_buf_put(b, ": ", 2);
 	switch (f->kind) {
 	case PT_FK_BIT:
 	case PT_FK_UINT:
-		p = pt_dec_before(end, f->v);
-		pt_buf_put(b, p, (size_t)(end - p));
+		line_num(b, f->key, f->v, false);
 		break;
 	case PT_FK_HEX:
-		p = pt_hex_before(end, f->v, 0);
-		*--p = 'x';
-		*--p = '0';
-		pt_buf_put(b, p, (size_t)(end - p));
+		line_num(b, f->key, f->v, true);
 		break;
 	case PT_FK_HEX128:
+		pt_buf_puts(b, f->key);
 		if (f->v2)
-			pt_buf_printf(b, "0x%" PRIx64 "%016" PRIx64, f->v2, f->v);
+			pt_buf_printf(b, ": 0x%" PRIx64 "%016" PRIx64 "\n", f->v2, f->v);
 		else
-			pt_buf_printf(b, "0x%" PRIx64, f->v);
+			pt_buf_printf(b, ": 0x%" PRIx64 "\n", f->v);
 		break;
 	case PT_FK_BOOL:
-		pt_buf_puts(b, f->v ? "true" : "false");
+		line_str(b, f->key, f->v ? "true" : "false");
 		break;
 	case PT_FK_STR:
 		/* A name the format does not have (an unknown kind): never an empty value. */
-		pt_buf_puts(b, f->s ? f->s : "unknown");
+		line_str(b, f->key, f->s ? f->s : "unknown");
 		break;
 	}
-	pt_buf_put(b, "\n", 1);
 }
 
 static void field_json(struct pt_jobj *o, const struct pt_field *f)
@@ -101,32 +119,6 @@ static void raw_str(const struct pt_entry *e, char *s, size_t len)
 
 	memcpy(s, p, n);
 	s[n] = 0;
-}
-
-/* `KEY: VALUE` lines of an entry file, by hand (field_text's reason). */
-static void line_str(struct pt_buf *b, const char *key, const char *v)
-{
-	pt_buf_puts(b, key);
-	pt_buf_put(b, ": ", 2);
-	pt_buf_puts(b, v);
-	pt_buf_put(b, "\n", 1);
-}
-
-static void line_num(struct pt_buf *b, const char *key, uint64_t v, bool hex)
-{
-	char num[24], *end = num + sizeof num, *p;
-
-	if (hex) {
-		p = pt_hex_before(end, v, 0);
-		*--p = 'x';
-		*--p = '0';
-	} else {
-		p = pt_dec_before(end, v);
-	}
-	pt_buf_puts(b, key);
-	pt_buf_put(b, ": ", 2);
-	pt_buf_put(b, p, (size_t)(end - p));
-	pt_buf_put(b, "\n", 1);
 }
 
 /* The names of target_captured keys for target W of a level's entries. */
