@@ -1015,7 +1015,7 @@ START_TEST(kinds_match_tsv)
 	FILE *f;
 
 	/* The TSV is part of the repository: a missing one fails, never skips. */
-	snprintf(path, sizeof path, "%s/core/kinds_tu104.tsv", src ? src : ".");
+	snprintf(path, sizeof path, "%s/core/formats/kinds_tu104.tsv", src ? src : ".");
 	f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof line, f)) {
