@@ -46,7 +46,7 @@ fi
 # groff -ww turns on every warning; -z formats without output, so anything
 # on stderr is a warning (or an error) the page would show a reader.
 for p in "${PAGES[@]}"; do
-	if out=$(groff -man -ww -z "$p" 2>&1) && [ -z "$out" ]; then
+	if out=$(groff -t -man -ww -z "$p" 2>&1) && [ -z "$out" ]; then
 		ok "$p renders without warnings"
 	else
 		bad "$p renders without warnings"
@@ -175,6 +175,15 @@ for p in "${PAGES[@]}"; do
 		ok "$p: every maps and walk line it shows is real output of the samples"
 	fi
 done
+
+# ptfs-formats(7) against the decoders (issue #25 item 3): every documented
+# bit range decodes as documented, every field the decoders print is named.
+if out=$(python3 "$SRC/check_tests/check_formats_doc.py" "$SRC/man/ptfs-formats.7" "$TOOL" 2>&1); then
+	ok "ptfs-formats(7) agrees with the decoders ($(tail -n 1 <<<"$out"))"
+else
+	bad "ptfs-formats(7) agrees with the decoders"
+	grep -v '^ok' <<<"$out" | sed 's/^/    /'
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
