@@ -124,7 +124,7 @@ def decoder_keys(tool, tmp):
     """{(format, key)} of every key the decoders print, by format and level."""
     keys = set()
     r = subprocess.run([tool, "decode", "--help"], capture_output=True, text=True)
-    levels = re.findall(r"^\s+([a-z0-9-]+): depths [0-9-]+, levels (.+)$", r.stdout, re.M)
+    levels = re.findall(r"^\s+([a-z0-9-]+): depths? [0-9-]+, levels? (.+)$", r.stdout, re.M)
     for fmt, names in levels:
         for level in names.split():
             for esize in (8, 16):
