@@ -1,0 +1,70 @@
+#!/bin/bash
+# test_svg.sh — the VA-space picture (ptfs-tool map --svg, CTX/map.svg;
+# issue #25 item 5): for every context of every fixture it renders with
+# rsvg-convert to a non-empty PNG, holds a <title> for each maps line (the
+# tooltip is the line itself), is byte-identical on a second run, and stays
+# under 512 KiB even for a capture of 10^5 pages (mkbig).
+#
+# Environment (check_tests/meson.build): PTFS_TOOL, PTFS_FIXTURES, PTFS_MKBIG.
+# Exit 77 (skip) without rsvg-convert, except under CI=true (then a failure).
+set -u
+TOOL=${PTFS_TOOL:?}
+FIX=${PTFS_FIXTURES:?}
+MKBIG=${PTFS_MKBIG:-}
+PASS=0 FAIL=0
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+if ! command -v rsvg-convert >/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		echo "not ok - rsvg-convert is missing (CI=true; Debian: librsvg2-bin)"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	echo "SKIP: rsvg-convert is missing (Debian: apt-get install librsvg2-bin)"
+	exit 77
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-svg.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+check_one() {	# CAPTURE CONTEXT LABEL
+	local cap=$1 ctx=$2 label=$3 size lines titles
+	if ! "$TOOL" map --svg "$cap" "$ctx" >"$T/a.svg" 2>"$T/err"; then
+		bad "$label: map --svg ($(head -c 200 "$T/err"))"
+		return
+	fi
+	"$TOOL" map --svg "$cap" "$ctx" >"$T/b.svg" 2>/dev/null
+	cmp -s "$T/a.svg" "$T/b.svg" && ok "$label: byte-identical twice" || bad "$label: byte-identical twice"
+	if rsvg-convert "$T/a.svg" -o "$T/a.png" 2>"$T/err" && [ -s "$T/a.png" ]; then
+		ok "$label: rsvg-convert renders it to a non-empty PNG"
+	else
+		bad "$label: rsvg-convert renders it ($(head -c 200 "$T/err"))"
+	fi
+	size=$(stat -c %s "$T/a.svg")
+	[ "$size" -le 524288 ] && ok "$label: $size bytes <= 512 KiB" || bad "$label: $size bytes > 512 KiB"
+	# Every maps line is a title, until the picture merges runs (then it says so).
+	lines=$("$TOOL" maps "$cap" "$ctx" | grep -vc '^#')
+	titles=$(grep -c '<title>0x' "$T/a.svg")
+	if grep -q '<title>[0-9]* runs ' "$T/a.svg"; then
+		ok "$label: $lines runs drawn as merged segments"
+	elif [ "$lines" = "$titles" ] && "$TOOL" maps "$cap" "$ctx" | grep -v '^#' |
+		sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g' | while read -r l; do
+			grep -qF "<title>$l</title>" "$T/a.svg" || exit 1
+		done; then
+		ok "$label: each of its $lines maps lines is a <title>"
+	else
+		bad "$label: each maps line is a <title> ($lines lines, $titles titles)"
+	fi
+}
+
+for cap in "$FIX"/*.tar.gz "$FIX"/umr-*.log "$FIX"/umr-*.envdef; do
+	[ -e "$cap" ] || continue
+	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^context: //p'); do
+		check_one "$cap" "$ctx" "$(basename "$cap") $ctx"
+	done
+done
+if [ -n "$MKBIG" ] && [ -x "$MKBIG" ]; then
+	"$MKBIG" --entries 100000 "$T/big.tar" >/dev/null
+	check_one "$T/big.tar" pdb0 "mkbig 10^5 pdb0"
+fi
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
