@@ -79,6 +79,7 @@ int cli_export(int argc, char **argv);
 int cli_maps(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_map(int argc, char **argv);
+int cli_build(int argc, char **argv);
 int cli_pa(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 

@@ -273,6 +273,7 @@ static const struct {
 	{"export", cli_export, "write the mounted tree to a directory"},
 	{"maps", cli_maps, "the maps file of a context, with filters"},
 	{"info", cli_info, "the info file of a context"},
+	{"build", cli_build, "a capture from a list of mappings"},
 	{"map", cli_map, "a picture of a context's VA space (SVG)"},
 	{"pa", cli_pa, "every context and VA that maps a physical address"},
 	{"diff", cli_diff, "what changed between two captures, at the mapping level"},

@@ -159,6 +159,13 @@ const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key)
 	return NULL;
 }
 
+uint64_t pt_entry_get(const struct pt_entry *e, const char *key, uint64_t dflt)
+{
+	const struct pt_field *f = pt_entry_field(e, key);
+
+	return f ? f->v : dflt;
+}
+
 void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len)
 {
 	buf[0] = 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fmt_gart.h"
+#include "pt_num.h"
 #include "pt_render.h"
 
 /* One flat table; its entry count and page shift come from the context's registers. */
@@ -449,6 +450,58 @@ static void gart_out_of_range(const struct pt_context *ctx, uint64_t va, struct 
 		pt_gart_aperture(l, va, out);
 }
 
+/*
+ * The inverse of gart_decode (ptfs-tool build): each field from E's fields
+ * where E has it, else from the summary: valid for a mapped entry, system
+ * for a sysmem page, the address from the page's bus address.
+ */
+static pt_err gart_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			  size_t errlen)
+{
+	bool mapped = e->state == PT_ST_MAPPED;
+	uint64_t addr = pt_entry_get(e, "address", mapped ? e->pa : 0), r;
+
+	if (level != 0)
+		return PT_E_UNSUPPORTED;
+	if (addr & ~0x0000fffffffff000ull) {
+		snprintf(err, errlen, "amd-gart: address 0x%" PRIx64 " is not a 4 KiB page below 2^48", addr);
+		return PT_E_VALUE;
+	}
+	r = pt_entry_get(e, "valid", mapped) |
+	    pt_entry_get(e, "system", mapped && e->space == SP_SYSMEM) << 1 |
+	    pt_entry_get(e, "snooped", 0) << 2 | pt_entry_get(e, "tmz", 0) << 3 |
+	    pt_entry_get(e, "executable", 0) << 4 | pt_entry_get(e, "readable", 0) << 5 |
+	    pt_entry_get(e, "writeable", 0) << 6 | (pt_entry_get(e, "fragment", 0) & 0x1f) << 7 |
+	    addr | pt_entry_get(e, "prt", 0) << 51 | (pt_entry_get(e, "sw", 0) & 3) << 52 |
+	    pt_entry_get(e, "pte", 0) << 54 | pt_entry_get(e, "log", 0) << 55 |
+	    pt_entry_get(e, "translate_further", 0) << 56 | (pt_entry_get(e, "mtype", 0) & 3) << 57 |
+	    e->reserved_mask[0];
+	for (unsigned i = 0; i < 8; i++)
+		raw[i] = (uint8_t)(r >> (8 * i));
+	return PT_OK;
+}
+
+/*
+ * ptfs-tool build: BASE names the table (in vram: its offset plus
+ * FB_OFFSET<<24, as amdgpu writes it), START and END the mapped range in
+ * 4 KiB page numbers, unless the spec gives them.
+ */
+static void gart_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	const char *fbo = k->get(k->ud, reg_names[PT_GR_FB_OFFSET]);
+	uint64_t off = 0;
+
+	if (fbo && pt_num_parse(fbo, PT_NUM_INI, &off))
+		off = (off & 0xffffff) << 24;
+	if (!k->get(k->ud, reg_names[PT_GR_PT_BASE]))
+		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_BASE],
+			      k->space == SP_SYSMEM ? k->root | 2 : k->root + off);
+	if (!k->get(k->ud, reg_names[PT_GR_PT_START]))
+		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_START], k->va_lo >> 12);
+	if (!k->get(k->ud, reg_names[PT_GR_PT_END]))
+		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_END], k->va_hi >> 12);
+}
+
 const struct pt_format pt_format_gart = {
 	.name = "amd-gart",
 	.levels = gart_levels,
@@ -468,4 +521,6 @@ const struct pt_format pt_format_gart = {
 	.info_text = gart_info_text,
 	.info_json = gart_info_json,
 	.out_of_range = gart_out_of_range,
+	.encode = gart_encode,
+	.build_keys = gart_build_keys,
 };

@@ -33,6 +33,7 @@
  * [is_pde_pointer] is JSON only: the seed decoder's name for bit 0, kept for
  * compatibility although its value is IS_PTE, i.e. 0 for a pointer.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -543,6 +544,169 @@ static void ver2_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		pt_jobj_hex(o, "big_page_size", c->big_page_size);
 }
 
+/* ---- encoder (ptfs-tool build): the inverse of the decoder above -------- */
+
+static void put64(uint8_t *raw, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		raw[i] = (uint8_t)(v >> (8 * i));
+}
+
+static pt_err enc_fail(char *err, size_t errlen, const char *what, uint64_t addr)
+{
+	snprintf(err, errlen, "nv-gmmu-ver2: %s 0x%" PRIx64 " does not fit its field", what, addr);
+	return PT_E_VALUE;
+}
+
+/*
+ * A page frame for APERTURE's address fields: PA>>12 into ADDRESS_SYS
+ * (46 bits) for the system apertures, ADDRESS_VID (25 bits) for video
+ * memory, and for the peer aperture ADDRESS_VID with the bits above it in
+ * COMPTAGLINE (kgmmuFmtInitPeerPteFld_TU10X).
+ */
+static pt_err pte_addr_bits(const struct pt_entry *e, unsigned ap, uint64_t *r, char *err,
+			    size_t errlen)
+{
+	uint64_t pfn = e->pa >> 12;
+
+	if (pt_entry_field(e, "address_sys")) {   /* a decoded entry: its fields as they are */
+		*r |= pt_entry_get(e, "address_sys", 0) << 8 | pt_entry_get(e, "address_vid", 0) << 8 |
+		      pt_entry_get(e, "peer_id", 0) << 33 | pt_entry_get(e, "comptagline", 0) << 36;
+		return PT_OK;
+	}
+	if (e->state != PT_ST_MAPPED)
+		return PT_OK;
+	if (e->pa & 0xfff)
+		return enc_fail(err, errlen, "a page address that is not 4 KiB aligned,", e->pa);
+	if (ap == 1) {
+		if (pfn >> 45)
+			return enc_fail(err, errlen, "peer address", e->pa);
+		*r |= (pfn & 0x1ffffff) << 8 | (pfn >> 25) << 36 |
+		      (uint64_t)(e->space - SP_PEER0) << 33;
+	} else if (ap == 0) {
+		if (pfn >> 25)
+			return enc_fail(err, errlen, "video address", e->pa);
+		*r |= pfn << 8 | pt_entry_get(e, "peer_id", 0) << 33 |
+		      pt_entry_get(e, "comptagline", 0) << 36;
+	} else {
+		if (pfn >> 46)
+			return enc_fail(err, errlen, "system address", e->pa);
+		*r |= pfn << 8;
+	}
+	return PT_OK;
+}
+
+/* The 8-byte PTE layout (pte_big, pte_small, a 2 MiB pde0 slot's low half). */
+static pt_err encode_pte(const struct pt_entry *e, uint64_t *out, char *err, size_t errlen)
+{
+	bool mapped = e->state == PT_ST_MAPPED;
+	unsigned dflt = !mapped ? 0 : e->space == SP_VIDMEM ? 0 : e->space == SP_SYSMEM ? 2 : 1;
+	unsigned ap = (unsigned)pt_entry_get(e, "aperture", dflt) & 3;
+	uint64_t r = pt_entry_get(e, "valid", mapped) | (uint64_t)ap << 1 |
+		     pt_entry_get(e, "volatile", 0) << 3 | pt_entry_get(e, "encrypted", 0) << 4 |
+		     pt_entry_get(e, "privilege", 0) << 5 | pt_entry_get(e, "read_only", 0) << 6 |
+		     pt_entry_get(e, "atomic_disable", 0) << 7 |
+		     (pt_entry_get(e, "kind", 0) & 0xff) << 56;
+	pt_err rc = pte_addr_bits(e, ap, &r, err, errlen);
+
+	*out = r | e->reserved_mask[0];
+	return rc;
+}
+
+/* A directory half's aperture and address: a table in vidmem is 1, in sysmem 2. */
+static pt_err dir_addr(const struct pt_target *t, const char *name, unsigned shift,
+		       unsigned vid_bits, unsigned sys_bits, unsigned *ap, uint64_t *field,
+		       char *err, size_t errlen)
+{
+	uint64_t a = t->addr >> shift;
+
+	*ap = t->space == SP_VIDMEM ? 1 : 2;
+	if ((t->addr & ((1ull << shift) - 1)) || a >> (*ap == 1 ? vid_bits : sys_bits))
+		return enc_fail(err, errlen, name, t->addr);
+	*field = a;
+	return PT_OK;
+}
+
+static pt_err encode_pde(const struct pt_entry *e, uint64_t *out, char *err, size_t errlen)
+{
+	unsigned ap = 0;
+	uint64_t a = 0, r;
+	pt_err rc = PT_OK;
+
+	if (e->target[0].present)
+		rc = dir_addr(&e->target[0], "table address", 12, 25, 46, &ap, &a, err, errlen);
+	if (pt_entry_field(e, "address_sys"))
+		a = pt_entry_get(e, "address_sys", 0) | pt_entry_get(e, "address_vid", 0) |
+		    pt_entry_get(e, "peer_id", 0) << 25;
+	r = pt_entry_get(e, "is_pte", 0) | (pt_entry_get(e, "aperture", ap) & 3) << 1 |
+	    pt_entry_get(e, "volatile", 0) << 3 | pt_entry_get(e, "no_ats", 0) << 5 | a << 8;
+	*out = r | e->reserved_mask[0];
+	return rc;
+}
+
+static pt_err encode_dual(const struct pt_entry *e, uint64_t *lo, uint64_t *hi, char *err,
+			  size_t errlen)
+{
+	unsigned apb = 0, aps = 0;
+	uint64_t big = 0, small = 0;
+	pt_err rc = PT_OK;
+
+	if (pt_entry_get(e, "is_pte", e->state == PT_ST_MAPPED)) {
+		rc = encode_pte(e, lo, err, errlen);
+		*lo |= 1;                     /* IS_PTE is the PTE's VALID bit */
+		*hi = e->reserved_mask[1];
+		return rc;
+	}
+	if (e->target[0].present)
+		rc = dir_addr(&e->target[0], "big table address", 8, 29, 50, &apb, &big, err, errlen);
+	if (rc == PT_OK && e->target[1].present)
+		rc = dir_addr(&e->target[1], "small table address", 12, 25, 46, &aps, &small, err, errlen);
+	if (pt_entry_field(e, "address_big_sys")) {
+		big = pt_entry_get(e, "address_big_sys", 0) | pt_entry_get(e, "address_big_vid", 0) |
+		      pt_entry_get(e, "peer_id_big", 0) << 29;
+		small = pt_entry_get(e, "address_small_sys", 0) | pt_entry_get(e, "address_small_vid", 0) |
+			pt_entry_get(e, "peer_id_small", 0) << 25;
+	}
+	*lo = (pt_entry_get(e, "aperture_big", apb) & 3) << 1 | pt_entry_get(e, "volatile_big", 0) << 3 |
+	      pt_entry_get(e, "no_ats", 0) << 5 | big << 4 | e->reserved_mask[0];
+	*hi = (pt_entry_get(e, "aperture_small", aps) & 3) << 1 |
+	      pt_entry_get(e, "volatile_small", 0) << 3 | small << 8 | e->reserved_mask[1];
+	return rc;
+}
+
+static pt_err ver2_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			  size_t errlen)
+{
+	uint64_t lo = 0, hi = 0;
+	pt_err rc;
+
+	if (level >= L_COUNT)
+		return PT_E_UNSUPPORTED;
+	switch (ver2_levels[level].role) {
+	case PT_ROLE_DIR:
+		rc = encode_pde(e, &lo, err, errlen);
+		break;
+	case PT_ROLE_DUAL:
+		rc = encode_dual(e, &lo, &hi, err, errlen);
+		put64(raw + 8, hi);
+		break;
+	default:
+		rc = encode_pte(e, &lo, err, errlen);
+		break;
+	}
+	put64(raw, lo);
+	return rc;
+}
+
+/* ptfs-tool build, both NVIDIA formats: the root's space and address, unless the spec gives them. */
+void pt_nv_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	if (!k->get(k->ud, "space"))
+		pt_buf_puts(ini, "space = vidmem\n");
+	if (!k->get(k->ud, "address"))
+		pt_buf_printf(ini, "address = 0x%" PRIx64 "\n", k->root);
+}
+
 const struct pt_format pt_format_ver2 = {
 	.name = "nv-gmmu-ver2",
 	.levels = ver2_levels,
@@ -560,4 +724,6 @@ const struct pt_format pt_format_ver2 = {
 	.ctx_setup = ver2_ctx_setup,
 	.info_text = ver2_info_text,
 	.info_json = ver2_info_json,
+	.encode = ver2_encode,
+	.build_keys = pt_nv_build_keys,
 };

@@ -35,6 +35,11 @@ struct pt_ver2_ctx {
 pt_err pt_nv_pdb_key(struct pt_ver2_ctx *c, const struct pt_ctx_key *k,
 		     const struct pt_format *fmt, const char *gen, bool big_128_known);
 
+/* ptfs-tool build: a [pdb] section's root keys (both NVIDIA formats). */
+struct pt_build_keys;
+struct pt_buf;
+void pt_nv_build_keys(const struct pt_build_keys *k, struct pt_buf *ini);
+
 /* The [pdb] data of a loaded context (its ctx->priv). */
 const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx);
 

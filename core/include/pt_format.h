@@ -156,6 +156,7 @@ struct pt_entry {
 struct pt_buf;
 struct pt_jobj;
 struct pt_context;
+struct pt_build_keys;
 
 /*
  * One key = value of a context section, handed to the format's ctx_key
@@ -273,6 +274,35 @@ struct pt_format {
 	 * (NULL: "kind").
 	 */
 	const char *kind_field;
+	/*
+	 * The inverse of decode, for ptfs-tool build (core/walk/build.c):
+	 * writes the entry_size bytes of RAW for the entry E describes at
+	 * LEVEL.  Every field the decoder prints is taken from E's fields
+	 * where E has it (pt_entry_get()), else from E's summary (state, leaf,
+	 * space, pa, page_size, target[]); E's reserved_mask bits are set as
+	 * they are.  So encode(decode(x)) == x for any x, and a summary alone
+	 * (what the builder gives, plus one-bit fields such as read_only)
+	 * gives an entry that decodes to it.  PT_E_VALUE with a message in ERR
+	 * when the summary has no encoding (an address too wide for the field,
+	 * a space the level cannot point at).  NULL: the format is not built.
+	 */
+	pt_err (*encode)(unsigned level, const struct pt_entry *e, uint8_t *raw,
+			 char *err, size_t errlen);
+	/*
+	 * The keys ptfs-tool build adds to a context section so that its root
+	 * is the table the builder allocated (NULL: the format is not built).
+	 */
+	void (*build_keys)(const struct pt_build_keys *k, struct pt_buf *ini);
+};
+
+/* What a format's build_keys hook is told. */
+struct pt_build_keys {
+	unsigned space;          /* space id of the root table */
+	uint64_t root;           /* its address (0 while the geometry is read) */
+	uint64_t va_lo, va_hi;   /* the VAs the mappings cover, inclusive */
+	/* A key of the spec's section as written, or NULL. */
+	const char *(*get)(void *ud, const char *key);
+	void *ud;
 };
 
 /* The format called NAME, or NULL. */
@@ -344,5 +374,7 @@ static inline void pt_entry_add_str(struct pt_entry *e, const char *key, const c
 void pt_entry_copy(struct pt_entry *dst, const struct pt_entry *src);
 /* The field called KEY, or NULL. */
 const struct pt_field *pt_entry_field(const struct pt_entry *e, const char *key);
+/* The value of E's field KEY, or DFLT when E has none (encoders: fields override the summary). */
+uint64_t pt_entry_get(const struct pt_entry *e, const char *key, uint64_t dflt);
 
 #endif

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * build_run.c — the run of `ptfs-tool build` (build.c reads the spec):
+ * load the spec's contexts for their geometry, build the tables
+ * (core/walk/build.c), write OUT, and walk OUT back against the spec.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "cli.h"
+#include "pt_build.h"
+
+/* capture.ini text with, per line, the spec line it came from (0: generated). */
+struct ini_out {
+	struct pt_buf text;
+	unsigned *from;
+	size_t nlines, cap;
+};
+
+static void ini_line(struct ini_out *o, unsigned from, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ini_line(struct ini_out *o, unsigned from, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	pt_buf_puts(&o->text, line);
+	pt_buf_puts(&o->text, "\n");
+	if (pt_vec_reserve(&o->from, &o->cap, o->nlines + 1, sizeof *o->from))
+		o->from[o->nlines++] = from;
+}
+
+/* The spec as capture.ini: its keys, each context's root keys, and B's memory (B may be NULL). */
+static void ini_write(const struct spec *sp, const struct pt_build *b, struct ini_out *o)
+{
+	for (size_t i = 0; i < sp->nsec; i++) {
+		const struct spec_section *sec = &sp->sec[i];
+
+		ini_line(o, sec->line, sec->name[0] ? "[%s %s]" : "[%s]%s", sec->type, sec->name);
+		for (size_t k = 0; k < sec->nkv; k++)
+			ini_line(o, sec->kv[k].line, "%s = %s", sec->kv[k].key, sec->kv[k].value);
+		if (sec->fmt) {
+			struct pt_build_keys k = {
+				.space = sec->root_space, .root = sec->root,
+				.va_lo = sec->va_lo, .va_hi = sec->va_hi,
+				.get = cli_spec_get, .ud = (void *)sec,
+			};
+			struct pt_buf keys;
+			char *save = NULL;
+
+			pt_buf_init(&keys);
+			sec->fmt->build_keys(&k, &keys);
+			for (char *l = keys.len ? strtok_r(keys.data, "\n", &save) : NULL; l;
+			     l = strtok_r(NULL, "\n", &save))
+				ini_line(o, sec->line, "%s", l);
+			pt_buf_free(&keys);
+		}
+		ini_line(o, 0, "%s", "");
+	}
+	for (size_t i = 0; b && i < pt_build_blob_count(b); i++) {
+		const struct pt_build_blob *bl = pt_build_blob(b, i);
+
+		ini_line(o, 0, "[memory tables.%s]", bl->space);
+		ini_line(o, 0, "space = %s", bl->space);
+		ini_line(o, 0, "base = 0x%" PRIx64, bl->base);
+		ini_line(o, 0, "file = mem/%s.bin", bl->space);
+		ini_line(o, 0, "%s", "");
+	}
+}
+
+static void ini_free(struct ini_out *o)
+{
+	pt_buf_free(&o->text);
+	free(o->from);
+}
+
+/* A loader message about line N of the generated capture.ini, told as the spec's line. */
+static int load_fail(const struct spec *sp, const struct ini_out *o, const char *msg)
+{
+	const char *p = strstr(msg, "capture.ini:");
+	unsigned long n;
+
+	if (p && (n = strtoul(p + 12, NULL, 10)) > 0 && n <= o->nlines && o->from[n - 1]) {
+		const char *rest = strchr(p + 12, ':');
+
+		return cli_fail(PT_E_VALUE, "%s:%u:%s", sp->path, o->from[n - 1], rest ? rest + 1 : "");
+	}
+	return cli_fail(PT_E_VALUE, "%s: %s", sp->path, msg);
+}
+
+/* Loads the spec (no memory) from a scratch directory: the contexts' geometry. */
+static int geometry_load(const struct spec *sp, struct pt_capture **cap, char *dir, size_t dlen)
+{
+	struct ini_out o = { 0 };
+	char path[4200];
+	FILE *f;
+	int st = CLI_EXIT_OK;
+
+	snprintf(dir, dlen, "%s/ptfs-build.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return cli_fail(PT_E_IO, "build: a scratch directory: %s", strerror(errno));
+	pt_buf_init(&o.text);
+	ini_write(sp, NULL, &o);
+	if (getenv("PTFS_BUILD_DEBUG"))
+		fputs(o.text.data, stderr);
+	snprintf(path, sizeof path, "%s/capture.ini", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(o.text.data, 1, o.text.len, f) != o.text.len || fclose(f) != 0)
+		st = cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
+	*cap = pt_capture_new();
+	if (st == CLI_EXIT_OK && (!*cap || pt_capture_load(*cap, dir) != PT_OK))
+		st = *cap ? load_fail(sp, &o, pt_capture_error(*cap)) : cli_fail(PT_E_NOMEM, "build");
+	unlink(path);
+	rmdir(dir);
+	ini_free(&o);
+	return st;
+}
+
+/* Tables of each space go above the highest page mapped there (2 MiB aligned). */
+static void place_spaces(const struct spec *sp, struct pt_build *b)
+{
+	for (size_t i = 0; i < sp->nsec; i++) {
+		const struct spec_section *sec = &sp->sec[i];
+
+		for (size_t k = 0; sec->fmt && sec->fmt->spaces[k]; k++) {
+			uint64_t top = 0;
+			int any = 0;
+
+			for (size_t s = 0; s < sp->nsec; s++)
+				for (size_t m = 0; sp->sec[s].fmt && m < sp->sec[s].nmaps; m++) {
+					const struct spec_map *mp = &sp->sec[s].maps[m];
+
+					if (strcmp(mp->space, sec->fmt->spaces[k]) == 0 && mp->pa + mp->size > top) {
+						top = mp->pa + mp->size;
+						any = 1;
+					}
+				}
+			if (any)
+				pt_build_space(b, sec->fmt->spaces[k], (top + 0x1fffff) & ~(uint64_t)0x1fffff);
+		}
+	}
+}
+
+/* Builds every context's tables into B; roots in the sections. */
+static int tables_build(struct spec *sp, const struct pt_capture *geo, struct pt_build *b)
+{
+	char err[512];
+
+	place_spaces(sp, b);
+	for (size_t i = 0; i < sp->nsec; i++) {
+		struct spec_section *sec = &sp->sec[i];
+		const struct pt_context *ctx;
+		unsigned id;
+
+		if (!sec->fmt)
+			continue;
+		ctx = pt_capture_context_find(geo, sec->name);
+		if (!ctx)
+			return cli_fail(PT_E_VALUE, "%s:%u: [%s %s] made no context", sp->path, sec->line,
+					sec->type, sec->name);
+		if (pt_build_context(b, ctx, &sec->root, &id, err, sizeof err) != PT_OK)
+			return cli_fail(PT_E_VALUE, "%s:%u: %s", sp->path, sec->line, err);
+		sec->root_space = ctx->root_space;
+		for (size_t k = 0; k < sec->nmaps; k++) {
+			const struct spec_map *m = &sec->maps[k];
+
+			if (pt_build_map(b, id, m->va, m->size, m->space, m->pa,
+					 (const char *const *)m->flags, m->nflags, err, sizeof err) != PT_OK)
+				return cli_fail(PT_E_VALUE, "%s:%u: %s", sp->path, m->line, err);
+		}
+	}
+	if (pt_build_finish(b, err, sizeof err) != PT_OK)
+		return cli_fail(PT_E_VALUE, "%s: %s", sp->path, err);
+	return CLI_EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* One member of a deterministic tar.gz: mtime 0, root-owned, 0644. */
+static bool tar_member(struct archive *a, const char *name, const void *data, size_t size)
+{
+	struct archive_entry *e = archive_entry_new();
+	bool ok;
+
+	if (!e)
+		return false;
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)size);
+	archive_entry_set_mtime(e, 0, 0);
+	ok = archive_write_header(a, e) == ARCHIVE_OK &&
+	     (size == 0 || archive_write_data(a, data, size) == (la_ssize_t)size);
+	archive_entry_free(e);
+	return ok;
+}
+
+static int write_tgz(const char *out, const struct ini_out *o, const struct pt_build *b)
+{
+	struct archive *a = archive_write_new();
+	char name[256];
+	bool ok = a && archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
+		  archive_write_add_filter_gzip(a) == ARCHIVE_OK &&
+		  archive_write_set_filter_option(a, "gzip", "timestamp", NULL) == ARCHIVE_OK &&
+		  archive_write_open_filename(a, out) == ARCHIVE_OK &&
+		  tar_member(a, "capture.ini", o->text.data, o->text.len);
+
+	for (size_t i = 0; ok && i < pt_build_blob_count(b); i++) {
+		const struct pt_build_blob *bl = pt_build_blob(b, i);
+
+		snprintf(name, sizeof name, "mem/%s.bin", bl->space);
+		ok = tar_member(a, name, bl->data, (size_t)bl->size);
+	}
+	if (!ok) {
+		int st = cli_fail(PT_E_IO, "build: %s: %s", out, a ? archive_error_string(a) : "out of memory");
+
+		archive_write_free(a);
+		return st;
+	}
+	ok = archive_write_close(a) == ARCHIVE_OK;
+	archive_write_free(a);
+	return ok ? CLI_EXIT_OK : cli_fail(PT_E_IO, "build: %s: write error", out);
+}
+
+static bool write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wx");
+
+	return f && (size == 0 || fwrite(data, 1, size, f) == size) & (fclose(f) == 0);
+}
+
+static int write_dir(const char *out, const struct ini_out *o, const struct pt_build *b)
+{
+	char path[4400];
+	DIR *d = opendir(out);
+
+	if (d) {
+		struct dirent *de;
+		int n = 0;
+
+		while ((de = readdir(d)))
+			n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+		closedir(d);
+		if (n)
+			return cli_fail(PT_E_USAGE, "build: %s is not empty", out);
+	} else if (mkdir(out, 0755) != 0) {
+		return cli_fail(PT_E_IO, "build: %s: %s", out, strerror(errno));
+	}
+	snprintf(path, sizeof path, "%s/mem", out);
+	if (mkdir(path, 0755) != 0)
+		return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
+	snprintf(path, sizeof path, "%s/capture.ini", out);
+	if (!write_file(path, o->text.data, o->text.len))
+		return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
+	for (size_t i = 0; i < pt_build_blob_count(b); i++) {
+		const struct pt_build_blob *bl = pt_build_blob(b, i);
+
+		snprintf(path, sizeof path, "%s/mem/%s.bin", out, bl->space);
+		if (!write_file(path, bl->data, (size_t)bl->size))
+			return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Whether FLAG is one of the comma-separated words of FLAGS. */
+static bool has_word(const char *flags, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (const char *p = flags; (p = strstr(p, flag)); p += n)
+		if ((p == flags || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* Walks every page of every map line of SP in OUT: the spec back, or an error. */
+static int verify(const struct spec *sp, const char *out, uint64_t *pages)
+{
+	struct pt_capture *cap;
+	int st;
+
+	if (!cli_load(out, &cap, false, &st))
+		return st;
+	for (size_t i = 0; i < sp->nsec; i++) {
+		const struct spec_section *sec = &sp->sec[i];
+		const struct pt_context *ctx = sec->fmt ? pt_capture_context_find(cap, sec->name) : NULL;
+
+		for (size_t k = 0; ctx && k < sec->nmaps; k++) {
+			const struct spec_map *m = &sec->maps[k];
+
+			for (uint64_t off = 0; off < m->size;) {
+				struct pt_walk w;
+				char flags[PT_FLAGS_LEN];
+				bool ok;
+
+				pt_walk_va(ctx, m->va + off, &w);
+				ok = w.fault == PT_FAULT_NONE && w.leaf_step >= 0 &&
+				     strcmp(ctx->fmt->spaces[w.space], m->space) == 0 && w.pa == m->pa + off;
+				if (ok) {
+					pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
+					for (unsigned f = 0; ok && f < m->nflags; f++)
+						ok = has_word(flags, m->flags[f]);
+				}
+				if (!ok) {
+					pt_capture_free(cap);
+					return cli_fail(PT_E_VALUE, "%s:%u: VA 0x%" PRIx64 " of the built capture does "
+							"not walk to %s 0x%" PRIx64 " with the flags asked (a bug in the "
+							"%s encoder)", sp->path, m->line, m->va + off, m->space,
+							m->pa + off, ctx->fmt->name);
+				}
+				(*pages)++;
+				off += w.page_va + w.page_size - (m->va + off);
+			}
+		}
+	}
+	pt_capture_free(cap);
+	return CLI_EXIT_OK;
+}
+
+int cli_build_run(struct spec *sp, const char *out)
+{
+	struct pt_capture *geo = NULL;
+	struct pt_build *b = pt_build_new();
+	struct ini_out o = { 0 };
+	char dir[4096];
+	uint64_t pages = 0, bytes = 0;
+	size_t nctx = 0, nmaps = 0;
+	int st;
+
+	if (!b)
+		return cli_fail(PT_E_NOMEM, "build: out of memory");
+	st = geometry_load(sp, &geo, dir, sizeof dir);
+	if (st == CLI_EXIT_OK)
+		st = tables_build(sp, geo, b);
+	pt_capture_free(geo);
+	pt_buf_init(&o.text);
+	if (st == CLI_EXIT_OK) {
+		ini_write(sp, b, &o);
+		st = ends_with(out, ".tar.gz") || ends_with(out, ".tgz") ? write_tgz(out, &o, b)
+									 : write_dir(out, &o, b);
+	}
+	if (st == CLI_EXIT_OK)
+		st = verify(sp, out, &pages);
+	if (st == CLI_EXIT_OK) {
+		for (size_t i = 0; i < sp->nsec; i++) {
+			nctx += sp->sec[i].fmt != NULL;
+			nmaps += sp->sec[i].nmaps;
+		}
+		for (size_t i = 0; i < pt_build_blob_count(b); i++)
+			bytes += pt_build_blob(b, i)->size;
+		printf("%s: %zu contexts, %zu maps, %" PRIu64 " pages, %" PRIu64 " bytes of tables; "
+		       "every page walks back to its map line\n", out, nctx, nmaps, pages, bytes);
+	}
+	ini_free(&o);
+	pt_build_free(b);
+	return st;
+}

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * build.c — page tables from mappings (pt_build.h), for ptfs-tool build.
+ *
+ * The builder mirrors the walker: it starts at a context's root table (the
+ * geometry pt_table_root() gives), indexes each level as pt_walk_va()
+ * does, and where the walker would follow a pointer it allocates the table
+ * (pt_table_child()'s geometry: a level's own index bits and span).  A
+ * mapping is cut into the largest pages the level table allows at each VA:
+ * a leaf is placed at the first level on the path that may hold one
+ * (a LEAF level, or a directory level with a leaf_shift) where the VA, the
+ * PA and the rest of the mapping are aligned to its span; a dual entry
+ * points at its big table where a big page fits, else at its small table.
+ *
+ * Entries are recorded first (slots) and encoded at the end, so that a
+ * dual entry that gains its second table is written once, whole.  Every
+ * encoded entry is decoded again and compared with the request: the state,
+ * the page or table address and space, and each requested flag field.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_build.h"
+#include "pt_vec.h"
+#include "pt_walk.h"
+
+#define BUILD_DEFAULT_BASE (UINT64_C(1) << 20)
+#define BUILD_FLAGS_MAX 16
+
+enum slot_kind { SLOT_EMPTY = 0, SLOT_LEAF, SLOT_POINTER };
+
+struct slot {
+	uint8_t kind;
+	uint8_t space;             /* leaf: space id of the page */
+	uint8_t nflags;
+	uint32_t child[2];         /* pointer: node index + 1 of the table (0: none) */
+	uint64_t pa;               /* leaf */
+	uint64_t page_size;        /* leaf */
+	const char *const *flags;  /* leaf: the mapping's flag names (owned by the caller) */
+};
+
+/* One table being built. */
+struct node {
+	unsigned ctx;              /* context handle */
+	int level;                 /* index into the context's level table */
+	unsigned space;            /* space id (the context's format) */
+	uint64_t addr;             /* its address in that space */
+	uint64_t entries;
+	unsigned page_shift;
+	uint64_t va_base;
+	struct slot *slots;        /* entries of them */
+};
+
+struct bspace {
+	const char *name;          /* the format's static space name */
+	uint64_t base, next;       /* allocation: [base, next) is used */
+	uint8_t *data;             /* next - base bytes */
+	size_t cap;
+};
+
+struct bctx {
+	const struct pt_context *ctx;
+	uint32_t root;             /* node index */
+};
+
+struct pt_build {
+	struct node *nodes;
+	size_t nnodes, nodecap;
+	struct bspace *spaces;
+	size_t nspaces, spacecap;
+	struct bctx *ctxs;
+	size_t nctxs, ctxcap;
+	struct pt_build_blob *blobs;
+	size_t nblobs;
+};
+
+static pt_err fail(char *err, size_t len, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static pt_err fail(char *err, size_t len, pt_err rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+struct pt_build *pt_build_new(void)
+{
+	return calloc(1, sizeof(struct pt_build));
+}
+
+void pt_build_free(struct pt_build *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nnodes; i++)
+		free(b->nodes[i].slots);
+	for (size_t i = 0; i < b->nspaces; i++)
+		free(b->spaces[i].data);
+	free(b->nodes);
+	free(b->spaces);
+	free(b->ctxs);
+	free(b->blobs);
+	free(b);
+}
+
+static struct bspace *space_get(struct pt_build *b, const char *name, bool create)
+{
+	for (size_t i = 0; i < b->nspaces; i++)
+		if (strcmp(b->spaces[i].name, name) == 0)
+			return &b->spaces[i];
+	if (!create || !pt_vec_reserve(&b->spaces, &b->spacecap, b->nspaces + 1, sizeof *b->spaces))
+		return NULL;
+	struct bspace *s = &b->spaces[b->nspaces++];
+
+	memset(s, 0, sizeof *s);
+	s->name = name;
+	s->base = s->next = BUILD_DEFAULT_BASE;
+	return s;
+}
+
+pt_err pt_build_space(struct pt_build *b, const char *space, uint64_t base)
+{
+	struct bspace *s = space_get(b, space, true);
+
+	if (!s)
+		return PT_E_NOMEM;
+	if (s->next != s->base)
+		return PT_E_VALUE;   /* already allocated from */
+	s->base = s->next = (base + 0xfff) & ~UINT64_C(0xfff);
+	return PT_OK;
+}
+
+/* A zeroed table of ENTRIES entries of SIZE bytes in S, ALIGN-aligned (a power of two). */
+static pt_err space_alloc(struct bspace *s, uint64_t bytes, uint64_t align, uint64_t *addr)
+{
+	uint64_t a = (s->next + align - 1) & ~(align - 1);
+	uint64_t end = a + ((bytes + 0xfff) & ~UINT64_C(0xfff));
+	size_t need = (size_t)(end - s->base);
+
+	if (end < a || end - s->base > (UINT64_C(1) << 34))
+		return PT_E_VALUE;   /* 16 GiB of tables: not a test capture */
+	if (need > s->cap) {
+		size_t cap = s->cap ? s->cap : 1 << 16;
+		uint8_t *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(s->data, cap);
+		if (!p)
+			return PT_E_NOMEM;
+		memset(p + s->cap, 0, cap - s->cap);
+		s->data = p;
+		s->cap = cap;
+	}
+	s->next = end;
+	*addr = a;
+	return PT_OK;
+}
+
+/* A new table node (its slots zeroed); *IDX its index. */
+static pt_err node_new(struct pt_build *b, unsigned ctx, int level, uint64_t entries,
+		       unsigned page_shift, uint64_t va_base, uint32_t *idx, char *err, size_t len)
+{
+	const struct pt_context *c = b->ctxs[ctx].ctx;
+	const struct pt_level *l = &c->fmt->levels[level];
+	const char *sname = c->fmt->spaces[c->root_space];
+	struct bspace *s = space_get(b, sname, true);
+	uint64_t bytes = entries * l->entry_size, align = 4096;
+	struct node *n;
+	pt_err rc;
+
+	if (!s || !pt_vec_reserve(&b->nodes, &b->nodecap, b->nnodes + 1, sizeof *b->nodes))
+		return PT_E_NOMEM;
+	/* A table smaller than a page (VER2's 256-byte big tables) still gets one: simple, legal. */
+	rc = space_alloc(s, bytes, align, &b->nodes[b->nnodes].addr);
+	if (rc != PT_OK)
+		return fail(err, len, rc, "%s: cannot allocate a %s table of %" PRIu64 " bytes in %s",
+			    c->name, l->name, bytes, sname);
+	n = &b->nodes[b->nnodes];
+	n->ctx = ctx;
+	n->level = level;
+	n->space = c->root_space;
+	n->entries = entries;
+	n->page_shift = page_shift;
+	n->va_base = va_base;
+	n->slots = calloc(entries ? entries : 1, sizeof *n->slots);
+	if (!n->slots)
+		return PT_E_NOMEM;
+	*idx = (uint32_t)b->nnodes++;
+	return PT_OK;
+}
+
+pt_err pt_build_context(struct pt_build *b, const struct pt_context *ctx, uint64_t *root,
+			unsigned *id, char *err, size_t errlen)
+{
+	struct pt_table t;
+	uint32_t r;
+	pt_err rc;
+
+	if (!ctx->fmt->encode)
+		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: format %s cannot be built (no encoder)",
+			    ctx->name, ctx->fmt->name);
+	if (!pt_vec_reserve(&b->ctxs, &b->ctxcap, b->nctxs + 1, sizeof *b->ctxs))
+		return PT_E_NOMEM;
+	b->ctxs[b->nctxs].ctx = ctx;
+	pt_table_root(ctx, &t);
+	rc = node_new(b, (unsigned)b->nctxs, 0, t.entries, t.page_shift, t.va_base, &r, err, errlen);
+	if (rc != PT_OK)
+		return rc;
+	b->ctxs[b->nctxs].root = r;
+	*id = (unsigned)b->nctxs++;
+	*root = b->nodes[r].addr;
+	return PT_OK;
+}
+
+static bool aligned(uint64_t v, unsigned shift)
+{
+	return shift >= 64 || (v & ((UINT64_C(1) << shift) - 1)) == 0;
+}
+
+/* The page at VA goes where: the node and slot of its leaf, and its span (*SHIFT). */
+static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, uint64_t rem,
+		    struct slot **out, unsigned *shift, char *err, size_t len)
+{
+	const struct pt_context *c = b->ctxs[id].ctx;
+	const struct pt_level *lv0 = c->fmt->levels;
+	uint32_t ni = b->ctxs[id].root;
+
+	for (unsigned depth = 0; depth < PT_MAX_DEPTH; depth++) {
+		struct node *n = &b->nodes[ni];
+		const struct pt_level *l = &lv0[n->level];
+		unsigned ps = n->page_shift;
+		uint64_t idx = (va - n->va_base) >> ps;
+		bool fits = aligned(va, ps) && aligned(pa, ps) && (ps >= 64 || rem >= UINT64_C(1) << ps);
+		struct slot *s;
+		unsigned which = 0;
+
+		if (va < n->va_base || idx >= n->entries)
+			return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is outside %s's %s table",
+				    va, c->name, l->name);
+		s = &n->slots[idx];
+		if (s->kind == SLOT_LEAF)
+			return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", va);
+		if (l->role == PT_ROLE_LEAF || (l->leaf_shift && s->kind == SLOT_EMPTY && fits)) {
+			if (!fits)
+				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " / PA 0x%" PRIx64
+					    " is not aligned to the smallest page there (%s: %" PRIu64 " bytes)",
+					    va, pa, l->name, UINT64_C(1) << ps);
+			if (s->kind != SLOT_EMPTY)
+				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", va);
+			*out = s;
+			*shift = ps;
+			return PT_OK;
+		}
+		if (l->role == PT_ROLE_DUAL && l->child[0] >= 0) {
+			unsigned bs = lv0[l->child[0]].va_shift;
+
+			which = (l->child[1] >= 0 && !(aligned(va, bs) && aligned(pa, bs) && rem >= UINT64_C(1) << bs));
+		}
+		if (l->child[which] < 0)
+			return fail(err, len, PT_E_UNSUPPORTED, "%s: a %s entry points at no table",
+				    c->name, l->name);
+		if (!s->child[which]) {
+			const struct pt_level *cl = &lv0[l->child[which]];
+			uint32_t ci;
+			pt_err rc = node_new(b, id, l->child[which], UINT64_C(1) << cl->bits, cl->va_shift,
+					     n->va_base + (idx << ps), &ci, err, len);
+
+			if (rc != PT_OK)
+				return rc;
+			n = &b->nodes[ni];          /* node_new may move the array */
+			n->slots[idx].kind = SLOT_POINTER;
+			n->slots[idx].child[which] = ci + 1;
+		}
+		ni = n->slots[idx].child[which] - 1;
+	}
+	return fail(err, len, PT_E_UNSUPPORTED, "%s: no level holds a page at VA 0x%" PRIx64, c->name, va);
+}
+
+pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
+		    const char *space, uint64_t pa, const char *const *flags, size_t nflags,
+		    char *err, size_t errlen)
+{
+	const struct pt_context *c = b->ctxs[id].ctx;
+	int sp = pt_format_space(c->fmt, space);
+
+	if (sp < 0)
+		return fail(err, errlen, PT_E_VALUE, "format %s has no space '%s'", c->fmt->name, space);
+	if (nflags > BUILD_FLAGS_MAX)
+		return fail(err, errlen, PT_E_VALUE, "more than %d flags", BUILD_FLAGS_MAX);
+	if (size == 0 || va + size - 1 < va || pa + size - 1 < pa)
+		return fail(err, errlen, PT_E_VALUE, "size 0x%" PRIx64 " is empty or wraps", size);
+	while (size) {
+		struct slot *s = NULL;
+		unsigned shift = 0;
+		pt_err rc = place(b, id, va, pa, size, &s, &shift, err, errlen);
+		uint64_t span = UINT64_C(1) << shift;
+
+		if (rc != PT_OK)
+			return rc;
+		s->kind = SLOT_LEAF;
+		s->space = (uint8_t)sp;
+		s->pa = pa;
+		s->page_size = span;
+		s->flags = flags;
+		s->nflags = (uint8_t)nflags;
+		va += span;
+		pa += span;
+		size -= span;
+	}
+	return PT_OK;
+}
+
+/* The request for slot S of node N, as a summary the encoder inverts. */
+static void slot_entry(const struct pt_build *b, const struct node *n, const struct slot *s,
+		       struct pt_entry *e)
+{
+	const struct pt_context *c = b->ctxs[n->ctx].ctx;
+	const struct pt_level *l = &c->fmt->levels[n->level];
+
+	memset(e, 0, offsetof(struct pt_entry, fields));
+	e->size = l->entry_size;
+	e->kind = -1;
+	if (s->kind == SLOT_LEAF) {
+		e->state = PT_ST_MAPPED;
+		e->leaf = true;
+		e->space = s->space;
+		e->pa = s->pa + c->space_bias[s->space];
+		e->page_size = s->page_size;
+		for (unsigned i = 0; i < s->nflags; i++)
+			pt_entry_push(e, s->flags[i], PT_FK_BIT, 1, 0, NULL);
+		return;
+	}
+	e->state = PT_ST_POINTER;
+	for (unsigned w = 0; w < 2; w++) {
+		const struct node *ch;
+
+		if (!s->child[w])
+			continue;
+		ch = &b->nodes[s->child[w] - 1];
+		e->target[w].present = true;
+		e->target[w].level = (int8_t)ch->level;
+		e->target[w].space = ch->space;
+		e->target[w].addr = ch->addr + c->space_bias[ch->space];
+	}
+}
+
+/* Decodes what slot S became and compares it with the request E. */
+static pt_err slot_check(const struct pt_context *c, const struct node *n, uint64_t idx,
+			 const uint8_t *raw, const struct pt_entry *want, char *err, size_t len)
+{
+	const struct pt_level *l = &c->fmt->levels[n->level];
+	struct pt_entry got;
+	bool ok;
+
+	if (c->fmt->decode((unsigned)n->level, n->page_shift, raw, &got) != PT_OK)
+		return fail(err, len, PT_E_VALUE, "%s %s[%" PRIu64 "]: the encoded entry does not decode",
+			    c->name, l->name, idx);
+	ok = got.state == want->state;
+	if (ok && want->state == PT_ST_MAPPED)
+		ok = got.space == want->space && got.pa == want->pa;
+	for (unsigned w = 0; ok && want->state == PT_ST_POINTER && w < 2; w++)
+		ok = got.target[w].present == want->target[w].present &&
+		     (!want->target[w].present || (got.target[w].addr == want->target[w].addr &&
+						   got.target[w].space == want->target[w].space));
+	for (unsigned i = 0; ok && i < want->nfields; i++) {
+		const struct pt_field *f = pt_entry_field(&got, want->fields[i].key);
+
+		if (!f || f->v != 1 || f->kind != PT_FK_BIT)
+			return fail(err, len, PT_E_VALUE, "'%s' is not a one-bit field of a %s %s entry",
+				    want->fields[i].key, c->fmt->name, l->name);
+	}
+	if (!ok)
+		return fail(err, len, PT_E_VALUE, "%s %s[%" PRIu64 "]: the %s encoder wrote an entry that "
+			    "decodes as something else (state %s)", c->name, l->name, idx,
+			    c->fmt->name, pt_state_name(got.state));
+	return PT_OK;
+}
+
+static pt_err node_encode(struct pt_build *b, const struct node *n, char *err, size_t len)
+{
+	const struct pt_context *c = b->ctxs[n->ctx].ctx;
+	const struct pt_level *l = &c->fmt->levels[n->level];
+	struct bspace *sp = space_get(b, c->fmt->spaces[n->space], false);
+	struct pt_entry e;
+
+	for (uint64_t i = 0; i < n->entries; i++) {
+		const struct slot *s = &n->slots[i];
+		uint8_t *raw = sp->data + (n->addr - sp->base) + i * l->entry_size;
+		pt_err rc;
+
+		if (s->kind == SLOT_EMPTY)
+			continue;
+		slot_entry(b, n, s, &e);
+		rc = c->fmt->encode((unsigned)n->level, &e, raw, err, len);
+		if (rc != PT_OK)
+			return rc;
+		rc = slot_check(c, n, i, raw, &e, err, len);
+		if (rc != PT_OK)
+			return rc;
+	}
+	return PT_OK;
+}
+
+pt_err pt_build_finish(struct pt_build *b, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < b->nnodes; i++) {
+		pt_err rc = node_encode(b, &b->nodes[i], err, errlen);
+
+		if (rc != PT_OK)
+			return rc;
+	}
+	free(b->blobs);
+	b->blobs = calloc(b->nspaces ? b->nspaces : 1, sizeof *b->blobs);
+	if (!b->blobs)
+		return PT_E_NOMEM;
+	b->nblobs = 0;
+	for (size_t i = 0; i < b->nspaces; i++) {
+		const struct bspace *s = &b->spaces[i];
+
+		if (s->next == s->base)
+			continue;
+		b->blobs[b->nblobs++] = (struct pt_build_blob){ s->name, s->base, s->next - s->base, s->data };
+	}
+	return PT_OK;
+}
+
+size_t pt_build_blob_count(const struct pt_build *b)
+{
+	return b->nblobs;
+}
+
+const struct pt_build_blob *pt_build_blob(const struct pt_build *b, size_t i)
+{
+	return i < b->nblobs ? &b->blobs[i] : NULL;
+}
