@@ -129,27 +129,39 @@ static int geometry_load(const struct spec *sp, struct pt_capture **cap, char *d
 	return st;
 }
 
-/* Tables of each space go above the highest page mapped there (2 MiB aligned). */
+/*
+ * Tables of each space go in the first 2 MiB-aligned window of 64 MiB from
+ * 1 MiB up that no mapped page of that space overlaps, so that a table
+ * never aliases a mapped page and stays within narrow address fields
+ * (VER2 video memory: 37 bits).
+ */
+static bool window_free(const struct spec *sp, const char *space, uint64_t lo, uint64_t *next)
+{
+	const uint64_t hi = lo + (UINT64_C(64) << 20);
+
+	for (size_t s = 0; s < sp->nsec; s++)
+		for (size_t m = 0; sp->sec[s].fmt && m < sp->sec[s].nmaps; m++) {
+			const struct spec_map *mp = &sp->sec[s].maps[m];
+
+			if (strcmp(mp->space, space) == 0 && mp->pa < hi && lo < mp->pa + mp->size) {
+				*next = (mp->pa + mp->size + 0x1fffff) & ~(uint64_t)0x1fffff;
+				return false;
+			}
+		}
+	return true;
+}
+
 static void place_spaces(const struct spec *sp, struct pt_build *b)
 {
 	for (size_t i = 0; i < sp->nsec; i++) {
-		const struct spec_section *sec = &sp->sec[i];
+		const struct pt_format *fmt = sp->sec[i].fmt;
 
-		for (size_t k = 0; sec->fmt && sec->fmt->spaces[k]; k++) {
-			uint64_t top = 0;
-			int any = 0;
+		for (size_t k = 0; fmt && fmt->spaces[k]; k++) {
+			uint64_t base = UINT64_C(1) << 20, next = base;
 
-			for (size_t s = 0; s < sp->nsec; s++)
-				for (size_t m = 0; sp->sec[s].fmt && m < sp->sec[s].nmaps; m++) {
-					const struct spec_map *mp = &sp->sec[s].maps[m];
-
-					if (strcmp(mp->space, sec->fmt->spaces[k]) == 0 && mp->pa + mp->size > top) {
-						top = mp->pa + mp->size;
-						any = 1;
-					}
-				}
-			if (any)
-				pt_build_space(b, sec->fmt->spaces[k], (top + 0x1fffff) & ~(uint64_t)0x1fffff);
+			while (!window_free(sp, fmt->spaces[k], base, &next) && next > base)
+				base = next;
+			pt_build_space(b, fmt->spaces[k], base);
 		}
 	}
 }

@@ -482,9 +482,9 @@ static pt_err gart_encode(unsigned level, const struct pt_entry *e, uint8_t *raw
 }
 
 /*
- * ptfs-tool build: BASE names the table (in vram: its offset plus
- * FB_OFFSET<<24, as amdgpu writes it), START and END the mapped range in
- * 4 KiB page numbers, unless the spec gives them.
+ * ptfs-tool build: BASE names the table (a valid PDE: in vram its offset
+ * plus FB_OFFSET<<24, as amdgpu_gmc_pd_addr() writes it), START and END
+ * the mapped range in 4 KiB page numbers, unless the spec gives them.
  */
 static void gart_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 {
@@ -495,7 +495,7 @@ static void gart_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 		off = (off & 0xffffff) << 24;
 	if (!k->get(k->ud, reg_names[PT_GR_PT_BASE]))
 		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_BASE],
-			      k->space == SP_SYSMEM ? k->root | 2 : k->root + off);
+			      (k->space == SP_SYSMEM ? k->root | 2 : k->root + off) | 1);
 	if (!k->get(k->ud, reg_names[PT_GR_PT_START]))
 		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_START], k->va_lo >> 12);
 	if (!k->get(k->ud, reg_names[PT_GR_PT_END]))

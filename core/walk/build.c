@@ -227,7 +227,7 @@ static bool aligned(uint64_t v, unsigned shift)
 
 /* The page at VA goes where: the node and slot of its leaf, and its span (*SHIFT). */
 static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, uint64_t rem,
-		    struct slot **out, unsigned *shift, char *err, size_t len)
+		    uint32_t *node, struct slot **out, unsigned *shift, char *err, size_t len)
 {
 	const struct pt_context *c = b->ctxs[id].ctx;
 	const struct pt_level *lv0 = c->fmt->levels;
@@ -255,6 +255,7 @@ static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, u
 					    va, pa, l->name, UINT64_C(1) << ps);
 			if (s->kind != SLOT_EMPTY)
 				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", va);
+			*node = ni;
 			*out = s;
 			*shift = ps;
 			return PT_OK;
@@ -284,6 +285,45 @@ static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, u
 	return fail(err, len, PT_E_UNSUPPORTED, "%s: no level holds a page at VA 0x%" PRIx64, c->name, va);
 }
 
+static void slot_entry(const struct pt_build *b, const struct node *n, const struct slot *s,
+		       struct pt_entry *e);
+static pt_err slot_check(const struct pt_context *c, const struct node *n, uint64_t idx,
+			 const uint8_t *raw, const struct pt_entry *want, char *err, size_t len);
+
+/*
+ * The first page a map line puts at a level is encoded at once into a
+ * scratch entry and checked, so that a flag the level has no one-bit field
+ * for is reported on the map line that asks for it.
+ */
+static pt_err leaf_try(const struct pt_build *b, const struct node *n, const struct slot *s,
+		       char *err, size_t len)
+{
+	const struct pt_context *c = b->ctxs[n->ctx].ctx;
+	struct pt_entry e;
+	uint8_t raw[16] = { 0 };
+	pt_err rc;
+
+	slot_entry(b, n, s, &e);
+	rc = c->fmt->encode((unsigned)n->level, &e, raw, err, len);
+	return rc != PT_OK ? rc : slot_check(c, n, (uint64_t)(s - n->slots), raw, &e, err, len);
+}
+
+/* The smallest page CTX maps: its finest leaf level, or a flat root's page. */
+static unsigned min_page_shift(const struct pt_context *ctx)
+{
+	unsigned m = 64;
+
+	for (unsigned i = 0; ctx->fmt->levels[i].name; i++) {
+		const struct pt_level *l = &ctx->fmt->levels[i];
+		unsigned s = !l->bits ? ctx->root_page_shift : l->role == PT_ROLE_LEAF ? l->va_shift :
+			     l->leaf_shift;
+
+		if (s && s < m)
+			m = s;
+	}
+	return m;
+}
+
 pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
 		    const char *space, uint64_t pa, const char *const *flags, size_t nflags,
 		    char *err, size_t errlen)
@@ -297,10 +337,18 @@ pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
 		return fail(err, errlen, PT_E_VALUE, "more than %d flags", BUILD_FLAGS_MAX);
 	if (size == 0 || va + size - 1 < va || pa + size - 1 < pa)
 		return fail(err, errlen, PT_E_VALUE, "size 0x%" PRIx64 " is empty or wraps", size);
+	/* Checked before any table is allocated, so a refused map leaves none behind. */
+	if (!aligned(va | pa | size, min_page_shift(c)))
+		return fail(err, errlen, PT_E_VALUE, "VA 0x%" PRIx64 ", PA 0x%" PRIx64 " and size 0x%" PRIx64
+			    " are not all aligned to the smallest page (%" PRIu64 " bytes)", va, pa, size,
+			    UINT64_C(1) << min_page_shift(c));
+	int tried = -1;
+
 	while (size) {
 		struct slot *s = NULL;
 		unsigned shift = 0;
-		pt_err rc = place(b, id, va, pa, size, &s, &shift, err, errlen);
+		uint32_t ni = 0;
+		pt_err rc = place(b, id, va, pa, size, &ni, &s, &shift, err, errlen);
 		uint64_t span = UINT64_C(1) << shift;
 
 		if (rc != PT_OK)
@@ -311,6 +359,14 @@ pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
 		s->page_size = span;
 		s->flags = flags;
 		s->nflags = (uint8_t)nflags;
+		if (b->nodes[ni].level != tried) {
+			tried = b->nodes[ni].level;
+			rc = leaf_try(b, &b->nodes[ni], s, err, errlen);
+			if (rc != PT_OK) {
+				s->kind = SLOT_EMPTY;
+				return rc;
+			}
+		}
 		va += span;
 		pa += span;
 		size -= span;
