@@ -114,8 +114,6 @@ static int geometry_load(const struct spec *sp, struct pt_capture **cap, char *d
 		return cli_fail(PT_E_IO, "build: a scratch directory: %s", strerror(errno));
 	pt_buf_init(&o.text);
 	ini_write(sp, NULL, &o);
-	if (getenv("PTFS_BUILD_DEBUG"))
-		fputs(o.text.data, stderr);
 	snprintf(path, sizeof path, "%s/capture.ini", dir);
 	f = fopen(path, "w");
 	if (!f || fwrite(o.text.data, 1, o.text.len, f) != o.text.len || fclose(f) != 0)
