@@ -32,9 +32,6 @@ enum pt_role {
 	PT_ROLE_DUAL,     /* 16-byte directory entry with two pointers (big and small pages), or a leaf */
 	PT_ROLE_LEAF,     /* leaf entry: maps a page */
 };
-/* The former names, for code written before the rename (drop once none is left). */
-#define PT_ROLE_PDE PT_ROLE_DIR
-#define PT_ROLE_PTE PT_ROLE_LEAF
 
 struct pt_level {
 	const char *name;    /* directory name in the tree; NULL ends the table */

@@ -709,7 +709,7 @@ static uint64_t table_nlink(const struct pt_table *t)
 	struct pt_entry e;
 	uint64_t i = 0, n = 2;
 
-	if (l->role == PT_ROLE_PTE)
+	if (l->role == PT_ROLE_LEAF)
 		return 2;   /* leaves only: no subdirectories */
 	if (t->entries > NLINK_SCAN_MAX)
 		return 1;
