@@ -43,7 +43,7 @@ static bool roundtrip_one(const struct pt_format *fmt, unsigned level, const uin
 	uint8_t out[16] = { 0 };
 	char err[256] = "";
 
-	if (fmt->decode(level, shift, raw, &e) != PT_OK || e.state == PT_ST_UNSUPPORTED)
+	if (fmt->decode(level, shift, raw, 0, &e) != PT_OK || e.state == PT_ST_UNSUPPORTED)
 		return false;
 	ck_assert_msg(fmt->encode(level, &e, out, err, sizeof err) == PT_OK,
 		      "%s %s: encode failed: %s", fmt->name, l->name, err);

@@ -15,12 +15,14 @@
  * Every format the core knows, the default first: one line per format,
  * its descriptor in core/fmt_NAME.c.  Nothing else lists them.
  */
-extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm;
+extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm,
+	pt_format_x86_64;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
 	&pt_format_ver3,
 	&pt_format_gpuvm,
+	&pt_format_x86_64,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -97,17 +99,7 @@ const char *pt_state_name(enum pt_state st)
 	return state_names[st];
 }
 
-static _Thread_local bool summary_only;
-
-bool pt_entry_summary_only(bool on)
-{
-	bool was = summary_only;
-
-	summary_only = on;
-	return was;
-}
-
-void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
+void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw, unsigned flags)
 {
 	/*
 	 * The field array is 2 KiB and nothing reads past nfields: clearing
@@ -115,8 +107,7 @@ void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 	 * (bench/README.md).
 	 */
 	memset(e, 0, offsetof(struct pt_entry, fields));
-	/* read the thread-local once: it is a call per access in a PIE */
-	e->summary = summary_only;
+	e->summary = (flags & PT_DECODE_SUMMARY) != 0;
 	e->state = PT_ST_UNMAPPED;
 	e->size = (uint8_t)size;
 	e->kind = -1;

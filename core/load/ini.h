@@ -108,7 +108,7 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 			 char *err, size_t errlen);
 /*
  * The same for a capture.ini the loader writes for a source read natively
- * (capture_src.c): its context sections may be of any format whose spaces
+ * (a source read natively, core/sources/): its context sections may be of any format whose spaces
  * are those of `format` (a umr log's VMID0 GART beside GPUVM VMIDs).
  */
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
@@ -135,8 +135,6 @@ size_t pt_utf8_len(const unsigned char *p, size_t n);
 /* Sets ERR to "capture.ini:LINE: " + the message, control characters as \xNN. */
 void pt_ini_set_error(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
-bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* True if NAME is a valid section name: [A-Za-z0-9_.-]+, not "." or "..", <= 255 bytes. */
 bool pt_ini_name_ok(const char *name);

@@ -416,7 +416,7 @@ static pt_err slot_check(const struct pt_context *c, const struct node *n, uint6
 	struct pt_entry got;
 	bool ok;
 
-	if (c->fmt->decode((unsigned)n->level, n->page_shift, raw, &got) != PT_OK)
+	if (c->fmt->decode((unsigned)n->level, n->page_shift, raw, 0, &got) != PT_OK)
 		return fail(err, len, PT_E_VALUE, "%s %s[%" PRIu64 "]: the encoded entry does not decode",
 			    c->name, l->name, idx);
 	ok = got.state == want->state;
