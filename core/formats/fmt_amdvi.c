@@ -358,8 +358,9 @@ static void vi_info_text(const struct pt_context *ctx, struct pt_buf *b)
 	if (c->has_dte)
 		pt_buf_printf(b, "dte: 0x%016" PRIx64 "\ndte_ir: %u\ndte_iw: %u\n", c->dte,
 			      (unsigned)bits(c->dte, 61, 61), (unsigned)bits(c->dte, 62, 62));
-	pt_buf_printf(b, "mode: %u\nroot: 0x%" PRIx64 "\nspace: %s\noutput_space: %s\n",
-		      c->levels_n, c->root, vi_spaces[c->space], vi_spaces[c->output_space]);
+	/* the root's address is the generic root: line */
+	pt_buf_printf(b, "mode: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
+		      vi_spaces[c->space], vi_spaces[c->output_space]);
 }
 
 static void vi_info_json(const struct pt_context *ctx, struct pt_jobj *o)
@@ -374,7 +375,6 @@ static void vi_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		pt_jobj_u(o, "dte_iw", bits(c->dte, 62, 62));
 	}
 	pt_jobj_u(o, "mode", c->levels_n);
-	pt_jobj_hex(o, "root", c->root);
 	pt_jobj_str(o, "space", vi_spaces[c->space]);
 	pt_jobj_str(o, "output_space", vi_spaces[c->output_space]);
 }
