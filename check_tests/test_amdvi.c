@@ -94,6 +94,7 @@ START_TEST(ve_entries)
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_uint_eq(fv(&e, "ir"), 0);
 	ck_assert_uint_eq(fv(&e, "iw"), 1);
+	ck_assert_uint_eq(e.perm, PT_PERM_NO_READ);   /* what it passes down (AND rule) */
 	/* E12: reserved bit 52 */
 	e = dec(1, 0x87654000ull | BIT(52) | IW | IR | PR);
 	ck_assert_uint_eq(e.raw[0], 0x6010000087654001ull);
@@ -261,6 +262,10 @@ START_TEST(ve_walks)
 	/* 32K through its first and its sixth slot */
 	walk_ok(ctx, base | L1I(0x10) | 0x10, 0x40010, base | L1I(0x10), 32768);
 	walk_ok(ctx, base | L1I(0x15) | 0x123, 0x45123, base | L1I(0x10), 32768);
+	/* the hardware reads slot 0x15; the leaf's tree path is the page's first slot (va/ link) */
+	ck_assert_int_eq(pt_walk_va(ctx, base | L1I(0x15), &w), PT_OK);
+	ck_assert_uint_eq(w.steps[2].index, 0x15);
+	ck_assert_uint_eq(w.node.s[2].index, 0x10);
 	/* 8K, second slot */
 	walk_ok(ctx, base | L1I(0x21) | 0x8, 0x11008, base | L1I(0x20), 8192);
 	/* 4M through the second L2 slot; 2M; 1G */

@@ -91,6 +91,9 @@ START_TEST(vd_entries)
 	ck_assert_int_eq(e.target[0].level, PD + 1);
 	ck_assert_uint_eq(e.target[0].addr, 0x12346000ull);
 	ck_assert(!has(&e, "emt") && !has(&e, "snp") && !has(&e, "d"));
+	ck_assert_uint_eq(e.perm, 0);
+	/* a read-only directory entry passes down no-write (the AND of R/W along the path) */
+	ck_assert_uint_eq(dec("intel-vtd", PML4, 0x12346000ull | R).perm, PT_PERM_NO_WRITE);
 	/* D06: 2 MiB page 0x80200000 */
 	e = dec("intel-vtd", PD, 0x80200000ull | PS | R | W);
 	ck_assert_uint_eq(e.raw[0], 0x0000000080200083ull);

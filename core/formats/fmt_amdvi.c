@@ -162,6 +162,9 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 			    (bits(r, 60, 60) ? PT_PERM_SNOOPED : 0);
 	} else if (nl == hl - 1) {
 		out->state = PT_ST_POINTER;
+		/* the rights it passes down (ANDed along the path; not applied by this walker yet) */
+		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
+			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 		out->target[0].present = true;
 		out->target[0].level = (int8_t)(level + 1);
 		out->target[0].space = ts;

@@ -105,13 +105,23 @@ static void set_leaf(struct pt_entry *e, unsigned space, uint64_t pa, uint64_t s
 	e->perm = perm;
 }
 
-static void set_pointer(struct pt_entry *e, unsigned level, unsigned space, uint64_t addr)
+/* PERM: the rights a directory entry passes down (ANDed along the path; not applied by this walker yet). */
+static void set_pointer(struct pt_entry *e, unsigned level, unsigned space, uint64_t addr,
+			uint32_t perm)
 {
 	e->state = PT_ST_POINTER;
+	e->perm = perm;
 	e->target[0].present = true;
 	e->target[0].level = (int8_t)(level + 1);
 	e->target[0].space = space;
 	e->target[0].addr = addr;
+}
+
+/* R 0, W 1, X 2 as PT_PERM_* (VT-d and EPT alike). */
+static uint32_t rights(uint64_t r)
+{
+	return ((r & 1) ? 0 : PT_PERM_NO_READ) | ((r & 2) ? 0 : PT_PERM_NO_WRITE) |
+	       ((r & 4) ? PT_PERM_EXEC : 0);
 }
 
 static void add_tail(struct pt_entry *e, uint64_t addr, uint64_t ign, bool leaf, uint64_t size)
@@ -189,11 +199,9 @@ static pt_err vtd_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	else if (!present)
 		out->state = PT_ST_INVALID;
 	else if (leaf)
-		set_leaf(out, os, addr, span,
-			 ((r & 1) ? 0 : PT_PERM_NO_READ) | ((r & 2) ? 0 : PT_PERM_NO_WRITE) |
-			 ((r & 4) ? PT_PERM_EXEC : 0) | ((r & BIT(11)) ? PT_PERM_SNOOPED : 0));
+		set_leaf(out, os, addr, span, rights(r) | ((r & BIT(11)) ? PT_PERM_SNOOPED : 0));
 	else
-		set_pointer(out, level, ts, addr);
+		set_pointer(out, level, ts, addr, rights(r));
 	return PT_OK;
 }
 
@@ -260,11 +268,9 @@ static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	else if (misconf)
 		out->state = PT_ST_UNSUPPORTED;
 	else if (leaf)
-		set_leaf(out, os, addr, span,
-			 ((r & 1) ? 0 : PT_PERM_NO_READ) | ((r & 2) ? 0 : PT_PERM_NO_WRITE) |
-			 ((r & 4) ? PT_PERM_EXEC : 0));
+		set_leaf(out, os, addr, span, rights(r));
 	else
-		set_pointer(out, level, ts, addr);
+		set_pointer(out, level, ts, addr, rights(r));
 	return PT_OK;
 }
 

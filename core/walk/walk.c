@@ -205,7 +205,7 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
  */
 static bool leaf_replica(const struct pt_table *t, uint64_t index, const struct pt_entry *e)
 {
-	if (e->page_size <= ((uint64_t)1 << t->page_shift) || t->page_shift >= 64)
+	if (t->page_shift >= 64 || e->page_size <= ((uint64_t)1 << t->page_shift))
 		return false;
 	return ((index << t->page_shift) & (e->page_size - 1)) != 0;
 }
@@ -659,9 +659,16 @@ static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
 	 * page va/ does not list and shift its PA (issue #16.5).
 	 */
 	w->page_va = base + ((w->va - base) & ~(w->page_size - 1));
-	/* A page larger than the entry's span (its replicas fill the span's neighbours): from the table's start. */
-	if (w->page_size > ((uint64_t)1 << s->table.page_shift))
+	/*
+	 * A page larger than the entry's span (its replicas fill the span's
+	 * neighbours) starts at a multiple of its size from the table's start,
+	 * and its tree path is its first slot, where va/ lists it (a lookup of
+	 * any VA in the page names the same link).
+	 */
+	if (w->page_size > ((uint64_t)1 << s->table.page_shift)) {
 		w->page_va = s->table.va_base + ((w->va - s->table.va_base) & ~(w->page_size - 1));
+		w->node.s[w->node.n - 1].index = (w->page_va - s->table.va_base) >> s->table.page_shift;
+	}
 	w->page_size = page_extent(s->table.ctx, w->page_va, w->page_size);
 	w->space = s->entry.space;
 	w->pa = s->entry.pa + (w->va - w->page_va);
