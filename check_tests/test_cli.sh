@@ -1174,6 +1174,6 @@ has "ept-guest: write-only is a misconfiguration" '^vm0 pml4/0/pdpt/0/pd/0/pt/1 
 rc "amdvi-v1: check reports its anomalies" 1 "$TOOL" check "$FIX/amdvi-v1.tar.gz"
 has "amdvi-v1: a level-skipping PDE" '^ssd0 l4/1 unsupported raw: 0x6000000000305401$'
 run "$TOOL" walk "$FIX/amdvi-v1.tar.gz" gpu0 0xd040
-has "amd-vi walk through an NL 7 replica" '^result: mapped pa=sysmem:0x45040 page=32K flags=ir,iw,fc kind=- leaf=l3/0/l2/0/l1/13$'
+has "amd-vi walk through an NL 7 replica" '^result: mapped pa=sysmem:0x45040 page=32K flags=ir,iw,fc kind=- leaf=l3/0/l2/0/l1/8$'
 
 report
