@@ -72,7 +72,7 @@ static struct pt_entry decode(unsigned level, unsigned shift, uint64_t lo, uint6
 	put_le(raw, lo);
 	put_le(raw + 8, hi);
 	memset(&e, 0xa5, sizeof e);   /* the decoder must set everything */
-	err = pt_format_ver2.decode(level, shift, raw, &e);
+	err = pt_format_ver2.decode(level, shift, raw, 0, &e);
 	ck_assert_msg(err == PT_OK, "%s", pt_strerror(err));
 	return e;
 }
@@ -685,9 +685,9 @@ START_TEST(level_outside_table)
 	struct pt_entry e;
 
 	for (unsigned lv = 6; lv < 10; lv++)
-		ck_assert_int_eq(pt_format_ver2.decode(lv, 12, raw, &e), PT_E_UNSUPPORTED);
-	ck_assert_int_eq(pt_format_ver2.decode(255, 12, raw, &e), PT_E_UNSUPPORTED);
-	ck_assert_int_eq(pt_format_ver2.decode(~0u, 12, raw, &e), PT_E_UNSUPPORTED);
+		ck_assert_int_eq(pt_format_ver2.decode(lv, 12, raw, 0, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_ver2.decode(255, 12, raw, 0, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_ver2.decode(~0u, 12, raw, 0, &e), PT_E_UNSUPPORTED);
 	ck_assert_uint_eq(e.nfields, 0);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
 	ck_assert(!e.leaf && !e.target[0].present);
@@ -867,11 +867,11 @@ START_TEST(entry_anomalies)
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
 		for (int b = 0; b < 8; b++)
 			raw[b] = (uint8_t)(v[i].raw >> (8 * b));
-		ck_assert_int_eq(pt_format_ver2.decode(5, 12, raw, &e), PT_OK);
+		ck_assert_int_eq(pt_format_ver2.decode(5, 12, raw, 0, &e), PT_OK);
 		ck_assert_msg(e.anomalies == v[i].want, "vector %zu: 0x%x", i, e.anomalies);
 	}
 	memset(raw, 0xff, sizeof raw);
-	ck_assert_int_eq(pt_format_gart.decode(0, 12, raw, &e), PT_OK);
+	ck_assert_int_eq(pt_format_gart.decode(0, 12, raw, 0, &e), PT_OK);
 	ck_assert_uint_eq(e.anomalies, 0);
 }
 END_TEST
@@ -884,7 +884,7 @@ START_TEST(entry_helpers)
 	char key[PT_MAX_FIELDS + 1][8];
 
 	memset(&e, 0x5a, sizeof e);
-	pt_entry_reset(&e, 16, raw);
+	pt_entry_reset(&e, 16, raw, 0);
 	ck_assert_uint_eq(e.size, 16);
 	ck_assert_uint_eq(e.raw[0], 0x8807060504030201ull);
 	ck_assert_uint_eq(e.raw[1], 0x9817161514131211ull);
@@ -894,7 +894,7 @@ START_TEST(entry_helpers)
 	ck_assert(!e.leaf && !e.anomaly && !e.target[0].present && !e.target[1].present);
 	ck_assert_uint_eq(e.reserved_mask[0] | e.reserved_mask[1] | e.pa | e.perm, 0);
 
-	pt_entry_reset(&e, 8, raw);
+	pt_entry_reset(&e, 8, raw, 0);
 	ck_assert_uint_eq(e.raw[0], 0x8807060504030201ull);
 	ck_assert_uint_eq(e.raw[1], 0);
 
@@ -913,7 +913,7 @@ START_TEST(entry_helpers)
 	ck_assert_ptr_null(pt_entry_field(&e, "e"));
 
 	/* Fill up to the limit exactly (past it asserts in debug builds). */
-	pt_entry_reset(&e, 8, raw);
+	pt_entry_reset(&e, 8, raw, 0);
 	for (unsigned i = 0; i < PT_MAX_FIELDS; i++) {
 		snprintf(key[i], sizeof key[i], "k%u", i);
 		pt_entry_add(&e, key[i], PT_FK_UINT, i);

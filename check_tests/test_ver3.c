@@ -67,7 +67,7 @@ static struct pt_entry decode(unsigned level, unsigned shift, uint64_t lo, uint6
 	put_le(raw, lo);
 	put_le(raw + 8, hi);
 	memset(&e, 0xa5, sizeof e);   /* the decoder must set everything */
-	err = pt_format_ver3.decode(level, shift, raw, &e);
+	err = pt_format_ver3.decode(level, shift, raw, 0, &e);
 	ck_assert_msg(err == PT_OK, "%s", pt_strerror(err));
 	return e;
 }
@@ -778,9 +778,9 @@ START_TEST(test_format)
 		ck_assert_int_eq(pt_format_space(f, spaces[i]), (int)i);
 	ck_assert_ptr_null(f->spaces[10]);
 	ck_assert_int_eq(pt_format_space(f, "vram"), -1);
-	ck_assert_int_eq(f->decode(7, 0, raw, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(f->decode(7, 0, raw, 0, &e), PT_E_UNSUPPORTED);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
-	ck_assert_int_eq(f->decode(0, 0, NULL, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(f->decode(0, 0, NULL, 0, &e), PT_E_UNSUPPORTED);
 }
 END_TEST
 

@@ -475,17 +475,17 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 }
 
 static pt_err decode_family(enum ver3_family family, unsigned level, unsigned page_shift,
-			    const uint8_t *raw, struct pt_entry *out)
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	const struct pt_level *lv;
 
 	if (level >= L_COUNT || !raw) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
 	lv = &ver3_levels[level];
-	pt_entry_reset(out, lv->entry_size, raw);
+	pt_entry_reset(out, lv->entry_size, raw, flags);
 	switch (lv->role) {
 	case PT_ROLE_PDE:
 		decode_pde(out, level, out->raw[0], family);
@@ -504,22 +504,22 @@ static pt_err decode_family(enum ver3_family family, unsigned level, unsigned pa
 }
 
 /* No context (ptfs-tool decode): what some VER3 chip allows. */
-static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 			  struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_ANY, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_ANY, level, page_shift, raw, flags, out);
 }
 
-static pt_err ver3_decode_hopper(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode_hopper(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 				 struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_HOPPER, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_HOPPER, level, page_shift, raw, flags, out);
 }
 
-static pt_err ver3_decode_blackwell(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode_blackwell(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 				    struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_BLACKWELL, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_BLACKWELL, level, page_shift, raw, flags, out);
 }
 
 /*

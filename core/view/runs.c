@@ -186,7 +186,7 @@ static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **
 			end = t->va_base + (t->entries << t->page_shift);
 		else if (!s->captured)
 			/* a partly captured table: the hole ends at the next captured entry */
-			end = pt_table_next(t, &next, true, &e) ? pt_table_entry_va(t, next) :
+			end = pt_table_next(t, &next, true, 0, &e) ? pt_table_entry_va(t, next) :
 			      t->va_base + (t->entries << t->page_shift);
 		else
 			end = pt_table_entry_va(t, s->index) + (UINT64_C(1) << t->page_shift);
