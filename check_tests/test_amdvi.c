@@ -46,7 +46,7 @@ static struct pt_entry dec(unsigned level, uint64_t raw)
 	ck_assert_ptr_nonnull(f);
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(raw >> (8 * i));
-	ck_assert_int_eq(f->decode(ROW(level), row_shift[ROW(level)], b, &e), PT_OK);
+	ck_assert_int_eq(f->decode(ROW(level), row_shift[ROW(level)], b, 0, &e), PT_OK);
 	return e;
 }
 

@@ -49,7 +49,7 @@ static struct pt_entry dec(const char *fmt, unsigned row, uint64_t raw)
 	ck_assert_ptr_nonnull(f);
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(raw >> (8 * i));
-	ck_assert_int_eq(f->decode(row, row_shift[row], b, &e), PT_OK);
+	ck_assert_int_eq(f->decode(row, row_shift[row], b, 0, &e), PT_OK);
 	return e;
 }
 

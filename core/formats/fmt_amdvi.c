@@ -101,18 +101,18 @@ static unsigned nl7_shift(uint64_t r)
 }
 
 static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned page_shift,
-			   const uint8_t *raw, struct pt_entry *out)
+			   const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	unsigned hl = hw_level(page_shift), nl, shift = 0;
 	uint64_t r, addr;
 	bool pr;
 
 	if (!raw || !hl || level >= L__COUNT) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(out, 8, raw);
+	pt_entry_reset(out, 8, raw, flags);
 	r = out->raw[0];
 	pr = r & 1;
 	nl = (unsigned)bits(r, 11, 9);
@@ -176,12 +176,12 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 	return PT_OK;
 }
 
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
-#define DEC(T, O)                                                                          \
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
+#define DEC(T, O)                                                                           \
 	static pt_err vi_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,         \
-				   struct pt_entry *out)                                    \
+				   unsigned flags, struct pt_entry *out)                    \
 	{                                                                                   \
-		return vi_decode_sp(T, O, level, ps, raw, out);                             \
+		return vi_decode_sp(T, O, level, ps, raw, flags, out);                      \
 	}
 #define DEC3(T) DEC(T, 0) DEC(T, 1) DEC(T, 2)
 DEC3(0)

@@ -145,18 +145,18 @@ static void add_reserved(struct pt_entry *e)
  * spaces of tables and pages.
  */
 static pt_err vtd_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned page_shift,
-			    const uint8_t *raw, struct pt_entry *out)
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	unsigned hl = hw_level(page_shift);
 	uint64_t r, span, addr, ign, rsv;
 	bool leaf, present;
 
 	if (!raw || !hl || level >= L__COUNT) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(out, 8, raw);
+	pt_entry_reset(out, 8, raw, flags);
 	r = out->raw[0];
 	span = 1ull << page_shift;
 	present = r & 3;
@@ -208,18 +208,18 @@ static pt_err vtd_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 /* ---- EPT ------------------------------------------------------------------ */
 
 static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned page_shift,
-			    const uint8_t *raw, struct pt_entry *out)
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	unsigned hl = hw_level(page_shift);
 	uint64_t r, span, addr, ign, rsv;
 	bool leaf, present, misconf;
 
 	if (!raw || !hl || level >= L__COUNT) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(out, 8, raw);
+	pt_entry_reset(out, 8, raw, flags);
 	r = out->raw[0];
 	span = 1ull << page_shift;
 	/* SDM: an entry with bits 2:0 clear is not present; the CPU ignores bits 63:3. */
@@ -275,12 +275,12 @@ static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 }
 
 /* One decoder per (table space, page space): the hook has no context. */
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
-#define DEC(F, T, O)                                                                       \
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
+#define DEC(F, T, O)                                                                        \
 	static pt_err F##_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,        \
-				    struct pt_entry *out)                                   \
+				    unsigned flags, struct pt_entry *out)                   \
 	{                                                                                   \
-		return F##_decode_sp(T, O, level, ps, raw, out);                            \
+		return F##_decode_sp(T, O, level, ps, raw, flags, out);                     \
 	}
 #define DEC3(F, T) DEC(F, T, 0) DEC(F, T, 1) DEC(F, T, 2)
 DEC3(vtd, 0)
