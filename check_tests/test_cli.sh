@@ -105,7 +105,7 @@ for c in decode walk audit check export; do
 done
 # decode --help lists every format, level and --kind from the format table.
 "$TOOL" decode --help >"$TMP/decode-help" 2>&1
-for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm or x86-64' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\|x86\]' \
+for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept or amd-vi' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\|x86\|vtd\|ept\|amdvi\]' \
 	'x86-64: depths 0-4, levels pml5 pml4 pdpt pd pt' \
 	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
 	'nv-gmmu-ver3: depths 0-5, levels pde4 pde3 pde2 pde1 pde0 pte_big pte_small' \
@@ -1170,5 +1170,51 @@ if [ -x "${PTFS_MKBIG:-}" ]; then
 else
 	bad "PTFS_MKBIG is not set: the large export is not tested"
 fi
+
+
+# ---- intel-vtd, intel-ept, amd-vi: decode at every level (reference §V.D-§V.F) ---------------
+for l in pml5 pml4; do
+	decoded "vtd: $l pointer (D05 shape)" 'j["state"]=="pointer" and j["address"]=="0x12346000"' \
+		--format intel-vtd --value 0x0000000012346003 --level $l
+done
+decoded "vtd: pdpt 1G with SNP (D07)" 'j["state"]=="mapped" and j["snp"]==1 and j["page_size"]=="0x40000000"' \
+	--format intel-vtd --value 0x00000000C0000883 --level pdpt
+decoded "vtd: pd 2M (D06)" 'j["state"]=="mapped" and j["ps"]==1 and j["page_size"]=="0x200000"' \
+	--format intel-vtd --value 0x0000000080200083 --level pd
+decoded "vtd: pt 4K (D04)" 'j["state"]=="mapped" and j["address"]=="0x87654000"' \
+	--format intel-vtd --value 0x0000000087654003 --level pt
+decoded "vtd: PS in pml4 reserved (D10)" 'j["reserved_mask"]=="0x80"' \
+	--format intel-vtd --value 0x0000000012347083 --level pml4
+for l in pml5 pml4 pdpt pd; do
+	decoded "ept: $l pointer (F03 shape)" 'j["state"]=="pointer"' \
+		--format intel-ept --value 0x0000000012346007 --level $l
+done
+decoded "ept: pt 4K WB IPAT (F04)" 'j["state"]=="mapped" and j["memory_type_name"]=="WB" and j["ignore_pat"]==1' \
+	--format intel-ept --value 0x0000000087654077 --level pt
+decoded "ept: pd 2M (F05)" 'j["page_size"]=="0x200000"' --format intel-ept --value 0x00000000802000F7 --level pd
+decoded "ept: pdpt 1G A D (F06)" 'j["accessed"]==1 and j["dirty"]==1' \
+	--format intel-ept --value 0x00000000C00003F7 --level pdpt
+decoded "ept: write-only misconfigured (F07)" 'j["state"]=="unsupported" and j["misconfigured"]' \
+	--format intel-ept --value 0x0000000087654002 --level pt
+decoded "amd-vi: l6 pointer" 'j["state"]=="pointer" and j["next_level"]==5' \
+	--format amd-vi --value 0x6000000012341a01 --level l6
+decoded "amd-vi: l5 pointer" 'j["state"]=="pointer"' --format amd-vi --value 0x6000000012341801 --level l5
+decoded "amd-vi: l4 skipping pointer unsupported (E10)" 'j["state"]=="unsupported"' \
+	--format amd-vi --value 0x6000000012342401 --level l4
+decoded "amd-vi: l3 pointer (E04)" 'j["state"]=="pointer" and j["address"]=="0x12341000"' \
+	--format amd-vi --value 0x6000000012341401 --level l3
+decoded "amd-vi: l2 NL 7 4M (E09)" 'j["state"]=="mapped" and j["page_size"]=="0x400000" and j["address"]=="0x400000"' \
+	--format amd-vi --value 0x70000000005FFE01 --level l2
+decoded "amd-vi: l1 4K FC (E05)" 'j["state"]=="mapped" and j["fc"]==1 and j["ir"]==1 and j["iw"]==1' \
+	--format amd-vi --value 0x7000000087654001 --level l1
+# check: the fixtures' deliberate anomalies, one line each (exit 1)
+rc "vtd-sl: check reports its anomalies" 1 "$TOOL" check "$FIX/vtd-sl.tar.gz"
+has "vtd-sl: PS in a PML4E" '^gpu0 pml4/1 reserved_bits reserved_mask: 0x80$'
+rc "ept-guest: check reports its anomalies" 1 "$TOOL" check "$FIX/ept-guest.tar.gz"
+has "ept-guest: write-only is a misconfiguration" '^vm0 pml4/0/pdpt/0/pd/0/pt/1 unsupported raw: 0x87655002$'
+rc "amdvi-v1: check reports its anomalies" 1 "$TOOL" check "$FIX/amdvi-v1.tar.gz"
+has "amdvi-v1: a level-skipping PDE" '^ssd0 l4/1 unsupported raw: 0x6000000000305401$'
+run "$TOOL" walk "$FIX/amdvi-v1.tar.gz" gpu0 0xd040
+has "amd-vi walk through an NL 7 replica" '^result: mapped pa=sysmem:0x45040 page=32K flags=ir,iw,fc kind=- leaf=l3/0/l2/0/l1/8$'
 
 report

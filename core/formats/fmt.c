@@ -17,12 +17,16 @@
  */
 extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm,
 	pt_format_x86_64;
+extern const struct pt_format pt_format_vtd, pt_format_ept, pt_format_amdvi;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
 	&pt_format_ver3,
 	&pt_format_gpuvm,
 	&pt_format_x86_64,
+	&pt_format_vtd,
+	&pt_format_ept,
+	&pt_format_amdvi,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -90,6 +94,7 @@ static const char *const state_names[] = {
 	[PT_ST_UNSUPPORTED] = "unsupported",
 	[PT_ST_SHADOWED] = "shadowed",
 	[PT_ST_RESERVED_BITS] = "reserved_bits",
+	[PT_ST_REPLICA] = "replica",
 };
 
 const char *pt_state_name(enum pt_state st)

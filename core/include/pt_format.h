@@ -60,6 +60,13 @@ enum pt_state {
 	 */
 	PT_ST_SHADOWED,     /* "shadowed": a valid small-page leaf whose range the big entry of its dual entry decides */
 	PT_ST_RESERVED_BITS,/* "reserved_bits": a valid leaf the walk refuses: it, or a pointer above it, has reserved bits */
+	/*
+	 * "replica": a leaf whose page is larger than its entry's span and
+	 * which is not the page's first slot (AMD-Vi Next Level 7 pages are
+	 * written into every slot they cover): the page is listed once, at
+	 * its first slot; a walk through this slot still resolves it.
+	 */
+	PT_ST_REPLICA,
 };
 const char *pt_state_name(enum pt_state st);
 

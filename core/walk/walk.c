@@ -225,6 +225,20 @@ static uint64_t next_captured(const struct pt_table *t, uint64_t i)
 }
 
 static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict);
+
+/*
+ * A leaf larger than its entry's span is written into every slot of its
+ * page (AMD-Vi Next Level 7, reference: Linux PAGE_SIZE_PTE_COUNT): true
+ * for the slots after the first, where the page is not listed again.  The
+ * page starts at a multiple of its size from the table's first VA.
+ */
+static bool leaf_replica(const struct pt_table *t, uint64_t index, const struct pt_entry *e)
+{
+	if (t->page_shift >= 64 || e->page_size <= ((uint64_t)1 << t->page_shift))
+		return false;
+	return ((index << t->page_shift) & (e->page_size - 1)) != 0;
+}
+
 enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
 static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 				    enum pt_fault *fault, const char **verdict);
@@ -252,6 +266,10 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 		return;
 	if (t->reserved_above || e->reserved_mask[0] || e->reserved_mask[1]) {
 		e->state = PT_ST_RESERVED_BITS;
+		return;
+	}
+	if (leaf_replica(t, index, e)) {
+		e->state = PT_ST_REPLICA;
 		return;
 	}
 	if (!t->big.present || t->big.level < 0 ||
@@ -576,6 +594,7 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
 		return PT_FAULT_UNMAPPED;
 	case PT_ST_SHADOWED:
 	case PT_ST_RESERVED_BITS:
+	case PT_ST_REPLICA:
 		/* Place states: the walker's own reads (pt_table_read()) never give them. */
 		*verdict = pt_state_name(e->state);
 		return PT_FAULT_UNMAPPED;
@@ -670,6 +689,16 @@ static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s, uint64_t 
 	 * page va/ does not list and shift its PA (issue #16.5).
 	 */
 	page = base + ((sva - base) & ~(w->page_size - 1));
+	/*
+	 * A page larger than the entry's span (its replicas fill the span's
+	 * neighbours) starts at a multiple of its size from the table's start,
+	 * and its tree path is its first slot, where va/ lists it (a lookup of
+	 * any VA in the page names the same link).
+	 */
+	if (w->page_size > ((uint64_t)1 << s->table.page_shift)) {
+		page = s->table.va_base + ((sva - s->table.va_base) & ~(w->page_size - 1));
+		w->node.s[w->node.n - 1].index = (page - s->table.va_base) >> s->table.page_shift;
+	}
 	w->page_size = page_extent(s->table.ctx, page, w->page_size);
 	w->page_va = pt_va_at(s->table.ctx->fmt, page);
 	w->space = s->entry.space;
@@ -1011,7 +1040,7 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 			f->next = next_captured(&f->table, i);
 			continue;
 		}
-		if (entry_fault(&e, &v) != PT_FAULT_NONE)
+		if (entry_fault(&e, &v) != PT_FAULT_NONE || leaf_replica(&f->table, i, &e))
 			continue;
 		if (e.state == PT_ST_MAPPED) {
 			if (emit(it, &f->table, i, &e, out))

@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt_vtd.c — Intel VT-d second-level tables (`intel-vtd`, [vtd NAME]) and
+ * the x86 EPT tables that share their layout (`intel-ept`, [ept NAME]):
+ * DESIGN §2.7.  Two formats, one level table, one set of helpers.
+ *
+ * Sources (restated, no code copied): Linux drivers/iommu/intel/iommu.h
+ * (DMA_PTE_READ/WRITE, dma_pte_present = bits 1:0, context-entry layout),
+ * drivers/iommu/generic_pt/fmt/vtdss.h (levels, A 8, D 9, SNP 11, "no
+ * designated present bit"), QEMU hw/i386/intel_iommu_internal.h (the
+ * reserved-bit masks VTD_SPTE_*: PS in an L4 entry, 20:12 of a 2 MiB leaf,
+ * 29:12 of a 1 GiB leaf, TM 62 without ECAP.DT, bit 11), the VT-d spec
+ * ch. 9.8 "Second-Level Paging Entries" as those files cite it; EPT: Intel
+ * SDM Vol. 3C "EPT translation mechanism" (Table 29-1..29-6 in current
+ * editions, 28-x / 24-x in older ones) and Linux arch/x86/include/asm/vmx.h
+ * (VMX_EPTP_MT_*, VMX_EPTP_PWL_4/5, VMX_EPTP_AD_ENABLE_BIT).
+ *
+ * Levels are named as Linux's intel-iommu debugfs names the columns of
+ * domain_translation_struct (PML5E PML4E PDPE PDE PTE): pml5 pml4 pdpt pd
+ * pt, 9 index bits each; a context's width picks the root (AW 39/48/57 →
+ * pdpt/pml4/pml5; EPT walk length 4/5 → pml4/pml5).  The decoder is
+ * context-free: it reads the hardware level off the table's page shift
+ * (12 + 9·(L−1)), so one decoder serves every root.  Where a context's
+ * tables and pages are (its `space` and `output_space`) is a decoder per
+ * pair of spaces (the decode hook has no context argument).
+ *
+ * Rules chosen where the sources differ (reference H.6-H.8):
+ *  - VT-d present = R|W (Linux, hardware has no present bit); a non-zero
+ *    entry with R=W=0 is `invalid`, and its other bits are not checked.
+ *  - VT-d X 2, EMT 5:3, IPAT 6 are named on leaves only (Linux calls 2-6
+ *    reserved, QEMU does not reserve them): raw values; on directory
+ *    entries bits 6:3 are ignored, X is named.
+ *  - SNP 11 and TM 62 are leaf fields; on a directory entry they are
+ *    reserved (QEMU's masks).  Bits 61:52 and 63 are ignored everywhere
+ *    (QEMU VTD_SL_IGN_COM), shown as `ignored`, never reserved.
+ *  - PS at pml4/pml5 is reserved (D10: a fault); at pt it is ignored.
+ *  - EPT: present = R|W|X; W without R is a misconfiguration, and so is a
+ *    leaf memory type 2, 3 or 7 (SDM "EPT Misconfigurations"): state
+ *    `unsupported`, field misconfigured: true.  Execute-only (X alone) is
+ *    mapped: whether the CPU supports it is not in the capture.
+ *  - The HAW/MAXPHYADDR limit of the address is not known from a context
+ *    entry or an EPTP: the address is 51:12 and nothing above is reserved.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+
+#define BIT(n) (1ull << (n))
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+#define ADDR_MASK MASK(51, 12)
+
+static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
+{
+	return (v >> lo) & (~0ull >> (63 - (hi - lo)));
+}
+
+/*
+ * Spaces: the machine's memory (sysmem), or, named in a capture that holds
+ * a host and a guest, host-physical (hpa) and guest-physical (gpa) memory
+ * (DESIGN §2.7, §2.8).
+ */
+enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
+static const char *const sl_spaces[] = {"sysmem", "hpa", "gpa", NULL};
+
+enum { L_PML5, L_PML4, L_PDPT, L_PD, L_PT, L__COUNT };
+/* The whole 5-level table; a 3- or 4-level context uses its tail (sl_levels_from()). */
+static const struct pt_level sl_levels[] = {
+	/* name   depth va_shift bits size role          leaf_shift child */
+	{"pml5",  0,    48,      9,   8,   PT_ROLE_DIR,  0,  {L_PML4, -1}},
+	{"pml4",  1,    39,      9,   8,   PT_ROLE_DIR,  0,  {L_PDPT, -1}},
+	{"pdpt",  2,    30,      9,   8,   PT_ROLE_DIR,  30, {L_PD, -1}},
+	{"pd",    3,    21,      9,   8,   PT_ROLE_DIR,  21, {L_PT, -1}},
+	{"pt",    4,    12,      9,   8,   PT_ROLE_LEAF, 0,  {-1, -1}},
+	{NULL,    0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+
+/* Hardware level 1 (pt) .. 5 (pml5) of a table whose entries span 2^PAGE_SHIFT; 0: none. */
+static unsigned hw_level(unsigned page_shift)
+{
+	if (page_shift < 12 || page_shift > 48 || (page_shift - 12) % 9)
+		return 0;
+	return (page_shift - 12) / 9 + 1;
+}
+
+/* Memory-type names of EMT / EPT memory type (SDM "Memory Types": 0 UC, 1 WC, 4 WT, 5 WP, 6 WB). */
+static const char *memtype_name(uint64_t mt)
+{
+	static const char *const n[8] = {"UC", "WC", NULL, NULL, "WT", "WP", "WB", NULL};
+
+	return n[mt & 7];
+}
+
+static void set_leaf(struct pt_entry *e, unsigned space, uint64_t pa, uint64_t size, uint32_t perm)
+{
+	e->state = PT_ST_MAPPED;
+	e->leaf = true;
+	e->space = space;
+	e->pa = pa;
+	e->page_size = size;
+	e->address_complete = true;
+	e->perm = perm;
+}
+
+/* PERM: the rights a directory entry passes down (ANDed along the path; not applied by this walker yet). */
+static void set_pointer(struct pt_entry *e, unsigned level, unsigned space, uint64_t addr,
+			uint32_t perm)
+{
+	e->state = PT_ST_POINTER;
+	e->perm = perm;
+	e->target[0].present = true;
+	e->target[0].level = (int8_t)(level + 1);
+	e->target[0].space = space;
+	e->target[0].addr = addr;
+}
+
+/* R 0, W 1, X 2 as PT_PERM_* (VT-d and EPT alike). */
+static uint32_t rights(uint64_t r)
+{
+	return ((r & 1) ? 0 : PT_PERM_NO_READ) | ((r & 2) ? 0 : PT_PERM_NO_WRITE) |
+	       ((r & 4) ? PT_PERM_EXEC : 0);
+}
+
+static void add_tail(struct pt_entry *e, uint64_t addr, uint64_t ign, bool leaf, uint64_t size)
+{
+	pt_entry_add(e, "address", PT_FK_HEX, addr);
+	pt_entry_add(e, "ignored", PT_FK_HEX, ign);
+	if (leaf)
+		pt_entry_add(e, "page_size", PT_FK_HEX, size);
+}
+
+static void add_reserved(struct pt_entry *e)
+{
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
+	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+}
+
+/* ---- VT-d second level ---------------------------------------------------- */
+
+/*
+ * Entry at row LEVEL whose table entries span 2^PAGE_SHIFT; TS/OS: the
+ * spaces of tables and pages.
+ */
+static pt_err vtd_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned page_shift,
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
+{
+	unsigned hl = hw_level(page_shift);
+	uint64_t r, span, addr, ign, rsv;
+	bool leaf, present;
+
+	if (!raw || !hl || level >= L__COUNT) {
+		pt_entry_reset(out, 0, NULL, flags);
+		out->state = PT_ST_UNSUPPORTED;
+		return PT_E_UNSUPPORTED;
+	}
+	pt_entry_reset(out, 8, raw, flags);
+	r = out->raw[0];
+	span = 1ull << page_shift;
+	present = r & 3;
+	/* PS makes a pdpt/pd entry a 1G/2M leaf; every pt entry is a leaf (vtdss.h). */
+	leaf = hl == 1 || ((hl == 2 || hl == 3) && (r & BIT(7)));
+	pt_entry_add(out, "r", PT_FK_BIT, bits(r, 0, 0));
+	pt_entry_add(out, "w", PT_FK_BIT, bits(r, 1, 1));
+	pt_entry_add(out, "x", PT_FK_BIT, bits(r, 2, 2));
+	if (leaf) {
+		uint64_t emt = bits(r, 5, 3);
+
+		addr = r & ADDR_MASK & ~(span - 1);
+		/* 20:12 of a 2 MiB leaf, 29:12 of a 1 GiB leaf (QEMU VTD_SPTE_LPAGE_*) */
+		rsv = r & MASK(51, 12) & (span - 1);
+		ign = r & (BIT(10) | MASK(61, 52) | BIT(63) | (hl == 1 ? BIT(7) : 0));
+		pt_entry_add(out, "emt", PT_FK_UINT, emt);
+		pt_entry_add_str(out, "emt_name", memtype_name(emt));
+		pt_entry_add(out, "ipat", PT_FK_BIT, bits(r, 6, 6));
+		if (hl > 1)
+			pt_entry_add(out, "ps", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(out, "a", PT_FK_BIT, bits(r, 8, 8));
+		pt_entry_add(out, "d", PT_FK_BIT, bits(r, 9, 9));
+		pt_entry_add(out, "snp", PT_FK_BIT, bits(r, 11, 11));
+		pt_entry_add(out, "tm", PT_FK_BIT, bits(r, 62, 62));
+	} else {
+		addr = r & ADDR_MASK;
+		/* SNP and TM are leaf-only, PS is reserved above the pdpt (QEMU VTD_SPTE_PAGE_L4_RSVD_MASK). */
+		rsv = r & (BIT(11) | BIT(62) | (hl >= 4 ? BIT(7) : 0));
+		ign = r & (MASK(6, 3) | MASK(10, 9) | MASK(61, 52) | BIT(63));
+		if (hl == 2 || hl == 3)
+			pt_entry_add(out, "ps", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(out, "a", PT_FK_BIT, bits(r, 8, 8));
+	}
+	/* Not present: the remapping hardware reads nothing else of it. */
+	out->reserved_mask[0] = present ? rsv : 0;
+	add_tail(out, addr, ign, leaf, span);
+	add_reserved(out);
+	if (r == 0)
+		out->state = PT_ST_UNMAPPED;
+	else if (!present)
+		out->state = PT_ST_INVALID;
+	else if (leaf)
+		set_leaf(out, os, addr, span, rights(r) | ((r & BIT(11)) ? PT_PERM_SNOOPED : 0));
+	else
+		set_pointer(out, level, ts, addr, rights(r));
+	return PT_OK;
+}
+
+/* ---- EPT ------------------------------------------------------------------ */
+
+static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned page_shift,
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
+{
+	unsigned hl = hw_level(page_shift);
+	uint64_t r, span, addr, ign, rsv;
+	bool leaf, present, misconf;
+
+	if (!raw || !hl || level >= L__COUNT) {
+		pt_entry_reset(out, 0, NULL, flags);
+		out->state = PT_ST_UNSUPPORTED;
+		return PT_E_UNSUPPORTED;
+	}
+	pt_entry_reset(out, 8, raw, flags);
+	r = out->raw[0];
+	span = 1ull << page_shift;
+	/* SDM: an entry with bits 2:0 clear is not present; the CPU ignores bits 63:3. */
+	present = r & 7;
+	leaf = hl == 1 || ((hl == 2 || hl == 3) && (r & BIT(7)));
+	/* SDM "EPT Misconfigurations": write without read (010, 110). */
+	misconf = present && (r & 3) == 2;
+	pt_entry_add(out, "read", PT_FK_BIT, bits(r, 0, 0));
+	pt_entry_add(out, "write", PT_FK_BIT, bits(r, 1, 1));
+	pt_entry_add(out, "execute", PT_FK_BIT, bits(r, 2, 2));
+	if (leaf) {
+		uint64_t mt = bits(r, 5, 3);
+
+		addr = r & ADDR_MASK & ~(span - 1);
+		rsv = r & MASK(51, 12) & (span - 1);
+		ign = r & (BIT(11) | MASK(62, 52) | (hl == 1 ? BIT(7) : 0));
+		/* memory type 2, 3, 7 in a leaf: misconfiguration */
+		misconf = misconf || (present && !memtype_name(mt));
+		pt_entry_add(out, "memory_type", PT_FK_UINT, mt);
+		pt_entry_add_str(out, "memory_type_name", memtype_name(mt));
+		pt_entry_add(out, "ignore_pat", PT_FK_BIT, bits(r, 6, 6));
+		if (hl > 1)
+			pt_entry_add(out, "ps", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(out, "accessed", PT_FK_BIT, bits(r, 8, 8));
+		pt_entry_add(out, "dirty", PT_FK_BIT, bits(r, 9, 9));
+		pt_entry_add(out, "user_execute", PT_FK_BIT, bits(r, 10, 10));
+		pt_entry_add(out, "suppress_ve", PT_FK_BIT, bits(r, 63, 63));
+	} else {
+		addr = r & ADDR_MASK;
+		/* directory entries: 7:3 reserved (6:3 where bit 7 is PS = 0) */
+		rsv = r & (hl >= 4 ? MASK(7, 3) : MASK(6, 3));
+		ign = r & (BIT(9) | BIT(11) | MASK(63, 52));
+		if (hl == 2 || hl == 3)
+			pt_entry_add(out, "ps", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(out, "accessed", PT_FK_BIT, bits(r, 8, 8));
+		pt_entry_add(out, "user_execute", PT_FK_BIT, bits(r, 10, 10));
+	}
+	out->reserved_mask[0] = present ? rsv : 0;
+	add_tail(out, addr, ign, leaf, span);
+	pt_entry_add(out, "misconfigured", PT_FK_BOOL, misconf || out->reserved_mask[0] != 0);
+	add_reserved(out);
+	if (r == 0)
+		out->state = PT_ST_UNMAPPED;
+	else if (!present)
+		out->state = PT_ST_INVALID;
+	else if (misconf)
+		out->state = PT_ST_UNSUPPORTED;
+	else if (leaf)
+		set_leaf(out, os, addr, span, rights(r));
+	else
+		set_pointer(out, level, ts, addr, rights(r));
+	return PT_OK;
+}
+
+/* One decoder per (table space, page space): the hook has no context. */
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
+#define DEC(F, T, O)                                                                        \
+	static pt_err F##_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,        \
+				    unsigned flags, struct pt_entry *out)                   \
+	{                                                                                   \
+		return F##_decode_sp(T, O, level, ps, raw, flags, out);                     \
+	}
+#define DEC3(F, T) DEC(F, T, 0) DEC(F, T, 1) DEC(F, T, 2)
+DEC3(vtd, 0)
+DEC3(vtd, 1)
+DEC3(vtd, 2)
+DEC3(ept, 0)
+DEC3(ept, 1)
+DEC3(ept, 2)
+static const decode_fn vtd_decoders[SP__COUNT][SP__COUNT] = {
+	{vtd_0_0, vtd_0_1, vtd_0_2}, {vtd_1_0, vtd_1_1, vtd_1_2}, {vtd_2_0, vtd_2_1, vtd_2_2},
+};
+static const decode_fn ept_decoders[SP__COUNT][SP__COUNT] = {
+	{ept_0_0, ept_0_1, ept_0_2}, {ept_1_0, ept_1_1, ept_1_2}, {ept_2_0, ept_2_1, ept_2_2},
+};
+
+/* maps FLAGS: the names of the set permission fields. */
+static void put_words(char *buf, size_t len, const bool *set, const char *const *names, size_t n)
+{
+	size_t off = 0;
+
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < n; i++) {
+		if (!set[i] || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+	}
+}
+
+static void vtd_flags(const struct pt_entry *e, char *buf, size_t len)
+{
+	static const char *const names[] = {"r", "w", "x", "snp", "tm"};
+	const bool set[] = {
+		!(e->perm & PT_PERM_NO_READ), !(e->perm & PT_PERM_NO_WRITE),
+		(e->perm & PT_PERM_EXEC) != 0, (e->perm & PT_PERM_SNOOPED) != 0,
+		(e->raw[0] & BIT(62)) != 0,
+	};
+
+	put_words(buf, len, set, names, 5);
+}
+
+static void ept_flags(const struct pt_entry *e, char *buf, size_t len)
+{
+	static const char *const names[] = {"read", "write", "execute", "user_execute"};
+	const bool set[] = {
+		!(e->perm & PT_PERM_NO_READ), !(e->perm & PT_PERM_NO_WRITE),
+		(e->perm & PT_PERM_EXEC) != 0, (e->raw[0] & BIT(10)) != 0,
+	};
+
+	put_words(buf, len, set, names, 4);
+}
+
+/* maps KIND: the memory type's name (UC WC WT WP WB), else its number. */
+static void kind_common(const struct pt_entry *e, char *buf, size_t len, const char *pfx)
+{
+	uint64_t mt = bits(e->raw[0], 5, 3);
+
+	if (memtype_name(mt))
+		snprintf(buf, len, "%s", memtype_name(mt));
+	else
+		snprintf(buf, len, "%s%" PRIu64, pfx, mt);
+}
+
+static void vtd_kind(const struct pt_entry *e, char *buf, size_t len)
+{
+	kind_common(e, buf, len, "emt");
+}
+
+static void ept_kind(const struct pt_entry *e, char *buf, size_t len)
+{
+	kind_common(e, buf, len, "memory_type");
+}
+
+/* ---- contexts ------------------------------------------------------------- */
+
+struct sl_ctx {
+	bool ept;
+	/* keys */
+	uint64_t slptptr, aw, ctx_lo, ctx_hi, eptp;
+	bool has_slptptr, has_aw, has_context, has_eptp;
+	unsigned space, output_space;
+	/* set-up results */
+	unsigned levels_n;      /* 3, 4 or 5 */
+	uint64_t root;
+	struct pt_format fmt;
+	struct pt_level levels[L__COUNT + 1];
+};
+
+/* A 128-bit "0x" + up to 32 hex digits value: the context entry, bytes 8..15 in the high half. */
+static pt_err parse_u128(const struct pt_ctx_key *k, uint64_t *lo, uint64_t *hi)
+{
+	const char *s = k->value;
+	size_t n;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return pt_ctx_key_fail(k, PT_E_VALUE, "bad value '%s' for 'context' in %s: the raw"
+				       " 128-bit context entry as 0x and up to 32 hex digits"
+				       " (bytes 8..15 first)", s, k->label);
+	s += 2;
+	n = strlen(s);
+	if (n == 0 || n > 32 || strspn(s, "0123456789abcdefABCDEF") != n)
+		return pt_ctx_key_fail(k, PT_E_VALUE, "bad value '%s' for 'context' in %s: the raw"
+				       " 128-bit context entry as 0x and up to 32 hex digits"
+				       " (bytes 8..15 first)", k->value, k->label);
+	*lo = *hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned char)s[i];
+		unsigned d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+
+		*hi = *hi << 4 | *lo >> 60;
+		*lo = *lo << 4 | d;
+	}
+	return PT_OK;
+}
+
+static pt_err space_key(const struct pt_ctx_key *k, unsigned *out)
+{
+	for (unsigned i = 0; sl_spaces[i]; i++)
+		if (strcmp(k->value, sl_spaces[i]) == 0) {
+			*out = i;
+			return PT_OK;
+		}
+	return pt_ctx_key_fail(k, PT_E_VALUE, "%s '%s' in %s is not a space of this format"
+			       " (sysmem, hpa or gpa)", k->key, k->value, k->label);
+}
+
+static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct sl_ctx *c = priv;
+
+	if (!strcmp(k->key, "space"))
+		return space_key(k, &c->space);
+	if (!strcmp(k->key, "output_space"))
+		return space_key(k, &c->output_space);
+	if (c->ept) {
+		if (strcmp(k->key, "eptp"))
+			return PT_E_NOTFOUND;
+		c->has_eptp = true;
+		return pt_ctx_key_uint(k, &c->eptp);
+	}
+	if (!strcmp(k->key, "context")) {
+		c->has_context = true;
+		return parse_u128(k, &c->ctx_lo, &c->ctx_hi);
+	}
+	if (!strcmp(k->key, "slptptr")) {
+		c->has_slptptr = true;
+		return pt_ctx_key_uint(k, &c->slptptr);
+	}
+	if (!strcmp(k->key, "aw")) {
+		pt_err rc = pt_ctx_key_uint(k, &c->aw);
+
+		if (rc)
+			return rc;
+		if (c->aw != 39 && c->aw != 48 && c->aw != 57)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "aw %" PRIu64 " in %s: the adjusted"
+					       " guest address width is 39, 48 or 57 (3, 4 or 5 levels)",
+					       c->aw, k->label);
+		c->has_aw = true;
+		return PT_OK;
+	}
+	return PT_E_NOTFOUND;
+}
+
+static const char *vtd_ctx_missing(const void *priv)
+{
+	const struct sl_ctx *c = priv;
+
+	if (c->has_context)
+		return NULL;
+	if (!c->has_slptptr)
+		return "context (or slptptr and aw)";
+	if (!c->has_aw)
+		return "aw";
+	return NULL;
+}
+
+static const char *ept_ctx_missing(const void *priv)
+{
+	const struct sl_ctx *c = priv;
+
+	return c->has_eptp ? NULL : "eptp";
+}
+
+static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/*
+ * The legacy context entry (Linux struct context_entry, QEMU VTD_CONTEXT_*):
+ * lo P 0, FPD 1, TT 3:2, SLPTPTR 63:12, reserved 11:4; hi AW 2:0, AVAIL
+ * 6:3, DID 23:8, reserved 7 and 63:24.
+ */
+static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
+{
+	uint64_t lo = c->ctx_lo, hi = c->ctx_hi, tt = bits(lo, 3, 2), aw = bits(hi, 2, 0);
+
+	if (c->has_slptptr || c->has_aw)
+		return setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
+				  " the context entry holds SLPTPTR and AW");
+	if (!(lo & 1))
+		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+				  " is not present (P=0): the device's requests are blocked, no"
+				  " table to walk", hi, lo);
+	if ((lo & MASK(11, 4)) || (hi & (BIT(7) | MASK(63, 24))))
+		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+				  " has reserved bits set (lo 11:4, hi 7 and 63:24): the hardware"
+				  " faults it", hi, lo);
+	if (tt == 2)
+		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
+				  " requests are not translated, no second-level table");
+	if (tt == 3)
+		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
+	if (aw < 1 || aw > 3)
+		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry AW %" PRIu64 " is not"
+				  " supported (1, 2 or 3: 39, 48 or 57 bits)", aw);
+	c->root = lo & ~0xfffull;
+	c->aw = 30 + 9 * aw;
+	return PT_OK;
+}
+
+/* The level table of an N-level context: the last N rows of sl_levels, depths from 0. */
+static void sl_levels_from(struct pt_level *lv, unsigned n)
+{
+	unsigned first = L__COUNT - n;
+
+	for (unsigned i = 0; i < n; i++) {
+		lv[i] = sl_levels[first + i];
+		lv[i].depth = (uint8_t)i;
+		lv[i].child[0] = (int8_t)(i + 1 < n ? (int)i + 1 : -1);
+	}
+	lv[n] = (struct pt_level){0};
+}
+
+extern const struct pt_format pt_format_vtd, pt_format_ept;
+
+static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_format *base,
+		      const decode_fn (*dec)[SP__COUNT])
+{
+	c->fmt = *base;
+	sl_levels_from(c->levels, c->levels_n);
+	c->fmt.levels = c->levels;
+	c->fmt.va_bits = 12 + 9 * c->levels_n;
+	c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
+	c->fmt.decode = dec[c->space][c->output_space];
+	ctx->fmt = &c->fmt;
+	ctx->root_space = c->space;
+	ctx->root_addr = c->root;
+	ctx->root_entries = 512;
+	ctx->root_page_shift = 0;
+	ctx->va_base = 0;
+	ctx->va_last = 0;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		ctx->space_bias[i] = 0;
+}
+
+static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct sl_ctx *c = ctx->priv;
+	pt_err rc;
+
+	if (c->has_context) {
+		if ((rc = vtd_context_entry(c, err, errlen)))
+			return rc;
+	} else {
+		if (c->slptptr & 0xfff)
+			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is not 4 KiB"
+					  " aligned", c->slptptr);
+		if (c->slptptr & ~ADDR_MASK)
+			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is wider than"
+					  " 52 bits", c->slptptr);
+		c->root = c->slptptr;
+	}
+	if (c->root & ~ADDR_MASK)
+		return setup_fail(err, errlen, PT_E_VALUE, "SLPTPTR 0x%" PRIx64 " is wider than 52"
+				  " bits", c->root);
+	c->levels_n = (unsigned)(c->aw - 30) / 9 + 2;
+	sl_finish(ctx, c, &pt_format_vtd, vtd_decoders);
+	return PT_OK;
+}
+
+/* EPTP (SDM "Extended-Page-Table Pointer"; vmx.h VMX_EPTP_*): MT 2:0, PWL-1 5:3, A/D 6, root 51:12. */
+static pt_err ept_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct sl_ctx *c = ctx->priv;
+	uint64_t e = c->eptp, mt = bits(e, 2, 0), pwl = bits(e, 5, 3) + 1;
+
+	if (mt != 0 && mt != 6)
+		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 ": memory type %" PRIu64
+				  " is not UC (0) or WB (6): VM entry fails", e, mt);
+	if (pwl != 4 && pwl != 5)
+		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "eptp 0x%" PRIx64 ": page-walk"
+				  " length %" PRIu64 " (bits 5:3 + 1) is not 4 or 5", e, pwl);
+	if (e & (MASK(11, 8) | MASK(63, 52)))
+		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 " has reserved bits set"
+				  " (11:8 or 63:52): VM entry fails", e);
+	c->root = e & ADDR_MASK;
+	c->levels_n = (unsigned)pwl;
+	sl_finish(ctx, c, &pt_format_ept, ept_decoders);
+	return PT_OK;
+}
+
+static pt_err ept_ctx_init(void *priv, const struct pt_ctx_key *k)
+{
+	((struct sl_ctx *)priv)->ept = true;
+	return sl_ctx_key(priv, k);
+}
+
+static void sl_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct sl_ctx *c = ctx->priv;
+
+	if (!c || !c->levels_n)
+		return;
+	if (c->ept) {
+		pt_buf_printf(b, "eptp: 0x%" PRIx64 "\nmemory_type: %s\nwalk_length: %u\n"
+			      "accessed_dirty: %u\n", c->eptp, memtype_name(bits(c->eptp, 2, 0)),
+			      c->levels_n, (unsigned)bits(c->eptp, 6, 6));
+	} else {
+		if (c->has_context)
+			pt_buf_printf(b, "context: 0x%016" PRIx64 "%016" PRIx64 "\nfpd: %u\ntt: %u\n"
+				      "did: %u\n", c->ctx_hi, c->ctx_lo, (unsigned)bits(c->ctx_lo, 1, 1),
+				      (unsigned)bits(c->ctx_lo, 3, 2), (unsigned)bits(c->ctx_hi, 23, 8));
+		pt_buf_printf(b, "slptptr: 0x%" PRIx64 "\naw: %u\n", c->root, (unsigned)c->aw);
+	}
+	pt_buf_printf(b, "levels: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
+		      sl_spaces[c->space], sl_spaces[c->output_space]);
+}
+
+static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct sl_ctx *c = ctx->priv;
+
+	if (!c || !c->levels_n)
+		return;
+	if (c->ept) {
+		pt_jobj_hex(o, "eptp", c->eptp);
+		pt_jobj_str(o, "memory_type", memtype_name(bits(c->eptp, 2, 0)));
+		pt_jobj_u(o, "walk_length", c->levels_n);
+		pt_jobj_bool(o, "accessed_dirty", bits(c->eptp, 6, 6));
+	} else {
+		if (c->has_context) {
+			char v[40];
+
+			snprintf(v, sizeof v, "0x%016" PRIx64 "%016" PRIx64, c->ctx_hi, c->ctx_lo);
+			pt_jobj_str(o, "context", v);
+			pt_jobj_u(o, "fpd", bits(c->ctx_lo, 1, 1));
+			pt_jobj_u(o, "tt", bits(c->ctx_lo, 3, 2));
+			pt_jobj_u(o, "did", bits(c->ctx_hi, 23, 8));
+		}
+		pt_jobj_hex(o, "slptptr", c->root);
+		pt_jobj_u(o, "aw", c->aw);
+	}
+	pt_jobj_u(o, "levels", c->levels_n);
+	pt_jobj_str(o, "space", sl_spaces[c->space]);
+	pt_jobj_str(o, "output_space", sl_spaces[c->output_space]);
+}
+
+static const struct pt_blob_kind vtd_blob_kinds[] = {{"vtd", 8}, {NULL, 0}};
+static const struct pt_blob_kind ept_blob_kinds[] = {{"ept", 8}, {NULL, 0}};
+static const struct pt_perm_name vtd_perm_names[] = {
+	{PT_PERM_NO_READ, "r=0"}, {PT_PERM_NO_WRITE, "w=0"}, {0, NULL},
+};
+static const struct pt_perm_name ept_perm_names[] = {
+	{PT_PERM_NO_READ, "read=0"}, {PT_PERM_NO_WRITE, "write=0"}, {0, NULL},
+};
+
+/* Without a context (ptfs-tool decode): 5 levels, tables and pages in sysmem. */
+const struct pt_format pt_format_vtd = {
+	.name = "intel-vtd",
+	.levels = sl_levels,
+	.va_bits = 57,
+	.va_digits = 15,
+	.spaces = sl_spaces,
+	.decode = vtd_0_0,
+	.flags = vtd_flags,
+	.kind_name = vtd_kind,
+	.kind_field = "emt",
+	.blob_kinds = vtd_blob_kinds,
+	.ctx_section = "vtd",
+	.ctx_size = sizeof(struct sl_ctx),
+	.ctx_key = sl_ctx_key,
+	.ctx_missing = vtd_ctx_missing,
+	.ctx_setup = vtd_ctx_setup,
+	.info_text = sl_info_text,
+	.info_json = sl_info_json,
+	.perm_names = vtd_perm_names,
+};
+
+const struct pt_format pt_format_ept = {
+	.name = "intel-ept",
+	.levels = sl_levels,
+	.va_bits = 57,
+	.va_digits = 15,
+	.spaces = sl_spaces,
+	.decode = ept_0_0,
+	.flags = ept_flags,
+	.kind_name = ept_kind,
+	.kind_field = "memory_type",
+	.blob_kinds = ept_blob_kinds,
+	.ctx_section = "ept",
+	.ctx_size = sizeof(struct sl_ctx),
+	.ctx_key = ept_ctx_init,
+	.ctx_missing = ept_ctx_missing,
+	.ctx_setup = ept_ctx_setup,
+	.info_text = sl_info_text,
+	.info_json = sl_info_json,
+	.perm_names = ept_perm_names,
+};
