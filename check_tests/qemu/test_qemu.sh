@@ -1,0 +1,151 @@
+#!/bin/bash
+# test_qemu.sh CPU — the x86-64 agreement test: QEMU itself is the oracle
+# (issue #22 item 5; README.md here).  Boots Debian's cloud kernel under TCG
+# with `-cpu CPU` (max,la57=off: 4-level paging; max: 5-level), records
+# QEMU's own answers (info tlb, gva2gpa) and dumps the guest as ELF and
+# kdump-zlib (qemu_truth.py), then checks ptfs against them:
+#   - every recorded VA: `ptfs-tool walk` gives QEMU's PA, or faults where
+#     QEMU says Unmapped (agree.py walks), in the ELF, the flattened kdump
+#     and the diskdump `makedumpfile -R` makes of it;
+#   - va/ of cpu0 in a real mount lists exactly the pages info tlb lists;
+#   - the ELF and both kdump files give identical trees
+#     (diff -r --no-dereference -x walk of the mount and two exports).
+# Before that, dumpwalk.py (a walker independent of ptfs) re-derives QEMU's
+# answers from the ELF: a harness fault is told apart from a ptfs one.
+#
+# Environment (check_tests/qemu/meson.build): PTFS, PTFS_TOOL, PTFS_QEMU_WORK
+# (where the dumps go: the build dir), optional PTFS_QEMU_KERNEL (a vmlinuz;
+# its modules are looked for beside it as in an unpacked linux-image .deb,
+# then in /usr/lib/modules), PTFS_QEMU_KEEP=1 keeps the dumps after a pass.
+# Exit 0 pass, 1 fail, 77 skip (what is missing is printed) -- except under
+# CI=true, where anything missing is a failure.
+set -u
+export LC_ALL=C
+HERE=$(dirname "$(readlink -f "$0")")
+cpu=${1:?usage: test_qemu.sh CPU}
+. "$HERE/../mount_lib.sh"
+
+PTFS=$(readlink -f "${PTFS:?PTFS must name the ptfs binary}")
+TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
+variant=$(echo "$cpu" | tr -c 'a-z0-9\n' '-')
+WORK=${PTFS_QEMU_WORK:?PTFS_QEMU_WORK must name a scratch directory}/$variant
+
+# skip WHY: exit 77 with the reason (scripts/test repeats it), or fail in CI
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "qemu-agreement: FAIL (CI=true, no skipping): $*"
+		exit 1
+	fi
+	echo "qemu-agreement: skipped: $*"
+	exit 77
+}
+
+# ---- what the test needs ------------------------------------------------------
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (Debian qemu-system-x86)"
+command -v cpio >/dev/null || skip "cpio is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+[ -x "$BUSYBOX" ] || skip "$BUSYBOX is missing (Debian busybox-static)"
+kernel=${PTFS_QEMU_KERNEL:-}
+if [ -z "$kernel" ]; then
+	# .ci/run unpacks the kernel here (fetch_kernel.sh); else the installed one
+	for k in "${XDG_CACHE_HOME:-$HOME/.cache}"/ptfs-qemu/boot/vmlinuz-*-cloud-amd64 \
+		 /boot/vmlinuz-*-cloud-amd64; do
+		[ -f "$k" ] && { kernel=$k; break; }
+	done
+fi
+[ -n "$kernel" ] && [ -r "$kernel" ] ||
+	skip "no Debian cloud kernel (/boot/vmlinuz-*-cloud-amd64; check_tests/qemu/fetch_kernel.sh unpacks one)"
+kver=${kernel##*/vmlinuz-}
+moddir=$(dirname "$kernel")/../lib/modules/$kver
+[ -d "$moddir" ] || moddir=$(dirname "$kernel")/../usr/lib/modules/$kver
+[ -d "$moddir" ] || moddir=/usr/lib/modules/$kver
+[ -d "$moddir" ] || skip "no modules for $kver beside $kernel or in /usr/lib/modules"
+echo 'int main(void){return 0;}' >"${TMPDIR:-/tmp}/ptfs-qemu-cc.$$.c"
+if ! ${CC:-cc} -static -o "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$" "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$.c" 2>/dev/null; then
+	rm -f "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$"*
+	skip "${CC:-cc} cannot link a static program (Debian libc6-dev)"
+fi
+rm -f "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$"*
+have_mdf=1
+if ! command -v makedumpfile >/dev/null; then
+	[ "${CI:-}" = true ] && skip "makedumpfile is not installed (Debian makedumpfile)"
+	have_mdf=0
+fi
+need_fuse
+ml_tmpdir qemu
+
+# ---- QEMU's side ----------------------------------------------------------------
+mkdir -p "$WORK"
+"$HERE/mkinitramfs.sh" "$WORK/initrd.cpio" "$moddir" 2 || { bad "initramfs builds"; report; exit 1; }
+if ! python3 "$HERE/qemu_truth.py" --cpu "$cpu" --kernel "$kernel" --initrd "$WORK/initrd.cpio" \
+	--out "$WORK" --timeout 120; then
+	bad "QEMU boots, stops and dumps ($cpu)"
+	report
+	exit 1
+fi
+ok "QEMU boots, stops and dumps ($cpu, $kver)"
+dumps=("$WORK/vmcore.elf" "$WORK/vmcore.kdump-flat")
+if [ $have_mdf = 1 ]; then
+	rm -f "$WORK/vmcore.kdump"
+	if makedumpfile -R "$WORK/vmcore.kdump" <"$WORK/vmcore.kdump-flat" >"$WORK/makedumpfile.log" 2>&1; then
+		ok "makedumpfile -R makes a diskdump of QEMU's flattened kdump"
+		dumps+=("$WORK/vmcore.kdump")
+	else
+		bad "makedumpfile -R makes a diskdump of QEMU's flattened kdump"
+		sed 's/^/    /' "$WORK/makedumpfile.log"
+	fi
+else
+	echo "note: makedumpfile is not installed: the diskdump variant is not tested"
+fi
+# The harness checks itself: an independent walk of the ELF gives QEMU's answers.
+check "dumpwalk.py re-derives every gva2gpa answer from the ELF" \
+	python3 "$HERE/dumpwalk.py" truth "$WORK/vmcore.elf" "$WORK/truth.txt"
+for n in 0 1; do
+	check "dumpwalk.py lists cpu$n's pages as info tlb does" \
+		python3 "$HERE/dumpwalk.py" tlb "$WORK/vmcore.elf" $n "$WORK/tlb-cpu$n.txt"
+done
+
+# ---- ptfs against it ----------------------------------------------------------------
+if ! "$TOOL" info "$WORK/vmcore.elf" >"$TMP/info.txt" 2>&1; then
+	sed 's/^/    /' "$TMP/info.txt"
+	skip "ptfs cannot open QEMU's ELF dump yet (the x86-64 format and the ELF source: issue #22 items 1-2)"
+fi
+for d in "${dumps[@]}"; do
+	check "ptfs-tool walk agrees with gva2gpa on $(basename "$d")" \
+		python3 "$HERE/agree.py" walks "$TOOL" "$d" "$WORK/truth.txt"
+done
+mnt="$TMP/mnt"
+if do_mount "$WORK/vmcore.elf" "$mnt"; then
+	ok "ptfs mounts the ELF dump"
+	check "va/ of cpu0 (mounted) lists exactly info tlb's pages" \
+		python3 "$HERE/agree.py" va "$mnt" cpu0 "$WORK/tlb-cpu0.txt"
+	check "va/ of cpu1 (mounted) lists exactly info tlb's pages" \
+		python3 "$HERE/agree.py" va "$mnt" cpu1 "$WORK/tlb-cpu1.txt"
+	for d in "${dumps[@]:1}"; do
+		ex="$TMP/export-$(basename "$d")"
+		if "$TOOL" export "$d" "$ex" 2>"$TMP/export.err"; then
+			# `capture` names the source file and its regions: the one file
+			# that must differ between a dump and its kdump twin.
+			if diff -r --no-dereference -x walk -x capture "$mnt" "$ex" >"$TMP/tree.diff" 2>&1; then
+				ok "$(basename "$d") gives the ELF's tree ($(find "$ex" | wc -l) paths)"
+			else
+				bad "$(basename "$d") gives the ELF's tree"
+				head -40 "$TMP/tree.diff" | sed 's/^/    /'
+			fi
+		else
+			bad "ptfs-tool export $(basename "$d")"
+			sed 's/^/    /' "$TMP/export.err"
+		fi
+	done
+	check "fusermount3 -u" fusermount3 -u "$mnt"
+else
+	bad "ptfs mounts the ELF dump"
+fi
+
+if report; then
+	[ "${PTFS_QEMU_KEEP:-0}" = 1 ] || rm -f "$WORK"/vmcore.*
+	exit 0
+fi
+echo "dumps and QEMU's answers kept in $WORK"
+exit 1
