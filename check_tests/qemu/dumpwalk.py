@@ -150,7 +150,13 @@ def main(argv):
             print('0x%016x 0x%x 0x%x' % (va, size, e & ADDR & ~(size - 1)))
         return 0
     if argv[1] == 'tlb':
-        mine = [tlb_line(*p) for p in pages(d, int(argv[3]))]
+        got = pages(d, int(argv[3]))
+        mine = [tlb_line(*p) for p in got]
+        sizes = {}
+        for _, size, _ in got:
+            sizes[size] = sizes.get(size, 0) + 1
+        hist = ', '.join('%s %d' % ({1 << 12: '4K', 1 << 21: '2M', 1 << 30: '1G'}[k], v)
+                         for k, v in sorted(sizes.items()))
         theirs = [l.strip() for l in open(argv[4]) if l.strip()]
         bad = [(a, b) for a, b in zip(mine, theirs) if a != b]
         if bad or len(mine) != len(theirs):
@@ -159,7 +165,7 @@ def main(argv):
             print('dumpwalk: cpu%s: %d pages in the dump, %d in info tlb, %d differ' %
                   (argv[3], len(mine), len(theirs), len(bad)))
             return 1
-        print('dumpwalk: cpu%s: %d pages, equal to info tlb' % (argv[3], len(mine)))
+        print('dumpwalk: cpu%s: %d pages (%s), equal to info tlb' % (argv[3], len(mine), hist))
         return 0
     if argv[1] == 'truth':
         n = bad = 0

@@ -68,17 +68,26 @@ int main(int argc, char **argv)
 		touch(p, 16 * 1024, 4096, 1);
 		mprotect(p + 4096, 8192, PROT_NONE);
 	}
-	/* A transparent huge page: an aligned 2 MiB inside a 6 MiB mapping. */
+	/* Transparent huge pages: the aligned 2 MiB inside a 6 MiB mapping,
+	 * and the next one (a first touch of any aligned 2 MiB of it faults a
+	 * whole huge page in). */
 	if ((p = map(NULL, 6 * MIB, PROT_READ | PROT_WRITE, anon))) {
 		char *h = (char *)(((uintptr_t)p + 2 * MIB - 1) & ~(2 * MIB - 1));
 
 		madvise(h, 2 * MIB, MADV_HUGEPAGE);
 		touch(h, 2 * MIB, 4096, 1);
-		touch(h + 2 * MIB, 64 * 1024, 4096, 1);   /* 4 KiB pages after it */
+		touch(h + 2 * MIB, 64 * 1024, 4096, 1);
 	}
 	/* A hugetlbfs page (the kernel command line reserves hugepages=). */
 	if ((p = map(NULL, 2 * MIB, PROT_READ | PROT_WRITE, anon | MAP_HUGETLB)))
 		touch(p, 2 * MIB, 4096, 1);
+	/* A 1 GiB hugetlbfs page, where the command line reserved one
+	 * (hugepagesz=1G hugepages=1; MAP_HUGE_1GB is 30 << MAP_HUGE_SHIFT,
+	 * include/uapi/asm-generic/hugetlb_encode.h).  One byte is touched:
+	 * the kernel clears the whole page anyway. */
+	p = mmap(NULL, 1024 * MIB, PROT_READ | PROT_WRITE, anon | MAP_HUGETLB | 30 << MAP_HUGE_SHIFT, -1, 0);
+	if (p != MAP_FAILED)
+		p[12345] = 1;
 	/* A file page mapped read-only: the initramfs's own /init. */
 	fd = open("/init", O_RDONLY);
 	if (fd >= 0) {

@@ -118,14 +118,20 @@ def pick_vas(pages, la57, rng, budget):
     m64 = (1 << 64) - 1
     vas = set()
     user = [p for p in pages if p[0] < 1 << 63]
+    big = [p for p in pages if p[2][2] == 'P']
     kern = [p for p in pages if p[0] >= 1 << 63]
     for va, _, _ in rng.sample(user, min(len(user), budget // 4)):
         vas.add(va)
         vas.add(va + rng.randrange(0x1000))
     for va, _, flags in rng.sample(kern, min(len(kern), budget // 4)):
         vas.add(va + rng.randrange(0x1000))
-        if flags[2] == 'P':   # PS above the PTE, or PAT in a PTE
+        if flags[2] == 'P':   # PS: a 2 MiB or 1 GiB leaf
             vas.add(va + rng.randrange(0x1000, 0x200000))
+            vas.add((va + rng.randrange(0x200000, 0x40000000)) & m64)
+    # Every large leaf of the user half (few), and its neighbours below.
+    for va, _, flags in big:
+        if va < 1 << 63:
+            vas.add(va + rng.randrange(0x200000))
     for va, _, flags in rng.sample(pages, min(len(pages), budget // 8)):
         vas.add((va - 0x1000) & m64)
         vas.add((va + 0x1000) & m64)

@@ -1,7 +1,8 @@
 #!/bin/bash
-# test_qemu.sh CPU — the x86-64 agreement test: QEMU itself is the oracle
+# test_qemu.sh NAME CPU MEM [APPEND] — the x86-64 agreement test: QEMU itself is the oracle
 # (issue #22 item 5; README.md here).  Boots Debian's cloud kernel under TCG
-# with `-cpu CPU` (max,la57=off: 4-level paging; max: 5-level), records
+# with `-cpu CPU` (max,la57=off: 4-level paging; max: 5-level), `-m MEM`
+# and APPEND added to the kernel command line, records
 # QEMU's own answers (info tlb, gva2gpa) and dumps the guest as ELF and
 # kdump-zlib (qemu_truth.py), then checks ptfs against them:
 #   - every recorded VA: `ptfs-tool walk` gives QEMU's PA, or faults where
@@ -22,16 +23,23 @@
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
-cpu=${1:?usage: test_qemu.sh CPU}
+name=${1:?usage: test_qemu.sh NAME CPU MEM [APPEND]}
+cpu=${2:?usage: test_qemu.sh NAME CPU MEM [APPEND]}
+mem=${3:?usage: test_qemu.sh NAME CPU MEM [APPEND]}
+append=${4:-}
 . "$HERE/../mount_lib.sh"
 
 PTFS=$(readlink -f "${PTFS:?PTFS must name the ptfs binary}")
 TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
-variant=$(echo "$cpu" | tr -c 'a-z0-9\n' '-')
-WORK=${PTFS_QEMU_WORK:?PTFS_QEMU_WORK must name a scratch directory}/$variant
+WORK=${PTFS_QEMU_WORK:?PTFS_QEMU_WORK must name a scratch directory}/$name
 
 # skip WHY: exit 77 with the reason (scripts/test repeats it), or fail in CI
 skip() {
+	if [ "${FAIL:-0}" != 0 ]; then   # a check already failed: no skipping that
+		echo "qemu-agreement: not run: $*"
+		report
+		exit 1
+	fi
 	if [ "${CI:-}" = true ]; then
 		echo "qemu-agreement: FAIL (CI=true, no skipping): $*"
 		exit 1
@@ -74,17 +82,27 @@ if ! command -v makedumpfile >/dev/null; then
 fi
 need_fuse
 ml_tmpdir qemu
+# The dumps (170 MB to 2.4 GB) are removed at exit unless a check failed.
+qemu_cleanup() {
+	ml_cleanup
+	if [ "$FAIL" = 0 ] && [ "${PTFS_QEMU_KEEP:-0}" != 1 ]; then
+		rm -f "$WORK"/vmcore.*
+	else
+		echo "dumps and QEMU's answers kept in $WORK"
+	fi
+}
+trap qemu_cleanup EXIT
 
 # ---- QEMU's side ----------------------------------------------------------------
 mkdir -p "$WORK"
 "$HERE/mkinitramfs.sh" "$WORK/initrd.cpio" "$moddir" 2 || { bad "initramfs builds"; report; exit 1; }
-if ! python3 "$HERE/qemu_truth.py" --cpu "$cpu" --kernel "$kernel" --initrd "$WORK/initrd.cpio" \
-	--out "$WORK" --timeout 120; then
+if ! python3 "$HERE/qemu_truth.py" --cpu "$cpu" --mem "$mem" --append "$append" \
+	--kernel "$kernel" --initrd "$WORK/initrd.cpio" --out "$WORK" --timeout 180; then
 	bad "QEMU boots, stops and dumps ($cpu)"
 	report
 	exit 1
 fi
-ok "QEMU boots, stops and dumps ($cpu, $kver)"
+ok "QEMU boots, stops and dumps (-cpu $cpu -m $mem, $kver)"
 dumps=("$WORK/vmcore.elf" "$WORK/vmcore.kdump-flat")
 if [ $have_mdf = 1 ]; then
 	rm -f "$WORK/vmcore.kdump"
@@ -102,8 +120,20 @@ fi
 check "dumpwalk.py re-derives every gva2gpa answer from the ELF" \
 	python3 "$HERE/dumpwalk.py" truth "$WORK/vmcore.elf" "$WORK/truth.txt"
 for n in 0 1; do
-	check "dumpwalk.py lists cpu$n's pages as info tlb does" \
-		python3 "$HERE/dumpwalk.py" tlb "$WORK/vmcore.elf" $n "$WORK/tlb-cpu$n.txt"
+	if python3 "$HERE/dumpwalk.py" tlb "$WORK/vmcore.elf" $n "$WORK/tlb-cpu$n.txt" >"$TMP/tlb$n.txt"; then
+		ok "dumpwalk.py lists cpu$n's pages as info tlb does"
+	else
+		bad "dumpwalk.py lists cpu$n's pages as info tlb does"
+	fi
+	cat "$TMP/tlb$n.txt"
+done
+cat "$TMP"/tlb[01].txt >"$TMP/sizes.txt"
+# The page sizes this guest was set up to use are there (else the test
+# would pass without testing them).
+want="4K 2M"
+case $append in *hugepagesz=1G*) want="4K 2M 1G" ;; esac
+for s in $want; do
+	check "the guest uses $s pages" grep -qE "[( ]$s [0-9]" "$TMP/sizes.txt"
 done
 
 # ---- ptfs against it ----------------------------------------------------------------
@@ -143,9 +173,5 @@ else
 	bad "ptfs mounts the ELF dump"
 fi
 
-if report; then
-	[ "${PTFS_QEMU_KEEP:-0}" = 1 ] || rm -f "$WORK"/vmcore.*
-	exit 0
-fi
-echo "dumps and QEMU's answers kept in $WORK"
-exit 1
+report
+exit $?
