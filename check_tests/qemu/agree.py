@@ -76,6 +76,7 @@ def cmd_walks(tool, dump, truth_path):
             if why:
                 bad.append('%s 0x%016x: %s' % (ctx, va, why))
     # The kernel half once more through the VMCOREINFO root.
+    # (An arm64 truth file is of context kernel already: nothing to repeat.)
     kern = [(va, pa) for va, pa in truth.get('cpu0', []) if va >= KERNEL_HALF]
     nk = 0
     for (va, pa), res in zip(kern, ptfs_walk(tool, dump, 'kernel', [v for v, _ in kern])):

@@ -18,6 +18,9 @@ bit is checked; PS in a PDPTE or PDE ends the walk; a VA whose bits above
                                      to TLBFILE; exit 1 on a difference
   dumpwalk.py pages ELF CPU          one line per page: VA SIZE PA
   dumpwalk.py cpus ELF               one line per vCPU: cpuN CR3 CR4
+
+An arm64 dump (no QEMU notes) has one context, `kernel`, walked from
+swapper_pg_dir through TTBR1 (truth mode only).
 """
 import mmap
 import struct
@@ -126,6 +129,60 @@ def pages(d, cpu):
     return [((va | -(1 << (canon + 1))) & (2**64 - 1) if va >> canon & 1 else va, s, e)
             for va, s, e in out]
 
+# ---- AArch64, the kernel's TTBR1 tables (Arm ARM D8.3: 4 KiB granule,
+# 48-bit VA, start level 0; a table or page descriptor has bits 1:0 = 0b11,
+# a block (level 1 or 2) 0b01; output address bits 47:12; AF is bit 10).
+# The root is swapper_pg_dir's physical address: SYMBOL(swapper_pg_dir) -
+# NUMBER(kimage_voffset) (Linux arch/arm64/include/asm/memory.h
+# __pa_symbol).  QEMU's debug walk (target/arm/ptw.c) faults on AF = 0
+# (cortex-a57 has no hardware access-flag update): such a page is
+# unmapped for gva2gpa.
+A64_OA = 0x0000fffffffff000
+
+
+def a64_root(d):
+    vi = d.vmcoreinfo
+    if vi.get('NUMBER(TCR_EL1_T1SZ)', '0x10') not in ('0x10', '16') or vi.get('PAGESIZE') != '4096':
+        raise SystemExit('dumpwalk: only a 4 KiB-granule 48-bit arm64 kernel is walked here')
+    return (int(vi['SYMBOL(swapper_pg_dir)'], 16) - int(vi['NUMBER(kimage_voffset)'], 16)) % 2**64
+
+
+def a64_walk(d, root, va):
+    if va >> 48 != 0xffff:
+        return None
+    table = root
+    for level in range(4):
+        shift = 39 - 9 * level
+        e = d.q(table + ((va >> shift) & 0x1ff) * 8)
+        kind = e & 3
+        if kind == 3 and level < 3:
+            table = e & A64_OA
+            continue
+        if (kind == 3 and level == 3) or (kind == 1 and level in (1, 2)):
+            if not e >> 10 & 1:
+                return None
+            size = 1 << shift
+            return (e & A64_OA & ~(size - 1)) | (va & (size - 1))
+        return None
+
+
+def a64_pages(d, root):
+    """(va, size, descriptor) of every valid leaf of TTBR1, in VA order."""
+    out = []
+
+    def rec(table, level, base):
+        for i in range(512):
+            e = d.q(table + i * 8)
+            shift = 39 - 9 * level
+            va = base | i << shift
+            if e & 3 == 3 and level < 3:
+                rec(e & A64_OA, level + 1, va)
+            elif (e & 3 == 3 and level == 3) or (e & 3 == 1 and level in (1, 2)):
+                out.append((va, 1 << shift, e))
+
+    rec(root, 0, 0xffff << 48)
+    return out
+
 
 def tlb_line(va, size, e):
     mask = {1 << 30: 0x3ffffc0000000, 1 << 21: 0x3ffffffe00000}.get(size, TLB_MASK)
@@ -171,7 +228,10 @@ def main(argv):
         n = bad = 0
         for line in open(argv[3]):
             ctx, va, pa = line.split()
-            got = walk(d, int(ctx[3:]), int(va, 16))
+            if ctx == 'kernel' and not d.cpus:   # arm64: the VMCOREINFO root
+                got = a64_walk(d, a64_root(d), int(va, 16))
+            else:
+                got = walk(d, int(ctx[3:]), int(va, 16))
             got = 'unmapped' if got is None else '0x%x' % got
             n += 1
             if got != pa:

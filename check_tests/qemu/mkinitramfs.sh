@@ -11,8 +11,9 @@
 #
 # usage: mkinitramfs.sh OUT.cpio MODULES_DIR NCPUS
 #   MODULES_DIR is the kernel's lib/modules/KVER (from /usr/lib/modules or
-#   an unpacked linux-image .deb); BUSYBOX and CC may be set in the
-#   environment (default /bin/busybox, cc).
+#   an unpacked linux-image .deb); NCPUS ptfs-mappers are started, none with
+#   0 (another architecture's guest: every vCPU then idles in the kernel);
+#   BUSYBOX and CC may be set in the environment (default /bin/busybox, cc).
 set -eu
 out=$1 moddir=$2 ncpus=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +45,7 @@ case $ko in
 *) cp "$ko" "$stage/lib/modules/qemu_fw_cfg.ko" ;;
 esac
 
-"$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
+[ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
 
 cat >"$stage/init" <<EOF
 #!/bin/busybox sh
@@ -59,7 +60,7 @@ if [ -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
 fi
 # Linux turns transparent huge pages off below 512 MiB of RAM
 # (mm/huge_memory.c hugepage_init: "The admin can still enable it through /sys").
-echo always >/sys/kernel/mm/transparent_hugepage/enabled
+echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 # Sleepers: processes whose tables exist but are not loaded in any CR3.
 for s in 1 2 3; do (while :; do sleep 1000; done) & done
 n=0

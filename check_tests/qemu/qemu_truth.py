@@ -171,6 +171,75 @@ def wait_marker(path, marker, proc, deadline):
         time.sleep(0.2)
 
 
+def qemu_cmdline(args, serial, sock):
+    if args.arch == 'aarch64':
+        # hw/arm/virt.c: fw_cfg (for vmcoreinfo) is on the virt board too.
+        machine = ['-M', 'virt', '-cpu', args.cpu or 'cortex-a57']
+        console = 'console=ttyAMA0'
+    else:
+        machine = ['-M', 'pc', '-cpu', args.cpu or 'max,la57=off', '-vga', 'none']
+        console = 'console=ttyS0'
+    return ([args.qemu or 'qemu-system-' + args.arch, '-accel', 'tcg'] + machine +
+            ['-m', args.mem, '-smp', str(args.smp), '-device', 'vmcoreinfo',
+             '-kernel', args.kernel, '-initrd', args.initrd,
+             '-append', console + ' panic=-1 hugepages=4 quiet ' + args.append,
+             '-display', 'none', '-monitor', 'none', '-no-reboot',
+             '-serial', 'file:' + serial, '-qmp', 'unix:%s,server=on,wait=off' % sock])
+
+
+def record_x86(qmp, args, out, rng):
+    """Per vCPU: info registers, info tlb, and gva2gpa of the picked VAs."""
+    truth = []
+    for cpu in range(args.smp):
+        regs = qmp.hmp('info registers', cpu)
+        with open(out('regs-cpu%d.txt' % cpu), 'w') as f:
+            f.write(regs)
+        la57 = bool(int(re.search(r'CR4=([0-9a-f]+)', regs).group(1), 16) & 1 << 12)
+        tlb = qmp.hmp('info tlb', cpu)
+        with open(out('tlb-cpu%d.txt' % cpu), 'w') as f:
+            f.write(tlb)
+        for va in pick_vas(parse_tlb(tlb), la57, rng, args.budget):
+            pa = parse_gva2gpa(qmp.hmp('gva2gpa 0x%x' % va, cpu), va)
+            truth.append('cpu%d 0x%016x %s' % (cpu, va, 'unmapped' if pa is None else '0x%x' % pa))
+    return truth
+
+
+def record_arm64(qmp, args, out, rng):
+    """QEMU 7.2 has no `info tlb` for Arm, and its dumps no TTBR: the VAs
+    are picked from the kernel's own tables in the ELF dump (dumpwalk.py;
+    the root from VMCOREINFO) and asked of a vCPU in EL1, where gva2gpa
+    translates TTBR1 addresses with the kernel's rights (target/arm/ptw.c
+    uses the current translation regime and EL)."""
+    import dumpwalk
+    el1 = None
+    for cpu in range(args.smp):
+        regs = qmp.hmp('info registers', cpu)
+        with open(out('regs-cpu%d.txt' % cpu), 'w') as f:
+            f.write(regs)
+        if el1 is None and re.search(r'PSTATE=[0-9a-f]+ \S+ EL1', regs):
+            el1 = cpu
+    if el1 is None:
+        raise QmpError('no vCPU stopped in EL1')
+    d = dumpwalk.Dump(out('vmcore.elf'))
+    pages = dumpwalk.a64_pages(d, dumpwalk.a64_root(d))
+    # The same picks as on x86, from the dump's page list in info tlb's
+    # shape (VA, PA, flags with P for a block).
+    shaped = [(va, e & dumpwalk.A64_OA, '--P' if size > 4096 else '---') for va, size, e in pages]
+    vas = [v for v in pick_vas(shaped, False, rng, 2 * args.budget) if v >> 48 == 0xffff]
+    vas += [0xfffe000000000000, 0x0001000000000000, 1 << 63, 0xffff000000000000]
+    truth = []
+    for va in sorted(set(vas)):
+        pa = parse_gva2gpa(qmp.hmp('gva2gpa 0x%x' % va, el1), va)
+        truth.append('kernel 0x%016x %s' % (va, 'unmapped' if pa is None else '0x%x' % pa))
+    return truth
+
+
+def dump_both(qmp, out):
+    qmp.cmd('dump-guest-memory', paging=False, protocol='file:' + out('vmcore.elf'), format='elf')
+    qmp.cmd('dump-guest-memory', paging=False, protocol='file:' + out('vmcore.kdump-flat'),
+            format='kdump-zlib')
+
+
 def run(args):
     os.makedirs(args.out, exist_ok=True)
     out = lambda name: os.path.join(args.out, name)
@@ -180,48 +249,33 @@ def run(args):
     # AF_UNIX paths are short (108 bytes): the socket goes in a short dir.
     sockdir = tempfile_dir()
     sock = os.path.join(sockdir, 'qmp.sock')
-    cmdline = [args.qemu, '-accel', 'tcg', '-M', 'pc', '-m', args.mem,
-               '-smp', str(args.smp), '-cpu', args.cpu, '-device', 'vmcoreinfo',
-               '-kernel', args.kernel, '-initrd', args.initrd,
-               '-append', 'console=ttyS0 panic=-1 hugepages=4 quiet ' + args.append,
-               '-vga', 'none', '-display', 'none', '-monitor', 'none', '-no-reboot',
-               '-serial', 'file:' + out('serial.log'),
-               '-qmp', 'unix:%s,server=on,wait=off' % sock]
     t0 = time.time()
     deadline = t0 + args.timeout
     log = open(out('qemu.log'), 'wb')
-    proc = subprocess.Popen(cmdline, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    proc = subprocess.Popen(qemu_cmdline(args, out('serial.log'), sock),
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:
         qmp = Qmp(sock, deadline, proc)
         wait_marker(out('serial.log'), b'PTFS-READY', proc, deadline)
         t_ready = time.time()
-        time.sleep(0.5)   # each ptfs-mapper spins on its vCPU: CR3 is its table
+        time.sleep(0.5)   # x86: each ptfs-mapper spins on its vCPU: CR3 is its table
         qmp.cmd('stop')
         rng = random.Random(args.seed)
-        truth = []
-        for cpu in range(args.smp):
-            regs = qmp.hmp('info registers', cpu)
-            with open(out('regs-cpu%d.txt' % cpu), 'w') as f:
-                f.write(regs)
-            la57 = bool(int(re.search(r'CR4=([0-9a-f]+)', regs).group(1), 16) & 1 << 12)
-            tlb = qmp.hmp('info tlb', cpu)
-            with open(out('tlb-cpu%d.txt' % cpu), 'w') as f:
-                f.write(tlb)
-            pages = parse_tlb(tlb)
-            for va in pick_vas(pages, la57, rng, args.budget):
-                pa = parse_gva2gpa(qmp.hmp('gva2gpa 0x%x' % va, cpu), va)
-                truth.append('cpu%d 0x%016x %s' % (cpu, va, 'unmapped' if pa is None else '0x%x' % pa))
+        t_dump = time.time()
+        if args.arch == 'aarch64':   # the picks need the dump; the guest stays stopped
+            dump_both(qmp, out)
+            truth = record_arm64(qmp, args, out, rng)
+        else:
+            truth = record_x86(qmp, args, out, rng)
+            t_dump = time.time()
+            dump_both(qmp, out)
         with open(out('truth.txt'), 'w') as f:
             f.write('\n'.join(truth) + '\n')
-        t_dump = time.time()
-        qmp.cmd('dump-guest-memory', paging=False, protocol='file:' + out('vmcore.elf'), format='elf')
-        qmp.cmd('dump-guest-memory', paging=False, protocol='file:' + out('vmcore.kdump-flat'),
-                format='kdump-zlib')
         t_end = time.time()
         qmp.cmd('quit')
         proc.wait(30)
-        print('qemu_truth: %s: ready after %.1f s, %d VAs asked, dumps in %.1f s' %
-              (args.cpu, t_ready - t0, len(truth), t_end - t_dump))
+        print('qemu_truth: %s -cpu %s: ready after %.1f s, %d VAs asked, dumps and answers in %.1f s' %
+              (args.arch, args.cpu or 'default', t_ready - t0, len(truth), t_end - t_dump))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -241,11 +295,12 @@ def tempfile_dir():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--qemu', default='qemu-system-x86_64')
+    ap.add_argument('--arch', default='x86_64', choices=['x86_64', 'aarch64'])
+    ap.add_argument('--qemu', help='default qemu-system-ARCH')
     ap.add_argument('--kernel', required=True)
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--out', required=True)
-    ap.add_argument('--cpu', default='max,la57=off')
+    ap.add_argument('--cpu', help='default max,la57=off (x86_64), cortex-a57 (aarch64)')
     ap.add_argument('--mem', default='128M')
     ap.add_argument('--smp', type=int, default=2)
     ap.add_argument('--append', default='')
