@@ -1,0 +1,83 @@
+#!/bin/sh
+# Builds the guest initramfs of the QEMU agreement test (README.md here):
+# a static busybox, the qemu_fw_cfg module of the guest kernel (so that
+# `-device vmcoreinfo` can publish VMCOREINFO: Linux
+# drivers/firmware/qemu_fw_cfg.c writes the note's address into the
+# etc/vmcoreinfo fw_cfg file when it probes), ptfs-mapper (mapper.c, built
+# static here) and an /init that mounts proc/sys, loads the module, starts
+# sleeping processes and one ptfs-mapper per vCPU, prints PTFS-READY on the
+# console and idles.  No root needed: the archive is written by cpio from a
+# scratch directory (no device nodes; /init mounts devtmpfs for its console).
+#
+# usage: mkinitramfs.sh OUT.cpio MODULES_DIR NCPUS
+#   MODULES_DIR is the kernel's lib/modules/KVER (from /usr/lib/modules or
+#   an unpacked linux-image .deb); NCPUS ptfs-mappers are started, none with
+#   0 (another architecture's guest: every vCPU then idles in the kernel);
+#   BUSYBOX and CC may be set in the environment (default /bin/busybox, cc).
+set -eu
+out=$1 moddir=$2 ncpus=$3
+here=$(cd "$(dirname "$0")" && pwd)
+busybox=${BUSYBOX:-/bin/busybox}
+cc=${CC:-cc}
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib/modules" "$stage/proc" "$stage/sys" \
+	"$stage/dev" "$stage/tmp"
+
+cp "$busybox" "$stage/bin/busybox"
+# A dynamic busybox cannot run in an initramfs without its libraries.
+if command -v readelf >/dev/null && readelf -l "$busybox" | grep -q INTERP; then
+	echo "mkinitramfs.sh: $busybox is not a static executable (busybox-static)" >&2
+	exit 1
+fi
+
+# The module, decompressed if the kernel package ships it compressed.
+ko=$(find "$moddir/kernel/drivers/firmware" -name 'qemu_fw_cfg.ko*' | head -n 1)
+if [ -z "$ko" ]; then
+	echo "mkinitramfs.sh: no qemu_fw_cfg module under $moddir" >&2
+	exit 1
+fi
+case $ko in
+*.ko.xz) xz -dc "$ko" >"$stage/lib/modules/qemu_fw_cfg.ko" ;;
+*.ko.zst) zstd -qdc "$ko" >"$stage/lib/modules/qemu_fw_cfg.ko" ;;
+*.ko.gz) gzip -dc "$ko" >"$stage/lib/modules/qemu_fw_cfg.ko" ;;
+*) cp "$ko" "$stage/lib/modules/qemu_fw_cfg.ko" ;;
+esac
+
+[ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
+
+cat >"$stage/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+insmod /lib/modules/qemu_fw_cfg.ko || echo "ptfs-init: insmod qemu_fw_cfg failed"
+if [ -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
+	echo "ptfs-init: vmcoreinfo published"
+fi
+# Linux turns transparent huge pages off below 512 MiB of RAM
+# (mm/huge_memory.c hugepage_init: "The admin can still enable it through /sys").
+echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+# Sleepers: processes whose tables exist but are not loaded in any CR3.
+for s in 1 2 3; do (while :; do sleep 1000; done) & done
+n=0
+while [ \$n -lt $ncpus ]; do
+	/bin/ptfs-mapper \$n >/tmp/mapper\$n &
+	n=\$((n + 1))
+done
+n=0
+while [ \$n -lt $ncpus ]; do
+	until grep -q ready /tmp/mapper\$n 2>/dev/null; do sleep 0.1; done
+	cat /tmp/mapper\$n
+	n=\$((n + 1))
+done
+grep -i huge /proc/meminfo
+echo PTFS-READY
+while :; do sleep 3600; done
+EOF
+chmod 755 "$stage/init"
+
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out"

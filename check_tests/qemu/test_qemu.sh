@@ -1,0 +1,228 @@
+#!/bin/bash
+# test_qemu.sh NAME ARCH CPU MEM [APPEND] — an agreement test where QEMU
+# itself is the oracle (issue #22 item 5, issue #23 item 5; README.md here).
+# Boots Debian's cloud kernel under TCG (ARCH x86_64: -M pc; aarch64: -M
+# virt) with `-cpu CPU` (x86: max,la57=off 4-level, max 5-level), `-m MEM`
+# and APPEND added to the kernel command line, records QEMU's own answers
+# (info tlb, gva2gpa) and dumps the guest as ELF and kdump-zlib
+# (qemu_truth.py), then checks ptfs against them:
+#   - every recorded VA: `ptfs-tool walk` gives QEMU's PA, or faults where
+#     QEMU says Unmapped (agree.py walks), in the ELF, the flattened kdump
+#     and the diskdump `makedumpfile -R` makes of it;
+#   - x86: va/ of cpu0 and cpu1 in a real mount lists exactly the pages
+#     info tlb lists (QEMU has no info tlb for Arm);
+#   - the ELF and the kdump files give identical trees (diff -r
+#     --no-dereference of the ELF's mount and each kdump's export; only
+#     walk/, capture and info's x-source line may differ).  A flattened
+#     kdump ptfs cannot read (libkdumpfile 0.5.1) must be refused in one
+#     line naming makedumpfile -R.
+# Before that, dumpwalk.py (a walker independent of ptfs) re-derives QEMU's
+# answers from the ELF: a harness fault is told apart from a ptfs one.
+#
+# Environment (check_tests/qemu/meson.build): PTFS, PTFS_TOOL, PTFS_QEMU_WORK
+# (where the dumps go: the build dir), optional PTFS_QEMU_KERNEL (a vmlinuz;
+# its modules are looked for beside it as in an unpacked linux-image .deb,
+# then in /usr/lib/modules), BUSYBOX (a static busybox of ARCH),
+# PTFS_QEMU_KEEP=1 keeps the dumps after a pass.
+# Exit 0 pass, 1 fail, 77 skip (what is missing is printed) -- except under
+# CI=true, where anything missing is a failure.
+set -u
+export LC_ALL=C
+HERE=$(dirname "$(readlink -f "$0")")
+usage="usage: test_qemu.sh NAME ARCH CPU MEM [APPEND]"
+name=${1:?$usage} arch=${2:?$usage} cpu=${3:?$usage} mem=${4:?$usage} append=${5:-}
+. "$HERE/../mount_lib.sh"
+
+PTFS=$(readlink -f "${PTFS:?PTFS must name the ptfs binary}")
+TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
+WORK=${PTFS_QEMU_WORK:?PTFS_QEMU_WORK must name a scratch directory}/$name
+
+# skip WHY: exit 77 with the reason (scripts/test repeats it), or fail in CI
+skip() {
+	if [ "${FAIL:-0}" != 0 ]; then   # a check already failed: no skipping that
+		echo "qemu-agreement: not run: $*"
+		report
+		exit 1
+	fi
+	if [ "${CI:-}" = true ]; then
+		echo "qemu-agreement: FAIL (CI=true, no skipping): $*"
+		exit 1
+	fi
+	echo "qemu-agreement: skipped: $*"
+	exit 77
+}
+
+# ---- what the test needs ------------------------------------------------------
+case $arch in
+x86_64) deb=amd64 qpkg=qemu-system-x86 cache=${XDG_CACHE_HOME:-$HOME/.cache}/ptfs-qemu
+	BUSYBOX=${BUSYBOX:-/bin/busybox} ncpus=2 ;;
+aarch64) deb=arm64 qpkg=qemu-system-arm cache=${XDG_CACHE_HOME:-$HOME/.cache}/ptfs-qemu-arm64
+	BUSYBOX=${BUSYBOX:-$cache/bin/busybox} ncpus=0 ;;
+*) echo "$usage (ARCH: x86_64 or aarch64)"; exit 1 ;;
+esac
+export BUSYBOX
+command -v "qemu-system-$arch" >/dev/null || skip "qemu-system-$arch is not installed (Debian $qpkg)"
+command -v cpio >/dev/null || skip "cpio is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+[ -x "$BUSYBOX" ] || skip "$BUSYBOX is missing (Debian busybox-static:$deb; check_tests/qemu/fetch_kernel.sh $deb)"
+kernel=${PTFS_QEMU_KERNEL:-}
+if [ -z "$kernel" ]; then
+	# .ci/run unpacks the kernel here (fetch_kernel.sh); else the installed one
+	for k in "$cache"/boot/vmlinuz-*-cloud-$deb /boot/vmlinuz-*-cloud-$deb; do
+		[ -f "$k" ] && { kernel=$k; break; }
+	done
+fi
+[ -n "$kernel" ] && [ -r "$kernel" ] ||
+	skip "no Debian cloud kernel for $deb (check_tests/qemu/fetch_kernel.sh $deb unpacks one)"
+kver=${kernel##*/vmlinuz-}
+moddir=$(dirname "$kernel")/../lib/modules/$kver
+[ -d "$moddir" ] || moddir=$(dirname "$kernel")/../usr/lib/modules/$kver
+[ -d "$moddir" ] || moddir=/usr/lib/modules/$kver
+[ -d "$moddir" ] || skip "no modules for $kver beside $kernel or in /usr/lib/modules"
+if [ $ncpus != 0 ]; then   # ptfs-mapper is built static for the x86 guest
+	echo 'int main(void){return 0;}' >"${TMPDIR:-/tmp}/ptfs-qemu-cc.$$.c"
+	if ! ${CC:-cc} -static -o "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$" "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$.c" 2>/dev/null; then
+		rm -f "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$"*
+		skip "${CC:-cc} cannot link a static program (Debian libc6-dev)"
+	fi
+	rm -f "${TMPDIR:-/tmp}/ptfs-qemu-cc.$$"*
+fi
+have_mdf=1
+if ! command -v makedumpfile >/dev/null; then
+	[ "${CI:-}" = true ] && skip "makedumpfile is not installed (Debian makedumpfile)"
+	have_mdf=0
+fi
+need_fuse
+ml_tmpdir qemu
+# The dumps (170 MB to 2.4 GB) are removed at exit unless a check failed.
+qemu_cleanup() {
+	ml_cleanup
+	if [ "$FAIL" = 0 ] && [ "${PTFS_QEMU_KEEP:-0}" != 1 ]; then
+		rm -f "$WORK"/vmcore.*
+	else
+		echo "dumps and QEMU's answers kept in $WORK"
+	fi
+}
+trap qemu_cleanup EXIT
+
+# ---- QEMU's side ----------------------------------------------------------------
+mkdir -p "$WORK"
+"$HERE/mkinitramfs.sh" "$WORK/initrd.cpio" "$moddir" $ncpus || { bad "initramfs builds"; report; exit 1; }
+if ! python3 "$HERE/qemu_truth.py" --arch "$arch" --cpu "$cpu" --mem "$mem" --append "$append" \
+	--kernel "$kernel" --initrd "$WORK/initrd.cpio" --out "$WORK" --timeout 180; then
+	bad "QEMU boots, stops and dumps ($cpu)"
+	report
+	exit 1
+fi
+ok "QEMU boots, stops and dumps (-cpu $cpu -m $mem, $kver)"
+dumps=("$WORK/vmcore.elf" "$WORK/vmcore.kdump-flat")
+if [ $have_mdf = 1 ]; then
+	rm -f "$WORK/vmcore.kdump"
+	if makedumpfile -R "$WORK/vmcore.kdump" <"$WORK/vmcore.kdump-flat" >"$WORK/makedumpfile.log" 2>&1; then
+		ok "makedumpfile -R makes a diskdump of QEMU's flattened kdump"
+		dumps+=("$WORK/vmcore.kdump")
+	else
+		bad "makedumpfile -R makes a diskdump of QEMU's flattened kdump"
+		sed 's/^/    /' "$WORK/makedumpfile.log"
+	fi
+else
+	echo "note: makedumpfile is not installed: the diskdump variant is not tested"
+fi
+# The harness checks itself: an independent walk of the ELF gives QEMU's answers.
+check "dumpwalk.py re-derives every gva2gpa answer from the ELF" \
+	python3 "$HERE/dumpwalk.py" truth "$WORK/vmcore.elf" "$WORK/truth.txt"
+if [ "$arch" = x86_64 ]; then
+	for n in 0 1; do
+		if python3 "$HERE/dumpwalk.py" tlb "$WORK/vmcore.elf" $n "$WORK/tlb-cpu$n.txt" >"$TMP/tlb$n.txt"; then
+			ok "dumpwalk.py lists cpu$n's pages as info tlb does"
+		else
+			bad "dumpwalk.py lists cpu$n's pages as info tlb does"
+		fi
+		cat "$TMP/tlb$n.txt"
+	done
+	cat "$TMP"/tlb[01].txt >"$TMP/sizes.txt"
+	# The page sizes this guest was set up to use are there (else the test
+	# would pass without testing them).
+	want="4K 2M"
+	case $append in *hugepagesz=1G*) want="4K 2M 1G" ;; esac
+	for s in $want; do
+		check "the guest uses $s pages" grep -qE "[( ]$s [0-9]" "$TMP/sizes.txt"
+	done
+fi
+
+# ---- ptfs against it ----------------------------------------------------------------
+if ! "$TOOL" info "$WORK/vmcore.elf" >"$TMP/info.txt" 2>&1; then
+	sed 's/^/    /' "$TMP/info.txt"
+	case $arch in
+	x86_64) skip "ptfs cannot open QEMU's ELF dump yet (the x86-64 format and the ELF source: issue #22 items 1-2)" ;;
+	*) skip "ptfs cannot open QEMU's $arch ELF dump yet (the arm64 format: issue #23 item 1)" ;;
+	esac
+fi
+# The kdump files ptfs opens.  ptfs reads kdump through libkdumpfile, and
+# libkdumpfile 0.5.1 (Debian 12) reads no flattened file: ptfs refuses it
+# naming the makedumpfile -R command, which is checked instead.
+readable=("$WORK/vmcore.elf")
+for d in "${dumps[@]:1}"; do
+	b=$(basename "$d")
+	if "$TOOL" info "$d" >"$TMP/info.txt" 2>&1; then
+		readable+=("$d")
+	elif [ "$b" = vmcore.kdump-flat ] && [ "$(wc -l <"$TMP/info.txt")" = 1 ] &&
+		grep -q 'flattened.*makedumpfile -R' "$TMP/info.txt"; then
+		ok "ptfs refuses the flattened kdump in one line naming makedumpfile -R"
+		echo "note: $b not compared (ptfs: $(cut -c1-160 "$TMP/info.txt")...)"
+	else
+		bad "ptfs opens $b"
+		sed 's/^/    /' "$TMP/info.txt"
+	fi
+done
+for d in "${readable[@]}"; do
+	check "ptfs-tool walk agrees with gva2gpa on $(basename "$d")" \
+		python3 "$HERE/agree.py" walks "$TOOL" "$d" "$WORK/truth.txt"
+done
+
+# same_tree MNT DIR LABEL: the trees are equal but for walk/ (generated on
+# lookup), `capture` (it names the source file, its kind and regions) and
+# each context's x-source line in info (it names where in which file the
+# root came from).
+same_tree() {
+	local f ok=1
+	if ! diff -r --no-dereference -x walk -x capture -x info "$1" "$2" >"$TMP/tree.diff" 2>&1; then
+		ok=0
+	fi
+	for f in "$1"/*/info; do
+		f=${f#"$1"/}
+		diff <(grep -v '^x-source:' "$1/$f") <(grep -v '^x-source:' "$2/$f") >>"$TMP/tree.diff" 2>&1 || ok=0
+	done
+	if [ $ok = 1 ]; then
+		ok "$3 ($(find "$2" | wc -l) paths)"
+	else
+		bad "$3"
+		head -40 "$TMP/tree.diff" | sed 's/^/    /'
+	fi
+}
+
+mnt="$TMP/mnt"
+if do_mount "$WORK/vmcore.elf" "$mnt"; then
+	ok "ptfs mounts the ELF dump"
+	for n in 0 1; do
+		[ -f "$WORK/tlb-cpu$n.txt" ] || continue   # x86 only
+		check "va/ of cpu$n (mounted) lists exactly info tlb's pages" \
+			python3 "$HERE/agree.py" va "$mnt" cpu$n "$WORK/tlb-cpu$n.txt"
+	done
+	for d in "${readable[@]:1}"; do
+		ex="$TMP/export-$(basename "$d")"
+		if "$TOOL" export "$d" "$ex" 2>"$TMP/export.err"; then
+			same_tree "$mnt" "$ex" "$(basename "$d") (exported) gives the mounted ELF's tree"
+		else
+			bad "ptfs-tool export $(basename "$d")"
+			sed 's/^/    /' "$TMP/export.err"
+		fi
+		chmod -R u+w "$ex" && rm -rf "$ex"   # 100+ MB each
+	done
+	check "fusermount3 -u" fusermount3 -u "$mnt"
+else
+	bad "ptfs mounts the ELF dump"
+fi
+
+report
+exit $?
