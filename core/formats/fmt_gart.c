@@ -203,6 +203,22 @@ static pt_err layout_error(char *errbuf, size_t errlen, const char *fmt, ...)
 	return PT_E_VALUE;
 }
 
+uint64_t pt_gart_reg_mask(enum pt_gart_reg r)
+{
+	switch (r) {
+	case PT_GR_PT_BASE:
+		return UINT64_MAX;             /* PAGE_DIRECTORY_ENTRY_LO32/HI32: a whole PDE */
+	case PT_GR_PT_START:
+	case PT_GR_PT_END:
+		return PAGE_NUMBER_MAX;        /* LOGICAL_PAGE_NUMBER_LO32 + _HI4 (gc_9_0_sh_mask.h) */
+	case PT_GR_SYS_LOW:
+	case PT_GR_SYS_HIGH:
+		return 0x3fffffffull;          /* LOGICAL_ADDR [29:0] (mmhub_1_0_sh_mask.h) */
+	default:
+		return 0xffffffull;            /* FB_BASE/FB_TOP/FB_OFFSET/AGP_* [23:0] */
+	}
+}
+
 pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
 			     struct pt_gart_layout *l, char *errbuf, size_t errlen)
 {
@@ -212,9 +228,18 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	*l = (struct pt_gart_layout){0};
 	if (errbuf && errlen)
 		errbuf[0] = 0;
+	/*
+	 * A register holds its field: the bits written outside it are not
+	 * there after the write (umr's envdefs write END_ADDR_HI32 =
+	 * 0xFFFFFFFF, a 4-bit field).  Decode the field, keep the written
+	 * value for info, and let the caller warn.
+	 */
 	for (unsigned i = 0; i < PT_GR__COUNT; i++) {
 		l->has[i] = has[i];
-		l->raw[i] = has[i] ? raw[i] : 0;
+		l->written[i] = has[i] ? raw[i] : 0;
+		l->raw[i] = l->written[i] & pt_gart_reg_mask(i);
+		if (l->raw[i] != l->written[i])
+			l->masked |= 1u << i;
 	}
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
 		if (!has[required[i]])
@@ -229,10 +254,21 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	l->agp_top = has[PT_GR_AGP_TOP] ? MC_24_TOP(l->raw[PT_GR_AGP_TOP]) : 0;
 	l->sys_low = MC_30(l->raw[PT_GR_SYS_LOW]);
 	l->sys_high = MC_30(l->raw[PT_GR_SYS_HIGH]);
+	/*
+	 * An FB aperture ending below its start is no aperture a driver
+	 * programs: refuse it.  AGP BOT above TOP is how amdgpu disables AGP
+	 * (gfxhub_v1_0.c init_system_aperture_regs: BOT 0xFFFFFF, TOP 0): an
+	 * empty aperture, not an error.
+	 */
+	if (has[PT_GR_FB_BASE] && has[PT_GR_FB_TOP] && l->fb_top < l->fb_base)
+		return layout_error(errbuf, errlen,
+				    "%s 0x%" PRIx64 " is below %s 0x%" PRIx64 " (an empty FB aperture)",
+				    reg_names[PT_GR_FB_TOP], l->raw[PT_GR_FB_TOP],
+				    reg_names[PT_GR_FB_BASE], l->raw[PT_GR_FB_BASE]);
 
-	base = raw[PT_GR_PT_BASE];
-	start = raw[PT_GR_PT_START];
-	end = raw[PT_GR_PT_END];
+	base = l->raw[PT_GR_PT_BASE];
+	start = l->raw[PT_GR_PT_START];
+	end = l->raw[PT_GR_PT_END];
 	l->base_raw = base;
 	l->base_valid = BASE_VALID(base);
 	l->base_system = BASE_SYSTEM(base);
@@ -269,10 +305,6 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 				    "%s..%s span 0x%" PRIx64 "..0x%" PRIx64 " is absurd"
 				    " (more than 2^36 entries)",
 				    reg_names[PT_GR_PT_START], reg_names[PT_GR_PT_END], start, end);
-	if (end > PAGE_NUMBER_MAX)
-		return layout_error(errbuf, errlen,
-				    "%s 0x%" PRIx64 " is past the 48-bit VA (page number > 0x%" PRIx64 ")",
-				    reg_names[PT_GR_PT_END], end, (uint64_t)PAGE_NUMBER_MAX);
 
 	if (l->base_system) {
 		l->table_space = SP_SYSMEM;
@@ -311,12 +343,14 @@ void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_ape
 		out->hit = true;
 		out->space = SP_VRAM;
 		out->pa = va - l->fb_base;
+		out->last = l->fb_top;
 	} else if (l->has[PT_GR_AGP_BASE] && l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP] &&
 		   va >= l->agp_bot && va <= l->agp_top) {
 		out->name = "agp";
 		out->hit = true;
 		out->space = SP_SYSMEM;
 		out->pa = va - l->agp_bot + l->agp_base;
+		out->last = l->agp_top;
 	}
 }
 
@@ -354,6 +388,21 @@ static const char *gart_ctx_missing(const void *priv)
 	return NULL;
 }
 
+void pt_gart_masked_warning(const struct pt_gart_layout *l, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!buf || !len)
+		return;
+	buf[0] = 0;
+	for (unsigned r = 0; r < PT_GR__COUNT && off < len; r++)
+		if (l->masked & 1u << r)
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s 0x%" PRIx64 " is wider than its field: the register"
+						" holds 0x%" PRIx64, off ? "; " : "", reg_names[r],
+						l->written[r], l->raw[r]);
+}
+
 static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct pt_gart_layout *l = ctx->priv;
@@ -366,6 +415,7 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	rc = pt_gart_layout_decode(raw, has, l, err, errlen);
 	if (rc)
 		return rc;
+	pt_gart_masked_warning(l, err, errlen);
 	ctx->root_space = l->table_space;
 	ctx->root_addr = l->table_addr;
 	ctx->root_entries = l->entries;
@@ -389,9 +439,14 @@ static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
 	/* A context built without registers (unit tests) has no layout lines. */
 	if (!l || !l->page_size)
 		return;
-	for (int r = 0; r < PT_GR__COUNT; r++)
-		if (l->has[r])
-			pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", pt_gart_reg_name(r), l->raw[r]);
+	for (int r = 0; r < PT_GR__COUNT; r++) {
+		if (!l->has[r])
+			continue;
+		pt_buf_printf(b, "%s: 0x%" PRIx64, pt_gart_reg_name(r), l->raw[r]);
+		if (l->masked & 1u << r)
+			pt_buf_printf(b, " (written 0x%" PRIx64 ")", l->written[r]);
+		pt_buf_puts(b, "\n");
+	}
 	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", fmt->spaces[l->table_space], l->table_addr);
 	pt_buf_printf(b, "block_fragment_size: %u\npage_size: 0x%" PRIx64 "\n", l->bfs, l->page_size);
 	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\nentries: %" PRIu64 "\n",
@@ -410,7 +465,7 @@ static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
 static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 {
 	const struct pt_gart_layout *l = ctx->priv;
-	struct pt_jobj regs = {0};
+	struct pt_jobj regs = {0}, written = {0};
 
 	if (!l || !l->page_size)
 		return;
@@ -418,6 +473,13 @@ static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		if (l->has[r])
 			pt_jobj_hex(&regs, pt_gart_reg_name(r), l->raw[r]);
 	pt_jobj_obj(o, "registers", &regs);
+	if (l->masked) {
+		/* Only the registers written wider than their fields: what was written. */
+		for (int r = 0; r < PT_GR__COUNT; r++)
+			if (l->masked & 1u << r)
+				pt_jobj_hex(&written, pt_gart_reg_name(r), l->written[r]);
+		pt_jobj_obj(o, "registers_written", &written);
+	}
 	pt_jobj_u(o, "block_fragment_size", l->bfs);
 	pt_jobj_hex(o, "page_size", l->page_size);
 	pt_jobj_hex(o, "va_start", l->va_start);

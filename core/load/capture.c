@@ -241,6 +241,14 @@ static pt_err fill_contexts(struct pt_capture *cap)
 					     c->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
 			return rc;
 		}
+		/* A set-up that succeeds may leave a warning (a register masked to its field). */
+		if (buf[0]) {
+			if (cap->source_kind)
+				pt_capture_warn(cap, "%s: %s", mc->name, buf);
+			else
+				pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
+						c->fmt->ctx_section, mc->name, buf);
+		}
 		cap->ctx_sorted[i] = c;
 	}
 	cap->nctx = man->nctx;
