@@ -917,12 +917,18 @@ if grep -q 'noname.log: MMIO names do not tell the GFX generation: pass -o gfx=9
 # With the generation the addresses are known; END is missing: that VMID is reported, not guessed.
 err "noname.log --gfx 9: no readable context" E_CAPTURE "$TOOL" check --gfx 9 "$TMP/noname.log"
 if grep -q 'vmid3: page table END registers not in the log' "$TMP/err"; then ok; else bad "noname.log --gfx 9: $ERR"; fi
-# GCVM_ names say "gfx10 or later": --gfx picks one; an incomplete MM hub VMID is a warning.
+# GCVM_ names say "gfx10 or later"; their addresses are gfx10's, so they tell it; --gfx /
+# --asic say it outright (DESIGN 3.1).  An incomplete MM hub VMID is a warning.
 SRCD=$HERE/src_data
-err "gfx10 log without --gfx" E_USAGE "$TOOL" check "$SRCD/gfx10-vmid1.log"
-run "$TOOL" check --gfx 10 "$SRCD/gfx10-vmid1.log"
-if [ "$RC" = 1 ] && grep -q 'mmhub.vmid1: page table START registers not in the log: no context' "$TMP/out" &&
-	grep -q ': 1 context, ' "$TMP/out"; then ok; else bad "gfx10 log --gfx 10: rc $RC $OUT $ERR"; fi
+for how in "" "--gfx 10" "--asic navi10" "--asic=sienna_cichlid"; do
+	# shellcheck disable=SC2086
+	run "$TOOL" check $how "$SRCD/gfx10-vmid1.log"
+	if [ "$RC" = 1 ] && grep -q 'mmhub.vmid1: page table START registers not in the log: no context' "$TMP/out" &&
+		grep -q ': 1 context, ' "$TMP/out"; then ok; else bad "gfx10 log $how: rc $RC $OUT $ERR"; fi
+done
+err "--asic of no umr ASIC" E_USAGE "$TOOL" check --asic navi99 "$SRCD/gfx10-vmid1.log"
+err "--asic of a gfx8 ASIC" E_USAGE "$TOOL" check --asic polaris11 "$SRCD/gfx10-vmid1.log"
+err "--asic disagreeing with --gfx" E_USAGE "$TOOL" check --gfx 9 --asic navi10 "$SRCD/gfx10-vmid1.log"
 # An archive of a checkpoint directory is a gem5 checkpoint too.
 tar -C "$FIX/gem5-m5out" -czf "$TMP/cpt.tar.gz" cpt.1234
 rc "gem5 checkpoint in a .tar.gz: walk" 0 "$TOOL" walk "$TMP/cpt.tar.gz" vmid0 0x1000

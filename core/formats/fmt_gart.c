@@ -57,10 +57,41 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 /* 50:48 (gfx10 MTYPE, reserved on gfx9) and 63:59 (BFS in a PDE only). */
 #define GART_RESERVED      (0x0007000000000000ull | 0xf800000000000000ull)
 
-static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
-			  struct pt_entry *out)
+/*
+ * A VMID0 GART of a later generation holds that generation's PTEs (the
+ * same hardware walker; umr decodes them with the ASIC's layout): the bits
+ * that move are MTYPE, PRT and the reserved ones.  gfx9 gmc_v9_0.c, gfx10
+ * gmc_v10_0.c / gfx11 gmc_v11_0.c (MTYPE 50:48, AMDGPU_PTE_MTYPE_NV10;
+ * NOALLOC 58), gfx12 gmc_v12_0.c (MTYPE 55:54, PRT 56, G 57, DCC 58, IS_PTE 63).
+ */
+struct gart_gen {
+	unsigned mtype_lo, mtype_w, prt;
+	uint64_t reserved;
+	const char *const *mtypes;
+};
+static const char *const mtype_names_nv[4] = {"NC", "WC", "CC", "UC"};
+static const struct gart_gen gart_gens[4] = {
+	{57, 2, 51, GART_RESERVED, mtype_names},
+	{48, 3, 51, (1ull << 57) | 0xf800000000000000ull, mtype_names_nv},
+	{48, 3, 51, (1ull << 57) | 0xf800000000000000ull, mtype_names_nv},
+	{54, 2, 56, 0x000f000000000000ull | 0x7000000000000000ull, mtype_names_nv},
+};
+
+static const struct gart_gen *gart_gen_of(unsigned gfx)
 {
-	uint64_t r, page_size;
+	return &gart_gens[gfx >= 10 && gfx <= 12 ? gfx - 9 : 0];
+}
+
+static uint64_t gart_mtype(const struct gart_gen *g, uint64_t r)
+{
+	return bits(r, g->mtype_lo + g->mtype_w - 1, g->mtype_lo);
+}
+
+static pt_err gart_decode_gen(unsigned gfx, unsigned level, unsigned page_shift, const uint8_t *raw,
+			      struct pt_entry *out)
+{
+	const struct gart_gen *g = gart_gen_of(gfx);
+	uint64_t r, page_size, mt;
 
 	if (level != 0 || !raw) {
 		pt_entry_reset(out, 0, NULL);
@@ -91,7 +122,8 @@ static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 		out->space = GART_SYSTEM(r) ? SP_SYSMEM : SP_VRAM;
 		out->pa = GART_ADDRESS(r);
 	}
-	out->reserved_mask[0] = r & GART_RESERVED;
+	out->reserved_mask[0] = r & g->reserved;
+	mt = gart_mtype(g, r);
 
 	pt_entry_add(out, "valid", PT_FK_BIT, GART_VALID(r));
 	pt_entry_add(out, "system", PT_FK_BIT, GART_SYSTEM(r));
@@ -102,17 +134,32 @@ static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 	pt_entry_add(out, "writeable", PT_FK_BIT, GART_WRITE(r));
 	pt_entry_add(out, "fragment", PT_FK_UINT, GART_FRAGMENT(r));
 	pt_entry_add(out, "address", PT_FK_HEX, GART_ADDRESS(r));
-	pt_entry_add(out, "prt", PT_FK_BIT, GART_PRT(r));
+	pt_entry_add(out, "prt", PT_FK_BIT, bits(r, g->prt, g->prt));
 	pt_entry_add(out, "sw", PT_FK_UINT, GART_SW(r));
 	pt_entry_add(out, "pte", PT_FK_BIT, GART_PTE(r));
 	pt_entry_add(out, "log", PT_FK_BIT, GART_LOG(r));
 	pt_entry_add(out, "translate_further", PT_FK_BIT, GART_TF(r));
-	pt_entry_add(out, "mtype", PT_FK_UINT, GART_MTYPE(r));
-	pt_entry_add_str(out, "mtype_name", mtype_names[GART_MTYPE(r)]);
+	pt_entry_add(out, "mtype", PT_FK_UINT, mt);
+	pt_entry_add_str(out, "mtype_name", mt < 4 ? g->mtypes[mt] : NULL);
 	pt_entry_add(out, "page_size", PT_FK_HEX, page_size);
 	pt_entry_add(out, "reserved_bits", PT_FK_BOOL, out->reserved_mask[0] != 0);
 	pt_entry_add(out, "reserved_mask", PT_FK_HEX, out->reserved_mask[0]);
 	return PT_OK;
+}
+
+static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw, struct pt_entry *out)
+{
+	return gart_decode_gen(9, level, page_shift, raw, out);
+}
+
+static pt_err gart_decode10(unsigned level, unsigned page_shift, const uint8_t *raw, struct pt_entry *out)
+{
+	return gart_decode_gen(10, level, page_shift, raw, out);
+}
+
+static pt_err gart_decode12(unsigned level, unsigned page_shift, const uint8_t *raw, struct pt_entry *out)
+{
+	return gart_decode_gen(12, level, page_shift, raw, out);
 }
 
 /*
@@ -127,7 +174,7 @@ static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 	uint32_t p = e->perm;
 	const bool set[] = {
 		!(p & PT_PERM_NO_READ), !(p & PT_PERM_NO_WRITE), p & PT_PERM_EXEC,
-		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, GART_PRT(e->raw[0]),
+		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, pt_entry_field(e, "prt") && pt_entry_field(e, "prt")->v,
 	};
 	static const char *const names[] = {
 		"readable", "writeable", "executable", "snooped", "tmz", "prt",
@@ -145,7 +192,13 @@ static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 /* maps KIND column: the GART has no kinds; MTYPE is the memory type. */
 static void gart_kind_name(const struct pt_entry *e, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", mtype_names[GART_MTYPE(e->raw[0])]);
+	const struct pt_field *n = pt_entry_field(e, "mtype_name");
+	const struct pt_field *m = pt_entry_field(e, "mtype");
+
+	if (n && n->s)
+		snprintf(buf, len, "%s", n->s);
+	else
+		snprintf(buf, len, "mtype%" PRIu64, m ? m->v : 0);
 }
 
 /* ---- registers ---------------------------------------------------------- */
@@ -374,6 +427,19 @@ static pt_err gart_ctx_key(void *priv, const struct pt_ctx_key *k)
 			l->has[r] = true;
 			return pt_ctx_key_uint(k, &l->raw[r]);
 		}
+	if (!strcmp(k->key, "gfx")) {
+		/* The generation whose PTE layout the GART holds (default 9). */
+		uint64_t v;
+		pt_err rc = pt_ctx_key_uint(k, &v);
+
+		if (rc)
+			return rc;
+		if (v < 9 || v > 12)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "gfx %" PRIu64 " in %s is not 9, 10, 11 or 12",
+					       v, k->label);
+		l->gfx = (unsigned)v;
+		return PT_OK;
+	}
 	return PT_E_NOTFOUND;
 }
 
@@ -410,11 +476,19 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	bool has[PT_GR__COUNT];
 	pt_err rc;
 
+	unsigned gfx = l->gfx ? l->gfx : 9;
+
 	memcpy(raw, l->raw, sizeof raw);
 	memcpy(has, l->has, sizeof has);
 	rc = pt_gart_layout_decode(raw, has, l, err, errlen);
 	if (rc)
 		return rc;
+	l->gfx = gfx;
+	if (gfx > 9) {
+		l->fmt = pt_format_gart;
+		l->fmt.decode = gfx == 12 ? gart_decode12 : gart_decode10;
+		ctx->fmt = &l->fmt;
+	}
 	pt_gart_masked_warning(l, err, errlen);
 	ctx->root_space = l->table_space;
 	ctx->root_addr = l->table_addr;
@@ -428,7 +502,8 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 
 const struct pt_gart_layout *pt_gart_of(const struct pt_context *ctx)
 {
-	return ctx->fmt == &pt_format_gart ? ctx->priv : NULL;
+	return ctx->fmt == &pt_format_gart || (ctx->fmt && !strcmp(ctx->fmt->name, pt_format_gart.name))
+	       ? ctx->priv : NULL;
 }
 
 static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
@@ -447,6 +522,8 @@ static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, " (written 0x%" PRIx64 ")", l->written[r]);
 		pt_buf_puts(b, "\n");
 	}
+	if (l->gfx > 9)
+		pt_buf_printf(b, "gfx: %u\n", l->gfx);
 	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", fmt->spaces[l->table_space], l->table_addr);
 	pt_buf_printf(b, "block_fragment_size: %u\npage_size: 0x%" PRIx64 "\n", l->bfs, l->page_size);
 	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\nentries: %" PRIu64 "\n",

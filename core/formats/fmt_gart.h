@@ -53,6 +53,8 @@ struct pt_gart_layout {
 	uint64_t fb_base, fb_top, fb_offset;          /* decoded; top inclusive */
 	uint64_t agp_base, agp_bot, agp_top;          /* decoded; top inclusive */
 	uint64_t sys_low, sys_high;                   /* decoded: [29:0] << 18 */
+	unsigned gfx;                 /* the PTE layout's generation ([gart] gfx = N; 9 by default) */
+	struct pt_format fmt;         /* gfx > 9: the context's descriptor (its decoder) */
 };
 
 /*

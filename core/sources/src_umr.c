@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_capture.h"
 #include "pt_num.h"
 #include "pt_src_umr.h"
 #include "pt_error.h"
@@ -414,6 +415,7 @@ struct regid {
 	bool is_ctx;
 	unsigned hub, vmid, reg;
 	unsigned gen;            /* what the name says: 9, 10 (= 10 or later), 0 by address */
+	bool hub_known;          /* the name says which hub (GCVM_/MMVM_, or an IP prefix) */
 };
 
 /*
@@ -442,14 +444,17 @@ static int reg_by_name(const char *full, struct regid *id)
 		hub = PT_UMR_GFX;
 		gen = 10;
 		n += 2;
+		id->hub_known = true;
 	} else if (!strncmp(n, "MMVM_CONTEXT", 12) || !strncmp(n, "MMMC_VM_", 8)) {
 		hub = PT_UMR_MMHUB;
 		gen = 10;
 		n += 2;
+		id->hub_known = true;
 	} else if (!strncmp(n, "VM_CONTEXT", 10) || !strncmp(n, "MC_VM_", 6)) {
 		/* gfx9 names are the same on both hubs; the IP prefix tells which */
 		hub = mmhub_ip ? PT_UMR_MMHUB : PT_UMR_GFX;
 		gen = 9;
+		id->hub_known = dot != NULL;
 	} else {
 		return 0;
 	}
@@ -485,42 +490,93 @@ static int reg_by_name(const char *full, struct regid *id)
 }
 
 /*
- * gfx9 GFX-hub byte addresses, (0x2000 + dword offset) * 4, from
- * reference/capture-sources.md §2.4 (verified there against umr's envdefs).
+ * Register byte addresses per generation and hub, as umr computes them: the
+ * IP's base address (umr database/ASIC.soc15, amdgpu's IP discovery / soc15
+ * *_BASE) plus the register's dword offset (amdgpu's asic_reg
+ * gc_*_offset.h / mmhub_*_offset.h, the same numbers as umr's
+ * database/ip/IP.reg), times 4.  The VM_CONTEXTn registers repeat: CNTL
+ * every dword, PAGE_TABLE_BASE/START/END_ADDR_LO32/HI32 every 2 dwords
+ * with START 0x80 and END 0x100 bytes after BASE.
+ *   gfx9:  gc_9_0_offset.h (GC base 0x2000), mmhub_1_0_offset.h (MMHUB 0x1A000)
+ *   gfx10: gc_10_1_0_offset.h (GC base 0x1260), mmhub_2_0_0_offset.h (0x1A000)
+ *   gfx11: gc_11_0_0_offset.h (GC base 0x1260), mmhub_3_0_0_offset.h (0x1A000)
+ *   gfx12: gc_12_0_0_offset.h (GC base 0x1260), mmhub_4_1_0_offset.h (0x1A000)
+ * GC 9.4.x and the other MMHUB revisions of a generation (e.g. Aldebaran's
+ * MMHUB 1.7) are not distinguished: the GFX hub of each generation is.
  */
-static const struct {
-	uint32_t addr;
-	unsigned reg;
-} gfx9_hub_addr[] = {
-	{ 0xA5AC, PT_UMR_FB_OFFSET }, { 0xA600, PT_UMR_FB_BASE }, { 0xA604, PT_UMR_FB_TOP },
-	{ 0xA608, PT_UMR_AGP_TOP }, { 0xA60C, PT_UMR_AGP_BOT }, { 0xA610, PT_UMR_AGP_BASE },
-	{ 0xA614, PT_UMR_SYS_LOW }, { 0xA618, PT_UMR_SYS_HIGH },
+struct hub_addr {
+	uint32_t cntl0;                  /* VM_CONTEXT0_CNTL */
+	uint32_t base0;                  /* VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 */
+	uint32_t h[PT_UMR_HREG__COUNT];  /* pt_umr_hreg order */
 };
 
-static bool reg_by_addr(uint64_t a, struct regid *id)
-{
-	id->hub = PT_UMR_GFX;
-	id->gen = 0;
-	id->is_ctx = true;
-	if (a >= 0xA200 && a < 0xA240 && !(a & 3)) {
-		id->vmid = (unsigned)(a - 0xA200) / 4;
-		id->reg = PT_UMR_CNTL;
-		return true;
-	}
-	if (a >= 0xA3AC && a < 0xA52C && !(a & 3)) {
-		unsigned k = (unsigned)(a - 0xA3AC) / 4;   /* 32 dwords each: BASE, START, END */
+static const struct hub_addr gen_addr[4][PT_UMR_HUB__COUNT] = {
+	{ /* gfx9 */
+		{0xA200, 0xA3AC, {0xA5AC, 0xA600, 0xA604, 0xA608, 0xA60C, 0xA610, 0xA614, 0xA618}},
+		{0x69B00, 0x69CAC, {0x6A05C, 0x6A0B0, 0x6A0B4, 0x6A0B8, 0x6A0BC, 0x6A0C0, 0x6A0C4, 0x6A0C8}},
+	},
+	{ /* gfx10 */
+		{0xA200, 0xA3AC, {0xA5AC, 0xA600, 0xA604, 0xA608, 0xA60C, 0xA610, 0xA614, 0xA618}},
+		{0x69B00, 0x69CAC, {0x6A15C, 0x6A1B0, 0x6A1B4, 0x6A1B8, 0x6A1BC, 0x6A1C0, 0x6A1C4, 0x6A1C8}},
+	},
+	{ /* gfx11 */
+		{0xA3A0, 0xA54C, {0xA01C, 0xA360, 0xA364, 0xA368, 0xA36C, 0xA370, 0xA374, 0xA378}},
+		{0x69D00, 0x69EAC, {0x6A35C, 0x6A3B0, 0x6A3B4, 0x6A3B8, 0x6A3BC, 0x6A3C0, 0x6A3C4, 0x6A3C8}},
+	},
+	{ /* gfx12 */
+		{0xA210, 0xA3BC, {0xA01C, 0xA1D0, 0xA1D4, 0xA1D8, 0xA1DC, 0xA1E0, 0xA1E4, 0xA1E8}},
+		{0x69590, 0x6973C, {0x6931C, 0x69550, 0x69554, 0x69558, 0x6955C, 0x69560, 0x69564, 0x69568}},
+	},
+};
 
-		id->vmid = (k % 32) / 2;
-		id->reg = PT_UMR_BASE_LO + 2 * (k / 32) + (k & 1);
-		return true;
-	}
-	id->is_ctx = false;
-	for (size_t i = 0; i < sizeof gfx9_hub_addr / sizeof gfx9_hub_addr[0]; i++)
-		if (gfx9_hub_addr[i].addr == a) {
-			id->reg = gfx9_hub_addr[i].reg;
+/* What byte address A is on gfx GEN (9..12); false: no VM register there. */
+static bool reg_by_addr(unsigned gen, uint64_t a, struct regid *id)
+{
+	if (gen < 9 || gen > 12 || (a & 3))
+		return false;
+	*id = (struct regid){.gen = 0};
+	for (unsigned h = 0; h < PT_UMR_HUB__COUNT; h++) {
+		const struct hub_addr *t = &gen_addr[gen - 9][h];
+
+		id->hub = h;
+		id->is_ctx = true;
+		if (a >= t->cntl0 && a < t->cntl0 + 4 * (PT_UMR_MAX_VMID + 1)) {
+			id->vmid = (unsigned)(a - t->cntl0) / 4;
+			id->reg = PT_UMR_CNTL;
 			return true;
 		}
+		if (a >= t->base0 && a < t->base0 + 3 * 0x80) {
+			unsigned k = (unsigned)(a - t->base0) / 4;   /* 32 dwords each: BASE, START, END */
+
+			id->vmid = (k % 32) / 2;
+			id->reg = PT_UMR_BASE_LO + 2 * (k / 32) + (k & 1);
+			return true;
+		}
+		id->is_ctx = false;
+		for (unsigned r = 0; r < PT_UMR_HREG__COUNT; r++)
+			if (t->h[r] == a) {
+				id->reg = r;
+				return true;
+			}
+	}
 	return false;
+}
+
+/* Whether name N (gen 9 names carry no hub unless an IP prefix does) is register A. */
+static bool same_reg(const struct regid *n, bool hub_known, const struct regid *a)
+{
+	return n->is_ctx == a->is_ctx && n->reg == a->reg && (!n->is_ctx || n->vmid == a->vmid) &&
+	       (!hub_known || n->hub == a->hub);
+}
+
+const char *pt_umr_reg_label(bool is_ctx, unsigned hub, unsigned vmid, unsigned reg, char *buf, size_t len)
+{
+	if (is_ctx)
+		snprintf(buf, len, "%sVM_CONTEXT%u_%s", hub == PT_UMR_MMHUB ? "mmhub " : "", vmid,
+			 pt_umr_creg_name(reg));
+	else
+		snprintf(buf, len, "%s%s", hub == PT_UMR_MMHUB ? "mmhub " : "", pt_umr_hreg_name(reg));
+	return buf;
 }
 
 static pt_err set_reg(struct parser *p, struct pt_umr_reg *r, const struct rec_mmio *m, bool by_name,
@@ -639,17 +695,111 @@ out:
 
 /* ---- the whole file ---- */
 
+#define MAX_WARN 32
+
+static void add_warn(struct pt_umr_log *log, const struct parser *p, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_warn(struct pt_umr_log *log, const struct parser *p, unsigned line, const char *fmt, ...)
+{
+	char msg[400], full[512];
+	va_list ap;
+
+	if (log->nwarn >= MAX_WARN) {
+		log->nwarn_more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof full, "%s:%u: %s", p->name, line, msg);
+	log->warn[log->nwarn] = strdup(full);
+	if (log->warn[log->nwarn])
+		log->nwarn++;
+}
+
+/*
+ * The generation the comment names tell when the caller gave none: the one
+ * whose address table agrees with the most named records (gfx9 and gfx10
+ * share the GFX hub's addresses: then the names' style decides), 0 when no
+ * name agrees with any.
+ */
+static unsigned gen_from_names(const struct parser *p, unsigned style)
+{
+	unsigned best = 0, best_n = 0;
+
+	for (unsigned g = 9; g <= 12; g++) {
+		unsigned n = 0;
+
+		for (size_t i = 0; i < p->nmmio; i++) {
+			struct regid nm = {0}, ad;
+
+			if (reg_by_name(p->mmio[i].name, &nm) == 1 && reg_by_addr(g, p->mmio[i].addr, &ad) &&
+			    same_reg(&nm, nm.hub_known, &ad))
+				n++;
+		}
+		if (n > best_n || (n == best_n && n && style == 10 && best == 9)) {
+			best = g;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/* Which register record M is: by address on gfx GEN (names are hints), or by name when GEN is 0. */
+static bool classify_one(struct parser *p, struct pt_umr_log *log, unsigned gen,
+			 const struct rec_mmio *m, struct regid *id, bool *by_name)
+{
+	struct regid nm = {0};
+	int byname = reg_by_name(m->name, &nm);
+	char a[64], b[64];
+
+	*by_name = false;
+	if (!gen) {
+		/* No generation: names alone, as umr's comment writer puts them. */
+		if (byname != 1)
+			return false;
+		*id = nm;
+		*by_name = true;
+		return true;
+	}
+	if (!reg_by_addr(gen, m->addr, id)) {
+		if (byname == 1)
+			add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is no VM register on gfx%u:"
+				 " ignored (umr reads registers by address)",
+				 pt_umr_reg_label(nm.is_ctx, nm.hub, nm.vmid, nm.reg, a, sizeof a),
+				 (unsigned long long)m->addr, gen);
+		return false;
+	}
+	if (byname == 0) {
+		/* A register name of something else (gfx900.mmSOMETHING_ELSE): the address wins. */
+		add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is %s on gfx%u: read as %s",
+			 m->name, (unsigned long long)m->addr,
+			 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen, b);
+	} else if (byname == 1) {
+		if (same_reg(&nm, nm.hub_known, id))
+			*by_name = true;
+		else
+			add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is %s on gfx%u: read as %s",
+				 pt_umr_reg_label(nm.is_ctx, nm.hub, nm.vmid, nm.reg, a, sizeof a),
+				 (unsigned long long)m->addr,
+				 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen,
+				 b);
+	}
+	return true;
+}
+
 static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 {
 	struct pt_umr_ctx all[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1];
 	bool used[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1] = { { false } };
 	unsigned line9 = 0, line10 = 0;
+	size_t n9 = 0, n10 = 0;
 	pt_err rc;
 
 	memset(all, 0, sizeof all);
-	/* The generation the names tell: gfx9 names and GCVM_/MMVM_ names never mix. */
+	/* What the names' style says: a hint only (umr ignores comments). */
 	for (size_t i = 0; i < p->nmmio; i++) {
-		struct regid id;
+		struct regid id = {0};
 
 		if (reg_by_name(p->mmio[i].name, &id) != 1)
 			continue;
@@ -657,41 +807,26 @@ static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 			line9 = p->mmio[i].line;
 		if (id.gen == 10 && !line10)
 			line10 = p->mmio[i].line;
+		n9 += id.gen == 9;
+		n10 += id.gen == 10;
 	}
-	if (line9 && line10) {
-		seterr(p, line9 > line10 ? line9 : line10, "gfx9 register names (line %u) and gfx10+ names (line %u) in one log",
-		       line9, line10);
-		return PT_E_VALUE;
-	}
-	log->gfx_names = line9 ? 9 : line10 ? 10 : 0;
-	if (gfx && log->gfx_names && ((gfx == 9) != (log->gfx_names == 9))) {
-		seterr(p, line9 ? line9 : line10, "register names are %s, but gfx %u was given",
-		       line9 ? "gfx9 (VM_CONTEXT*)" : "gfx10 or later (GCVM_/MMVM_)", gfx);
-		return PT_E_USAGE;
-	}
-	log->gfx = gfx ? gfx : log->gfx_names == 9 ? 9 : 0;
+	log->gfx_names = line9 && !line10 ? 9 : line10 && !line9 ? 10 : 0;
+	/* Mixed names (umr's navi10 files): the style most names have breaks a gfx9/gfx10 tie. */
+	log->gfx = gfx ? gfx : gen_from_names(p, n10 && n10 >= n9 ? 10 : 9);
 
 	for (size_t i = 0; i < p->nmmio; i++) {
 		const struct rec_mmio *m = &p->mmio[i];
 		struct regid id;
-		int byname = reg_by_name(m->name, &id);
+		bool by_name;
 		char what[64];
 
-		if (byname == 0)
+		if (!classify_one(p, log, log->gfx, m, &id, &by_name))
 			continue;
-		/* The address table is gfx9's: other generations put other registers there. */
-		if (byname < 0 && (log->gfx != 9 || !reg_by_addr(m->addr, &id)))
-			continue;
-		if (id.is_ctx) {
-			struct pt_umr_ctx *c = &all[id.hub][id.vmid];
-
-			snprintf(what, sizeof what, "%sVM_CONTEXT%u_%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "",
-				 id.vmid, creg_names[id.reg]);
-			rc = set_reg(p, &c->reg[id.reg], m, byname > 0, what);
-		} else {
-			snprintf(what, sizeof what, "%s%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "", hreg_names[id.reg]);
-			rc = set_reg(p, &log->hub[id.hub][id.reg], m, byname > 0, what);
-		}
+		pt_umr_reg_label(id.is_ctx, id.hub, id.vmid, id.reg, what, sizeof what);
+		if (id.is_ctx)
+			rc = set_reg(p, &all[id.hub][id.vmid].reg[id.reg], m, by_name, what);
+		else
+			rc = set_reg(p, &log->hub[id.hub][id.reg], m, by_name, what);
 		if (rc)
 			return rc;
 	}
@@ -793,7 +928,8 @@ pt_err pt_umr_parse(const char *text, size_t len, const char *name, unsigned gfx
 		rc = PT_E_NOMEM;
 	if (!rc) {
 		log->nmmio = p.nmmio;
-		rc = classify(&p, gfx, log);
+		log->warn = calloc(MAX_WARN, sizeof *log->warn);
+		rc = log->warn ? classify(&p, gfx, log) : PT_E_NOMEM;
 	}
 	if (!rc)
 		rc = merge_mem(&p, log);
@@ -816,6 +952,9 @@ void pt_umr_free(struct pt_umr_log *log)
 		free(log->mem[i].data);
 	free(log->mem);
 	free(log->ctx);
+	for (size_t i = 0; i < log->nwarn; i++)
+		free(log->warn[i]);
+	free(log->warn);
 	free(log);
 }
 
@@ -825,4 +964,52 @@ const struct pt_umr_ctx *pt_umr_ctx_find(const struct pt_umr_log *log, unsigned 
 		if (log->ctx[i].hub == hub && log->ctx[i].vmid == vmid)
 			return &log->ctx[i];
 	return NULL;
+}
+
+/*
+ * umr's ASIC names and their GC generation (umr database/NAME.asic, the
+ * gc_X_Y_Z.reg file each names), plus umr's IP-discovery form "gfxNNNN"
+ * (its GC block names: gfx900, gfx1010, gfx1100, gfx1200).
+ */
+unsigned pt_umr_asic_gfx(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned gfx;
+	} asics[] = {
+		{"vega10", 9}, {"vega12", 9}, {"vega20", 9}, {"raven1", 9}, {"raven2", 9}, {"picasso", 9},
+		{"renoir", 9}, {"green_sardine", 9}, {"arcturus", 9}, {"aldebaran", 9},
+		{"navi10", 10}, {"navi12", 10}, {"navi14", 10}, {"cyan_skillfish", 10},
+		{"sienna_cichlid", 10}, {"navy_flounder", 10}, {"dimgrey_cavefish", 10},
+		{"beige_goby", 10}, {"vangogh", 10}, {"yellow_carp", 10},
+		{"gfx11_vm_test", 11},
+		/* pre-gfx9 ASICs umr knows: their VM is not GPUVM gfx9+ */
+		{"bonaire", 8}, {"carrizo", 8}, {"fiji", 8}, {"hainan", 8}, {"hawaii", 8}, {"kabini", 8},
+		{"kaveri", 8}, {"mullins", 8}, {"oland", 8}, {"pitcairn", 8}, {"polaris10", 8},
+		{"polaris11", 8}, {"polaris12", 8}, {"stoney", 8}, {"tahiti", 8}, {"tonga", 8},
+		{"topaz", 8}, {"vegam", 8}, {"verde", 8},
+	};
+	size_t n;
+
+	if (!name)
+		return 0;
+	for (size_t i = 0; i < sizeof asics / sizeof asics[0]; i++)
+		if (!strcmp(name, asics[i].name))
+			return asics[i].gfx;
+	n = strlen(name);
+	if (n >= 6 && n <= 7 && !strncmp(name, "gfx", 3)) {
+		unsigned v = 0;
+
+		for (size_t i = 3; i < n; i++) {
+			if (name[i] < '0' || name[i] > '9')
+				return 0;
+			v = v * 10 + (unsigned)(name[i] - '0');
+		}
+		/* gfx9NN: 3 digits; gfx10NN..gfx12NN: 4 */
+		if (n == 6 && v >= 900 && v <= 999)
+			return 9;
+		if (n == 7 && v >= 1000 && v <= 1299)
+			return v / 100;
+	}
+	return 0;
 }
