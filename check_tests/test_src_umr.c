@@ -254,6 +254,38 @@ START_TEST(umr_shapes)
 }
 END_TEST
 
+/*
+ * Records merge into regions (issue #26.3): adjacent and overlapping reads of
+ * one space are one region whatever their order in the file; a gap of one
+ * byte keeps two regions (the byte between was never read: not captured).
+ */
+START_TEST(merge_regions)
+{
+	struct pt_umr_log *log = NULL;
+	char err[256], *t;
+	size_t n = 0, cap = 64 * 4096;
+
+	t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	/* 4096 two-byte records, written from the top down: one 8 KiB region */
+	for (int i = 4095; i >= 0; i--)
+		n += (size_t)snprintf(t + n, cap - n, "VRAM@0x%x={%02x%02x}\n", 0x10000 + 2 * i, i & 0xff, 0xa5);
+	/* overlapping re-read that agrees, and a one-byte record past a one-byte gap */
+	n += (size_t)snprintf(t + n, cap - n, "VRAM@0x10001={a501}\nVRAM@0x12001={77}\n");
+	ck_assert_int_eq(pt_umr_parse(t, n, "m.log", 9, &log, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(log->nmem, 2);
+	ck_assert_uint_eq(log->mem[0].addr, 0x10000);
+	ck_assert_uint_eq(log->mem[0].len, 8192);
+	ck_assert_uint_eq(log->mem[0].line, 1);             /* the region names its first line in the file */
+	ck_assert_uint_eq(log->mem[0].data[2 * 300], 300 & 0xff);
+	ck_assert_uint_eq(log->mem[0].data[2 * 300 + 1], 0xa5);
+	ck_assert_uint_eq(log->mem[1].addr, 0x12001);
+	ck_assert_uint_eq(log->mem[1].len, 1);
+	pt_umr_free(log);
+	free(t);
+}
+END_TEST
+
 /* umr ASIC names and their generations (umr database/NAME.asic: its gc_X_Y_Z.reg). */
 START_TEST(asic_names)
 {
@@ -393,6 +425,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, by_address);
 	tcase_add_test(tc, umr_shapes);
 	tcase_add_test(tc, asic_names);
+	tcase_add_test(tc, merge_regions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("records");
