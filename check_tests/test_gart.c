@@ -498,7 +498,11 @@ START_TEST(layout_apertures_decoded)
 	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, NULL, 0), PT_OK);
 	ck_assert_uint_eq(l.fb_base, 0x8000000000);
 	ck_assert_uint_eq(l.sys_high, 0x3FFEC0000);
-	ck_assert_uint_eq(l.raw[PT_GR_FB_BASE], 0xFF008000);
+	/* The register holds its field; what was written is kept for info, and flagged. */
+	ck_assert_uint_eq(l.raw[PT_GR_FB_BASE], 0x8000);
+	ck_assert_uint_eq(l.written[PT_GR_FB_BASE], 0xFF008000);
+	ck_assert_uint_eq(l.raw[PT_GR_SYS_HIGH], 0xFFFB);
+	ck_assert_uint_eq(l.masked, 1u << PT_GR_FB_BASE | 1u << PT_GR_SYS_HIGH);
 }
 END_TEST
 
@@ -520,7 +524,6 @@ START_TEST(layout_errors)
 		 "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR 0x0 is not valid (bit 0 clear, no address)"},
 		{"vram BASE below FB_OFFSET", PT_GR_FB_OFFSET, 0x400, false,
 		 "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR address 0x3ee600000 is below MC_VM_FB_OFFSET 0x400000000"},
-		{"END past the 48-bit VA", PT_GR_PT_END, 0x1000000000, false, NULL},
 		{"BASE missing", PT_GR_PT_BASE, 0, true,
 		 "VM_CONTEXT0_PAGE_TABLE_BASE_ADDR missing"},
 		{"START missing", PT_GR_PT_START, 0, true,
@@ -548,27 +551,57 @@ START_TEST(layout_errors)
 }
 END_TEST
 
-START_TEST(layout_error_absurd)
+/*
+ * Registers wider than their fields (DESIGN §2.2).  umr's own envdefs write
+ * END_ADDR_HI32 = 0xFFFFFFFF; the register's LOGICAL_PAGE_NUMBER_HI4 field
+ * keeps bits 3:0 (gc_9_0_sh_mask.h mask 0xF), so END is 0xF_xxxx_xxxx.  A
+ * user writing gem5's byte address 0x8000000000 as MC_VM_FB_LOCATION_BASE
+ * gets field 0 (bits 23:0) and a warning, not a silent 0..2^48 aperture.
+ */
+START_TEST(layout_masked)
 {
 	struct regs r = cosim();
 	struct pt_gart_layout l;
-	char err[256];
+	char warn[512];
 
-	/* More than 2^36 entries: refused before the VA range is checked. */
 	set(&r, PT_GR_PT_START, 0);
-	set(&r, PT_GR_PT_END, 1ull << 40);
-	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, err, sizeof err), PT_E_VALUE);
-	ck_assert_msg(strstr(err, "absurd"), "%s", err);
-	/* The whole 64-bit range: end - start + 1 wraps, still refused. */
-	set(&r, PT_GR_PT_END, ~0ull);
-	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, err, sizeof err), PT_E_VALUE);
-	ck_assert_msg(strstr(err, "absurd"), "%s", err);
-	/* A short range past 48 bits is not absurd in size but past the VA. */
-	set(&r, PT_GR_PT_START, 1ull << 40);
-	set(&r, PT_GR_PT_END, (1ull << 40) + 1);
-	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, err, sizeof err), PT_E_VALUE);
-	ck_assert_msg(strstr(err, "past the 48-bit VA"), "%s", err);
-	ck_assert_msg(strstr(err, "VM_CONTEXT0_PAGE_TABLE_END_ADDR"), "%s", err);
+	set(&r, PT_GR_PT_END, 0xFFFFFFFF00000000ull | 0x7FF);
+	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, warn, sizeof warn), PT_OK);
+	ck_assert_uint_eq(l.raw[PT_GR_PT_END], 0xF000007FFull);
+	ck_assert_uint_eq(l.written[PT_GR_PT_END], 0xFFFFFFFF000007FFull);
+	ck_assert_uint_eq(l.va_end, 0xF000007FFFFFull);
+	ck_assert_uint_eq(l.masked, 1u << PT_GR_PT_END);
+	pt_gart_masked_warning(&l, warn, sizeof warn);
+	ck_assert_str_eq(warn, "VM_CONTEXT0_PAGE_TABLE_END_ADDR 0xffffffff000007ff is wider than its"
+			 " field: the register holds 0xf000007ff");
+
+	r = cosim();
+	set(&r, PT_GR_FB_BASE, 0x8000000000ull);
+	set(&r, PT_GR_FB_TOP, 0x83FF);
+	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, warn, sizeof warn), PT_OK);
+	ck_assert_uint_eq(l.fb_base, 0);
+	ck_assert_uint_eq(l.masked, 1u << PT_GR_FB_BASE);
+	pt_gart_masked_warning(&l, warn, sizeof warn);
+	ck_assert_msg(strstr(warn, "MC_VM_FB_LOCATION_BASE 0x8000000000 is wider than its field:"
+			      " the register holds 0x0"), "%s", warn);
+	/* A 64-bit TOP whose field is below BASE's field: masked first, then refused. */
+	set(&r, PT_GR_FB_BASE, 0x8000);
+	set(&r, PT_GR_FB_TOP, 0x1000007FFF);
+	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, warn, sizeof warn), PT_E_VALUE);
+	ck_assert_msg(strstr(warn, "is below MC_VM_FB_LOCATION_BASE"), "%s", warn);
+	/* AGP BOT above TOP is amdgpu's "disabled" (gfxhub_v1_0.c): empty, accepted. */
+	r = cosim();
+	set(&r, PT_GR_AGP_BASE, 0);
+	set(&r, PT_GR_AGP_BOT, 0xFFFFFFFF);
+	set(&r, PT_GR_AGP_TOP, 0);
+	ck_assert_int_eq(pt_gart_layout_decode(r.raw, r.has, &l, warn, sizeof warn), PT_OK);
+	ck_assert_uint_eq(l.agp_bot, 0xFFFFFF000000ull);
+	{
+		struct pt_aperture a;
+
+		pt_gart_aperture(&l, 0x1000, &a);
+		ck_assert(!a.hit);
+	}
 }
 END_TEST
 
@@ -663,7 +696,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, layout_system_and_bfs);
 	tcase_add_test(tc, layout_apertures_decoded);
 	tcase_add_test(tc, layout_errors);
-	tcase_add_test(tc, layout_error_absurd);
+	tcase_add_test(tc, layout_masked);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("aperture");

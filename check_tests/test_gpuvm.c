@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt_capture.h"
+#include "pt_render.h"
 #include "pt_walk.h"
 #include "testutil.h"
 
@@ -244,10 +245,18 @@ START_TEST(vb1_gfx10_11_12)
 	ck_assert_uint_eq(fv(&e, "noalloc"), 1);
 	ck_assert_uint_eq(fv(&e, "mtype"), 3);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
-	e = dec(11, 2, 21, 0x32000001fd750001ull);          /* B-E19: A with BFS: not followed */
+	/*
+	 * B-E19: a gfx11 PDE0 with A (tfs_addr, bit 57) and BFS 6: a pointer whose
+	 * PTB holds relative further pointers (umr src/lib/read_vram.c
+	 * decode_pde_entry case 11 and the tfs_addr branch of the walk).
+	 */
+	e = dec(11, 2, 21, 0x32000001fd750001ull);
 	ck_assert_uint_eq(fv(&e, "tfs_addr"), 1);
 	ck_assert_uint_eq(fv(&e, "block_fragment_size"), 6);
-	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
+	ck_assert_int_eq(e.state, PT_ST_POINTER);
+	ck_assert(e.target[0].rel_children);
+	ck_assert_uint_eq(e.target[0].shift, 18);
+	ck_assert_uint_eq(e.target[0].bits, 3);
 	e = dec(12, 3, 12, 0x00C0000123456077ull);          /* B-E20 */
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(fv(&e, "mtype"), 3);
@@ -281,15 +290,33 @@ START_TEST(vb1_gfx10_11_12)
 }
 END_TEST
 
-/* Where the sources leave a case open, the entry is unsupported (§B.7). */
+/*
+ * Cases no driver writes but umr walks (umr src/lib/read_vram.c
+ * umr_access_vram_ai: pde_is_pte at any depth; PTE-as-PDE with
+ * num_entry_bits = BFS0 - BFS): walked, flagged unusual.  What stays open
+ * (a further pointer in a further table, a BFS past the PTB) is unsupported.
+ */
 START_TEST(open_cases)
 {
 	struct pt_entry e;
 
-	e = dec(9, 0, 39, V9 | P9 | R9 | 0x8000000000ull);  /* P on a depth-3 root */
-	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
-	e = dec(9, 3, 12, V9 | F9 | 0x1000);                /* F under BFS 0 */
-	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
+	e = dec(9, 0, 39, V9 | P9 | R9 | 0x8000000000ull);  /* P on a depth-3 root: 512 GiB */
+	ck_assert_int_eq(e.state, PT_ST_MAPPED);
+	ck_assert_uint_eq(e.page_size, 1ull << 39);
+	ck_assert_uint_eq(e.pa, 0x8000000000ull);
+	ck_assert(e.anomalies & PT_EA_UNUSUAL_LEAF);
+	e = dec(9, 1, 30, V9 | P9 | R9 | 0x40000000ull);    /* P at PDB1: usual */
+	ck_assert_int_eq(e.state, PT_ST_MAPPED);
+	ck_assert(!(e.anomalies & PT_EA_UNUSUAL_LEAF));
+	e = dec(9, 3, 12, V9 | F9 | 0x1000);                /* F under BFS 0: a one-entry table */
+	ck_assert_int_eq(e.state, PT_ST_POINTER);
+	ck_assert_uint_eq(e.target[0].shift, 12);
+	ck_assert_uint_eq(e.target[0].bits, 0);
+	ck_assert_uint_eq(e.target[0].addr, 0x1000);
+	ck_assert(e.anomalies & PT_EA_UNUSUAL_POINTER);
+	e = dec(9, 3, 21, V9 | F9 | 0x1000);                /* F under BFS 9: usual */
+	ck_assert_int_eq(e.state, PT_ST_POINTER);
+	ck_assert(!(e.anomalies & PT_EA_UNUSUAL_POINTER));
 	e = dec(9, 4, 12, V9 | F9 | 0x1000);                /* F in a further table */
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
 	e = dec(9, 2, 21, V9 | BFS9(10) | 0x1000);          /* BFS past the PTB span */
@@ -302,6 +329,48 @@ START_TEST(open_cases)
 }
 END_TEST
 
+/*
+ * gfx12 PTE bit 57 is G: gmc_v12_0.c "PTE format" lists "57 G", umr's
+ * decode_pte_entry case 12 reads it as gcr.  A page with it set is a page,
+ * not a reserved-bits fault.
+ */
+START_TEST(gfx12_g_bit)
+{
+	struct pt_entry e = dec(12, 3, 12, BIT(63) | BIT(57) | V9 | R9 | 0x123456000ull);
+
+	ck_assert_int_eq(e.state, PT_ST_MAPPED);
+	ck_assert_uint_eq(fv(&e, "gcr"), 1);
+	ck_assert_uint_eq(e.reserved_mask[0], 0);
+	ck_assert_uint_eq(e.pa, 0x123456000ull);
+	e = dec(12, 3, 12, BIT(63) | V9 | R9 | 0x123456000ull);
+	ck_assert_uint_eq(fv(&e, "gcr"), 0);
+	/* gfx11: gmc_v11_0.c "PTE format" calls 57 reserved; one source per generation. */
+	e = dec(11, 3, 12, BIT(57) | V9 | R9 | 0x123456000ull);
+	ck_assert_uint_eq(e.reserved_mask[0], BIT(57));
+}
+END_TEST
+
+/*
+ * gfx11 PDE bits from one source, umr src/lib/read_vram.c decode_pde_entry
+ * case 11: mtype 50:48, tfs_addr 57, llc_noalloc 58 (gmc_v11_0.c's comment
+ * calls them reserved; umr is the only source that defines 57, and its
+ * test 17 needs it).
+ */
+START_TEST(gfx11_pde_bits)
+{
+	struct pt_entry e = dec(11, 1, 30, V9 | 5ull << 48 | BIT(57) | BIT(58) | 0x1000);
+
+	ck_assert_int_eq(e.state, PT_ST_POINTER);
+	ck_assert_uint_eq(fv(&e, "mtype"), 5);
+	ck_assert_uint_eq(fv(&e, "tfs_addr"), 1);
+	ck_assert_uint_eq(fv(&e, "noalloc"), 1);
+	ck_assert_uint_eq(e.reserved_mask[0], 0);
+	/* gfx10 PDE (gmc_v10_0.c "PDE format"): 50:48 and 58 reserved. */
+	e = dec(10, 1, 30, V9 | 5ull << 48 | BIT(58) | 0x1000);
+	ck_assert_uint_eq(e.reserved_mask[0], 5ull << 48 | BIT(58));
+}
+END_TEST
+
 /* Every unnamed set bit is reserved: per generation and per layout. */
 START_TEST(reserved_positions)
 {
@@ -311,12 +380,12 @@ START_TEST(reserved_positions)
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(49) | BIT(60));
 	e = dec(10, 3, 12, V9 | BIT(57) | BIT(49));         /* 57 reserved (umr G only); 49 mtype */
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(57));
-	e = dec(12, 3, 12, V9 | BIT(57) | BIT(51) | BIT(60)); /* G, 51:48, 62:60 */
-	ck_assert_uint_eq(e.reserved_mask[0], BIT(57) | BIT(51) | BIT(60));
+	e = dec(12, 3, 12, V9 | BIT(57) | BIT(51) | BIT(60)); /* 51:48, 62:60 (57 is G) */
+	ck_assert_uint_eq(e.reserved_mask[0], BIT(51) | BIT(60));
 	e = dec(9, 1, 30, V9 | BIT(3) | BIT(55) | 0x1000);  /* PDE: 5:3 and 55 */
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(3) | BIT(55));
-	e = dec(11, 1, 30, V9 | BIT(57) | BIT(58) | 0x1000); /* gfx11 PDE: A named, Y umr only */
-	ck_assert_uint_eq(e.reserved_mask[0], BIT(58));
+	e = dec(11, 1, 30, V9 | BIT(57) | BIT(58) | BIT(53) | 0x1000); /* gfx11 PDE: A, Y named (umr) */
+	ck_assert_uint_eq(e.reserved_mask[0], BIT(53));
 }
 END_TEST
 
@@ -417,6 +486,118 @@ START_TEST(vb2_depth3_bs0)
 	ck_assert_uint_eq(w.steps[2].index, 0x1b3);
 	ck_assert_uint_eq(w.steps[3].index, 0x168);
 	ck_assert_uint_eq(w.pa, 0xabc123ull);
+	unload(&k);
+}
+END_TEST
+
+struct unusual_count {
+	unsigned n;
+	char detail[160];
+};
+
+static void count_unusual(void *ud, const struct pt_anomaly *a)
+{
+	struct unusual_count *u = ud;
+
+	if (a->kind == PT_AN_UNUSUAL) {
+		u->n++;
+		snprintf(u->detail, sizeof u->detail, "%s", a->detail);
+	}
+}
+
+/*
+ * P on a depth-3 root (PDB2): umr src/lib/read_vram.c takes any PDE with P
+ * as the page (pde_is_pte), here a 512 GiB one; amdgpu_vm_pt.c
+ * amdgpu_vm_ptes_update would write such an entry for a 512 GiB mapping.
+ * Walked, and check/info call it unusual.
+ */
+START_TEST(walk_root_leaf)
+{
+	static uint8_t m[4096];
+	struct unusual_count u = {0};
+	struct pt_stats st;
+	struct cap k;
+	struct pt_walk w;
+
+	memset(m, 0, sizeof m);
+	put64(m, 1 * 8, V9 | P9 | R9 | S9 | 0x8000000000ull);
+	k = load("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\npage_table_end_addr = 0xfffffffff\n"
+		 "cntl = 0x7\n", m, sizeof m);
+	ck_assert_int_eq(pt_walk_va(ctx_of(&k), 0x8000001234ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.nsteps, 1);
+	ck_assert_uint_eq(w.page_size, 1ull << 39);
+	ck_assert_uint_eq(w.pa, 0x8000001234ull);
+	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u), PT_OK);
+	ck_assert_uint_eq(u.n, 1);
+	ck_assert_msg(strstr(u.detail, "a leaf at the root level"), "%s", u.detail);
+	unload(&k);
+}
+END_TEST
+
+/*
+ * gfx11 PDE0 with A (tfs_addr, bit 57): the PTE-as-PDE's address is relative
+ * to the PTB (umr src/lib/read_vram.c: "real address of PTB for PTE-as-PDE
+ * to point is PDE0.PBA + PTE-as-PDE.PBA", and FB_OFFSET is not subtracted
+ * from it); the leaf below is a bus address as usual (FB_OFFSET 0x40).
+ */
+START_TEST(walk_tfs_addr)
+{
+	static uint8_t m[3 * 4096];
+	struct cap k;
+	struct pt_walk w;
+	const uint64_t fbo = 0x40000000ull;
+
+	memset(m, 0, sizeof m);
+	put64(m, 0x0000, V9 | BIT(57) | BFS9(9) | (fbo + 0x1000));   /* PDE0[0] -> PTB at 0x1000 */
+	put64(m, 0x1000 + 5 * 8, V9 | F9 | 0x1000);                  /* relative: 0x1000 + 0x1000 */
+	put64(m, 0x2000 + 3 * 8, V9 | R9 | (fbo + 0xabc000ull));
+	k = load("[vm v]\ngfx = 11\npage_table_base_addr = 0x40000001\npage_table_end_addr = 0xfffff\n"
+		 "cntl = 0x4b\nfb_offset = 0x40\n", m, sizeof m);
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_int_eq(pt_walk_va(ctx_of(&k), 0xa03045ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.nsteps, 3);
+	ck_assert_uint_eq(w.steps[2].table.addr, 0x2000);
+	ck_assert_uint_eq(w.steps[2].index, 3);
+	ck_assert_uint_eq(w.page_size, 4096);
+	ck_assert_uint_eq(w.pa, 0xabc045ull);
+	unload(&k);
+	/* Without A the same pointer is a bus address: 0x1000 is below FB_OFFSET: unsupported. */
+	put64(m, 0x0000, V9 | BFS9(9) | (fbo + 0x1000));
+	k = load("[vm v]\ngfx = 11\npage_table_base_addr = 0x40000001\npage_table_end_addr = 0xfffff\n"
+		 "cntl = 0x4b\nfb_offset = 0x40\n", m, sizeof m);
+	ck_assert_int_eq(pt_walk_va(ctx_of(&k), 0xa03045ull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNSUPPORTED);
+	unload(&k);
+}
+END_TEST
+
+/* F under a PDE0 with BFS 0: umr indexes a one-entry table (num_entry_bits 0). */
+START_TEST(walk_further_bfs0)
+{
+	static uint8_t m[5 * 4096];
+	struct unusual_count u = {0};
+	struct pt_stats st;
+	struct cap k;
+	struct pt_walk w;
+
+	memset(m, 0, sizeof m);
+	put64(m, 0x0000, V9 | 0x1000);
+	put64(m, 0x1000, V9 | 0x2000);
+	put64(m, 0x2000, V9 | 0x3000);                   /* PDE0 BFS 0 */
+	put64(m, 0x3000 + 7 * 8, V9 | F9 | 0x4000);      /* PTB[7]: further, one entry */
+	put64(m, 0x4000, V9 | R9 | 0x123000ull);
+	k = load("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\npage_table_end_addr = 0xfffffffff\n"
+		 "cntl = 0x7\n", m, sizeof m);
+	ck_assert_int_eq(pt_walk_va(ctx_of(&k), 0x7abcull, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.nsteps, 5);
+	ck_assert_uint_eq(w.page_size, 4096);
+	ck_assert_uint_eq(w.pa, 0x123abcull);
+	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u), PT_OK);
+	ck_assert_uint_eq(u.n, 1);
+	ck_assert_msg(strstr(u.detail, "one-entry table"), "%s", u.detail);
 	unload(&k);
 }
 END_TEST
@@ -550,14 +731,6 @@ START_TEST(key_errors)
 		"page_table_depth 0x4 in [vm v] is wider than its register field (max 0x3)");
 	key_err("[vm v]\ngfx = 9\n" OK_KEYS "page_table_block_size = 16\n", PT_E_VALUE,
 		"page_table_block_size 0x10");
-	key_err("[vm v]\ngfx = 9\n" OK_KEYS "fb_offset = 0x1000000\n", PT_E_VALUE, "fb_offset 0x1000000");
-	key_err("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\npage_table_end_addr = 0xfffffffff\n"
-		"cntl = 0x100000000\n", PT_E_VALUE, "cntl 0x100000000");
-	key_err("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\npage_table_end_addr = 0x1000000000\n"
-		"cntl = 0x7\n", PT_E_VALUE, "page_table_end_addr 0x1000000000");
-	key_err("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\npage_table_end_addr = 0xfffffffff\n"
-		"page_table_start_addr = 0x1000000000\ncntl = 0x7\n", PT_E_VALUE,
-		"page_table_start_addr 0x1000000000");
 	key_err("[vm v]\ngfx = 9\n" OK_KEYS "page_table_depth = 2\n", PT_E_VALUE,
 		"page_table_depth 2 disagrees with cntl 0x7 (PAGE_TABLE_DEPTH 3)");
 	key_err("[vm v]\ngfx = 9\n" OK_KEYS "page_table_block_size = 9\n", PT_E_VALUE,
@@ -574,6 +747,47 @@ START_TEST(key_errors)
 }
 END_TEST
 
+/*
+ * A register keeps its field (DESIGN §2.2): umr's envdefs write
+ * END_ADDR_HI32 = 0xFFFFFFFF, of which LOGICAL_PAGE_NUMBER_HI4 keeps bits
+ * 3:0 (gc_9_0_sh_mask.h mask 0xF); FB_OFFSET is [23:0], CNTL 32 bits.
+ * Masked, shown as written in info, warned about; never refused.
+ */
+START_TEST(registers_masked)
+{
+	struct cap k = load("[vm v]\ngfx = 9\npage_table_base_addr = 0x1\n"
+			    "page_table_end_addr = 0xffffffffffffffff\n"
+			    "page_table_start_addr = 0x1000000000\ncntl = 0x100000007\n"
+			    "fb_offset = 0x1000000\n", zero_page, sizeof zero_page);
+	const struct pt_context *ctx;
+	struct pt_buf b;
+	bool warned = false;
+
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_uint_eq(ctx->va_base, 0);
+	ck_assert_uint_eq(ctx->va_last, 0xffffffffffffull);
+	for (size_t i = 0; i < pt_capture_warning_count(k.c); i++) {
+		const char *w = pt_capture_warning(k.c, i);
+
+		if (strstr(w, "page_table_end_addr 0xffffffffffffffff is wider than its register field:"
+			      " the register holds 0xfffffffff") &&
+		    strstr(w, "page_table_start_addr 0x1000000000") && strstr(w, "cntl 0x100000007") &&
+		    strstr(w, "fb_offset 0x1000000"))
+			warned = true;
+	}
+	ck_assert_msg(warned, "no warning naming every masked register");
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_render_info(&b, ctx, PT_OUT_TEXT), PT_OK);
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "page_table_end_addr: 0xfffffffff (written 0xffffffffffffffff)\n"),
+		      "%s", b.data);
+	ck_assert_msg(strstr(b.data, "fb_offset: 0x0 (written 0x1000000)\n"), "%s", b.data);
+	pt_buf_free(&b);
+	unload(&k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gpuvm");
@@ -584,6 +798,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, vb1_gfx9);
 	tcase_add_test(tc, vb1_gfx10_11_12);
 	tcase_add_test(tc, open_cases);
+	tcase_add_test(tc, walk_root_leaf);
+	tcase_add_test(tc, walk_tfs_addr);
+	tcase_add_test(tc, walk_further_bfs0);
+	tcase_add_test(tc, gfx12_g_bit);
+	tcase_add_test(tc, gfx11_pde_bits);
 	tcase_add_test(tc, reserved_positions);
 	suite_add_tcase(s, tc);
 
@@ -600,6 +819,7 @@ static Suite *suite(void)
 
 	tc = tcase_create("keys");
 	tcase_add_test(tc, key_errors);
+	tcase_add_test(tc, registers_masked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -198,7 +198,8 @@ START_TEST(integers)
 		{"64k", PT_OK, 65536},
 		{"2M", PT_OK, 2u << 20},
 		{"4G", PT_OK, 4ull << 30},
-		{"0x10K", PT_OK, 16 << 10},
+		{"0x10K", PT_E_VALUE, 0},                   /* suffixes on decimal numbers only */
+		{"0x8000000g", PT_E_VALUE, 0},              /* a hex typo or a size: ambiguous */
 		{"18446744073709551615", PT_OK, UINT64_MAX},
 		{"0xffffffffffffffff", PT_OK, UINT64_MAX},
 		{"0x00000000000000000001", PT_OK, 1},       /* leading hex zeros are fine */
@@ -206,7 +207,7 @@ START_TEST(integers)
 		{"0x10000000000000000", PT_E_VALUE, 0},
 		{"17179869184G", PT_E_VALUE, 0},            /* 2^34 G = 2^64 */
 		{"17179869183G", PT_OK, 17179869183ull << 30},
-		{"0x3fffffffffffffK", PT_OK, 0x3fffffffffffffull << 10},
+		{"0x3fffffffffffffK", PT_E_VALUE, 0},
 		{"0x40000000000000K", PT_E_VALUE, 0},
 		{"", PT_E_VALUE, 0},
 		{"K", PT_E_VALUE, 0},
@@ -218,7 +219,7 @@ START_TEST(integers)
 		{"1 K", PT_E_VALUE, 0},
 		{"1KB", PT_E_VALUE, 0},
 		{"1T", PT_E_VALUE, 0},
-		{"0x1g", PT_OK, 1ull << 30},
+		{"0x1g", PT_E_VALUE, 0},
 		{"12a", PT_E_VALUE, 0},
 		{"0xfg0", PT_E_VALUE, 0},
 	};
@@ -440,7 +441,7 @@ static const struct bad {
 	{"[capture]\nversion = 0\nformat = nv-gmmu-ver2\n", PT_E_UNSUPPORTED,
 	 "capture.ini:2: capture version 0 is not supported (this ptfs reads version 1)"},
 	{"[capture]\nversion = 1.0\nformat = nv-gmmu-ver2\n", PT_E_VALUE,
-	 "capture.ini:2: bad integer '1.0' for 'version' in [capture] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:2: bad integer '1.0' for 'version' in [capture] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 	{"[capture]\nversion =\nformat = nv-gmmu-ver2\n", PT_E_VALUE,
 	 "capture.ini:2: empty value for 'version' in [capture]"},
 	{"[capture]\nversion = 1\nformat = nv-gmmu-ver9\n", PT_E_UNSUPPORTED,
@@ -469,9 +470,9 @@ static const struct bad {
 	 "capture.ini:2: space 'vram' in [memory m] is not a space of nv-gmmu-ver2 "
 	 "(vidmem, sysmem, peer0, peer1, peer2, peer3, peer4, peer5, peer6, peer7)"},
 	{NV_HEAD PDB "[memory m]\nspace = sysmem\nbase = 0x\nfile = f\n", PT_E_VALUE,
-	 "capture.ini:9: bad integer '0x' for 'base' in [memory m] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:9: bad integer '0x' for 'base' in [memory m] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 	{NV_HEAD PDB "[memory m]\nspace = sysmem\nbase = 0x1ffffffffffffffff\nfile = f\n", PT_E_VALUE,
-	 "capture.ini:9: bad integer '0x1ffffffffffffffff' for 'base' in [memory m] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:9: bad integer '0x1ffffffffffffffff' for 'base' in [memory m] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 	{NV_HEAD PDB "[memory m]\nspace = sysmem\nbase = 0\nfile =\n", PT_E_VALUE,
 	 "capture.ini:10: empty value for 'file' in [memory m]"},
 	{NV_HEAD PDB "[memory m]\nspace = sysmem\nbase = 0\nfile = /etc/passwd\n", PT_E_CAPTURE,
@@ -500,7 +501,7 @@ static const struct bad {
 	{NV_HEAD "[pdb pdb0]\nspace = vidmem\naddress = 0x201800\n", PT_E_VALUE,
 	 "capture.ini:6: address 0x201800 in [pdb pdb0] is not 4 KiB aligned"},
 	{NV_HEAD "[pdb pdb0]\nspace = vidmem\naddress = zero\n", PT_E_VALUE,
-	 "capture.ini:6: bad integer 'zero' for 'address' in [pdb pdb0] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:6: bad integer 'zero' for 'address' in [pdb pdb0] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 	{NV_HEAD PDB "big_page_size = 128K\n", PT_E_UNSUPPORTED,
 	 "capture.ini:7: big_page_size 128K in [pdb pdb0] is not supported (only 64K)"},
 	{NV_HEAD PDB "big_page_size = 0x20000\n", PT_E_UNSUPPORTED,
@@ -508,7 +509,7 @@ static const struct bad {
 	{NV_HEAD PDB "big_page_size = 4K\n", PT_E_VALUE,
 	 "capture.ini:7: big_page_size '4K' in [pdb pdb0] is not a VER2 big page size (64K)"},
 	{NV_HEAD PDB "big_page_size = 64KiB\n", PT_E_VALUE,
-	 "capture.ini:7: bad integer '64KiB' for 'big_page_size' in [pdb pdb0] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:7: bad integer '64KiB' for 'big_page_size' in [pdb pdb0] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 	{NV_HEAD PDB "space = sysmem\n", PT_E_VALUE, "capture.ini:7: duplicate key 'space' in [pdb pdb0] (first at line 5)"},
 	{NV_HEAD PDB "x-a = 1\nx-b = 2\nx-a = 3\n", PT_E_VALUE,
 	 "capture.ini:9: duplicate key 'x-a' in [pdb pdb0] (first at line 7)"},
@@ -531,7 +532,7 @@ static const struct bad {
 	{AMD_HEAD GART "MC_VM_FB_OFFSET = 0x40\nMC_VM_FB_OFFSET = 0x40\n", PT_E_VALUE,
 	 "capture.ini:9: duplicate key 'MC_VM_FB_OFFSET' in [gart gart0] (first at line 8)"},
 	{AMD_HEAD GART "MC_VM_AGP_TOP = -1\n", PT_E_VALUE,
-	 "capture.ini:8: bad integer '-1' for 'MC_VM_AGP_TOP' in [gart gart0] (decimal or 0x hex, optional K/M/G, at most 64 bits)"},
+	 "capture.ini:8: bad integer '-1' for 'MC_VM_AGP_TOP' in [gart gart0] (decimal with an optional K/M/G, or 0x hex, at most 64 bits)"},
 
 	/* the first error by line wins, whatever the section */
 	{NV_HEAD "[memory m]\nspace = sysmem\nbase = 1\nfile = f\nbogus = 1\n[pdb pdb0]\nspace = vidmem\n", PT_E_VALUE,

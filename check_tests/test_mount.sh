@@ -370,8 +370,16 @@ for g in gart-cosim gart-umr-kat; do
 			"result: mapped pa=$a:$(hexnum "$b") page=$c "*"leaf=${link#../}") ;;
 			*) echo "    walk/$va: $res"; fails=$((fails + 1)) ;;
 			esac
+		elif [ "$st" = aperture ]; then
+			# CONTEXT VA aperture APERTURE SPACE PA: a result, and no va/ link (table mappings only)
+			res=$(tail -n 1 "$mnt/$ctx/walk/$va" 2>/dev/null)
+			case $res in
+			"result: aperture=$a pa=$b:$(hexnum "$c")") ;;
+			*) echo "    walk/$va: '$res', want aperture=$a pa=$b:$c"; fails=$((fails + 1)) ;;
+			esac
+			[ ! -e "$mnt/$ctx/va/$va" ] || { echo "    va/$va exists for an aperture VA"; fails=$((fails + 1)); }
 		else
-			# CONTEXT VA fault FAULT LEVEL [APERTURE [SPACE PA]]
+			# CONTEXT VA fault FAULT LEVEL [APERTURE]
 			res=$(tail -n 1 "$mnt/$ctx/walk/$va" 2>/dev/null)
 			want="result: fault=$a"
 			[ "$b" = - ] || want="$want level=$b"

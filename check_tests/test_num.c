@@ -86,11 +86,13 @@ START_TEST(suffix)
 	ck_assert(ok("2m", PT_NUM_INI, 2u << 20));
 	ck_assert(ok("1G", PT_NUM_INI, UINT64_C(1) << 30));
 	ck_assert(ok("1g", PT_NUM_INI, UINT64_C(1) << 30));
-	ck_assert(ok("0x10K", PT_NUM_INI, 0x4000));
+	/* A size suffix goes on a decimal number only (issue #20 item 5): "0x8000000g" is refused. */
+	ck_assert(bad("0x10K", PT_NUM_INI));
+	ck_assert(bad("0x8000000g", PT_NUM_INI));
 	ck_assert(ok("0K", PT_NUM_INI, 0));
 	ck_assert(ok("17179869183G", PT_NUM_INI, UINT64_C(17179869183) << 30));
 	ck_assert(bad("17179869184G", PT_NUM_INI));
-	ck_assert(ok("0x3fffffffffffffK", PT_NUM_INI, UINT64_C(0x3fffffffffffff) << 10));
+	ck_assert(bad("0x3fffffffffffffK", PT_NUM_INI));
 	ck_assert(bad("0x40000000000000K", PT_NUM_INI));
 	ck_assert(bad("18014398509481984K", PT_NUM_INI));
 	ck_assert(bad("K", PT_NUM_INI));

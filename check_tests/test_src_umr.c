@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_capture.h"
 #include "pt_src_umr.h"
 #include "testutil.h"
 
@@ -135,9 +136,10 @@ START_TEST(gfx10_names)
 	struct pt_umr_log *log = parse_file("gfx10-vmid1.log", 0);
 	const struct pt_umr_ctx *c;
 
-	/* GCVM_ names say "10 or later"; which one only the caller can say */
+	/* GCVM_ names say "10 or later"; their addresses are gfx10's (gc_10_1_0_offset.h) */
 	ck_assert_uint_eq(log->gfx_names, 10);
-	ck_assert_uint_eq(log->gfx, 0);
+	ck_assert_uint_eq(log->gfx, 10);
+	ck_assert_uint_eq(log->nwarn, 0);
 	ck_assert_uint_eq(log->nctx, 2);
 	ck_assert_uint_eq(log->ctx[0].hub, PT_UMR_GFX);
 	ck_assert_uint_eq(log->ctx[1].hub, PT_UMR_MMHUB);
@@ -149,8 +151,13 @@ START_TEST(gfx10_names)
 	ck_assert(!c->reg[PT_UMR_CNTL].has);
 	ck_assert_uint_eq(log->hub[PT_UMR_GFX][PT_UMR_FB_BASE].value, 0x8000);
 	pt_umr_free(log);
+	/* Given gfx 11, the same addresses are no gfx11 VM registers: warned, ignored. */
 	log = parse_file("gfx10-vmid1.log", 11);
 	ck_assert_uint_eq(log->gfx, 11);
+	ck_assert_ptr_null(pt_umr_ctx_find(log, PT_UMR_GFX, 1));
+	ck_assert_uint_gt(log->nwarn, 0);
+	ck_assert_ptr_nonnull(strstr(log->warn[0], "gfx10-vmid1.log:1: the comment names MC_VM_FB_OFFSET, but"
+				     " MMIO@0xa5ac is "));
 	pt_umr_free(log);
 }
 END_TEST
@@ -179,16 +186,120 @@ START_TEST(by_address)
 	ck_assert_uint_eq(log->hub[PT_UMR_GFX][PT_UMR_FB_OFFSET].value, 0x40);
 	ck_assert_uint_eq(log->hub[PT_UMR_GFX][PT_UMR_SYS_HIGH].value, 7);
 	pt_umr_free(log);
-	/* a named register that is not a VM register is not looked up by address */
+	/* the address wins over a comment naming another register (umr ignores comments) */
 	t = "MMIO@0xA3AC = { 0x1 } ; gfx900.mmSOMETHING_ELSE\n";
 	ck_assert_int_eq(pt_umr_parse(t, strlen(t), "x", 9, &log, err, sizeof err), PT_OK);
-	ck_assert_uint_eq(log->nctx, 0);
+	ck_assert_uint_eq(log->nctx, 1);
+	ck_assert_uint_eq(log->nwarn, 1);
+	ck_assert_str_eq(log->warn[0], "x:1: the comment names gfx900.mmSOMETHING_ELSE, but MMIO@0xa3ac is"
+			 " VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 on gfx9: read as VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32");
 	pt_umr_free(log);
 	/* a gfx9 mmhub name: the IP prefix tells the hub */
 	t = "MMIO@0x6a3ac = { 0x1 } ; mmhub190.mmVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32\n";
 	ck_assert_int_eq(pt_umr_parse(t, strlen(t), "x", 0, &log, err, sizeof err), PT_OK);
 	ck_assert_ptr_nonnull(pt_umr_ctx_find(log, PT_UMR_MMHUB, 0));
 	pt_umr_free(log);
+}
+END_TEST
+
+/*
+ * The shapes of umr's own test/vm envdefs (src/test/test_vm.c), written here
+ * by hand: navi10 files name registers mmGCVM_CONTEXT0_... and mmVM_... in
+ * one file and call 0xA608 AGP_BASE (gc_10_1_0_offset.h: AGP_TOP); END_HI32
+ * is all ones.  The address decides; each disagreeing name is a warning.
+ */
+START_TEST(umr_shapes)
+{
+	const char *t =
+		"MMIO@0xA42C={0xff7d800}  ; mmGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32\n"
+		"MMIO@0xA430={0}          ; mmGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32\n"
+		"MMIO@0xA4AC={0xffffe10}  ; mmGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32\n"
+		"MMIO@0xA4B0={0xffffffff} ; mmVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32\n"
+		"MMIO@0xA3AC={0xfbeb001}  ; mmVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32\n"
+		"MMIO@0xA3B0={0}          ; mmGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32\n"
+		"MMIO@0xA600={0x8000}     ; mmGCMC_VM_FB_LOCATION_BASE\n"
+		"MMIO@0xA604={0x81ff}     ; mmGCMC_VM_FB_LOCATION_TOP\n"
+		"MMIO@0xA608={0}          ; mmGCMC_VM_AGP_BASE\n"
+		"MMIO@0xA610={0}          ; mmGCMC_VM_AGP_TOP\n"
+		"VRAM@0x1000={0001020304050607}\n";
+	struct pt_umr_log *log = NULL;
+	const struct pt_umr_ctx *c;
+	char err[256];
+
+	ck_assert_int_eq(pt_umr_parse(t, strlen(t), "navi.envdef", 10, &log, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(log->gfx, 10);
+	c = pt_umr_ctx_find(log, PT_UMR_GFX, 0);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->end.value, 0xffffffff0ffffe10ull);   /* the format masks it (fmt_gart.c) */
+	ck_assert_uint_eq(c->base.value, 0xfbeb001);
+	ck_assert(log->hub[PT_UMR_GFX][PT_UMR_AGP_TOP].has);
+	ck_assert_uint_eq(log->hub[PT_UMR_GFX][PT_UMR_AGP_TOP].line, 9);
+	ck_assert_uint_eq(log->hub[PT_UMR_GFX][PT_UMR_AGP_BASE].line, 10);
+	ck_assert_uint_eq(log->nwarn, 2);
+	ck_assert_str_eq(log->warn[0], "navi.envdef:9: the comment names MC_VM_AGP_BASE, but MMIO@0xa608 is"
+			 " MC_VM_AGP_TOP on gfx10: read as MC_VM_AGP_TOP");
+	pt_umr_free(log);
+	/* Without a generation the names' addresses tell it: gfx10 (GCVM_ style breaks the gfx9 tie). */
+	ck_assert_int_eq(pt_umr_parse(t, strlen(t), "navi.envdef", 0, &log, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(log->gfx, 10);
+	pt_umr_free(log);
+	/* A gfx9 name where gfx11 has another register: read as gfx11's, warned. */
+	t = "MMIO@0xA3A0={0x7} ; mmVM_CONTEXT0_CNTL\nMMIO@0xA200={0x7} ; mmVM_CONTEXT0_CNTL\n";
+	ck_assert_int_eq(pt_umr_parse(t, strlen(t), "x", 11, &log, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(log->nwarn, 1);
+	ck_assert_str_eq(log->warn[0], "x:2: the comment names VM_CONTEXT0_CNTL, but MMIO@0xa200 is no VM"
+			 " register on gfx11: ignored (umr reads registers by address)");
+	ck_assert_ptr_nonnull(pt_umr_ctx_find(log, PT_UMR_GFX, 0));
+	pt_umr_free(log);
+}
+END_TEST
+
+/*
+ * Records merge into regions (issue #26.3): adjacent and overlapping reads of
+ * one space are one region whatever their order in the file; a gap of one
+ * byte keeps two regions (the byte between was never read: not captured).
+ */
+START_TEST(merge_regions)
+{
+	struct pt_umr_log *log = NULL;
+	char err[256], *t;
+	size_t n = 0, cap = 64 * 4096;
+
+	t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	/* 4096 two-byte records, written from the top down: one 8 KiB region */
+	for (int i = 4095; i >= 0; i--)
+		n += (size_t)snprintf(t + n, cap - n, "VRAM@0x%x={%02x%02x}\n", 0x10000 + 2 * i, i & 0xff, 0xa5);
+	/* overlapping re-read that agrees, and a one-byte record past a one-byte gap */
+	n += (size_t)snprintf(t + n, cap - n, "VRAM@0x10001={a501}\nVRAM@0x12001={77}\n");
+	ck_assert_int_eq(pt_umr_parse(t, n, "m.log", 9, &log, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(log->nmem, 2);
+	ck_assert_uint_eq(log->mem[0].addr, 0x10000);
+	ck_assert_uint_eq(log->mem[0].len, 8192);
+	ck_assert_uint_eq(log->mem[0].line, 1);             /* the region names its first line in the file */
+	ck_assert_uint_eq(log->mem[0].data[2 * 300], 300 & 0xff);
+	ck_assert_uint_eq(log->mem[0].data[2 * 300 + 1], 0xa5);
+	ck_assert_uint_eq(log->mem[1].addr, 0x12001);
+	ck_assert_uint_eq(log->mem[1].len, 1);
+	pt_umr_free(log);
+	free(t);
+}
+END_TEST
+
+/* umr ASIC names and their generations (umr database/NAME.asic: its gc_X_Y_Z.reg). */
+START_TEST(asic_names)
+{
+	ck_assert_uint_eq(pt_umr_asic_gfx("raven1"), 9);
+	ck_assert_uint_eq(pt_umr_asic_gfx("aldebaran"), 9);
+	ck_assert_uint_eq(pt_umr_asic_gfx("navi10"), 10);
+	ck_assert_uint_eq(pt_umr_asic_gfx("sienna_cichlid"), 10);
+	ck_assert_uint_eq(pt_umr_asic_gfx("gfx11_vm_test"), 11);
+	ck_assert_uint_eq(pt_umr_asic_gfx("gfx1100"), 11);
+	ck_assert_uint_eq(pt_umr_asic_gfx("gfx1201"), 12);
+	ck_assert_uint_eq(pt_umr_asic_gfx("gfx942"), 9);
+	ck_assert_uint_eq(pt_umr_asic_gfx("polaris11"), 8);
+	ck_assert_uint_eq(pt_umr_asic_gfx("navi99"), 0);
+	ck_assert_uint_eq(pt_umr_asic_gfx("gfx13000"), 0);
 }
 END_TEST
 
@@ -232,13 +343,6 @@ static const struct {
 	  "run.envdef:1: VM_CONTEXT3_CNTL reads 0x5 here but 0x7 on line 1" },
 	{ "MMIO@0xa20c = { 0x7 }\nMMIO@0xa20c = { 0x5 }\n", 9, PT_E_VALUE,
 	  "run.envdef:2: VM_CONTEXT3_CNTL reads 0x5 here but 0x7 on line 1" },
-	/* generations */
-	{ "MMIO@0x1 = { 0x7 } ; gfx930.mmVM_CONTEXT3_CNTL\nMMIO@0x2 = { 0x7 } ; GCVM_CONTEXT3_CNTL\n", 0,
-	  PT_E_VALUE, "run.envdef:2: gfx9 register names (line 1) and gfx10+ names (line 2) in one log" },
-	{ "MMIO@0x1 = { 0x7 } ; gfx930.mmVM_CONTEXT3_CNTL\n", 10, PT_E_USAGE,
-	  "run.envdef:1: register names are gfx9 (VM_CONTEXT*), but gfx 10 was given" },
-	{ "MMIO@0x1 = { 0x7 } ; regGCVM_CONTEXT3_CNTL\n", 9, PT_E_USAGE,
-	  "run.envdef:1: register names are gfx10 or later (GCVM_/MMVM_), but gfx 9 was given" },
 	{ "MMIO@0x1 = { 0x7 }\n", 8, PT_E_USAGE, "run.envdef:1: gfx 8 is not 9, 10, 11 or 12" },
 };
 
@@ -319,6 +423,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, gfx9_depth3);
 	tcase_add_test(tc, gfx10_names);
 	tcase_add_test(tc, by_address);
+	tcase_add_test(tc, umr_shapes);
+	tcase_add_test(tc, asic_names);
+	tcase_add_test(tc, merge_regions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("records");

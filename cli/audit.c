@@ -300,6 +300,34 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 		return next > va ? next : 0;
 	}
 
+	if (pt_walk_aperture_hit(&w)) {
+		/* Translated by the memory controller without the table (DESIGN §2.2): mapped. */
+		r->mapped = true;
+		r->space = w.aperture.space;
+		r->pa = w.aperture.pa;
+		r->page_va = va;
+		r->page_size = g->va + (g->size - 1) - va + 1;
+		if (w.aperture.last >= va && w.aperture.last - va + 1 < r->page_size)
+			r->page_size = w.aperture.last - va + 1;
+		{
+			struct pt_table root;
+
+			/* The record stops where the table's range starts (the walk resumes there). */
+			pt_table_root(ctx, &root);
+			if (va < root.va_base && root.va_base - va < r->page_size)
+				r->page_size = root.va_base - va;
+		}
+		if (g->has_pa && w.aperture.pa != r->expected) {
+			r->verdict = V_PA_MISMATCH;
+			snprintf(r->reason, sizeof r->reason, "aperture %s: expected 0x%" PRIx64,
+				 w.aperture.name, r->expected);
+		} else {
+			r->verdict = V_OK;
+			snprintf(r->reason, sizeof r->reason, "aperture %s", w.aperture.name);
+		}
+		next = va + r->page_size;
+		return next > va ? next : 0;
+	}
 	r->verdict = V_UNMAPPED;
 	if (w.fault == PT_FAULT_OUT_OF_RANGE) {
 		struct pt_table root;

@@ -164,6 +164,25 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 				argv[w++] = argv[i++];
 			break;
 		}
+		if (strcmp(argv[i], "--asic") == 0 || strncmp(argv[i], "--asic=", 7) == 0) {
+			/* A umr ASIC name: its generation (--gfx N by another name). */
+			const char *a = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < *argc ? argv[++i] : NULL;
+			unsigned g = a ? pt_umr_asic_gfx(a) : 0;
+
+			if (g < 9) {
+				*status = cli_fail(PT_E_USAGE, "--asic '%s': %s", a ? a : "",
+						   g ? "a pre-gfx9 ASIC: no GPUVM ptfs reads"
+						     : "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
+				return false;
+			}
+			if (load_opts.gfx && load_opts.gfx != g) {
+				*status = cli_fail(PT_E_USAGE, "--asic %s is gfx%u, but --gfx %u was given", a, g,
+						   load_opts.gfx);
+				return false;
+			}
+			load_opts.gfx = g;
+			continue;
+		}
 		if (strcmp(argv[i], "--gfx") == 0) {
 			if (i + 1 >= *argc) {
 				*status = cli_fail(PT_E_USAGE, "--gfx needs a value: 9, 10, 11 or 12");
@@ -178,6 +197,10 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 		}
 		if (!cli_parse_u64(v, &n) || n < 9 || n > 12) {
 			*status = cli_fail(PT_E_USAGE, "--gfx '%s': the GFX generation is 9, 10, 11 or 12", v);
+			return false;
+		}
+		if (load_opts.gfx && load_opts.gfx != n) {
+			*status = cli_fail(PT_E_USAGE, "--gfx %s disagrees with --asic (gfx%u)", v, load_opts.gfx);
 			return false;
 		}
 		load_opts.gfx = (unsigned)n;

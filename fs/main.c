@@ -44,6 +44,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	/* kept for fuse_session_new() too: init() must repeat it (ops.c) */
 	PTFS_OPT("max_read=%u", max_read, 0),
 	PTFS_OPT("gfx=%u", gfx, 0),
+	PTFS_OPT("asic=%s", asic, 0),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
@@ -168,6 +169,18 @@ static bool load(struct ptfs *fs)
 		free(shown);
 		return false;
 	}
+	if (fs->opts.asic) {
+		unsigned g = pt_umr_asic_gfx(fs->opts.asic);
+
+		if (g < 9 || (fs->opts.gfx && fs->opts.gfx != g)) {
+			fprintf(stderr, "ptfs: E_USAGE: -o asic=%s: %s\n", fs->opts.asic,
+				g >= 9 ? "disagrees with -o gfx=" : g ? "a pre-gfx9 ASIC: no GPUVM ptfs reads"
+				: "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
+			free(shown);
+			return false;
+		}
+		fs->opts.gfx = g;
+	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx});
 	if (prog.shown)
@@ -236,6 +249,7 @@ static void unload(struct ptfs *fs)
 	ptfs_opens_free(fs);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
+	free(fs->opts.asic);
 }
 
 /* -o ro,default_permissions,fsname=CAPTURE: read-only, kernel-checked modes, named in mount(8). */

@@ -29,6 +29,7 @@ struct ptfs_opts {
 	int extra_nonopt;    /* non-options after the mountpoint (a usage error) */
 	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
 	unsigned gfx;        /* -o gfx=N: GFX generation of a umr log (0: not given) */
+	char *asic;          /* -o asic=NAME: a umr ASIC name, its generation (NULL: not given) */
 };
 
 /* Longest name statfs reports and lookup accepts. */

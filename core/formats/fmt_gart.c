@@ -58,10 +58,41 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 /* 50:48 (gfx10 MTYPE, reserved on gfx9) and 63:59 (BFS in a PDE only). */
 #define GART_RESERVED      (0x0007000000000000ull | 0xf800000000000000ull)
 
-static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
-			  struct pt_entry *out)
+/*
+ * A VMID0 GART of a later generation holds that generation's PTEs (the
+ * same hardware walker; umr decodes them with the ASIC's layout): the bits
+ * that move are MTYPE, PRT and the reserved ones.  gfx9 gmc_v9_0.c, gfx10
+ * gmc_v10_0.c / gfx11 gmc_v11_0.c (MTYPE 50:48, AMDGPU_PTE_MTYPE_NV10;
+ * NOALLOC 58), gfx12 gmc_v12_0.c (MTYPE 55:54, PRT 56, G 57, DCC 58, IS_PTE 63).
+ */
+struct gart_gen {
+	unsigned mtype_lo, mtype_w, prt;
+	uint64_t reserved;
+	const char *const *mtypes;
+};
+static const char *const mtype_names_nv[4] = {"NC", "WC", "CC", "UC"};
+static const struct gart_gen gart_gens[4] = {
+	{57, 2, 51, GART_RESERVED, mtype_names},
+	{48, 3, 51, (1ull << 57) | 0xf800000000000000ull, mtype_names_nv},
+	{48, 3, 51, (1ull << 57) | 0xf800000000000000ull, mtype_names_nv},
+	{54, 2, 56, 0x000f000000000000ull | 0x7000000000000000ull, mtype_names_nv},
+};
+
+static const struct gart_gen *gart_gen_of(unsigned gfx)
 {
-	uint64_t r, page_size;
+	return &gart_gens[gfx >= 10 && gfx <= 12 ? gfx - 9 : 0];
+}
+
+static uint64_t gart_mtype(const struct gart_gen *g, uint64_t r)
+{
+	return bits(r, g->mtype_lo + g->mtype_w - 1, g->mtype_lo);
+}
+
+static pt_err gart_decode_gen(unsigned gfx, unsigned level, unsigned page_shift, const uint8_t *raw,
+			      unsigned flags, struct pt_entry *out)
+{
+	const struct gart_gen *g = gart_gen_of(gfx);
+	uint64_t r, page_size, mt;
 
 	if (level != 0 || !raw) {
 		pt_entry_reset(out, 0, NULL, flags);
@@ -92,7 +123,8 @@ static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 		out->space = GART_SYSTEM(r) ? SP_SYSMEM : SP_VRAM;
 		out->pa = GART_ADDRESS(r);
 	}
-	out->reserved_mask[0] = r & GART_RESERVED;
+	out->reserved_mask[0] = r & g->reserved;
+	mt = gart_mtype(g, r);
 
 	pt_entry_add(out, "valid", PT_FK_BIT, GART_VALID(r));
 	pt_entry_add(out, "system", PT_FK_BIT, GART_SYSTEM(r));
@@ -103,17 +135,35 @@ static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 	pt_entry_add(out, "writeable", PT_FK_BIT, GART_WRITE(r));
 	pt_entry_add(out, "fragment", PT_FK_UINT, GART_FRAGMENT(r));
 	pt_entry_add(out, "address", PT_FK_HEX, GART_ADDRESS(r));
-	pt_entry_add(out, "prt", PT_FK_BIT, GART_PRT(r));
+	pt_entry_add(out, "prt", PT_FK_BIT, bits(r, g->prt, g->prt));
 	pt_entry_add(out, "sw", PT_FK_UINT, GART_SW(r));
 	pt_entry_add(out, "pte", PT_FK_BIT, GART_PTE(r));
 	pt_entry_add(out, "log", PT_FK_BIT, GART_LOG(r));
 	pt_entry_add(out, "translate_further", PT_FK_BIT, GART_TF(r));
-	pt_entry_add(out, "mtype", PT_FK_UINT, GART_MTYPE(r));
-	pt_entry_add_str(out, "mtype_name", mtype_names[GART_MTYPE(r)]);
+	pt_entry_add(out, "mtype", PT_FK_UINT, mt);
+	pt_entry_add_str(out, "mtype_name", mt < 4 ? g->mtypes[mt] : NULL);
 	pt_entry_add(out, "page_size", PT_FK_HEX, page_size);
 	pt_entry_add(out, "reserved_bits", PT_FK_BOOL, out->reserved_mask[0] != 0);
 	pt_entry_add(out, "reserved_mask", PT_FK_HEX, out->reserved_mask[0]);
 	return PT_OK;
+}
+
+static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
+			  struct pt_entry *out)
+{
+	return gart_decode_gen(9, level, page_shift, raw, flags, out);
+}
+
+static pt_err gart_decode10(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
+			  struct pt_entry *out)
+{
+	return gart_decode_gen(10, level, page_shift, raw, flags, out);
+}
+
+static pt_err gart_decode12(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
+			  struct pt_entry *out)
+{
+	return gart_decode_gen(12, level, page_shift, raw, flags, out);
 }
 
 /*
@@ -128,7 +178,7 @@ static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 	uint32_t p = e->perm;
 	const bool set[] = {
 		!(p & PT_PERM_NO_READ), !(p & PT_PERM_NO_WRITE), p & PT_PERM_EXEC,
-		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, GART_PRT(e->raw[0]),
+		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, pt_entry_field(e, "prt") && pt_entry_field(e, "prt")->v,
 	};
 	static const char *const names[] = {
 		"readable", "writeable", "executable", "snooped", "tmz", "prt",
@@ -146,7 +196,13 @@ static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 /* maps KIND column: the GART has no kinds; MTYPE is the memory type. */
 static void gart_kind_name(const struct pt_entry *e, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", mtype_names[GART_MTYPE(e->raw[0])]);
+	const struct pt_field *n = pt_entry_field(e, "mtype_name");
+	const struct pt_field *m = pt_entry_field(e, "mtype");
+
+	if (n && n->s)
+		snprintf(buf, len, "%s", n->s);
+	else
+		snprintf(buf, len, "mtype%" PRIu64, m ? m->v : 0);
 }
 
 /* ---- registers ---------------------------------------------------------- */
@@ -204,6 +260,22 @@ static pt_err layout_error(char *errbuf, size_t errlen, const char *fmt, ...)
 	return PT_E_VALUE;
 }
 
+uint64_t pt_gart_reg_mask(enum pt_gart_reg r)
+{
+	switch (r) {
+	case PT_GR_PT_BASE:
+		return UINT64_MAX;             /* PAGE_DIRECTORY_ENTRY_LO32/HI32: a whole PDE */
+	case PT_GR_PT_START:
+	case PT_GR_PT_END:
+		return PAGE_NUMBER_MAX;        /* LOGICAL_PAGE_NUMBER_LO32 + _HI4 (gc_9_0_sh_mask.h) */
+	case PT_GR_SYS_LOW:
+	case PT_GR_SYS_HIGH:
+		return 0x3fffffffull;          /* LOGICAL_ADDR [29:0] (mmhub_1_0_sh_mask.h) */
+	default:
+		return 0xffffffull;            /* FB_BASE/FB_TOP/FB_OFFSET/AGP_* [23:0] */
+	}
+}
+
 pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
 			     struct pt_gart_layout *l, char *errbuf, size_t errlen)
 {
@@ -213,9 +285,18 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	*l = (struct pt_gart_layout){0};
 	if (errbuf && errlen)
 		errbuf[0] = 0;
+	/*
+	 * A register holds its field: the bits written outside it are not
+	 * there after the write (umr's envdefs write END_ADDR_HI32 =
+	 * 0xFFFFFFFF, a 4-bit field).  Decode the field, keep the written
+	 * value for info, and let the caller warn.
+	 */
 	for (unsigned i = 0; i < PT_GR__COUNT; i++) {
 		l->has[i] = has[i];
-		l->raw[i] = has[i] ? raw[i] : 0;
+		l->written[i] = has[i] ? raw[i] : 0;
+		l->raw[i] = l->written[i] & pt_gart_reg_mask(i);
+		if (l->raw[i] != l->written[i])
+			l->masked |= 1u << i;
 	}
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
 		if (!has[required[i]])
@@ -230,10 +311,21 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	l->agp_top = has[PT_GR_AGP_TOP] ? MC_24_TOP(l->raw[PT_GR_AGP_TOP]) : 0;
 	l->sys_low = MC_30(l->raw[PT_GR_SYS_LOW]);
 	l->sys_high = MC_30(l->raw[PT_GR_SYS_HIGH]);
+	/*
+	 * An FB aperture ending below its start is no aperture a driver
+	 * programs: refuse it.  AGP BOT above TOP is how amdgpu disables AGP
+	 * (gfxhub_v1_0.c init_system_aperture_regs: BOT 0xFFFFFF, TOP 0): an
+	 * empty aperture, not an error.
+	 */
+	if (has[PT_GR_FB_BASE] && has[PT_GR_FB_TOP] && l->fb_top < l->fb_base)
+		return layout_error(errbuf, errlen,
+				    "%s 0x%" PRIx64 " is below %s 0x%" PRIx64 " (an empty FB aperture)",
+				    reg_names[PT_GR_FB_TOP], l->raw[PT_GR_FB_TOP],
+				    reg_names[PT_GR_FB_BASE], l->raw[PT_GR_FB_BASE]);
 
-	base = raw[PT_GR_PT_BASE];
-	start = raw[PT_GR_PT_START];
-	end = raw[PT_GR_PT_END];
+	base = l->raw[PT_GR_PT_BASE];
+	start = l->raw[PT_GR_PT_START];
+	end = l->raw[PT_GR_PT_END];
 	l->base_raw = base;
 	l->base_valid = BASE_VALID(base);
 	l->base_system = BASE_SYSTEM(base);
@@ -270,10 +362,6 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 				    "%s..%s span 0x%" PRIx64 "..0x%" PRIx64 " is absurd"
 				    " (more than 2^36 entries)",
 				    reg_names[PT_GR_PT_START], reg_names[PT_GR_PT_END], start, end);
-	if (end > PAGE_NUMBER_MAX)
-		return layout_error(errbuf, errlen,
-				    "%s 0x%" PRIx64 " is past the 48-bit VA (page number > 0x%" PRIx64 ")",
-				    reg_names[PT_GR_PT_END], end, (uint64_t)PAGE_NUMBER_MAX);
 
 	if (l->base_system) {
 		l->table_space = SP_SYSMEM;
@@ -312,12 +400,14 @@ void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_ape
 		out->hit = true;
 		out->space = SP_VRAM;
 		out->pa = va - l->fb_base;
+		out->last = l->fb_top;
 	} else if (l->has[PT_GR_AGP_BASE] && l->has[PT_GR_AGP_BOT] && l->has[PT_GR_AGP_TOP] &&
 		   va >= l->agp_bot && va <= l->agp_top) {
 		out->name = "agp";
 		out->hit = true;
 		out->space = SP_SYSMEM;
 		out->pa = va - l->agp_bot + l->agp_base;
+		out->last = l->agp_top;
 	}
 }
 
@@ -341,6 +431,19 @@ static pt_err gart_ctx_key(void *priv, const struct pt_ctx_key *k)
 			l->has[r] = true;
 			return pt_ctx_key_uint(k, &l->raw[r]);
 		}
+	if (!strcmp(k->key, "gfx")) {
+		/* The generation whose PTE layout the GART holds (default 9). */
+		uint64_t v;
+		pt_err rc = pt_ctx_key_uint(k, &v);
+
+		if (rc)
+			return rc;
+		if (v < 9 || v > 12)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "gfx %" PRIu64 " in %s is not 9, 10, 11 or 12",
+					       v, k->label);
+		l->gfx = (unsigned)v;
+		return PT_OK;
+	}
 	return PT_E_NOTFOUND;
 }
 
@@ -355,6 +458,21 @@ static const char *gart_ctx_missing(const void *priv)
 	return NULL;
 }
 
+void pt_gart_masked_warning(const struct pt_gart_layout *l, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!buf || !len)
+		return;
+	buf[0] = 0;
+	for (unsigned r = 0; r < PT_GR__COUNT && off < len; r++)
+		if (l->masked & 1u << r)
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s 0x%" PRIx64 " is wider than its field: the register"
+						" holds 0x%" PRIx64, off ? "; " : "", reg_names[r],
+						l->written[r], l->raw[r]);
+}
+
 static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct pt_gart_layout *l = ctx->priv;
@@ -362,11 +480,20 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	bool has[PT_GR__COUNT];
 	pt_err rc;
 
+	unsigned gfx = l->gfx ? l->gfx : 9;
+
 	memcpy(raw, l->raw, sizeof raw);
 	memcpy(has, l->has, sizeof has);
 	rc = pt_gart_layout_decode(raw, has, l, err, errlen);
 	if (rc)
 		return rc;
+	l->gfx = gfx;
+	if (gfx > 9) {
+		l->fmt = pt_format_gart;
+		l->fmt.decode = gfx == 12 ? gart_decode12 : gart_decode10;
+		ctx->fmt = &l->fmt;
+	}
+	pt_gart_masked_warning(l, err, errlen);
 	ctx->root_space = l->table_space;
 	ctx->root_addr = l->table_addr;
 	ctx->root_entries = l->entries;
@@ -379,7 +506,8 @@ static pt_err gart_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 
 const struct pt_gart_layout *pt_gart_of(const struct pt_context *ctx)
 {
-	return ctx->fmt == &pt_format_gart ? ctx->priv : NULL;
+	return ctx->fmt == &pt_format_gart || (ctx->fmt && !strcmp(ctx->fmt->name, pt_format_gart.name))
+	       ? ctx->priv : NULL;
 }
 
 static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
@@ -390,9 +518,16 @@ static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
 	/* A context built without registers (unit tests) has no layout lines. */
 	if (!l || !l->page_size)
 		return;
-	for (int r = 0; r < PT_GR__COUNT; r++)
-		if (l->has[r])
-			pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", pt_gart_reg_name(r), l->raw[r]);
+	for (int r = 0; r < PT_GR__COUNT; r++) {
+		if (!l->has[r])
+			continue;
+		pt_buf_printf(b, "%s: 0x%" PRIx64, pt_gart_reg_name(r), l->raw[r]);
+		if (l->masked & 1u << r)
+			pt_buf_printf(b, " (written 0x%" PRIx64 ")", l->written[r]);
+		pt_buf_puts(b, "\n");
+	}
+	if (l->gfx > 9)
+		pt_buf_printf(b, "gfx: %u\n", l->gfx);
 	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", fmt->spaces[l->table_space], l->table_addr);
 	pt_buf_printf(b, "block_fragment_size: %u\npage_size: 0x%" PRIx64 "\n", l->bfs, l->page_size);
 	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\nentries: %" PRIu64 "\n",
@@ -411,7 +546,7 @@ static void gart_info_text(const struct pt_context *ctx, struct pt_buf *b)
 static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 {
 	const struct pt_gart_layout *l = ctx->priv;
-	struct pt_jobj regs = {0};
+	struct pt_jobj regs = {0}, written = {0};
 
 	if (!l || !l->page_size)
 		return;
@@ -419,6 +554,13 @@ static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		if (l->has[r])
 			pt_jobj_hex(&regs, pt_gart_reg_name(r), l->raw[r]);
 	pt_jobj_obj(o, "registers", &regs);
+	if (l->masked) {
+		/* Only the registers written wider than their fields: what was written. */
+		for (int r = 0; r < PT_GR__COUNT; r++)
+			if (l->masked & 1u << r)
+				pt_jobj_hex(&written, pt_gart_reg_name(r), l->written[r]);
+		pt_jobj_obj(o, "registers_written", &written);
+	}
 	pt_jobj_u(o, "block_fragment_size", l->bfs);
 	pt_jobj_hex(o, "page_size", l->page_size);
 	pt_jobj_hex(o, "va_start", l->va_start);

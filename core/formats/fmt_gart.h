@@ -47,16 +47,30 @@ struct pt_gart_layout {
 	uint64_t va_end;          /* (END << 12) | 0xfff, inclusive */
 	uint64_t entries;         /* (va_end - va_start + 1) / page_size */
 	bool has[PT_GR__COUNT];   /* which registers were given */
-	uint64_t raw[PT_GR__COUNT];
+	uint64_t raw[PT_GR__COUNT];      /* the register: the written value masked to its field */
+	uint64_t written[PT_GR__COUNT];  /* as written (capture.ini, umr MMIO@, gem5) */
+	unsigned masked;                 /* bit r: written[r] had bits outside the field */
 	uint64_t fb_base, fb_top, fb_offset;          /* decoded; top inclusive */
 	uint64_t agp_base, agp_bot, agp_top;          /* decoded; top inclusive */
 	uint64_t sys_low, sys_high;                   /* decoded: [29:0] << 18 */
+	unsigned gfx;                 /* the PTE layout's generation ([gart] gfx = N; 9 by default) */
+	struct pt_format fmt;         /* gfx > 9: the context's descriptor (its decoder) */
 };
 
 /*
- * Decodes raw registers RAW/HAS into L (core/fmt_gart.c).  PT_E_VALUE when a
- * required register is missing, START > END, END is past the 48-bit VA, BASE
- * holds no address, or a vram BASE lies below FB_OFFSET<<24.  A BASE with
+ * The field of register R (DESIGN §2.2): START/END 36-bit page numbers
+ * (LOGICAL_PAGE_NUMBER_LO32 + _HI4), FB/AGP [23:0], SYSTEM_APERTURE [29:0],
+ * BASE all 64 bits (a PDE-format value).
+ */
+uint64_t pt_gart_reg_mask(enum pt_gart_reg r);
+
+/*
+ * Decodes raw registers RAW/HAS into L (core/fmt_gart.c).  A value wider
+ * than its register's field is masked to it (L->masked says which; the
+ * hardware keeps only the field).  PT_E_VALUE when a
+ * required register is missing, START > END, FB_LOCATION_TOP is below
+ * FB_LOCATION_BASE, BASE holds no address, or a vram BASE lies below
+ * FB_OFFSET<<24.  A BASE with
  * bit 0 clear but an address is accepted (gem5 clears bit 0 when it stores
  * the register, so co-simulation captures look like that; DESIGN §2.2's
  * worked check uses 0x3EE600000); base_valid reports the bit.  The message
@@ -64,6 +78,12 @@ struct pt_gart_layout {
  */
 pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT_GR__COUNT],
 			     struct pt_gart_layout *l, char *errbuf, size_t errlen);
+
+/*
+ * The warning for L's masked registers ("NAME 0xW is wider than its field:
+ * the register holds 0xV; ..."), "" when none was, into BUF.
+ */
+void pt_gart_masked_warning(const struct pt_gart_layout *l, char *buf, size_t len);
 
 /*
  * Where a VA outside the GART range goes (DESIGN §2.2): name "fb", "agp" or

@@ -24,10 +24,21 @@
  *  - every address with system=0 is an MC address: FB_OFFSET<<24 is
  *    subtracted (space_bias) for pages and tables alike.
  *
- * Where the sources leave a case open (§B.7) the entry is `unsupported`:
- * P on a depth-3 root (a 512 GiB leaf), translate_further under a PDE0
- * with BFS 0, a further table under a gfx11+ PDE0 with A (tfs_addr, umr
- * only) set, a valid leaf with PRT set (Linux's no-retry fault encoding).
+ * Where umr walks a case no driver writes, ptfs walks it the same way and
+ * flags the entry `unusual` (info, check): P on a depth-3 root (a 512 GiB
+ * leaf; amdgpu_vm_ptes_update would write one for a huge enough
+ * mapping), translate_further under a PDE0 with BFS 0 (a one-entry table;
+ * umr read_vram.c indexes it with 0 bits).  A gfx11+ PDE0 with A
+ * (tfs_addr) makes the further tables' addresses relative to the PTB (umr
+ * read_vram.c adds PDE0's PBA to the PTE-as-PDE's).  A valid leaf with PRT
+ * set (Linux's no-retry fault encoding) stays `unsupported`.
+ *
+ * One source per generation for the bits the kernel and umr disagree on:
+ * gfx9, gfx10 and gfx12 follow the kernel's gmc_v9_0.c / gmc_v10_0.c /
+ * gmc_v12_0.c comments and amdgpu_vm.h; gfx11 PDEs follow umr's
+ * decode_pde_entry (src/lib/read_vram.c case 11: mtype 50:48, tfs_addr 57,
+ * llc_noalloc 58), the only source that defines bit 57, which its own test
+ * 17 uses; gmc_v11_0.c says "reserved" for all three.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -72,13 +83,17 @@ struct gen_bits {
 	int dcc;          /* AMDGPU_PTE_DCC 58, gfx12 */
 	int bus_atomics;  /* AMDGPU_PTE_BUS_ATOMICS 59, GC 12.1 */
 	int tfs_addr;     /* PDE A (umr tfs_addr): gfx11 57, gfx12 56 */
-	int pde_mtype_lo; /* gfx12 PDE M 55:54; -1 elsewhere (gfx11's 50:48 is umr only: reserved) */
+	int pde_mtype_lo; /* PDE mtype: gfx11 50:48 (umr), gfx12 M 55:54 (gmc_v12_0.c); -1 elsewhere */
+	int pde_mtype_w;
+	int pde_noalloc;  /* PDE llc_noalloc: gfx11 58 (umr read_vram.c case 11) */
+	int gcr;          /* PTE G: gfx12 57 (gmc_v12_0.c "57 G"; umr gcr) */
 };
 
-static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1};
-static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1};
-static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, -1};
-static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54};
+/*  p  bfs prt mt w  log tf  noal dcc bus tfs pmt pw pnoal gcr */
+static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1, 0, -1, -1};
+static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1, 0, -1, -1};
+static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, 48, 3, 58, -1};
+static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54, 2, -1, 57};
 
 static const struct gen_bits *gen_of(unsigned gfx)
 {
@@ -125,6 +140,8 @@ static uint64_t pte_named(const struct gen_bits *g)
 		m |= BIT(g->dcc);
 	if (g->bus_atomics >= 0)
 		m |= BIT(g->bus_atomics);
+	if (g->gcr >= 0)
+		m |= BIT(g->gcr);
 	return m;
 }
 
@@ -137,7 +154,9 @@ static uint64_t pde_named(const struct gen_bits *g, bool at_ptb)
 	if (g->tfs_addr >= 0)
 		m |= BIT(g->tfs_addr);
 	if (g->pde_mtype_lo >= 0)
-		m |= 3ull << g->pde_mtype_lo;
+		m |= ((1ull << g->pde_mtype_w) - 1) << g->pde_mtype_lo;
+	if (g->pde_noalloc >= 0)
+		m |= BIT(g->pde_noalloc);
 	return m;
 }
 
@@ -173,6 +192,8 @@ static void add_pte_fields(struct pt_entry *e, unsigned gfx, const struct gen_bi
 	if (g->bus_atomics >= 0)
 		pt_entry_add(e, "bus_atomics", PT_FK_BIT,
 			     bits(r, (unsigned)g->bus_atomics, (unsigned)g->bus_atomics));
+	if (g->gcr >= 0)
+		pt_entry_add(e, "gcr", PT_FK_BIT, bits(r, (unsigned)g->gcr, (unsigned)g->gcr));
 	pt_entry_add(e, "page_size", PT_FK_HEX, page_size);
 	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
 	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
@@ -194,7 +215,11 @@ static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_
 			     bits(r, (unsigned)g->tfs_addr, (unsigned)g->tfs_addr));
 	if (g->pde_mtype_lo >= 0)
 		pt_entry_add(e, "mtype", PT_FK_UINT,
-			     bits(r, (unsigned)g->pde_mtype_lo + 1, (unsigned)g->pde_mtype_lo));
+			     bits(r, (unsigned)(g->pde_mtype_lo + g->pde_mtype_w - 1),
+				  (unsigned)g->pde_mtype_lo));
+	if (g->pde_noalloc >= 0)
+		pt_entry_add(e, "noalloc", PT_FK_BIT,
+			     bits(r, (unsigned)g->pde_noalloc, (unsigned)g->pde_noalloc));
 	pt_entry_add(e, "block_fragment_size", PT_FK_UINT,
 		     bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo));
 	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
@@ -262,13 +287,18 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 		/* A directory entry: PDE layout unless P makes it a huge-page PTE (§B.5 step 5). */
 		if (valid && p) {
 			add_pte_fields(out, gfx, g, r, page_size);
-			/* §B.7.6: what the hardware does with P on a depth-3 root: no source. */
-			if (lk == LK_PDB2)
+			if (bits(r, (unsigned)g->prt, (unsigned)g->prt)) {
 				out->state = PT_ST_UNSUPPORTED;
-			else if (bits(r, (unsigned)g->prt, (unsigned)g->prt))
-				out->state = PT_ST_UNSUPPORTED;
-			else
+			} else {
 				set_leaf(out, r, page_size);
+				/*
+				 * P on a depth-3 root: umr reads it as a leaf of the
+				 * root's span (read_vram.c pde_is_pte), so does ptfs;
+				 * no driver writes one: unusual.
+				 */
+				if (lk == LK_PDB2)
+					out->anomalies |= PT_EA_UNUSUAL_LEAF;
+			}
 			return PT_OK;
 		}
 		add_pde_fields(out, g, r, false);
@@ -283,10 +313,13 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 			unsigned bfs = (unsigned)bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo);
 			bool rel = g->tfs_addr >= 0 && bits(r, (unsigned)g->tfs_addr, (unsigned)g->tfs_addr);
 
-			if (bfs > page_shift - 12 || (rel && bfs > 0))
+			if (bfs > page_shift - 12) {
 				out->state = PT_ST_UNSUPPORTED;
-			else
+			} else {
 				set_pointer(out, r, level, 12 + bfs, page_shift - 12 - bfs);
+				/* A: the PTB's further pointers are relative to it (umr read_vram.c). */
+				out->target[0].rel_children = rel;
+			}
 		}
 		return PT_OK;
 	}
@@ -305,11 +338,18 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 			unsigned f1 = (unsigned)bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo);
 
 			add_pde_fields(out, g, r, true);
-			/* One further step only, and only below a PDE0 with BFS > 0 (§B.5 step 7 guard). */
-			if (lk != LK_PTB || depth == 0 || f1 >= bfs0 || bfs0 - f1 > FURTHER_BITS_MAX)
+			/*
+			 * One further step only.  Its table has 2^(BFS0 - BFS) entries
+			 * (umr read_vram.c num_entry_bits); under a PDE0 with BFS 0 that
+			 * is one entry of 4 KiB: umr walks it, so does ptfs, unusual.
+			 */
+			if (lk != LK_PTB || depth == 0 || f1 > bfs0 || bfs0 - f1 > FURTHER_BITS_MAX) {
 				out->state = PT_ST_UNSUPPORTED;
-			else
+			} else {
 				set_pointer(out, r, level, 12 + f1, bfs0 - f1);
+				if (bfs0 == f1)
+					out->anomalies |= PT_EA_UNUSUAL_POINTER;
+			}
 			return PT_OK;
 		}
 	}
@@ -408,8 +448,16 @@ static const uint64_t key_max[K__COUNT] = {
 	[K_FBO] = 0xffffffull,        /* FB_OFFSET[23:0] */
 };
 
+/* Keys that are registers: a wider value is masked to the field (DESIGN §2.2), not refused. */
+static bool key_is_register(int k)
+{
+	return k == K_BASE || k == K_START || k == K_END || k == K_CNTL || k == K_FBO;
+}
+
 struct gpuvm_ctx {
-	uint64_t v[K__COUNT];
+	uint64_t v[K__COUNT];        /* registers: masked to their fields */
+	uint64_t written[K__COUNT];  /* as written */
+	unsigned masked;             /* bit k: written[k] had bits outside the field */
 	bool has[K__COUNT];
 	/* set-up results */
 	unsigned gfx, depth, bs;
@@ -430,6 +478,12 @@ static pt_err gpuvm_ctx_key(void *priv, const struct pt_ctx_key *k)
 		rc = pt_ctx_key_uint(k, &c->v[i]);
 		if (rc)
 			return rc;
+		c->written[i] = c->v[i];
+		if (key_is_register(i) && c->v[i] > key_max[i]) {
+			/* umr's envdefs write END_ADDR_HI32 = 0xFFFFFFFF: the register keeps bits 3:0. */
+			c->v[i] &= key_max[i];
+			c->masked |= 1u << i;
+		}
 		if (c->v[i] > key_max[i])
 			return pt_ctx_key_fail(k, PT_E_VALUE, "%s 0x%" PRIx64 " in %s is wider than"
 					       " its register field (max 0x%" PRIx64 ")",
@@ -492,8 +546,8 @@ static void build_levels(struct pt_level *lv, unsigned depth, unsigned bs, unsig
 			l->va_shift = (uint8_t)(21 + bs + 9 * (LK_PDB0 - lk));
 			l->bits = (uint8_t)(n == 0 ? root_bits : 9);
 			l->role = PT_ROLE_DIR;
-			/* A P entry is a leaf of the level's span; not at a depth-3 root (§B.7.6). */
-			l->leaf_shift = lk == LK_PDB2 ? 0 : l->va_shift;
+			/* A P entry is a leaf of the level's span, at a depth-3 root too (umr). */
+			l->leaf_shift = l->va_shift;
 			l->child[0] = (int8_t)(n + 1);
 		} else if (lk == LK_PTB && depth > 0) {
 			/* 2^(9+BS-BFS0) entries of 2^(12+BFS0): the widest is BFS0 = 0. */
@@ -524,6 +578,16 @@ static pt_err gpuvm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	uint64_t base, start, end, shift, span;
 	unsigned root_bits = 0;
 
+	if (err && errlen) {
+		size_t off = 0;
+
+		err[0] = 0;
+		for (int i = 0; i < K__COUNT && off < errlen; i++)
+			if (c->masked & 1u << i)
+				off += (size_t)snprintf(err + off, errlen - off, "%s%s 0x%" PRIx64 " is wider"
+							" than its register field: the register holds 0x%" PRIx64,
+							off ? "; " : "", key_names[i], c->written[i], c->v[i]);
+	}
 	c->gfx = (unsigned)c->v[K_GFX];
 	g = gen_of(c->gfx);
 	if (!g)
@@ -606,9 +670,16 @@ static void gpuvm_info_text(const struct pt_context *ctx, struct pt_buf *b)
 		return;
 	pt_buf_printf(b, "gfx: %u\npage_table_depth: %u\npage_table_block_size: %u\n",
 		      c->gfx, c->depth, c->bs);
-	pt_buf_printf(b, "page_table_base_addr: 0x%" PRIx64 "\n", c->v[K_BASE]);
+	for (int i = K_BASE; i < K__COUNT; i++) {
+		if (!c->has[i] || i == K_DEPTH || i == K_BS)
+			continue;
+		pt_buf_printf(b, "%s: 0x%" PRIx64, key_names[i], c->v[i]);
+		if (c->masked & 1u << i)
+			pt_buf_printf(b, " (written 0x%" PRIx64 ")", c->written[i]);
+		pt_buf_puts(b, "\n");
+	}
 	pt_buf_printf(b, "table: %s:0x%" PRIx64 "\n", gpuvm_spaces[c->table_space], c->table);
-	pt_buf_printf(b, "fb_offset: 0x%" PRIx64 "\n", c->fbo);
+	pt_buf_printf(b, "vram_base_offset: 0x%" PRIx64 "\n", c->fbo);   /* FB_OFFSET << 24 */
 	pt_buf_printf(b, "va_start: 0x%" PRIx64 "\nva_end: 0x%" PRIx64 "\n", ctx->va_base, ctx->va_last);
 }
 
@@ -623,6 +694,14 @@ static void gpuvm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_u(o, "page_table_block_size", c->bs);
 	pt_jobj_hex(o, "page_table_base_addr", c->v[K_BASE]);
 	pt_jobj_hex(o, "fb_offset", c->fbo);
+	if (c->masked) {
+		struct pt_jobj w = {0};
+
+		for (int i = 0; i < K__COUNT; i++)
+			if (c->masked & 1u << i)
+				pt_jobj_hex(&w, key_names[i], c->written[i]);
+		pt_jobj_obj(o, "registers_written", &w);
+	}
 	pt_jobj_hex(o, "va_start", ctx->va_base);
 	pt_jobj_hex(o, "va_end", ctx->va_last);
 }
@@ -638,7 +717,7 @@ static const struct pt_blob_kind gpuvm_blob_kinds[] = {
  */
 static const struct pt_level gpuvm_levels[] = {
 	/* name          depth va_shift bits size role         leaf_shift child */
-	{"pdb2",         0,    39,      9,   8,   PT_ROLE_DIR,  0,  {1, -1}},
+	{"pdb2",         0,    39,      9,   8,   PT_ROLE_DIR,  39, {1, -1}},
 	{"pdb1",         1,    30,      9,   8,   PT_ROLE_DIR,  30, {2, -1}},
 	{"pdb0",         2,    21,      9,   8,   PT_ROLE_DIR,  21, {3, -1}},
 	{"ptb",          3,    12,      9,   8,   PT_ROLE_DIR,  12, {4, -1}},

@@ -91,11 +91,17 @@ void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud
 /* What a load is told beyond the path. */
 struct pt_load_opts {
 	/*
-	 * GFX generation (9..12) of a umr log whose register names do not tell
-	 * it; 0 = not given (such a log is then refused when it matters).
+	 * GFX generation (9..12) of a umr log: it selects the register address
+	 * table (DESIGN §3.1); 0 = not given (the comment names may tell it).
 	 */
 	unsigned gfx;
 };
+
+/*
+ * The GFX generation (9..12) of a umr ASIC name ("navi10", "aldebaran",
+ * "gfx1100"), for --asic / -o asic=; 8 for a pre-gfx9 ASIC, 0 unknown.
+ */
+unsigned pt_umr_asic_gfx(const char *name);
 
 /*
  * Loads PATH: an archive libarchive reads, or a directory, holding a

@@ -116,6 +116,8 @@ struct pt_field {
 #define PT_EA_ZERO_BITS       0x1u  /* "encrypted": a bit documented "set to 0" is set (detail: its field = 1) */
 #define PT_EA_KIND_UNKNOWN    0x2u  /* "kind_unknown": a memory kind id with no name */
 #define PT_EA_KIND_NON_NATIVE 0x4u  /* "kind_non_native": a named kind the chip does not list as its own */
+#define PT_EA_UNUSUAL_LEAF    0x8u  /* "unusual": a leaf where no driver writes one (a root-level huge page) */
+#define PT_EA_UNUSUAL_POINTER 0x10u /* "unusual": a pointer no driver writes (to a one-entry table) */
 
 /* A table an entry points at. */
 struct pt_target {
@@ -130,6 +132,13 @@ struct pt_target {
 	 */
 	uint8_t shift;
 	uint8_t bits;
+	/*
+	 * The table below holds pointers whose addresses are relative to it:
+	 * a child pointer of that table is at (its table's address + the
+	 * pointer's address), in the pointer's space, with no space_bias
+	 * (umr: a gfx11+ PDE0 with tfs_addr set, read_vram.c).
+	 */
+	bool rel_children;
 };
 
 struct pt_entry {
@@ -186,6 +195,7 @@ struct pt_aperture {
 	bool hit;             /* the VA reaches memory there */
 	unsigned space;       /* where (hit only) */
 	uint64_t pa;          /* address in SPACE (hit only) */
+	uint64_t last;        /* the aperture's last VA, inclusive (hit only) */
 };
 
 /* A PT_PERM_* bit and the name of the entry field that sets it (audit reasons). */
@@ -281,6 +291,8 @@ struct pt_format {
 	/*
 	 * A VA outside the context's VA space: where it goes instead.  NULL
 	 * when such a VA simply faults (the walk then prints no aperture).
+	 * A hit is a result (the memory controller translates it without the
+	 * table: DESIGN §2.2), not a fault; va/ still lists table mappings only.
 	 */
 	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
 	/*

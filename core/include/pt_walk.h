@@ -43,6 +43,8 @@ struct pt_table {
 	 * perm_and_down): set in and cleared from every leaf read from here.
 	 */
 	uint32_t perm_set, perm_clear;
+	/* Reached through a pointer with rel_children: child pointers are relative to this table. */
+	bool rel_children;
 	/* The table's bytes where one heap chunk holds them all (pt_table_direct()), else NULL. */
 	const uint8_t *direct;
 };
@@ -184,6 +186,17 @@ struct pt_walk {
 	struct pt_aperture aperture;
 };
 
+/*
+ * True when W's VA is outside the table but inside an aperture the memory
+ * controller translates without it (VMID0 FB/AGP, DESIGN §2.2): a result
+ * (aperture.space/pa), not a fault.  W->fault stays PT_FAULT_OUT_OF_RANGE,
+ * so va/ and every table listing leave it out.
+ */
+static inline bool pt_walk_aperture_hit(const struct pt_walk *w)
+{
+	return w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name && w->aperture.hit;
+}
+
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
 pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w);
 
@@ -272,6 +285,7 @@ enum pt_anomaly_kind {
 	PT_AN_TABLE_TWO_LEVELS,    /* "table_two_levels": one table address used at two levels */
 	PT_AN_PA_NOT_CAPTURED,     /* "page_outside_capture": a system page outside captured memory (info only) */
 	PT_AN_ROOT_NOT_CAPTURED,   /* "root_not_captured": none of the root table is captured */
+	PT_AN_UNUSUAL,             /* "unusual": walked as the hardware debugger does, but no driver writes it */
 };
 const char *pt_anomaly_name(enum pt_anomaly_kind k);
 

@@ -232,6 +232,14 @@ static pt_err fill_contexts(struct pt_capture *cap)
 					     c->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
 			return rc;
 		}
+		/* A set-up that succeeds may leave a warning (a register masked to its field). */
+		if (buf[0]) {
+			if (cap->source_kind)
+				pt_capture_warn(cap, "%s: %s", mc->name, buf);
+			else
+				pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
+						c->fmt->ctx_section, mc->name, buf);
+		}
 		cap->ctx_sorted[i] = c;
 	}
 	cap->nctx = man->nctx;
@@ -316,6 +324,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	const struct pt_manifest *man = cap->man;
 	struct member **mm;
 	unsigned a = 0, b = 0, min_entry = 16;
+	size_t nshort = 0, short_first = 0;
 	pt_err rc;
 
 	/* A blob is a set of tables: its size should be whole entries of the smallest kind. */
@@ -351,11 +360,24 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 			goto out;
 		}
 		mm[i]->users++;
-		if (mm[i]->size % min_entry)
-			pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
-			     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
-			     (unsigned long long)mm[i]->size, min_entry,
-			     (unsigned long long)(mm[i]->size % min_entry));
+		if (mm[i]->size % min_entry && !nshort++)
+			short_first = i;
+	}
+	/*
+	 * Blobs that are not whole entries: one warning, however many (a umr
+	 * log of 10^6 one-byte reads must not bury the others, issue #26.3).
+	 */
+	if (nshort == 1) {
+		const struct pt_manifest_mem *s = &man->mem[short_first];
+
+		pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
+		     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
+		     (unsigned long long)mm[short_first]->size, min_entry,
+		     (unsigned long long)(mm[short_first]->size % min_entry));
+	} else if (nshort) {
+		pt_capture_warn(cap, "%zu [memory] sections (the first [memory %s]) are not a multiple of "
+		     "the %u-byte entry size; their last bytes hold no whole entry", nshort,
+		     man->mem[short_first].name, min_entry);
 	}
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];

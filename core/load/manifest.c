@@ -150,7 +150,7 @@ static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *
 	if (pt_ini_uint(kv->value, out) == PT_OK)
 		return PT_OK;
 	pt_ini_set_error(b->err, b->errlen, kv->line,
-	       "bad integer '%s' for '%s' in %s (decimal or 0x hex, optional K/M/G, at most 64 bits)",
+	       "bad integer '%s' for '%s' in %s (decimal with an optional K/M/G, or 0x hex, at most 64 bits)",
 	       kv->value, kv->key, label);
 	return PT_E_VALUE;
 }
@@ -334,7 +334,7 @@ pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
 	if (pt_ini_uint(k->value, out) == PT_OK)
 		return PT_OK;
 	return pt_ctx_key_fail(k, PT_E_VALUE,
-			       "bad integer '%s' for '%s' in %s (decimal or 0x hex, optional K/M/G, at most 64 bits)",
+			       "bad integer '%s' for '%s' in %s (decimal with an optional K/M/G, or 0x hex, at most 64 bits)",
 			       k->value, k->key, k->label);
 }
 

@@ -70,14 +70,17 @@ struct pt_umr_mem {
 };
 
 struct pt_umr_log {
-	unsigned gfx;            /* resolved generation 9..12, 0 = unknown (names did not tell, caller gave none) */
-	unsigned gfx_names;      /* what names said: 9, 10 (= "10 or later"), 0 nothing */
+	unsigned gfx;            /* generation 9..12: the caller's, else the one the names' addresses agree with; 0 unknown */
+	unsigned gfx_names;      /* the names' style: 9, 10 (= "10 or later"), 0 none or mixed */
 	struct pt_umr_reg hub[PT_UMR_HUB__COUNT][PT_UMR_HREG__COUNT];
 	struct pt_umr_ctx *ctx;  /* hub then VMID order; only VMIDs with a register */
 	size_t nctx;
 	struct pt_umr_mem *mem;  /* space then address order */
 	size_t nmem;
 	size_t nmmio;            /* MMIO@ records, recognised or not */
+	/* "NAME:LINE: ..." for a comment name that disagrees with its address (at most 32 kept) */
+	char **warn;
+	size_t nwarn, nwarn_more;
 };
 
 /*
@@ -89,8 +92,10 @@ bool pt_umr_detect(const char *text, size_t len);
 
 /*
  * Parses LEN bytes of TEXT.  NAME labels messages ("run.envdef").  GFX is
- * the caller's generation (9..12, 0 = not given): names outrank the gfx9
- * address table, which is used only when the generation is 9 or unknown.
+ * the caller's generation (9..12, 0 = not given).  With a generation (given,
+ * or the one whose address table the comment names agree with), registers
+ * are read by MMIO byte address, as umr reads them; a comment name that
+ * disagrees is a warning (log->warn).  Without one, by name.
  * On failure: PT_E_SYNTAX / PT_E_VALUE / PT_E_TRUNCATED / PT_E_USAGE /
  * PT_E_NOMEM with "NAME:LINE: ..." in ERR, *OUT NULL.
  */
@@ -104,5 +109,8 @@ const struct pt_umr_ctx *pt_umr_ctx_find(const struct pt_umr_log *log, unsigned 
 /* Register names for messages and info lines, e.g. "PAGE_TABLE_BASE_ADDR_LO32", "MC_VM_FB_OFFSET". */
 const char *pt_umr_creg_name(unsigned r);
 const char *pt_umr_hreg_name(unsigned r);
+/* "VM_CONTEXT3_CNTL", "mmhub MC_VM_FB_OFFSET" into BUF (returned). */
+const char *pt_umr_reg_label(bool is_ctx, unsigned hub, unsigned vmid, unsigned reg, char *buf, size_t len);
+
 
 #endif

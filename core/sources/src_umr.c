@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_capture.h"
 #include "pt_num.h"
 #include "pt_src_umr.h"
 #include "pt_error.h"
 #include "pt_vec.h"
+#include "src_umr_regs.h"
 
 #define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
 #define MAX_NAME 96
@@ -385,144 +387,6 @@ bool pt_umr_detect(const char *text, size_t len)
 	return read_head(&p, &kw, &addr, &has) == PT_OK;
 }
 
-/* ---- register recognition ---- */
-
-static const char *const creg_names[PT_UMR_CREG__COUNT] = {
-	"CNTL",
-	"PAGE_TABLE_BASE_ADDR_LO32", "PAGE_TABLE_BASE_ADDR_HI32",
-	"PAGE_TABLE_START_ADDR_LO32", "PAGE_TABLE_START_ADDR_HI32",
-	"PAGE_TABLE_END_ADDR_LO32", "PAGE_TABLE_END_ADDR_HI32",
-};
-static const char *const hreg_names[PT_UMR_HREG__COUNT] = {
-	"MC_VM_FB_OFFSET", "MC_VM_FB_LOCATION_BASE", "MC_VM_FB_LOCATION_TOP",
-	"MC_VM_AGP_TOP", "MC_VM_AGP_BOT", "MC_VM_AGP_BASE",
-	"MC_VM_SYSTEM_APERTURE_LOW_ADDR", "MC_VM_SYSTEM_APERTURE_HIGH_ADDR",
-};
-
-const char *pt_umr_creg_name(unsigned r)
-{
-	return r < PT_UMR_CREG__COUNT ? creg_names[r] : "?";
-}
-
-const char *pt_umr_hreg_name(unsigned r)
-{
-	return r < PT_UMR_HREG__COUNT ? hreg_names[r] : "?";
-}
-
-/* What one MMIO record is. */
-struct regid {
-	bool is_ctx;
-	unsigned hub, vmid, reg;
-	unsigned gen;            /* what the name says: 9, 10 (= 10 or later), 0 by address */
-};
-
-/*
- * By name (§2.4: strip the "<ip>." prefix and the "mm"/"reg" prefix).
- * Returns 1 recognised, 0 a register name we do not use, -1 no name (the
- * comment is free text or absent: fall back to the address).
- */
-static int reg_by_name(const char *full, struct regid *id)
-{
-	const char *dot = strrchr(full, '.');
-	const char *n = dot ? dot + 1 : full;
-	bool mmhub_ip = dot && !strncmp(full, "mmhub", 5);
-	unsigned hub, gen;
-
-	if (!strncmp(n, "mm", 2))
-		n += 2;
-	else if (!strncmp(n, "reg", 3))
-		n += 3;
-	/* A register name is upper case with an underscore; anything else is prose. */
-	if (!*n || !strchr(n, '_'))
-		return -1;
-	for (const char *c = n; *c; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
-			return -1;
-	if (!strncmp(n, "GCVM_CONTEXT", 12) || !strncmp(n, "GCMC_VM_", 8)) {
-		hub = PT_UMR_GFX;
-		gen = 10;
-		n += 2;
-	} else if (!strncmp(n, "MMVM_CONTEXT", 12) || !strncmp(n, "MMMC_VM_", 8)) {
-		hub = PT_UMR_MMHUB;
-		gen = 10;
-		n += 2;
-	} else if (!strncmp(n, "VM_CONTEXT", 10) || !strncmp(n, "MC_VM_", 6)) {
-		/* gfx9 names are the same on both hubs; the IP prefix tells which */
-		hub = mmhub_ip ? PT_UMR_MMHUB : PT_UMR_GFX;
-		gen = 9;
-	} else {
-		return 0;
-	}
-	id->hub = hub;
-	id->gen = gen;
-	if (!strncmp(n, "VM_CONTEXT", 10)) {
-		const char *c = n + 10;
-		unsigned v = 0, nd = 0;
-
-		while (*c >= '0' && *c <= '9' && nd < 3) {
-			v = v * 10 + (unsigned)(*c - '0');
-			c++;
-			nd++;
-		}
-		if (!nd || v > PT_UMR_MAX_VMID || *c != '_')
-			return 0;
-		for (unsigned r = 0; r < PT_UMR_CREG__COUNT; r++)
-			if (!strcmp(c + 1, creg_names[r])) {
-				id->is_ctx = true;
-				id->vmid = v;
-				id->reg = r;
-				return 1;
-			}
-		return 0;
-	}
-	for (unsigned r = 0; r < PT_UMR_HREG__COUNT; r++)
-		if (!strcmp(n, hreg_names[r])) {
-			id->is_ctx = false;
-			id->reg = r;
-			return 1;
-		}
-	return 0;
-}
-
-/*
- * gfx9 GFX-hub byte addresses, (0x2000 + dword offset) * 4, from
- * reference/capture-sources.md §2.4 (verified there against umr's envdefs).
- */
-static const struct {
-	uint32_t addr;
-	unsigned reg;
-} gfx9_hub_addr[] = {
-	{ 0xA5AC, PT_UMR_FB_OFFSET }, { 0xA600, PT_UMR_FB_BASE }, { 0xA604, PT_UMR_FB_TOP },
-	{ 0xA608, PT_UMR_AGP_TOP }, { 0xA60C, PT_UMR_AGP_BOT }, { 0xA610, PT_UMR_AGP_BASE },
-	{ 0xA614, PT_UMR_SYS_LOW }, { 0xA618, PT_UMR_SYS_HIGH },
-};
-
-static bool reg_by_addr(uint64_t a, struct regid *id)
-{
-	id->hub = PT_UMR_GFX;
-	id->gen = 0;
-	id->is_ctx = true;
-	if (a >= 0xA200 && a < 0xA240 && !(a & 3)) {
-		id->vmid = (unsigned)(a - 0xA200) / 4;
-		id->reg = PT_UMR_CNTL;
-		return true;
-	}
-	if (a >= 0xA3AC && a < 0xA52C && !(a & 3)) {
-		unsigned k = (unsigned)(a - 0xA3AC) / 4;   /* 32 dwords each: BASE, START, END */
-
-		id->vmid = (k % 32) / 2;
-		id->reg = PT_UMR_BASE_LO + 2 * (k / 32) + (k & 1);
-		return true;
-	}
-	id->is_ctx = false;
-	for (size_t i = 0; i < sizeof gfx9_hub_addr / sizeof gfx9_hub_addr[0]; i++)
-		if (gfx9_hub_addr[i].addr == a) {
-			id->reg = gfx9_hub_addr[i].reg;
-			return true;
-		}
-	return false;
-}
-
 static pt_err set_reg(struct parser *p, struct pt_umr_reg *r, const struct rec_mmio *m, bool by_name,
 		      const char *what)
 {
@@ -639,59 +503,138 @@ out:
 
 /* ---- the whole file ---- */
 
+#define MAX_WARN 32
+
+static void add_warn(struct pt_umr_log *log, const struct parser *p, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_warn(struct pt_umr_log *log, const struct parser *p, unsigned line, const char *fmt, ...)
+{
+	char msg[400], full[512];
+	va_list ap;
+
+	if (log->nwarn >= MAX_WARN) {
+		log->nwarn_more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof full, "%s:%u: %s", p->name, line, msg);
+	log->warn[log->nwarn] = strdup(full);
+	if (log->warn[log->nwarn])
+		log->nwarn++;
+}
+
+/*
+ * The generation the comment names tell when the caller gave none: the one
+ * whose address table agrees with the most named records (gfx9 and gfx10
+ * share the GFX hub's addresses: then the names' style decides), 0 when no
+ * name agrees with any.
+ */
+static unsigned gen_from_names(const struct parser *p, unsigned style)
+{
+	unsigned best = 0, best_n = 0;
+
+	for (unsigned g = 9; g <= 12; g++) {
+		unsigned n = 0;
+
+		for (size_t i = 0; i < p->nmmio; i++) {
+			struct regid nm = {0}, ad;
+
+			if (pt_umr_reg_by_name(p->mmio[i].name, &nm) == 1 && pt_umr_reg_by_addr(g, p->mmio[i].addr, &ad) &&
+			    pt_umr_same_reg(&nm, nm.hub_known, &ad))
+				n++;
+		}
+		if (n > best_n || (n == best_n && n && style == 10 && best == 9)) {
+			best = g;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/* Which register record M is: by address on gfx GEN (names are hints), or by name when GEN is 0. */
+static bool classify_one(struct parser *p, struct pt_umr_log *log, unsigned gen,
+			 const struct rec_mmio *m, struct regid *id, bool *by_name)
+{
+	struct regid nm = {0};
+	int byname = pt_umr_reg_by_name(m->name, &nm);
+	char a[64], b[64];
+
+	*by_name = false;
+	if (!gen) {
+		/* No generation: names alone, as umr's comment writer puts them. */
+		if (byname != 1)
+			return false;
+		*id = nm;
+		*by_name = true;
+		return true;
+	}
+	if (!pt_umr_reg_by_addr(gen, m->addr, id)) {
+		if (byname == 1)
+			add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is no VM register on gfx%u:"
+				 " ignored (umr reads registers by address)",
+				 pt_umr_reg_label(nm.is_ctx, nm.hub, nm.vmid, nm.reg, a, sizeof a),
+				 (unsigned long long)m->addr, gen);
+		return false;
+	}
+	if (byname == 0) {
+		/* A register name of something else (gfx900.mmSOMETHING_ELSE): the address wins. */
+		add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is %s on gfx%u: read as %s",
+			 m->name, (unsigned long long)m->addr,
+			 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen, b);
+	} else if (byname == 1) {
+		if (pt_umr_same_reg(&nm, nm.hub_known, id))
+			*by_name = true;
+		else
+			add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is %s on gfx%u: read as %s",
+				 pt_umr_reg_label(nm.is_ctx, nm.hub, nm.vmid, nm.reg, a, sizeof a),
+				 (unsigned long long)m->addr,
+				 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen,
+				 b);
+	}
+	return true;
+}
+
 static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 {
 	struct pt_umr_ctx all[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1];
 	bool used[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1] = { { false } };
 	unsigned line9 = 0, line10 = 0;
+	size_t n9 = 0, n10 = 0;
 	pt_err rc;
 
 	memset(all, 0, sizeof all);
-	/* The generation the names tell: gfx9 names and GCVM_/MMVM_ names never mix. */
+	/* What the names' style says: a hint only (umr ignores comments). */
 	for (size_t i = 0; i < p->nmmio; i++) {
-		struct regid id;
+		struct regid id = {0};
 
-		if (reg_by_name(p->mmio[i].name, &id) != 1)
+		if (pt_umr_reg_by_name(p->mmio[i].name, &id) != 1)
 			continue;
 		if (id.gen == 9 && !line9)
 			line9 = p->mmio[i].line;
 		if (id.gen == 10 && !line10)
 			line10 = p->mmio[i].line;
+		n9 += id.gen == 9;
+		n10 += id.gen == 10;
 	}
-	if (line9 && line10) {
-		seterr(p, line9 > line10 ? line9 : line10, "gfx9 register names (line %u) and gfx10+ names (line %u) in one log",
-		       line9, line10);
-		return PT_E_VALUE;
-	}
-	log->gfx_names = line9 ? 9 : line10 ? 10 : 0;
-	if (gfx && log->gfx_names && ((gfx == 9) != (log->gfx_names == 9))) {
-		seterr(p, line9 ? line9 : line10, "register names are %s, but gfx %u was given",
-		       line9 ? "gfx9 (VM_CONTEXT*)" : "gfx10 or later (GCVM_/MMVM_)", gfx);
-		return PT_E_USAGE;
-	}
-	log->gfx = gfx ? gfx : log->gfx_names == 9 ? 9 : 0;
+	log->gfx_names = line9 && !line10 ? 9 : line10 && !line9 ? 10 : 0;
+	/* Mixed names (umr's navi10 files): the style most names have breaks a gfx9/gfx10 tie. */
+	log->gfx = gfx ? gfx : gen_from_names(p, n10 && n10 >= n9 ? 10 : 9);
 
 	for (size_t i = 0; i < p->nmmio; i++) {
 		const struct rec_mmio *m = &p->mmio[i];
 		struct regid id;
-		int byname = reg_by_name(m->name, &id);
+		bool by_name;
 		char what[64];
 
-		if (byname == 0)
+		if (!classify_one(p, log, log->gfx, m, &id, &by_name))
 			continue;
-		/* The address table is gfx9's: other generations put other registers there. */
-		if (byname < 0 && (log->gfx != 9 || !reg_by_addr(m->addr, &id)))
-			continue;
-		if (id.is_ctx) {
-			struct pt_umr_ctx *c = &all[id.hub][id.vmid];
-
-			snprintf(what, sizeof what, "%sVM_CONTEXT%u_%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "",
-				 id.vmid, creg_names[id.reg]);
-			rc = set_reg(p, &c->reg[id.reg], m, byname > 0, what);
-		} else {
-			snprintf(what, sizeof what, "%s%s", id.hub == PT_UMR_MMHUB ? "mmhub " : "", hreg_names[id.reg]);
-			rc = set_reg(p, &log->hub[id.hub][id.reg], m, byname > 0, what);
-		}
+		pt_umr_reg_label(id.is_ctx, id.hub, id.vmid, id.reg, what, sizeof what);
+		if (id.is_ctx)
+			rc = set_reg(p, &all[id.hub][id.vmid].reg[id.reg], m, by_name, what);
+		else
+			rc = set_reg(p, &log->hub[id.hub][id.reg], m, by_name, what);
 		if (rc)
 			return rc;
 	}
@@ -793,7 +736,8 @@ pt_err pt_umr_parse(const char *text, size_t len, const char *name, unsigned gfx
 		rc = PT_E_NOMEM;
 	if (!rc) {
 		log->nmmio = p.nmmio;
-		rc = classify(&p, gfx, log);
+		log->warn = calloc(MAX_WARN, sizeof *log->warn);
+		rc = log->warn ? classify(&p, gfx, log) : PT_E_NOMEM;
 	}
 	if (!rc)
 		rc = merge_mem(&p, log);
@@ -816,6 +760,9 @@ void pt_umr_free(struct pt_umr_log *log)
 		free(log->mem[i].data);
 	free(log->mem);
 	free(log->ctx);
+	for (size_t i = 0; i < log->nwarn; i++)
+		free(log->warn[i]);
+	free(log->warn);
 	free(log);
 }
 
@@ -826,3 +773,4 @@ const struct pt_umr_ctx *pt_umr_ctx_find(const struct pt_umr_log *log, unsigned 
 			return &log->ctx[i];
 	return NULL;
 }
+

@@ -65,6 +65,9 @@ static void umr_gart(struct pt_loader *ld, const struct pt_umr_log *log,
 	ctx_name(name, sizeof name, c->hub, c->vmid);
 	umr_origin(o, sizeof o, label, c->reg[lo[0]].line ? c->reg[lo[0]].line : 1);
 	pt_loader_emitf(ld, o, "[%s %s]", fmt->ctx_section, name);
+	/* A later generation's GART holds that generation's PTEs (fmt_gart.c). */
+	if (log->gfx > 9)
+		pt_loader_emitf(ld, label, "gfx = %u", log->gfx);
 	for (unsigned i = 0; i < 3; i++) {
 		if (v[i]->has) {
 			umr_origin(o, sizeof o, label, c->reg[lo[i]].line);
@@ -176,6 +179,11 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 	free(text);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s", err);
+	for (size_t i = 0; i < log->nwarn; i++)
+		pt_loader_warn(ld, "%s", log->warn[i]);
+	if (log->nwarn_more)
+		pt_loader_warn(ld, "%s: %zu more comment names disagree with their addresses", label,
+			       log->nwarn_more);
 	pt_loader_emitf(ld, label, "[capture]");
 	pt_loader_emitf(ld, label, "version = 1");
 	pt_loader_emitf(ld, label, "format = %s", f0->name);
@@ -215,7 +223,7 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 			pt_loader_warn(ld, "%s", why);
 		} else if (!log->gfx) {
 			rc = pt_loader_fail(ld, PT_E_USAGE, "MMIO names do not tell the GFX generation: "
-					     "pass -o gfx=9|10|11|12 (ptfs-tool: --gfx N)");
+					     "pass -o gfx=9|10|11|12 or -o asic=NAME (ptfs-tool: --gfx N, --asic NAME)");
 			goto out;
 		} else if (!c->base.has || !c->start.has || !c->end.has) {
 			/* A VMID the log touched but did not read whole: reported, never guessed. */
@@ -230,7 +238,7 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 	if (!nctx && !log->gfx && log->nmmio) {
 		/* Unnamed registers are recognised by gfx9 address only once the generation is known. */
 		rc = pt_loader_fail(ld, PT_E_USAGE, "MMIO names do not tell the GFX generation: "
-				     "pass -o gfx=9|10|11|12 (ptfs-tool: --gfx N)");
+				     "pass -o gfx=9|10|11|12 or -o asic=NAME (ptfs-tool: --gfx N, --asic NAME)");
 		goto out;
 	}
 	if (!nctx) {

@@ -84,6 +84,12 @@ static bool parse(const char *s, unsigned flags, unsigned maxbits, uint64_t *lo,
 			maxbits = 64;
 	}
 	prefixed = n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	/*
+	 * A size suffix goes on a decimal number only: "0x8000000g" could be a
+	 * typo for a hex digit as well as a size (issue #20 item 5).
+	 */
+	if (shift && (prefixed || (flags & PT_NUM_BAREHEX)))
+		return false;
 	if (prefixed && (flags & (PT_NUM_HEX | PT_NUM_BAREHEX))) {
 		if (!parse_hex(s + 2, n - 2, maxbits, &l, &h))
 			return false;

@@ -340,6 +340,12 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_jobj_str(&r, "flags", flags);
 			pt_jobj_str(&r, "kind", kind);
 			pt_jobj_str(&r, "path", path);
+		} else if (pt_walk_aperture_hit(w)) {
+			/* The memory controller translates it without the table (DESIGN §2.2): a result. */
+			pt_jobj_str(&r, "status", "aperture");
+			pt_jobj_str(&r, "aperture", w->aperture.name);
+			pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
+			pt_jobj_hex(&r, "pa", w->aperture.pa);
 		} else {
 			pt_jobj_str(&r, "status", "fault");
 			pt_jobj_str(&r, "fault", pt_fault_name(w->fault));
@@ -385,6 +391,9 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			      fmt->spaces[w->space], w->pa, size, flags,
 			      fmt->kind_field ? fmt->kind_field : "kind", kind,
 			      leaf->entry.address_complete ? "" : " address_complete=false", path);
+	} else if (pt_walk_aperture_hit(w)) {
+		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
+			      fmt->spaces[w->aperture.space], w->aperture.pa);
 	} else {
 		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
 		if (w->fault_step >= 0) {

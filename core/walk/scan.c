@@ -35,6 +35,8 @@ const char *pt_anomaly_name(enum pt_anomaly_kind k)
 		return "page_outside_capture";
 	case PT_AN_ROOT_NOT_CAPTURED:
 		return "root_not_captured";
+	case PT_AN_UNUSUAL:
+		return "unusual";
 	}
 	return "unknown";
 }
@@ -125,6 +127,10 @@ static void check_entry(struct scan *sc, const struct pt_entry *e)
 		report(sc, PT_AN_ENCRYPTED, "encrypted: 1 (documented: set to 0)");
 	if (e->state == PT_ST_UNSUPPORTED)
 		report(sc, PT_AN_UNSUPPORTED, "raw: 0x%" PRIx64, e->raw[0]);
+	if (e->anomalies & PT_EA_UNUSUAL_LEAF)
+		report(sc, PT_AN_UNUSUAL, "a leaf at the root level (raw: 0x%" PRIx64 ")", e->raw[0]);
+	if (e->anomalies & PT_EA_UNUSUAL_POINTER)
+		report(sc, PT_AN_UNUSUAL, "a pointer to a one-entry table (raw: 0x%" PRIx64 ")", e->raw[0]);
 	if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_UNKNOWN))
 		report(sc, PT_AN_KIND_UNKNOWN, "kind: 0x%02x", (unsigned)e->kind);
 	else if (e->kind >= 0 && (e->anomalies & PT_EA_KIND_NON_NATIVE))

@@ -53,6 +53,7 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	/* A flat table (bits 0) takes its page size from the context. */
 	out->page_shift = l->bits ? l->va_shift : ctx->root_page_shift;
 	table_place(out);
+	out->rel_children = false;
 	out->big.present = false;
 	out->reserved_above = false;
 	out->perm_set = out->perm_clear = 0;
@@ -111,6 +112,7 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 		out->page_shift = e->target[which].shift;
 	}
 	table_place(out);
+	out->rel_children = e->target[which].rel_children;
 	out->big.present = false;
 	if (which == 1 && e->target[0].present)
 		out->big = e->target[0];
@@ -192,6 +194,12 @@ static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsign
 	/* A table pointer is a bus address too (umr subtracts FB_OFFSET from a PDE's PBA). */
 	for (unsigned w = 0; e->state == PT_ST_POINTER && w < 2; w++) {
 		struct pt_target *tg = &e->target[w];
+
+		if (tg->present && t->rel_children) {
+			/* Relative to this table, no bias (umr read_vram.c, tfs_addr). */
+			tg->addr += t->addr;
+			continue;
+		}
 
 		if (!tg->present || tg->space >= PT_CONTEXT_SPACES || !t->ctx->space_bias[tg->space])
 			continue;
@@ -289,6 +297,7 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 	big.reserved_above = false;
 	big.perm_set = t->perm_set;
 	big.perm_clear = t->perm_clear;
+	big.rel_children = false;
 	table_place(&big);
 	sh = big.page_shift - t->page_shift;
 	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
