@@ -18,6 +18,11 @@
 #ifndef PT_SOURCE_H
 #define PT_SOURCE_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/load and core/sources, and the tests. */
+#if !defined(PT_LAYER_LOAD) && !defined(PT_LAYER_SOURCES) && !defined(PT_TESTING)
+#error "pt_source.h is internal to core/load and core/sources (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
