@@ -12,14 +12,15 @@
  * a vector can hide behind the other.
  *
  * fmt_ver3.c is compiled into this binary so that its static family rule
- * (ver3_leaf_allowed(), which the context hook will call) is tested where it
+ * (pt_ver3_leaf_allowed(), which the context hook will call) is tested where it
  * lives; the library's copy of the object is then never linked in.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt_ver3.c"
+#include "fmt_ver3.h"
+#include "pt_capture.h"
 #include "pt_render.h"
 #include "pt_walk.h"
 #include "testutil.h"
@@ -835,10 +836,10 @@ START_TEST(test_family)
 	};
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		ck_assert_int_eq(ver3_leaf_allowed(VER3_FAMILY_ANY, rows[i].level), rows[i].any);
-		ck_assert_int_eq(ver3_leaf_allowed(VER3_FAMILY_HOPPER, rows[i].level),
+		ck_assert_int_eq(pt_ver3_leaf_allowed(VER3_FAMILY_ANY, rows[i].level), rows[i].any);
+		ck_assert_int_eq(pt_ver3_leaf_allowed(VER3_FAMILY_HOPPER, rows[i].level),
 				 rows[i].hopper);
-		ck_assert_int_eq(ver3_leaf_allowed(VER3_FAMILY_BLACKWELL, rows[i].level),
+		ck_assert_int_eq(pt_ver3_leaf_allowed(VER3_FAMILY_BLACKWELL, rows[i].level),
 				 rows[i].blackwell);
 		/* The table's leaf_shift is the superset: non-zero exactly where ANY allows a directory leaf. */
 		if (rows[i].level < 7 && pt_format_ver3.levels[rows[i].level].role != PT_ROLE_LEAF)

@@ -85,7 +85,7 @@ static uint64_t fz_visits(const struct pt_table *t, struct fz_memo *memo)
 			return memo->m[k].visits;
 	if (memo->n == FZ_MEMO)
 		return FZ_MAX_VISITS;
-	for (uint64_t i = 0; v < FZ_MAX_VISITS && pt_table_next(t, &i, false, &e); i++) {
+	for (uint64_t i = 0; v < FZ_MAX_VISITS && pt_table_next(t, &i, false, 0, &e); i++) {
 		if (e.state != PT_ST_POINTER)
 			continue;
 		for (unsigned w = 0; w < 2; w++) {
@@ -128,7 +128,7 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 	}
 	if (small) {
 		/* list the root the way readdir does, render each entry */
-		for (uint64_t i = 0; pt_table_next(&root, &i, false, &e) && i < 64; i++) {
+		for (uint64_t i = 0; pt_table_next(&root, &i, false, 0, &e) && i < 64; i++) {
 			pt_buf_reset(&b);
 			(void)pt_render_entry(&b, &root, i, &e, PT_OUT_JSON);
 		}

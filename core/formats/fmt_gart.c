@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "fmt_gart.h"
+#include "pt_buf.h"
 #include "pt_num.h"
-#include "pt_render.h"
 
 /* One flat table; its entry count and page shift come from the context's registers. */
 static const struct pt_level gart_levels[] = {

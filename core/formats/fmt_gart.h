@@ -7,6 +7,11 @@
 #ifndef PT_FMT_GART_H
 #define PT_FMT_GART_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/formats, and the tests. */
+#if !defined(PT_LAYER_FORMATS) && !defined(PT_TESTING)
+#error "fmt_gart.h is internal to core/formats (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "pt_capture.h"
-#include "pt_render.h"
+#include "pt_buf.h"
 
 enum { SP_VRAM = 0, SP_SYSMEM = 1 };
 static const char *const gpuvm_spaces[] = {"vram", "sysmem", NULL};

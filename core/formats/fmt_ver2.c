@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "fmt_ver2.h"
-#include "pt_render.h"
+#include "pt_buf.h"
 
 /* Level indices into ver2_levels[]. */
 enum {

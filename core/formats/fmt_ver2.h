@@ -8,6 +8,11 @@
 #ifndef PT_FMT_VER2_H
 #define PT_FMT_VER2_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/formats, and the tests. */
+#if !defined(PT_LAYER_FORMATS) && !defined(PT_TESTING)
+#error "fmt_ver2.h is internal to core/formats (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -33,30 +33,17 @@
 #include <string.h>
 
 #include "fmt_ver2.h"
+#include "fmt_ver3.h"
 #include "pt_capture.h"
 #include "pt_format.h"
-#include "pt_render.h"
-
-extern const struct pt_format pt_format_ver3;
-
-/* Level indices into ver3_levels[]. */
-enum {
-	L_PDE4 = 0,
-	L_PDE3,
-	L_PDE2,
-	L_PDE1,
-	L_PDE0,
-	L_PTE_BIG,
-	L_PTE_SMALL,
-	L_COUNT
-};
+#include "pt_buf.h"
 
 /*
  * Geometry: RM kgmmuFmtInitLevels_GH10X ("NUM_VA_BITS = 57"), UVM
  * index_bits_hopper {1, 9, 9, 9, 8, 5|9} and entry_size_hopper (16 at
  * PD0), nouveau gh100_vmm_desc_12/_16.  leaf_shift is the page shift where
  * an entry of the level may be a PTE in any VER3 chip (the superset: PD2's
- * 256 GiB leaf is Blackwell's only); ver3_leaf_allowed() says which family
+ * 256 GiB leaf is Blackwell's only); pt_ver3_leaf_allowed() says which family
  * allows which.
  */
 static const struct pt_level ver3_levels[] = {
@@ -90,17 +77,6 @@ static const struct pt_level ver3_levels_hopper[] = {
 };
 
 /*
- * The chip families whose leaves differ.  ANY is the superset the decoder
- * uses while it has no context: it decodes what some VER3 chip allows, and
- * the context (capture.ini `chip`, formats-next.md §S.1) narrows it.
- */
-enum ver3_family {
-	VER3_FAMILY_ANY = 0,
-	VER3_FAMILY_HOPPER,     /* gh100: RM kgmmuFmtInitLevels_GH10X */
-	VER3_FAMILY_BLACKWELL,  /* every gb*: RM kgmmuFmtInitLevels_GB10X */
-};
-
-/*
  * Whether an entry of LEVEL may be a PTE on FAMILY.  PT 64K/4K always; PD0
  * (2 MiB) and PD1 (512 MiB) on every VER3 chip (GH10X pLevels[4] and [3]
  * bPageTable); PD2 (256 GiB) only on Blackwell: GB10X sets pLevels[2]
@@ -109,7 +85,7 @@ enum ver3_family {
  * integrated GB10B/GB20B too, although UVM's integrated HAL never writes
  * 512 MiB or 256 GiB leaves.  PD4 and PD3 never hold a PTE.
  */
-static bool ver3_leaf_allowed(enum ver3_family family, unsigned level)
+bool pt_ver3_leaf_allowed(enum ver3_family family, unsigned level)
 {
 	switch (level) {
 	case L_PTE_BIG:
@@ -394,8 +370,8 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3
 	uint64_t addr = PDE_ADDRESS(r) << 12;
 
 	add_is_pte(e, PDE_IS_PTE(r));
-	/* Without a context (FAMILY ANY): the superset of the families (see ver3_leaf_allowed()). */
-	if (PDE_IS_PTE(r) && lv->leaf_shift && ver3_leaf_allowed(family, level)) {
+	/* Without a context (FAMILY ANY): the superset of the families (see pt_ver3_leaf_allowed()). */
+	if (PDE_IS_PTE(r) && lv->leaf_shift && pt_ver3_leaf_allowed(family, level)) {
 		decode_pte(e, r, 1ull << lv->leaf_shift);
 		add_reserved(e, r & PTE_RESERVED, 0, false);
 		return;

@@ -47,7 +47,7 @@
 #include <string.h>
 
 #include "pt_capture.h"
-#include "pt_render.h"
+#include "pt_buf.h"
 
 #define BIT(n) (1ull << (n))
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "pt_capture.h"
-#include "pt_render.h"
+#include "pt_buf.h"
 
 static const char *const x86_spaces[] = {"sysmem", NULL};
 

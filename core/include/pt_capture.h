@@ -15,6 +15,11 @@
 #ifndef PT_CAPTURE_H
 #define PT_CAPTURE_H
 
+/* The include rule (HACKING.md, "Layers"): the load layer's, never included below it. */
+#if defined(PT_LAYER_UTIL)
+#error "pt_capture.h belongs to core/load: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

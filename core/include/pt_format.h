@@ -15,6 +15,11 @@
 #ifndef PT_FORMAT_H
 #define PT_FORMAT_H
 
+/* The include rule (HACKING.md, "Layers"): the formats layer's, never included below it. */
+#if defined(PT_LAYER_UTIL)
+#error "pt_format.h belongs to core/formats: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -23,6 +23,11 @@
 #ifndef PT_MEM_H
 #define PT_MEM_H
 
+/* The include rule (HACKING.md, "Layers"): the load layer's, never included below it. */
+#if defined(PT_LAYER_UTIL)
+#error "pt_mem.h belongs to core/load: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

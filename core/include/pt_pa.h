@@ -15,6 +15,11 @@
 #ifndef PT_PA_H
 #define PT_PA_H
 
+/* The include rule (HACKING.md, "Layers"): the view layer's, never included below it. */
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK)
+#error "pt_pa.h belongs to core/view: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

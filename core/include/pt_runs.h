@@ -16,6 +16,11 @@
 #ifndef PT_RUNS_H
 #define PT_RUNS_H
 
+/* The include rule (HACKING.md, "Layers"): the view layer's, never included below it. */
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK)
+#error "pt_runs.h belongs to core/view: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -14,6 +14,11 @@
 #ifndef PT_WALK_H
 #define PT_WALK_H
 
+/* The include rule (HACKING.md, "Layers"): the walk layer's, never included below it. */
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES)
+#error "pt_walk.h belongs to core/walk: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -13,6 +13,11 @@
 #ifndef PT_CAPTURE_INT_H
 #define PT_CAPTURE_INT_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/load, and the tests. */
+#if !defined(PT_LAYER_LOAD) && !defined(PT_TESTING)
+#error "capture_int.h is internal to core/load (HACKING.md, Layers)"
+#endif
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

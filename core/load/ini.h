@@ -19,6 +19,11 @@
 #ifndef PT_INI_H
 #define PT_INI_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/load and core/sources, and the tests. */
+#if !defined(PT_LAYER_LOAD) && !defined(PT_LAYER_SOURCES) && !defined(PT_TESTING)
+#error "ini.h is internal to core/load and core/sources (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

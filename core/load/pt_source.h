@@ -18,6 +18,11 @@
 #ifndef PT_SOURCE_H
 #define PT_SOURCE_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/load and core/sources, and the tests. */
+#if !defined(PT_LAYER_LOAD) && !defined(PT_LAYER_SOURCES) && !defined(PT_TESTING)
+#error "pt_source.h is internal to core/load and core/sources (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,10 +103,13 @@ pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
  * Member NAME is SIZE bytes read on demand through READ (compressed page
  * stores; pt_mem.h's pt_read_fn: LEN bytes at OFF inside the member into
  * BUF, anything but PT_OK making the read "not captured").  READ is called
- * after the load, from any thread, but never concurrently for one member,
- * in whole 4 KiB pages (the last one short).  FREE_FN(UD), if not NULL, runs once when the capture is freed
- * (or the load fails); the loader owns UD from this call on, also when it
- * fails.
+ * after the load (and during it where sections overlap: the seal compares
+ * their bytes), from any thread, but never concurrently for one [memory]
+ * section (a member two sections name is read by both), in whole 4 KiB
+ * pages (the last one short), the last few pages kept
+ * (pt_loader_member_bytes() reads a member whole, in one call).
+ * FREE_FN(UD), if not NULL, runs once when the capture is freed (or the
+ * load fails); the loader owns UD from this call on, also when it fails.
  */
 pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
 			    pt_read_fn read, void *ud, void (*free_fn)(void *ud));

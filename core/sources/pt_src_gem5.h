@@ -9,6 +9,11 @@
 #ifndef PT_SRC_GEM5_H
 #define PT_SRC_GEM5_H
 
+/* The include rule (HACKING.md, "Layers"): internal to core/sources, and the tests. */
+#if !defined(PT_LAYER_SOURCES) && !defined(PT_TESTING)
+#error "pt_src_gem5.h is internal to core/sources (HACKING.md, Layers)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -519,6 +519,74 @@ out:
 	return rc;
 }
 
+/*
+ * No start addresses are saved (§1.4).  gem5's x86 GPUFS layouts put
+ * store0 at 0 (at most 3 GiB, or 128 MiB on the stdlib board) and store1
+ * at 4 GiB; anything else has no convention to fall back on.
+ */
+static pt_err sys_by_convention(struct parser *p, struct pt_gem5_cpt *c)
+{
+	if (c->nsys > 2) {
+		seterr(p, c->sys[2].line, "%zu host memory stores: their addresses need config.ini", c->nsys);
+		return PT_E_UNSUPPORTED;
+	}
+	if (c->nsys >= 1 && c->sys[0].size > (3ull << 30) && c->nsys == 2) {
+		seterr(p, c->sys[0].line, "store0 holds %llu bytes, more than the 3 GiB below the 4 GiB store1",
+		       (unsigned long long)c->sys[0].size);
+		return PT_E_UNSUPPORTED;
+	}
+	if (c->nsys == 2) {
+		c->sys[1].base = 4ull << 30;
+		if (c->sys[1].size > UINT64_MAX - c->sys[1].base) {
+			seterr(p, c->sys[1].line, "store1 runs past 2^64");
+			return PT_E_VALUE;
+		}
+	}
+	c->sys_by_convention = c->nsys > 0;
+	return PT_OK;
+}
+
+/*
+ * The host memory PM's stores, numbered in order, placed by CONFIG (the
+ * run's config.ini, CONFIG_LEN bytes) or else by convention.  *OWN_ERR:
+ * config.ini's parser wrote the message.
+ */
+static pt_err read_host(struct parser *p, const struct sec *pm, struct pt_gem5_cpt *c,
+			const char *config, size_t config_len, bool *own_err)
+{
+	size_t syscap = 0;
+	pt_err rc;
+
+	for (size_t i = 0; i < p->nsec; i++) {
+		const struct sec *x = &p->sec[i];
+		long id = store_index(x, pm->name, pm->n);
+
+		if (id < 0)
+			continue;
+		if (!pt_vec_reserve(&c->sys, &syscap, c->nsys + 1, sizeof *c->sys))
+			return PT_E_NOMEM;
+		memset(&c->sys[c->nsys], 0, sizeof *c->sys);
+		if ((rc = read_store(p, x, (unsigned)id, &c->sys[c->nsys++])))
+			return rc;
+	}
+	if (c->nsys)   /* qsort(NULL, 0) is undefined (found by fuzz_gem5) */
+		qsort(c->sys, c->nsys, sizeof *c->sys, cmp_store);
+	for (size_t i = 0; i < c->nsys; i++)
+		if (i && c->sys[i].store_id == c->sys[i - 1].store_id) {
+			seterr(p, c->sys[i].line, "host memory store%u given twice (line %u)", c->sys[i].store_id,
+			       c->sys[i - 1].line);
+			return PT_E_VALUE;
+		} else if (c->sys[i].store_id != i) {
+			seterr(p, c->sys[i].line, "host memory store%u without store%zu", c->sys[i].store_id, i);
+			return PT_E_VALUE;
+		}
+	if (!config)
+		return sys_by_convention(p, c);
+	rc = sys_from_config(config, config_len, pm->name, pm->n - 8, c, p->err, p->errlen);
+	*own_err = rc != PT_OK;
+	return rc;
+}
+
 pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char *device,
 		     const char *config, size_t config_len, struct pt_gem5_cpt **out, char *err, size_t errlen)
 {
@@ -526,6 +594,7 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 	struct pt_gem5_cpt *c = NULL;
 	const struct sec *gv = NULL, *pm = NULL;
 	size_t dn = 0;
+	bool own_err = false;   /* config.ini's parser wrote the message */
 	pt_err rc;
 
 	*out = NULL;
@@ -606,77 +675,14 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 			pm = x;
 		}
 	}
-	if (pm) {
-		size_t syscap = 0;
-
-		for (size_t i = 0; i < p.nsec; i++) {
-			const struct sec *x = &p.sec[i];
-			long id = store_index(x, pm->name, pm->n);
-
-			if (id < 0)
-				continue;
-			if (!pt_vec_reserve(&c->sys, &syscap, c->nsys + 1, sizeof *c->sys)) {
-				rc = PT_E_NOMEM;
-				goto fail;
-			}
-			memset(&c->sys[c->nsys], 0, sizeof *c->sys);
-			if ((rc = read_store(&p, x, (unsigned)id, &c->sys[c->nsys++])))
-				goto fail;
-		}
-		if (c->nsys)   /* qsort(NULL, 0) is undefined (found by fuzz_gem5) */
-			qsort(c->sys, c->nsys, sizeof *c->sys, cmp_store);
-		for (size_t i = 0; i < c->nsys; i++)
-			if (i && c->sys[i].store_id == c->sys[i - 1].store_id) {
-				seterr(&p, c->sys[i].line, "host memory store%u given twice (line %u)", c->sys[i].store_id,
-				       c->sys[i - 1].line);
-				rc = PT_E_VALUE;
-				goto fail;
-			} else if (c->sys[i].store_id != i) {
-				seterr(&p, c->sys[i].line, "host memory store%u without store%zu", c->sys[i].store_id, i);
-				rc = PT_E_VALUE;
-				goto fail;
-			}
-		if (config) {
-			if ((rc = sys_from_config(config, config_len, pm->name, pm->n - 8, c, err, errlen))) {
-				free(p.ln);
-				free(p.sec);
-				pt_gem5_free(c);
-				return rc;
-			}
-		} else {
-		/*
-		 * No start addresses are saved (§1.4).  gem5's x86 GPUFS layouts put
-		 * store0 at 0 (at most 3 GiB, or 128 MiB on the stdlib board) and
-		 * store1 at 4 GiB; anything else has no convention to fall back on.
-		 */
-		if (c->nsys > 2) {
-			seterr(&p, c->sys[2].line, "%zu host memory stores: their addresses need config.ini", c->nsys);
-			rc = PT_E_UNSUPPORTED;
-			goto fail;
-		}
-		if (c->nsys >= 1 && c->sys[0].size > (3ull << 30) && c->nsys == 2) {
-			seterr(&p, c->sys[0].line, "store0 holds %llu bytes, more than the 3 GiB below the 4 GiB store1",
-			       (unsigned long long)c->sys[0].size);
-			rc = PT_E_UNSUPPORTED;
-			goto fail;
-		}
-		if (c->nsys == 2) {
-			c->sys[1].base = 4ull << 30;
-			if (c->sys[1].size > UINT64_MAX - c->sys[1].base) {
-				seterr(&p, c->sys[1].line, "store1 runs past 2^64");
-				rc = PT_E_VALUE;
-				goto fail;
-			}
-		}
-		c->sys_by_convention = c->nsys > 0;
-		}
-	}
+	if (pm && (rc = read_host(&p, pm, c, config, config_len, &own_err)))
+		goto fail;
 	free(p.ln);
 	free(p.sec);
 	*out = c;
 	return PT_OK;
 fail:
-	if (rc == PT_E_NOMEM)
+	if (rc == PT_E_NOMEM && !own_err)
 		seterr(&p, 1, "out of memory");
 	free(p.ln);
 	free(p.sec);

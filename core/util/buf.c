@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_render.h"
+#include "pt_buf.h"
 #include "pt_vec.h"
 
 /* ---- growable array ----------------------------------------------------- */
