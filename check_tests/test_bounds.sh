@@ -1,10 +1,13 @@
 #!/bin/bash
-# test_cache.sh — the renders the daemon keeps (capture, info, maps, entries;
-# fs/state.c), on captures built here whose one table page points at itself,
-# so that a few hundred bytes describe a huge tree (issue 26 item 1, issue 20
-# item 4):
+# test_bounds.sh — renders within their memory bounds, on captures built here
+# whose one table page points at itself, so that a few hundred bytes describe
+# a huge tree (issue 26 items 1 and 2, issue 20 item 4):
 #
-#  1. a cut render keeps nothing: `stat` or `head` of CTX/entries (a 2^25-line,
+#  0. ptfs-tool export streams CTX/entries (~14 GB of text): its peak RSS stays
+#     within one render's bound while it writes, and it shows progress on a
+#     terminal (no FUSE needed)
+#  1. the renders the daemon keeps (capture, info, maps, entries; fs/state.c):
+#     a cut render keeps nothing: `stat` or `head` of CTX/entries (a 2^25-line,
 #     ~14 GB text) or `cat` of CTX/maps interrupted by SIGINT leaves no size
 #     and no bytes behind; the next access renders again, and a context that
 #     was never interrupted over the same table gives the same bytes
@@ -14,7 +17,7 @@
 #     and files dropped from the budget read back byte for byte; six maps of
 #     64 MiB each stay under the default budget (256 MiB here)
 #
-# Environment (check_tests/meson.build): PTFS, PTFS_TOOL.
+# Environment (check_tests/meson.build): PTFS, PTFS_TOOL, PTFS_FIXTURES.
 # Exit: 0 all passed; 1 any failure; 77 only when /dev/fuse is missing and
 # CI is not "true".  Mounts are polled for (never slept for) and undone by
 # the EXIT trap (both from mount_lib.sh).
@@ -25,11 +28,11 @@ export LC_ALL=C
 
 PTFS=$(readlink -f "${PTFS:?PTFS must name the ptfs binary}")
 TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
+FIX_SMALL=$(readlink -f "${PTFS_FIXTURES:?PTFS_FIXTURES must name the fixtures directory}")/turing-mixed.tar.gz
 
 . "$(dirname "$0")/mount_lib.sh"
 
-need_fuse
-ml_tmpdir cache
+ml_tmpdir bounds
 
 # self_capture DIR K N: an amd-gpuvm capture (ptfs-capture(5)) of N gfx9
 # contexts v1..vN sharing one 4 KiB table at vram 0x100000 whose first K
@@ -57,11 +60,54 @@ self_capture() {
 
 hwm_kib() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 
-# ---- 1. a cut render keeps nothing ---------------------------------------------
-
 S=$TMP/self
 self_capture "$S" 512 2
 tar -C "$S" -czf "$TMP/self.tar.gz" capture.ini mem
+
+# ---- 0. export streams -------------------------------------------------------------
+
+# The export runs until its v1/entries holds 200 MB (of ~14 GB) or 60 s, while
+# VmHWM is sampled; then it is stopped.  Bound: the capture (4 KiB) and one
+# render of at most 64 MiB (v1/maps) + 32 MiB for the program: 96 MiB.  It
+# reached 6.2 GB before writing any of entries (issue 26 item 2).
+X=$TMP/export
+"$TOOL" export "$TMP/self.tar.gz" "$X" 2>"$TMP/export.err" &
+xpid=$!
+PIDS+=("$xpid")
+hwm=0
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ] && kill -0 "$xpid" 2>/dev/null; do
+	v=$(hwm_kib "$xpid")
+	[ -n "$v" ] && hwm=$v
+	[ "$(stat -c %s "$X/v1/entries" 2>/dev/null || echo 0)" -gt 200000000 ] && break
+	sleep 0.1
+done
+got=$(stat -c %s "$X/v1/entries" 2>/dev/null || echo 0)
+kill "$xpid" 2>/dev/null
+wait "$xpid" 2>/dev/null
+check "export: v1/entries streamed ($got bytes written in 60 s at most)" test "$got" -gt 200000000
+check "export: VmHWM $((hwm / 1024)) MiB while writing, at most 96 MiB" test "$hwm" -le $((96 * 1024))
+check "export: v1/maps written whole first (its # truncated line)" \
+	bash -c 'tail -n 1 "$1/v1/maps" | grep -q "^# truncated at VA"' _ "$X"
+check "export: the entries written are the mount's lines (PATH key=value)" \
+	bash -c 'head -n 1 "$1/v1/entries" | grep -q "^pdb2/0/entry level=pdb2 .* raw=0x0000000080100001 .* state=pointer "' _ "$X"
+chmod -R u+w "$X"
+rm -rf "$X"
+# progress on a terminal (script(1) gives stderr one); none otherwise
+script -qec "\"$TOOL\" export \"$FIX_SMALL\" \"$TMP/e2\"" /dev/null >"$TMP/tty.out" 2>&1
+check "export: progress on a terminal (files and MiB written)" \
+	grep -qE 'ptfs-tool export: [0-9]+ files, [0-9]+ MiB written' "$TMP/tty.out"
+chmod -R u+w "$TMP/e2"
+rm -rf "$TMP/e2"
+"$TOOL" export "$FIX_SMALL" "$TMP/e3" 2>"$TMP/e3.err"
+check "export: no progress when stderr is no terminal" test ! -s "$TMP/e3.err"
+chmod -R u+w "$TMP/e3"
+rm -rf "$TMP/e3"
+
+need_fuse
+
+# ---- 1. a cut render keeps nothing ---------------------------------------------
+
 M=$TMP/m1
 if start_fg "$TMP/self.tar.gz" "$M"; then
 	pid=$FG_PID
