@@ -355,7 +355,8 @@ int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache
 		pthread_mutex_unlock(&c->lock);
 		return err;
 	}
-	c->size = size;
+	if (!c->done)
+		c->size = size;   /* once: readers take it without the lock; a re-render gives the same */
 	pthread_mutex_lock(&fs->lru.lock);
 	h->refs = 2;   /* the cache's and the caller's */
 	h->slot = &c->held;
