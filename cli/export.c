@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "pt_entries.h"
 #include "pt_tree.h"
 
 #define EXPORT_PATH_MAX 4096
@@ -29,11 +31,17 @@ static const char export_help[] =
 	"Writes the tree `ptfs CAPTURE MNT` would show to DIR (which must not exist\n"
 	"or be empty): capture, per context info, maps, the table tree and va/\n"
 	"symlinks; walk/ and pa/SPACE/ are left empty.  Files are 0444 and directories 0555, like\n"
-	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n";
+	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n"
+	"Memory: the capture and one file's render (at most 64 MiB, a maps); every\n"
+	"entries file is streamed.  Progress goes to stderr when it is a terminal.\n";
 
 struct exporter {
 	const struct pt_tree *tree;
 	struct pt_buf buf;
+	/* progress on a terminal (stderr): files and bytes written, when last shown */
+	bool progress;
+	uint64_t files, bytes;
+	struct timespec shown;
 	int st;          /* CLI_EXIT_OK until a child fails */
 	const char *dir; /* the directory being filled */
 	/* of the listing call under way in DIR: children written, the cookie after the last */
@@ -55,32 +63,106 @@ static int seal_dir(const char *path)
 	return CLI_EXIT_OK;
 }
 
-static int write_file(const char *path, const struct pt_buf *b)
-{
-	int fd, e;
+/* At most every PROGRESS_NS, on a terminal: how far the export is (one line, redrawn). */
+#define PROGRESS_NS 250000000LL
 
-	if (b->oom)
-		return cli_fail(PT_E_NOMEM, "%s: out of memory", path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return cli_fail(PT_E_IO, "%s: %s", path, strerror(errno));
-	for (size_t off = 0; off < b->len;) {
-		ssize_t n = write(fd, b->data + off, b->len - off);
+static void progress(struct exporter *x, bool last)
+{
+	struct timespec now;
+
+	if (!x->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!last && (now.tv_sec - x->shown.tv_sec) * 1000000000LL +
+		     (now.tv_nsec - x->shown.tv_nsec) < PROGRESS_NS)
+		return;
+	x->shown = now;
+	fprintf(stderr, "\rptfs-tool export: %llu files, %llu MiB written%s",
+		(unsigned long long)x->files, (unsigned long long)(x->bytes >> 20), last ? "\n" : "");
+}
+
+/* LEN bytes of DATA to FD (a file being written); errno on failure, 0 on success. */
+static int write_all(struct exporter *x, int fd, const char *data, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			e = n < 0 ? errno : EIO;
-			close(fd);
-			return cli_fail(PT_E_IO, "%s: %s", path, strerror(e));
-		}
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
 		off += (size_t)n;
+		x->bytes += (uint64_t)n;
 	}
-	if (fchmod(fd, 0444) != 0 || close(fd) != 0) {
-		e = errno;
-		return cli_fail(PT_E_IO, "%s: %s", path, strerror(e));
-	}
+	progress(x, false);
+	return 0;
+}
+
+static int open_w(const char *path, int *fd)
+{
+	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return cli_fail(PT_E_IO, "%s: %s", path, strerror(errno));
 	return CLI_EXIT_OK;
+}
+
+/* Ends file FD at PATH: 0444, closed; E: the errno of a failed write (0: none). */
+static int close_w(struct exporter *x, const char *path, int fd, int e)
+{
+	if (!e && (fchmod(fd, 0444) != 0 || close(fd) != 0))
+		e = errno;
+	else if (e)
+		close(fd);
+	if (e)
+		return cli_fail(PT_E_IO, "%s: %s", path, strerror(e));
+	x->files++;
+	return CLI_EXIT_OK;
+}
+
+static int write_file(struct exporter *x, const char *path, const struct pt_buf *b)
+{
+	int fd, st;
+
+	if (b->oom)
+		return cli_fail(PT_E_NOMEM, "%s: out of memory", path);
+	if ((st = open_w(path, &fd)) != CLI_EXIT_OK)
+		return st;
+	return close_w(x, path, fd, write_all(x, fd, b->data, b->len));
+}
+
+/* pt_entries_write() sink: a piece of CTX/entries to the file being written. */
+struct entries_out {
+	struct exporter *x;
+	int fd, err;
+};
+
+static bool entries_sink(void *ud, const char *data, size_t len)
+{
+	struct entries_out *o = ud;
+
+	o->err = write_all(o->x, o->fd, data, len);
+	return o->err == 0;
+}
+
+/*
+ * CTX/entries, streamed as it is rendered: its text can be far larger than
+ * memory (2^25 lines, ~14 GB, from one self-pointing table), and the mount
+ * never holds it either (core/view/entries.c).
+ */
+static int write_entries(struct exporter *x, const struct pt_tnode *node, const char *path)
+{
+	struct entries_out o = {x, -1, 0};
+	pt_err err;
+	int st;
+
+	if ((st = open_w(path, &o.fd)) != CLI_EXIT_OK)
+		return st;
+	err = pt_entries_write(x->tree, node->ctx, PT_ENTRIES_LINES_MAX, entries_sink, &o);
+	if (err != PT_OK && !o.err) {
+		close(o.fd);
+		return cli_fail(err, "%s: cannot render", path);
+	}
+	return close_w(x, path, o.fd, o.err);
 }
 
 static int join(char *out, const char *dir, const char *name)
@@ -124,10 +206,15 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 			x->st = cli_fail(PT_E_IO, "%s: symlink: %s", path, strerror(errno));
 		break;
 	default:
+		if (child->type == PT_TN_ENTRIES) {
+			x->st = write_entries(x, child, path);
+			break;
+		}
+		/* every other file is bounded: maps and info by their 64 MiB render bound */
 		pt_buf_reset(&x->buf);
 		err = pt_tree_render(x->tree, child, &x->buf);
 		x->st = err != PT_OK ? cli_fail(err, "%s: cannot render", path)
-				     : write_file(path, &x->buf);
+				     : write_file(x, path, &x->buf);
 		break;
 	}
 	return x->st == CLI_EXIT_OK;
@@ -240,8 +327,10 @@ int cli_export(int argc, char **argv)
 	}
 	pt_buf_init(&x.buf);
 	x.tree = tree;
+	x.progress = isatty(STDERR_FILENO);
 	pt_tree_root(&root);
 	st = export_dir(&x, &root, dir);
+	progress(&x, true);
 	pt_buf_free(&x.buf);
 	pt_tree_free(tree);
 	pt_capture_free(cap);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,9 +28,21 @@
 
 #include "ptfs.h"
 #include "ptfs_config.h"
+#include "pt_num.h"
 
 #define EXIT_BAD 2      /* bad arguments or an unusable capture (DESIGN §5) */
 #define EXIT_RUNTIME 1  /* the mount or the session failed */
+
+/*
+ * The default budget of cached renders: one maps render is at most 64 MiB
+ * (man/ptfs.1 Resources), and the daemon's memory goal is 2x the capture's
+ * non-zero bytes + 64 MiB (bench/README.md), so the larger of 256 MiB (four
+ * such renders) and that.
+ */
+#define CACHE_MAX_MIN ((uint64_t)256 << 20)
+#define CACHE_MAX_OVER ((uint64_t)64 << 20)
+/* allocations from this size up are their own mappings, unmapped when freed (glibc's default start) */
+#define PTFS_MMAP_THRESHOLD (128 * 1024)
 
 #define PTFS_OPT(t, p, v) { t, offsetof(struct ptfs_opts, p), v }
 
@@ -45,6 +58,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("max_read=%u", max_read, 0),
 	PTFS_OPT("gfx=%u", gfx, 0),
 	PTFS_OPT("asic=%s", asic, 0),
+	PTFS_OPT("cache_max=%s", cache_max, 0),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
@@ -66,6 +80,11 @@ static void usage(FILE *out)
 	      "\n"
 	      "ptfs options:\n"
 	      "    -o all_entries         list zero (unmapped) entries in table directories too\n"
+	      "    -o gfx=N               GFX generation (9-12) of a umr log\n"
+	      "    -o cache_max=SIZE      memory for the renders of capture, info, maps and\n"
+	      "                           entries of every context together, least recently\n"
+	      "                           used dropped first (default: the larger of 256M and\n"
+	      "                           2 x the capture's non-zero bytes + 64M)\n"
 	      "\n", out);
 }
 
@@ -203,7 +222,14 @@ static bool load(struct ptfs *fs)
 	for (size_t i = 0; i < fs->nctx; i++) {
 		ptfs_cache_init(&fs->ctx[i].info);
 		ptfs_cache_init(&fs->ctx[i].maps);
-		ptfs_entries_init(&fs->ctx[i].entries);
+		ptfs_cache_init(&fs->ctx[i].entries);
+	}
+	if (!fs->opts.cache_max) {
+		uint64_t nz = pt_mem_resident(pt_capture_mem(fs->cap));
+
+		fs->lru.max = nz < (UINT64_MAX >> 2) ? 2 * nz + CACHE_MAX_OVER : UINT64_MAX;
+		if (fs->lru.max < CACHE_MAX_MIN)
+			fs->lru.max = CACHE_MAX_MIN;
 	}
 	for (size_t i = 0; i < fs->nctx; i++) {
 		const struct pt_context *ctx = pt_capture_context(fs->cap, i);
@@ -237,16 +263,18 @@ static void unload(struct ptfs *fs)
 {
 	if (fs->ctx) {
 		for (size_t i = 0; i < fs->nctx; i++) {
-			ptfs_cache_destroy(&fs->ctx[i].info);
-			ptfs_cache_destroy(&fs->ctx[i].maps);
-			ptfs_entries_destroy(&fs->ctx[i].entries);
+			ptfs_cache_destroy(fs, &fs->ctx[i].info);
+			ptfs_cache_destroy(fs, &fs->ctx[i].maps);
+			ptfs_cache_destroy(fs, &fs->ctx[i].entries);
 		}
 		free(fs->ctx);
 	}
+	ptfs_cache_destroy(fs, &fs->capfile);
+	ptfs_lru_destroy(&fs->lru);
 	pt_tree_free(fs->tree);
 	pt_capture_free(fs->cap);
-	ptfs_cache_destroy(&fs->capfile);
 	ptfs_opens_free(fs);
+	free(fs->opts.cache_max);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);
@@ -492,12 +520,29 @@ int main(int argc, char *argv[])
 	struct ptfs fs;
 	int ret = EXIT_BAD;
 
+	/*
+	 * Renders are large buffers made and dropped under the cache budget
+	 * (state.c).  glibc raises its mmap threshold after the first large
+	 * free, after which such buffers come from per-thread heaps that are
+	 * never given back: 16 contexts read under an 8 MiB budget peaked at
+	 * 43 MiB that way, 9 MiB with the threshold fixed (check_tests/test_cache.sh).
+	 */
+	mallopt(M_MMAP_THRESHOLD, PTFS_MMAP_THRESHOLD);
 	memset(&fs, 0, sizeof(fs));
 	memset(&copts, 0, sizeof(copts));
 	ptfs_cache_init(&fs.capfile);
+	ptfs_lru_init(&fs.lru, 0);
 	ptfs_opens_init(&fs);
 	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
 		goto out_args;
+	if (fs.opts.cache_max && !pt_num_parse(fs.opts.cache_max, PT_NUM_INI, &fs.lru.max)) {
+		char *e = escaped(fs.opts.cache_max);
+
+		fprintf(stderr, "ptfs: E_USAGE: -o cache_max=%s: not a size (a number of bytes, "
+			"with K, M or G)\n", e ? e : "?");
+		free(e);
+		goto out_args;
+	}
 	if (fs.opts.extra_nonopt) {
 		die_usage("too many arguments");
 		goto out_args;

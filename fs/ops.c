@@ -6,8 +6,8 @@
  * replies exactly once.  Nodes are decoded from their computed inode
  * numbers (ino.c) and re-resolved on every call by the core tree
  * (core/tree.c: names, listings, contents, links); the capture is
- * immutable, so no lock is needed except around the one-time renders of
- * `capture`, `info` and `maps` (state.c).
+ * immutable, so no lock is needed except around the kept renders of
+ * `capture`, `info`, `maps` and `entries` (state.c: one daemon-wide budget).
  *
  * Because nothing ever changes, every reply carries a huge timeout (also
  * negative lookups: ino 0 + timeout), open sets keep_cache and opendir
@@ -129,35 +129,28 @@ static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		     size_t *size)
 {
 	struct ptfs_cache *c = ptfs_cache_of(fs, id);
-	const struct pt_entries_file *ef;
 	const struct pt_buf *b;
+	uint64_t sz;
 	int err;
 
-	if (id->type == PT_TN_ENTRIES) {
-		/* a whole pass over the context: never for a listing */
-		if (lazy && !ptfs_entries_ready(fs, id->ctx))
-			return -1;
-		err = ptfs_entries_fill(fs, id->ctx, &ef);
-		if (!err)
-			*size = (size_t)ef->size;
-		return err;
-	}
 	/*
-	 * st_size needs a full render.  A listing (LAZY) leaves it to the
-	 * LOOKUP that a stat or open sends: `find`, `ls -R` and `ls va/` never
-	 * do.  Rendering every listed entry made first listings ~1.5x slower
-	 * (and slower than archivemount) for ~1.4x faster first reads
-	 * (bench/README.md); listings win.  A cached file already rendered
-	 * costs nothing.
+	 * st_size needs a full render (entries: a whole pass over the
+	 * context).  A listing (LAZY) leaves it to the LOOKUP that a stat or
+	 * open sends: `find`, `ls -R` and `ls va/` never do.  Rendering every
+	 * listed entry made first listings ~1.5x slower (and slower than
+	 * archivemount) for ~1.4x faster first reads (bench/README.md);
+	 * listings win.  A cached file rendered once costs nothing, even
+	 * after the budget dropped its bytes: its size is kept.
 	 */
 	if (lazy && !(c && ptfs_cache_ready(c)))
 		return -1;
 	if (c) {
-		err = ptfs_cache_fill(fs, id, c);
-		b = &c->buf;
-	} else {
-		err = ptfs_render_memo(fs, id, ino, &b);
+		err = ptfs_cache_size(fs, id, c, &sz);
+		if (!err)
+			*size = (size_t)sz;
+		return err;
 	}
+	err = ptfs_render_memo(fs, id, ino, &b);
 	if (err)
 		return err;
 	*size = b->len;
@@ -492,10 +485,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
  * ENOSYS once and never sent again, nor RELEASE: the kernel then keeps the
  * page cache across opens by itself, and a read finds its bytes by inode
  * (do_read with fh 0) — two fewer round trips per file for grep -r and
- * diff -r.  Otherwise fi->fh points at the file's bytes: the shared cache
- * for `capture`, `info` and `maps`, or a buffer rendered at open and freed
- * in release (struct ptfs_open), so every read of one open file sees the
- * same bytes.
+ * diff -r.  Otherwise a kept file (`capture`, `info`, `maps`, `entries`)
+ * is still read by inode (fh 0: the budget may drop and re-render it
+ * between reads, the same bytes), and any other file's fi->fh points at a
+ * buffer rendered at open and freed in release (struct ptfs_open), so every
+ * read of one open file sees the same bytes.
  */
 static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -512,23 +506,20 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		return EROFS;
 	if (fs->no_open)
 		return ENOSYS;
-	if (id.type == PT_TN_ENTRIES) {
-		const struct pt_entries_file *ef;
-
-		/* read by offset from its checkpoints (do_read), no per-open bytes: fh 0 */
-		err = ptfs_entries_fill(fs, id.ctx, &ef);
-		if (err)
-			return err;
-		fi->fh = 0;
-		fi->keep_cache = 1;
-		return 0;
-	}
 	c = ptfs_cache_of(fs, &id);
 	if (c) {
-		err = ptfs_cache_fill(fs, &id, c);
+		struct ptfs_held *h;
+
+		/*
+		 * Read by inode (do_read), no per-open bytes: fh 0.  The budget
+		 * may drop the render between reads; the next read renders the
+		 * same bytes again.
+		 */
+		err = ptfs_cache_get(fs, &id, c, &h);
 		if (err)
 			return err;
-		fi->fh = (uint64_t)(uintptr_t)&c->buf;
+		ptfs_held_put(fs, h);
+		fi->fh = 0;
 	} else {
 		if (pt_tree_kind(&id) != PT_TK_FILE)
 			return EINVAL;
@@ -573,20 +564,34 @@ static void slice(const struct pt_buf *b, off_t off, size_t *size, const char **
 	*data = b->data + off;
 }
 
-/* CTX/entries: the slice rendered forward from the nearest checkpoint into thread scratch. */
-static int read_entries(struct ptfs *fs, const struct pt_tnode *id, size_t *size, off_t off,
-			const char **data)
+/*
+ * A read of cached file ID, copied into thread scratch under a reference,
+ * so that the budget may drop the render as soon as the copy is made.
+ * CTX/entries: from its kept text, or rendered forward from the nearest
+ * checkpoint.
+ */
+static int read_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+		       size_t *size, off_t off, const char **data)
 {
-	const struct pt_entries_file *ef;
+	struct ptfs_held *h;
 	struct ptfs_tls *t;
-	int err = ptfs_entries_fill(fs, id->ctx, &ef);
+	int err = ptfs_cache_get(fs, id, c, &h);
 
 	if (err)
 		return err;
 	t = ptfs_tls_get();
-	if (!t)
-		return ENOMEM;
-	err = ptfs_errno(pt_entries_file_read(fs->tree, ef, (uint64_t)off, *size, &t->buf));
+	if (!t) {
+		err = ENOMEM;
+	} else if (id->type == PT_TN_ENTRIES) {
+		err = ptfs_errno(pt_entries_file_read(fs->tree, &h->ef, (uint64_t)off, *size,
+						      &t->buf));
+	} else if ((uint64_t)off < h->buf.len) {
+		size_t n = h->buf.len - (size_t)off;
+
+		pt_buf_put(&t->buf, h->buf.data + off, n < *size ? n : *size);
+		err = t->buf.oom ? ENOMEM : 0;
+	}
+	ptfs_held_put(fs, h);
 	if (err)
 		return err;
 	*size = t->buf.len;
@@ -607,21 +612,16 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 	if (off < 0)
 		return EINVAL;
 	if (!b) {
-		/* No OPEN was sent (NO_OPEN_SUPPORT): find the bytes by inode. */
+		/* No per-open bytes (NO_OPEN_SUPPORT, or a cached file): find them by inode. */
 		err = ptfs_ino_decode(fs, ino, &id);
 		if (err)
 			return err;
-		if (id.type == PT_TN_ENTRIES)
-			return read_entries(fs, &id, size, off, data);
 		c = ptfs_cache_of(fs, &id);
-		if (c) {
-			err = ptfs_cache_fill(fs, &id, c);
-			b = &c->buf;
-		} else if (pt_tree_kind(&id) == PT_TK_FILE) {
-			err = ptfs_render_memo(fs, &id, ino, &b);
-		} else {
-			err = is_dir(&id) ? EISDIR : EINVAL;
-		}
+		if (c)
+			return read_cached(fs, &id, c, size, off, data);
+		if (pt_tree_kind(&id) != PT_TK_FILE)
+			return is_dir(&id) ? EISDIR : EINVAL;
+		err = ptfs_render_memo(fs, &id, ino, &b);
 		if (err)
 			return err;
 		slice(b, off, size, data);
@@ -630,8 +630,6 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 	slice(b, off, size, data);
 	if (*size == 0)
 		return 0;
-	if (ptfs_ino_decode(fs, ino, &id) == 0 && ptfs_cache_of(fs, &id))
-		return 0;   /* the caches live as long as the mount */
 	/*
 	 * A per-open buffer is freed by RELEASE, which the kernel may send (and
 	 * another thread serve) as soon as it has consumed this reply, while
@@ -668,10 +666,9 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	struct pt_buf *b = (struct pt_buf *)(uintptr_t)fi->fh;
 	struct ptfs *fs = fs_of(req);
-	struct pt_tnode id;
 
-	/* the caches live as long as the mount; only per-open renders are freed */
-	if (b && !(ptfs_ino_decode(fs, ino, &id) == 0 && ptfs_cache_of(fs, &id)))
+	/* only per-open renders have an fh: cached files are read by inode */
+	if (b)
 		ptfs_open_free(fs, (struct ptfs_open *)((char *)b - offsetof(struct ptfs_open, buf)));
 	fuse_reply_err(req, 0);
 }

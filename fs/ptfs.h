@@ -30,34 +30,54 @@ struct ptfs_opts {
 	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
 	unsigned gfx;        /* -o gfx=N: GFX generation of a umr log (0: not given) */
 	char *asic;          /* -o asic=NAME: a umr ASIC name, its generation (NULL: not given) */
+	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
 };
 
 /* Longest name statfs reports and lookup accepts. */
 #define PTFS_NAME_MAX 255
 
 /*
- * A file rendered once and kept for the life of the mount (`capture`, and
- * `info` / `maps` of each context, which need a scan of the whole context).
- * LOCK guards DONE, ERR and BUF until DONE is set; afterwards BUF is
- * immutable and read without the lock by open/read.
+ * One cached render held in memory: the bytes of `capture`, `info` or
+ * `maps`, or CTX/entries' checkpoints (and its text when small).  Shared by
+ * its cache and the requests using it, counted by REFS; the daemon-wide
+ * LRU (struct ptfs_lru) may drop the cache's reference at any time, and the
+ * last reference frees it.  Everything but the bytes is guarded by the LRU
+ * lock; the bytes are immutable once held.
+ */
+struct ptfs_held {
+	unsigned refs;
+	uint64_t cost;                   /* bytes charged to the budget */
+	struct ptfs_held *prev, *next;   /* the LRU list, most recently used first */
+	struct ptfs_held **slot;         /* its cache's pointer to it; NULL once dropped */
+	struct pt_buf buf;               /* capture, info, maps */
+	struct pt_entries_file ef;       /* entries */
+};
+
+/*
+ * A file whose render needs a scan of the whole context or capture: the
+ * first access renders it and the LRU keeps it while the budget allows;
+ * once dropped, the next access renders it again (the capture never
+ * changes, so the bytes are the same).  LOCK serialises renders only.
+ * DONE: rendered once, so SIZE and ERR are known (read without the lock).
+ * A render cut by a cancel leaves nothing: no DONE, no size, no bytes.
  */
 struct ptfs_cache {
 	pthread_mutex_t lock;
 	bool done;
 	int err;              /* errno of the render, 0 on success */
-	struct pt_buf buf;
+	uint64_t size;        /* the file's size (once DONE without ERR) */
+	struct ptfs_held *held;   /* guarded by the LRU lock; NULL: not in memory */
 };
 
 /*
- * CTX/entries: too big to keep (~200 bytes per entry), so only its size and
- * checkpoints are (core/entries.c), built by the first LOOKUP or read under
- * LOCK, this file's own; reads render forward from a checkpoint without it.
+ * The budget of every cached render of the daemon (-o cache_max=SIZE):
+ * least recently used first out.  A render larger than the budget is still
+ * used by the request that made it, and kept alone.
  */
-struct ptfs_entries {
+struct ptfs_lru {
 	pthread_mutex_t lock;
-	bool done;
-	int err;
-	struct pt_entries_file file;
+	struct ptfs_held *head, *tail;
+	uint64_t bytes, max;
 };
 
 /* Per-context data fixed at load time (inode packing) plus its caches. */
@@ -66,8 +86,7 @@ struct ptfs_ctx {
 	unsigned nlevels;
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
-	struct ptfs_cache info, maps;
-	struct ptfs_entries entries;
+	struct ptfs_cache info, maps, entries;
 };
 
 struct ptfs_open;
@@ -80,6 +99,7 @@ struct ptfs {
 	size_t nctx;
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
+	struct ptfs_lru lru;
 	/*
 	 * Per-open renders not yet released (ops.c).  The kernel may never
 	 * send RELEASE for a file closed just before the unmount, so what is
@@ -148,19 +168,25 @@ char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size);
 /* Frees the calling thread's scratch (the main thread, after a -s loop). */
 void ptfs_thread_cleanup(void);
 void ptfs_cache_init(struct ptfs_cache *c);
-void ptfs_cache_destroy(struct ptfs_cache *c);
-/* The cache kept for file ID (capture, info, maps), or NULL. */
+/* Drops what C holds (at unmount, once no request is served). */
+void ptfs_cache_destroy(struct ptfs *fs, struct ptfs_cache *c);
+void ptfs_lru_init(struct ptfs_lru *l, uint64_t max);
+void ptfs_lru_destroy(struct ptfs_lru *l);
+/* The cache kept for file ID (capture, info, maps, entries), or NULL. */
 struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id);
-/* Renders cache C of ID once, whatever the number of threads; the errno of that render. */
-int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c);
-/* Whether C is rendered already (its size is known for free). */
+/*
+ * The render of cached file ID, held: rendered now unless the LRU still
+ * has it; *OUT is a reference the caller gives back with ptfs_held_put().
+ * The errno of the render (EINTR: cut by a cancel, nothing kept).
+ */
+int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+		   struct ptfs_held **out);
+void ptfs_held_put(struct ptfs *fs, struct ptfs_held *h);
+/* The size of cached file ID: known once rendered, else rendered now; its errno. */
+int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+		    uint64_t *size);
+/* Whether C was rendered once already (its size is known for free). */
 bool ptfs_cache_ready(struct ptfs_cache *c);
-void ptfs_entries_init(struct ptfs_entries *e);
-void ptfs_entries_destroy(struct ptfs_entries *e);
-/* Builds CTX/entries' size and checkpoints once; its errno.  *OUT: the built file. */
-int ptfs_entries_fill(struct ptfs *fs, unsigned ctx, const struct pt_entries_file **out);
-/* Whether CTX/entries is built already (its size is known for free). */
-bool ptfs_entries_ready(struct ptfs *fs, unsigned ctx);
 /* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */
 int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		     const struct pt_buf **out);

@@ -3,8 +3,9 @@
  * state.c — what the FUSE front end keeps between requests: the one
  * pt_err -> errno mapping, per-thread scratch buffers (the readdir reply,
  * the memo of the last rendered entry or walk file), the renders of
- * `capture`, `info` and `maps` kept for the life of the mount, and the
- * per-open renders not yet released.  The tree itself is core's
+ * `capture`, `info`, `maps` and `entries` kept under one daemon-wide
+ * budget (least recently used out first), and the per-open renders not yet
+ * released.  The tree itself is core's
  * (core/tree.c); ops.c turns requests into tree calls and replies.
  */
 #include <errno.h>
@@ -107,20 +108,6 @@ char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size)
 	return t->dir;
 }
 
-void ptfs_cache_init(struct ptfs_cache *c)
-{
-	pthread_mutex_init(&c->lock, NULL);
-	c->done = false;
-	c->err = 0;
-	pt_buf_init(&c->buf);
-}
-
-void ptfs_cache_destroy(struct ptfs_cache *c)
-{
-	pthread_mutex_destroy(&c->lock);
-	pt_buf_free(&c->buf);
-}
-
 void ptfs_opens_init(struct ptfs *fs)
 {
 	pthread_mutex_init(&fs->open_lock, NULL);
@@ -165,12 +152,116 @@ void ptfs_opens_free(struct ptfs *fs)
 	pthread_mutex_destroy(&fs->open_lock);
 }
 
-/* ---- rendering ---------------------------------------------------------- */
+/* ---- cached renders: one daemon-wide budget ----------------------------- */
+
+void ptfs_lru_init(struct ptfs_lru *l, uint64_t max)
+{
+	pthread_mutex_init(&l->lock, NULL);
+	l->head = l->tail = NULL;
+	l->bytes = 0;
+	l->max = max;
+}
+
+void ptfs_lru_destroy(struct ptfs_lru *l)
+{
+	pthread_mutex_destroy(&l->lock);
+}
+
+void ptfs_cache_init(struct ptfs_cache *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	c->done = false;
+	c->err = 0;
+	c->size = 0;
+	c->held = NULL;
+}
+
+static void held_free(struct ptfs_held *h)
+{
+	pt_buf_free(&h->buf);
+	pt_entries_file_free(&h->ef);
+	free(h);
+}
+
+static void lru_unlink(struct ptfs_lru *l, struct ptfs_held *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		l->head = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	else
+		l->tail = h->prev;
+	h->prev = h->next = NULL;
+}
+
+static void lru_push(struct ptfs_lru *l, struct ptfs_held *h)
+{
+	h->prev = NULL;
+	h->next = l->head;
+	if (l->head)
+		l->head->prev = h;
+	else
+		l->tail = h;
+	l->head = h;
+}
+
+/* The cache lets go of H (under the LRU lock): out of the list, freed once unused. */
+static void lru_drop(struct ptfs_lru *l, struct ptfs_held *h)
+{
+	lru_unlink(l, h);
+	l->bytes -= h->cost;
+	*h->slot = NULL;
+	h->slot = NULL;
+	if (--h->refs == 0)
+		held_free(h);
+}
+
+/* Least recently used out until the budget holds, sparing KEEP (under the LRU lock). */
+static void lru_trim(struct ptfs_lru *l, const struct ptfs_held *keep)
+{
+	/* KEEP is the head: everything else goes first */
+	while (l->bytes > l->max && l->tail && l->tail != keep)
+		lru_drop(l, l->tail);
+}
+
+void ptfs_cache_destroy(struct ptfs *fs, struct ptfs_cache *c)
+{
+	pthread_mutex_lock(&fs->lru.lock);
+	if (c->held)
+		lru_drop(&fs->lru, c->held);
+	pthread_mutex_unlock(&fs->lru.lock);
+	pthread_mutex_destroy(&c->lock);
+}
+
+void ptfs_held_put(struct ptfs *fs, struct ptfs_held *h)
+{
+	pthread_mutex_lock(&fs->lru.lock);
+	if (--h->refs == 0)
+		held_free(h);
+	pthread_mutex_unlock(&fs->lru.lock);
+}
+
+/* C's render if the LRU still has it: a reference, and it becomes the most recent. */
+static struct ptfs_held *cache_take(struct ptfs *fs, struct ptfs_cache *c)
+{
+	struct ptfs_held *h;
+
+	pthread_mutex_lock(&fs->lru.lock);
+	h = c->held;
+	if (h) {
+		h->refs++;
+		lru_unlink(&fs->lru, h);
+		lru_push(&fs->lru, h);
+	}
+	pthread_mutex_unlock(&fs->lru.lock);
+	return h;
+}
 
 /*
  * The cached file for ID: a file whose render scans a context or the
- * capture (pt_tree_render_scans()) is rendered once and kept for the life
- * of the mount; NULL for every other node.
+ * capture (pt_tree_render_scans()); NULL for every other node.
  */
 struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
 {
@@ -181,33 +272,122 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
 		return &fs->ctx[id->ctx].info;
 	case PT_TN_MAPS:
 		return &fs->ctx[id->ctx].maps;
+	case PT_TN_ENTRIES:
+		return &fs->ctx[id->ctx].entries;
 	default:
 		return NULL;
 	}
 }
 
-/* Renders a cached file once (never twice, whatever the number of threads). */
-int ptfs_cache_fill(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c)
+/*
+ * Renders ID into H; its errno.  Entries: the first pass (size and
+ * checkpoints, the text when at most PT_ENTRIES_KEEP_MAX); the rest: the
+ * bytes, trimmed to their length (the budget counts what is held).
+ */
+static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
+			uint64_t *size)
 {
+	pt_err err;
+
+	if (id->type == PT_TN_ENTRIES) {
+		err = pt_entries_file_build(fs->tree, id->ctx, PT_ENTRIES_LINES_MAX,
+					    PT_ENTRIES_KEEP_MAX, &h->ef);
+		*size = h->ef.size;
+		h->cost = sizeof(*h) + h->ef.cpcap * sizeof(*h->ef.cp) + h->ef.text.cap;
+		return ptfs_errno(err);
+	}
+	err = pt_tree_render(fs->tree, id, &h->buf);
+	if (err == PT_OK && h->buf.cap > h->buf.len + 1) {
+		char *nb = realloc(h->buf.data, h->buf.len + 1);
+
+		if (nb || h->buf.len + 1 == 0) {
+			h->buf.data = nb;
+			h->buf.cap = h->buf.len + 1;
+		}
+	}
+	*size = h->buf.len;
+	h->cost = sizeof(*h) + h->buf.cap;
+	return ptfs_errno(err);
+}
+
+/*
+ * Renders cached file ID unless the LRU has it (never twice at once: C's
+ * lock), then holds it under the budget.  A render cut by a cancel (the
+ * reader's signal, the end of the session) is not the file: nothing of it
+ * is kept, not even its size, and the next access renders again.
+ */
+int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+		   struct ptfs_held **out)
+{
+	struct ptfs_held *h;
+	uint64_t size;
 	int err;
 
+	*out = cache_take(fs, c);
+	if (*out)
+		return 0;
 	pthread_mutex_lock(&c->lock);
-	if (!c->done) {
-		err = ptfs_errno(pt_tree_render(fs->tree, id, &c->buf));
-		if (pt_cancelled()) {
-			/* cut short by an interrupt or the end of the session: not the file */
-			pt_buf_reset(&c->buf);
-			c->buf.oom = false;
-			pthread_mutex_unlock(&c->lock);
-			return EINTR;
-		}
-		c->err = err;
-		/* release: ptfs_cache_ready() reads DONE without the lock */
-		__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+	*out = cache_take(fs, c);   /* rendered meanwhile by the holder of the lock */
+	if (*out || (c->done && c->err)) {
+		pthread_mutex_unlock(&c->lock);
+		return *out ? 0 : c->err;
 	}
-	err = c->err;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		pthread_mutex_unlock(&c->lock);
+		return ENOMEM;
+	}
+	pt_buf_init(&h->buf);
+	pt_buf_init(&h->ef.text);
+	err = cache_render(fs, id, h, &size);
+	if (pt_cancelled()) {
+		held_free(h);
+		pthread_mutex_unlock(&c->lock);
+		return EINTR;
+	}
+	if (err) {
+		held_free(h);
+		if (err != ENOMEM) {
+			/* the capture never changes: the same error every time */
+			c->err = err;
+			__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&c->lock);
+		return err;
+	}
+	if (!c->done)
+		c->size = size;   /* once: readers take it without the lock; a re-render gives the same */
+	pthread_mutex_lock(&fs->lru.lock);
+	h->refs = 2;   /* the cache's and the caller's */
+	h->slot = &c->held;
+	c->held = h;
+	lru_push(&fs->lru, h);
+	fs->lru.bytes += h->cost;
+	lru_trim(&fs->lru, h);
+	pthread_mutex_unlock(&fs->lru.lock);
+	/* release: ptfs_cache_ready() and ptfs_cache_size() read DONE and SIZE without the lock */
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&c->lock);
-	return err;
+	*out = h;
+	return 0;
+}
+
+int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+		    uint64_t *size)
+{
+	struct ptfs_held *h;
+	int err;
+
+	if (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) && !c->err) {
+		*size = c->size;
+		return 0;
+	}
+	err = ptfs_cache_get(fs, id, c, &h);
+	if (err)
+		return err;
+	*size = c->size;
+	ptfs_held_put(fs, h);
+	return 0;
 }
 
 /* Whether a cached file has been rendered already (so its size is known for free). */
@@ -251,50 +431,3 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 }
 
 
-/* ---- CTX/entries -------------------------------------------------------- */
-
-void ptfs_entries_init(struct ptfs_entries *e)
-{
-	pthread_mutex_init(&e->lock, NULL);
-	e->done = false;
-	e->err = 0;
-	memset(&e->file, 0, sizeof(e->file));
-}
-
-void ptfs_entries_destroy(struct ptfs_entries *e)
-{
-	pthread_mutex_destroy(&e->lock);
-	pt_entries_file_free(&e->file);
-}
-
-/*
- * The first pass over a context runs under this file's own lock only, so
- * a long pass (10^7 entries) holds up nothing but readers of this file.
- */
-int ptfs_entries_fill(struct ptfs *fs, unsigned ctx, const struct pt_entries_file **out)
-{
-	struct ptfs_entries *e = &fs->ctx[ctx].entries;
-	int err;
-
-	pthread_mutex_lock(&e->lock);
-	if (!e->done) {
-		e->err = ptfs_errno(pt_entries_file_build(fs->tree, ctx, PT_ENTRIES_LINES_MAX,
-							    PT_ENTRIES_KEEP_MAX, &e->file));
-		e->done = true;
-	}
-	err = e->err;
-	pthread_mutex_unlock(&e->lock);
-	*out = &e->file;
-	return err;
-}
-
-bool ptfs_entries_ready(struct ptfs *fs, unsigned ctx)
-{
-	struct ptfs_entries *e = &fs->ctx[ctx].entries;
-	bool done;
-
-	pthread_mutex_lock(&e->lock);
-	done = e->done;
-	pthread_mutex_unlock(&e->lock);
-	return done;
-}

@@ -4,13 +4,17 @@
  * quickly, scan it and render everything.  Shared by fuzz_capture.c and
  * fuzz_decode_walk.c (static functions: one copy per target).
  *
- * Budgets (why): a hostile capture can alias tables so that the tree holds
+ * Bounds (why): a hostile capture can alias tables so that the tree holds
  * ~1e11 pages or table visits, and a GART can span 2^36 mostly uncaptured
  * entries (fuzz/README.md, "Known slow inputs").  Those are slow, not
- * memory-unsafe, and would only make libFuzzer report timeouts, so the
- * tree-wide passes (pages, scan, maps, info) run only on trees of fewer
- * than FZ_MAX_VISITS table visits; the walker always runs, since every
- * walk is bounded by PT_MAX_DEPTH.
+ * memory-unsafe; and every pass over a tree (pages, scan, maps, info,
+ * text and JSON) costs the fuzzer executions: with no bound per input the
+ * targets ran 34-108 inputs a second.  So each target passes its bounds to
+ * fz_context() explicitly (struct fz_bounds): the tree-wide passes run
+ * only on trees whose table entries, counted first by a memoised pass that
+ * itself stops at the bound, fit FZ_BOUNDS.entries, and only while the
+ * pages streamed fit .pages; the walker always runs, since every walk is
+ * bounded by PT_MAX_DEPTH.
  */
 #ifndef FUZZ_EXERCISE_H
 #define FUZZ_EXERCISE_H
@@ -23,8 +27,18 @@
 #include "pt_render.h"
 #include "pt_walk.h"
 
-#define FZ_MAX_PAGES 1024          /* pages streamed before giving up on scan/maps */
 #define FZ_MAX_FLAT (1ull << 16)   /* flat (GART) root entries we are willing to list */
+
+/* The work one input may cost (each target passes its own to fz_context()). */
+struct fz_bounds {
+	uint64_t entries;   /* table entries a tree-wide pass reads (zeros passed over and aliases included) */
+	uint64_t pages;     /* pages streamed before scan, maps and info are left out */
+	unsigned walks;     /* streamed pages walked again */
+	uint64_t json;      /* entries up to which maps and info are also rendered as JSON */
+};
+
+/* The targets' bounds: >= 1000 inputs a second under ASan + UBSan (fuzz/README.md). */
+#define FZ_BOUNDS ((struct fz_bounds){.entries = 1024, .pages = 64, .walks = 4, .json = 64})
 
 static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
 {
@@ -57,62 +71,64 @@ static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
 }
 
 /*
- * Table visits the page iterator would make under T (T included), at most
- * FZ_MAX_VISITS: a memoised walk over distinct (space, addr, level), so it
- * costs at most FZ_MEMO tables x their entries however the tables alias.
- * A child is always one level down, so this ends.
+ * Table entries the page iterator would read under T (T included: the
+ * listed ones and the zero ones between them), at most MAX + 1: a memoised walk over distinct (space, addr, level), so it reads
+ * each distinct table once however the tables alias, and stops as soon as
+ * the count passes MAX.  A child is always one level down, so this ends.
  */
-#define FZ_MAX_VISITS 256
 #define FZ_MEMO 256
 
 struct fz_memo {
 	struct {
-		uint64_t addr, visits;
+		uint64_t addr, entries;
 		unsigned space;
 		int level;
 	} m[FZ_MEMO];
 	unsigned n;
 };
 
-static uint64_t fz_visits(const struct pt_table *t, struct fz_memo *memo)
+static uint64_t fz_entries(const struct pt_table *t, struct fz_memo *memo, uint64_t max)
 {
 	struct pt_entry e;
-	uint64_t v = 1;
+	uint64_t v = 0;
 
 	for (unsigned k = 0; k < memo->n; k++)
 		if (memo->m[k].addr == t->addr && memo->m[k].space == t->space &&
 		    memo->m[k].level == t->level)
-			return memo->m[k].visits;
+			return memo->m[k].entries;
 	if (memo->n == FZ_MEMO)
-		return FZ_MAX_VISITS;
-	for (uint64_t i = 0; v < FZ_MAX_VISITS && pt_table_next(t, &i, false, 0, &e); i++) {
+		return max + 1;
+	for (uint64_t i = 0, from = 0; v <= max && pt_table_next(t, &i, false, 0, &e); from = ++i) {
+		/* the zero entries passed over were read too (unless known zero) */
+		v += i - from + 1;
 		if (e.state != PT_ST_POINTER)
 			continue;
-		for (unsigned w = 0; w < 2; w++) {
+		for (unsigned w = 0; w < 2 && v <= max; w++) {
 			struct pt_table c;
 
 			if (pt_table_child(t, i, &e, w, &c) && c.cover != PT_COVER_NONE)
-				v += fz_visits(&c, memo);
+				v += fz_entries(&c, memo, max - v);
 		}
 	}
-	if (v > FZ_MAX_VISITS)
-		v = FZ_MAX_VISITS;
+	if (v > max)
+		return max + 1;   /* not memoised: a partial count */
 	memo->m[memo->n].addr = t->addr;
 	memo->m[memo->n].space = t->space;
 	memo->m[memo->n].level = t->level;
-	memo->m[memo->n].visits = v;
+	memo->m[memo->n].entries = v;
 	memo->n++;
 	return v;
 }
 
-static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t nvas)
+static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t nvas,
+		       const struct fz_bounds *bd)
 {
 	struct pt_buf b;
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct pt_table root;
 	struct pt_entry e;
-	uint64_t n = 0, last = 0;
+	uint64_t n = 0, last = 0, size = 0;
 	bool small;
 
 	pt_buf_init(&b);
@@ -124,7 +140,8 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 		static struct fz_memo memo;
 
 		memo.n = 0;
-		small = fz_visits(&root, &memo) < FZ_MAX_VISITS;
+		size = fz_entries(&root, &memo, bd->entries);
+		small = size <= bd->entries;
 	}
 	if (small) {
 		/* list the root the way readdir does, render each entry */
@@ -133,16 +150,16 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 			(void)pt_render_entry(&b, &root, i, &e, PT_OUT_JSON);
 		}
 		pt_pages_init(&it, ctx, 0);
-		while (n < FZ_MAX_PAGES && pt_pages_next(&it, &pg)) {
+		while (n < bd->pages && pt_pages_next(&it, &pg)) {
 			/* VA order, and each page is what the walker says */
 			if (n && pg.va < last)
 				abort();
 			last = pg.va;
-			if (n < 16)
+			if (n < bd->walks)
 				fz_walk(ctx, pg.va + pg.size / 2, &b);
 			n++;
 		}
-		if (n < FZ_MAX_PAGES) {
+		if (n < bd->pages) {
 			struct pt_stats st;
 
 			if (pt_context_scan(ctx, &st, NULL, NULL) == PT_OK && st.pages != n)
@@ -150,11 +167,13 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 			pt_buf_reset(&b);
 			(void)pt_render_maps(&b, ctx, PT_OUT_TEXT);
 			pt_buf_reset(&b);
-			(void)pt_render_maps(&b, ctx, PT_OUT_JSON);
-			pt_buf_reset(&b);
 			(void)pt_render_info(&b, ctx, PT_OUT_TEXT);
-			pt_buf_reset(&b);
-			(void)pt_render_info(&b, ctx, PT_OUT_JSON);
+			if (size <= bd->json) {
+				pt_buf_reset(&b);
+				(void)pt_render_maps(&b, ctx, PT_OUT_JSON);
+				pt_buf_reset(&b);
+				(void)pt_render_info(&b, ctx, PT_OUT_JSON);
+			}
 		}
 	}
 	pt_buf_free(&b);

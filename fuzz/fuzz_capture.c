@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			if (pt_capture_context_find(cap, c->name) != c)
 				abort();
-			fz_context(c, vas, sizeof vas / sizeof *vas);
+			fz_context(c, vas, sizeof vas / sizeof *vas, &FZ_BOUNDS);
 		}
 	}
 	pt_capture_free(cap);

@@ -52,6 +52,8 @@ static void decode_all(const struct pt_format *fmt, const uint8_t raw[16])
 
 	pt_buf_init(&b);
 	for (unsigned l = 0; l <= n; l++) {    /* one past the end: must fail, not crash */
+		bool rendered = false;
+
 		for (unsigned shift = 12; shift <= 44; shift += 8) {
 			struct pt_entry e;
 
@@ -61,10 +63,14 @@ static void decode_all(const struct pt_format *fmt, const uint8_t raw[16])
 				abort();
 			if (e.nfields > PT_MAX_FIELDS)
 				abort();
-			pt_buf_reset(&b);
-			(void)pt_render_decoded(&b, fmt, (int)l, NULL, 0x1000, &e, PT_OUT_TEXT);
-			pt_buf_reset(&b);
-			(void)pt_render_decoded(&b, fmt, (int)l, NULL, UINT64_MAX, &e, PT_OUT_JSON);
+			/* every shift decodes; the first and the last that decode are rendered */
+			if (!rendered || shift + 8 > 44) {
+				pt_buf_reset(&b);
+				(void)pt_render_decoded(&b, fmt, (int)l, NULL, 0x1000, &e, PT_OUT_TEXT);
+				pt_buf_reset(&b);
+				(void)pt_render_decoded(&b, fmt, (int)l, NULL, UINT64_MAX, &e, PT_OUT_JSON);
+				rendered = true;
+			}
 			if (e.state == PT_ST_MAPPED) {
 				char buf[64];
 
@@ -154,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pt_mem_seal(mem, NULL, NULL) != PT_OK)
 		abort();
 	ctx.mem = mem;
-	fz_context(&ctx, vas, 4);
+	fz_context(&ctx, vas, 4, &FZ_BOUNDS);
 	pt_mem_free(mem);
 out:
 	if (fmt->ctx_free)

@@ -83,7 +83,17 @@ pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, 
  */
 #define PT_ENTRIES_LINES_MAX (UINT64_C(1) << 25)
 
-/* Appends the whole entries text of context CTX to B (export, tests), LINES_MAX entry lines at most. */
+/*
+ * The entries text of context CTX, LINES_MAX entry lines at most, handed to
+ * SINK in pieces of about PT_ENTRIES_WRITE_CHUNK bytes, so that memory stays
+ * bounded whatever the text's size (ptfs-tool export: ~14 GB from one
+ * self-pointing table).  SINK false: stop, PT_E_IO.
+ */
+#define PT_ENTRIES_WRITE_CHUNK ((size_t)1 << 20)
+typedef bool (*pt_entries_sink)(void *ud, const char *data, size_t len);
+pt_err pt_entries_write(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			pt_entries_sink sink, void *ud);
+/* Appends the whole entries text of context CTX to B (tests, small contexts), LINES_MAX entry lines at most. */
 pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
 			 struct pt_buf *b);
 

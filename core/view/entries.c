@@ -364,11 +364,11 @@ static pt_err text_next(struct text_pos *p, struct pt_tnode *e, bool *is_entry,
 	return pt_entries_line(p->it.tree, e, p->it.pointer, line);
 }
 
-pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			 struct pt_buf *b)
+pt_err pt_entries_write(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			pt_entries_sink sink, void *ud)
 {
 	struct text_pos *p = malloc(sizeof(*p));
-	struct pt_buf line;
+	struct pt_buf line, chunk;
 	struct pt_tnode e;
 	bool is_entry;
 	pt_err err;
@@ -379,14 +379,40 @@ pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t line
 	p->max = lines_max;
 	p->done = false;
 	pt_buf_init(&line);
+	pt_buf_init(&chunk);
 	err = pt_entries_begin(&p->it, tree, ctx);
-	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK)
-		pt_buf_put(b, line.data, line.len);
+	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
+		pt_buf_put(&chunk, line.data, line.len);
+		if (chunk.oom)
+			err = PT_E_NOMEM;
+		else if (chunk.len >= PT_ENTRIES_WRITE_CHUNK && !sink(ud, chunk.data, chunk.len))
+			err = PT_E_IO;
+		else if (chunk.len >= PT_ENTRIES_WRITE_CHUNK)
+			pt_buf_reset(&chunk);
+	}
+	if (err == PT_E_NOTFOUND)
+		err = chunk.len && !sink(ud, chunk.data, chunk.len) ? PT_E_IO : PT_OK;
+	pt_buf_free(&chunk);
 	pt_buf_free(&line);
 	free(p);
-	if (err == PT_E_NOTFOUND)
-		err = PT_OK;
-	return err == PT_OK && b->oom ? PT_E_NOMEM : err;
+	return err;
+}
+
+/* pt_entries_write() sink of pt_entries_render(): the text appended to a buffer. */
+static bool sink_buf(void *ud, const char *data, size_t len)
+{
+	struct pt_buf *b = ud;
+
+	pt_buf_put(b, data, len);
+	return !b->oom;
+}
+
+pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
+			 struct pt_buf *b)
+{
+	pt_err err = pt_entries_write(tree, ctx, lines_max, sink_buf, b);
+
+	return err == PT_E_IO || (err == PT_OK && b->oom) ? PT_E_NOMEM : err;
 }
 
 /* ---- the checkpointed file ---------------------------------------------- */
