@@ -259,16 +259,27 @@ static int cmp_ctx(const void *a, const void *b)
  * (1000 sections naming one member hold its bytes once); the member's own
  * copy is freed after its last user.
  */
-static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
+static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id,
+			  uint64_t woff, uint64_t wlen)
 {
 	bool last = --m->users == 0;
+	bool whole = woff == 0 && wlen == m->size;
 
 	for (size_t i = 0; i < m->nc; i++) {
 		uint64_t off = m->c[i].idx << CHUNK_SHIFT;
 		uint64_t n = m->c[i].len;
 		pt_err rc;
 
-		if (off < m->size) {
+		if (!whole && off < woff + wlen && off + n > woff) {
+			/* A window ([memory] offset/length): its bytes are copied, chunks need not align. */
+			uint64_t from = off > woff ? off : woff;
+			uint64_t to = off + n < woff + wlen ? off + n : woff + wlen;
+
+			rc = pt_mem_region_write(cap->mem, id, from - woff, m->c[i].data + (from - off),
+						 (size_t)(to - from));
+			if (rc)
+				return rc;
+		} else if (whole && off < m->size) {
 			if (n > m->size - off)
 				n = m->size - off;
 			if (m->c[i].lent) {
@@ -298,6 +309,30 @@ static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 }
 
 /*
+ * The bytes of member M that section S serves (its offset/length window):
+ * *LEN, or an error naming the key whose window runs past the member.
+ */
+static pt_err check_window(struct pt_capture *cap, const struct pt_manifest_mem *s,
+			   const struct member *m, uint64_t *len)
+{
+	if (s->offset > m->size) {
+		pt_capture_set_error(cap, "capture.ini:%u: offset 0x%llx in [memory %s] is past the end of "
+			"file '%s' (0x%llx bytes)", s->offset_line, (unsigned long long)s->offset,
+			s->name, s->file, (unsigned long long)m->size);
+		return PT_E_CAPTURE;
+	}
+	if (s->has_length && s->length > m->size - s->offset) {
+		pt_capture_set_error(cap, "capture.ini:%u: length 0x%llx from offset 0x%llx in [memory %s] "
+			"runs past the end of file '%s' (0x%llx bytes)", s->length_line,
+			(unsigned long long)s->length, (unsigned long long)s->offset, s->name, s->file,
+			(unsigned long long)m->size);
+		return PT_E_CAPTURE;
+	}
+	*len = s->has_length ? s->length : m->size - s->offset;
+	return PT_OK;
+}
+
+/*
  * The shared end of a load: the manifest is in cap->man; bind its [memory]
  * sections through RESOLVE, seal the memory, fill the contexts.
  */
@@ -306,6 +341,7 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 	struct pt_capture *cap = ld->cap;
 	const struct pt_manifest *man = cap->man;
 	struct member **mm;
+	uint64_t *wlen;
 	unsigned a = 0, b = 0, min_entry = 16;
 	pt_err rc;
 
@@ -320,8 +356,10 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 	cap->mem = pt_mem_new(count_spaces(man->fmt));
 	cap->regions = calloc(man->nmem ? man->nmem : 1, sizeof *cap->regions);
 	mm = calloc(man->nmem ? man->nmem : 1, sizeof *mm);
-	if (!cap->mem || !cap->regions || !mm) {
+	wlen = calloc(man->nmem ? man->nmem : 1, sizeof *wlen);
+	if (!cap->mem || !cap->regions || !mm || !wlen) {
 		free(mm);
+		free(wlen);
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
 		return PT_E_NOMEM;
 	}
@@ -330,21 +368,23 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		const struct pt_manifest_mem *s = &man->mem[i];
 
 		rc = resolve(ld, s, root, &mm[i]);
+		if (!rc)
+			rc = check_window(cap, s, mm[i], &wlen[i]);
 		if (rc)
 			goto out;
-		if (mm[i]->size && mm[i]->size - 1 > UINT64_MAX - s->base) {
+		if (wlen[i] && wlen[i] - 1 > UINT64_MAX - s->base) {
 			pt_capture_set_error(cap, "capture.ini:%u: [memory %s] of 0x%llx bytes at 0x%llx ends past 2^64",
-				s->line, s->name, (unsigned long long)mm[i]->size,
+				s->line, s->name, (unsigned long long)wlen[i],
 				(unsigned long long)s->base);
 			rc = PT_E_VALUE;
 			goto out;
 		}
 		mm[i]->users++;
-		if (mm[i]->size % min_entry)
+		if (wlen[i] % min_entry)
 			pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
 			     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
-			     (unsigned long long)mm[i]->size, min_entry,
-			     (unsigned long long)(mm[i]->size % min_entry));
+			     (unsigned long long)wlen[i], min_entry,
+			     (unsigned long long)(wlen[i] % min_entry));
 	}
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
@@ -356,16 +396,16 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		ri->file = s->file;
 		ri->space = s->space;
 		ri->base = s->base;
-		ri->size = m->size;
+		ri->size = wlen[i];
 		ri->in_place = m->kind == MK_INPLACE;
 		if (ri->in_place) {
-			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr, m->size, &id);
+			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen[i], &id);
 			if (!rc)
-				rc = pt_capture_map_use(cap, id, m->ptr, m->size);
+				rc = pt_capture_map_use(cap, id, m->ptr + s->offset, wlen[i]);
 		} else {
-			rc = pt_mem_add_built(cap->mem, s->space, s->base, m->size, &id);
+			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
 			if (!rc)
-				rc = copy_member(cap, m, id);
+				rc = copy_member(cap, m, id, s->offset, wlen[i]);
 		}
 		if (rc) {
 			pt_capture_set_error(cap, "%s: out of memory", ld->path);
@@ -395,6 +435,7 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 		cap->ctx[i].mem = cap->mem;
 out:
 	free(mm);
+	free(wlen);
 	return rc;
 }
 
