@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "capture_int.h"
+#include "pt_src_dump.h"
 
 /*
  * Copies S to OUT (LEN bytes) so that it is safe on a terminal: control
@@ -526,6 +527,8 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		rc = pt_loader_load_gem5_dir(&ld, fd);
 	} else if (S_ISDIR(st.st_mode)) {
 		rc = pt_loader_load_dir(&ld, fd);
+	} else if (S_ISREG(st.st_mode) && pt_loader_is_elf(fd)) {
+		rc = pt_loader_load_elf(&ld, fd);
 	} else if (S_ISREG(st.st_mode) && pt_loader_is_umr(fd)) {
 		ld.total = (uint64_t)st.st_size;
 		rc = pt_loader_load_umr(&ld, fd);
