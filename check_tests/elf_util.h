@@ -47,4 +47,29 @@ void eu_qemu_state(uint8_t out[432], uint64_t cr3, uint64_t cr4);
 void eu_put32(uint8_t *p, uint32_t v);
 void eu_put64(uint8_t *p, uint64_t v);
 
+/*
+ * A raw kdump-compressed file (makedumpfile's diskdump layout, as QEMU
+ * dump/dump.c create_kdump_vmcore writes it; include/sysemu/dump.h): block
+ * 0 DiskDumpHeader64, block 1 KdumpSubHeader64 with the notes and
+ * VMCOREINFO after it, two bitmaps, page descriptors, pages (stored raw,
+ * flags 0).  Block size 4096.
+ */
+struct eu_page {
+	uint64_t pfn;
+	const void *data;       /* 4096 bytes */
+};
+
+struct eu_kdump {
+	const char *machine;    /* utsname.machine: "x86_64" */
+	const struct eu_note *notes;
+	size_t nnotes;
+	const char *vmcoreinfo; /* NULL: none */
+	const struct eu_page *pages;   /* in PFN order */
+	size_t npages;
+	uint64_t max_mapnr;
+	unsigned lie;           /* bitmap 2 claims this many more pages past the last, with no descriptors */
+};
+
+uint8_t *eu_kdump_build(const struct eu_kdump *k, size_t *len);
+
 #endif

@@ -4,6 +4,8 @@
  * and the capture.ini text it generates.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "elf_util.h"
 #include "pt_src_dump.h"
+#include "pt_src_kdump.h"
 #include "testutil.h"
 
 static char err[1024];
@@ -365,6 +368,143 @@ START_TEST(detect)
 }
 END_TEST
 
+/* A raw kdump file of 3 pages (PFN 1, 2, 100) with a QEMU note and VMCOREINFO, written to a temp file. */
+static int kdump_file(char **dir, unsigned lie, const char *machine)
+{
+	static uint8_t pg[3][4096], q[432];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg[0]}, {2, pg[1]}, {100, pg[2]}};
+	struct eu_kdump k = {machine, n, 1, vmci, p, 3, 256, lie};
+	size_t len;
+	uint8_t *b;
+	char path[4200];
+	int fd;
+
+	for (int i = 0; i < 3; i++)
+		for (size_t j = 0; j < 4096; j++)
+			pg[i][j] = (uint8_t)(j + 31 * i + 5);
+	eu_qemu_state(q, 0x7000, 0x1000);
+	b = eu_kdump_build(&k, &len);
+	*dir = tu_mkdtemp();
+	snprintf(path, sizeof path, "%s/vmcore.kdump", *dir);
+	tu_write(*dir, "vmcore.kdump", b, len);
+	free(b);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+START_TEST(kdump_raw)
+{
+	/* libkdumpfile reads the pages on demand; the notes come through the ELF note walker. */
+	struct pt_kdump *k;
+	char *dir;
+	int fd = kdump_file(&dir, 0, "x86_64");
+	const struct pt_dump_facts *f;
+	uint8_t buf[0x2000];
+
+	ck_assert_int_eq(pt_kdump_open(fd, "vmcore.kdump", &k, err, sizeof err), PT_OK);
+	ck_assert_str_eq(pt_kdump_format(k), "diskdump");
+	ck_assert_uint_eq(pt_kdump_page_size(k), 4096);
+	ck_assert_uint_eq(pt_kdump_size(k), 256 * 4096);
+	f = pt_kdump_facts(k);
+	ck_assert_uint_eq(f->machine, PT_EM_X86_64);
+	ck_assert_uint_eq(f->ncpu, 1);
+	ck_assert_uint_eq(f->cpu[0].cr3, 0x7000);
+	ck_assert_uint_eq(f->cpu[0].cr4, 0x1000);
+	ck_assert_uint_eq(f->vmcoreinfo_len, sizeof vmci - 1);
+	ck_assert_mem_eq(f->vmcoreinfo, vmci, sizeof vmci - 1);
+	/* pages 1 and 2 in one read across the page boundary */
+	ck_assert(pt_kdump_read(k, 0x1800, buf, 0x1000));
+	ck_assert_uint_eq(buf[0], (uint8_t)(0x800 + 5));
+	ck_assert_uint_eq(buf[0x800], (uint8_t)(0 + 31 + 5));
+	ck_assert(pt_kdump_read(k, 100 * 4096 + 8, buf, 8));
+	ck_assert_uint_eq(buf[0], (uint8_t)(8 + 62 + 5));
+	/* a page the dump does not hold is not captured; so is a read running into one */
+	ck_assert(!pt_kdump_read(k, 0, buf, 8));
+	ck_assert(!pt_kdump_read(k, 0x2ff8, buf, 16));
+	ck_assert(!pt_kdump_read(k, 300 * 4096, buf, 8));
+	ck_assert(!pt_kdump_read(k, UINT64_MAX - 3, buf, 8));
+	pt_kdump_close(k);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(kdump_bitmap_lies)
+{
+	/* Bitmap 2 claims pages past the last with no descriptor for them: those reads fail, nothing else. */
+	struct pt_kdump *k;
+	char *dir;
+	int fd = kdump_file(&dir, 3, "x86_64");
+	uint8_t buf[8];
+
+	ck_assert_int_eq(pt_kdump_open(fd, "vmcore.kdump", &k, err, sizeof err), PT_OK);
+	ck_assert(pt_kdump_read(k, 100 * 4096, buf, 8));
+	for (uint64_t pfn = 101; pfn < 104; pfn++)
+		ck_assert(!pt_kdump_read(k, pfn * 4096, buf, 8));
+	pt_kdump_close(k);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(kdump_flattened)
+{
+	/*
+	 * makedumpfile's flattened stream (makedumpfile.h: a 4096-byte header
+	 * "makedumpfile", type 1, version 1, big-endian; then {offset, size,
+	 * data} records): libkdumpfile 0.5.1 does not read it, and ptfs says so.
+	 */
+	uint8_t h[4096] = "makedumpfile";
+	struct pt_kdump *k;
+	char *dir = tu_mkdtemp(), path[4200];
+	int fd;
+
+	h[23] = 1;
+	h[31] = 1;
+	tu_write(dir, "flat", h, sizeof h);
+	snprintf(path, sizeof path, "%s/flat", dir);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_eq(pt_kdump_detect(h, sizeof h), PT_KDUMP_FLAT);
+	ck_assert_int_eq(pt_kdump_open(fd, "flat", &k, err, sizeof err), PT_E_UNSUPPORTED);
+	ck_assert_ptr_null(k);
+	ck_assert_str_eq(err, "flat: a flattened kdump file (makedumpfile's stream format, QEMU's "
+			 "kdump-zlib|lzo|snappy before 8.2): libkdumpfile 0.5.1 does not read it; "
+			 "'makedumpfile -R flat.raw < flat' rewrites it as a plain kdump file");
+	ck_assert_int_eq(pt_kdump_detect("KDUMP   ", 8), PT_KDUMP_RAW);
+	ck_assert_int_eq(pt_kdump_detect("DISKDUMP", 8), PT_KDUMP_RAW);
+	ck_assert_int_eq(pt_kdump_detect("\177ELF\2\1\1\0", 8), PT_KDUMP_NONE);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(kdump_garbage)
+{
+	/* A "KDUMP   " signature over garbage: libkdumpfile's words, one line, nothing opened. */
+	uint8_t h[8192];
+	struct pt_kdump *k;
+	char *dir = tu_mkdtemp(), path[4200];
+	int fd;
+
+	memset(h, 0xff, sizeof h);
+	memcpy(h, "KDUMP   ", 8);
+	tu_write(dir, "bad", h, sizeof h);
+	snprintf(path, sizeof path, "%s/bad", dir);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ne(pt_kdump_open(fd, "bad", &k, err, sizeof err), PT_OK);
+	ck_assert_ptr_null(k);
+	ck_assert_msg(!strncmp(err, "bad: ", 5) && !strchr(err, '\n'), "%s", err);
+	close(fd);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("src_elf");
@@ -377,6 +517,12 @@ int main(void)
 	tcase_add_test(tc, overlap_merge_and_conflict);
 	tcase_add_test(tc, vmcoreinfo_lookup);
 	tcase_add_test(tc, detect);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kdump");
+	tcase_add_test(tc, kdump_raw);
+	tcase_add_test(tc, kdump_bitmap_lies);
+	tcase_add_test(tc, kdump_flattened);
+	tcase_add_test(tc, kdump_garbage);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ini");
 	tcase_add_test(tc, ini_text);
