@@ -540,6 +540,117 @@ START_TEST(sent_sigbus_kills)
 }
 END_TEST
 
+/* ---- regions read on demand (pt_mem_add_reader) ---- */
+
+/* A reader over a pattern: byte i of the data is (i * 7 + 3) & 0xff; FAIL_PAGE fails. */
+struct pat {
+	uint64_t size;
+	unsigned calls;
+	uint64_t fail_page;     /* UINT64_MAX: none */
+	uint64_t last_off;
+	size_t last_len;
+};
+
+static pt_err pat_read(void *ud, uint64_t off, void *buf, size_t len)
+{
+	struct pat *p = ud;
+	uint8_t *b = buf;
+
+	p->calls++;
+	p->last_off = off;
+	p->last_len = len;
+	ck_assert_uint_le(off + len, p->size);
+	if (off >> 12 == p->fail_page)
+		return PT_E_IO;
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)((off + i) * 7 + 3);
+	return PT_OK;
+}
+
+START_TEST(reader_read)
+{
+	struct pat p = {.size = 3 * 4096 + 100, .fail_page = UINT64_MAX};
+	struct pt_mem *m = pt_mem_new(2);
+	uint8_t out[8192];
+	unsigned id;
+
+	ck_assert_int_eq(pt_mem_add_reader(m, 1, 0x10000, p.size, pat_read, &p, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert_uint_eq(p.calls, 0);    /* nothing read at load */
+	/* across a page boundary: two whole pages read, once each */
+	ck_assert(pt_mem_read(m, 1, 0x10000 + 4000, out, 200));
+	for (size_t i = 0; i < 200; i++)
+		ck_assert_uint_eq(out[i], (uint8_t)((4000 + i) * 7 + 3));
+	ck_assert_uint_eq(p.calls, 2);
+	ck_assert(pt_mem_read(m, 1, 0x10000 + 4100, out, 8));
+	ck_assert_uint_eq(p.calls, 2);    /* kept: no second read of page 1 */
+	/* the short last page is read at its length, never past the data */
+	ck_assert(pt_mem_read(m, 1, 0x10000 + 3 * 4096 + 90, out, 10));
+	ck_assert_uint_eq(p.last_off, 3 * 4096);
+	ck_assert_uint_eq(p.last_len, 100);
+	ck_assert_uint_eq(out[9], (uint8_t)((3 * 4096 + 99) * 7 + 3));
+	/* past the end, and another space: not captured, no call */
+	p.calls = 0;
+	ck_assert(!pt_mem_read(m, 1, 0x10000 + 3 * 4096 + 90, out, 11));
+	ck_assert(!pt_mem_read(m, 0, 0x10000, out, 1));
+	ck_assert_int_eq(pt_mem_cover(m, 1, 0x10000, p.size), PT_COVER_FULL);
+	ck_assert_ptr_null(pt_mem_direct(m, 1, 0x10000, 8));    /* never a pointer into a reader */
+	ck_assert_uint_eq(pt_mem_resident(m), 0);
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(reader_fails_closed)
+{
+	struct pat p = {.size = 4 * 4096, .fail_page = 2};
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t out[16];
+
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0, p.size, pat_read, &p, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0, 4096, NULL, &p, NULL), PT_E_USAGE);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(pt_mem_read(m, 0, 4096, out, 16));
+	/* a failing page is not captured, every time (a failure is never kept) */
+	ck_assert(!pt_mem_read(m, 0, 2 * 4096 + 8, out, 8));
+	p.calls = 0;
+	ck_assert(!pt_mem_read(m, 0, 2 * 4096 + 8, out, 8));
+	ck_assert_uint_eq(p.calls, 1);
+	/* a read that ends in it fails whole */
+	ck_assert(!pt_mem_read(m, 0, 2 * 4096 - 8, out, 16));
+	ck_assert(pt_mem_read(m, 0, 3 * 4096, out, 16));
+	pt_mem_free(m);
+}
+END_TEST
+
+START_TEST(reader_overlap_checked)
+{
+	struct pat p = {.size = 8192, .fail_page = UINT64_MAX};
+	struct pt_mem *m = pt_mem_new(1);
+	uint8_t same[4096], other[4096];
+	unsigned id, a = 9, b = 9;
+
+	for (size_t i = 0; i < sizeof same; i++)
+		same[i] = (uint8_t)((4096 + i) * 7 + 3);
+	/* a built copy of the reader's second page agrees: merged */
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0, p.size, pat_read, &p, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 4096, 4096, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0, same, sizeof same), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	pt_mem_free(m);
+	/* one byte differs: refused, naming both */
+	memcpy(other, same, sizeof other);
+	other[100] ^= 1;
+	m = pt_mem_new(1);
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0, p.size, pat_read, &p, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_add_built(m, 0, 4096, 4096, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_region_write(m, id, 0, other, sizeof other), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, &a, &b), PT_E_CAPTURE);
+	ck_assert_uint_eq(a, 0);
+	ck_assert_uint_eq(b, 1);
+	pt_mem_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("mem");
@@ -568,6 +679,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, built_across_chunks);
 	tcase_add_test(tc, direct_pointer);
 	tcase_add_test(tc, adopt_chunk);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("reader");
+	tcase_add_test(tc, reader_read);
+	tcase_add_test(tc, reader_fails_closed);
+	tcase_add_test(tc, reader_overlap_checked);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fault");

@@ -13,7 +13,9 @@
  *    of an uncompressed archive or of a file in a directory capture);
  *  - built: bytes streamed in with pt_mem_region_write(), stored in fixed
  *    chunks; a chunk that is all zero is never allocated, so zero memory
- *    costs no RAM.
+ *    costs no RAM;
+ *  - read on demand: bytes a callback reads when they are first asked for
+ *    (a compressed page store), a few pages kept per region.
  *
  * Thread safety: building is single-threaded; after pt_mem_seal() a pt_mem is
  * immutable and every const function may be called from any thread.
@@ -53,6 +55,21 @@ pt_err pt_mem_add_borrowed(struct pt_mem *mem, unsigned space, uint64_t base,
  */
 pt_err pt_mem_add_built(struct pt_mem *mem, unsigned space, uint64_t base,
 			uint64_t size, unsigned *id);
+
+/*
+ * Reads LEN bytes at OFF (inside the region's data) into BUF; anything but
+ * PT_OK makes the read "not captured".
+ */
+typedef pt_err (*pt_read_fn)(void *ud, uint64_t off, void *buf, size_t len);
+
+/*
+ * Adds a region of SIZE bytes at BASE read through READ(UD, ...) in whole
+ * 4 KiB pages (the last one short), the last pages read kept.  READ is
+ * never called concurrently for one region (each region has its lock);
+ * UD must stay valid until pt_mem_free(), which does not free it.
+ */
+pt_err pt_mem_add_reader(struct pt_mem *mem, unsigned space, uint64_t base, uint64_t size,
+			 pt_read_fn read, void *ud, unsigned *id);
 
 /* Copies LEN bytes into built region ID at byte OFFSET; all-zero chunks stay unallocated. */
 pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture.c — loading a capture archive or directory (pt_capture.h): the
- * capture object, binding capture.ini to members, the public getters.
- * The archive pass is capture_archive.c, directories capture_dir.c, leases
- * capture_guard.c (capture_int.h lists what they share).
- *
- * An archive is read in ONE streaming pass: which members matter is known
- * only from capture.ini, and capture.ini may come after the blobs.  So every
- * regular member is kept while streaming (its non-zero chunks only, or, for
- * an uncompressed tar, just its offset in an mmap of the file), then
- * capture.ini is parsed and the members it names are bound to regions; the
- * rest are dropped.  When capture.ini is found at the archive root before
- * the blobs, members it does not name are dropped as they stream by.
- *
- * A directory is not walked: capture.ini and the files it names are opened
- * (without following symbolic links) and mapped.
+ * capture.c — loading a capture (pt_capture.h): the capture object, the
+ * dispatch to the capture sources (pt_source.h: the path is opened once,
+ * every source bids on the same probe, the highest bid loads), binding
+ * capture.ini to members, the public getters.  The loader API the sources
+ * use is loader.c, leases capture_guard.c (capture_int.h lists what they
+ * share); the sources themselves are core/sources/.
  *
  * Nothing depends on member order except which error wins, and even then
  * errors about capture.ini lines are reported in line order.
@@ -33,7 +24,6 @@
 #include <unistd.h>
 
 #include "capture_int.h"
-#include "pt_src_dump.h"
 
 /*
  * Copies S to OUT (LEN bytes) so that it is safe on a terminal: control
@@ -68,32 +58,33 @@ static void sanitise(char *out, size_t len, const char *s)
 	out[o] = 0;
 }
 
-void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
+void pt_capture_vset_error(struct pt_capture *cap, const char *fmt, va_list ap)
 {
 	char raw[sizeof cap->err];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(raw, sizeof raw, fmt, ap);
-	va_end(ap);
 	sanitise(cap->err, sizeof cap->err, raw);
 }
 
-void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
+void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
 {
 	va_list ap;
-	char *raw, *s, **n;
+
+	va_start(ap, fmt);
+	pt_capture_vset_error(cap, fmt, ap);
+	va_end(ap);
+}
+
+void pt_capture_vwarn(struct pt_capture *cap, const char *fmt, va_list ap)
+{
+	char *raw, *s;
 	size_t len;
 
 	if (cap->nwarn >= MAX_WARNINGS) {
 		cap->nwarn_dropped++;
 		return;
 	}
-	va_start(ap, fmt);
 	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
-	va_end(ap);
-	if (!raw)
 		return;
 	len = strlen(raw) * 4 + 1;
 	s = malloc(len);
@@ -102,13 +93,20 @@ void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
 	free(raw);
 	if (!s)
 		return;
-	n = realloc(cap->warn, (cap->nwarn + 1) * sizeof *n);
-	if (!n) {
+	if (!pt_vec_reserve(&cap->warn, &cap->warncap, cap->nwarn + 1, sizeof *cap->warn)) {
 		free(s);
 		return;
 	}
-	cap->warn = n;
 	cap->warn[cap->nwarn++] = s;
+}
+
+void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_capture_vwarn(cap, fmt, ap);
+	va_end(ap);
 }
 
 struct pt_capture *pt_capture_new(void)
@@ -121,6 +119,13 @@ static void unload(struct pt_capture *cap)
 {
 	pt_mem_free(cap->mem);
 	cap->mem = NULL;
+	/* After the memory: its reader regions used these. */
+	for (size_t i = 0; i < cap->nowned; i++)
+		if (cap->owned[i].free_fn)
+			cap->owned[i].free_fn(cap->owned[i].ud);
+	free(cap->owned);
+	cap->owned = NULL;
+	cap->nowned = cap->ownedcap = 0;
 	for (size_t i = 0; i < cap->nmaps; i++) {
 		munmap(cap->maps[i].p, cap->maps[i].len);
 		if (cap->maps[i].fd >= 0)
@@ -168,6 +173,7 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 {
 	if (!pt_vec_reserve(&cap->maps, &cap->mapcap, cap->nmaps + 1, sizeof *cap->maps))
 		return PT_E_NOMEM;
+	memset(&cap->maps[cap->nmaps], 0, sizeof cap->maps[cap->nmaps]);
 	cap->maps[cap->nmaps].p = p;
 	cap->maps[cap->nmaps].len = len;
 	cap->maps[cap->nmaps].used = NULL;
@@ -176,22 +182,6 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 	cap->maps[cap->nmaps].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	cap->nmaps++;
 	return PT_OK;
-}
-
-void pt_loader_progress(struct loader *ld, uint64_t done, bool force)
-{
-	struct timespec now;
-	long long ns;
-
-	if (!ld->cap->progress)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(now.tv_sec - ld->last.tv_sec) * 1000000000LL +
-	     (now.tv_nsec - ld->last.tv_nsec);
-	if (!force && ns < PROGRESS_NS)
-		return;
-	ld->last = now;
-	ld->cap->progress(ld->cap->progress_ud, done, ld->total);
 }
 
 /* ---- binding capture.ini to members ---- */
@@ -329,6 +319,12 @@ static pt_err check_window(struct pt_capture *cap, const struct pt_manifest_mem 
 			(unsigned long long)m->size);
 		return PT_E_CAPTURE;
 	}
+	if (m->kind == MK_READER && s->offset) {
+		pt_capture_set_error(cap, "capture.ini:%u: offset 0x%llx in [memory %s]: file '%s' is read on "
+			"demand, in whole pages from its start; a window of it starts at 0", s->offset_line,
+			(unsigned long long)s->offset, s->name, s->file);
+		return PT_E_CAPTURE;
+	}
 	*len = s->has_length ? s->length : m->size - s->offset;
 	return PT_OK;
 }
@@ -337,7 +333,26 @@ static pt_err check_window(struct pt_capture *cap, const struct pt_manifest_mem 
  * The shared end of a load: the manifest is in cap->man; bind its [memory]
  * sections through RESOLVE, seal the memory, fill the contexts.
  */
-pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
+/* A reader member's region: the capture takes the reader's state (once, however many sections). */
+static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct pt_manifest_mem *s,
+			  uint64_t len, unsigned *id)
+{
+	pt_err rc;
+
+	if (!m->ud_given) {
+		if (!pt_vec_reserve(&cap->owned, &cap->ownedcap, cap->nowned + 1, sizeof *cap->owned))
+			return PT_E_NOMEM;
+		cap->owned[cap->nowned].ud = m->ud;
+		cap->owned[cap->nowned].free_fn = m->free_fn;
+		cap->nowned++;
+		m->ud_given = true;
+	}
+	/* check_window() allows a reader member only windows from 0: its reads are whole pages of it */
+	rc = pt_mem_add_reader(cap->mem, s->space, s->base, len, m->read, m->ud, id);
+	return rc;
+}
+
+pt_err pt_loader_bind(struct pt_loader *ld)
 {
 	struct pt_capture *cap = ld->cap;
 	const struct pt_manifest *man = cap->man;
@@ -358,7 +373,9 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 	cap->regions = calloc(man->nmem ? man->nmem : 1, sizeof *cap->regions);
 	mm = calloc(man->nmem ? man->nmem : 1, sizeof *mm);
 	wlen = calloc(man->nmem ? man->nmem : 1, sizeof *wlen);
-	if (!cap->mem || !cap->regions || !mm || !wlen) {
+	/* A resolver may add one member per section: never let the array move under MM. */
+	if (!cap->mem || !cap->regions || !mm || !wlen ||
+	    !pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + man->nmem + 1, sizeof *ld->m)) {
 		free(mm);
 		free(wlen);
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
@@ -368,7 +385,7 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
 
-		rc = resolve(ld, s, root, &mm[i]);
+		rc = pt_loader_resolve(ld, s, &mm[i]);
 		if (!rc)
 			rc = check_window(cap, s, mm[i], &wlen[i]);
 		if (rc)
@@ -403,6 +420,8 @@ pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root)
 			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen[i], &id);
 			if (!rc)
 				rc = pt_capture_map_use(cap, id, m->ptr + s->offset, wlen[i]);
+		} else if (m->kind == MK_READER) {
+			rc = bind_reader(cap, m, s, wlen[i], &id);
 		} else {
 			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
 			if (!rc)
@@ -440,50 +459,6 @@ out:
 	return rc;
 }
 
-/* Parses capture.ini (LEN bytes of TEXT) into cap->man. */
-pt_err pt_capture_parse_manifest(struct pt_capture *cap, const char *text, size_t len)
-{
-	char err[sizeof cap->err];
-	pt_err rc = pt_manifest_parse(text, len, &cap->man, err, sizeof err);
-
-	if (rc)
-		pt_capture_set_error(cap, "%s", err);
-	return rc;
-}
-
-/*
- * Whether the regular file open as FD is a capture.ini rather than a
- * capture: text (no NUL byte at its start) named so, or text whose first
- * section (after blank and comment lines) is [capture].  Such a file is no archive, and libarchive's
- * "Unrecognized archive format" would not say what to pass instead.
- */
-static bool is_bare_ini(const char *path, int fd)
-{
-	const char *base = strrchr(path, '/');
-	char buf[512];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	const char *p = buf;
-
-	base = base ? base + 1 : path;
-	if (n < 0)
-		return false;
-	/* an archive has NUL bytes early (a tar header, a compressor's header) */
-	if (memchr(buf, 0, (size_t)n))
-		return false;
-	if (strcmp(base, "capture.ini") == 0)
-		return true;
-	buf[n] = 0;
-	for (;;) {
-		p += strspn(p, " \t\r\n");
-		if (*p != ';' && *p != '#')
-			break;
-		p = strchr(p, '\n');
-		if (!p)
-			return false;
-	}
-	return strncmp(p, "[capture]", 9) == 0;
-}
-
 /* ---- public ---- */
 
 pt_err pt_capture_load(struct pt_capture *cap, const char *path)
@@ -491,12 +466,70 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 	return pt_capture_load_opts(cap, path, NULL);
 }
 
+/*
+ * Opens PATH for the probe: never following a symbolic link, never
+ * blocking on a FIFO, and only a regular file or a directory (DESIGN §3:
+ * "only regular files are read").  Its first bytes into HEAD.
+ */
+static pt_err probe_open(struct pt_capture *cap, const char *path, struct pt_probe *p,
+			 struct stat *st, uint8_t *head)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 && errno == ELOOP) {
+		pt_capture_set_error(cap, "%s: is a symbolic link; ptfs reads a capture from a regular file "
+				     "or a directory", path);
+		return PT_E_USAGE;
+	}
+	if (fd < 0 || fstat(fd, st)) {
+		pt_capture_set_error(cap, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return PT_E_IO;
+	}
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+		pt_capture_set_error(cap, "%s: is a %s; ptfs reads a capture from a regular file or a directory",
+				     path, pt_file_type_name(st->st_mode));
+		close(fd);
+		return PT_E_USAGE;
+	}
+	p->path = path;
+	p->fd = fd;
+	p->st = st;
+	if (S_ISREG(st->st_mode)) {
+		do
+			n = pread(fd, head, PT_PROBE_HEAD, 0);
+		while (n < 0 && errno == EINTR);
+		p->head = head;
+		p->head_len = n > 0 ? (size_t)n : 0;
+	}
+	return PT_OK;
+}
+
+const struct pt_source *pt_source_best(const struct pt_probe *p)
+{
+	const struct pt_source *best = NULL;
+	int top = 0;
+
+	for (const struct pt_source *const *s = pt_sources; *s; s++) {
+		int b = (*s)->bid(p);
+
+		if (b > top) {
+			top = b;
+			best = *s;
+		}
+	}
+	return best;
+}
+
 pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts)
 {
 	static const struct pt_load_opts defaults;
-	struct loader ld = {.cap = cap, .path = path, .rootfd = -1, .opts = opts ? opts : &defaults};
+	struct pt_loader ld = {.cap = cap, .path = path, .cur = SIZE_MAX, .opts = opts ? opts : &defaults};
+	struct pt_probe probe = {.fd = -1};
+	uint8_t head[PT_PROBE_HEAD];
 	struct stat st;
-	int fd;
 	pt_err rc;
 
 	if (!cap || !path)
@@ -513,43 +546,24 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_NOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ld.last);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		pt_capture_set_error(cap, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	rc = probe_open(cap, path, &probe, &st, head);
+	if (rc) {
 		free(cap->source);
 		cap->source = NULL;
-		return PT_E_IO;
+		return rc;
 	}
 	/* The kind is recognised from the content, never from the name. */
-	if (S_ISDIR(st.st_mode) && pt_loader_is_gem5_dir(fd)) {
-		rc = pt_loader_load_gem5_dir(&ld, fd);
-	} else if (S_ISDIR(st.st_mode)) {
-		rc = pt_loader_load_dir(&ld, fd);
-	} else if (S_ISREG(st.st_mode) && pt_loader_is_elf(fd)) {
-		rc = pt_loader_load_elf(&ld, fd);
-	} else if (S_ISREG(st.st_mode) && pt_loader_is_umr(fd)) {
-		ld.total = (uint64_t)st.st_size;
-		rc = pt_loader_load_umr(&ld, fd);
-	} else if (S_ISREG(st.st_mode) && is_bare_ini(path, fd)) {
-		pt_capture_set_error(cap, "%s is a capture.ini, not a capture: pass the directory holding it, "
-			"or an archive of that directory", path);
-		rc = PT_E_USAGE;
+	ld.src = pt_source_best(&probe);
+	if (!ld.src) {
+		rc = pt_loader_fail(&ld, PT_E_ARCHIVE, "%s: not a capture ptfs reads", path);
 	} else {
-		ld.total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		rc = pt_loader_load_archive(&ld, fd);
+		cap->source_kind = ld.src->kind;
+		rc = ld.src->load(&ld, &probe);
+		if (!rc)
+			rc = pt_loader_finish(&ld);
 	}
-	close(fd);
-	for (size_t i = 0; i < ld.nm; i++) {
-		free(ld.m[i].name);
-		pt_member_free_data(&ld.m[i]);
-	}
-	free(ld.m);
-	free(ld.topdir);
-	for (size_t i = 0; i < ld.nneeded; i++)
-		free(ld.needed[i]);
-	free(ld.needed);
+	close(probe.fd);
+	pt_loader_free(&ld);
 	if (cap->nwarn_dropped) {
 		size_t n = cap->nwarn_dropped;
 

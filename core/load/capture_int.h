@@ -1,25 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_int.h — what the capture loader's files share (internal to core/):
- * the capture object, the state of one load, archive members, and the
- * functions one file of the loader calls in another.
+ * capture_int.h — what the load layer's files share (internal to core/load/):
+ * the capture object, the loader behind pt_source.h, its members.
  *
- *   capture.c          the object, errors and warnings, binding capture.ini
- *                      to members (regions, contexts), the public getters
- *   capture_archive.c  the one streaming pass over an archive: members
- *   capture_dir.c      a directory capture: capture.ini and its files, mapped
- *   capture_guard.c    leases on the files served in place
+ *   capture.c        the object, the dispatch to sources, binding capture.ini
+ *                    to members (regions, contexts), the public getters
+ *   loader.c         the loader API of pt_source.h: members, capture.ini text
+ *   capture_guard.c  leases on the files served in place
+ *
+ * Sources (core/sources/) never include this file: they see pt_source.h.
  */
 #ifndef PT_CAPTURE_INT_H
 #define PT_CAPTURE_INT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "ini.h"
 #include "pt_capture.h"
+#include "pt_source.h"
 #include "pt_vec.h"
 
 /*
@@ -29,7 +32,6 @@
  */
 #define CHUNK_SHIFT 12
 #define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
-#define MAX_MEMBER_NAME 4096    /* longer member names are ignored */
 #define MAX_WARNINGS 100        /* kept; the rest are counted in one last warning */
 #define PROGRESS_NS 250000000L  /* at most four progress calls a second */
 
@@ -42,21 +44,25 @@ struct schunk {
 };
 
 enum mkind {
-	MK_DATA,            /* regular, data in chunks */
-	MK_INPLACE,         /* regular, data at ptr (mmap of the archive) */
-	MK_DROPPED,         /* regular, data skipped: no section can name it */
-	MK_IGNORED,         /* not a regular file: never used */
+	MK_DATA,            /* copied, data in chunks */
+	MK_INPLACE,         /* data at ptr (an mmap of a file) */
+	MK_READER,          /* read on demand through read/ud */
+	MK_ABSENT,          /* in the source but unusable: `what` says why */
 };
 
 struct member {
 	char *name;         /* normalised */
 	enum mkind kind;
-	const char *what;   /* MK_IGNORED: "symbolic link", ... */
+	const char *what;   /* MK_ABSENT: "is a symbolic link in the capture ..." */
 	uint64_t size;
 	const uint8_t *ptr; /* MK_INPLACE */
 	struct schunk *c;
 	size_t nc, cap;
-	unsigned count;     /* occurrences of the name in the archive (after merge) */
+	pt_read_fn read;    /* MK_READER */
+	void *ud;
+	void (*free_fn)(void *ud);
+	bool ud_given;      /* UD now belongs to the capture (freed with it) */
+	unsigned count;     /* occurrences of the name in the source (after merge) */
 	unsigned users;     /* [memory] sections still to bind it */
 };
 
@@ -69,6 +75,8 @@ struct mapping {
 	void *p;
 	size_t len;
 	int fd;
+	dev_t dev;          /* the file (pt_loader_add_mapped() maps each file once) */
+	ino_t ino;
 	/*
 	 * Page-aligned byte ranges of the mapping that regions serve, sorted
 	 * and merged by pt_capture_guard(): only these are copied when the
@@ -78,10 +86,16 @@ struct mapping {
 	size_t nused, usedcap;
 };
 
+/* A reader's state the capture frees after its memory. */
+struct owned_ud {
+	void *ud;
+	void (*free_fn)(void *ud);
+};
+
 struct pt_capture {
 	char err[1024];
 	char **warn;
-	size_t nwarn;
+	size_t nwarn, warncap;
 	size_t nwarn_dropped;
 	pt_progress_fn progress;
 	void *progress_ud;
@@ -98,6 +112,8 @@ struct pt_capture {
 	const struct pt_context **ctx_sorted;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
+	struct owned_ud *owned;
+	size_t nowned, ownedcap;
 	bool guarded;           /* pt_capture_guard() was called */
 	const char *source_kind;/* static: "umr log", "gem5 checkpoint"; NULL: a capture archive */
 };
@@ -109,77 +125,56 @@ struct pt_capture {
  */
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 
-/* State of one load. */
-struct loader {
+/* The state of one load: what pt_source.h calls struct pt_loader. */
+struct pt_loader {
 	struct pt_capture *cap;
 	const char *path;
+	const struct pt_load_opts *opts;    /* never NULL during a load */
+	const struct pt_source *src;        /* the source loading */
 	struct member *m;
 	size_t nm, mcap;
-	/* the archive's top level: the first directory name and whether there are more */
-	char *topdir;
-	bool many_topdirs;
-	/* uncompressed tar: the file mapped in place */
-	const uint8_t *map;
-	uint64_t map_len;
-	/* early filter: capture.ini at the root came first; only these names are kept */
-	bool filter;
-	char **needed;
-	size_t nneeded;
-	/* directory capture: the capture root */
-	int rootfd;
-	/* the caller's options (never NULL during a load) */
-	const struct pt_load_opts *opts;
+	size_t nsorted;     /* m[0, nsorted) sorted by name, repeats merged */
+	size_t cur;         /* the member pt_loader_add_copy() continues, or SIZE_MAX */
+	/* the capture.ini text the source emitted, with each line's provenance */
+	char *text;
+	size_t len, textcap;
+	char **origin;      /* [line - 1]: "run.envdef:12"; only for generated text */
+	size_t nlines, origincap;
+	bool emitted, generated, nomem;
+	char *root;         /* [memory] files are relative to it ("" or "dir/") */
+	pt_resolve_fn resolve;
+	void *resolve_ud;
+	void (*resolve_done)(void *ud);
 	/* progress */
-	uint64_t total;
 	struct timespec last;
 };
-
-/* Looks up the member a [memory] section names, relative to ROOT ("" or "dir/"). */
-typedef pt_err (*resolve_fn)(struct loader *ld, const struct pt_manifest_mem *mm,
-			     const char *root, struct member **out);
-
 
 /* The error of the load: one line, sanitised for a terminal. */
 void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void pt_capture_vset_error(struct pt_capture *cap, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* One more warning (at most MAX_WARNINGS kept). */
 void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void pt_capture_vwarn(struct pt_capture *cap, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
 pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int fd);
-/* Parses capture.ini (LEN bytes of TEXT) into cap->man. */
-pt_err pt_capture_parse_manifest(struct pt_capture *cap, const char *text, size_t len);
-/* Reports DONE bytes of the source consumed (rate-limited unless FORCE). */
-void pt_loader_progress(struct loader *ld, uint64_t done, bool force);
 /*
- * The shared end of a load: the manifest is in cap->man; bind its [memory]
- * sections through RESOLVE, seal the memory, fill the contexts.
+ * The end of a load (loader.c): the members sorted, the emitted text
+ * parsed into cap->man, then bound (pt_loader_bind); a message about a
+ * generated line names its provenance.
  */
-pt_err pt_loader_bind(struct loader *ld, resolve_fn resolve, const char *root);
-/* Loads the archive open as FD (capture_archive.c). */
-pt_err pt_loader_load_archive(struct loader *ld, int fd);
-/* Loads the directory open as DFD (capture_dir.c). */
-pt_err pt_loader_load_dir(struct loader *ld, int dfd);
-/*
- * Stores LEN bytes at OFF of member M (offsets increasing); all-zero chunks
- * are never allocated.  SIZE_KNOWN: M->size is final.
- */
-pt_err pt_member_write(struct member *m, bool size_known, uint64_t off,
-		       const uint8_t *data, size_t len);
-/* True if the regular file open as FD is a umr log (capture_src.c). */
-bool pt_loader_is_umr(int fd);
-/* Loads the umr log open as FD (capture_src.c). */
-pt_err pt_loader_load_umr(struct loader *ld, int fd);
-/* True if the directory open as DFD is a gem5 checkpoint: m5.cpt and no capture.ini. */
-bool pt_loader_is_gem5_dir(int dfd);
-/* Loads the gem5 checkpoint directory open as DFD (capture_src.c). */
-pt_err pt_loader_load_gem5_dir(struct loader *ld, int dfd);
-/* True if the archive's members (LD) are a gem5 checkpoint: m5.cpt at the root or in the only directory. */
-bool pt_loader_is_gem5_members(struct loader *ld);
-/* Loads the gem5 checkpoint held in the archive's members (capture_src.c). */
-pt_err pt_loader_load_gem5_members(struct loader *ld);
-/* A new member called NAME in LD (NULL when out of memory). */
-struct member *pt_member_new(struct loader *ld, const char *name);
+pt_err pt_loader_finish(struct pt_loader *ld);
+/* Binds cap->man's [memory] sections to members, seals the memory, fills the contexts (capture.c). */
+pt_err pt_loader_bind(struct pt_loader *ld);
+/* The member [memory] section MM names (root + file) in *OUT, or the error set (loader.c). */
+pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
+/* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
+const struct pt_source *pt_source_best(const struct pt_probe *p);
+/* Frees what the loader holds (not the capture's). */
+void pt_loader_free(struct pt_loader *ld);
 /* Frees M's copied data. */
 void pt_member_free_data(struct member *m);
 

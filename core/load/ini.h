@@ -113,7 +113,7 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 			 char *err, size_t errlen);
 /*
  * The same for a capture.ini the loader writes for a source read natively
- * (capture_src.c): its context sections may be of any format whose spaces
+ * (a source read natively, core/sources/): its context sections may be of any format whose spaces
  * are those of `format` (a umr log's VMID0 GART beside GPUVM VMIDs).
  */
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,

@@ -13,6 +13,7 @@
  * capture may declare terabytes of holes).  The last chunk of a region is
  * allocated at its real length so a small region costs a small allocation.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -35,11 +36,30 @@ struct chunk {
 	bool shared;       /* DATA belongs to another region (pt_mem_region_share): never written or freed here */
 };
 
+/*
+ * A region read through a callback (a compressed page store): the last
+ * pages read, so that a table read entry by entry calls the reader once
+ * per page.  The lock serialises the reader too (it may keep state).
+ */
+#define READER_SLOTS 8
+struct reader {
+	pt_read_fn read;
+	void *ud;
+	uint64_t size;             /* bytes of data (the region's size before the seal) */
+	pthread_mutex_t lock;
+	struct {
+		bool valid;
+		uint64_t idx;
+		uint8_t data[CHUNK_SIZE];
+	} slot[READER_SLOTS];
+};
+
 struct region {
 	unsigned space;
 	uint64_t base;
 	uint64_t size;
-	const uint8_t *borrowed;   /* NULL for a built region */
+	const uint8_t *borrowed;   /* NULL for a built or a reader region */
+	struct reader *reader;     /* a region read on demand, else NULL */
 	/*
 	 * Bytes of the region's data before BASE: a region whose start
 	 * repeated bytes of another (an agreeing overlap) is served from
@@ -87,6 +107,10 @@ void pt_mem_free(struct pt_mem *mem)
 				free(r->chunks[c].data);
 		free(r->chunks);
 		free(r->holes);
+		if (r->reader) {
+			pthread_mutex_destroy(&r->reader->lock);
+			free(r->reader);
+		}
 	}
 	free(mem->regions);
 	free(mem->sorted);
@@ -94,12 +118,13 @@ void pt_mem_free(struct pt_mem *mem)
 	free(mem);
 }
 
+/* BUILT: chunks; else DATA (borrowed bytes) or, when READER, neither (a callback). */
 static pt_err add_region(struct pt_mem *mem, unsigned space, uint64_t base,
-			 uint64_t size, const void *data, bool built, unsigned *id)
+			 uint64_t size, const void *data, bool built, bool reader, unsigned *id)
 {
 	struct region *r;
 
-	if (!mem || mem->sealed || space >= mem->nspaces || (!built && size && !data))
+	if (!mem || mem->sealed || space >= mem->nspaces || (!built && !reader && size && !data))
 		return PT_E_USAGE;
 	/* The last byte must be addressable: base + size may reach 2^64 but not pass it. */
 	if (size && size - 1 > UINT64_MAX - base)
@@ -114,7 +139,7 @@ static pt_err add_region(struct pt_mem *mem, unsigned space, uint64_t base,
 	r->base = base;
 	r->size = size;
 	r->built = built;
-	r->borrowed = built ? NULL : data;
+	r->borrowed = built || reader ? NULL : data;
 	if (id)
 		*id = (unsigned)mem->nregions;
 	mem->nregions++;
@@ -124,13 +149,44 @@ static pt_err add_region(struct pt_mem *mem, unsigned space, uint64_t base,
 pt_err pt_mem_add_borrowed(struct pt_mem *mem, unsigned space, uint64_t base,
 			   const void *data, uint64_t size, unsigned *id)
 {
-	return add_region(mem, space, base, size, data, false, id);
+	return add_region(mem, space, base, size, data, false, false, id);
 }
 
 pt_err pt_mem_add_built(struct pt_mem *mem, unsigned space, uint64_t base,
 			uint64_t size, unsigned *id)
 {
-	return add_region(mem, space, base, size, NULL, true, id);
+	return add_region(mem, space, base, size, NULL, true, false, id);
+}
+
+pt_err pt_mem_add_reader(struct pt_mem *mem, unsigned space, uint64_t base, uint64_t size,
+			 pt_read_fn read, void *ud, unsigned *id)
+{
+	struct reader *rd;
+	unsigned n;
+	pt_err rc;
+
+	if (!read)
+		return PT_E_USAGE;
+	rd = calloc(1, sizeof *rd);
+	if (!rd)
+		return PT_E_NOMEM;
+	if (pthread_mutex_init(&rd->lock, NULL)) {
+		free(rd);
+		return PT_E_NOMEM;
+	}
+	rd->read = read;
+	rd->ud = ud;
+	rd->size = size;
+	rc = add_region(mem, space, base, size, NULL, false, true, &n);
+	if (rc) {
+		pthread_mutex_destroy(&rd->lock);
+		free(rd);
+		return rc;
+	}
+	mem->regions[n].reader = rd;
+	if (id)
+		*id = n;
+	return PT_OK;
 }
 
 /* Bytes chunk IDX of region R really holds (the last one may be short). */
@@ -274,7 +330,7 @@ pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint
 	if (!mem || mem->sealed || id >= mem->nregions)
 		return PT_E_USAGE;
 	r = &mem->regions[id];
-	if (r->built || offset > r->size || len > r->size - offset ||
+	if (r->built || r->reader || offset > r->size || len > r->size - offset ||
 	    (r->nholes && offset < r->holes[r->nholes - 1].off + r->holes[r->nholes - 1].len))
 		return PT_E_USAGE;
 	if (!len)
@@ -510,12 +566,48 @@ pt_err pt_mem_fault_install(void)
 	return sigaction(SIGBUS, &sa, NULL) == 0 ? PT_OK : PT_E_IO;
 }
 
+/*
+ * Copies LEN bytes at data offset OFF of reader RD (all inside it) to OUT
+ * through its page slots; false when the reader fails (not captured).
+ */
+static bool reader_copy(struct reader *rd, uint64_t off, uint8_t *out, size_t len)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&rd->lock);
+	while (len && ok) {
+		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
+		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
+		uint64_t start = idx << CHUNK_SHIFT;
+		size_t plen = (size_t)(rd->size - start < CHUNK_SIZE ? rd->size - start : CHUNK_SIZE);
+		unsigned s = (unsigned)(idx % READER_SLOTS);
+
+		if (!rd->slot[s].valid || rd->slot[s].idx != idx) {
+			rd->slot[s].valid = false;
+			if (rd->read(rd->ud, start, rd->slot[s].data, plen) != PT_OK) {
+				ok = false;
+				break;
+			}
+			rd->slot[s].valid = true;
+			rd->slot[s].idx = idx;
+		}
+		memcpy(out, rd->slot[s].data + in, n);
+		out += n;
+		off += n;
+		len -= n;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return ok;
+}
+
 /* Copies LEN bytes at OFF of region R (all inside it) to OUT; false if mapped bytes vanished. */
 static bool region_copy(const struct region *r, uint64_t off, uint8_t *out, size_t len)
 {
 	size_t pos;
 
 	off += r->skip;
+	if (r->reader)
+		return reader_copy(r->reader, off, out, len);
 	if (!r->built)
 		return pt_mem_copy_mapped(out, r->borrowed + off, len);
 	pos = chunk_lower(r, off >> CHUNK_SHIFT);

@@ -115,17 +115,12 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		   const char *member, const struct pt_dump_region *r, size_t nr,
 		   struct pt_buf *out, struct pt_buf *warn, char *err, size_t errlen);
 
-/* ---- the loader's side (capture_int.h's struct loader) ---- */
-struct loader;
-/* True if the regular file open as FD is an ELF core. */
-bool pt_loader_is_elf(int fd);
-/* Loads the ELF core open as FD: its segments in place, its contexts from the notes. */
-pt_err pt_loader_load_elf(struct loader *ld, int fd);
 /*
- * The shared end of a dump's load: the text of pt_dump_ini() parsed and
- * bound; its regions are windows of member MEMBER, which the caller added.
+ * The sources' end (elf.c): emits pt_dump_ini()'s text through the loader,
+ * every line from LABEL, and its warnings.
  */
-pt_err pt_dump_bind(struct loader *ld, const struct pt_dump_facts *f, const char *kind, const char *label,
-		    const char *member, const struct pt_dump_region *r, size_t nr);
+struct pt_loader;
+pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const char *kind,
+		    const char *label, const char *member, const struct pt_dump_region *r, size_t nr);
 
 #endif

@@ -29,8 +29,8 @@ struct pt_kdump;
 enum pt_kdump_kind pt_kdump_detect(const void *p, size_t n);
 
 /*
- * Opens the kdump file open as FD (which stays the caller's; keep it open
- * while K is used) and reads its notes.  LABEL names it in errors.
+ * Opens the kdump file open as FD (which stays the caller's: K reads
+ * through a duplicate) and reads its notes.  LABEL names it in errors.
  */
 pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err, size_t errlen);
 void pt_kdump_close(struct pt_kdump *k);

@@ -11,9 +11,9 @@
  * kernel/vmcore_info.c and arch/x86/kernel/vmcore_info_64.c (VMCOREINFO:
  * SYMBOL() values are %lx, NUMBER() values %ld).
  *
- * Every PT_LOAD with file bytes is served in place: the loader maps the
- * file once and each segment is an offset/length window of it, so a 4 GiB
- * guest costs no RAM at mount.
+ * The source itself is elf.c: every PT_LOAD with file bytes is served in
+ * place, an offset/length window of the one mapping of the file, so a
+ * 4 GiB guest costs no RAM at mount.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,11 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "capture_int.h"
+#include "pt_format.h"
 #include "pt_src_dump.h"
 
 #define EHDR_SIZE 64
@@ -520,143 +517,4 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %s of an x86-64 guest: this build has no "
 			    "x86-64 format for its contexts", label, kind);
 	return PT_OK;
-}
-
-/* ---- the loader ---- */
-
-/* The member name a dump's regions are windows of: its file name, in safe characters. */
-static void member_name(char *out, size_t len, const char *path)
-{
-	const char *b = strrchr(path, '/');
-	size_t n = 0;
-
-	b = b && b[1] ? b + 1 : path;
-	for (; *b && n + 1 < len; b++)
-		out[n++] = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9') ||
-			   *b == '.' || *b == '-' || *b == '_' ? *b : '_';
-	if (!n || (n <= 2 && out[0] == '.' && out[n - 1] == '.'))
-		out[n++] = '_';
-	out[n] = 0;
-}
-
-static pt_err resolve_dump(struct loader *ld, const struct pt_manifest_mem *mm,
-			   const char *root, struct member **out)
-{
-	(void)root;
-	for (size_t i = 0; i < ld->nm; i++)
-		if (!strcmp(ld->m[i].name, mm->path)) {
-			*out = &ld->m[i];
-			return PT_OK;
-		}
-	pt_capture_set_error(ld->cap, "%s: internal: member %s missing", ld->path, mm->path);
-	return PT_E_CAPTURE;
-}
-
-/* An error about the generated capture.ini ("capture.ini:N: msg") is the dump's: "LABEL: msg". */
-static void remap_error(struct pt_capture *cap, const char *label)
-{
-	char copy[sizeof cap->err];
-	const char *colon;
-
-	if (strncmp(cap->err, "capture.ini:", 12) || !(colon = strchr(cap->err + 12, ':')))
-		return;
-	snprintf(copy, sizeof copy, "%s", colon + 1);
-	pt_capture_set_error(cap, "%s:%s", label, copy);
-}
-
-pt_err pt_dump_bind(struct loader *ld, const struct pt_dump_facts *f, const char *kind, const char *label,
-		    const char *member, const struct pt_dump_region *r, size_t nr)
-{
-	struct pt_buf text, warn;
-	char err[sizeof ld->cap->err];
-	pt_err rc;
-
-	pt_buf_init(&text);
-	pt_buf_init(&warn);
-	rc = pt_dump_ini(f, kind, label, member, r, nr, &text, &warn, err, sizeof err);
-	for (char *w = warn.data, *nl; !rc && w && (nl = strchr(w, '\n')); w = nl + 1) {
-		*nl = 0;
-		pt_capture_warn(ld->cap, "%s", w);
-	}
-	if (rc)
-		pt_capture_set_error(ld->cap, "%s", err);
-	if (!rc)
-		rc = pt_capture_parse_manifest(ld->cap, text.data, text.len);
-	if (!rc)
-		rc = pt_loader_bind(ld, resolve_dump, "");
-	if (rc)
-		remap_error(ld->cap, label);
-	pt_buf_free(&text);
-	pt_buf_free(&warn);
-	return rc;
-}
-
-bool pt_loader_is_elf(int fd)
-{
-	uint8_t b[18];
-
-	return pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b && pt_elf_detect(b, sizeof b);
-}
-
-pt_err pt_loader_load_elf(struct loader *ld, int fd)
-{
-	struct pt_capture *cap = ld->cap;
-	const char *label = strrchr(ld->path, '/') && strrchr(ld->path, '/')[1] ? strrchr(ld->path, '/') + 1
-		: ld->path;
-	struct pt_elf_core core;
-	struct pt_dump_region *r = NULL;
-	struct member *m;
-	char err[sizeof cap->err], name[256];
-	struct stat st;
-	void *p;
-	pt_err rc;
-
-	cap->source_kind = "ELF core";
-	if (fstat(fd, &st) || st.st_size < EHDR_SIZE) {
-		pt_capture_set_error(cap, "%s: not an ELF core file", label);
-		return PT_E_CAPTURE;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		pt_capture_set_error(cap, "%s: mmap: %s", ld->path, strerror(errno));
-		return PT_E_IO;
-	}
-	if (pt_capture_add_mapping(cap, p, (size_t)st.st_size, fd)) {
-		munmap(p, (size_t)st.st_size);
-		pt_capture_set_error(cap, "%s: out of memory", ld->path);
-		return PT_E_NOMEM;
-	}
-	rc = pt_elf_parse(p, (uint64_t)st.st_size, label, &core, err, sizeof err);
-	if (rc) {
-		pt_capture_set_error(cap, "%s", err);
-		goto out;
-	}
-	member_name(name, sizeof name, ld->path);
-	r = calloc(core.nseg ? core.nseg : 1, sizeof *r);
-	m = pt_member_new(ld, name);
-	if (!r || !m) {
-		pt_capture_set_error(cap, "%s: out of memory", ld->path);
-		rc = PT_E_NOMEM;
-		goto out;
-	}
-	m->kind = MK_INPLACE;
-	m->size = (uint64_t)st.st_size;
-	m->ptr = p;
-	for (size_t i = 0; i < core.nseg; i++) {
-		snprintf(r[i].name, sizeof r[i].name, "load%" PRIu32, core.seg[i].phdr);
-		r[i].base = core.seg[i].paddr;
-		r[i].offset = core.seg[i].offset;
-		r[i].length = core.seg[i].filesz;
-	}
-	if (core.nempty)
-		pt_capture_warn(cap, "%zu PT_LOAD segments without file bytes (p_offset -1 or p_filesz 0): "
-				"not captured", core.nempty);
-	if (core.uncaptured)
-		pt_capture_warn(cap, "0x%" PRIx64 " bytes of PT_LOAD segments past their p_filesz: not captured",
-				core.uncaptured);
-	rc = pt_dump_bind(ld, &core.facts, "ELF core", label, name, r, core.nseg);
-out:
-	free(r);
-	pt_elf_core_free(&core);
-	return rc;
 }

@@ -13,6 +13,8 @@
  * stream, what QEMU before 8.2 writes for kdump-zlib|lzo|snappy): such a
  * file is refused with the command that rewrites it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@
 
 struct pt_kdump {
 	kdump_ctx_t *ctx;
+	int fd;                 /* a duplicate of the caller's, or -1 */
 	pthread_mutex_t lock;   /* a kdump_ctx_t is not for concurrent use */
 	struct pt_dump_facts facts;
 	uint8_t *notes;         /* the note blob, owned */
@@ -148,8 +151,15 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 		free(k);
 		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	}
+	k->fd = -1;
 	pthread_mutex_init(&k->lock, NULL);
-	if (kdump_open_fd(k->ctx, fd) != KDUMP_OK) {
+	/* libkdumpfile reads through the descriptor for as long as the dump is used: its own copy */
+	k->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (k->fd < 0) {
+		rc = fail(err, errlen, PT_E_IO, "%s: %s", label, strerror(errno));
+		goto bad;
+	}
+	if (kdump_open_fd(k->ctx, k->fd) != KDUMP_OK) {
 		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
 		goto bad;
 	}
@@ -191,6 +201,8 @@ void pt_kdump_close(struct pt_kdump *k)
 	 * per kdump file loaded, freed when the process ends.
 	 */
 	pthread_mutex_destroy(&k->lock);
+	if (k->fd >= 0)
+		close(k->fd);
 	free(k->facts.cpu);
 	free(k->notes);
 	free(k->vmcoreinfo);

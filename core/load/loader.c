@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loader.c — the loader API capture sources use (pt_source.h): members
+ * copied, mapped in place or read on demand; the capture.ini text a
+ * source emits, each line with its provenance; errors, warnings, options,
+ * progress; the re-bid of an archive's members; and the end of a load
+ * (parse, then bind in capture.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture_int.h"
+
+/* ---- members ---- */
+
+void pt_member_free_data(struct member *m)
+{
+	for (size_t i = 0; i < m->nc; i++)
+		if (!m->c[i].lent)
+			free(m->c[i].data);
+	free(m->c);
+	m->c = NULL;
+	m->nc = m->cap = 0;
+}
+
+/* Frees M's reader state unless the capture took it. */
+static void member_free(struct member *m)
+{
+	free(m->name);
+	pt_member_free_data(m);
+	if (m->kind == MK_READER && !m->ud_given && m->free_fn)
+		m->free_fn(m->ud);
+}
+
+static struct member *member_new(struct pt_loader *ld, const char *name)
+{
+	struct member *m;
+
+	if (!pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + 1, sizeof *ld->m))
+		return NULL;
+	m = &ld->m[ld->nm];
+	memset(m, 0, sizeof *m);
+	m->name = strdup(name);
+	if (!m->name)
+		return NULL;
+	m->count = 1;
+	ld->cur = ld->nm++;
+	return m;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+/*
+ * Stores LEN bytes at OFF of member M (offsets increasing); all-zero
+ * chunks are never allocated, a chunk is allocated as far as it is
+ * written (a small member costs a small allocation).
+ */
+static pt_err member_write(struct member *m, uint64_t off, const uint8_t *data, size_t len)
+{
+	while (len) {
+		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
+		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
+		struct schunk *c = NULL;
+
+		/* Data comes in increasing offsets: look at the end only. */
+		if (m->nc && m->c[m->nc - 1].idx == idx)
+			c = &m->c[m->nc - 1];
+		else if (m->nc && m->c[m->nc - 1].idx > idx)
+			return PT_E_USAGE;
+		if (!c && !all_zero(data, n)) {
+			if (!pt_vec_reserve(&m->c, &m->cap, m->nc + 1, sizeof *m->c))
+				return PT_E_NOMEM;
+			c = &m->c[m->nc];
+			c->data = calloc(1, (size_t)(in + n));
+			if (!c->data)
+				return PT_E_NOMEM;
+			c->idx = idx;
+			c->len = (uint32_t)(in + n);
+			c->lent = false;
+			m->nc++;
+		}
+		if (c && in + n > c->len) {
+			uint8_t *p = realloc(c->data, (size_t)(in + n));
+
+			if (!p)
+				return PT_E_NOMEM;
+			memset(p + c->len, 0, (size_t)(in + n - c->len));
+			c->data = p;
+			c->len = (uint32_t)(in + n);
+		}
+		if (c)
+			memcpy(c->data + in, data, n);
+		off += n;
+		data += n;
+		len -= n;
+	}
+	return PT_OK;
+}
+
+pt_err pt_loader_add_copy(struct pt_loader *ld, const char *name, uint64_t off,
+			  const void *data, size_t len)
+{
+	struct member *m = ld->cur < ld->nm ? &ld->m[ld->cur] : NULL;
+	pt_err rc;
+
+	if (!name || (len && !data) || (len && off > UINT64_MAX - len))
+		return PT_E_USAGE;
+	if (!m || m->kind != MK_DATA || off < m->size || strcmp(m->name, name)) {
+		m = member_new(ld, name);
+		if (!m)
+			return PT_E_NOMEM;
+		m->kind = MK_DATA;
+	}
+	rc = member_write(m, off, data, len);
+	if (rc)
+		return rc;
+	if (off + len > m->size)
+		m->size = off + len;
+	return PT_OK;
+}
+
+/* The mapping of the file open as FD (mapped whole on first use), or NULL. */
+static const struct mapping *file_mapping(struct pt_loader *ld, int fd, const struct stat *st)
+{
+	struct pt_capture *cap = ld->cap;
+	void *p;
+
+	for (size_t i = cap->nmaps; i-- > 0;)
+		if (cap->maps[i].dev == st->st_dev && cap->maps[i].ino == st->st_ino)
+			return &cap->maps[i];
+	p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (pt_capture_add_mapping(cap, p, (size_t)st->st_size, fd)) {
+		munmap(p, (size_t)st->st_size);
+		return NULL;
+	}
+	cap->maps[cap->nmaps - 1].dev = st->st_dev;
+	cap->maps[cap->nmaps - 1].ino = st->st_ino;
+	return &cap->maps[cap->nmaps - 1];
+}
+
+pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
+			    uint64_t file_off, uint64_t len)
+{
+	const struct mapping *map = NULL;
+	struct stat st;
+	struct member *m;
+
+	if (!name || fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    file_off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - file_off)
+		return PT_E_USAGE;
+	if (len) {
+		map = file_mapping(ld, fd, &st);
+		if (!map)
+			return PT_E_IO;
+	}
+	m = member_new(ld, name);
+	if (!m)
+		return PT_E_NOMEM;
+	m->kind = MK_INPLACE;
+	m->size = len;
+	m->ptr = map ? (const uint8_t *)map->p + file_off : (const uint8_t *)"";
+	return PT_OK;
+}
+
+pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
+			    pt_read_fn read, void *ud, void (*free_fn)(void *ud))
+{
+	struct member *m = name && read ? member_new(ld, name) : NULL;
+
+	if (!m) {
+		if (free_fn)
+			free_fn(ud);
+		return name && read ? PT_E_NOMEM : PT_E_USAGE;
+	}
+	m->kind = MK_READER;
+	m->size = size;
+	m->read = read;
+	m->ud = ud;
+	m->free_fn = free_fn;
+	return PT_OK;
+}
+
+pt_err pt_loader_add_absent(struct pt_loader *ld, const char *name, const char *what)
+{
+	struct member *m = ld->cur < ld->nm ? &ld->m[ld->cur] : NULL;
+
+	if (!name || !what)
+		return PT_E_USAGE;
+	if (m && !strcmp(m->name, name) && m->kind == MK_DATA) {
+		pt_member_free_data(m);
+	} else {
+		m = member_new(ld, name);
+		if (!m)
+			return PT_E_NOMEM;
+	}
+	m->kind = MK_ABSENT;
+	m->what = what;
+	ld->cur = SIZE_MAX;
+	return PT_OK;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	/*
+	 * Same name (an error if anything uses it): order by kind, so what is
+	 * reported never depends on the order of the source.
+	 */
+	return (int)x->kind - (int)y->kind;
+}
+
+/* Sorts the members by name and folds repeated names into one (count > 1). */
+static void members_merge(struct pt_loader *ld)
+{
+	size_t w = 0;
+
+	if (ld->nsorted == ld->nm)
+		return;
+	qsort(ld->m, ld->nm, sizeof *ld->m, cmp_member);
+	for (size_t i = 0; i < ld->nm; i++) {
+		if (w > 0 && !strcmp(ld->m[w - 1].name, ld->m[i].name)) {
+			ld->m[w - 1].count += ld->m[i].count;
+			member_free(&ld->m[i]);
+			continue;
+		}
+		ld->m[w++] = ld->m[i];
+	}
+	ld->nm = ld->nsorted = w;
+	ld->cur = SIZE_MAX;
+}
+
+/* The member called NAME: the one being written, the sorted ones, then the rest (newest first). */
+static struct member *member_find(struct pt_loader *ld, const char *name)
+{
+	size_t lo = 0, hi = ld->nsorted;
+
+	if (ld->cur < ld->nm && !strcmp(ld->m[ld->cur].name, name))
+		return &ld->m[ld->cur];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ld->m[mid].name, name);
+
+		if (c == 0)
+			return &ld->m[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = ld->nm; i-- > ld->nsorted;)
+		if (!strcmp(ld->m[i].name, name))
+			return &ld->m[i];
+	return NULL;
+}
+
+/* Copies the first LEN bytes of member M (LEN <= M->size) to OUT; false when they cannot be read. */
+static bool member_read(const struct member *m, uint8_t *out, size_t len)
+{
+	if (m->kind == MK_INPLACE)
+		return pt_mem_copy_mapped(out, m->ptr, len);
+	if (m->kind == MK_READER)
+		return m->read(m->ud, 0, out, len) == PT_OK;
+	memset(out, 0, len);
+	for (size_t i = 0; i < m->nc; i++) {
+		uint64_t off = m->c[i].idx << CHUNK_SHIFT;
+		uint64_t n = m->c[i].len;
+
+		if (off >= len)
+			break;
+		if (n > len - off)
+			n = len - off;
+		memcpy(out + off, m->c[i].data, (size_t)n);
+	}
+	return true;
+}
+
+pt_err pt_loader_member_bytes(struct pt_loader *ld, const char *name, size_t max,
+			      char **out, size_t *len)
+{
+	struct member *m = name ? member_find(ld, name) : NULL;
+
+	*out = NULL;
+	*len = 0;
+	if (!m || m->kind == MK_ABSENT)
+		return PT_E_NOTFOUND;
+	if (m->size > max || m->size > SIZE_MAX - 1)
+		return PT_E_VALUE;
+	*out = malloc((size_t)m->size + 1);
+	if (!*out)
+		return PT_E_NOMEM;
+	if (!member_read(m, (uint8_t *)*out, (size_t)m->size)) {
+		free(*out);
+		*out = NULL;
+		return PT_E_IO;
+	}
+	(*out)[m->size] = 0;
+	*len = (size_t)m->size;
+	return PT_OK;
+}
+
+/* ---- capture.ini text ---- */
+
+pt_err pt_loader_emit_ini(struct pt_loader *ld, const char *text, size_t len,
+			  const char *provenance)
+{
+	bool nl = len && text[len - 1] == '\n';
+
+	if (ld->nomem)
+		return PT_E_NOMEM;
+	if (ld->emitted && ld->generated != (provenance != NULL))
+		return PT_E_USAGE;
+	ld->emitted = true;
+	ld->generated = provenance != NULL;
+	if (len > SIZE_MAX - ld->len - 2 ||
+	    !pt_vec_reserve(&ld->text, &ld->textcap, ld->len + len + 2, 1))
+		goto nomem;
+	memcpy(ld->text + ld->len, text, len);
+	ld->len += len;
+	if (!nl)
+		ld->text[ld->len++] = '\n';
+	ld->text[ld->len] = 0;
+	if (!provenance)
+		return PT_OK;
+	/* One origin per line of TEXT. */
+	for (const char *p = text, *e = text + len; p < e || (p == e && !len);) {
+		const char *q = memchr(p, '\n', (size_t)(e - p));
+
+		if (!pt_vec_reserve(&ld->origin, &ld->origincap, ld->nlines + 1, sizeof *ld->origin))
+			goto nomem;
+		ld->origin[ld->nlines] = strdup(provenance);
+		if (!ld->origin[ld->nlines])
+			goto nomem;
+		ld->nlines++;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	return PT_OK;
+nomem:
+	ld->nomem = true;
+	return PT_E_NOMEM;
+}
+
+pt_err pt_loader_emitf(struct pt_loader *ld, const char *provenance, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	int n;
+	pt_err rc;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		ld->nomem = true;
+		return PT_E_NOMEM;
+	}
+	rc = pt_loader_emit_ini(ld, line, (size_t)n, provenance);
+	free(line);
+	return rc;
+}
+
+pt_err pt_loader_set_root(struct pt_loader *ld, const char *prefix)
+{
+	char *r = strdup(prefix ? prefix : "");
+
+	if (!r)
+		return PT_E_NOMEM;
+	free(ld->root);
+	ld->root = r;
+	return PT_OK;
+}
+
+void pt_loader_set_resolve(struct pt_loader *ld, pt_resolve_fn fn, void *ud, void (*done)(void *ud))
+{
+	if (ld->resolve_done)
+		ld->resolve_done(ld->resolve_ud);
+	ld->resolve = fn;
+	ld->resolve_ud = ud;
+	ld->resolve_done = done;
+}
+
+/* ---- errors, warnings, options, progress ---- */
+
+pt_err pt_loader_fail(struct pt_loader *ld, pt_err rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_capture_vset_error(ld->cap, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void pt_loader_warn(struct pt_loader *ld, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_capture_vwarn(ld->cap, fmt, ap);
+	va_end(ap);
+}
+
+const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld)
+{
+	return ld->opts;
+}
+
+void pt_loader_progress(struct pt_loader *ld, uint64_t done, uint64_t total, bool force)
+{
+	struct timespec now;
+	long long ns;
+
+	if (!ld->cap->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(now.tv_sec - ld->last.tv_sec) * 1000000000LL +
+	     (now.tv_nsec - ld->last.tv_nsec);
+	if (!force && ns < PROGRESS_NS)
+		return;
+	ld->last = now;
+	ld->cap->progress(ld->cap->progress_ud, done, total);
+}
+
+/* ---- files a source opens ---- */
+
+const char *pt_file_type_name(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "regular file";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symbolic link";
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	case S_IFIFO: return "FIFO";
+	case S_IFSOCK: return "socket";
+	default: return "special file";
+	}
+}
+
+int pt_loader_open_file(struct pt_loader *ld, int dirfd, const char *name, const char *label,
+			struct stat *st)
+{
+	int fd, e;
+
+	/* Not even opened when it is not a regular file: opening a device can have effects. */
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode)) {
+		if (label)
+			pt_capture_set_error(ld->cap, "%s: is a %s; ptfs reads only regular files", label,
+					     pt_file_type_name(st->st_mode));
+		errno = EINVAL;
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	if (fd >= 0 && fstat(fd, st)) {
+		e = errno;
+		close(fd);
+		fd = -1;
+	} else if (fd >= 0 && !S_ISREG(st->st_mode)) {
+		/* replaced between the two looks */
+		close(fd);
+		fd = -1;
+		e = EINVAL;
+		if (label)
+			pt_capture_set_error(ld->cap, "%s: is a %s; ptfs reads only regular files", label,
+					     pt_file_type_name(st->st_mode));
+		errno = e;
+		return -1;
+	}
+	if (fd < 0 && label && e == ELOOP)
+		pt_capture_set_error(ld->cap, "%s: is a symbolic link; ptfs reads only regular files", label);
+	else if (fd < 0 && label)
+		pt_capture_set_error(ld->cap, "%s: %s", label, strerror(e));
+	errno = e;
+	return fd;
+}
+
+/* ---- the archive's re-bid ---- */
+
+pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir)
+{
+	const struct pt_source *best = NULL;
+	const char **names;
+	struct pt_probe p = {.path = ld->path, .fd = -1, .only_dir = only_dir};
+	char *head = NULL;
+	size_t n = 0, hlen = 0;
+	pt_err rc;
+
+	members_merge(ld);
+	names = malloc((ld->nm ? ld->nm : 1) * sizeof *names);
+	if (!names)
+		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
+	for (size_t i = 0; i < ld->nm; i++)
+		if (ld->m[i].kind != MK_ABSENT)
+			names[n++] = ld->m[i].name;
+	p.members = names;
+	p.nmembers = n;
+	if (n == 1) {
+		struct member *m = member_find(ld, names[0]);
+
+		hlen = m->size < PT_PROBE_HEAD ? (size_t)m->size : PT_PROBE_HEAD;
+		head = malloc(hlen ? hlen : 1);
+		if (head && member_read(m, (uint8_t *)head, hlen)) {
+			p.head = (const uint8_t *)head;
+			p.head_len = hlen;
+		}
+	}
+	best = pt_source_best(&p);
+	free(head);
+	if (!best) {
+		free(names);
+		return PT_E_NOTFOUND;
+	}
+	ld->src = best;
+	ld->cap->source_kind = best->kind;
+	rc = best->load(ld, &p);
+	free(names);
+	return rc;
+}
+
+/* ---- the end of a load ---- */
+
+pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out)
+{
+	struct member *m;
+	char *full;
+	pt_err rc;
+
+	if (ld->resolve && (rc = ld->resolve(ld, ld->resolve_ud, mm)))
+		return rc;
+	if (asprintf(&full, "%s%s", ld->root ? ld->root : "", mm->path) < 0)
+		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
+	m = member_find(ld, full);
+	free(full);
+	if (!m && ld->generated)
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: internal: member %s missing", ld->path, mm->path);
+	if (!m)
+		return pt_loader_fail(ld, PT_E_CAPTURE,
+			"capture.ini:%u: file '%s' of [memory %s] is not in the capture",
+			mm->file_line, mm->file, mm->name);
+	if (m->count > 1)
+		return pt_loader_fail(ld, PT_E_CAPTURE,
+			"capture.ini:%u: file '%s' of [memory %s] appears %u times in the archive",
+			mm->file_line, mm->file, mm->name, m->count);
+	if (m->kind == MK_ABSENT)
+		return pt_loader_fail(ld, PT_E_CAPTURE, "capture.ini:%u: file '%s' of [memory %s] %s",
+			mm->file_line, mm->file, mm->name, m->what);
+	*out = m;
+	return PT_OK;
+}
+
+/*
+ * Rewrites the load error "capture.ini:N: msg" (N a line of the generated
+ * text) as "ORIGIN: msg".
+ */
+static void remap_error(struct pt_loader *ld)
+{
+	char *msg = ld->cap->err, *end;
+	unsigned long line;
+	char copy[sizeof ld->cap->err];
+
+	if (strncmp(msg, "capture.ini:", 12))
+		return;
+	line = strtoul(msg + 12, &end, 10);
+	if (end == msg + 12 || *end != ':' || line < 1 || line > ld->nlines)
+		return;
+	snprintf(copy, sizeof copy, "%s", end + 1);
+	pt_capture_set_error(ld->cap, "%s:%s", ld->origin[line - 1], copy);
+}
+
+pt_err pt_loader_finish(struct pt_loader *ld)
+{
+	char err[sizeof ld->cap->err];
+	pt_err rc;
+
+	if (ld->nomem)
+		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
+	if (!ld->emitted)
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: internal: the %s source gave no capture.ini",
+				      ld->path, ld->src ? ld->src->name : "?");
+	members_merge(ld);
+	rc = ld->generated ? pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err)
+			   : pt_manifest_parse(ld->text, ld->len, &ld->cap->man, err, sizeof err);
+	if (rc)
+		pt_capture_set_error(ld->cap, "%s", err);
+	if (!rc)
+		rc = pt_loader_bind(ld);
+	if (rc && ld->generated)
+		remap_error(ld);
+	return rc;
+}
+
+void pt_loader_free(struct pt_loader *ld)
+{
+	for (size_t i = 0; i < ld->nm; i++)
+		member_free(&ld->m[i]);
+	free(ld->m);
+	for (size_t i = 0; i < ld->nlines; i++)
+		free(ld->origin[i]);
+	free(ld->origin);
+	free(ld->text);
+	free(ld->root);
+	if (ld->resolve_done)
+		ld->resolve_done(ld->resolve_ud);
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_source.h — capture sources as data, and the loader API they use
+ * (HACKING.md, "Adding a capture source").
+ *
+ * A capture source is one file under core/sources/ defining one
+ * `const struct pt_source` and one line in the table of
+ * core/sources/sources.c.  pt_capture_load() opens the path once, gives
+ * every source the same probe, and the highest bid loads it.  A source
+ * knows neither another source's internals nor a front end's flags: it
+ * reads its bytes through the probe, hands memory to the opaque loader
+ * (copied, mapped in place, or read on demand), emits the capture.ini text
+ * that describes it, and fails or warns through the loader.  The loader
+ * then checks that text against the schema (manifest.c: every key reaches
+ * its format's ctx_key hook) and binds its [memory] sections to the
+ * members the source added, exactly as for a capture archive.
+ */
+#ifndef PT_SOURCE_H
+#define PT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ini.h"
+#include "pt_capture.h"
+#include "pt_error.h"
+
+struct pt_loader;
+
+/* Bytes of a file the probe holds: enough for any source's magic. */
+#define PT_PROBE_HEAD 4096
+
+/*
+ * What a source bids on.  Either the path given to the load (FD >= 0), or,
+ * when the archive source re-bids what it read (pt_loader_rebid()), the
+ * archive's members (FD -1).
+ */
+struct pt_probe {
+	const char *path;           /* as given to pt_capture_load() */
+	/*
+	 * The path opened O_RDONLY | O_NONBLOCK | O_NOFOLLOW, and its fstat:
+	 * always a regular file or a directory (anything else is refused
+	 * before any source sees it).  -1 and NULL in a re-bid.
+	 */
+	int fd;
+	const struct stat *st;
+	/* A regular file's first bytes (up to PT_PROBE_HEAD); a re-bid: the only member's */
+	const uint8_t *head;
+	size_t head_len;
+	/* re-bid: the names of the archive's regular members, sorted, no repeats */
+	const char *const *members;
+	size_t nmembers;
+	/* re-bid: the archive's only top-level directory ("dir"), NULL for none or several */
+	const char *only_dir;
+};
+
+/* A capture source (core/sources/sources.c lists them). */
+struct pt_source {
+	const char *name;           /* "archive", "umr", ... (tests, messages) */
+	/* What `capture` and info say it was ("umr log"); NULL: a capture archive. */
+	const char *kind;
+	/* How sure the source is that PROBE is its own: 0 = not mine; the highest bid wins. */
+	int (*bid)(const struct pt_probe *probe);
+	/*
+	 * Loads PROBE into LD: members and capture.ini text.  Returns PT_OK,
+	 * or what pt_loader_fail() returned.
+	 */
+	pt_err (*load)(struct pt_loader *ld, const struct pt_probe *probe);
+};
+
+/* The source table, NULL-terminated (sources.c). */
+extern const struct pt_source *const pt_sources[];
+
+/* ---- memory: members the [memory] sections name by file ---- */
+
+/*
+ * Copies LEN bytes of DATA to OFF of member NAME.  The call continues the
+ * member last added when it has the same name and OFF is at or past its
+ * size (streamed data, offsets increasing); otherwise it starts a new
+ * member of that name (a name added twice is an error once a section
+ * names it).  A member's size is the end of its last byte written, or OFF
+ * of a call with LEN 0 if larger (a member ending in a hole).  All-zero
+ * 4 KiB chunks cost no memory.
+ */
+pt_err pt_loader_add_copy(struct pt_loader *ld, const char *name, uint64_t off,
+			  const void *data, size_t len);
+/*
+ * Member NAME is LEN bytes of the regular file open as FD from FILE_OFF,
+ * served in place from an mmap of the file (one per file, however many
+ * members; FD is duplicated, not taken), under pt_capture_guard()'s lease.
+ * PT_E_IO (nothing set) when the file cannot be mapped: copy instead.
+ */
+pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
+			    uint64_t file_off, uint64_t len);
+/*
+ * Member NAME is SIZE bytes read on demand through READ (compressed page
+ * stores; pt_mem.h's pt_read_fn: LEN bytes at OFF inside the member into
+ * BUF, anything but PT_OK making the read "not captured").  READ is called
+ * after the load, from any thread, but never concurrently for one member,
+ * in whole 4 KiB pages (the last one short).  FREE_FN(UD), if not NULL, runs once when the capture is freed
+ * (or the load fails); the loader owns UD from this call on, also when it
+ * fails.
+ */
+pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
+			    pt_read_fn read, void *ud, void (*free_fn)(void *ud));
+/*
+ * Member NAME is in the source but unusable: a section naming it fails
+ * with "capture.ini:LINE: file '...' of [memory S] WHAT" (WHAT static,
+ * e.g. "is a symbolic link in the capture (only regular files are read)").
+ * Replaces the member last added when it has the same name (its data is
+ * dropped).
+ */
+pt_err pt_loader_add_absent(struct pt_loader *ld, const char *name, const char *what);
+/*
+ * A copy of member NAME's bytes, NUL-terminated (malloc'd; *LEN bytes
+ * without the NUL).  PT_E_NOTFOUND: no such usable member; PT_E_VALUE:
+ * larger than MAX bytes; PT_E_NOMEM.  Sets no error message.
+ */
+pt_err pt_loader_member_bytes(struct pt_loader *ld, const char *name, size_t max,
+			      char **out, size_t *len);
+
+/* ---- capture.ini ---- */
+
+/*
+ * Appends LEN bytes of capture.ini TEXT (whole lines; a last line without
+ * a newline gets one).  PROVENANCE names where the lines came from,
+ * "FILE:LINE" or "FILE": a message about one of them names it instead of
+ * "capture.ini:N".  NULL: TEXT is a capture.ini file itself (one format,
+ * messages stay "capture.ini:N").  A source emits either kind, not both.
+ */
+pt_err pt_loader_emit_ini(struct pt_loader *ld, const char *text, size_t len,
+			  const char *provenance);
+/* pt_loader_emit_ini() of one line formatted from FMT. */
+pt_err pt_loader_emitf(struct pt_loader *ld, const char *provenance, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * The [memory] file names of the emitted capture.ini are relative to
+ * PREFIX ("" or "dir/": an archive whose capture.ini is in its only
+ * top-level directory).
+ */
+pt_err pt_loader_set_root(struct pt_loader *ld, const char *prefix);
+/*
+ * Called while binding, for each [memory] section in capture.ini order,
+ * before its file is looked up among the members: a source that opens
+ * files only once capture.ini names them (a directory) adds the member
+ * here, or fails.
+ */
+typedef pt_err (*pt_resolve_fn)(struct pt_loader *ld, void *ud, const struct pt_manifest_mem *mm);
+/* DONE(UD), if not NULL, runs when the load ends (the loader owns UD from this call on). */
+void pt_loader_set_resolve(struct pt_loader *ld, pt_resolve_fn fn, void *ud, void (*done)(void *ud));
+
+/* ---- errors, warnings, options, progress ---- */
+
+/* Sets the load's error (one line; sanitised for a terminal) and returns RC. */
+pt_err pt_loader_fail(struct pt_loader *ld, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* One more warning of the load (at most 100 kept, the rest counted). */
+void pt_loader_warn(struct pt_loader *ld, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The caller's load options (never NULL). */
+const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld);
+/* DONE of TOTAL bytes of the source consumed (rate-limited unless FORCE). */
+void pt_loader_progress(struct pt_loader *ld, uint64_t done, uint64_t total, bool force);
+
+/* ---- files a source opens itself ---- */
+
+/* "FIFO", "character device", "symbolic link", ... for a mode that is not a regular file. */
+const char *pt_file_type_name(mode_t mode);
+/*
+ * Opens NAME under DIRFD as every file of a capture is opened: O_RDONLY |
+ * O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, then fstat into *ST.  Anything but
+ * a regular file is refused, never opened, with "LABEL: is a FIFO; ptfs
+ * reads only regular files" (LABEL: the path a message names; NULL: no
+ * message).  -1 with the error set and errno kept (EINVAL: not a regular
+ * file; ENOENT: absent).
+ */
+int pt_loader_open_file(struct pt_loader *ld, int dirfd, const char *name, const char *label,
+			struct stat *st);
+
+/* ---- the archive source ---- */
+
+/*
+ * Offers the members added so far to the other sources (a probe with
+ * MEMBERS and ONLY_DIR; HEAD when there is one member).  The best bid
+ * loads them and becomes the capture's kind.  PT_E_NOTFOUND, nothing set,
+ * when no source bids.
+ */
+pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir);
+
+#endif

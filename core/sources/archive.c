@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive.c — the archive source: any archive libarchive reads, in ONE
+ * streaming pass (DESIGN §3).
+ *
+ * Which members matter is known only from capture.ini, and capture.ini may
+ * come after the blobs.  So every regular member is kept while streaming
+ * (its non-zero chunks only, or, for an uncompressed tar, just its place
+ * in an mmap of the file: pt_loader_add_mapped()), then capture.ini is
+ * emitted and the loader binds the members it names; the rest are
+ * dropped.  When capture.ini is found at the archive root before the
+ * blobs, members it does not name are dropped as they stream by.  An
+ * archive without capture.ini is offered to the other sources
+ * (pt_loader_rebid(): an archive of a gem5 checkpoint or of a umr log).
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pt_source.h"
+#include "pt_vec.h"
+
+#define CHUNK_SHIFT 12
+#define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
+#define MAX_MEMBER_NAME 4096    /* longer member names are ignored */
+
+/*
+ * The state of one archive load.  A capture.ini candidate is a member
+ * called capture.ini at the root or one directory down: which one counts
+ * is known at the end (the only top-level directory).
+ */
+struct ini_seen {
+	char *name;
+	unsigned count;
+	const char *what;      /* not a regular file: "symbolic link", ... */
+};
+
+struct arch {
+	struct pt_loader *ld;
+	const char *path;
+	int fd;
+	uint64_t total;        /* bytes of the file (progress, the mapping) */
+	bool inplace_ok;       /* an uncompressed tar: members read in place */
+	/* the archive's top level: the first directory name and whether there are more */
+	char *topdir;
+	bool many_topdirs;
+	/* early filter: capture.ini at the root came first; only these names are kept */
+	bool filter;
+	char **needed;
+	size_t nneeded, neededcap;
+	struct ini_seen *ini;
+	size_t nini, inicap;
+};
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+/* Notes capture.ini candidate NAME (WHAT: not a regular file). */
+static pt_err note_ini(struct arch *ar, const char *name, const char *what)
+{
+	const char *sl = strchr(name, '/');
+	const char *base = sl ? sl + 1 : name;
+
+	if (strcmp(base, "capture.ini") || (sl && strchr(base, '/')))
+		return PT_OK;
+	for (size_t i = 0; i < ar->nini; i++)
+		if (!strcmp(ar->ini[i].name, name)) {
+			ar->ini[i].count++;
+			if (what && !ar->ini[i].what)
+				ar->ini[i].what = what;
+			return PT_OK;
+		}
+	if (!pt_vec_reserve(&ar->ini, &ar->inicap, ar->nini + 1, sizeof *ar->ini))
+		return PT_E_NOMEM;
+	ar->ini[ar->nini].name = strdup(name);
+	if (!ar->ini[ar->nini].name)
+		return PT_E_NOMEM;
+	ar->ini[ar->nini].count = 1;
+	ar->ini[ar->nini].what = what;
+	ar->nini++;
+	return PT_OK;
+}
+
+static const struct ini_seen *ini_find(const struct arch *ar, const char *name)
+{
+	for (size_t i = 0; i < ar->nini; i++)
+		if (!strcmp(ar->ini[i].name, name))
+			return &ar->ini[i];
+	return NULL;
+}
+
+static void note_top(struct arch *ar, const char *name, bool is_dir)
+{
+	const char *slash = strchr(name, '/');
+	size_t n;
+
+	if (!slash && !is_dir)
+		return;
+	n = slash ? (size_t)(slash - name) : strlen(name);
+	if (!ar->topdir) {
+		ar->topdir = strndup(name, n);
+	} else if (strlen(ar->topdir) != n || strncmp(ar->topdir, name, n)) {
+		ar->many_topdirs = true;
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_needed(const struct arch *ar, const char *name)
+{
+	return ar->nneeded &&
+	       bsearch(&name, ar->needed, ar->nneeded, sizeof *ar->needed, cmp_str) != NULL;
+}
+
+/*
+ * capture.ini came at the archive root: from now on, only members that one
+ * of its [memory] sections names are worth keeping.  A capture.ini that does
+ * not parse keeps nothing more (the load fails anyway).
+ */
+static void start_filter(struct arch *ar)
+{
+	struct pt_ini *p = NULL;
+	char *text = NULL;
+	size_t len;
+	char err[8];
+
+	ar->filter = true;
+	if (pt_loader_member_bytes(ar->ld, "capture.ini", PT_INI_MAX_SIZE, &text, &len))
+		return;
+	if (pt_ini_parse(text, len, &p, err, sizeof err) == PT_OK) {
+		for (size_t i = 0; i < p->nsec; i++) {
+			if (strcmp(p->sec[i].type, "memory"))
+				continue;
+			for (size_t k = 0; k < p->sec[i].nkv; k++) {
+				char *path;
+
+				if (strcmp(p->sec[i].kv[k].key, "file"))
+					continue;
+				path = strdup(p->sec[i].kv[k].value);
+				if (!path || !pt_vec_reserve(&ar->needed, &ar->neededcap, ar->nneeded + 1,
+							     sizeof *ar->needed)) {
+					/* Without the full list the filter could drop a needed member. */
+					free(path);
+					ar->filter = false;
+					goto out;
+				}
+				if (pt_path_normalise(path))
+					ar->needed[ar->nneeded++] = path;
+				else
+					free(path);
+			}
+		}
+		if (ar->nneeded)
+			qsort(ar->needed, ar->nneeded, sizeof *ar->needed, cmp_str);
+	}
+out:
+	pt_ini_free(p);
+	free(text);
+}
+
+static const char *type_name(mode_t t)
+{
+	switch (t) {
+	case AE_IFLNK: return "symbolic link";
+	case AE_IFCHR: return "character device";
+	case AE_IFBLK: return "block device";
+	case AE_IFIFO: return "FIFO";
+	case AE_IFSOCK: return "socket";
+	default: return "special file";
+	}
+}
+
+/* What a [memory] section naming a member of type T (or a hard link) is told. */
+static const char *absent_what(mode_t t, bool hardlink)
+{
+	if (hardlink)
+		return "is a hard link in the capture (only regular files are read)";
+	switch (t) {
+	case AE_IFLNK: return "is a symbolic link in the capture (only regular files are read)";
+	case AE_IFCHR: return "is a character device in the capture (only regular files are read)";
+	case AE_IFBLK: return "is a block device in the capture (only regular files are read)";
+	case AE_IFIFO: return "is a FIFO in the capture (only regular files are read)";
+	case AE_IFSOCK: return "is a socket in the capture (only regular files are read)";
+	default: return "is a special file in the capture (only regular files are read)";
+	}
+}
+
+/* ---- the archive pass ---- */
+
+static pt_err archive_fail(struct arch *ar, struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return pt_loader_fail(ar->ld, PT_E_ARCHIVE, "%s: %s", ar->path, s ? s : "unreadable archive");
+}
+
+/*
+ * Members before capture.ini cannot be told apart (named or not), so they
+ * are kept; but only up to PRE_INI_BUDGET bytes of non-zero data in all, so
+ * that a large member nobody names costs nothing (issue 16 item 4).  A
+ * member cut by the budget is absent: a section naming it fails with "put
+ * capture.ini first".
+ */
+#define PRE_INI_MIB 64
+#define PRE_INI_BUDGET ((uint64_t)PRE_INI_MIB << 20)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char deferred_what[] = "comes before capture.ini in the archive, where ptfs keeps at most "
+	STR(PRE_INI_MIB) " MiB of data: put capture.ini first";
+
+/* The member being read: its name, its size, the non-zero chunks it keeps. */
+struct cur {
+	const char *name;
+	bool size_known;
+	uint64_t size;
+	uint64_t end;          /* past the last byte read */
+	uint64_t nc, last_idx; /* non-zero chunks, the last one's index */
+	bool dropped;
+};
+
+/* Counts the non-zero 4 KiB chunks of member offsets [OFF, OFF+LEN) that BUF holds. */
+static void count_chunks(struct cur *c, uint64_t off, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
+		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
+
+		if ((c->nc == 0 || c->last_idx != idx) && !all_zero(buf, n)) {
+			c->nc++;
+			c->last_idx = idx;
+		}
+		off += n;
+		buf += n;
+		len -= n;
+	}
+}
+
+/*
+ * Reads the data of the current entry (the first block may already be in
+ * hand) into member C->name.  More than BUDGET bytes of non-zero chunks:
+ * the member's data is dropped and it is absent (deferred).
+ */
+static pt_err read_data(struct arch *ar, struct archive *a, struct cur *c,
+			const void *buf, size_t len, int64_t off, uint64_t budget)
+{
+	pt_err rc;
+	int r;
+
+	for (;;) {
+		if (!c->dropped && c->nc > budget >> CHUNK_SHIFT) {
+			/* over the budget of data kept before capture.ini: keep nothing */
+			c->dropped = true;
+			if (pt_loader_add_absent(ar->ld, c->name, deferred_what))
+				return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+			if (c->size_known)
+				return PT_OK;    /* the next header skips the rest */
+		}
+		if (buf && len && !c->dropped) {
+			if (off < 0 || (uint64_t)off < c->end ||
+			    (c->size_known && (uint64_t)off + len > c->size))
+				goto toolong;
+			count_chunks(c, (uint64_t)off, buf, len);
+			rc = pt_loader_add_copy(ar->ld, c->name, (uint64_t)off, buf, len);
+			if (rc)
+				return pt_loader_fail(ar->ld, rc, "%s: out of memory reading '%s'", ar->path,
+						      c->name);
+			c->end = (uint64_t)off + len;
+		}
+		pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, false);
+		r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return archive_fail(ar, a);
+	}
+	/* A size from the header past the last block: the member ends in a hole. */
+	if (!c->dropped && c->size_known && c->size > c->end &&
+	    pt_loader_add_copy(ar->ld, c->name, c->size, NULL, 0))
+		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+	return PT_OK;
+toolong:
+	return pt_loader_fail(ar->ld, PT_E_ARCHIVE, "%s: member '%s' holds data past its size", ar->path,
+			      c->name);
+}
+
+/* Whether the LEN bytes at OFF of the file are BUF's (the archive's block is the file's bytes). */
+static bool same_bytes(int fd, uint64_t off, const void *buf, size_t len)
+{
+	uint8_t tmp[4096];
+	const uint8_t *b = buf;
+
+	while (len) {
+		size_t n = len < sizeof tmp ? len : sizeof tmp;
+		ssize_t got = pread(fd, tmp, n, (off_t)off);
+
+		if (got != (ssize_t)n || memcmp(tmp, b, n))
+			return false;
+		b += n;
+		off += n;
+		len -= n;
+	}
+	return true;
+}
+
+/*
+ * The current entry, NAME.  In an uncompressed tar, the bytes are served
+ * in place when libarchive's first block is exactly the file's bytes
+ * there; else copied.  *KEPT: the non-zero chunks copied.
+ */
+static pt_err read_regular(struct arch *ar, struct archive *a, struct archive_entry *e,
+			   const char *name, uint64_t budget, uint64_t *kept)
+{
+	struct cur c = {.name = name};
+	const void *buf = NULL;
+	size_t len = 0;
+	int64_t off = 0;
+	pt_err rc;
+	int r;
+
+	*kept = 0;
+	c.size_known = archive_entry_size_is_set(e) && archive_entry_size(e) >= 0;
+	c.size = c.size_known ? (uint64_t)archive_entry_size(e) : 0;
+	if (ar->inplace_ok && c.size_known && archive_entry_sparse_count(e) == 0) {
+		/* libarchive has consumed the header: the data starts here. */
+		int64_t data_off = archive_filter_bytes(a, 0);
+
+		if (c.size == 0) {
+			rc = pt_loader_add_mapped(ar->ld, name, ar->fd, 0, 0);
+			return rc ? pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path) : PT_OK;
+		}
+		r = archive_read_data_block(a, &buf, &len, &off);
+		if (r < ARCHIVE_WARN)
+			return archive_fail(ar, a);
+		if (r == ARCHIVE_OK && data_off >= 0 && off == 0 && len > 0 && len <= c.size &&
+		    (uint64_t)data_off <= ar->total && c.size <= ar->total - (uint64_t)data_off &&
+		    same_bytes(ar->fd, (uint64_t)data_off, buf, len)) {
+			rc = pt_loader_add_mapped(ar->ld, name, ar->fd, (uint64_t)data_off, c.size);
+			if (rc == PT_OK)
+				return PT_OK;    /* the next header skips the rest with a seek */
+			if (rc != PT_E_IO)
+				return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
+			ar->inplace_ok = false;    /* not mappable: copy, from the block in hand */
+		}
+		if (r == ARCHIVE_EOF)
+			buf = NULL, len = 0;
+	}
+	/* The member exists even when it holds no byte. */
+	rc = pt_loader_add_copy(ar->ld, name, 0, NULL, 0);
+	if (rc)
+		return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
+	if (buf == NULL) {
+		r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF) {
+			buf = NULL;
+			len = 0;
+		} else if (r < ARCHIVE_WARN) {
+			return archive_fail(ar, a);
+		}
+	}
+	rc = buf || c.size ? read_data(ar, a, &c, buf, len, off, budget) : PT_OK;
+	if (!rc && !c.dropped)
+		*kept = c.nc;
+	return rc;
+}
+
+/*
+ * After the first header: whether members can be read in place.  Only an
+ * uncompressed tar has member data verbatim in the file.
+ */
+static bool can_inplace(const struct arch *ar, struct archive *a)
+{
+	return archive_filter_count(a) == 1 && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
+	       (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && ar->total > 0;
+}
+
+/* One member that is not a regular file (or a hard link): absent, with a warning. */
+static pt_err add_special(struct arch *ar, const char *name, mode_t type, bool hardlink)
+{
+	pt_err rc = note_ini(ar, name, hardlink ? "hard link" : type_name(type));
+
+	if (!rc)
+		rc = pt_loader_add_absent(ar->ld, name, absent_what(type, hardlink));
+	if (rc)
+		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+	if (hardlink)
+		pt_loader_warn(ar->ld, "member '%s' is a hard link: ignored (only regular files are read)", name);
+	else
+		pt_loader_warn(ar->ld, "member '%s' is a %s: ignored (only regular files are read)", name,
+			       type_name(type));
+	return PT_OK;
+}
+
+/* The normalised name of the current entry in *NAME (malloc'd), or NULL when it is never used. */
+static pt_err entry_name(struct arch *ar, struct archive_entry *e, char **name)
+{
+	const char *raw = archive_entry_pathname(e);
+
+	*name = NULL;
+	if (!raw) {
+		pt_loader_warn(ar->ld, "member with an unreadable name: ignored");
+		return PT_OK;
+	}
+	if (strlen(raw) > MAX_MEMBER_NAME) {
+		pt_loader_warn(ar->ld, "member '%.64s...' has a name longer than %d bytes: ignored",
+			       raw, MAX_MEMBER_NAME);
+		return PT_OK;
+	}
+	*name = strdup(raw);
+	if (!*name)
+		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+	if (!pt_path_normalise(*name)) {
+		if (raw[0] == '/')
+			pt_loader_warn(ar->ld, "member '%s' has an absolute name: never used", raw);
+		else if (strstr(raw, ".."))
+			pt_loader_warn(ar->ld, "member '%s' has a '..' component: never used", raw);
+		/* else the root directory itself ("./"): nothing to say */
+		free(*name);
+		*name = NULL;
+	}
+	return PT_OK;
+}
+
+static pt_err scan_archive(struct arch *ar)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	bool first = true;
+	uint64_t prekept = 0;    /* non-zero bytes kept before the filter is known */
+	char *name = NULL;
+	pt_err rc = PT_OK;
+
+	if (!a)
+		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_fd(a, ar->fd, 65536) != ARCHIVE_OK) {
+		rc = archive_fail(ar, a);
+		goto out;
+	}
+	for (;;) {
+		int r = archive_read_next_header(a, &e);
+		uint64_t kept;
+		mode_t type;
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			rc = archive_fail(ar, a);
+			goto out;
+		}
+		pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, false);
+		if (first) {
+			first = false;
+			ar->inplace_ok = can_inplace(ar, a);
+		}
+		free(name);
+		rc = entry_name(ar, e, &name);
+		if (rc)
+			goto out;
+		if (!name)
+			continue;
+		type = archive_entry_filetype(e);
+		note_top(ar, name, type == AE_IFDIR);
+		if (type == AE_IFDIR)
+			continue;
+		if (archive_entry_hardlink(e) || type != AE_IFREG) {
+			rc = add_special(ar, name, type, archive_entry_hardlink(e) != NULL);
+			if (rc)
+				goto out;
+			continue;
+		}
+		rc = note_ini(ar, name, NULL);
+		if (rc) {
+			rc = pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
+			goto out;
+		}
+		if (ar->filter && !is_needed(ar, name))
+			continue;    /* no section can name it */
+		rc = read_regular(ar, a, e, name, ar->filter ? UINT64_MAX : PRE_INI_BUDGET - prekept, &kept);
+		if (rc)
+			goto out;
+		if (!ar->filter)
+			prekept += kept << CHUNK_SHIFT;
+		if (!ar->filter && !strcmp(name, "capture.ini"))
+			start_filter(ar);
+	}
+	pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, true);
+out:
+	free(name);
+	archive_read_free(a);
+	return rc;
+}
+
+/*
+ * Whether the file is a capture.ini rather than a capture: text (no NUL
+ * byte at its start) named so, or text whose first section (after blank
+ * and comment lines) is [capture].  Such a file is no archive, and
+ * libarchive's "Unrecognized archive format" would not say what to pass
+ * instead.
+ */
+static bool is_bare_ini(const struct pt_probe *p)
+{
+	const char *base = strrchr(p->path, '/');
+	char buf[512];
+	size_t n = p->head_len < sizeof buf - 1 ? p->head_len : sizeof buf - 1;
+	const char *s = buf;
+
+	base = base ? base + 1 : p->path;
+	memcpy(buf, p->head, n);
+	/* an archive has NUL bytes early (a tar header, a compressor's header) */
+	if (memchr(buf, 0, n))
+		return false;
+	if (strcmp(base, "capture.ini") == 0)
+		return true;
+	buf[n] = 0;
+	for (;;) {
+		s += strspn(s, " \t\r\n");
+		if (*s != ';' && *s != '#')
+			break;
+		s = strchr(s, '\n');
+		if (!s)
+			return false;
+	}
+	return strncmp(s, "[capture]", 9) == 0;
+}
+
+/* The capture.ini that counts: at the root, or in the only top-level directory. */
+static pt_err pick_ini(struct arch *ar, const struct ini_seen **out, bool *in_dir)
+{
+	const struct ini_seen *root = ini_find(ar, "capture.ini"), *dir = NULL, *link = NULL;
+	char *dirini = NULL;
+	pt_err rc = PT_OK;
+
+	*out = NULL;
+	if (root && root->what && root->count == 1) {
+		link = root;   /* a link or device: say so if nothing else is found */
+		root = NULL;
+	}
+	if (ar->topdir && !ar->many_topdirs) {
+		if (asprintf(&dirini, "%s/capture.ini", ar->topdir) < 0)
+			return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+		dir = ini_find(ar, dirini);
+		if (dir && dir->what && dir->count == 1) {
+			if (!link)
+				link = dir;
+			dir = NULL;
+		}
+	}
+	if (root && dir)
+		rc = pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: two capture.ini: 'capture.ini' and '%s'",
+				    ar->path, dirini);
+	else if (!root && !dir && link)
+		rc = pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: %s is a %s; ptfs reads only regular files",
+				    ar->path, link->name, link->what);
+	*out = root ? root : dir;
+	*in_dir = !root;
+	free(dirini);
+	return rc;
+}
+
+static pt_err archive_ini(struct arch *ar)
+{
+	const struct ini_seen *ini;
+	bool in_dir;
+	char *text = NULL, *root = NULL;
+	size_t len = 0;
+	pt_err rc = pick_ini(ar, &ini, &in_dir);
+
+	if (rc)
+		return rc;
+	if (!ini) {
+		/* No capture.ini: an archive of a capture another tool wrote (gem5, umr)? */
+		rc = pt_loader_rebid(ar->ld, ar->topdir && !ar->many_topdirs ? ar->topdir : NULL);
+		if (rc != PT_E_NOTFOUND)
+			return rc;
+		return pt_loader_fail(ar->ld, PT_E_CAPTURE,
+			"%s: no capture.ini at the archive root or in its only top-level directory", ar->path);
+	}
+	if (ini->count > 1)
+		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' appears %u times in the archive",
+				      ar->path, ini->name, ini->count);
+	rc = pt_loader_member_bytes(ar->ld, ini->name, PT_INI_MAX_SIZE, &text, &len);
+	if (rc == PT_E_VALUE)
+		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' is larger than %u MiB", ar->path,
+				      ini->name, PT_INI_MAX_SIZE >> 20);
+	if (rc == PT_E_NOTFOUND)
+		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' %s", ar->path, ini->name, deferred_what);
+	if (rc)
+		return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
+	rc = pt_loader_emit_ini(ar->ld, text, len, NULL);
+	free(text);
+	if (!rc && asprintf(&root, "%s%s", in_dir ? ar->topdir : "", in_dir ? "/" : "") < 0)
+		rc = PT_E_NOMEM;
+	if (!rc)
+		rc = pt_loader_set_root(ar->ld, root);
+	free(root);
+	return rc ? pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path) : PT_OK;
+}
+
+static int archive_bid(const struct pt_probe *p)
+{
+	/* Any regular file: libarchive tells (the fallback, lowest bid). */
+	return p->fd >= 0 && S_ISREG(p->st->st_mode) ? 1 : 0;
+}
+
+static pt_err archive_load(struct pt_loader *ld, const struct pt_probe *p)
+{
+	struct arch ar = {.ld = ld, .path = p->path, .fd = p->fd, .total = (uint64_t)p->st->st_size};
+	pt_err rc;
+
+	if (is_bare_ini(p))
+		return pt_loader_fail(ld, PT_E_USAGE, "%s is a capture.ini, not a capture: pass the directory "
+				      "holding it, or an archive of that directory", p->path);
+	rc = scan_archive(&ar);
+	if (!rc)
+		rc = archive_ini(&ar);
+	free(ar.topdir);
+	for (size_t i = 0; i < ar.nneeded; i++)
+		free(ar.needed[i]);
+	free(ar.needed);
+	for (size_t i = 0; i < ar.nini; i++)
+		free(ar.ini[i].name);
+	free(ar.ini);
+	return rc;
+}
+
+const struct pt_source pt_source_archive = {
+	.name = "archive",
+	.kind = NULL,
+	.bid = archive_bid,
+	.load = archive_load,
+};
