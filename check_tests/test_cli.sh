@@ -105,7 +105,8 @@ for c in decode walk audit check export; do
 done
 # decode --help lists every format, level and --kind from the format table.
 "$TOOL" decode --help >"$TMP/decode-help" 2>&1
-for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3 or amd-gpuvm' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\]' \
+for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm or x86-64' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\|x86\]' \
+	'x86-64: depths 0-4, levels pml5 pml4 pdpt pd pt' \
 	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
 	'nv-gmmu-ver3: depths 0-5, levels pde4 pde3 pde2 pde1 pde0 pte_big pte_small' \
 	'ver2_dual \(nv-gmmu-ver2, 16-byte entries\)' 'gart \(amd-gart, 8-byte entries\)' \
@@ -1115,6 +1116,46 @@ rc "oneline: a blob that is no whole table" 2 "$TOOL" decode --blob "$TMP/ol.bin
 # Every word of a walk trace is a field name: an AMD KIND is its mtype.
 run "$TOOL" walk "$FIX/umr-gfx9-vmid3.log" vmid3 0x800000abc
 has "amd walk: the kind is labelled mtype=" ' mtype=UC leaf='
+
+# ---- x86-64 (DESIGN §2.5): every level decodes, canonical VAs, effective rights --------
+X4=$FIX/x86-64-4level.tar.gz
+X5=$FIX/x86-64-5level.tar.gz
+for lv in pml5:0x0000000001000003:pointer pml4:0x0000000012345067:pointer pdpt:0x80000000c00000e3:mapped \
+	pd:0x00000000002001e3:mapped pt:0x8000000000001163:mapped pt:0x0000000012345120:invalid; do
+	IFS=: read -r l v st <<<"$lv"
+	run "$TOOL" decode --format x86-64 --level "$l" --value "$v"
+	has "x86 decode $l $v" "^state: $st$"
+done
+run "$TOOL" decode --format x86-64 --level pml4 --value 0x0000000012345087
+has "x86 decode: PS in a PML4E is reserved" '^reserved_mask: 0x80$'
+run "$TOOL" walk --json "$X4" cpu0 0x0000800000000000 0xffff888040201abc
+js "x86 walk: non-canonical faults before any read, a kernel VA maps" 'j[0]["result"]["fault"]=="noncanonical" and j[0]["steps"]==[] and h(j[1]["result"]["pa"])==0xfedabc and j[1]["result"]["flags"]=="writable,pwt,pcd,xd"'
+run "$TOOL" walk "$X5" cpu0 0xff11000012345678
+has "x86 5-level walk: the V.C index vector" '^pml5\[273\] .*pointer$'
+has "x86 5-level walk: PA" '^result: mapped pa=sysmem:0x12345678 page=4K '
+run "$TOOL" maps "$X4" cpu0 --ro
+has "x86 maps --ro: effective read-only (RW=1 leaf under a RW=0 PDE)" '^0x0000000000800000-0x0000000000801000 +4K +4K sysmem +0x0000000000300000 user -$'
+hasnt "x86 maps --ro: writable pages left out" 'writable'
+run "$TOOL" maps "$X4" cpu0
+has "x86 maps: unsigned order, the top page's end wraps" '^0xfffffffffffff000-0x0000000000000000 '
+has "x86 maps: effective xd from the PML4E" '^0x00007fffffe00000-0x0000800000000000 .* writable,user,xd -$'
+printf '0x800000 4K w\n0x1000 4K w 0x200000\n0xffff888040200000 4K r\n0x0000800000000000 4K r\n' >"$TMP/x86.legs"
+rc "x86 audit: denied, ok, kernel, non-canonical" 1 "$TOOL" audit --json "$X4" cpu0 "$TMP/x86.legs"
+js "x86 audit verdicts" '[p["verdict"] for p in j["pages"]]==["access_denied","ok","access_denied","unmapped"] and j["pages"][0]["reason"]=="writable=0" and j["pages"][2]["reason"]=="user=0" and j["pages"][3]["reason"]=="noncanonical"'
+rc "x86 audit --privileged: the kernel page reads" 1 "$TOOL" audit --json --privileged "$X4" cpu0 "$TMP/x86.legs"
+js "x86 audit --privileged verdicts" '[p["verdict"] for p in j["pages"]][:3]==["access_denied","ok","ok"]'
+rc "x86 check: reserved bits are anomalies" 1 "$TOOL" check "$X4"
+has "x86 check: above MAXPHYADDR" '^cpu0 pml4/0/pdpt/0/pd/0/pt/6 reserved_bits reserved_mask: 0x800000000000$'
+has "x86 check: XD without NXE" '^nonx pml4/273/pdpt/0 reserved_bits reserved_mask: 0x8000000000000000$'
+run "$TOOL" info --json "$X5" cpu0
+js "x86 info: LA57, NXE taken as 1" 'j["paging"]=="5-level" and j["la57"] is True and j["nxe"] is True and j["nxe_assumed"] is True and j["efer"] is None'
+run "$TOOL" info "$X4" cpu0
+has "x86 info: PCID masked out of CR3" '^pcid: 0x5$'
+has "x86 info: root" '^root: sysmem:0x100000$'
+run "$TOOL" pa "$X4" sysmem:0x200345
+has "x86 pa: the shared kernel page in all three contexts" '^nonx 0xffff888040000345 '
+has "x86 pa: cpu0" '^cpu0 0xffff888040000345 pml4/273/pdpt/1/pd/0 '
+rc "x86 diff: a capture against itself" 0 "$TOOL" diff "$X4" "$X4"
 
 # export goes on where a listing call stopped: one call of a huge va/ reads a
 # bounded number of entries (as one FUSE readdir); 70000 pages need two calls.

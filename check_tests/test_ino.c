@@ -148,7 +148,7 @@ static size_t all_nodes(unsigned c, struct pt_tnode *out)
 	out[n++] = id_of(PT_TN_TABLEDIR, c);            /* the root table */
 	id = id_of(PT_TN_VALINK, c);
 	out[n++] = id;                                    /* page 0 */
-	id.va = pc->va_last & ~UINT64_C(0xfff);           /* the last page of the space */
+	id.va = pt_va_slot_last(pc->ctx->fmt) & ~UINT64_C(0xfff);   /* the last page of the space */
 	out[n++] = id;
 	id = id_of(PT_TN_WALKFILE, c);
 	out[n++] = id;
@@ -285,8 +285,8 @@ START_TEST(widest_va)
 	id = id_of(PT_TN_VALINK, C_V3);
 	id.va = (UINT64_C(1) << 57) - 0x1000;
 	round_trip(&id);
-	ck_assert_uint_eq(pcs[C_V3].va_last, (UINT64_C(1) << 57) - 1);
-	ck_assert_uint_eq(pcs[C_V64].va_last, UINT64_MAX);
+	ck_assert(!pt_va_in_space(pcs[C_V3].ctx->fmt, UINT64_C(1) << 57));
+	ck_assert(pt_va_in_space(pcs[C_V64].ctx->fmt, UINT64_MAX));
 	/* walk/: every byte VA below 2^53, in any context */
 	for (unsigned c = 0; c < NCTX; c++) {
 		id = id_of(PT_TN_WALKFILE, c);
@@ -294,6 +294,69 @@ START_TEST(widest_va)
 		round_trip(&id);
 	}
 	ck_assert_uint_eq(ptfs_walk_limit(&fs), UINT64_C(1) << 60);   /* 4 contexts: C = 3 */
+}
+END_TEST
+
+/*
+ * A canonical format (issue #21 item 4): the test format of the VER3 shape
+ * with 57-bit VAs sign-extended to 64 (x86-64 LA57's width).  va/ links of
+ * both halves and walk/ files of canonical and nearly canonical VAs get
+ * distinct numbers that decode back; a VA outside the space has none.
+ */
+START_TEST(canonical_vas)
+{
+	static const struct pt_format canon = {.name = "canon57", .levels = v3_levels,
+					       .va_bits = 57, .va_canonical = true};
+	static const uint64_t walks[] = {
+		0, 0x201234, 0x00ffffffffffffffull, 0xff00000000000000ull, UINT64_MAX,
+		0xff11000012345678ull, 0x0100000000000000ull /* not canonical, still named */,
+	};
+	struct pt_context c = ctxs[C_V3];
+	struct ptfs_ctx pc;
+	struct ptfs one;
+	struct pt_tnode id, back;
+	fuse_ino_t ino[16];
+	size_t n = 0;
+	char why[256];
+
+	c.fmt = &canon;
+	memset(&pc, 0, sizeof pc);
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_OK);
+	memset(&one, 0, sizeof one);
+	one.nctx = 1;
+	one.ctx = &pc;
+	memset(&id, 0, sizeof id);
+	id.type = PT_TN_VALINK;
+	id.node.ctx = &c;
+	/* the same low 57 bits in both halves: two pages, two numbers */
+	id.va = 0xff00000012345000ull;
+	ino[n++] = ptfs_ino_encode(&one, &id);
+	id.va = 0x0000000012345000ull;
+	ino[n++] = ptfs_ino_encode(&one, &id);
+	id.va = 0xfffffffffffff000ull;
+	ino[n++] = ptfs_ino_encode(&one, &id);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_ne(ino[i], 0);
+		ck_assert_int_eq(ptfs_ino_decode(&one, ino[i], &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_VALINK);
+	}
+	ck_assert_uint_eq((ptfs_ino_decode(&one, ino[0], &back), back.va), 0xff00000012345000ull);
+	id.va = 0x0100000000000000ull;   /* not canonical: no link */
+	ck_assert_uint_eq(ptfs_ino_encode(&one, &id), 0);
+	id.type = PT_TN_WALKFILE;
+	for (size_t i = 0; i < sizeof walks / sizeof walks[0]; i++) {
+		id.va = walks[i];
+		ino[n] = ptfs_ino_encode(&one, &id);
+		ck_assert_msg(ino[n] != 0, "walk/0x%llx not packed", (unsigned long long)walks[i]);
+		ck_assert_int_eq(ptfs_ino_decode(&one, ino[n], &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_WALKFILE);
+		ck_assert_uint_eq(back.va, walks[i]);
+		for (size_t j = 0; j < n; j++)
+			ck_assert_uint_ne(ino[j], ino[n]);
+		n++;
+	}
+	id.va = 0x8000000000000000ull;   /* far outside the space: past the walk/ limit */
+	ck_assert_uint_eq(ptfs_ino_encode(&one, &id), 0);
 }
 END_TEST
 
@@ -488,6 +551,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, distinct);
 	tcase_add_test(tc, stable);
 	tcase_add_test(tc, widest_va);
+	tcase_add_test(tc, canonical_vas);
 	tcase_add_test(tc, ver3_deepest);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, pa_nodes);

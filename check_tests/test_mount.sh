@@ -60,7 +60,7 @@ for cap in "${CAPTURES[@]}"; do
 	ok "$name: mounts"
 	check "$name: no error or warning on stderr" \
 		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
-	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm)$' "$mnt/capture"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx 'capture\|pa' | sort)" = "$ctxs" -a -n "$ctxs"
@@ -68,6 +68,11 @@ for cap in "${CAPTURES[@]}"; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
 		grep -q '^format: nv-gmmu-ver3' "$mnt/capture" && root=pde4
+		# x86-64: pml5 with LA57, else pml4 (DESIGN §2.5)
+		if grep -q '^format: x86-64' "$mnt/capture"; then
+			root=pml4
+			grep -qx 'paging: 5-level' "$mnt/$ctx/info" && root=pml5
+		fi
 		# amd-gpuvm: the root level is the context's depth (DESIGN §2.4)
 		if grep -q '^format: amd-gpuvm' "$mnt/capture"; then
 			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
@@ -386,6 +391,27 @@ for g in gart-cosim gart-umr-kat; do
 	same "$TMP/gwant" "$TMP/ggot" "$g: va/ lists exactly the mapped pages"
 	do_umount "$mnt"
 done
+
+# ---- x86-64: canonical VAs in va/ and walk/ (DESIGN §2.5, §4) -----------------
+
+X86=$FIX/x86-64-4level.tar.gz
+if [ -f "$X86" ] && do_mount "$X86" "$TMP/x86"; then
+	xm=$TMP/x86/cpu0
+	check "x86-64: va/ names have 16 digits, in unsigned order (user half first)" bash -c '
+		ls -f "$1/va" | grep -v "^\.\.\?$" >"$2.got" && sort "$2.got" | cmp -s - "$2.got" &&
+		! grep -qvx "0x[0-9a-f]\{16\}" "$2.got" && head -n 1 "$2.got" | grep -qx 0x0000000000001000 &&
+		tail -n 1 "$2.got" | grep -qx 0xfffffffffffff000' _ "$xm" "$TMP/x86va"
+	check "x86-64: a kernel VA inside a page, uppercase, resolves to its leaf" \
+		test "$(readlink "$xm/va/0xFFFF888040201ABC")" = ../pml4/273/pdpt/1/pd/1/pt/1
+	check "x86-64: walk/ of a non-canonical VA faults before any read" \
+		test "$(cat "$xm/walk/0x0000800000000000")" = "$(printf 'context: cpu0\nva: 0x0000800000000000\nresult: fault=noncanonical')"
+	check "x86-64: no va/ link for a non-canonical VA" test ! -e "$xm/va/0x0000800000000000"
+	check "x86-64: effective rights in walk/ (RW=1 leaf under a read-only PDE)" \
+		grep -q '^result: mapped pa=sysmem:0x300000 page=4K flags=user ' "$xm/walk/0x800000"
+	do_umount "$TMP/x86"
+else
+	bad "x86-64-4level.tar.gz: mounts"
+fi
 
 # ---- hopper-mixed (nv-gmmu-ver3): va/ and walk/ against its expect file -------
 

@@ -264,7 +264,17 @@ static void seg_classify(const struct ctxdiff *d, struct seg *g)
 	pt_buf_free(&names);
 }
 
-/* The mapping changes of one context pair (both runs lists sorted by VA, disjoint). */
+/* The last VA of R: its end - 1 (a run that ends at the top of a 64-bit space has end 0). */
+static uint64_t run_last(const struct pt_run *r)
+{
+	return r->end - 1;
+}
+
+/*
+ * The mapping changes of one context pair (both runs lists sorted by VA,
+ * disjoint).  Segments are walked by their last VA, inclusive, so that a
+ * run at the top of a canonical 64-bit space (end 0) compares as any other.
+ */
 static void mappings_diff(struct ctxdiff *d, const struct side *A, const struct side *B)
 {
 	size_t i = 0, j = 0;
@@ -276,32 +286,34 @@ static void mappings_diff(struct ctxdiff *d, const struct side *A, const struct 
 		const struct pt_run *b = j < B->n ? &B->r[j] : NULL;
 		uint64_t sa = a ? (a->va > x ? a->va : x) : UINT64_MAX;
 		uint64_t sb = b ? (b->va > x ? b->va : x) : UINT64_MAX;
-		uint64_t s = sa < sb ? sa : sb, e;
-		bool ina = a && a->va <= s && s < a->end, inb = b && b->va <= s && s < b->end;
+		uint64_t s = sa < sb ? sa : sb, l;
+		bool ina = a && a->va <= s && s <= run_last(a), inb = b && b->va <= s && s <= run_last(b);
 
 		if (ina && inb)
-			e = a->end < b->end ? a->end : b->end;
+			l = run_last(a) < run_last(b) ? run_last(a) : run_last(b);
 		else if (ina)
-			e = b && b->va > s && b->va < a->end ? b->va : a->end;
+			l = b && b->va > s && b->va <= run_last(a) ? b->va - 1 : run_last(a);
 		else
-			e = a && a->va > s && a->va < b->end ? a->va : b->end;
+			l = a && a->va > s && a->va <= run_last(b) ? a->va - 1 : run_last(b);
 		memset(&next, 0, sizeof next);
 		next.s = s;
-		next.e = e;
+		next.e = l + 1;
 		next.a = ina ? a : NULL;
 		next.b = inb ? b : NULL;
 		seg_classify(d, &next);
 		if (cur.type != CHG_NONE && seg_joins(&cur, &next)) {
-			cur.e = e;
+			cur.e = next.e;
 		} else {
 			seg_emit(d, &cur);
 			cur = next;
 		}
-		x = e;
-		if (a && a->end <= x)
+		if (a && run_last(a) <= l)
 			i++;
-		if (b && b->end <= x)
+		if (b && run_last(b) <= l)
 			j++;
+		if (l == UINT64_MAX)
+			break;
+		x = l + 1;
 	}
 	seg_emit(d, &cur);
 }
@@ -474,7 +486,8 @@ static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, co
 		(*changes)++;
 		return CLI_EXIT_OK;
 	}
-	if (a->fmt != b->fmt) {
+	/* by name: a context may have its own copy of its format (ctx_setup) */
+	if (strcmp(a->fmt->name, b->fmt->name)) {
 		pt_buf_printf(out, json ? "{\"change\": \"format\", \"context\": \"%s\"}\n" :
 			      "%s format %s -> %s\n", name, a->fmt->name, b->fmt->name);
 		(*changes)++;

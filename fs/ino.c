@@ -38,8 +38,10 @@
  *  up to 64 bits (VER3 57-bit, x86-64 57-bit canonical, anything wider).
  *  walk/ names bytes (the trace ends in the byte's PA) and gets every bit
  *  the context leaves: VAs below 2^(63-C), so with up to 62 contexts
- *  (C <= 6) every 57-bit VA (VER3, x86-64 LA57), with 1022 (C = 10) those
- *  below 2^53; a walk/ name past the limit is ENOENT, never a wrong trace.
+ *  (C <= 6) every 57-bit VA (VER3), with 1022 (C = 10) those below 2^53;
+ *  a canonical format's VA is zigzag-coded first (walk_code()), so the
+ *  same limit holds for its magnitude (x86-64 LA57: every canonical VA
+ *  with C <= 6); a walk/ name past the limit is ENOENT, never a wrong trace.
  *  A path (TABLEDIR: the pointer entry + which target, root: empty path;
  *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
  *  path (3 + 1+9+9+9+8+1+9 = 49).
@@ -155,7 +157,6 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 			 ctx->name, fmt->va_bits);
 		return PT_E_UNSUPPORTED;
 	}
-	pc->va_last = fmt->va_bits == 64 ? UINT64_MAX : (UINT64_C(1) << fmt->va_bits) - 1;
 	if (pc->nlevels == 0 || pc->nlevels > PT_MAX_LEVELS) {
 		snprintf(why, whylen, "context %s: format %s has %u levels", ctx->name,
 			 fmt->name, pc->nlevels);
@@ -303,6 +304,27 @@ static bool unpack_path(const struct ptfs_ctx *pc, uint64_t acc, bool table,
 	return pos <= PAYLOAD_BITS;
 }
 
+/*
+ * A walk/ name's payload.  A canonical format's VAs use all 64 bits (the
+ * high half from 0xffff800000000000), so they are zigzag-coded, the sign
+ * bit moved to bit 0: -1 -> 1, 0 -> 0, 1 -> 2, a bijection of 64-bit
+ * values that keeps every canonical VA (and those a little outside) below
+ * 2^va_bits; the others, as the VA itself.
+ */
+static uint64_t walk_code(const struct ptfs_ctx *pc, uint64_t va)
+{
+	if (!pc->ctx->fmt->va_canonical)
+		return va;
+	return va << 1 ^ (uint64_t)((int64_t)va >> 63);
+}
+
+static uint64_t walk_uncode(const struct ptfs_ctx *pc, uint64_t code)
+{
+	if (!pc->ctx->fmt->va_canonical)
+		return code;
+	return code >> 1 ^ (0 - (code & 1));
+}
+
 /* Per-context nodes with no payload: their type is their code. */
 static bool fixed_type(enum pt_tnode_type t)
 {
@@ -337,13 +359,14 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	pc = &fs->ctx[id->ctx];
 	switch (id->type) {
 	case PT_TN_WALKFILE:
-		if (id->va >= walk_bit)
+		if (walk_code(pc, id->va) >= walk_bit)
 			return 0;
-		rest = walk_bit | id->va;
+		rest = walk_bit | walk_code(pc, id->va);
 		break;
 	case PT_TN_VALINK:
 		/* only a page's first VA names it: one number per link */
-		if (id->va > pc->va_last || (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
+		if (!pt_va_in_space(pc->ctx->fmt, id->va) ||
+		    (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
 			return 0;
 		rest = VALINK_BIT | id->va >> PAGE_SHIFT;
 		break;
@@ -405,7 +428,7 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	/* stray bits between the walk bit and the other prefixes fail the re-encode below */
 	if (rest & walk_bit) {
 		id->type = PT_TN_WALKFILE;
-		id->va = rest & (walk_bit - 1);
+		id->va = walk_uncode(pc, rest & (walk_bit - 1));
 	} else if (rest & VALINK_BIT) {
 		id->type = PT_TN_VALINK;
 		id->va = (rest & (VALINK_BIT - 1)) << PAGE_SHIFT;

@@ -65,7 +65,6 @@ struct ptfs_ctx {
 	unsigned nlevels;
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
-	uint64_t va_last;     /* (1 << fmt->va_bits) - 1: va/ names above it are ENOENT */
 	struct ptfs_cache info, maps;
 	struct ptfs_entries entries;
 };

@@ -15,12 +15,14 @@
  * Every format the core knows, the default first: one line per format,
  * its descriptor in core/fmt_NAME.c.  Nothing else lists them.
  */
-extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm;
+extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm,
+	pt_format_x86_64;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
 	&pt_format_ver3,
 	&pt_format_gpuvm,
+	&pt_format_x86_64,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 

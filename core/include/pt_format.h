@@ -199,7 +199,23 @@ struct pt_format {
 	const char *name;                  /* the capture.ini `format` value */
 	const struct pt_level *levels;     /* root first, ends with a {NULL} sentinel */
 	unsigned va_bits;                  /* VA width in bits */
-	unsigned va_digits;                /* hex digits of a va/ name: 13; 12 */
+	unsigned va_digits;                /* hex digits of a va/ name: 13; 12; 16 (canonical) */
+	/*
+	 * VAs are canonical 64-bit addresses: bits 63..va_bits-1 all equal
+	 * (x86-64: 48 or 57 significant bits).  The tables see a VA's low
+	 * va_bits bits (its slot, pt_va_slot()); a VA that is not canonical
+	 * faults `noncanonical` before any table is read.
+	 */
+	bool va_canonical;
+	/*
+	 * Rights a pointer passes down to everything below it (a CPU's
+	 * writable and user ANDed, xd ORed along the path): the PT_PERM_*
+	 * bits of perm_or_down set in a pointer's perm are set in every leaf
+	 * below it, and the bits of perm_and_down clear in a pointer's perm are
+	 * cleared in every leaf below it.  0, 0: a pointer passes nothing.
+	 */
+	uint32_t perm_or_down;
+	uint32_t perm_and_down;
 	const char *const *spaces;         /* space names, NULL-terminated; index = space id */
 	/*
 	 * Decodes the entry at level LEVEL (index into levels) from RAW (entry_size bytes,

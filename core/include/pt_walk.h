@@ -27,7 +27,7 @@ struct pt_table {
 	unsigned space;        /* space id */
 	uint64_t addr;         /* physical address of entry 0 */
 	uint64_t entries;      /* number of entries */
-	uint64_t va_base;      /* VA entry 0 covers */
+	uint64_t va_base;      /* slot (pt_va_slot()) of the VA entry 0 covers */
 	unsigned page_shift;   /* log2 of one entry's span */
 	enum pt_cover cover;   /* how much of the table is captured */
 	/*
@@ -38,6 +38,11 @@ struct pt_table {
 	struct pt_target big;
 	/* Reached through a pointer with reserved bits: the walker never gets here. */
 	bool reserved_above;
+	/*
+	 * Rights the pointers above pass down (pt_format.perm_or_down,
+	 * perm_and_down): set in and cleared from every leaf read from here.
+	 */
+	uint32_t perm_set, perm_clear;
 	/* The table's bytes where one heap chunk holds them all (pt_table_direct()), else NULL. */
 	const uint8_t *direct;
 };
@@ -61,6 +66,8 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index);
 /* First VA entry INDEX covers. */
 uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index);
+/* The VA just past what entry INDEX covers (0 past the top of the VA space). */
+uint64_t pt_table_entry_va_end(const struct pt_table *t, uint64_t index);
 /* Reads and decodes entry INDEX.  False: not captured (E untouched); the decode cannot fail otherwise. */
 bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e);
 /*
@@ -140,6 +147,7 @@ enum pt_fault {
 	PT_FAULT_RESERVED_BITS,  /* "reserved_bits": an entry on the path has reserved bits set */
 	PT_FAULT_UNSUPPORTED,    /* "unsupported": an encoding the format does not allow there */
 	PT_FAULT_OUT_OF_RANGE,   /* "out_of_range": the VA is outside the context's VA space */
+	PT_FAULT_NONCANONICAL,   /* "noncanonical": not a canonical VA of a va_canonical format */
 };
 const char *pt_fault_name(enum pt_fault f);
 
@@ -175,6 +183,23 @@ struct pt_walk {
 
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
 pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w);
+
+/*
+ * A format's VA space, in one place (the walker, the tree and the mount
+ * use these, nothing else computes a VA range).  VAs are ordered unsigned.
+ * A VA's slot is what the tables index: the VA itself, or for a
+ * va_canonical format its low va_bits bits, so that slots 0 .. 2^va_bits - 1
+ * run through the space's VAs in order (the low half, then the high half)
+ * and pt_va_at() gives the VA of a slot back.
+ */
+/* VA is a VA of FMT's space: below 2^va_bits, or canonical. */
+bool pt_va_in_space(const struct pt_format *fmt, uint64_t va);
+/* The slot of the first VA of FMT's space at or after VA (a VA in the canonical hole: the high half's first). */
+uint64_t pt_va_slot(const struct pt_format *fmt, uint64_t va);
+/* The VA of SLOT (sign-extended for a va_canonical format). */
+uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot);
+/* The last slot of FMT's space: 2^va_bits - 1 (UINT64_MAX for 64 bits). */
+uint64_t pt_va_slot_last(const struct pt_format *fmt);
 
 /* Parses a VA name: "0x1f", "1F", "0X00001f"; hex with or without 0x.  False on junk or overflow. */
 bool pt_va_parse(const char *s, uint64_t *va);

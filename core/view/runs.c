@@ -25,7 +25,7 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 {
 	struct pt_table root;
 	struct pt_walk w;
-	uint64_t from = f->va_lo, lo, span;
+	uint64_t from = f->va_lo, lo, end;
 
 	memset(it, 0, sizeof *it);
 	it->ctx = ctx;
@@ -39,12 +39,13 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 	pt_pages_init(&it->pages, ctx, from);
 	it->pages.budget = PT_SCAN_ENTRIES_MAX;   /* bounded by entries read, like maps (aliased tables) */
 
-	/* The VA space is the root table's span. */
+	/* The VA space is the root table's span (a canonical one ends at the top: 0). */
 	pt_table_root(ctx, &root);
-	lo = root.va_base;
-	span = root.page_shift < 64 && root.entries <= (UINT64_MAX >> root.page_shift) ?
-	       root.entries << root.page_shift : UINT64_MAX;
-	it->va_limit = span > UINT64_MAX - lo ? UINT64_MAX : lo + span;
+	lo = pt_table_entry_va(&root, 0);
+	end = root.page_shift < 64 && root.entries > 0 &&
+	      root.entries <= (UINT64_MAX >> root.page_shift) ?
+	      pt_table_entry_va_end(&root, root.entries - 1) : 0;
+	it->va_limit = end <= lo ? UINT64_MAX : end;
 	it->cursor = f->va_lo > lo ? f->va_lo : lo;
 	if (f->va_hi != UINT64_MAX && f->va_hi + 1 < it->va_limit)
 		it->va_limit = f->va_hi + 1;
@@ -183,18 +184,22 @@ static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **
 		struct pt_entry e;
 
 		if (!s->captured && t->cover == PT_COVER_NONE)
-			end = t->va_base + (t->entries << t->page_shift);
+			end = pt_table_entry_va_end(t, t->entries - 1);
 		else if (!s->captured)
 			/* a partly captured table: the hole ends at the next captured entry */
 			end = pt_table_next(t, &next, true, &e) ? pt_table_entry_va(t, next) :
-			      t->va_base + (t->entries << t->page_shift);
+			      pt_table_entry_va_end(t, t->entries - 1);
 		else
-			end = pt_table_entry_va(t, s->index) + (UINT64_C(1) << t->page_shift);
+			end = pt_table_entry_va_end(t, s->index);
 		if (w.fault != PT_FAULT_UNMAPPED)
 			*state = pt_fault_name(w.fault);
+	} else if (w.fault == PT_FAULT_NONCANONICAL) {
+		/* the hole of a canonical space ends where its high half starts */
+		end = pt_va_at(it->ctx->fmt, pt_va_slot(it->ctx->fmt, va));
+		*state = pt_fault_name(w.fault);
 	}
 	if (end <= va || end > limit)
-		end = limit;
+		end = limit;   /* also the end of the top entry, which wraps to 0 */
 	return end;
 }
 

@@ -28,8 +28,6 @@ struct pt_tree {
 	const struct pt_capture *cap;
 	bool all_entries;
 	size_t nctx;
-	/* (1 << va_bits) - 1 per context: va/ names above it do not exist */
-	uint64_t *va_last;
 	/* pa/: the reverse index, empty until the first pa/ lookup builds it */
 	struct pt_pa_index *pa;
 	/* the capture format's spaces (pa/ lists them); 0 without a format */
@@ -46,22 +44,14 @@ pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tre
 	t->cap = cap;
 	t->all_entries = all_entries;
 	t->nctx = pt_capture_context_count(cap);
-	t->va_last = calloc(t->nctx ? t->nctx : 1, sizeof(*t->va_last));
 	t->pa = pt_pa_index_new(cap);
-	if (!t->va_last || !t->pa) {
-		pt_pa_index_free(t->pa);
-		free(t->va_last);
+	if (!t->pa) {
 		free(t);
 		return PT_E_NOMEM;
 	}
 	if (pt_capture_format(cap))
 		while (pt_capture_format(cap)->spaces[t->nspaces])
 			t->nspaces++;
-	for (size_t i = 0; i < t->nctx; i++) {
-		unsigned bits = pt_capture_context(cap, i)->fmt->va_bits;
-
-		t->va_last[i] = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
-	}
 	*out = t;
 	return PT_OK;
 }
@@ -71,7 +61,6 @@ void pt_tree_free(struct pt_tree *tree)
 	if (!tree)
 		return;
 	pt_pa_index_free(tree->pa);
-	free(tree->va_last);
 	free(tree);
 }
 
@@ -303,7 +292,7 @@ static pt_err lookup_va(const struct pt_tree *tree, const struct pt_tnode *paren
 	struct pt_walk w;
 	uint64_t va;
 
-	if (!ctx || !pt_va_parse(name, &va) || va > tree->va_last[parent->ctx])
+	if (!ctx || !pt_va_parse(name, &va) || !pt_va_in_space(ctx->fmt, va))
 		return PT_E_NOTFOUND;
 	pt_walk_va(ctx, va, &w);
 	if (w.fault != PT_FAULT_NONE)
@@ -544,8 +533,10 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
 }
 
 /*
- * va/: streamed from the page iterator; the cookie of a page is the VA just
- * past it (+ 2, to stay clear of the cookies of "." and ".."), so a huge va/
+ * va/: streamed from the page iterator; the cookie of a page is the slot
+ * (pt_va_slot(): the VA itself unless the format is canonical, where the
+ * high half's VAs would wrap) just past it (+ 2, to stay clear of the
+ * cookies of "." and ".."), so a huge va/
  * never holds a list of names and a resumed listing starts where it stopped.
  * The iterator knows each leaf, so the links need no walk for their targets.
  *
@@ -581,21 +572,24 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 
 	if (!ctx)
 		return PT_E_NOTFOUND;
+	if (from > pt_va_slot_last(ctx->fmt))
+		return PT_OK;   /* past the last page */
+	from = pt_va_at(ctx->fmt, from);
 	for (;;) {
 		pt_pages_init(&it, ctx, from);
 		it.budget = budget;
 		while (pages_next_summary(&it, &page)) {
-			if (page.va > tree->va_last[dir->ctx])
+			if (!pt_va_in_space(ctx->fmt, page.va))
 				return PT_OK;
 			ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);
 			n.va = page.va;
 			n.node = page.node;
 			pt_va_name(ctx->fmt, page.va, name, sizeof(name));
-			if (!fn(ud, name, &n, page.va + page.size + 2))
+			if (!fn(ud, name, &n, pt_va_slot(ctx->fmt, page.va) + page.size + 2))
 				return PT_OK;
 			any = true;
 		}
-		if (!it.cut || any || pt_cancelled() || it.cut_va > tree->va_last[dir->ctx])
+		if (!it.cut || any || pt_cancelled() || !pt_va_in_space(ctx->fmt, it.cut_va))
 			return PT_OK;
 		from = it.cut_va;
 		budget = budget > UINT64_MAX / 2 ? budget : budget * 2;

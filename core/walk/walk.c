@@ -55,6 +55,7 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	table_place(out);
 	out->big.present = false;
 	out->reserved_above = false;
+	out->perm_set = out->perm_clear = 0;
 }
 
 uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
@@ -62,9 +63,21 @@ uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
 	return t->addr + index * lvl(t)->entry_size;
 }
 
-uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index)
+/* The slot (pt_va_slot()) of entry INDEX's first VA: what the walker's arithmetic uses. */
+static uint64_t entry_slot(const struct pt_table *t, uint64_t index)
 {
 	return t->va_base + (index << t->page_shift);
+}
+
+uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index)
+{
+	return pt_va_at(t->ctx->fmt, entry_slot(t, index));
+}
+
+uint64_t pt_table_entry_va_end(const struct pt_table *t, uint64_t index)
+{
+	/* the last VA + 1, so that the end of the low half is not the high half's start */
+	return pt_va_at(t->ctx->fmt, entry_slot(t, index) + ((UINT64_C(1) << t->page_shift) - 1)) + 1;
 }
 
 bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct pt_entry *e,
@@ -88,7 +101,7 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->space = e->target[which].space;
 	out->addr = e->target[which].addr;
 	out->entries = (uint64_t)1 << l->bits;
-	out->va_base = pt_table_entry_va(parent, index);
+	out->va_base = entry_slot(parent, index);
 	out->page_shift = l->va_shift;
 	/* An entry that sizes its own child table: never wider than the level (inode paths). */
 	if (e->target[which].shift) {
@@ -103,6 +116,9 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 		out->big = e->target[0];
 	/* The walker stops at a pointer with reserved bits (entry_fault()). */
 	out->reserved_above = parent->reserved_above || e->reserved_mask[0] || e->reserved_mask[1];
+	/* the rights this pointer passes down, with those it inherited */
+	out->perm_set = parent->perm_set | (e->perm & fmt->perm_or_down);
+	out->perm_clear = parent->perm_clear | (~e->perm & fmt->perm_and_down);
 	return true;
 }
 
@@ -176,6 +192,9 @@ static bool table_decode(const struct pt_table *t, const uint8_t raw[16], struct
 		}
 		tg->addr -= t->ctx->space_bias[tg->space];
 	}
+	/* A leaf's rights are what the path leaves it (pt_format.perm_or_down). */
+	if (e->state == PT_ST_MAPPED)
+		e->perm = (e->perm | t->perm_set) & ~t->perm_clear;
 	return true;
 }
 
@@ -240,6 +259,8 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 	big.page_shift = bl->va_shift;
 	big.big.present = false;
 	big.reserved_above = false;
+	big.perm_set = t->perm_set;
+	big.perm_clear = t->perm_clear;
 	table_place(&big);
 	sh = big.page_shift - t->page_shift;
 	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
@@ -510,6 +531,7 @@ const char *pt_fault_name(enum pt_fault f)
 		[PT_FAULT_RESERVED_BITS] = "reserved_bits",
 		[PT_FAULT_UNSUPPORTED] = "unsupported",
 		[PT_FAULT_OUT_OF_RANGE] = "out_of_range",
+		[PT_FAULT_NONCANONICAL] = "noncanonical",
 	};
 	if ((unsigned)f < sizeof names / sizeof names[0])
 		return names[f];
@@ -625,9 +647,10 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 	w->fault_step = (int)w->nsteps - 1;
 }
 
-static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
+/* The leaf of step S for the VA whose slot is SVA. */
+static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s, uint64_t sva)
 {
-	uint64_t base = pt_table_entry_va(&s->table, s->index);
+	uint64_t base = entry_slot(&s->table, s->index), page;
 
 	w->fault = PT_FAULT_NONE;
 	w->leaf_step = (int)(s - w->steps);
@@ -639,10 +662,11 @@ static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s)
 	 * multiple of a block-fragment page.  Masking the VA would name a
 	 * page va/ does not list and shift its PA (issue #16.5).
 	 */
-	w->page_va = base + ((w->va - base) & ~(w->page_size - 1));
-	w->page_size = page_extent(s->table.ctx, w->page_va, w->page_size);
+	page = base + ((sva - base) & ~(w->page_size - 1));
+	w->page_size = page_extent(s->table.ctx, page, w->page_size);
+	w->page_va = pt_va_at(s->table.ctx->fmt, page);
 	w->space = s->entry.space;
-	w->pa = s->entry.pa + (w->va - w->page_va);
+	w->pa = s->entry.pa + (sva - page);
 	w->perm = s->entry.perm;
 }
 
@@ -650,6 +674,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 {
 	const struct pt_format *fmt = ctx->fmt;
 	struct pt_table t;
+	uint64_t sva = pt_va_slot(fmt, va);
 
 	w->va = va;
 	w->nsteps = 0;
@@ -664,9 +689,14 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	memset(&w->aperture, 0, sizeof w->aperture);
 
 	pt_table_root(ctx, &t);
-	if ((fmt->va_bits < 64 && (va >> fmt->va_bits) != 0) || va < t.va_base ||
-	    ((va - t.va_base) >> t.page_shift) >= t.entries ||
-	    (ctx->va_last && va > ctx->va_last)) {
+	if (fmt->va_canonical && !pt_va_in_space(fmt, va)) {
+		/* the CPU faults it before it reads a table (SDM vol. 3A §6.15, #GP) */
+		w->fault = PT_FAULT_NONCANONICAL;
+		return PT_OK;
+	}
+	if (!pt_va_in_space(fmt, va) || sva < t.va_base ||
+	    ((sva - t.va_base) >> t.page_shift) >= t.entries ||
+	    (ctx->va_last && sva > ctx->va_last)) {
 		w->fault = PT_FAULT_OUT_OF_RANGE;
 		if (fmt->out_of_range)
 			fmt->out_of_range(ctx, va, &w->aperture);
@@ -674,7 +704,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	}
 
 	while (w->nsteps < PT_MAX_DEPTH) {
-		uint64_t idx = (va - t.va_base) >> t.page_shift;
+		uint64_t idx = (sva - t.va_base) >> t.page_shift;
 		struct pt_walk_step *s = walk_step(w, &t, idx);
 		struct pt_table big, small;
 		enum pt_fault f;
@@ -690,21 +720,21 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 			return PT_OK;
 		}
 		if (s->entry.state == PT_ST_MAPPED) {
-			walk_leaf(w, s);
+			walk_leaf(w, s, sva);
 			return PT_OK;
 		}
 		has_big = pt_table_child(&t, idx, &s->entry, 0, &big);
 		has_small = pt_table_child(&t, idx, &s->entry, 1, &small);
 		if (has_big && has_small) {
 			/* Dual PDE: the big entry decides first. */
-			uint64_t bidx = (va - big.va_base) >> big.page_shift;
+			uint64_t bidx = (sva - big.va_base) >> big.page_shift;
 			struct pt_walk_step *b;
 
 			s->verdict = "pointer (big and small)";
 			b = walk_step(w, &big, bidx);
 			switch (big_verdict(b->captured, &b->entry, &f, &b->verdict)) {
 			case BIG_LEAF:
-				walk_leaf(w, b);
+				walk_leaf(w, b, sva);
 				return PT_OK;
 			case BIG_FAULT:
 				walk_fault(w, f);
@@ -751,8 +781,10 @@ int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
 /* ---- page iterator ------------------------------------------------------ */
 
 /* First index of T whose entry can hold a VA >= from. */
-static uint64_t first_index(const struct pt_table *t, uint64_t from)
+static uint64_t first_index(const struct pt_table *t, uint64_t from_va)
 {
+	uint64_t from = pt_va_slot(t->ctx->fmt, from_va);
+
 	if (from <= t->va_base)
 		return 0;
 	uint64_t i = (from - t->va_base) >> t->page_shift;
@@ -831,7 +863,7 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
 		 const struct pt_entry *e, struct pt_page *out)
 {
 	out->va = pt_table_entry_va(t, idx);
-	out->size = page_extent(it->ctx, out->va, leaf_page_size(t, e));
+	out->size = page_extent(it->ctx, entry_slot(t, idx), leaf_page_size(t, e));
 	if (out->va < it->from_va)
 		return false;
 	out->space = e->space;

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt_x86_64.c — x86-64 CPU paging, 4-level and 5-level (docs/design.md
+ * §2.5).  Facts: Intel SDM vol. 3A §4.5, tables 4-13 (PML4E; PML5E has
+ * the same layout), 4-14/4-15 (PDPTE), 4-17/4-18 (PDE), 4-19 (PTE); Linux
+ * arch/x86/include/asm/pgtable_types.h (_PAGE_BIT_* 0-12, 59-63),
+ * pgtable_64_types.h (PGDIR_SHIFT 39 / 48 with LA57, P4D 39, PUD 30,
+ * PMD 21, PTRS_PER_* 512), processor-flags.h (CR3, CR4 bits).
+ *
+ * A context is one CR3 (a `[cpu NAME]` section): its registers choose the
+ * depth (CR4.LA57), whether bit 63 is XD or reserved (EFER.NXE) and which
+ * address bits are reserved (MAXPHYADDR).  The decoder has no context, so
+ * there is one decoder per (NXE, MAXPHYADDR); the level is told by its
+ * page shift (48 PML5, 39 PML4, 30 PDPT, 21 PD, 12 PT), the same in the
+ * 4-level and 5-level tables.
+ *
+ * VAs are canonical (va_canonical: 48 or 57 bits sign-extended).  Rights
+ * are those of the path: writable and user ANDed, xd ORed (SDM §4.6: every
+ * paging-structure entry on the way restricts the region it controls),
+ * through perm_or_down / perm_and_down.  P = 0 is not present: every other
+ * bit is the software's (Linux's PROT_NONE sets bit 8 there), so such an
+ * entry is `invalid` with its raw value and no decoded guess.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_render.h"
+
+static const char *const x86_spaces[] = {"sysmem", NULL};
+
+/* Level kinds by page shift. */
+enum { LK_PT = 12, LK_PD = 21, LK_PDPT = 30, LK_PML4 = 39, LK_PML5 = 48 };
+
+#define BIT(n) (1ull << (n))
+#define M_MIN 32u
+#define M_MAX 52u
+
+static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
+{
+	return (v >> lo) & ((1ull << (hi - lo + 1)) - 1);
+}
+
+/* Bits (M-1):LO: an address field whose low bit is LO. */
+static inline uint64_t addr_mask(unsigned m, unsigned lo)
+{
+	return ((1ull << m) - 1) & ~((1ull << lo) - 1);
+}
+
+/* Rights of one entry in PT_PERM_* words: writable=0, user=0 (supervisor only), executable. */
+static uint32_t entry_perm(uint64_t r, bool nxe)
+{
+	return (r & BIT(1) ? 0 : PT_PERM_NO_WRITE) | (r & BIT(2) ? 0 : PT_PERM_PRIVILEGE) |
+	       (nxe && (r & BIT(63)) ? 0 : PT_PERM_EXEC);
+}
+
+/* The low flags every present entry has (SDM tables 4-13..4-19, bits 0-5). */
+static void add_low(struct pt_entry *e, uint64_t r)
+{
+	pt_entry_add(e, "present", PT_FK_BIT, bits(r, 0, 0));
+	pt_entry_add(e, "writable", PT_FK_BIT, bits(r, 1, 1));
+	pt_entry_add(e, "user", PT_FK_BIT, bits(r, 2, 2));
+	pt_entry_add(e, "pwt", PT_FK_BIT, bits(r, 3, 3));
+	pt_entry_add(e, "pcd", PT_FK_BIT, bits(r, 4, 4));
+	pt_entry_add(e, "accessed", PT_FK_BIT, bits(r, 5, 5));
+}
+
+static void add_tail(struct pt_entry *e, uint64_t r, bool nxe, uint64_t named)
+{
+	if (nxe)
+		pt_entry_add(e, "xd", PT_FK_BIT, bits(r, 63, 63));
+	e->reserved_mask[0] = r & ~named;
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
+	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+}
+
+/*
+ * A leaf of SHIFT (12, 21, 30): dirty, global, the PAT bit (7 in a PTE,
+ * 12 in a large leaf), sw, the address, sw_high 58:52, protection_key
+ * 62:59 (SDM table 4-19: meaningful with CR4.PKE/PKS; named either way).
+ */
+static void decode_leaf(struct pt_entry *e, uint64_t r, unsigned shift, bool nxe, unsigned m)
+{
+	uint64_t named = 0x1ffull | (0x7ull << 9) | addr_mask(m, shift) | (0x7full << 52) |
+			 (0xfull << 59) | (nxe ? BIT(63) : 0);
+
+	add_low(e, r);
+	pt_entry_add(e, "dirty", PT_FK_BIT, bits(r, 6, 6));
+	if (shift == 12) {
+		pt_entry_add(e, "pat", PT_FK_BIT, bits(r, 7, 7));
+	} else {
+		pt_entry_add(e, "page_size", PT_FK_BIT, bits(r, 7, 7));
+		named |= BIT(12);
+	}
+	pt_entry_add(e, "global", PT_FK_BIT, bits(r, 8, 8));
+	pt_entry_add(e, "sw", PT_FK_UINT, bits(r, 11, 9));
+	if (shift != 12)
+		pt_entry_add(e, "pat_large", PT_FK_BIT, bits(r, 12, 12));
+	pt_entry_add(e, "address", PT_FK_HEX, r & addr_mask(m, shift));
+	pt_entry_add(e, "sw_high", PT_FK_UINT, bits(r, 58, 52));
+	pt_entry_add(e, "protection_key", PT_FK_UINT, bits(r, 62, 59));
+	add_tail(e, r, nxe, named);
+	e->state = PT_ST_MAPPED;
+	e->leaf = true;
+	e->space = 0;
+	e->pa = r & addr_mask(m, shift);
+	e->address_complete = true;
+	e->page_size = 1ull << shift;
+	e->perm = entry_perm(r, nxe);
+}
+
+/*
+ * A pointer at level SHIFT: bits 6 and 8 are ignored (Linux's _PAGE_TABLE
+ * sets 6), 62:52 ignored; bit 7 is PS in a PDPTE/PDE (0 here) and reserved
+ * in a PML4E/PML5E (SDM table 4-13: no 512 GiB pages).
+ */
+static void decode_pointer(struct pt_entry *e, uint64_t r, unsigned shift, bool nxe, unsigned m)
+{
+	uint64_t named = 0x3full | BIT(6) | BIT(8) | (0x7ull << 9) | addr_mask(m, 12) |
+			 (0x7ffull << 52) | (nxe ? BIT(63) : 0);
+
+	add_low(e, r);
+	pt_entry_add(e, "ignored", PT_FK_HEX, r & (BIT(6) | BIT(8)));
+	if (shift == LK_PDPT || shift == LK_PD) {
+		pt_entry_add(e, "page_size", PT_FK_BIT, bits(r, 7, 7));
+		named |= BIT(7);
+	}
+	pt_entry_add(e, "sw", PT_FK_UINT, bits(r, 11, 9));
+	pt_entry_add(e, "address", PT_FK_HEX, r & addr_mask(m, 12));
+	pt_entry_add(e, "sw_high", PT_FK_UINT, bits(r, 62, 52));
+	add_tail(e, r, nxe, named);
+	e->state = PT_ST_POINTER;
+	e->perm = entry_perm(r, nxe);
+	e->target[0].present = true;
+	e->target[0].space = 0;
+	e->target[0].addr = r & addr_mask(m, 12);
+	/* the child level: the next row of whichever table this is (5- or 4-level) */
+	e->target[0].level = -1;
+}
+
+/* Page shift of each row of the 5-level table (the descriptor without a context). */
+static const uint8_t shift5[] = {LK_PML5, LK_PML4, LK_PDPT, LK_PD, LK_PT};
+
+static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned page_shift,
+			      const uint8_t *raw, struct pt_entry *e)
+{
+	unsigned shift = page_shift;
+	uint64_t r;
+
+	/* Page shift 0: decoded alone (ptfs-tool decode, level open): the row says. */
+	if (shift == 0 && level < sizeof shift5)
+		shift = shift5[level];
+	if (!raw || (shift != LK_PT && shift != LK_PD && shift != LK_PDPT && shift != LK_PML4 &&
+		     shift != LK_PML5)) {
+		pt_entry_reset(e, 0, NULL);
+		e->state = PT_ST_UNSUPPORTED;
+		return PT_E_UNSUPPORTED;
+	}
+	pt_entry_reset(e, 8, raw);
+	r = e->raw[0];
+	if (!(r & 1)) {
+		/* not present: the rest is the software's (SDM 4.5.4), reported raw */
+		pt_entry_add(e, "present", PT_FK_BIT, 0);
+		pt_entry_add(e, "reserved_bits", PT_FK_BOOL, false);
+		pt_entry_add(e, "reserved_mask", PT_FK_HEX, 0);
+		e->state = r ? PT_ST_INVALID : PT_ST_UNMAPPED;
+		return PT_OK;
+	}
+	if (shift == LK_PT || ((shift == LK_PD || shift == LK_PDPT) && (r & BIT(7))))
+		decode_leaf(e, r, shift, nxe, m);
+	else
+		decode_pointer(e, r, shift, nxe, m);
+	if (e->state == PT_ST_POINTER) {
+		/* rows go 5-level pml5..pt or 4-level pml4..pt: the next row down */
+		e->target[0].level = (int8_t)(level + 1);
+	}
+	return PT_OK;
+}
+
+/* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context. */
+#define DEC(N, M)                                                                          \
+	static pt_err dec_##N##_##M(unsigned level, unsigned ps, const uint8_t *raw,         \
+				    struct pt_entry *out)                                    \
+	{                                                                                    \
+		return x86_decode_with(N, M, level, ps, raw, out);                           \
+	}
+#define DEC2(M) DEC(0, M) DEC(1, M)
+#define M_LIST(X) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) \
+	X(44) X(45) X(46) X(47) X(48) X(49) X(50) X(51) X(52)
+M_LIST(DEC2)
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
+#define ROW(M) {dec_0_##M, dec_1_##M},
+static const decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
+
+/*
+ * maps/walk FLAGS: the effective rights (writable, user, xd: the path's)
+ * and the leaf's caching and global bits, by their entry-field names
+ * (Linux ptdump shows the same: RW USR PWT PCD PAT GLB NX).  From perm
+ * and raw only: a summary decode has no fields.
+ */
+static void x86_flags(const struct pt_entry *e, char *buf, size_t len)
+{
+	uint64_t r = e->raw[0];
+	bool large = e->page_size > 4096;
+	const bool set[] = {
+		!(e->perm & PT_PERM_NO_WRITE), !(e->perm & PT_PERM_PRIVILEGE), r & BIT(3), r & BIT(4),
+		!large && (r & BIT(7)), large && (r & BIT(12)), r & BIT(8), !(e->perm & PT_PERM_EXEC),
+	};
+	static const char *const names[] = {
+		"writable", "user", "pwt", "pcd", "pat", "pat_large", "global", "xd",
+	};
+	size_t off = 0;
+
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (!set[i] || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+	}
+}
+
+/* ---- the [cpu NAME] context ---------------------------------------------- */
+
+enum { K_CR3, K_CR4, K_LA57, K_EFER, K_MAXPHY, K__COUNT };
+static const char *const key_names[K__COUNT] = {"cr3", "cr4", "la57", "efer", "maxphyaddr"};
+
+/* CR4 bits (processor-flags.h X86_CR4_*), EFER.NXE (msr-index.h _EFER_NX 11). */
+#define CR4_LA57 BIT(12)
+#define CR4_PCIDE BIT(17)
+#define CR4_PKE BIT(22)
+#define CR4_PKS BIT(24)
+#define EFER_NXE BIT(11)
+
+struct x86_ctx {
+	uint64_t v[K__COUNT];
+	bool has[K__COUNT];
+	bool has_space;
+	/* set-up results */
+	bool la57, pcide, nxe;
+	unsigned m;
+	uint64_t root, pcid, cr3_ignored;
+	struct pt_format fmt;
+};
+
+static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
+{
+	struct x86_ctx *c = priv;
+	pt_err rc;
+
+	if (!strcmp(k->key, "space")) {
+		/* the one space of the format (a guest's gpa behind EPT comes with translated spaces) */
+		if (strcmp(k->value, "sysmem"))
+			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED, "space '%s' in %s is not a space"
+					       " of x86-64 (sysmem)", k->value, k->label);
+		c->has_space = true;
+		return PT_OK;
+	}
+	for (int i = 0; i < K__COUNT; i++) {
+		if (strcmp(k->key, key_names[i]))
+			continue;
+		rc = pt_ctx_key_uint(k, &c->v[i]);
+		if (rc)
+			return rc;
+		if (i == K_LA57 && c->v[i] > 1)
+			return pt_ctx_key_fail(k, PT_E_VALUE, "la57 %" PRIu64 " in %s is not 0 or 1",
+					       c->v[i], k->label);
+		if (i == K_MAXPHY && (c->v[i] < M_MIN || c->v[i] > M_MAX))
+			return pt_ctx_key_fail(k, PT_E_VALUE, "maxphyaddr %" PRIu64 " in %s is outside"
+					       " %u..%u", c->v[i], k->label, M_MIN, M_MAX);
+		c->has[i] = true;
+		return PT_OK;
+	}
+	return PT_E_NOTFOUND;
+}
+
+static const char *x86_ctx_missing(const void *priv)
+{
+	const struct x86_ctx *c = priv;
+
+	return c->has[K_CR3] ? NULL : "cr3";
+}
+
+static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return PT_E_VALUE;
+}
+
+extern const struct pt_format pt_format_x86_64;
+
+static const struct pt_level levels5[] = {
+	/* name   depth va_shift bits size role         leaf_shift child */
+	{"pml5",  0,    48,      9,   8,   PT_ROLE_DIR,  0,  {1, -1}},
+	{"pml4",  1,    39,      9,   8,   PT_ROLE_DIR,  0,  {2, -1}},
+	{"pdpt",  2,    30,      9,   8,   PT_ROLE_DIR,  30, {3, -1}},
+	{"pd",    3,    21,      9,   8,   PT_ROLE_DIR,  21, {4, -1}},
+	{"pt",    4,    12,      9,   8,   PT_ROLE_LEAF, 0,  {-1, -1}},
+	{NULL,    0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+static const struct pt_level levels4[] = {
+	{"pml4",  0,    39,      9,   8,   PT_ROLE_DIR,  0,  {1, -1}},
+	{"pdpt",  1,    30,      9,   8,   PT_ROLE_DIR,  30, {2, -1}},
+	{"pd",    2,    21,      9,   8,   PT_ROLE_DIR,  21, {3, -1}},
+	{"pt",    3,    12,      9,   8,   PT_ROLE_LEAF, 0,  {-1, -1}},
+	{NULL,    0,    0,       0,   0,   0,            0,  {-1, -1}},
+};
+
+static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct x86_ctx *c = ctx->priv;
+	uint64_t cr3 = c->v[K_CR3], cr4 = c->v[K_CR4];
+
+	c->m = c->has[K_MAXPHY] ? (unsigned)c->v[K_MAXPHY] : 52;
+	c->la57 = c->has[K_CR4] ? (cr4 & CR4_LA57) != 0 : c->v[K_LA57] != 0;
+	if (c->has[K_CR4] && c->has[K_LA57] && c->la57 != (c->v[K_LA57] != 0))
+		return setup_fail(err, errlen, "la57 %" PRIu64 " disagrees with cr4 0x%" PRIx64
+				  " (LA57, bit 12, is %d)", c->v[K_LA57], cr4, c->la57);
+	c->pcide = (cr4 & CR4_PCIDE) != 0;
+	/* EFER absent: NXE taken as 1 (every 64-bit Linux sets it), which info says. */
+	c->nxe = c->has[K_EFER] ? (c->v[K_EFER] & EFER_NXE) != 0 : true;
+	/* CR3: the root is M-1:12; bits 51:M are reserved (MOV to CR3 faults): refused. */
+	if (cr3 & addr_mask(52, c->m))
+		return setup_fail(err, errlen, "cr3 0x%" PRIx64 " sets bits 51:%u, above"
+				  " MAXPHYADDR %u", cr3, c->m, c->m);
+	c->root = cr3 & addr_mask(c->m, 12);
+	/* PCID (11:0) with CR4.PCIDE; 63:52 (NOFLUSH, LAM) are not the root: masked, shown */
+	c->pcid = c->pcide ? cr3 & 0xfff : 0;
+	c->cr3_ignored = cr3 & 0xfff0000000000000ull;
+	c->fmt = pt_format_x86_64;
+	c->fmt.levels = c->la57 ? levels5 : levels4;
+	c->fmt.va_bits = c->la57 ? 57 : 48;
+	c->fmt.decode = decoders[c->m - M_MIN][c->nxe];
+	ctx->fmt = &c->fmt;
+	ctx->root_space = 0;
+	ctx->root_addr = c->root;
+	ctx->root_entries = 512;
+	ctx->root_page_shift = 0;
+	ctx->va_base = 0;
+	ctx->va_last = 0;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		ctx->space_bias[i] = 0;
+	return PT_OK;
+}
+
+static void x86_info_text(const struct pt_context *ctx, struct pt_buf *b)
+{
+	const struct x86_ctx *c = ctx->priv;
+
+	if (!c || !c->has[K_CR3])
+		return;
+	pt_buf_printf(b, "paging: %s\n", c->la57 ? "5-level" : "4-level");
+	pt_buf_printf(b, "cr3: 0x%" PRIx64 "\n", c->v[K_CR3]);
+	if (c->pcide)
+		pt_buf_printf(b, "pcid: 0x%" PRIx64 "\n", c->pcid);
+	if (c->cr3_ignored)
+		pt_buf_printf(b, "cr3_ignored: 0x%" PRIx64 "\n", c->cr3_ignored);
+	if (c->has[K_CR4])
+		pt_buf_printf(b, "cr4: 0x%" PRIx64 " (la57 %d pcide %d pke %d pks %d)\n",
+			      c->v[K_CR4], c->la57, c->pcide, (c->v[K_CR4] & CR4_PKE) != 0,
+			      (c->v[K_CR4] & CR4_PKS) != 0);
+	if (c->has[K_EFER])
+		pt_buf_printf(b, "efer: 0x%" PRIx64 " (nxe %d)\n", c->v[K_EFER], c->nxe);
+	else
+		pt_buf_puts(b, "efer: not given (nxe taken as 1)\n");
+	pt_buf_printf(b, "maxphyaddr: %u\n", c->m);
+}
+
+static void x86_info_json(const struct pt_context *ctx, struct pt_jobj *o)
+{
+	const struct x86_ctx *c = ctx->priv;
+
+	if (!c || !c->has[K_CR3])
+		return;
+	pt_jobj_str(o, "paging", c->la57 ? "5-level" : "4-level");
+	pt_jobj_hex(o, "cr3", c->v[K_CR3]);
+	if (c->pcide)
+		pt_jobj_hex(o, "pcid", c->pcid);
+	else
+		pt_jobj_raw(o, "pcid", "null");
+	pt_jobj_hex(o, "cr3_ignored", c->cr3_ignored);
+	if (c->has[K_CR4])
+		pt_jobj_hex(o, "cr4", c->v[K_CR4]);
+	else
+		pt_jobj_raw(o, "cr4", "null");
+	if (c->has[K_EFER])
+		pt_jobj_hex(o, "efer", c->v[K_EFER]);
+	else
+		pt_jobj_raw(o, "efer", "null");
+	pt_jobj_bool(o, "la57", c->la57);
+	pt_jobj_bool(o, "pcide", c->pcide);
+	pt_jobj_bool(o, "nxe", c->nxe);
+	pt_jobj_bool(o, "nxe_assumed", !c->has[K_EFER]);
+	pt_jobj_u(o, "maxphyaddr", c->m);
+}
+
+static const struct pt_blob_kind x86_blob_kinds[] = {
+	{"x86", 8},
+	{NULL, 0},
+};
+
+/* Audit reasons: the entry fields whose 0 denies (writable, user). */
+static const struct pt_perm_name x86_perm_names[] = {
+	{PT_PERM_NO_WRITE, "writable=0"},
+	{PT_PERM_PRIVILEGE, "user=0"},
+	{0, NULL},
+};
+
+/*
+ * Without a context (ptfs-tool decode): the 5-level table, so every level
+ * can be named; MAXPHYADDR 52 and NXE 1, Linux's defaults.
+ */
+const struct pt_format pt_format_x86_64 = {
+	.name = "x86-64",
+	.levels = levels5,
+	.va_bits = 57,
+	.va_digits = 16,
+	.va_canonical = true,
+	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE,
+	.perm_and_down = PT_PERM_EXEC,
+	.spaces = x86_spaces,
+	.decode = dec_1_52,
+	.flags = x86_flags,
+	.blob_kinds = x86_blob_kinds,
+	.ctx_section = "cpu",
+	.ctx_size = sizeof(struct x86_ctx),
+	.ctx_key = x86_ctx_key,
+	.ctx_missing = x86_ctx_missing,
+	.ctx_setup = x86_ctx_setup,
+	.info_text = x86_info_text,
+	.info_json = x86_info_json,
+	.perm_names = x86_perm_names,
+};
