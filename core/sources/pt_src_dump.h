@@ -71,7 +71,7 @@ struct pt_elf_core {
 	size_t nloads;          /* PT_LOAD headers */
 	size_t nempty;          /* PT_LOAD without file bytes (p_filesz 0 or p_offset -1): skipped */
 	size_t nmerged;         /* PT_LOAD wholly inside another with the same bytes: merged */
-	uint64_t uncaptured;    /* bytes of [p_filesz, p_memsz): not in the file */
+	uint64_t uncaptured;    /* bytes of [p_filesz, p_memsz) of segments with file bytes: not in the file */
 };
 
 /* True if the N bytes at P start an ELF ET_CORE file. */

@@ -320,7 +320,6 @@ static pt_err load_seg(const uint8_t *ph, uint64_t size, uint64_t i, const char 
 	/* "When the memory is not stored into vmcore, offset will be -1" (QEMU dump/dump.c) */
 	if (off == UINT64_MAX || filesz == 0) {
 		c->nempty++;
-		c->uncaptured += memsz;
 		return PT_OK;
 	}
 	if (filesz > memsz)
