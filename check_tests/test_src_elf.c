@@ -258,12 +258,15 @@ START_TEST(ini_text)
 		snprintf(want, sizeof want,
 			 "[capture]\nversion = 1\nformat = x86-64\n"
 			 "x-dump = ELF core, 2 QEMU CPU notes, 1 NT_PRSTATUS notes, VMCOREINFO\n"
+			 "x-root-cpu0 = cr3, cr4: QEMU note of cpu0 (QEMUCPUState at file offset 0x%" PRIx64 ")\n"
+			 "x-root-cpu1 = cr3, cr4: QEMU note of cpu1 (QEMUCPUState at file offset 0x%" PRIx64 ")\n"
 			 "[memory load1]\nspace = sysmem\nbase = 0x0\nfile = vmcore\noffset = 0x1000\nlength = 0x2000\n"
 			 "[cpu cpu0]\ncr3 = 0x1234000\ncr4 = 0x3006f0\n"
 			 "x-source = cr3, cr4: QEMU note of cpu0 (QEMUCPUState at file offset 0x%" PRIx64 ")\n"
 			 "[cpu cpu1]\ncr3 = 0x8000000005678001\ncr4 = 0x3016f0\n"
 			 "x-source = cr3, cr4: QEMU note of cpu1 (QEMUCPUState at file offset 0x%" PRIx64 ")\n",
-			 c.facts.cpu[0].note_off, c.facts.cpu[1].note_off);
+			 c.facts.cpu[0].note_off, c.facts.cpu[1].note_off, c.facts.cpu[0].note_off,
+			 c.facts.cpu[1].note_off);
 		ck_assert_str_eq(text.data, want);
 		ck_assert_str_eq(warn.data, "VMCOREINFO SYMBOL(init_top_pgt)=ffffffff9a40a000 with "
 				 "NUMBER(phys_base)=-1610612736 gives 0xffffffffba40a000, not a 4 KiB-aligned "

@@ -482,32 +482,64 @@ static void kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *warn)
 		      "kernel context\n", swapper - voff, sraw, kraw, traw);
 }
 
+/*
+ * One "x-root-NAME = SOURCE" line in [capture] per context of CTX (its
+ * "[cpu NAME]" and "x-source = SOURCE" lines): the capture summary says
+ * where each root came from, as each context's info does.
+ */
+static void root_lines(const struct pt_buf *ctx, struct pt_buf *out)
+{
+	const char *p = ctx->data, *name = NULL;
+	size_t nl = 0;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n > 6 && !strncmp(p, "[cpu ", 5)) {
+			name = p + 5;
+			nl = n - 6;
+		} else if (name && n > 11 && !strncmp(p, "x-source = ", 11)) {
+			pt_buf_printf(out, "x-root-%.*s = %.*s\n", (int)nl, name, (int)(n - 11), p + 11);
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
 pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *label,
 		   const char *member, const struct pt_dump_region *r, size_t nr,
 		   struct pt_buf *out, struct pt_buf *warn, char *err, size_t errlen)
 {
+	struct pt_buf ctx;
 	unsigned nctx = 0;
 
-	pt_buf_printf(out, "[capture]\nversion = 1\nformat = x86-64\n");
-	pt_buf_printf(out, "x-dump = %s, %zu QEMU CPU notes, %zu NT_PRSTATUS notes, %s\n", kind, f->ncpu,
-		      f->nprstatus, f->vmcoreinfo ? "VMCOREINFO" : "no VMCOREINFO");
-	for (size_t i = 0; i < nr; i++)
-		pt_buf_printf(out, "[memory %s]\nspace = sysmem\nbase = 0x%" PRIx64 "\nfile = %s\n"
-			      "offset = 0x%" PRIx64 "\nlength = 0x%" PRIx64 "\n", r[i].name, r[i].base,
-			      member, r[i].offset, r[i].length);
-	nctx += cpu_contexts(f, out, warn);
+	pt_buf_init(&ctx);
+	nctx += cpu_contexts(f, &ctx, warn);
 	if (!f->vmcoreinfo)
 		pt_buf_printf(warn, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo): "
 			      "no kernel context\n");
 	else if (f->machine == PT_EM_AARCH64)
 		kernel_arm64(f, warn);
 	else if (f->machine == PT_EM_X86_64)
-		nctx += kernel_x86(f, out, warn);
+		nctx += kernel_x86(f, &ctx, warn);
 	else
 		pt_buf_printf(warn, "VMCOREINFO of a machine this ptfs has no CPU format for (e_machine %u): "
 			      "no kernel context\n", f->machine);
-	if (out->oom || warn->oom)
+	pt_buf_printf(out, "[capture]\nversion = 1\nformat = x86-64\n");
+	pt_buf_printf(out, "x-dump = %s, %zu QEMU CPU notes, %zu NT_PRSTATUS notes, %s\n", kind, f->ncpu,
+		      f->nprstatus, f->vmcoreinfo ? "VMCOREINFO" : "no VMCOREINFO");
+	root_lines(&ctx, out);
+	for (size_t i = 0; i < nr; i++)
+		pt_buf_printf(out, "[memory %s]\nspace = sysmem\nbase = 0x%" PRIx64 "\nfile = %s\n"
+			      "offset = 0x%" PRIx64 "\nlength = 0x%" PRIx64 "\n", r[i].name, r[i].base,
+			      member, r[i].offset, r[i].length);
+	if (ctx.len)
+		pt_buf_put(out, ctx.data, ctx.len);
+	if (out->oom || warn->oom || ctx.oom) {
+		pt_buf_free(&ctx);
 		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+	}
+	pt_buf_free(&ctx);
 	if (!nctx)
 		return fail(err, errlen, PT_E_CAPTURE, "%s: %s with no page-table root: no QEMU CPU note "
 			    "of an x86-64 guest and no usable VMCOREINFO (%s)", label, kind,
