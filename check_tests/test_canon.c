@@ -30,14 +30,14 @@ static const struct pt_level canon_levels[] = {
 static const char *const canon_spaces[] = {"sysmem", NULL};
 
 static pt_err canon_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
-			   struct pt_entry *e)
+			   unsigned flags, struct pt_entry *e)
 {
 	uint64_t r;
 
 	(void)page_shift;
 	if (level > 3)
 		return PT_E_UNSUPPORTED;
-	pt_entry_reset(e, 8, raw);
+	pt_entry_reset(e, 8, raw, flags);
 	r = e->raw[0];
 	pt_entry_add(e, "valid", PT_FK_BIT, r & 1);
 	e->perm = (r & 4 ? PT_PERM_NO_WRITE : 0) | (r & 8 ? 0 : PT_PERM_EXEC);

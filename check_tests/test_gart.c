@@ -136,7 +136,7 @@ static struct pt_entry gdecode(unsigned shift, uint64_t raw)
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(raw >> (8 * i));
 	memset(&e, 0xa5, sizeof e);
-	err = pt_format_gart.decode(0, shift, b, &e);
+	err = pt_format_gart.decode(0, shift, b, 0, &e);
 	ck_assert_msg(err == PT_OK, "%s", pt_strerror(err));
 	return e;
 }
@@ -263,8 +263,8 @@ START_TEST(level_outside_table)
 	uint8_t raw[8] = {1};
 	struct pt_entry e;
 
-	ck_assert_int_eq(pt_format_gart.decode(1, 12, raw, &e), PT_E_UNSUPPORTED);
-	ck_assert_int_eq(pt_format_gart.decode(6, 12, raw, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_gart.decode(1, 12, raw, 0, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_gart.decode(6, 12, raw, 0, &e), PT_E_UNSUPPORTED);
 	ck_assert_uint_eq(e.nfields, 0);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
 }

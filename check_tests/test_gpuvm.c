@@ -73,7 +73,7 @@ static struct pt_entry dec(unsigned gfx, unsigned level, unsigned shift, uint64_
 	ctx = pt_capture_context(k.c, 0);
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(raw >> (8 * i));
-	ck_assert_int_eq(ctx->fmt->decode(level, shift, b, &e), PT_OK);
+	ck_assert_int_eq(ctx->fmt->decode(level, shift, b, 0, &e), PT_OK);
 	unload(&k);
 	return e;
 }

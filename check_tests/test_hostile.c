@@ -925,7 +925,7 @@ static uint64_t exercise(const struct pt_context *c, const uint64_t *vas, size_t
 		(void)prev;
 	}
 	pt_table_root(c, &root);
-	for (uint64_t i = 0; pt_table_next(&root, &i, true, &e) && i < 64; i++) {
+	for (uint64_t i = 0; pt_table_next(&root, &i, true, 0, &e) && i < 64; i++) {
 		ck_assert_int_eq(pt_render_entry(&b, &root, i, &e, PT_OUT_JSON), PT_OK);
 		pt_buf_reset(&b);
 	}
@@ -1596,7 +1596,7 @@ START_TEST(sparse_gart_fast)
 	while (pt_pages_next(&it, &pg))
 		n++;
 	pt_table_root(&g, &root);
-	while (pt_table_next(&root, &idx, false, &e)) {
+	while (pt_table_next(&root, &idx, false, 0, &e)) {
 		listed++;
 		idx++;
 	}
@@ -1924,7 +1924,7 @@ START_TEST(mapped_holes_skipped)
 	ck_assert(pt_capture_region(c, 0)->in_place);
 	t0 = now_s();
 	pt_table_root(pt_capture_context(c, 0), &root);
-	while (pt_table_next(&root, &idx, false, &e)) {
+	while (pt_table_next(&root, &idx, false, 0, &e)) {
 		listed++;
 		idx++;
 	}

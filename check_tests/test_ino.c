@@ -18,13 +18,13 @@
  * hold, 3 + 1+9+9+9+8+1+9 = 49 bits.
  */
 static const struct pt_level v3_levels[] = {
-	{"pde4",      0, 56, 1, 8,  PT_ROLE_PDE,  0,  {1, -1}},
-	{"pde3",      1, 47, 9, 8,  PT_ROLE_PDE,  0,  {2, -1}},
-	{"pde2",      2, 38, 9, 8,  PT_ROLE_PDE,  0,  {3, -1}},
-	{"pde1",      3, 29, 9, 8,  PT_ROLE_PDE,  0,  {4, -1}},
+	{"pde4",      0, 56, 1, 8,  PT_ROLE_DIR,  0,  {1, -1}},
+	{"pde3",      1, 47, 9, 8,  PT_ROLE_DIR,  0,  {2, -1}},
+	{"pde2",      2, 38, 9, 8,  PT_ROLE_DIR,  0,  {3, -1}},
+	{"pde1",      3, 29, 9, 8,  PT_ROLE_DIR,  0,  {4, -1}},
 	{"pde0",      4, 21, 8, 16, PT_ROLE_DUAL, 21, {5, 6}},
-	{"pte_big",   5, 16, 5, 8,  PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small", 5, 12, 9, 8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",   5, 16, 5, 8,  PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small", 5, 12, 9, 8,  PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,        0, 0,  0, 0,  0,            0,  {-1, -1}},
 };
 /* pdb1 is the real nv-gmmu-ver3 format (core/fmt_ver3.c): the same geometry. */
@@ -35,13 +35,13 @@ static const struct pt_format v65_fmt = {.name = "v65", .levels = v3_levels, .va
 
 /* One index bit more at pde3: 50 path bits, one too many. */
 static const struct pt_level wide_levels[] = {
-	{"pde4",      0, 57, 1,  8,  PT_ROLE_PDE,  0,  {1, -1}},
-	{"pde3",      1, 47, 10, 8,  PT_ROLE_PDE,  0,  {2, -1}},
-	{"pde2",      2, 38, 9,  8,  PT_ROLE_PDE,  0,  {3, -1}},
-	{"pde1",      3, 29, 9,  8,  PT_ROLE_PDE,  0,  {4, -1}},
+	{"pde4",      0, 57, 1,  8,  PT_ROLE_DIR,  0,  {1, -1}},
+	{"pde3",      1, 47, 10, 8,  PT_ROLE_DIR,  0,  {2, -1}},
+	{"pde2",      2, 38, 9,  8,  PT_ROLE_DIR,  0,  {3, -1}},
+	{"pde1",      3, 29, 9,  8,  PT_ROLE_DIR,  0,  {4, -1}},
 	{"pde0",      4, 21, 8,  16, PT_ROLE_DUAL, 21, {5, 6}},
-	{"pte_big",   5, 16, 5,  8,  PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small", 5, 12, 9,  8,  PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",   5, 16, 5,  8,  PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small", 5, 12, 9,  8,  PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,        0, 0,  0,  0,  0,            0,  {-1, -1}},
 };
 static const struct pt_format wide_fmt = {.name = "wide", .levels = wide_levels, .va_bits = 58};

@@ -72,7 +72,7 @@ static struct pt_entry decode(unsigned level, unsigned shift, uint64_t lo, uint6
 	put_le(raw, lo);
 	put_le(raw + 8, hi);
 	memset(&e, 0xa5, sizeof e);   /* the decoder must set everything */
-	err = pt_format_ver2.decode(level, shift, raw, &e);
+	err = pt_format_ver2.decode(level, shift, raw, 0, &e);
 	ck_assert_msg(err == PT_OK, "%s", pt_strerror(err));
 	return e;
 }
@@ -685,9 +685,9 @@ START_TEST(level_outside_table)
 	struct pt_entry e;
 
 	for (unsigned lv = 6; lv < 10; lv++)
-		ck_assert_int_eq(pt_format_ver2.decode(lv, 12, raw, &e), PT_E_UNSUPPORTED);
-	ck_assert_int_eq(pt_format_ver2.decode(255, 12, raw, &e), PT_E_UNSUPPORTED);
-	ck_assert_int_eq(pt_format_ver2.decode(~0u, 12, raw, &e), PT_E_UNSUPPORTED);
+		ck_assert_int_eq(pt_format_ver2.decode(lv, 12, raw, 0, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_ver2.decode(255, 12, raw, 0, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(pt_format_ver2.decode(~0u, 12, raw, 0, &e), PT_E_UNSUPPORTED);
 	ck_assert_uint_eq(e.nfields, 0);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
 	ck_assert(!e.leaf && !e.target[0].present);
@@ -813,7 +813,8 @@ START_TEST(format_table)
 	ck_assert_ptr_eq(pt_format_at(1), &pt_format_gart);
 	ck_assert_ptr_eq(pt_format_at(2), &pt_format_ver3);
 	ck_assert_ptr_eq(pt_format_at(3), pt_format_find("amd-gpuvm"));
-	ck_assert_ptr_null(pt_format_at(4));
+	ck_assert_ptr_eq(pt_format_at(4), pt_format_find("x86-64"));
+	ck_assert_ptr_null(pt_format_at(5));
 	/* VER3 shares [pdb]: the section names the first format with it (the capture's own wins). */
 	ck_assert_ptr_eq(pt_format_by_section("pdb"), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_by_section("gart"), &pt_format_gart);
@@ -821,7 +822,7 @@ START_TEST(format_table)
 	ck_assert_ptr_null(pt_format_by_section("capture"));
 	ck_assert_ptr_null(pt_format_by_section(NULL));
 	pt_format_list(buf, sizeof buf, ", ", " or ");
-	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart, nv-gmmu-ver3 or amd-gpuvm");
+	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm or x86-64");
 	pt_format_list(buf, 5, ", ", " or ");
 	ck_assert_str_eq(buf, "nv-g");
 	ck_assert_str_eq(pt_format_ver2.blob_kinds[0].name, "ver2");
@@ -864,11 +865,11 @@ START_TEST(entry_anomalies)
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
 		for (int b = 0; b < 8; b++)
 			raw[b] = (uint8_t)(v[i].raw >> (8 * b));
-		ck_assert_int_eq(pt_format_ver2.decode(5, 12, raw, &e), PT_OK);
+		ck_assert_int_eq(pt_format_ver2.decode(5, 12, raw, 0, &e), PT_OK);
 		ck_assert_msg(e.anomalies == v[i].want, "vector %zu: 0x%x", i, e.anomalies);
 	}
 	memset(raw, 0xff, sizeof raw);
-	ck_assert_int_eq(pt_format_gart.decode(0, 12, raw, &e), PT_OK);
+	ck_assert_int_eq(pt_format_gart.decode(0, 12, raw, 0, &e), PT_OK);
 	ck_assert_uint_eq(e.anomalies, 0);
 }
 END_TEST
@@ -881,7 +882,7 @@ START_TEST(entry_helpers)
 	char key[PT_MAX_FIELDS + 1][8];
 
 	memset(&e, 0x5a, sizeof e);
-	pt_entry_reset(&e, 16, raw);
+	pt_entry_reset(&e, 16, raw, 0);
 	ck_assert_uint_eq(e.size, 16);
 	ck_assert_uint_eq(e.raw[0], 0x8807060504030201ull);
 	ck_assert_uint_eq(e.raw[1], 0x9817161514131211ull);
@@ -891,7 +892,7 @@ START_TEST(entry_helpers)
 	ck_assert(!e.leaf && !e.anomaly && !e.target[0].present && !e.target[1].present);
 	ck_assert_uint_eq(e.reserved_mask[0] | e.reserved_mask[1] | e.pa | e.perm, 0);
 
-	pt_entry_reset(&e, 8, raw);
+	pt_entry_reset(&e, 8, raw, 0);
 	ck_assert_uint_eq(e.raw[0], 0x8807060504030201ull);
 	ck_assert_uint_eq(e.raw[1], 0);
 
@@ -910,7 +911,7 @@ START_TEST(entry_helpers)
 	ck_assert_ptr_null(pt_entry_field(&e, "e"));
 
 	/* Fill up to the limit exactly (past it asserts in debug builds). */
-	pt_entry_reset(&e, 8, raw);
+	pt_entry_reset(&e, 8, raw, 0);
 	for (unsigned i = 0; i < PT_MAX_FIELDS; i++) {
 		snprintf(key[i], sizeof key[i], "k%u", i);
 		pt_entry_add(&e, key[i], PT_FK_UINT, i);

@@ -67,7 +67,7 @@ static struct pt_entry decode(unsigned level, unsigned shift, uint64_t lo, uint6
 	put_le(raw, lo);
 	put_le(raw + 8, hi);
 	memset(&e, 0xa5, sizeof e);   /* the decoder must set everything */
-	err = pt_format_ver3.decode(level, shift, raw, &e);
+	err = pt_format_ver3.decode(level, shift, raw, 0, &e);
 	ck_assert_msg(err == PT_OK, "%s", pt_strerror(err));
 	return e;
 }
@@ -739,13 +739,13 @@ START_TEST(test_format)
 		unsigned depth, shift, bits, size, role, leaf_shift;
 		int c0, c1;
 	} rows[] = {
-		{"pde4", 0, 56, 1, 8, PT_ROLE_PDE, 0, PDE3, -1},
-		{"pde3", 1, 47, 9, 8, PT_ROLE_PDE, 0, PDE2, -1},
-		{"pde2", 2, 38, 9, 8, PT_ROLE_PDE, 38, PDE1, -1},
-		{"pde1", 3, 29, 9, 8, PT_ROLE_PDE, 29, PDE0, -1},
+		{"pde4", 0, 56, 1, 8, PT_ROLE_DIR, 0, PDE3, -1},
+		{"pde3", 1, 47, 9, 8, PT_ROLE_DIR, 0, PDE2, -1},
+		{"pde2", 2, 38, 9, 8, PT_ROLE_DIR, 38, PDE1, -1},
+		{"pde1", 3, 29, 9, 8, PT_ROLE_DIR, 29, PDE0, -1},
 		{"pde0", 4, 21, 8, 16, PT_ROLE_DUAL, 21, PTE_BIG, PTE_SMALL},
-		{"pte_big", 5, 16, 5, 8, PT_ROLE_PTE, 0, -1, -1},
-		{"pte_small", 5, 12, 9, 8, PT_ROLE_PTE, 0, -1, -1},
+		{"pte_big", 5, 16, 5, 8, PT_ROLE_LEAF, 0, -1, -1},
+		{"pte_small", 5, 12, 9, 8, PT_ROLE_LEAF, 0, -1, -1},
 	};
 	const struct pt_format *f = pt_format_find("nv-gmmu-ver3");
 	const char *spaces[] = {"vidmem", "sysmem", "peer0", "peer1", "peer2", "peer3",
@@ -778,9 +778,9 @@ START_TEST(test_format)
 		ck_assert_int_eq(pt_format_space(f, spaces[i]), (int)i);
 	ck_assert_ptr_null(f->spaces[10]);
 	ck_assert_int_eq(pt_format_space(f, "vram"), -1);
-	ck_assert_int_eq(f->decode(7, 0, raw, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(f->decode(7, 0, raw, 0, &e), PT_E_UNSUPPORTED);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
-	ck_assert_int_eq(f->decode(0, 0, NULL, &e), PT_E_UNSUPPORTED);
+	ck_assert_int_eq(f->decode(0, 0, NULL, 0, &e), PT_E_UNSUPPORTED);
 }
 END_TEST
 
@@ -841,7 +841,7 @@ START_TEST(test_family)
 		ck_assert_int_eq(ver3_leaf_allowed(VER3_FAMILY_BLACKWELL, rows[i].level),
 				 rows[i].blackwell);
 		/* The table's leaf_shift is the superset: non-zero exactly where ANY allows a directory leaf. */
-		if (rows[i].level < 7 && pt_format_ver3.levels[rows[i].level].role != PT_ROLE_PTE)
+		if (rows[i].level < 7 && pt_format_ver3.levels[rows[i].level].role != PT_ROLE_LEAF)
 			ck_assert_int_eq(pt_format_ver3.levels[rows[i].level].leaf_shift != 0,
 					 rows[i].any);
 	}

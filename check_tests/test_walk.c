@@ -217,15 +217,15 @@ START_TEST(table_listing)
 
 	pt_table_root(&ctx, &root);
 	ck_assert_int_eq(root.cover, PT_COVER_FULL);
-	ck_assert(pt_table_next(&root, &i, false, &e));
+	ck_assert(pt_table_next(&root, &i, false, 0, &e));
 	ck_assert_uint_eq(i, 0);
 	i++;
-	ck_assert(pt_table_next(&root, &i, false, &e));
+	ck_assert(pt_table_next(&root, &i, false, 0, &e));
 	ck_assert_uint_eq(i, 1);
 	i++;
-	ck_assert(!pt_table_next(&root, &i, false, &e));
+	ck_assert(!pt_table_next(&root, &i, false, 0, &e));
 	i = 2;
-	ck_assert(pt_table_next(&root, &i, true, &e));   /* zero entries with all_entries */
+	ck_assert(pt_table_next(&root, &i, true, 0, &e));   /* zero entries with all_entries */
 	ck_assert_uint_eq(i, 2);
 	/* PD0[2]'s small table is not captured */
 	struct pt_node n = {.ctx = &ctx, .n = 4};
@@ -525,15 +525,15 @@ START_TEST(gart_sparse_table)
 	g.va_base = 0x7fff00000000ull;
 	pt_table_root(&g, &t);
 	ck_assert_int_eq(t.cover, PT_COVER_PARTIAL);
-	ck_assert(pt_table_next(&t, &i, false, &e));
+	ck_assert(pt_table_next(&t, &i, false, 0, &e));
 	ck_assert_uint_eq(i, ia);
 	i++;
-	ck_assert(pt_table_next(&t, &i, false, &e));   /* jumps the 2^27-entry hole */
+	ck_assert(pt_table_next(&t, &i, false, 0, &e));   /* jumps the 2^27-entry hole */
 	ck_assert_uint_eq(i, ib);
 	i++;
-	ck_assert(!pt_table_next(&t, &i, false, &e));
+	ck_assert(!pt_table_next(&t, &i, false, 0, &e));
 	i = 0;
-	ck_assert(pt_table_next(&t, &i, true, &e));
+	ck_assert(pt_table_next(&t, &i, true, 0, &e));
 	ck_assert_uint_eq(i, 0);                        /* all_entries lists captured zeros */
 
 	pt_pages_init(&it, &g, 0);
@@ -580,11 +580,11 @@ START_TEST(state_shadowed)
 	resolve_path(lv, ix, 5, &loc);
 	ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
 	/* the listing says the same */
-	ck_assert(pt_table_next(&loc.table, &i, false, &e));
+	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e));
 	ck_assert_uint_eq(i, 0);
 	ck_assert_int_eq(e.state, PT_ST_SHADOWED);
 	i++;
-	ck_assert(pt_table_next(&loc.table, &i, false, &e));
+	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e));
 	ck_assert_uint_eq(i, 16);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	/* info's counts per level: one mapped small PTE, one mapped big PTE */
@@ -619,7 +619,7 @@ static uint64_t count_mapped(const struct pt_table *t, unsigned depth)
 	struct pt_entry e;
 	uint64_t n = 0;
 
-	for (uint64_t i = 0; pt_table_next(t, &i, false, &e); i++) {
+	for (uint64_t i = 0; pt_table_next(t, &i, false, 0, &e); i++) {
 		struct pt_table c;
 
 		n += e.state == PT_ST_MAPPED;
@@ -670,7 +670,7 @@ START_TEST(state_reserved_leaf)
 	g.root_entries = 0x200;
 	g.root_page_shift = 12;
 	pt_table_root(&g, &t);
-	ck_assert(pt_table_next(&t, &i, false, &e));
+	ck_assert(pt_table_next(&t, &i, false, 0, &e));
 	ck_assert_int_eq(e.state, PT_ST_RESERVED_BITS);
 	pt_walk_va(&g, 0, &w);
 	ck_assert_int_eq(w.fault, PT_FAULT_RESERVED_BITS);
@@ -736,7 +736,6 @@ START_TEST(summary_only_decode)
 				uint8_t raw[16];
 				char what[96];
 				pt_err e1, e2;
-				bool was;
 
 				/* xorshift; every 4th value sparse in bits, every 8th a pointer-like bit 0 = 0 */
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -748,10 +747,8 @@ START_TEST(summary_only_decode)
 				if (k % 8 == 1)
 					raw[0] &= 0xfe;
 				snprintf(what, sizeof what, "%s level %s value %u", f->name, f->levels[l].name, k);
-				e1 = f->decode(l, f->levels[l].va_shift, raw, &full);
-				was = pt_entry_summary_only(true);
-				e2 = f->decode(l, f->levels[l].va_shift, raw, &sum);
-				ck_assert(pt_entry_summary_only(was));   /* it was on */
+				e1 = f->decode(l, f->levels[l].va_shift, raw, 0, &full);
+				e2 = f->decode(l, f->levels[l].va_shift, raw, PT_DECODE_SUMMARY, &sum);
 				ck_assert_int_eq(e1, e2);
 				if (e1 != PT_OK)
 					continue;

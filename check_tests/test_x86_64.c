@@ -93,7 +93,7 @@ static struct pt_entry dec_ctx(const char *efer, unsigned m, const char *level, 
 	ck_assert_ptr_nonnull(l);
 	for (int j = 0; j < 8; j++)
 		b[j] = (uint8_t)(raw >> (8 * j));
-	ck_assert_int_eq(ctx->fmt->decode((unsigned)(l - ctx->fmt->levels), l->va_shift, b, &e), PT_OK);
+	ck_assert_int_eq(ctx->fmt->decode((unsigned)(l - ctx->fmt->levels), l->va_shift, b, 0, &e), PT_OK);
 	unload(&k);
 	return e;
 }

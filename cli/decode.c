@@ -287,9 +287,9 @@ static void pick_level(const struct decode_opts *o, uint32_t rows, uint64_t lo, 
 	}
 }
 
-/* Decodes LO/HI as PK says into E. */
+/* Decodes LO/HI as PK says into E, with decode FLAGS (PT_DECODE_*). */
 static int decode_at(const struct decode_opts *o, const struct pick *pk, uint64_t lo, uint64_t hi,
-		     struct pt_entry *e)
+		     unsigned flags, struct pt_entry *e)
 {
 	const struct pt_format *fmt = o->fmt;
 	uint8_t raw[16];
@@ -303,7 +303,7 @@ static int decode_at(const struct decode_opts *o, const struct pick *pk, uint64_
 		return cli_fail(PT_E_VALUE, "value 0x%016llx%016llx is wider than the %u-byte %s entry",
 				(unsigned long long)hi, (unsigned long long)lo,
 				fmt->levels[pk->pick].entry_size, fmt->levels[pk->pick].name);
-	err = fmt->decode((unsigned)pk->pick, pk->page_shift, raw, e);
+	err = fmt->decode((unsigned)pk->pick, pk->page_shift, raw, flags, e);
 	if (err != PT_OK)
 		return cli_fail(err, "cannot decode at level %s", fmt->levels[pk->pick].name);
 	return CLI_EXIT_OK;
@@ -319,7 +319,7 @@ static int decode_one(const struct decode_opts *o, uint32_t rows, uint64_t lo, u
 	int st;
 
 	pick_level(o, rows, lo, &pk);
-	if ((st = decode_at(o, &pk, lo, hi, &e)) != CLI_EXIT_OK)
+	if ((st = decode_at(o, &pk, lo, hi, 0, &e)) != CLI_EXIT_OK)
 		return st;
 	err = pt_render_decoded(b, o->fmt, pk.level, pk.level < 0 ? pk.cands : NULL, pa, &e,
 				o->json ? PT_OUT_JSON : PT_OUT_TEXT);
@@ -677,11 +677,8 @@ static void ol_text(struct ol *w, const struct decode_opts *o, const struct pick
 		ol_hex(w, e->page_size, 0);
 		if (!memo->valid || e->kind < 0 || memo->perm != e->perm || memo->kind != e->kind) {
 			if (e->kind < 0 && !e->nfields) {
-				bool was = pt_entry_summary_only(false);
-
 				/* the same bits decoded before: cannot fail now */
-				(void)decode_at(o, pk, e->raw[0], e->raw[1], e);
-				pt_entry_summary_only(was);
+				(void)decode_at(o, pk, e->raw[0], e->raw[1], 0, e);
 			}
 			fmt->flags(e, memo->flags, sizeof memo->flags);
 			fmt->kind_name(e, memo->kind_name, sizeof memo->kind_name);
@@ -887,15 +884,12 @@ static int decode_oneline(const struct decode_opts *o, uint32_t rows, const uint
 			continue;
 		if (!o->json) {
 			/* The text line needs the summary only: no named fields. */
-			bool was = pt_entry_summary_only(true);
-
-			st = decode_at(o, k, lo, hi, &e);
-			pt_entry_summary_only(was);
+			st = decode_at(o, k, lo, hi, PT_DECODE_SUMMARY, &e);
 			if (st == CLI_EXIT_OK)
 				ol_text(&w, o, k, i, &e, &memo);
 			continue;
 		}
-		if ((st = decode_at(o, k, lo, hi, &e)) != CLI_EXIT_OK)
+		if ((st = decode_at(o, k, lo, hi, 0, &e)) != CLI_EXIT_OK)
 			break;
 		if (ol_json(&w, &order, m, jm_fill(m, o->fmt, k, cj[lo & 1].data, pa, i, &e), &e))
 			continue;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pt_vec.h"
 #include "pt_runs.h"
 
 static const char diff_help[] =
@@ -53,15 +54,8 @@ static pt_err runs_load(const struct pt_context *ctx, struct side *s)
 	pt_runs_filter_init(&f);
 	pt_runs_init(&it, ctx, &f);
 	while (pt_runs_next(&it, &run)) {
-		if (s->n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct pt_run *p = realloc(s->r, nc * sizeof *p);
-
-			if (!p)
-				return PT_E_NOMEM;
-			s->r = p;
-			cap = nc;
-		}
+		if (!pt_vec_reserve(&s->r, &cap, s->n + 1, sizeof *s->r))
+			return PT_E_NOMEM;
 		s->r[s->n++] = run;
 	}
 	/* Fail closed: a cut-off list would report the rest as removed or added. */
@@ -153,12 +147,12 @@ static void side_json(struct pt_buf *o, const char *key, const char *space, uint
 		      const struct pt_run *r)
 {
 	pt_buf_printf(o, ", \"%s\": {\"flags\": ", key);
-	pt_json_str(o, r->flags);
+	pt_json_escape(o, r->flags);
 	pt_buf_puts(o, ", \"kind\": ");
-	pt_json_str(o, r->kind);
+	pt_json_escape(o, r->kind);
 	pt_buf_printf(o, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
 		      "\", \"space\": ", pa, r->page_size);
-	pt_json_str(o, space);
+	pt_json_escape(o, space);
 	pt_buf_puts(o, "}");
 }
 
@@ -174,9 +168,9 @@ static void seg_emit(struct ctxdiff *d, const struct seg *g)
 	pt_size_str(g->e - g->s, size, sizeof size);
 	if (d->json) {
 		pt_buf_puts(d->out, "{\"change\": ");
-		pt_json_str(d->out, chg_name[g->type]);
+		pt_json_escape(d->out, chg_name[g->type]);
 		pt_buf_puts(d->out, ", \"context\": ");
-		pt_json_str(d->out, d->name);
+		pt_json_escape(d->out, d->name);
 		if (g->type == CHG_CHANGED || g->type == CHG_REMAPPED)
 			pt_buf_printf(d->out, ", \"fields\": [%s]", g->fields);
 		if (g->b)
@@ -356,7 +350,7 @@ static uint64_t table_hash(const struct pt_table *t)
 	struct pt_entry e;
 
 	h = (h ^ (uint64_t)t->cover) * 1099511628211ull;
-	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, &e); idx++, n++) {
+	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, 0, &e); idx++, n++) {
 		uint64_t v[3] = {idx, e.raw[0], e.raw[1]};
 
 		for (int k = 0; k < 3; k++)
@@ -380,21 +374,14 @@ static void tables_walk(const struct pt_table *t, struct tset *s, unsigned depth
 		s->over = true;
 		return;
 	}
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		struct tbl *p = realloc(s->t, nc * sizeof *p);
-
-		if (!p) {
-			s->over = true;
-			return;
-		}
-		s->t = p;
-		s->cap = nc;
+	if (!pt_vec_reserve(&s->t, &s->cap, s->n + 1, sizeof *s->t)) {
+		s->over = true;
+		return;
 	}
 	s->t[s->n++] = (struct tbl){t->level, space, t->addr, table_hash(t)};
 	if (depth >= PT_MAX_DEPTH)
 		return;
-	for (; pt_table_next(t, &idx, false, &e); idx++) {
+	for (; pt_table_next(t, &idx, false, 0, &e); idx++) {
 		if (e.state != PT_ST_POINTER)
 			continue;
 		for (unsigned w = 0; w < 2; w++) {
@@ -418,7 +405,7 @@ static void tables_diff(struct ctxdiff *d, const struct pt_context *a, const str
 	if (sa.over || sb.over) {
 		if (d->json) {
 			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
-			pt_json_str(d->out, d->name);
+			pt_json_escape(d->out, d->name);
 			pt_buf_puts(d->out, ", \"compared\": false}\n");
 		} else {
 			pt_buf_printf(d->out, "%s tables not compared: more than %d\n", d->name,
@@ -449,9 +436,9 @@ static void tables_diff(struct ctxdiff *d, const struct pt_context *a, const str
 			continue;
 		if (d->json) {
 			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
-			pt_json_str(d->out, d->name);
+			pt_json_escape(d->out, d->name);
 			pt_buf_puts(d->out, ", \"level\": ");
-			pt_json_str(d->out, a->fmt->levels[l].name);
+			pt_json_escape(d->out, a->fmt->levels[l].name);
 			pt_buf_printf(d->out, ", \"only_in_a\": %u, \"only_in_b\": %u, \"rewritten\": %u}\n",
 				      only_a, only_b, rewritten);
 		} else {
@@ -476,9 +463,9 @@ static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, co
 	if (!a || !b) {
 		if (json) {
 			pt_buf_puts(out, "{\"change\": ");
-			pt_json_str(out, a ? "only_in_a" : "only_in_b");
+			pt_json_escape(out, a ? "only_in_a" : "only_in_b");
 			pt_buf_puts(out, ", \"context\": ");
-			pt_json_str(out, name);
+			pt_json_escape(out, name);
 			pt_buf_puts(out, "}\n");
 		} else {
 			pt_buf_printf(out, "%s only in %s\n", name, a ? "A" : "B");

@@ -68,7 +68,7 @@ static void decode_levels(const struct pt_format *fmt, const uint8_t raw[16])
 					 l < n && fmt->levels[l].leaf_shift ? fmt->levels[l].leaf_shift : 12;
 			struct pt_entry e;
 
-			if (fmt->decode(l, shift, raw, &e) != PT_OK)
+			if (fmt->decode(l, shift, raw, 0, &e) != PT_OK)
 				continue;
 			if (l == n || e.nfields > PT_MAX_FIELDS)
 				abort();

@@ -55,7 +55,7 @@ static void decode_all(const struct pt_format *fmt, const uint8_t raw[16])
 		for (unsigned shift = 12; shift <= 44; shift += 8) {
 			struct pt_entry e;
 
-			if (fmt->decode(l, shift, raw, &e) != PT_OK)
+			if (fmt->decode(l, shift, raw, 0, &e) != PT_OK)
 				continue;
 			if (l == n)
 				abort();
@@ -77,7 +77,7 @@ static void decode_all(const struct pt_format *fmt, const uint8_t raw[16])
 		static const char *const cand[] = {"pde3", "pde2", NULL};
 		struct pt_entry e;
 
-		if (fmt->decode(0, 12, raw, &e) == PT_OK) {
+		if (fmt->decode(0, 12, raw, 0, &e) == PT_OK) {
 			pt_buf_reset(&b);
 			(void)pt_render_decoded(&b, fmt, -1, cand, UINT64_MAX, &e, PT_OUT_JSON);
 		}

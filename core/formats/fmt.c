@@ -99,17 +99,7 @@ const char *pt_state_name(enum pt_state st)
 	return state_names[st];
 }
 
-static _Thread_local bool summary_only;
-
-bool pt_entry_summary_only(bool on)
-{
-	bool was = summary_only;
-
-	summary_only = on;
-	return was;
-}
-
-void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
+void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw, unsigned flags)
 {
 	/*
 	 * The field array is 2 KiB and nothing reads past nfields: clearing
@@ -117,8 +107,7 @@ void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw)
 	 * (bench/README.md).
 	 */
 	memset(e, 0, offsetof(struct pt_entry, fields));
-	/* read the thread-local once: it is a call per access in a PIE */
-	e->summary = summary_only;
+	e->summary = (flags & PT_DECODE_SUMMARY) != 0;
 	e->state = PT_ST_UNMAPPED;
 	e->size = (uint8_t)size;
 	e->kind = -1;

@@ -57,17 +57,17 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 /* 50:48 (gfx10 MTYPE, reserved on gfx9) and 63:59 (BFS in a PDE only). */
 #define GART_RESERVED      (0x0007000000000000ull | 0xf800000000000000ull)
 
-static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err gart_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 			  struct pt_entry *out)
 {
 	uint64_t r, page_size;
 
 	if (level != 0 || !raw) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(out, 8, raw);
+	pt_entry_reset(out, 8, raw, flags);
 	r = out->raw[0];
 	page_size = page_shift && page_shift < 64 ? 1ull << page_shift : 0;
 

@@ -231,7 +231,7 @@ static void set_pointer(struct pt_entry *e, uint64_t r, unsigned level, unsigned
  * is the table's: a PDB's span, a PTB's 12 + BFS0.
  */
 static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, unsigned page_shift,
-			       const uint8_t *raw, struct pt_entry *out)
+			       const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	const struct gen_bits *g = gen_of(gfx);
 	unsigned lk = level + 3 - depth;
@@ -248,11 +248,11 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 		page_shift = 12;
 	if (!g || !raw || depth > 3 || lk >= LK__COUNT || (depth == 0 && level != 0) ||
 	    page_shift < 12 || page_shift >= 64) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(out, 8, raw);
+	pt_entry_reset(out, 8, raw, flags);
 	r = out->raw[0];
 	valid = r & 1;
 	p = bits(r, (unsigned)g->p, (unsigned)g->p);
@@ -330,16 +330,16 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 /* One decoder per (generation, depth): the descriptor's decode has no context. */
 #define DEC(G, D)                                                                          \
 	static pt_err dec_##G##_##D(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    struct pt_entry *out)                                    \
+				    unsigned flags, struct pt_entry *out)                    \
 	{                                                                                    \
-		return gpuvm_decode_gen(G, D, level, ps, raw, out);                          \
+		return gpuvm_decode_gen(G, D, level, ps, raw, flags, out);                   \
 	}
 #define DEC4(G) DEC(G, 0) DEC(G, 1) DEC(G, 2) DEC(G, 3)
 DEC4(9)
 DEC4(10)
 DEC4(11)
 DEC4(12)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
 static const decode_fn decoders[4][4] = {
 	{dec_9_0, dec_9_1, dec_9_2, dec_9_3},
 	{dec_10_0, dec_10_1, dec_10_2, dec_10_3},

@@ -366,18 +366,18 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
 }
 
-static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 			  struct pt_entry *out)
 {
 	const struct pt_level *lv;
 
 	if (level >= L_COUNT || !raw) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
 	lv = &ver2_levels[level];
-	pt_entry_reset(out, lv->entry_size, raw);
+	pt_entry_reset(out, lv->entry_size, raw, flags);
 	switch (lv->role) {
 	case PT_ROLE_DIR:
 		decode_pde(out, level, out->raw[0]);

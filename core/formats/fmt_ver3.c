@@ -60,15 +60,15 @@ enum {
  */
 static const struct pt_level ver3_levels[] = {
 	/* name         depth va_shift bits size role         leaf_shift child */
-	{"pde4",        0,    56,      1,   8,   PT_ROLE_PDE,  0,  {L_PDE3, -1}},
-	{"pde3",        1,    47,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
-	{"pde2",        2,    38,      9,   8,   PT_ROLE_PDE,  38, {L_PDE1, -1}},
-	{"pde1",        3,    29,      9,   8,   PT_ROLE_PDE,  29, {L_PDE0, -1}},
+	{"pde4",        0,    56,      1,   8,   PT_ROLE_DIR,  0,  {L_PDE3, -1}},
+	{"pde3",        1,    47,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE2, -1}},
+	{"pde2",        2,    38,      9,   8,   PT_ROLE_DIR,  38, {L_PDE1, -1}},
+	{"pde1",        3,    29,      9,   8,   PT_ROLE_DIR,  29, {L_PDE0, -1}},
 	/* PD0 is 16 bytes always: a dual PDE, or a 2 MiB PTE in the low half. */
 	{"pde0",        4,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
 	/* UVM and nouveau implement only 64 KiB big pages on VER3 (Part A.2). */
-	{"pte_big",     5,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small",   5,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",     5,    16,      5,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small",   5,    12,      9,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
@@ -78,13 +78,13 @@ static const struct pt_level ver3_levels[] = {
  * nothing reads a 256 GiB page size off a Hopper context's levels.
  */
 static const struct pt_level ver3_levels_hopper[] = {
-	{"pde4",        0,    56,      1,   8,   PT_ROLE_PDE,  0,  {L_PDE3, -1}},
-	{"pde3",        1,    47,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE2, -1}},
-	{"pde2",        2,    38,      9,   8,   PT_ROLE_PDE,  0,  {L_PDE1, -1}},
-	{"pde1",        3,    29,      9,   8,   PT_ROLE_PDE,  29, {L_PDE0, -1}},
+	{"pde4",        0,    56,      1,   8,   PT_ROLE_DIR,  0,  {L_PDE3, -1}},
+	{"pde3",        1,    47,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE2, -1}},
+	{"pde2",        2,    38,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE1, -1}},
+	{"pde1",        3,    29,      9,   8,   PT_ROLE_DIR,  29, {L_PDE0, -1}},
 	{"pde0",        4,    21,      8,   16,  PT_ROLE_DUAL, 21, {L_PTE_BIG, L_PTE_SMALL}},
-	{"pte_big",     5,    16,      5,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
-	{"pte_small",   5,    12,      9,   8,   PT_ROLE_PTE,  0,  {-1, -1}},
+	{"pte_big",     5,    16,      5,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
+	{"pte_small",   5,    12,      9,   8,   PT_ROLE_LEAF,  0,  {-1, -1}},
 	{NULL,          0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
@@ -475,19 +475,19 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 }
 
 static pt_err decode_family(enum ver3_family family, unsigned level, unsigned page_shift,
-			    const uint8_t *raw, struct pt_entry *out)
+			    const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	const struct pt_level *lv;
 
 	if (level >= L_COUNT || !raw) {
-		pt_entry_reset(out, 0, NULL);
+		pt_entry_reset(out, 0, NULL, flags);
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
 	lv = &ver3_levels[level];
-	pt_entry_reset(out, lv->entry_size, raw);
+	pt_entry_reset(out, lv->entry_size, raw, flags);
 	switch (lv->role) {
-	case PT_ROLE_PDE:
+	case PT_ROLE_DIR:
 		decode_pde(out, level, out->raw[0], family);
 		break;
 	case PT_ROLE_DUAL:
@@ -504,22 +504,22 @@ static pt_err decode_family(enum ver3_family family, unsigned level, unsigned pa
 }
 
 /* No context (ptfs-tool decode): what some VER3 chip allows. */
-static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 			  struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_ANY, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_ANY, level, page_shift, raw, flags, out);
 }
 
-static pt_err ver3_decode_hopper(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode_hopper(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 				 struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_HOPPER, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_HOPPER, level, page_shift, raw, flags, out);
 }
 
-static pt_err ver3_decode_blackwell(unsigned level, unsigned page_shift, const uint8_t *raw,
+static pt_err ver3_decode_blackwell(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 				    struct pt_entry *out)
 {
-	return decode_family(VER3_FAMILY_BLACKWELL, level, page_shift, raw, out);
+	return decode_family(VER3_FAMILY_BLACKWELL, level, page_shift, raw, flags, out);
 }
 
 /*

@@ -144,7 +144,7 @@ static void decode_pointer(struct pt_entry *e, uint64_t r, unsigned shift, bool 
 static const uint8_t shift5[] = {LK_PML5, LK_PML4, LK_PDPT, LK_PD, LK_PT};
 
 static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned page_shift,
-			      const uint8_t *raw, struct pt_entry *e)
+			      const uint8_t *raw, unsigned flags, struct pt_entry *e)
 {
 	unsigned shift = page_shift;
 	uint64_t r;
@@ -154,11 +154,11 @@ static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned pag
 		shift = shift5[level];
 	if (!raw || (shift != LK_PT && shift != LK_PD && shift != LK_PDPT && shift != LK_PML4 &&
 		     shift != LK_PML5)) {
-		pt_entry_reset(e, 0, NULL);
+		pt_entry_reset(e, 0, NULL, flags);
 		e->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	pt_entry_reset(e, 8, raw);
+	pt_entry_reset(e, 8, raw, flags);
 	r = e->raw[0];
 	if (!(r & 1)) {
 		/* not present: the rest is the software's (SDM 4.5.4), reported raw */
@@ -182,15 +182,15 @@ static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned pag
 /* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context. */
 #define DEC(N, M)                                                                          \
 	static pt_err dec_##N##_##M(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    struct pt_entry *out)                                    \
+				    unsigned flags, struct pt_entry *out)                    \
 	{                                                                                    \
-		return x86_decode_with(N, M, level, ps, raw, out);                           \
+		return x86_decode_with(N, M, level, ps, raw, flags, out);                    \
 	}
 #define DEC2(M) DEC(0, M) DEC(1, M)
 #define M_LIST(X) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) \
 	X(44) X(45) X(46) X(47) X(48) X(49) X(50) X(51) X(52)
 M_LIST(DEC2)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, struct pt_entry *);
+typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
 #define ROW(M) {dec_0_##M, dec_1_##M},
 static const decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
 

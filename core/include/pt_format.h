@@ -32,9 +32,6 @@ enum pt_role {
 	PT_ROLE_DUAL,     /* 16-byte directory entry with two pointers (big and small pages), or a leaf */
 	PT_ROLE_LEAF,     /* leaf entry: maps a page */
 };
-/* The former names, for code written before the rename (drop once none is left). */
-#define PT_ROLE_PDE PT_ROLE_DIR
-#define PT_ROLE_PTE PT_ROLE_LEAF
 
 struct pt_level {
 	const char *name;    /* directory name in the tree; NULL ends the table */
@@ -148,7 +145,7 @@ struct pt_entry {
 	/* directory (state == PT_ST_POINTER): [0] the only/big table, [1] the small table */
 	struct pt_target target[2];
 
-	bool summary;                /* decoded summary-only (pt_entry_summary_only): no fields */
+	bool summary;                /* decoded with PT_DECODE_SUMMARY: no fields */
 	unsigned nfields;
 	struct pt_field fields[PT_MAX_FIELDS];
 };
@@ -220,10 +217,11 @@ struct pt_format {
 	/*
 	 * Decodes the entry at level LEVEL (index into levels) from RAW (entry_size bytes,
 	 * little-endian).  PAGE_SHIFT is the page shift a leaf level maps (the table
-	 * says it; a flat table: the context's root_page_shift).  Returns PT_E_UNSUPPORTED for a
-	 * level the format does not have.
+	 * says it; a flat table: the context's root_page_shift).  FLAGS: PT_DECODE_*
+	 * (pass them to pt_entry_reset()).  Returns PT_E_UNSUPPORTED for a level the
+	 * format does not have.
 	 */
-	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw,
+	pt_err (*decode)(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
 			 struct pt_entry *out);
 	/*
 	 * The flag words of a leaf for `maps` into BUF (PT_FLAGS_LEN bytes: whole words only if shorter).
@@ -309,23 +307,22 @@ void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char
 void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
 
 /*
- * Summary-only decoding for the calling thread: while on, a decoder fills
- * the summary of struct pt_entry (state, raw, reserved_mask, leaf, space,
- * pa, address_complete, page_size, perm, kind, anomaly, anomalies, target)
- * and no named field (nfields stays 0).  For loops that only classify
- * entries (a table listing) or print the summary (decode --oneline): the
- * field list is most of a decode's cost.  A thread-local switch rather than
- * a decode parameter, so that no decoder or caller signature changes; a
- * decoder never reads its own fields back.  Returns the previous setting
- * (restore it after the loop).
+ * Decode flags.  PT_DECODE_SUMMARY: the decoder fills the summary of
+ * struct pt_entry (state, raw, reserved_mask, leaf, space, pa,
+ * address_complete, page_size, perm, kind, anomaly, anomalies, target) and
+ * no named field (nfields stays 0) — for loops that only classify entries
+ * (a table listing) or print the summary (decode --oneline): the field
+ * list is most of a decode's cost.  A decoder never reads its own fields
+ * back, so it only passes FLAGS on to pt_entry_reset().
  */
-bool pt_entry_summary_only(bool on);
+#define PT_DECODE_SUMMARY 1u
 
 /*
  * Helpers for decoders: append a field (silently stops at PT_MAX_FIELDS; asserts in debug).
- * Reset clears the summary, not the field array: fields past nfields are undefined.
+ * Reset clears the summary, not the field array: fields past nfields are undefined;
+ * FLAGS are the decode's (PT_DECODE_SUMMARY: the adders below add nothing).
  */
-void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw);
+void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw, unsigned flags);
 /* The out-of-line part of the adders below (a full decode only). */
 void pt_entry_push(struct pt_entry *e, const char *key, enum pt_fkind kind, uint64_t v,
 		   unsigned flags, const char *s);

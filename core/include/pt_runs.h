@@ -100,7 +100,5 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 		   const char *context, enum pt_out out);
 /* The last line of a cut list: which bound stopped IT and where (as maps says it). */
 void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, enum pt_out out);
-/* Appends S as a JSON string. */
-void pt_json_str(struct pt_buf *b, const char *s);
 
 #endif

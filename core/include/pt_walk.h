@@ -72,12 +72,15 @@ uint64_t pt_table_entry_va_end(const struct pt_table *t, uint64_t index);
 bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e);
 /*
  * The next listed entry at or after *INDEX: captured, and non-zero unless
- * ALL_ENTRIES.  Sets *INDEX and E; false when there is none.  Unlike
+ * ALL_ENTRIES, decoded with FLAGS (PT_DECODE_*: a listing that only
+ * classifies entries passes PT_DECODE_SUMMARY).  Sets *INDEX and E; false
+ * when there is none.  Unlike
  * pt_table_read(), which gives the decoder's state, this (and
  * pt_node_resolve()) applies the states that depend on the entry's place:
  * shadowed, reserved_bits.
  */
-bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e);
+bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
+		   struct pt_entry *e);
 /*
  * Cancelling long loops.  A program that serves requests (ptfs) sets a
  * check for the calling thread with pt_cancel_set(); the table listing,
@@ -235,6 +238,8 @@ struct pt_page_iter {
 	uint64_t budget, reads;
 	bool cut;
 	uint64_t cut_va;
+	/* PT_DECODE_* for the leaves (0, the default: every field; PT_DECODE_SUMMARY: none) */
+	unsigned flags;
 	/*
 	 * One frame per table on the current path.  A plain frame walks
 	 * `table` from `next` to `end`.  A dual frame (below a dual PDE) walks

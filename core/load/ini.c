@@ -154,12 +154,6 @@ void pt_ini_free(struct pt_ini *ini)
 	free(ini);
 }
 
-/* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
-bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	return n < SIZE_MAX && pt_vec_reserve(arr, cap, n + 1, size);
-}
-
 /* Parses the section header in [P, E) (P at '['). */
 static pt_err parse_header(struct pt_ini *ini, size_t *seccap, const char *p, const char *e,
 			   unsigned line, char *err, size_t errlen)
@@ -206,7 +200,7 @@ static pt_err parse_header(struct pt_ini *ini, size_t *seccap, const char *p, co
 		pt_ini_set_error(err, errlen, line, "a section header is [type] or [type name]");
 		return PT_E_SYNTAX;
 	}
-	if (!pt_ini_grow(&ini->sec, seccap, ini->nsec, sizeof *ini->sec))
+	if (!pt_vec_reserve(&ini->sec, seccap, ini->nsec + 1, sizeof *ini->sec))
 		return PT_E_NOMEM;
 	s = &ini->sec[ini->nsec];
 	memset(s, 0, sizeof *s);
@@ -269,7 +263,7 @@ static pt_err parse_kv(struct pt_ini *ini, size_t *kvcap, const char *p, const c
 			return PT_E_VALUE;
 		}
 	s = &ini->sec[ini->nsec - 1];
-	if (!pt_ini_grow(&s->kv, kvcap, s->nkv, sizeof *s->kv))
+	if (!pt_vec_reserve(&s->kv, kvcap, s->nkv + 1, sizeof *s->kv))
 		return PT_E_NOMEM;
 	kv = &s->kv[s->nkv];
 	kv->line = line;

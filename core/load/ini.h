@@ -140,8 +140,6 @@ size_t pt_utf8_len(const unsigned char *p, size_t n);
 /* Sets ERR to "capture.ini:LINE: " + the message, control characters as \xNN. */
 void pt_ini_set_error(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Grows *ARR (of *CAP elements of SIZE bytes) so that one more fits after N. */
-bool pt_ini_grow(void *arr, size_t *cap, size_t n, size_t size);
 
 /* True if NAME is a valid section name: [A-Za-z0-9_.-]+, not "." or "..", <= 255 bytes. */
 bool pt_ini_name_ok(const char *name);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ini.h"
+#include "pt_vec.h"
 
 /* ---- the schema ---- */
 
@@ -156,7 +157,7 @@ static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *
 
 static pt_err add_ann(struct pt_kv **arr, size_t *n, size_t *cap, const struct pt_ini_kv *kv)
 {
-	if (!pt_ini_grow(arr, cap, *n, sizeof **arr))
+	if (!pt_vec_reserve(arr, cap, *n + 1, sizeof **arr))
 		return PT_E_NOMEM;
 	(*arr)[*n].key = kv->key;
 	(*arr)[*n].value = kv->value;
@@ -307,7 +308,7 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 	}
 	if (!rc && (!space || !base || !file))
 		rc = missing(b, s, !space ? "space" : !base ? "base" : "file");
-	if (!rc && !pt_ini_grow(&b->m->mem, &b->memcap, b->m->nmem, sizeof *b->m->mem))
+	if (!rc && !pt_vec_reserve(&b->m->mem, &b->memcap, b->m->nmem + 1, sizeof *b->m->mem))
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(mm.path);
@@ -375,7 +376,7 @@ static pt_err check_context(struct build *b, const struct pt_ini_section *s, con
 	}
 	if (!rc && (miss = cf->ctx_missing(c.priv)))
 		rc = missing(b, s, miss);
-	if (!rc && !pt_ini_grow(&b->m->ctx, &b->ctxcap, b->m->nctx, sizeof *b->m->ctx))
+	if (!rc && !pt_vec_reserve(&b->m->ctx, &b->ctxcap, b->m->nctx + 1, sizeof *b->m->ctx))
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(c.ann);

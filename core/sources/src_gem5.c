@@ -410,7 +410,7 @@ static pt_err sys_from_config(const char *cfg, size_t clen, const char *sys, siz
 	struct parser q = { .name = "config.ini", .err = err, .errlen = errlen };
 	const struct sec *sx = NULL;
 	struct crange *r = NULL;
-	size_t nr = 0;
+	size_t nr = 0, rcap = 0;
 	struct line mem;
 	bool found;
 	pt_err rc;
@@ -441,7 +441,6 @@ static pt_err sys_from_config(const char *cfg, size_t clen, const char *sys, siz
 		const struct sec *mx = NULL;
 		struct line v;
 		uint64_t st, en;
-		void *m;
 
 		while (p < e && *p != ' ')
 			p++;
@@ -472,12 +471,10 @@ static pt_err sys_from_config(const char *cfg, size_t clen, const char *sys, siz
 			rc = PT_E_VALUE;
 			goto out;
 		}
-		m = realloc(r, (nr + 1) * sizeof *r);
-		if (!m) {
+		if (!pt_vec_reserve(&r, &rcap, nr + 1, sizeof *r)) {
 			rc = PT_E_NOMEM;
 			goto out;
 		}
-		r = m;
 		r[nr++] = (struct crange){ st, en, v.no };
 	}
 	if (nr)
@@ -610,19 +607,18 @@ pt_err pt_gem5_parse(const char *text, size_t len, const char *name, const char 
 		}
 	}
 	if (pm) {
+		size_t syscap = 0;
+
 		for (size_t i = 0; i < p.nsec; i++) {
 			const struct sec *x = &p.sec[i];
 			long id = store_index(x, pm->name, pm->n);
-			void *m;
 
 			if (id < 0)
 				continue;
-			m = realloc(c->sys, (c->nsys + 1) * sizeof *c->sys);
-			if (!m) {
+			if (!pt_vec_reserve(&c->sys, &syscap, c->nsys + 1, sizeof *c->sys)) {
 				rc = PT_E_NOMEM;
 				goto fail;
 			}
-			c->sys = m;
 			memset(&c->sys[c->nsys], 0, sizeof *c->sys);
 			if ((rc = read_store(&p, x, (unsigned)id, &c->sys[c->nsys++])))
 				goto fail;

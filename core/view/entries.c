@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_vec.h"
 #include "pt_entries.h"
 
 /* ---- the walk ----------------------------------------------------------- */
@@ -393,15 +394,8 @@ pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t line
 static pt_err cp_add(struct pt_entries_file *f, uint64_t off, uint64_t lines,
 		     const struct pt_tnode *next)
 {
-	if (f->ncp == f->cpcap) {
-		size_t cap = f->cpcap ? f->cpcap * 2 : 16;
-		struct pt_entries_cp *cp = realloc(f->cp, cap * sizeof(*cp));
-
-		if (!cp)
-			return PT_E_NOMEM;
-		f->cp = cp;
-		f->cpcap = cap;
-	}
+	if (!pt_vec_reserve(&f->cp, &f->cpcap, f->ncp + 1, sizeof *f->cp))
+		return PT_E_NOMEM;
 	f->cp[f->ncp].off = off;
 	f->cp[f->ncp].lines = lines;
 	f->cp[f->ncp].next = *next;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_vec.h"
 #include "pt_pa.h"
 #include "pt_runs.h"
 
@@ -83,15 +84,8 @@ static pt_err build(struct pt_pa_index *ix)
 				ix->incomplete = true;
 				break;
 			}
-			if (ix->n == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct pa_run *r = realloc(ix->r, nc * sizeof *r);
-
-				if (!r)
-					return PT_E_NOMEM;
-				ix->r = r;
-				cap = nc;
-			}
+			if (!pt_vec_reserve(&ix->r, &cap, ix->n + 1, sizeof *ix->r))
+				return PT_E_NOMEM;
 			ix->r[ix->n] = (struct pa_run){
 				.pa = run.pa, .len = run.end - run.va, .va = run.va,
 				.ctx = (uint32_t)c, .space = run.space,
@@ -161,16 +155,9 @@ pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
 			break;
 		if (addr - r->pa >= r->len)
 			continue;
-		if (nh == caph) {
-			size_t nc = caph ? caph * 2 : 8;
-			struct pt_pa_hit *p = realloc(h, nc * sizeof *p);
-
-			if (!p) {
-				free(h);
-				return PT_E_NOMEM;
-			}
-			h = p;
-			caph = nc;
+		if (!pt_vec_reserve(&h, &caph, nh + 1, sizeof *h)) {
+			free(h);
+			return PT_E_NOMEM;
 		}
 		h[nh].ctx = pt_capture_context(ix->cap, r->ctx);
 		h[nh].va = r->va + (addr - r->pa);
@@ -210,11 +197,11 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
 		if (out == PT_OUT_JSON) {
 			pt_buf_puts(b, shown ? ", {\"context\": " : "{\"context\": ");
-			pt_json_str(b, ctx->name);
+			pt_json_escape(b, ctx->name);
 			pt_buf_puts(b, ", \"flags\": ");
-			pt_json_str(b, flags);
+			pt_json_escape(b, flags);
 			pt_buf_puts(b, ", \"leaf\": ");
-			pt_json_str(b, path);
+			pt_json_escape(b, path);
 			pt_buf_printf(b, ", \"va\": \"0x%" PRIx64 "\"}", h[i].va);
 		} else {
 			pt_buf_printf(b, "%s %s %s %s\n", ctx->name, va, path, flags);
@@ -223,7 +210,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 	}
 	if (out == PT_OUT_JSON) {
 		pt_buf_puts(b, "], \"space\": ");
-		pt_json_str(b, fmt->spaces[space]);
+		pt_json_escape(b, fmt->spaces[space]);
 		pt_buf_puts(b, "}\n");
 	} else if (incomplete) {
 		pt_buf_printf(b, "# incomplete: the reverse index holds at most %" PRIu64

@@ -187,7 +187,7 @@ static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **
 			end = pt_table_entry_va_end(t, t->entries - 1);
 		else if (!s->captured)
 			/* a partly captured table: the hole ends at the next captured entry */
-			end = pt_table_next(t, &next, true, &e) ? pt_table_entry_va(t, next) :
+			end = pt_table_next(t, &next, true, 0, &e) ? pt_table_entry_va(t, next) :
 			      pt_table_entry_va_end(t, t->entries - 1);
 		else
 			end = pt_table_entry_va_end(t, s->index);
@@ -278,22 +278,6 @@ bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out)
 
 /* ---- rendering ----------------------------------------------------------- */
 
-void pt_json_str(struct pt_buf *b, const char *s)
-{
-	pt_buf_put(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			pt_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			pt_buf_printf(b, "\\u%04x", c);
-		else
-			pt_buf_put(b, (const char *)&c, 1);
-	}
-	pt_buf_put(b, "\"", 1);
-}
-
 void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct pt_run *r,
 		   const char *context, enum pt_out out)
 {
@@ -308,21 +292,21 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 		pt_buf_puts(b, "{");
 		if (context) {
 			pt_buf_puts(b, "\"context\": ");
-			pt_json_str(b, context);
+			pt_json_escape(b, context);
 			pt_buf_puts(b, ", ");
 		}
 		if (r->mapped) {
 			pt_buf_puts(b, "\"flags\": ");
-			pt_json_str(b, r->flags);
+			pt_json_escape(b, r->flags);
 			pt_buf_puts(b, ", \"kind\": ");
-			pt_json_str(b, r->kind);
+			pt_json_escape(b, r->kind);
 			pt_buf_printf(b, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
 				      "\", \"size\": \"0x%" PRIx64 "\", \"space\": ",
 				      r->pa, r->page_size, r->end - r->va);
-			pt_json_str(b, fmt->spaces[r->space]);
+			pt_json_escape(b, fmt->spaces[r->space]);
 		} else {
 			pt_buf_printf(b, "\"size\": \"0x%" PRIx64 "\", \"state\": ", r->end - r->va);
-			pt_json_str(b, r->state);
+			pt_json_escape(b, r->state);
 		}
 		pt_buf_printf(b, ", \"va_end\": \"0x%" PRIx64 "\", \"va_start\": \"0x%" PRIx64 "\"}\n",
 			      r->end, r->va);

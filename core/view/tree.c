@@ -484,16 +484,12 @@ static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
 /*
  * The next listed entry of T, decoded summary-only: a listing needs only
  * "captured, non-zero, directory or file" (the state), not the named
- * fields.  Only around the table read: the callback may render a file.
+ * fields.
  */
 static bool table_next_summary(const struct pt_table *t, uint64_t *i, bool all_entries,
 			       struct pt_entry *e)
 {
-	bool was = pt_entry_summary_only(true);
-	bool found = pt_table_next(t, i, all_entries, e);
-
-	pt_entry_summary_only(was);
-	return found;
+	return pt_table_next(t, i, all_entries, PT_DECODE_SUMMARY, e);
 }
 
 /*
@@ -552,11 +548,8 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
 /* The next page, its leaf decoded summary-only: a link needs no field (as table_next_summary). */
 static bool pages_next_summary(struct pt_page_iter *it, struct pt_page *page)
 {
-	bool was = pt_entry_summary_only(true);
-	bool found = pt_pages_next(it, page);
-
-	pt_entry_summary_only(was);
-	return found;
+	it->flags = PT_DECODE_SUMMARY;
+	return pt_pages_next(it, page);
 }
 
 static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
@@ -710,7 +703,7 @@ static uint64_t table_nlink(const struct pt_table *t)
 	struct pt_entry e;
 	uint64_t i = 0, n = 2;
 
-	if (l->role == PT_ROLE_PTE)
+	if (l->role == PT_ROLE_LEAF)
 		return 2;   /* leaves only: no subdirectories */
 	if (t->entries > NLINK_SCAN_MAX)
 		return 1;

@@ -180,7 +180,7 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 	if (!note_table(sc, t))
 		return;
 	pt_table_direct(t);
-	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, &e); i++) {
+	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, 0, &e); i++) {
 		/* counts: the scan of one table is bounded by its non-zero entries */
 		struct pt_table child;
 

@@ -122,7 +122,8 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	return true;
 }
 
-static bool table_decode(const struct pt_table *t, const uint8_t raw[16], struct pt_entry *e);
+static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
+			 struct pt_entry *e);
 
 /*
  * The raw bytes of entry INDEX of T into RAW (16 bytes, zero-filled past the
@@ -153,13 +154,22 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 {
 	uint8_t raw[16];
 
-	return table_raw(t, index, raw) && table_decode(t, raw, e);
+	return table_raw(t, index, raw) && table_decode(t, raw, 0, e);
+}
+
+/* pt_table_read() with decode FLAGS (PT_DECODE_*). */
+static bool table_read_flags(const struct pt_table *t, uint64_t index, unsigned flags, struct pt_entry *e)
+{
+	uint8_t raw[16];
+
+	return table_raw(t, index, raw) && table_decode(t, raw, flags, e);
 }
 
 /* Decodes RAW, an entry of T, as pt_table_read() (false: not decodable). */
-static bool table_decode(const struct pt_table *t, const uint8_t raw[16], struct pt_entry *e)
+static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
+			 struct pt_entry *e)
 {
-	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, e) != PT_OK)
+	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, flags, e) != PT_OK)
 		return false;
 	/*
 	 * The decoder has no context: a page written as a bus address (offset +
@@ -337,7 +347,8 @@ static uint64_t next_nonzero(const struct pt_table *t, uint64_t i)
 /* Zero entries in a row before asking the memory model where data resumes. */
 #define ZERO_RUN_SKIP 16
 
-bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, struct pt_entry *e)
+bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
+		   struct pt_entry *e)
 {
 	unsigned zeros = 0;
 
@@ -358,7 +369,7 @@ bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, 
 			}
 			continue;
 		}
-		if (!table_decode(t, raw, e)) {
+		if (!table_decode(t, raw, flags, e)) {
 			i = next_captured(t, i) - 1;
 			continue;
 		}
@@ -452,16 +463,12 @@ pt_err pt_node_resolve(const struct pt_node *node, struct pt_loc *out)
 		struct pt_table child;
 		int w;
 
-		bool last = k + 1 == node->n, was = false, ok;
+		bool last = k + 1 == node->n, ok;
 
 		if (node->s[k].level != t.level || idx >= t.entries)
 			return PT_E_NOTFOUND;
 		/* the entries on the way are only followed: their fields are never read */
-		if (!last)
-			was = pt_entry_summary_only(true);
-		ok = pt_table_read(&t, idx, &out->entry);
-		if (!last)
-			pt_entry_summary_only(was);
+		ok = table_read_flags(&t, idx, last ? 0 : PT_DECODE_SUMMARY, &out->entry);
 		if (!ok)
 			return PT_E_NOTFOUND;
 		if (last) {
@@ -840,6 +847,7 @@ void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64
 	it->reads = 0;
 	it->cut = false;
 	it->cut_va = 0;
+	it->flags = 0;
 	pt_table_root(ctx, &root);
 	push_plain(it, &root);
 }
@@ -923,7 +931,7 @@ static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct 
 			f->next = after_zero(&f->table, i, &zeros);
 			continue;
 		}
-		if (!table_decode(&f->table, raw, &e))
+		if (!table_decode(&f->table, raw, it->flags, &e))
 			continue;
 		if (entry_fault(&e, &v) != PT_FAULT_NONE || e.state != PT_ST_MAPPED)
 			continue;
@@ -999,7 +1007,7 @@ bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
 				f->next = next_nonzero(&f->table, i);
 			continue;
 		}
-		if (!table_decode(&f->table, raw, &e)) {
+		if (!table_decode(&f->table, raw, it->flags, &e)) {
 			f->next = next_captured(&f->table, i);
 			continue;
 		}
