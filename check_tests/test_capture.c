@@ -609,6 +609,99 @@ START_TEST(overlap)
 }
 END_TEST
 
+START_TEST(memory_window)
+{
+	/*
+	 * [memory] offset/length (DESIGN §3): a window into a member, read in
+	 * place where the member is (uncompressed tar, directory), copied
+	 * otherwise; chunk-unaligned offsets work either way.
+	 */
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\noffset = 0x1804\nlength = 0x1000\n" /* 4-9 */
+		"[memory rest]\nspace = vidmem\nbase = 0x400000\nfile = a.bin\noffset = 0x3000\n"          /* 10-14 */
+		"[memory all]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"                            /* 15-18 */
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	static const enum afmt fs[] = {A_TAR, A_TGZ, A_ZIP, A_DIR};
+	struct mspec m[] = {BLOB("a.bin", vid), INI(ini)};
+	uint8_t buf[0x1000];
+
+	fill();
+	for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+		char *path = make_capture(fs[k], m, 2);
+		struct pt_capture *cap = load(path, PT_OK, NULL);
+		const struct pt_mem *mem = pt_capture_mem(cap);
+		const struct pt_region_info *w = pt_capture_region(cap, 0), *r = pt_capture_region(cap, 1);
+
+		ck_assert_uint_eq(w->size, 0x1000);
+		ck_assert_uint_eq(r->size, sizeof vid - 0x3000);
+		ck_assert_int_eq(w->in_place, fs[k] == A_TAR || fs[k] == A_DIR);
+		ck_assert(pt_mem_read(mem, 0, 0x300000, buf, 0x1000));
+		ck_assert_mem_eq(buf, vid + 0x1804, 0x1000);
+		ck_assert(pt_mem_read(mem, 0, 0x400000, buf, 0x1000));
+		ck_assert_mem_eq(buf, vid + 0x3000, 0x1000);
+		/* the byte after each window is not captured */
+		ck_assert(!pt_mem_read(mem, 0, 0x300fff, buf, 2));
+		ck_assert(!pt_mem_read(mem, 0, 0x400fff, buf, 2));
+		/* the whole member beside the windows is unchanged */
+		ck_assert(pt_mem_read(mem, 0, 0x201804, buf, 0x1000));
+		ck_assert_mem_eq(buf, vid + 0x1804, 0x1000);
+		done(path, cap);
+	}
+}
+END_TEST
+
+START_TEST(memory_window_past_end)
+{
+	/* A window past the member's end is refused, naming the key's line. */
+	static const char off[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\noffset = 0x4001\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	static const char len[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\noffset = 0x1000\nlength = 0x3001\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	static const char huge[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\nlength = 0xffffffffffffffff\noffset = 1\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	static const char bad[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\noffset = -1\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	/* exactly to the end, and an empty window at the end, are fine */
+	static const char edge[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
+		"[memory w]\nspace = vidmem\nbase = 0x300000\nfile = a.bin\noffset = 0x1000\nlength = 0x3000\n"
+		"[memory e]\nspace = vidmem\nbase = 0x500000\nfile = a.bin\noffset = 0x4000\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\n";
+	struct mspec m1[] = {BLOB("a.bin", vid), INI(off)}, m2[] = {BLOB("a.bin", vid), INI(len)};
+	struct mspec m3[] = {BLOB("a.bin", vid), INI(huge)}, m4[] = {BLOB("a.bin", vid), INI(bad)};
+	struct mspec m5[] = {BLOB("a.bin", vid), INI(edge)};
+
+	fill();
+	for (enum afmt f = A_TAR; f < A__COUNT; f += A_DIR - A_TAR) {
+		char *path;
+		struct pt_capture *cap;
+
+		load_fails(f, m1, 2, PT_E_CAPTURE, "capture.ini:8: offset 0x4001 in [memory w] is past the end "
+			   "of file 'a.bin' (0x4000 bytes)");
+		load_fails(f, m2, 2, PT_E_CAPTURE, "capture.ini:9: length 0x3001 from offset 0x1000 in "
+			   "[memory w] runs past the end of file 'a.bin' (0x4000 bytes)");
+		load_fails(f, m3, 2, PT_E_CAPTURE, "capture.ini:8: length 0xffffffffffffffff from offset 0x1 in "
+			   "[memory w] runs past the end of file 'a.bin' (0x4000 bytes)");
+		load_fails(f, m4, 2, PT_E_VALUE, "capture.ini:8: bad integer '-1' for 'offset' in [memory w] "
+			   "(decimal with an optional K/M/G, or 0x hex, at most 64 bits)");
+		path = make_capture(f, m5, 2);
+		cap = load(path, PT_OK, NULL);
+		ck_assert_uint_eq(pt_capture_region(cap, 0)->size, 0x3000);
+		ck_assert_uint_eq(pt_capture_region(cap, 1)->size, 0);
+		done(path, cap);
+	}
+}
+END_TEST
+
 START_TEST(adjacent)
 {
 	/* Two adjacent blobs act as one: a read may span both. */
@@ -1293,6 +1386,8 @@ static Suite *suite(void)
 	tc = tcase_create("regions");
 	tcase_add_test(tc, overlap);
 	tcase_add_test(tc, adjacent);
+	tcase_add_test(tc, memory_window);
+	tcase_add_test(tc, memory_window_past_end);
 	tcase_add_test(tc, region_past_top);
 	tcase_add_test(tc, many_regions);
 	suite_add_tcase(s, tc);

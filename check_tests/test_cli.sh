@@ -373,6 +373,8 @@ for e in "$FIX"/*.expect; do
 	base=${e%.expect}
 	if [ -e "$base.tar.gz" ]; then
 		walk_expect "$base.tar.gz" "$e"
+	elif [ -e "$base.elf" ]; then           # an ELF core read natively (DESIGN §3.2)
+		walk_expect "$base.elf" "$e"
 	elif [ -e "$base.envdef" ]; then        # a umr log read natively (DESIGN §3.1)
 		walk_expect "$base.envdef" "$e"
 	elif [ -e "$base.log" ]; then           # a umr test log

@@ -872,6 +872,24 @@ if do_mount "$FIX/gem5-m5out/cpt.1234" "$M" -o gfx=9; then
 else
 	bad "mount of gem5-m5out/cpt.1234"
 fi
+M=$TMP/elfcore
+if do_mount "$FIX/qemu-x86.elf" "$M"; then
+	check "ELF core: capture says ELF core and where each root came from" bash -c '
+		grep -qx "source_kind: ELF core" "$1" &&
+		grep -q "^x-root-cpu1: cr3, cr4: QEMU note of cpu1 (QEMUCPUState at file offset 0x" "$1" &&
+		grep -q "^x-root-kernel: cr3: VMCOREINFO SYMBOL(init_top_pgt)=" "$1"' _ "$M/capture"
+	check "ELF core: segments are regions in place" grep -q '^region: load2 sysmem 0x100000000 4K qemu-x86.elf$' "$M/capture"
+	for c in cpu0 cpu1 kernel; do
+		check "ELF core: $c/va lists the 5 pages of qemu-x86.expect" test "$(ls "$M/$c/va" | tr '\n' ' ')" = \
+			"0x0000000000200000 0x0000000000201000 0x0000000000400000 0x0000000100000000 0xffffffff80000000 "
+	done
+	check "ELF core: cpu1 walks 5-level (CR4.LA57 of its QEMU note)" \
+		test "$(readlink "$M/cpu1/va/0x200abc")" = ../pml5/0/pml4/0/pdpt/0/pd/1/pt/0
+	check "ELF core: info says where cr3 came from" grep -q '^x-source: cr3, cr4: QEMU note of cpu0 ' "$M/cpu0/info"
+	do_umount "$M"
+else
+	bad "mount of qemu-x86.elf"
+fi
 M=$TMP/badgfx
 mkdir -p "$M"
 "$PTFS" "$FIX/umr-gfx9-gart.envdef" "$M" -o gfx=8 2>"$TMP/badgfx.err"

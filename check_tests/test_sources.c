@@ -69,8 +69,18 @@ START_TEST(table_bids)
 		ck_assert_ptr_nonnull((*s)->load);
 		n++;
 	}
-	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(n, 6);
 	ck_assert_str_eq(pt_source_best(&p)->name, "umr");
+	/* memory dumps by their magic: an ELF ET_CORE (gABI e_type 4), "KDUMP   ", "makedumpfile" */
+	p.head = (const uint8_t *)"\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\4\0";
+	p.head_len = 18;
+	ck_assert_str_eq(pt_source_best(&p)->name, "elf");
+	p.head = (const uint8_t *)"KDUMP   \6\0\0\0";
+	p.head_len = 12;
+	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
+	p.head = (const uint8_t *)"makedumpfile\0\0\0\0";
+	p.head_len = 16;
+	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
 	p.head = (const uint8_t *)"\x1f\x8b\x08";
 	p.head_len = 3;
 	ck_assert_str_eq(pt_source_best(&p)->name, "archive");

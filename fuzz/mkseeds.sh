@@ -9,13 +9,14 @@
 #                             a fixture's memory regions (layout: fuzz_ctx.c)
 #   OUTDIR/fuzz_umr/, fuzz_gem5/  the hand-written umr logs and m5.cpt of
 #                             check_tests/src_data/ (issue 13)
+#   OUTDIR/fuzz_elf/          the ELF core fixture (qemu-x86.elf) whole and cut
 # Needs only bash, tar and gzip.
 set -euo pipefail
 FIX=$1
 OUT=$2
 STAMP=$3
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx"
+mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx" "$OUT/fuzz_elf"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-seeds.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -142,5 +143,11 @@ SRC_DATA=$FIX/../check_tests/src_data
 cp "$SRC_DATA"/*.log "$SRC_DATA"/*.envdef "$OUT/fuzz_umr/"
 cp "$SRC_DATA/m5.cpt" "$OUT/fuzz_gem5/"
 cat "$SRC_DATA/m5.cpt" "$SRC_DATA/config.ini" >"$OUT/fuzz_gem5/m5-config"
+
+# ---- fuzz_elf: the ELF core fixture, and its first 4 KiB (headers and notes only)
+if [ -f "$FIX/qemu-x86.elf" ]; then
+	cp "$FIX/qemu-x86.elf" "$OUT/fuzz_elf/"
+	head -c 4096 "$FIX/qemu-x86.elf" >"$OUT/fuzz_elf/qemu-x86-head.elf"
+fi
 
 touch "$STAMP"

@@ -82,7 +82,7 @@ struct pt_region_info {
 	const char *file;       /* member path as written */
 	unsigned space;         /* space id */
 	uint64_t base;          /* physical address of the first byte */
-	uint64_t size;          /* the member's size */
+	uint64_t size;          /* bytes served: the member's, or its offset/length window's */
 	bool in_place;          /* read through mmap, not copied */
 };
 

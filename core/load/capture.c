@@ -258,16 +258,27 @@ static int cmp_ctx(const void *a, const void *b)
  * (1000 sections naming one member hold its bytes once); the member's own
  * copy is freed after its last user.
  */
-static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
+static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id,
+			  uint64_t woff, uint64_t wlen)
 {
 	bool last = --m->users == 0;
+	bool whole = woff == 0 && wlen == m->size;
 
 	for (size_t i = 0; i < m->nc; i++) {
 		uint64_t off = m->c[i].idx << CHUNK_SHIFT;
 		uint64_t n = m->c[i].len;
 		pt_err rc;
 
-		if (off < m->size) {
+		if (!whole && off < woff + wlen && off + n > woff) {
+			/* A window ([memory] offset/length): its bytes are copied, chunks need not align. */
+			uint64_t from = off > woff ? off : woff;
+			uint64_t to = off + n < woff + wlen ? off + n : woff + wlen;
+
+			rc = pt_mem_region_write(cap->mem, id, from - woff, m->c[i].data + (from - off),
+						 (size_t)(to - from));
+			if (rc)
+				return rc;
+		} else if (whole && off < m->size) {
 			if (n > m->size - off)
 				n = m->size - off;
 			if (m->c[i].lent) {
@@ -297,12 +308,42 @@ static pt_err copy_member(struct pt_capture *cap, struct member *m, unsigned id)
 }
 
 /*
+ * The bytes of member M that section S serves (its offset/length window):
+ * *LEN, or an error naming the key whose window runs past the member.
+ */
+static pt_err check_window(struct pt_capture *cap, const struct pt_manifest_mem *s,
+			   const struct member *m, uint64_t *len)
+{
+	if (s->offset > m->size) {
+		pt_capture_set_error(cap, "capture.ini:%u: offset 0x%llx in [memory %s] is past the end of "
+			"file '%s' (0x%llx bytes)", s->offset_line, (unsigned long long)s->offset,
+			s->name, s->file, (unsigned long long)m->size);
+		return PT_E_CAPTURE;
+	}
+	if (s->has_length && s->length > m->size - s->offset) {
+		pt_capture_set_error(cap, "capture.ini:%u: length 0x%llx from offset 0x%llx in [memory %s] "
+			"runs past the end of file '%s' (0x%llx bytes)", s->length_line,
+			(unsigned long long)s->length, (unsigned long long)s->offset, s->name, s->file,
+			(unsigned long long)m->size);
+		return PT_E_CAPTURE;
+	}
+	if (m->kind == MK_READER && s->offset) {
+		pt_capture_set_error(cap, "capture.ini:%u: offset 0x%llx in [memory %s]: file '%s' is read on "
+			"demand, in whole pages from its start; a window of it starts at 0", s->offset_line,
+			(unsigned long long)s->offset, s->name, s->file);
+		return PT_E_CAPTURE;
+	}
+	*len = s->has_length ? s->length : m->size - s->offset;
+	return PT_OK;
+}
+
+/*
  * The shared end of a load: the manifest is in cap->man; bind its [memory]
  * sections through RESOLVE, seal the memory, fill the contexts.
  */
 /* A reader member's region: the capture takes the reader's state (once, however many sections). */
 static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct pt_manifest_mem *s,
-			  unsigned *id)
+			  uint64_t len, unsigned *id)
 {
 	pt_err rc;
 
@@ -314,7 +355,8 @@ static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct
 		cap->nowned++;
 		m->ud_given = true;
 	}
-	rc = pt_mem_add_reader(cap->mem, s->space, s->base, m->size, m->read, m->ud, id);
+	/* check_window() allows a reader member only windows from 0: its reads are whole pages of it */
+	rc = pt_mem_add_reader(cap->mem, s->space, s->base, len, m->read, m->ud, id);
 	return rc;
 }
 
@@ -323,6 +365,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	struct pt_capture *cap = ld->cap;
 	const struct pt_manifest *man = cap->man;
 	struct member **mm;
+	uint64_t *wlen;
 	unsigned a = 0, b = 0, min_entry = 16;
 	size_t nshort = 0, short_first = 0;
 	pt_err rc;
@@ -338,10 +381,12 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	cap->mem = pt_mem_new(count_spaces(man->fmt));
 	cap->regions = calloc(man->nmem ? man->nmem : 1, sizeof *cap->regions);
 	mm = calloc(man->nmem ? man->nmem : 1, sizeof *mm);
+	wlen = calloc(man->nmem ? man->nmem : 1, sizeof *wlen);
 	/* A resolver may add one member per section: never let the array move under MM. */
-	if (!cap->mem || !cap->regions || !mm ||
+	if (!cap->mem || !cap->regions || !mm || !wlen ||
 	    !pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + man->nmem + 1, sizeof *ld->m)) {
 		free(mm);
+		free(wlen);
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
 		return PT_E_NOMEM;
 	}
@@ -350,17 +395,19 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		const struct pt_manifest_mem *s = &man->mem[i];
 
 		rc = pt_loader_resolve(ld, s, &mm[i]);
+		if (!rc)
+			rc = check_window(cap, s, mm[i], &wlen[i]);
 		if (rc)
 			goto out;
-		if (mm[i]->size && mm[i]->size - 1 > UINT64_MAX - s->base) {
+		if (wlen[i] && wlen[i] - 1 > UINT64_MAX - s->base) {
 			pt_capture_set_error(cap, "capture.ini:%u: [memory %s] of 0x%llx bytes at 0x%llx ends past 2^64",
-				s->line, s->name, (unsigned long long)mm[i]->size,
+				s->line, s->name, (unsigned long long)wlen[i],
 				(unsigned long long)s->base);
 			rc = PT_E_VALUE;
 			goto out;
 		}
 		mm[i]->users++;
-		if (mm[i]->size % min_entry && !nshort++)
+		if (wlen[i] % min_entry && !nshort++)
 			short_first = i;
 	}
 	/*
@@ -372,8 +419,8 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 
 		pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
 		     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
-		     (unsigned long long)mm[short_first]->size, min_entry,
-		     (unsigned long long)(mm[short_first]->size % min_entry));
+		     (unsigned long long)wlen[short_first], min_entry,
+		     (unsigned long long)(wlen[short_first] % min_entry));
 	} else if (nshort) {
 		pt_capture_warn(cap, "%zu [memory] sections (the first [memory %s]) are not a multiple of "
 		     "the %u-byte entry size; their last bytes hold no whole entry", nshort,
@@ -389,18 +436,18 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		ri->file = s->file;
 		ri->space = s->space;
 		ri->base = s->base;
-		ri->size = m->size;
+		ri->size = wlen[i];
 		ri->in_place = m->kind == MK_INPLACE;
 		if (ri->in_place) {
-			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr, m->size, &id);
+			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen[i], &id);
 			if (!rc)
-				rc = pt_capture_map_use(cap, id, m->ptr, m->size);
+				rc = pt_capture_map_use(cap, id, m->ptr + s->offset, wlen[i]);
 		} else if (m->kind == MK_READER) {
-			rc = bind_reader(cap, m, s, &id);
+			rc = bind_reader(cap, m, s, wlen[i], &id);
 		} else {
-			rc = pt_mem_add_built(cap->mem, s->space, s->base, m->size, &id);
+			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
 			if (!rc)
-				rc = copy_member(cap, m, id);
+				rc = copy_member(cap, m, id, s->offset, wlen[i]);
 		}
 		if (rc) {
 			pt_capture_set_error(cap, "%s: out of memory", ld->path);
@@ -430,6 +477,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		cap->ctx[i].mem = cap->mem;
 out:
 	free(mm);
+	free(wlen);
 	return rc;
 }
 

@@ -74,6 +74,11 @@ struct pt_manifest_mem {
 	const char *file;       /* as written */
 	char *path;             /* normalised member path, relative to the capture root */
 	unsigned file_line;     /* line of the file = key */
+	/* The window into the member (offset =, length =): default all of it. */
+	uint64_t offset;
+	uint64_t length;        /* valid when has_length; else the rest from offset */
+	bool has_length;
+	unsigned offset_line, length_line;  /* 0 when the key is absent */
 };
 
 /* One context section: [SECTION NAME] of a format's ctx_section. */

@@ -293,6 +293,13 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 				rc = PT_E_CAPTURE;
 			}
 			file = kv;
+		} else if (!strcmp(kv->key, "offset")) {
+			rc = get_uint(b, kv, label, &mm.offset);
+			mm.offset_line = kv->line;
+		} else if (!strcmp(kv->key, "length")) {
+			rc = get_uint(b, kv, label, &mm.length);
+			mm.has_length = true;
+			mm.length_line = kv->line;
 		} else if (!is_x_key(kv->key)) {
 			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
 			rc = PT_E_VALUE;

@@ -1,0 +1,300 @@
+/*
+ * test_hostile_dump.c — hostile memory dumps through pt_capture_load()
+ * (issue #22 item 6; DESIGN §3.2): every offset and size of an ELF core or
+ * a kdump file is checked against the file, so a lying header is one clear
+ * line naming the file, nothing loaded, no crash and no read outside the
+ * file (this suite runs under ASan in CI).  The cores are built from the
+ * gABI layout (elf_util.c), never by the reader.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_util.h"
+#include "pt_capture.h"
+#include "pt_mem.h"
+#include "testutil.h"
+
+static char *dir;
+
+/* Writes LEN bytes of B as DIR/vmcore and loads it; RC must be WANT, the error MSG (if not NULL). */
+static struct pt_capture *load_bytes(const uint8_t *b, size_t len, pt_err want, const char *msg)
+{
+	struct pt_capture *cap = pt_capture_new();
+	char path[4200];
+	pt_err rc;
+
+	dir = tu_mkdtemp();
+	tu_write(dir, "vmcore", b, len);
+	snprintf(path, sizeof path, "%s/vmcore", dir);
+	rc = pt_capture_load(cap, path);
+	ck_assert_msg(rc == want, "load: %s (%s), want %s", pt_errname(rc), pt_capture_error(cap),
+		      pt_errname(want));
+	if (rc) {
+		/* one line, naming the file, nothing loaded */
+		ck_assert_msg(!strncmp(pt_capture_error(cap), "vmcore: ", 8), "%s", pt_capture_error(cap));
+		ck_assert_ptr_null(strchr(pt_capture_error(cap), '\n'));
+		ck_assert_ptr_null(pt_capture_mem(cap));
+		ck_assert_uint_eq(pt_capture_context_count(cap), 0);
+	}
+	if (msg)
+		ck_assert_str_eq(pt_capture_error(cap), msg);
+	return cap;
+}
+
+static void done(struct pt_capture *cap)
+{
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+	dir = NULL;
+}
+
+/* Loads B expecting WANT and MSG, and cleans up. */
+static void fails(uint8_t *b, size_t len, pt_err want, const char *msg)
+{
+	done(load_bytes(b, len, want, msg));
+	free(b);
+}
+
+static uint8_t q[432];
+static uint8_t page[0x2000];
+
+/* A valid core: one QEMU note, one 8 KiB PT_LOAD at 0. */
+static uint8_t *good(size_t *len)
+{
+	static struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	static struct eu_seg s[] = {{0, page, sizeof page, 0, false}};
+	struct eu_core c = {.notes = n, .nnotes = 1, .segs = s, .nsegs = 1};
+
+	eu_qemu_state(q, 0x1000, 0);
+	return eu_build(&c, len);
+}
+
+/* File offsets inside good()'s output: program header I, the notes. */
+#define PH(i) (64 + 56 * (i))
+#define NOTES (64 + 56 * 2)
+
+START_TEST(load_past_eof)
+{
+	size_t len;
+	uint8_t *b = good(&len);
+	char msg[512];
+
+	eu_put64(b + PH(1) + 32, len);          /* p_filesz: the whole file, from a later offset */
+	eu_put64(b + PH(1) + 40, len);
+	snprintf(msg, sizeof msg, "vmcore: PT_LOAD 1 (0x%zx bytes at file offset 0x1000) runs past the end "
+		 "of the file (0x%zx bytes)", len, len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = good(&len);
+	eu_put64(b + PH(1) + 8, UINT64_MAX - 1);  /* p_offset near 2^64: no wrap */
+	snprintf(msg, sizeof msg, "vmcore: PT_LOAD 1 (0x2000 bytes at file offset 0xfffffffffffffffe) runs "
+		 "past the end of the file (0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = good(&len);
+	eu_put64(b + PH(1) + 40, 0x1000);       /* p_filesz above p_memsz */
+	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 has p_filesz 0x2000 above its p_memsz 0x1000");
+	b = good(&len);
+	eu_put64(b + PH(1) + 24, UINT64_MAX - 0xfff);   /* p_paddr: the segment would end past 2^64 */
+	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 (0x2000 bytes at 0xfffffffffffff000) ends past 2^64");
+}
+END_TEST
+
+START_TEST(note_size_lies)
+{
+	size_t len;
+	uint8_t *b = good(&len);
+	char msg[512];
+
+	/* descsz 64 KiB in a PT_NOTE of 452 bytes */
+	eu_put32(b + NOTES + 4, 0x10000);
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0: the note at 0x%x (name 5 bytes, desc 65536 bytes) runs "
+		 "past the end of its 452 bytes of notes", NOTES);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* namesz 2^32-1 */
+	b = good(&len);
+	eu_put32(b + NOTES, 0xffffffff);
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0: the note at 0x%x (name 4294967295 bytes, desc 432 bytes) "
+		 "runs past the end of its 452 bytes of notes", NOTES);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* the PT_NOTE segment itself past the end of the file */
+	b = good(&len);
+	eu_put64(b + PH(0) + 32, len);
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0 (0x%zx bytes at file offset 0x%x) runs past the end of "
+		 "the file (0x%zx bytes)", len, NOTES, len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* QEMUCPUState: a later version, and a size field that lies */
+	b = good(&len);
+	eu_put32(b + NOTES + 12 + 8, 2);
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0: QEMU note at 0x%x: QEMUCPUState version 2 (this ptfs "
+		 "reads version 1)", NOTES);
+	fails(b, len, PT_E_UNSUPPORTED, msg);
+	b = good(&len);
+	eu_put32(b + NOTES + 12 + 8 + 4, 4096);
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0: QEMU note at 0x%x: QEMUCPUState size 4096 in a note of "
+		 "432 bytes (version 1 is at least 432, CR3 at 416, CR4 at 424)", NOTES);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = good(&len);
+	eu_put32(b + NOTES + 4, 8);             /* descsz 8: version and size only */
+	snprintf(msg, sizeof msg, "vmcore: PT_NOTE 0: QEMU note at 0x%x: QEMUCPUState size 432 in a note of "
+		 "8 bytes (version 1 is at least 432, CR3 at 416, CR4 at 424)", NOTES);
+	fails(b, len, PT_E_CAPTURE, msg);
+}
+END_TEST
+
+START_TEST(headers_lie)
+{
+	size_t len;
+	uint8_t *b = good(&len);
+	char msg[512];
+
+	/* e_phnum 60000 in a small file */
+	b[56] = 0x60;
+	b[57] = 0xea;
+	snprintf(msg, sizeof msg, "vmcore: 60000 program headers at 0x40 run past the end of the file "
+		 "(0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* PN_XNUM with no section header */
+	b = good(&len);
+	b[56] = b[57] = 0xff;
+	snprintf(msg, sizeof msg, "vmcore: e_phnum is PN_XNUM but section header 0 (e_shoff 0x0, "
+		 "e_shentsize 0) is not in the file (0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* PN_XNUM, sh_info 2^32-1 */
+	{
+		struct eu_core c = {.xnum = true};
+
+		b = eu_build(&c, &len);
+		eu_put32(b + 64 + 56 + 44, 0xffffffff);
+		snprintf(msg, sizeof msg, "vmcore: 4294967295 program headers at 0x40 run past the end of the "
+			 "file (0x%zx bytes)", len);
+		fails(b, len, PT_E_CAPTURE, msg);
+	}
+	/* e_phentsize not an Elf64_Phdr */
+	b = good(&len);
+	b[54] = 32;
+	fails(b, len, PT_E_CAPTURE, "vmcore: e_phentsize 32 (an Elf64_Phdr is 56 bytes)");
+	/* 32-bit and big-endian cores */
+	b = good(&len);
+	b[4] = 1;
+	fails(b, len, PT_E_UNSUPPORTED, "vmcore: a 32-bit ELF core: this ptfs reads 64-bit little-endian "
+	      "(ELFCLASS64, ELFDATA2LSB) cores");
+	/* cut inside the ELF header */
+	b = good(&len);
+	fails(b, 40, PT_E_CAPTURE, "vmcore: not an ELF core file");
+}
+END_TEST
+
+START_TEST(overlap_differs)
+{
+	static uint8_t other[0x1000];
+	struct eu_seg s[] = {{0, page, sizeof page, 0, false}, {0x1000, other, sizeof other, 0, false}};
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_core c = {.notes = n, .nnotes = 1, .segs = s, .nsegs = 2};
+	size_t len;
+	uint8_t *b;
+
+	memset(page, 1, sizeof page);
+	memset(other, 2, sizeof other);
+	eu_qemu_state(q, 0x1000, 0);
+	b = eu_build(&c, &len);
+	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 2 (0x1000-0x1fff) overlaps PT_LOAD 1 (0x0-0x1fff) "
+	      "with different bytes");
+}
+END_TEST
+
+START_TEST(many_segments)
+{
+	/* 65536+ program headers (PN_XNUM): read, bounded, one region each; the load stays fast. */
+	enum { N = 70000 };
+	struct eu_seg *s = calloc(N, sizeof *s);
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_core c = {.notes = n, .nnotes = 1, .segs = s, .nsegs = N, .xnum = true};
+	struct pt_capture *cap;
+	size_t len;
+	uint8_t *b;
+
+	for (size_t i = 0; i < N; i++)
+		s[i] = (struct eu_seg){2 * i * 0x1000, NULL, 8, 0x1000, false};
+	eu_qemu_state(q, 0x1000, 0);
+	b = eu_build(&c, &len);
+	cap = load_bytes(b, len, PT_OK, NULL);
+	ck_assert_uint_eq(pt_capture_region_count(cap), N);
+	ck_assert_str_eq(pt_capture_region(cap, N - 1)->name, "load70000");
+	done(cap);
+	free(b);
+	free(s);
+}
+END_TEST
+
+START_TEST(kdump_bitmap_lies)
+{
+	/* Bitmap 2 claims pages it has no descriptors for: those pages are not captured; nothing crashes. */
+	static uint8_t pg[2][4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg[0]}, {2, pg[1]}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 2, 64, 5};
+	const struct pt_mem *mem;
+	struct pt_capture *cap;
+	uint8_t buf[16];
+	size_t len;
+	uint8_t *b;
+
+	memset(pg, 0x33, sizeof pg);
+	eu_qemu_state(q, 0x1000, 0);
+	b = eu_kdump_build(&k, &len);
+	cap = load_bytes(b, len, PT_OK, NULL);
+	mem = pt_capture_mem(cap);
+	ck_assert(pt_mem_read(mem, 0, 0x1000, buf, sizeof buf));
+	ck_assert_uint_eq(buf[0], 0x33);
+	for (uint64_t pfn = 3; pfn < 8; pfn++)
+		ck_assert(!pt_mem_read(mem, 0, pfn * 4096, buf, sizeof buf));
+	ck_assert(!pt_mem_read(mem, 0, 0, buf, sizeof buf));
+	done(cap);
+	free(b);
+}
+END_TEST
+
+START_TEST(kdump_notes_lie)
+{
+	/* offset_note/note_size of the sub-header past the end of the file */
+	static uint8_t pg[4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 1, 64, 0};
+	char msg[512];
+	size_t len;
+	uint8_t *b;
+
+	eu_qemu_state(q, 0x1000, 0);
+	b = eu_kdump_build(&k, &len);
+	eu_put64(b + 4096 + 56, 1u << 30);
+	snprintf(msg, sizeof msg, "vmcore: the kdump notes (0x40000000 bytes at 0x1068) run past the end of "
+		 "the file (0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = eu_kdump_build(&k, &len);
+	eu_put32(b + 4096 + 104 + 4, 0x100000);         /* the QEMU note's descsz */
+	fails(b, len, PT_E_CAPTURE, "vmcore: kdump notes: the note at 0x1068 (name 5 bytes, desc 1048576 "
+	      "bytes) runs past the end of its 452 bytes of notes");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hostile_dump");
+	TCase *tc = tcase_create("elf");
+
+	tcase_add_test(tc, load_past_eof);
+	tcase_add_test(tc, note_size_lies);
+	tcase_add_test(tc, headers_lie);
+	tcase_add_test(tc, overlap_differs);
+	tcase_add_test(tc, many_segments);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kdump");
+	tcase_add_test(tc, kdump_bitmap_lies);
+	tcase_add_test(tc, kdump_notes_lie);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

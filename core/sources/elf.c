@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elf.c — the ELF core source (DESIGN §3.2): QEMU dump-guest-memory,
+ * Linux /proc/vmcore, makedumpfile -E.  The parser is src_elf.c; this file
+ * maps the file once (the loader's one mmap per file, under the lease
+ * guard), makes the whole file one member, and emits a [memory] section
+ * per PT_LOAD as an offset/length window of it: nothing is copied, and a
+ * guest's RAM costs no memory at mount however large it is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "pt_source.h"
+#include "pt_src_dump.h"
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+/* The member name the regions are windows of: the file name in safe characters. */
+static void member_name(char *out, size_t len, const char *label)
+{
+	size_t n = 0;
+
+	for (const char *b = label; *b && n + 1 < len; b++)
+		out[n++] = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9') ||
+			   *b == '.' || *b == '-' || *b == '_' ? *b : '_';
+	if (!n || (n <= 2 && out[0] == '.' && out[n - 1] == '.'))
+		out[n++] = '_';
+	out[n] = 0;
+}
+
+pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const char *kind,
+		    const char *label, const char *member, const struct pt_dump_region *r, size_t nr)
+{
+	struct pt_buf text, warn;
+	char err[1024];
+	pt_err rc;
+
+	pt_buf_init(&text);
+	pt_buf_init(&warn);
+	rc = pt_dump_ini(f, kind, label, member, r, nr, &text, &warn, err, sizeof err);
+	for (char *w = warn.data, *nl; w && (nl = strchr(w, '\n')); w = nl + 1) {
+		*nl = 0;
+		pt_loader_warn(ld, "%s", w);
+	}
+	if (rc)
+		rc = pt_loader_fail(ld, rc, "%s", err);
+	else if (pt_loader_emit_ini(ld, text.data, text.len, label))
+		rc = pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", label);
+	pt_buf_free(&text);
+	pt_buf_free(&warn);
+	return rc;
+}
+
+static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
+{
+	const char *label = base_name(p->path);
+	uint64_t size = (uint64_t)p->st->st_size;
+	struct pt_elf_core core;
+	struct pt_dump_region *r = NULL;
+	char err[1024], name[256];
+	void *map;
+	pt_err rc;
+
+	/* A private view for parsing: the headers and notes only are read (and the bytes of overlaps). */
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, p->fd, 0);
+	if (map == MAP_FAILED)
+		return pt_loader_fail(ld, PT_E_IO, "%s: mmap: %s", p->path, strerror(errno));
+	rc = pt_elf_parse(map, size, label, &core, err, sizeof err);
+	if (rc) {
+		rc = pt_loader_fail(ld, rc, "%s", err);
+		goto out;
+	}
+	member_name(name, sizeof name, label);
+	r = calloc(core.nseg ? core.nseg : 1, sizeof *r);
+	if (!r || pt_loader_add_mapped(ld, name, p->fd, 0, size)) {
+		rc = pt_loader_fail(ld, r ? PT_E_IO : PT_E_NOMEM, "%s: %s", p->path,
+				    r ? "cannot map the file" : "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < core.nseg; i++) {
+		snprintf(r[i].name, sizeof r[i].name, "load%" PRIu32, core.seg[i].phdr);
+		r[i].base = core.seg[i].paddr;
+		r[i].offset = core.seg[i].offset;
+		r[i].length = core.seg[i].filesz;
+	}
+	if (core.nempty)
+		pt_loader_warn(ld, "%zu PT_LOAD segments without file bytes (p_offset -1 or p_filesz 0): "
+			       "not captured", core.nempty);
+	if (core.uncaptured)
+		pt_loader_warn(ld, "0x%" PRIx64 " bytes of PT_LOAD segments past their p_filesz: not captured",
+			       core.uncaptured);
+	rc = pt_dump_emit(ld, &core.facts, "ELF core", label, name, r, core.nseg);
+out:
+	free(r);
+	pt_elf_core_free(&core);
+	munmap(map, (size_t)size);
+	return rc;
+}
+
+static int elf_bid(const struct pt_probe *p)
+{
+	if (p->fd < 0 || !S_ISREG(p->st->st_mode) || !p->head)
+		return 0;
+	return pt_elf_detect(p->head, p->head_len) ? 20 : 0;
+}
+
+const struct pt_source pt_source_elf = {
+	.name = "elf",
+	.kind = "ELF core",
+	.bid = elf_bid,
+	.load = elf_load,
+};

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kdump.c — the kdump-compressed source (DESIGN §3.2): makedumpfile's
+ * files and QEMU dump-guest-memory -z|-l|-s (kdump-raw-* since QEMU 8.2).
+ * The reader is src_kdump.c (libkdumpfile).  Physical memory is one
+ * member read on demand, page by page, through libkdumpfile: nothing is
+ * decompressed at mount, and a page the dump excludes is not captured.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pt_source.h"
+#include "pt_src_kdump.h"
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+static pt_err kdump_read_fn(void *ud, uint64_t off, void *buf, size_t len)
+{
+	return pt_kdump_read(ud, off, buf, len) ? PT_OK : PT_E_CAPTURE;
+}
+
+static void kdump_free_fn(void *ud)
+{
+	pt_kdump_close(ud);
+}
+
+static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
+{
+	const char *label = base_name(p->path);
+	struct pt_dump_region r = {"ram", 0, 0, 0};
+	struct pt_kdump *k;
+	char err[1024];
+	pt_err rc;
+
+	rc = pt_kdump_open(p->fd, label, &k, err, sizeof err);
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s", err);
+	r.length = pt_kdump_size(k);
+	/* from here the loader owns K (pt_kdump_close() when the capture is freed) */
+	rc = pt_loader_add_reader(ld, "physmem", r.length, kdump_read_fn, k, kdump_free_fn);
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: out of memory", label);
+	return pt_dump_emit(ld, pt_kdump_facts(k), "kdump file", label, "physmem", &r, 1);
+}
+
+static int kdump_bid(const struct pt_probe *p)
+{
+	if (p->fd < 0 || !S_ISREG(p->st->st_mode) || !p->head)
+		return 0;
+	return pt_kdump_detect(p->head, p->head_len) != PT_KDUMP_NONE ? 20 : 0;
+}
+
+const struct pt_source pt_source_kdump = {
+	.name = "kdump",
+	.kind = "kdump file",
+	.bid = kdump_bid,
+	.load = kdump_load,
+};
