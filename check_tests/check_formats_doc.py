@@ -53,13 +53,16 @@ def as_int(v):
 
 
 def tables(page):
-    """(format, level, role, [(hi, lo, field)]) for every checked table."""
+    """(format, level, role, base, [(hi, lo, field)]) for every checked table."""
     out, cur, rows, intable = [], None, [], False
     for line in open(page, encoding="utf-8"):
         line = line.rstrip("\n")
-        m = re.match(r'^\.\\" check (\S+) (\S+)(?: (\S+))?$', line)
+        m = re.match(r'^\.\\" check (\S+) (\S+)((?: \S+)*)$', line)
         if m:
-            cur = (m.group(1), m.group(2), m.group(3))
+            opts = m.group(3).split()
+            role = next((o for o in opts if "=" not in o), None)
+            base = next((int(o[5:], 0) for o in opts if o.startswith("base=")), 0)
+            cur = (m.group(1), m.group(2), role, base)
             continue
         if line == ".TS":
             intable, rows = True, []
@@ -79,11 +82,12 @@ def tables(page):
     return out
 
 
-def check_rows(tool, fmt, level, role, rows, report):
+def check_rows(tool, fmt, level, role, base, rows, report):
+    """BASE: bits set besides the field (a leaf's present and page-size bits)."""
     for hi, lo, field in rows:
         mask = ((1 << (hi - lo + 1)) - 1) << lo
         what = f"{fmt} {level}: {field} is bits {hi}:{lo}"
-        d, err = decode(tool, fmt, level, mask, role)
+        d, err = decode(tool, fmt, level, mask | base, role)
         if d is None:
             report(False, what, f"decode failed: {err}")
             continue
@@ -141,10 +145,10 @@ def main():
         state["pass" if ok else "fail"] += 1
         print(("ok - " if ok else "not ok - ") + what + ("" if ok else f" ({detail})"))
 
-    for fmt, level, role, rows in tables(page):
+    for fmt, level, role, base, rows in tables(page):
         if not rows:
             report(False, f"{fmt} {level}: the checked table has rows")
-        check_rows(tool, fmt, level, role, rows, report)
+        check_rows(tool, fmt, level, role, base, rows, report)
 
     text = open(page, encoding="utf-8").read().replace("\\-", "-")
     with tempfile.TemporaryDirectory() as tmp:

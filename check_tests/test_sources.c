@@ -234,9 +234,19 @@ START_TEST(path_types)
 	load_fails(path, PT_E_USAGE, ": is a FIFO; ptfs reads a capture from a regular file or a directory");
 	free(path);
 	load_fails("/dev/null", PT_E_USAGE, "/dev/null: is a character device;");
+	/* A link named on the command line is followed; what it names is checked the same. */
 	ck_assert_int_ge(asprintf(&path, "%s/link", dir), 0);
 	ck_assert_int_eq(symlink(tu_fixture("turing-mixed.tar"), path), 0);
-	load_fails(path, PT_E_USAGE, ": is a symbolic link;");
+	{
+		struct pt_capture *cap = pt_capture_new();
+
+		ck_assert_msg(pt_capture_load(cap, path) == PT_OK, "%s", pt_capture_error(cap));
+		pt_capture_free(cap);
+	}
+	free(path);
+	ck_assert_int_ge(asprintf(&path, "%s/link-fifo", dir), 0);
+	ck_assert_int_eq(symlink("fifo", path), 0);
+	load_fails(path, PT_E_USAGE, ": is a FIFO;");
 	free(path);
 	tu_rmtree(dir);
 	free(dir);

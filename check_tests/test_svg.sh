@@ -58,7 +58,7 @@ check_one() {	# CAPTURE CONTEXT LABEL
 
 for cap in "$FIX"/*.tar.gz "$FIX"/umr-*.log "$FIX"/umr-*.envdef; do
 	[ -e "$cap" ] || continue
-	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^context: //p'); do
+	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^# //p'); do
 		check_one "$cap" "$ctx" "$(basename "$cap") $ctx"
 	done
 done

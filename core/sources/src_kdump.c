@@ -188,7 +188,20 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 		goto bad;
 	}
 	k->max_pfn = num;
-	if (kdump_get_string_attr(k->ctx, KDUMP_ATTR_ARCH_NAME, &arch) == KDUMP_OK && arch)
+	/*
+	 * QEMU's kdump files fill only utsname.machine of the diskdump header
+	 * (qemu dump/dump.c create_header64), which libkdumpfile 0.5.1 does not
+	 * turn into an architecture: read it there, at 8 (signature) + 4
+	 * (header_version) + 4 x 65 (sysname .. version of struct new_utsname).
+	 */
+	char machine[66] = "";
+
+	if ((kdump_get_string_attr(k->ctx, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK || !arch) &&
+	    pread(fd, machine, 65, 272) == 65) {
+		machine[65] = 0;
+		arch = machine;
+	}
+	if (arch)
 		k->facts.machine = !strcmp(arch, "x86_64") ? PT_EM_X86_64 : !strcmp(arch, "aarch64") ? PT_EM_AARCH64
 			: !strcmp(arch, "ia32") ? PT_EM_386 : 0;
 	rc = read_notes(k, fd, label, err, errlen);
