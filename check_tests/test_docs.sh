@@ -185,5 +185,17 @@ else
 	grep -v '^ok' <<<"$out" | sed 's/^/    /'
 fi
 
+# Every option a --help lists is in its man page and the reverse, and every
+# capture-reading ptfs-tool command's --help names the load options
+# (issue #25 item 6).
+PTFS_BIN=$(dirname "$TOOL")/../fs/ptfs
+[ -x "$PTFS_BIN" ] || PTFS_BIN=
+if out=$(python3 "$SRC/check_tests/check_options_doc.py" "$SRC" "$TOOL" $PTFS_BIN 2>&1); then
+	ok "options: --help and the man pages agree ($(tail -n 1 <<<"$out"))"
+else
+	bad "options: --help and the man pages agree"
+	grep -v '^ok' <<<"$out" | sed 's/^/    /'
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

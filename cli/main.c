@@ -288,19 +288,37 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	bool loads;          /* reads a capture: takes the load options */
 } commands[] = {
-	{"decode", cli_decode, "decode one entry value or a table blob"},
-	{"walk", cli_walk, "walk virtual addresses of a context"},
-	{"audit", cli_audit, "check the access legs of a legs file page by page"},
-	{"check", cli_check, "load, validate and list every anomaly"},
-	{"export", cli_export, "write the mounted tree to a directory"},
-	{"maps", cli_maps, "the maps file of a context, with filters"},
-	{"info", cli_info, "the info file of a context"},
-	{"build", cli_build, "a capture from a list of mappings"},
-	{"map", cli_map, "a picture of a context's VA space (SVG)"},
-	{"pa", cli_pa, "every context and VA that maps a physical address"},
-	{"diff", cli_diff, "what changed between two captures, at the mapping level"},
+	{"decode", cli_decode, "decode one entry value or a table blob", false},
+	{"walk", cli_walk, "walk virtual addresses of a context", true},
+	{"audit", cli_audit, "check the access legs of a legs file page by page", true},
+	{"check", cli_check, "load, validate and list every anomaly", true},
+	{"export", cli_export, "write the mounted tree to a directory", true},
+	{"maps", cli_maps, "the maps file of a context, with filters", true},
+	{"info", cli_info, "the info file of a context", true},
+	{"build", cli_build, "a capture from a list of mappings", false},
+	{"map", cli_map, "a picture of a context's VA space (SVG)", true},
+	{"pa", cli_pa, "every context and VA that maps a physical address", true},
+	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 };
+
+/* The options every capture-reading command takes (cli_take_gfx, --asic). */
+static const char load_help[] =
+	"\n"
+	"Load options (any command that reads a capture):\n"
+	"  --gfx N           the GFX generation (9, 10, 11 or 12) of a umr log whose\n"
+	"                    register addresses do not tell it\n"
+	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n";
+
+/* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
 
 static void usage(FILE *f)
 {
@@ -349,6 +367,9 @@ int main(int argc, char **argv)
 					"context (amd-gpuvm: the gfx9 layout); walk or mount a capture for "
 					"another generation", load_opts.gfx);
 		status = commands[i].run(sub_argc, argv + 1);
+		/* Every command that reads a capture takes the load options: its --help says so once, here. */
+		if (status == CLI_EXIT_OK && wants_help(sub_argc, argv + 1) && commands[i].loads)
+			fputs(load_help, stdout);
 		if (fflush(stdout) != 0 && status != CLI_EXIT_ERROR)
 			status = cli_fail(PT_E_IO, "writing output: %s", strerror(errno));
 		return status;

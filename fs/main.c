@@ -81,6 +81,7 @@ static void usage(FILE *out)
 	      "ptfs options:\n"
 	      "    -o all_entries         list zero (unmapped) entries in table directories too\n"
 	      "    -o gfx=N               GFX generation (9-12) of a umr log\n"
+	      "    -o asic=NAME           the same, by umr ASIC name (vega10, navi10, ...)\n"
 	      "    -o cache_max=SIZE      memory for the renders of capture, info, maps and\n"
 	      "                           entries of every context together, least recently\n"
 	      "                           used dropped first (default: the larger of 256M and\n"
