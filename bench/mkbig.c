@@ -14,7 +14,7 @@
  * kind, so the leaf entry count is exact.
  *
  * Like fixtures/mkfixtures, this program encodes from the bit layouts of
- * DESIGN §2.1 and never links the ptfs core: a benchmark input must not be
+ * docs/design.md §2.1 and never links the ptfs core: a benchmark input must not be
  * produced by the code it measures.
  *
  * Determinism: all choices come from splitmix64 of (--seed, position);
@@ -90,7 +90,7 @@ static const char *const space_name[SP__N] = { "vidmem", "sysmem" };
 /*
  * Table memory lives low; mapped pages live above it.  vidmem addresses are
  * 25-bit page numbers (< 128 GiB); sysmem addresses stay below 2^40 so the
- * address field never reaches comptagline (DESIGN §2.1).
+ * address field never reaches comptagline (docs/design.md §2.1).
  */
 static const uint64_t table_base[SP__N] = { 0x100000000ull, 0x800000000ull };
 static const uint64_t table_limit[SP__N] = { 0x300000000ull, 0x2000000000ull };
@@ -158,7 +158,7 @@ static void put64(unsigned sp, uint64_t pa, uint64_t v)
 }
 
 /* ------------------------------------------------------------------ */
-/* VER2 encoders (DESIGN §2.1).                                         */
+/* VER2 encoders (docs/design.md §2.1).                                         */
 
 enum { PDE_AP_VID = 1, PDE_AP_SYS_COH = 2 };
 enum { PTE_AP_VID = 0, PTE_AP_SYS_COH = 2 };

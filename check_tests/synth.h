@@ -1,6 +1,6 @@
 /*
  * synth.h — a synthetic VER2 context for the walk and render suites, built
- * entry by entry from the bit positions of reference/nvidia-gmmu.md §1
+ * entry by entry from the bit positions of docs/design.md §2.1 and its sources (§7)
  * (never through the decoder).
  *
  * Layout (vidmem 0x100000..0x10ffff captured):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_amdvi.c — amd-vi (DESIGN §2.7): the §V.E vectors of
- * reference/formats-cpu-iommu.md composed field by field from §E.1/§E.2
+ * test_amdvi.c — amd-vi (docs/design.md §2.7): the §V.E vectors of
+ * docs/design.md §2.6-§2.7 and their sources (§7) composed field by field from §E.1/§E.2
  * (Linux drivers/iommu/amd/amd_iommu_types.h IOMMU_PTE_*, io_pgtable.c
  * PM_LEVEL_*, PAGE_SIZE_PTE; Xen iommu-defs.h struct amd_iommu_dte/_pte),
  * Next Level 7 page sizes (§E.3, AMD IOMMU spec §2.2.3 Table 14 as

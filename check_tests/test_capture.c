@@ -573,7 +573,7 @@ END_TEST
 
 START_TEST(overlap)
 {
-	/* DESIGN §3.1: overlapping regions are an error only where their bytes differ. */
+	/* docs/design.md §3.1: overlapping regions are an error only where their bytes differ. */
 	static const char ini[] =
 		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\n"
 		"[memory a]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"      /* 4-7 */
@@ -612,7 +612,7 @@ END_TEST
 START_TEST(memory_window)
 {
 	/*
-	 * [memory] offset/length (DESIGN §3): a window into a member, read in
+	 * [memory] offset/length (docs/design.md §3): a window into a member, read in
 	 * place where the member is (uncompressed tar, directory), copied
 	 * otherwise; chunk-unaligned offsets work either way.
 	 */
@@ -981,7 +981,7 @@ END_TEST
 
 START_TEST(gart_context)
 {
-	/* DESIGN §2.2 worked check: 131072 entries, table at vram 0x3EE600000. */
+	/* docs/design.md §2.2 worked check: 131072 entries, table at vram 0x3EE600000. */
 	static const char ini[] =
 		"[capture]\nversion = 1\nformat = amd-gart\n"
 		"[memory t]\nspace = vram\nbase = 0x3EE600000\nfile = t.bin\n"

@@ -352,7 +352,7 @@ for l, w in zip(lines, walks):
         got = (r.get("status"), r.get("space"), int(r.get("pa", "0x0"), 16), int(r.get("page_size", "0x0"), 16))
         want = ("mapped", l[3], int(l[4], 16), size(l[5]))
     elif l[2] == "aperture":
-        # outside the table, translated by the memory controller: a result (DESIGN 2.2)
+        # outside the table, translated by the memory controller: a result (docs/design.md §2.2)
         got = (r.get("status"), r.get("aperture"), r.get("space"), int(r.get("pa", "0x0"), 16), r.get("fault"))
         want = ("aperture", l[3], l[4], int(l[5], 16), None)
     else:
@@ -373,9 +373,9 @@ for e in "$FIX"/*.expect; do
 	base=${e%.expect}
 	if [ -e "$base.tar.gz" ]; then
 		walk_expect "$base.tar.gz" "$e"
-	elif [ -e "$base.elf" ]; then           # an ELF core read natively (DESIGN §3.2)
+	elif [ -e "$base.elf" ]; then           # an ELF core read natively (docs/design.md §3.2)
 		walk_expect "$base.elf" "$e"
-	elif [ -e "$base.envdef" ]; then        # a umr log read natively (DESIGN §3.1)
+	elif [ -e "$base.envdef" ]; then        # a umr log read natively (docs/design.md §3.1)
 		walk_expect "$base.envdef" "$e"
 	elif [ -e "$base.log" ]; then           # a umr test log
 		walk_expect "$base.log" "$e"
@@ -921,7 +921,7 @@ if grep -q 'noname.log: MMIO names do not tell the GFX generation: pass -o gfx=9
 err "noname.log --gfx 9: no readable context" E_CAPTURE "$TOOL" check --gfx 9 "$TMP/noname.log"
 if grep -q 'vmid3: page table END registers not in the log' "$TMP/err"; then ok; else bad "noname.log --gfx 9: $ERR"; fi
 # GCVM_ names say "gfx10 or later"; their addresses are gfx10's, so they tell it; --gfx /
-# --asic say it outright (DESIGN 3.1).  An incomplete MM hub VMID is a warning.
+# --asic say it outright (docs/design.md §3.1).  An incomplete MM hub VMID is a warning.
 SRCD=$HERE/src_data
 for how in "" "--gfx 10" "--asic navi10" "--asic=sienna_cichlid"; do
 	# shellcheck disable=SC2086
@@ -1126,7 +1126,7 @@ rc "oneline: a blob that is no whole table" 2 "$TOOL" decode --blob "$TMP/ol.bin
 run "$TOOL" walk "$FIX/umr-gfx9-vmid3.log" vmid3 0x800000abc
 has "amd walk: the kind is labelled mtype=" ' mtype=UC leaf='
 
-# ---- x86-64 (DESIGN §2.5): every level decodes, canonical VAs, effective rights --------
+# ---- x86-64 (docs/design.md §2.5): every level decodes, canonical VAs, effective rights --------
 X4=$FIX/x86-64-4level.tar.gz
 X5=$FIX/x86-64-5level.tar.gz
 for lv in pml5:0x0000000001000003:pointer pml4:0x0000000012345067:pointer pdpt:0x80000000c00000e3:mapped \

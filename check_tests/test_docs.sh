@@ -64,6 +64,31 @@ for d in "${DOCS[@]}"; do
 	fi
 done
 
+# The code cites what a clone has (issue #21 item 6): docs/design.md (by a
+# section it has), HACKING.md, or the public upstream source; never the
+# design notes or fact sheets the project started from.
+if [ -d "$SRC/.git" ] && command -v git >/dev/null; then
+	files=$(git -C "$SRC" ls-files -- '*.c' '*.h' '*.sh' '*.py' '*.md' 'meson.build' '*/meson.build' \
+		'*.[1-8]' '.ci/run' | grep -v -e '^check_tests/test_docs.sh$')
+	hits=$(cd "$SRC" && grep -nE 'DESIGN|shared/|(^|[^a-z_-])reference/' $files)
+	if [ -n "$hits" ]; then
+		bad "the tree cites no file a clone lacks (DESIGN, shared/, reference/)"
+		printf '%s\n' "$hits" | head -20 | sed 's/^/    /'
+	else
+		ok "the tree cites no file a clone lacks"
+	fi
+	# Every docs/design.md §N cited is a section of it.
+	have=$(sed -n 's/^##* \([0-9][0-9.]*\)\. .*/\1/p; s/^### \([0-9][0-9.]*\) .*/\1/p' "$SRC/docs/design.md" | sort -u)
+	cited=$(cd "$SRC" && grep -ohE 'design\.md §[0-9]+(\.[0-9]+)?' $files | sed 's/.*§//' | sort -u)
+	missing=$(comm -23 <(printf '%s\n' $cited) <(printf '%s\n' $have))
+	if [ -n "$missing" ]; then
+		bad "every docs/design.md § cited exists"
+		printf '    §%s\n' $missing
+	else
+		ok "every docs/design.md § cited exists ($(printf '%s\n' $cited | wc -l) sections)"
+	fi
+fi
+
 for p in "${PAGES[@]}"; do
 	if dup=$(grep -E '^\.SH' "$p" | sort | uniq -d) && [ -n "$dup" ]; then
 		bad "$p has each section once"

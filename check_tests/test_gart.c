@@ -1,10 +1,10 @@
 /*
- * test_gart: the AMD gfx9 flat GART format (DESIGN §2.2): the PTE decoder
+ * test_gart: the AMD gfx9 flat GART format (docs/design.md §2.2): the PTE decoder
  * field by field, the register layout rules with both worked checks, the
  * apertures, and every layout error.
  *
  * Raw PTEs are built by shifting values into the gfx9 bit positions of
- * reference/amd-gart.md §2 (Linux gmc_v9_0.c / amdgpu_vm.h, umr, gem5
+ * docs/design.md §2.2 and its sources (§7) (Linux gmc_v9_0.c / amdgpu_vm.h, umr, gem5
  * pagetable.hh) with macros local to this file; expected values are
  * literals.
  */
@@ -308,7 +308,7 @@ START_TEST(maps_columns)
 	e = gdecode(12, G_V | G_R | G_Z | G_PRT | G_MTYPE(2));
 	pt_format_gart.flags(&e, buf, sizeof buf);
 	ck_assert_str_eq(buf, "readable,tmz,prt");
-	/* every flag word is a field name of the entry files (DESIGN §4) */
+	/* every flag word is a field name of the entry files (docs/design.md §4) */
 	ck_assert_ptr_nonnull(pt_entry_field(&e, "readable"));
 	ck_assert_ptr_nonnull(pt_entry_field(&e, "tmz"));
 	ck_assert_ptr_nonnull(pt_entry_field(&e, "prt"));
@@ -365,7 +365,7 @@ START_TEST(reg_names)
 }
 END_TEST
 
-/* DESIGN §2.2 worked check 1 (MI300X co-simulation registers). */
+/* docs/design.md §2.2 worked check 1 (MI300X co-simulation registers). */
 START_TEST(worked_check_cosim)
 {
 	struct regs r = cosim();
@@ -389,7 +389,7 @@ START_TEST(worked_check_cosim)
 }
 END_TEST
 
-/* DESIGN §2.2 worked check 2 (umr test/vm/direct_vm_test0). */
+/* docs/design.md §2.2 worked check 2 (umr test/vm/direct_vm_test0). */
 START_TEST(worked_check_umr)
 {
 	struct regs r = {0};
@@ -552,7 +552,7 @@ START_TEST(layout_errors)
 END_TEST
 
 /*
- * Registers wider than their fields (DESIGN §2.2).  umr's own envdefs write
+ * Registers wider than their fields (docs/design.md §2.2).  umr's own envdefs write
  * END_ADDR_HI32 = 0xFFFFFFFF; the register's LOGICAL_PAGE_NUMBER_HI4 field
  * keeps bits 3:0 (gc_9_0_sh_mask.h mask 0xF), so END is 0xF_xxxx_xxxx.  A
  * user writing gem5's byte address 0x8000000000 as MC_VM_FB_LOCATION_BASE

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gpuvm.c — amd-gpuvm (DESIGN §2.4): the §V.B vectors of
- * reference/formats-next.md built field by field, the per-generation bit
+ * test_gpuvm.c — amd-gpuvm (docs/design.md §2.4): the §V.B vectors of
+ * docs/design.md §2.3-§2.5 and their sources (§7) built field by field, the per-generation bit
  * positions of §B.3, the geometry DEPTH and BLOCK_SIZE give (§B.2), the
  * index arithmetic of §V.B2, walks through the fixtures (umr's model,
  * §B.5) and every [vm] key error.
@@ -748,7 +748,7 @@ START_TEST(key_errors)
 END_TEST
 
 /*
- * A register keeps its field (DESIGN §2.2): umr's envdefs write
+ * A register keeps its field (docs/design.md §2.2): umr's envdefs write
  * END_ADDR_HI32 = 0xFFFFFFFF, of which LOGICAL_PAGE_NUMBER_HI4 keeps bits
  * 3:0 (gc_9_0_sh_mask.h mask 0xF); FB_OFFSET is [23:0], CNTL 32 bits.
  * Masked, shown as written in info, warned about; never refused.

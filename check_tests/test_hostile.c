@@ -1365,7 +1365,7 @@ START_TEST(umr_hostile)
 }
 END_TEST
 
-/* The agreeing re-read loads: the same bytes merge (DESIGN §3.1). */
+/* The agreeing re-read loads: the same bytes merge (docs/design.md §3.1). */
 START_TEST(umr_agreeing_reread)
 {
 	char *path = tpath("run.envdef");

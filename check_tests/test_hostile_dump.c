@@ -1,6 +1,6 @@
 /*
  * test_hostile_dump.c — hostile memory dumps through pt_capture_load()
- * (issue #22 item 6; DESIGN §3.2): every offset and size of an ELF core or
+ * (issue #22 item 6; docs/design.md §3.2): every offset and size of an ELF core or
  * a kdump file is checked against the file, so a lying header is one clear
  * line naming the file, nothing loaded, no crash and no read outside the
  * file (this suite runs under ASan in CI).  The cores are built from the

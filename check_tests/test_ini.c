@@ -39,7 +39,7 @@ static struct pt_manifest *parse_ok(const char *text)
 
 START_TEST(design_example)
 {
-	/* The example of DESIGN §3, comments and all. */
+	/* The example of docs/design.md §3, comments and all. */
 	static const char text[] =
 		"[capture]\n"
 		"version = 1\n"

@@ -13,7 +13,7 @@
 #include "testutil.h"
 
 /*
- * A 57-bit VER3-shaped level table (reference/formats-next.md Part A:
+ * A 57-bit VER3-shaped level table (docs/design.md §2.3 and its sources (§7):
  * pde4 .. pde0 dual, 4 KiB small pages): the widest path the scheme must
  * hold, 3 + 1+9+9+9+8+1+9 = 49 bits.
  */
@@ -246,7 +246,7 @@ START_TEST(distinct)
 }
 END_TEST
 
-/* The numbers themselves are part of the contract (DESIGN §4: stable). */
+/* The numbers themselves are part of the contract (docs/design.md §4: stable). */
 START_TEST(stable)
 {
 	struct pt_tnode id = id_of(PT_TN_CTXDIR, 0);

@@ -197,7 +197,7 @@ START_TEST(overlap_rejected)
 }
 END_TEST
 
-/* DESIGN §3.1: overlapping regions whose bytes agree merge (umr re-reads, gem5's GART copy). */
+/* docs/design.md §3.1: overlapping regions whose bytes agree merge (umr re-reads, gem5's GART copy). */
 START_TEST(overlap_agreeing_merges)
 {
 	struct pt_mem *m = pt_mem_new(1);

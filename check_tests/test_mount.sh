@@ -68,18 +68,18 @@ for cap in "${CAPTURES[@]}"; do
 		root=pde3
 		grep -q '^format: amd-gart' "$mnt/capture" && root=pte
 		grep -q '^format: nv-gmmu-ver3' "$mnt/capture" && root=pde4
-		# x86-64: pml5 with LA57, else pml4 (DESIGN §2.5)
+		# x86-64: pml5 with LA57, else pml4 (docs/design.md §2.5)
 		if grep -q '^format: x86-64' "$mnt/capture"; then
 			root=pml4
 			grep -qx 'paging: 5-level' "$mnt/$ctx/info" && root=pml5
 		fi
-		# amd-gpuvm: the root level is the context's depth (DESIGN §2.4)
+		# amd-gpuvm: the root level is the context's depth (docs/design.md §2.4)
 		if grep -q '^format: amd-gpuvm' "$mnt/capture"; then
 			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
 			0) root=ptb ;; 1) root=pdb0 ;; 2) root=pdb1 ;; *) root=pdb2 ;;
 			esac
 		fi
-		# IOMMU formats: the root level is the context's width (DESIGN §2.7); info lists it first
+		# IOMMU formats: the root level is the context's width (docs/design.md §2.7); info lists it first
 		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi)$' "$mnt/capture"; then
 			root=$(sed -n 's/^level\.\([^:]*\):.*/\1/p' "$mnt/$ctx/info" | head -n 1)
 		fi
@@ -88,7 +88,7 @@ for cap in "${CAPTURES[@]}"; do
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
-		# DESIGN §4: shadowed (and otherwise unwalkable) leaves are not "mapped"
+		# docs/design.md §4: shadowed (and otherwise unwalkable) leaves are not "mapped"
 		nm=$(grep -rl "state: mapped" "$mnt/$ctx" | wc -l)
 		nva=$(ls "$mnt/$ctx/va" | wc -l)
 		npg=$(sed -n 's/^pages: //p' "$mnt/$ctx/info")
@@ -404,7 +404,7 @@ for g in gart-cosim gart-umr-kat; do
 	do_umount "$mnt"
 done
 
-# ---- x86-64: canonical VAs in va/ and walk/ (DESIGN §2.5, §4) -----------------
+# ---- x86-64: canonical VAs in va/ and walk/ (docs/design.md §2.5, §4) -----------------
 
 X86=$FIX/x86-64-4level.tar.gz
 if [ -f "$X86" ] && do_mount "$X86" "$TMP/x86"; then

@@ -17,7 +17,7 @@
  * Captures are built in memory (pt_mem built regions, the context filled
  * in as capture.c does) from a fixed seed, so a failure names its case and
  * reproduces.  Entries are built from the bit positions of
- * reference/nvidia-gmmu.md §1 (synth.c's helpers) and reference/amd-gart.md
+ * docs/design.md §2.1 and its sources (§7) (synth.c's helpers) and docs/design.md §2.2 and its sources (§7)
  * §2, never through the decoders.
  */
 #include <inttypes.h>

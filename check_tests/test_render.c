@@ -1,7 +1,7 @@
 /*
  * test_render: entry files, walk traces, maps, info and JSON on the
  * synthetic context of synth.h.  Expected bytes are written out in full
- * where the format is the contract (DESIGN §4).
+ * where the format is the contract (docs/design.md §4).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * test_src_elf.c — ELF cores as capture sources (DESIGN §3.2): the parsing
+ * test_src_elf.c — ELF cores as capture sources (docs/design.md §3.2): the parsing
  * layer (pt_src_dump.h) on cores built from the gABI layout (elf_util.c),
  * and the capture.ini text it generates.
  */
@@ -191,7 +191,7 @@ END_TEST
 START_TEST(overlap_merge_and_conflict)
 {
 	/*
-	 * DESIGN §3.2: identical overlapping ranges merge (QEMU paging dumps
+	 * docs/design.md §3.2: identical overlapping ranges merge (QEMU paging dumps
 	 * alias physical ranges; /proc/vmcore's text segment lies in a RAM
 	 * segment), different bytes are an error naming both headers.
 	 */

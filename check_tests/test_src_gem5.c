@@ -1,7 +1,7 @@
 /*
  * test_src_gem5: gem5 GPUFS m5.cpt (core/pt_src_gem5.h).  The checkpoint
  * check_tests/src_data/m5.cpt follows the serialize code quoted in
- * reference/capture-sources.md §1; hostile variants are built from it by
+ * docs/design.md §3.1-§3.2 and their sources (§7); hostile variants are built from it by
  * replacing one line, each with its whole message.
  */
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /*
- * test_ver2: the NVIDIA GMMU VER2 format (DESIGN §2.1) field by field, the
+ * test_ver2: the NVIDIA GMMU VER2 format (docs/design.md §2.1) field by field, the
  * format helpers of core/fmt.c, and the TU10x kind table.
  *
  * Every raw vector is built by shifting values into the bit positions of
- * reference/nvidia-gmmu.md (tables 1a-1c), with macros local to this file,
+ * docs/design.md §2.1 and its sources (§7) (tables 1a-1c), with macros local to this file,
  * and every expected value is written out literally, so a decoder bug can
  * not hide behind a shared encoder.
  */
@@ -18,7 +18,7 @@ extern const struct pt_format pt_format_ver3;   /* core/fmt_ver3.c: no header of
 #include "fmt_ver2.h"
 #include "testutil.h"
 
-/* ---- bit positions, from reference/nvidia-gmmu.md ---------------------- */
+/* ---- bit positions, from docs/design.md §2.1 and its sources (§7) ---------------------- */
 #define B(v, lo)      ((uint64_t)(v) << (lo))
 /* 1a PTE */
 #define P_VALID       B(1, 0)
@@ -51,7 +51,7 @@ extern const struct pt_format pt_format_ver3;   /* core/fmt_ver3.c: no header of
 #define DH_ADDR_SMALL(a) B(a, 72 - 64)   /* 117:72 / 96:72, address >> 12 */
 #define DH_PEER_SMALL(p) B(p, 97 - 64)
 
-/* Level indices (DESIGN §2.1 table order). */
+/* Level indices (docs/design.md §2.1 table order). */
 enum { PDE3, PDE2, PDE1, PDE0, PTE_BIG, PTE_SMALL };
 
 static const char *const pte_ap_names[] = {"video", "peer", "sys_coherent", "sys_noncoherent"};
@@ -574,7 +574,7 @@ static const struct dual_vec dual_vecs[] = {
 	 .rhi = 0xffc0000000000000ull, .small_space = "sysmem"},
 	{.name = "pd0 reserved sparse", .lo = DL_VOL_BIG | B(1, 60), .st = PT_ST_SPARSE,
 	 .volb = 1, .rlo = 1ull << 60},
-	/* Every unnamed bit at once (DESIGN §2.1): 54-64, 68-71, 118-127. */
+	/* Every unnamed bit at once (docs/design.md §2.1): 54-64, 68-71, 118-127. */
 	{.name = "pd0 every unnamed bit", .lo = DL_AP_BIG(1) | DL_ADDR_BIG(0x10) | B(0x3ff, 54),
 	 .hi = DH_AP_SMALL(1) | DH_ADDR_SMALL(0x20) | B(1, 64 - 64) | B(0xf, 68 - 64) |
 	       B(0x3ff, 118 - 64),
@@ -966,7 +966,7 @@ START_TEST(maps_columns)
 	pt_format_ver2.kind_name(&e, buf, sizeof buf);
 	ck_assert_str_eq(buf, "PITCH");
 
-	/* Flag words are the entry files' field names (DESIGN §4). */
+	/* Flag words are the entry files' field names (docs/design.md §4). */
 	e = decode(PTE_SMALL, 12, P_VALID | P_VOL | P_ENC, 0);
 	pt_format_ver2.flags(&e, buf, sizeof buf);
 	ck_assert_str_eq(buf, "volatile,encrypted");
@@ -1002,7 +1002,7 @@ START_TEST(kinds_count)
 	ck_assert_ptr_null(pt_ver2_kind_name(256));
 	ck_assert_ptr_null(pt_ver2_kind_name(~0u));
 	ck_assert(!pt_ver2_kind_native(256));
-	/* Spot checks from reference/nvidia-gmmu.md §4. */
+	/* Spot checks from docs/design.md §2.1 and its sources (§7) */
 	ck_assert_str_eq(pt_ver2_kind_name(0x00), "PITCH");
 	ck_assert_str_eq(pt_ver2_kind_name(0x07), "INVALID");
 	ck_assert_str_eq(pt_ver2_kind_name(0x0f), "SMSKED_MESSAGE");

@@ -1,6 +1,6 @@
 /*
- * test_ver3: the NVIDIA GMMU VER3 format (DESIGN §2.3) field by field:
- * every hand-checked vector of reference/formats-next.md §V.A1-V.A4, all 32
+ * test_ver3: the NVIDIA GMMU VER3 format (docs/design.md §2.3) field by field:
+ * every hand-checked vector of docs/design.md §2.3 (vectors from its sources, §7), all 32
  * PCF values in valid and invalid PTEs, PDE apertures, the dual PD0 halves,
  * reserved bits, kinds, the level table's index arithmetic, the chip-family
  * leaf rule, and §V.A5's constructed walk done level by level from the
@@ -25,7 +25,7 @@
 #include "pt_walk.h"
 #include "testutil.h"
 
-/* ---- bit positions, from reference/formats-next.md Part A -------------- */
+/* ---- bit positions, from docs/design.md §2.3 and its sources (§7) -------------- */
 #define B(v, lo)       ((uint64_t)(v) << (lo))
 /* A.5 PTE */
 #define T_VALID        B(1, 0)
@@ -47,7 +47,7 @@
 #define Q_PCF_SMALL(p) B(p, 67 - 64)      /* PCF_SMALL 69:67 */
 #define Q_ADDR_SMALL(pa) ((uint64_t)(pa)) /* ADDRESS_SMALL 115:76 = high word 51:12 in place */
 
-/* Level indices (DESIGN §2.3 order). */
+/* Level indices (docs/design.md §2.3 order). */
 enum { PDE4, PDE3, PDE2, PDE1, PDE0, PTE_BIG, PTE_SMALL };
 
 static const char *const pte_ap_names[] = {"video", "peer", "sys_coherent", "sys_noncoherent"};

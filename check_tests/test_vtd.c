@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_vtd.c — intel-vtd and intel-ept (DESIGN §2.7): the VT-d vectors
- * (reference/formats-cpu-iommu.md §V.D) and the EPT vectors (§V.F), each
+ * test_vtd.c — intel-vtd and intel-ept (docs/design.md §2.7): the VT-d vectors
+ * (docs/design.md §2.6-§2.7 and their sources (§7)) and the EPT vectors (§V.F), each
  * composed field by field from the bit tables of §D.2 / §F (Linux
  * drivers/iommu/intel/iommu.h, generic_pt/fmt/vtdss.h, QEMU
  * hw/i386/intel_iommu_internal.h; Intel SDM Vol. 3C "EPT translation

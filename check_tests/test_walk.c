@@ -1,7 +1,7 @@
 /*
  * test_walk: tables, nodes, the walker, the page iterator and the scan, on a
  * synthetic VER2 context built here entry by entry (bit positions from
- * reference/nvidia-gmmu.md §1), and on a flat GART context.
+ * docs/design.md §2.1 and its sources (§7)), and on a flat GART context.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -341,7 +341,7 @@ START_TEST(gart_flat)
 	struct pt_context g;
 	struct pt_walk w;
 	unsigned id;
-	uint64_t p = 0x0600000223886077ull;   /* DESIGN §2.2 worked check */
+	uint64_t p = 0x0600000223886077ull;   /* docs/design.md §2.2 worked check */
 
 	memset(tbl, 0, sizeof tbl);
 	for (int i = 0; i < 8; i++)
@@ -547,7 +547,7 @@ START_TEST(gart_sparse_table)
 }
 END_TEST
 
-/* ---- states that depend on the entry's place (DESIGN §4) ---------------- */
+/* ---- states that depend on the entry's place (docs/design.md §4) ---------------- */
 
 static void resolve_path(const int8_t *lv, const uint64_t *ix, unsigned n, struct pt_loc *loc)
 {

@@ -241,7 +241,7 @@ static void emit(struct pt_buf *b, struct pt_jarr *pages, const struct pt_contex
 		pt_buf_puts(b, "\n");
 		return;
 	}
-	/* 64-bit values as "0x..." strings (DESIGN §5); pt_jobj sorts the keys. */
+	/* 64-bit values as "0x..." strings (docs/design.md §5); pt_jobj sorts the keys. */
 	pt_jobj_str(&o, "access", r->leg->access_name);
 	if (r->has_expected)
 		pt_jobj_hex(&o, "expected_pa", r->expected);
@@ -301,7 +301,7 @@ static uint64_t audit_page(const struct pt_context *ctx, const struct leg *g, ui
 	}
 
 	if (pt_walk_aperture_hit(&w)) {
-		/* Translated by the memory controller without the table (DESIGN §2.2): mapped. */
+		/* Translated by the memory controller without the table (docs/design.md §2.2): mapped. */
 		r->mapped = true;
 		r->space = w.aperture.space;
 		r->pa = w.aperture.pa;

@@ -21,7 +21,7 @@
 #include "pt_vec.h"
 #include "pt_walk.h"
 
-/* Exit statuses (DESIGN §5). */
+/* Exit statuses (docs/design.md §5). */
 enum {
 	CLI_EXIT_OK = 0,        /* success; check: clean; audit: every page ok */
 	CLI_EXIT_FINDINGS = 1,  /* check: anomalies; audit: a page not ok */

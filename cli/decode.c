@@ -341,7 +341,7 @@ static int read_blob(const char *path, uint8_t **data, size_t *len)
  * size up to 4 KiB, and the root to 4 KiB (directory address fields that
  * hold addr>>12 cannot point below 4 KiB; a smaller table, such as a
  * 256-byte one under an addr>>8 pointer, is aligned to its size; see
- * reference/ for each format's fields).  A flat level (bits 0)
+ * ptfs-formats(7) for each format's fields).  A flat level (bits 0)
  * takes its entry count from the context: any whole number of entries fits.
  */
 static bool table_fits(const struct pt_level *l, uint64_t len, uint64_t base)
@@ -404,7 +404,7 @@ static void put_fit_json(const struct decode_opts *o, uint32_t fit, bool table,
 
 /*
  * Appends the rendered JSON object OBJ (LEN bytes) to OUT with `"index": I`
- * added where it sorts among the top-level keys (DESIGN §5: sorted keys).
+ * added where it sorts among the top-level keys (docs/design.md §5: sorted keys).
  */
 void put_json_indexed(struct pt_buf *out, const char *obj, size_t len, size_t i)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export.c — `ptfs-tool export CAPTURE DIR`: the tree the mount shows
- * (DESIGN §4), written to a real directory, so that
+ * (docs/design.md §4), written to a real directory, so that
  * `diff -r --no-dereference -x walk MNT DIR` is empty.
  *
  * The tree is core's (core/tree.c), the one fs/ serves: this is only a

@@ -30,7 +30,7 @@
 #include "ptfs_config.h"
 #include "pt_num.h"
 
-#define EXIT_BAD 2      /* bad arguments or an unusable capture (DESIGN §5) */
+#define EXIT_BAD 2      /* bad arguments or an unusable capture (docs/design.md §5) */
 #define EXIT_RUNTIME 1  /* the mount or the session failed */
 
 /*

@@ -2,7 +2,7 @@
 /*
  * ptfs.h — the FUSE front end: shared state of the mount, the inode scheme
  * and the operation table.  Everything under fs/ only translates inodes and
- * names into core calls and core results into FUSE replies (DESIGN §6).
+ * names into core calls and core results into FUSE replies (docs/design.md §6).
  */
 #ifndef PTFS_H
 #define PTFS_H

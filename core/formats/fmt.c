@@ -83,7 +83,7 @@ int pt_format_space(const struct pt_format *fmt, const char *name)
 	return -1;
 }
 
-/* Indexed by enum pt_state; these strings are the `state:` values of DESIGN §4. */
+/* Indexed by enum pt_state; these strings are the `state:` values of docs/design.md §4. */
 static const char *const state_names[] = {
 	[PT_ST_UNMAPPED] = "unmapped",
 	[PT_ST_INVALID] = "invalid",

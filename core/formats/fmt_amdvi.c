@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_amdvi.c — AMD-Vi (AMD IOMMU) v1 host page tables, `amd-vi`,
- * [amdvi NAME] (DESIGN §2.7).
+ * [amdvi NAME] (docs/design.md §2.7).
  *
  * Sources (restated, no code copied): Linux drivers/iommu/amd/io_pgtable.c
  * and amd_iommu_types.h (PM_LEVEL_SHIFT = 12 + 9·x, IOMMU_PTE_PR/U/FC/IR/IW,
@@ -60,7 +60,7 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 	return (v >> lo) & (~0ull >> (63 - (hi - lo)));
 }
 
-/* As intel-vtd: the machine's memory, or host-/guest-physical (DESIGN §2.7, §2.8). */
+/* As intel-vtd: the machine's memory, or host-/guest-physical (docs/design.md §2.7, §2.8). */
 enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const vi_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fmt_gart.c — AMD gfx9 VMID0 flat GART (DESIGN §2.2): the level table, the
+ * fmt_gart.c — AMD gfx9 VMID0 flat GART (docs/design.md §2.2): the level table, the
  * PTE decoder and the register rules that place the table.
  *
  * The PTE layout is the hardware one that Linux amdgpu (gmc_v9_0.c "PTE
  * format on VEGA 10", amdgpu_vm.h), umr and gem5's vega/pagetable.hh agree
- * on (reference/amd-gart.md).  The co-simulation notes' "fragment 5:2" and
+ * on (docs/design.md §2.2 and its sources (§7)).  The co-simulation notes' "fragment 5:2" and
  * "block fragment 51:48" are wrong for gfx9 and deliberately absent.
  *
  * Field order of a PTE:
@@ -169,7 +169,7 @@ static pt_err gart_decode12(unsigned level, unsigned page_shift, const uint8_t *
 /*
  * maps and walk FLAGS: the entry-file names of the permission and
  * attribute bits that are set, joined by ',' ("-" when none), so that every
- * flag word greps as a field of the entry files (DESIGN §4):
+ * flag word greps as a field of the entry files (docs/design.md §4):
  *   e.g.  "readable,writeable,executable,snooped"  the GART default
  *         "readable,tmz,prt"
  */
@@ -335,7 +335,7 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 	/*
 	 * The driver writes BASE with V (bit 0) set, but gem5 clears bit 0 when
 	 * it stores the register ("extra bits not part of address"), so a
-	 * co-simulation capture holds V=0 with a real address: DESIGN §2.2's
+	 * co-simulation capture holds V=0 with a real address: docs/design.md §2.2's
 	 * worked check (BASE=0x3EE600000) is such a value.  base_valid reports
 	 * the bit; only a BASE with V clear and no address at all (a context
 	 * never programmed) is refused.

@@ -39,7 +39,7 @@ enum pt_gart_reg {
 /* The register's name as written in capture.ini. */
 const char *pt_gart_reg_name(enum pt_gart_reg r);
 
-/* Register values decoded by the rules of DESIGN §2.2 (core/fmt_gart.c). */
+/* Register values decoded by the rules of docs/design.md §2.2 (core/fmt_gart.c). */
 struct pt_gart_layout {
 	uint64_t base_raw;        /* PAGE_TABLE_BASE_ADDR as written */
 	bool base_valid;          /* its bit 0 */
@@ -63,7 +63,7 @@ struct pt_gart_layout {
 };
 
 /*
- * The field of register R (DESIGN §2.2): START/END 36-bit page numbers
+ * The field of register R (docs/design.md §2.2): START/END 36-bit page numbers
  * (LOGICAL_PAGE_NUMBER_LO32 + _HI4), FB/AGP [23:0], SYSTEM_APERTURE [29:0],
  * BASE all 64 bits (a PDE-format value).
  */
@@ -77,7 +77,7 @@ uint64_t pt_gart_reg_mask(enum pt_gart_reg r);
  * FB_LOCATION_BASE, BASE holds no address, or a vram BASE lies below
  * FB_OFFSET<<24.  A BASE with
  * bit 0 clear but an address is accepted (gem5 clears bit 0 when it stores
- * the register, so co-simulation captures look like that; DESIGN §2.2's
+ * the register, so co-simulation captures look like that; docs/design.md §2.2's
  * worked check uses 0x3EE600000); base_valid reports the bit.  The message
  * goes to ERRBUF (may be NULL).
  */
@@ -91,7 +91,7 @@ pt_err pt_gart_layout_decode(const uint64_t raw[PT_GR__COUNT], const bool has[PT
 void pt_gart_masked_warning(const struct pt_gart_layout *l, char *buf, size_t len);
 
 /*
- * Where a VA outside the GART range goes (DESIGN §2.2): name "fb", "agp" or
+ * Where a VA outside the GART range goes (docs/design.md §2.2): name "fb", "agp" or
  * "none"; fb: vram, va - fb_base; agp: sysmem, va - agp_bot + agp_base.
  */
 void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_aperture *out);
@@ -99,7 +99,7 @@ void pt_gart_aperture(const struct pt_gart_layout *l, uint64_t va, struct pt_ape
 /*
  * Fills BIAS (PT_CONTEXT_SPACES values) with the GART's MC bias per space:
  * vram pages are written as MC addresses, vram offset + FB_OFFSET<<24
- * (DESIGN §2.2); other spaces get 0.
+ * (docs/design.md §2.2); other spaces get 0.
  */
 void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT_SPACES]);
 

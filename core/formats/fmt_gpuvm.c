@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_gpuvm.c — AMD multi-level GPUVM, gfx9 → gfx12, any hub+VMID
- * (DESIGN §2.4; facts: reference/formats-next.md Part B).
+ * (docs/design.md §2.4; facts: docs/design.md §2.4 and its sources (§7)).
  *
  * One context is one VM_CONTEXTn of one hub.  Its registers choose the
  * geometry (§B.2): PAGE_TABLE_DEPTH directory levels above a PTB, each PTB
@@ -448,7 +448,7 @@ static const uint64_t key_max[K__COUNT] = {
 	[K_FBO] = 0xffffffull,        /* FB_OFFSET[23:0] */
 };
 
-/* Keys that are registers: a wider value is masked to the field (DESIGN §2.2), not refused. */
+/* Keys that are registers: a wider value is masked to the field (docs/design.md §2.2), not refused. */
 static bool key_is_register(int k)
 {
 	return k == K_BASE || k == K_START || k == K_END || k == K_CNTL || k == K_FBO;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_ver2.c — NVIDIA GMMU VER2 (Pascal/Volta/Turing, reference chip TU104):
- * the level table and the entry decoder (DESIGN §2.1).
+ * the level table and the entry decoder (docs/design.md §2.1).
  *
- * Bit ranges come from reference/nvidia-gmmu.md (NVIDIA open-gpu-doc
+ * Bit ranges come from docs/design.md §2.1 and its sources (§7) (NVIDIA open-gpu-doc
  * tu104 dev_mmu.ref.txt, open-gpu-kernel-modules swref/uvm headers, nouveau
  * vmmgp100.c); each mask below names the hardware field it decodes.
  *
@@ -125,7 +125,7 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
  * The big address field starts at bit 4, so raw bit 5 is both NO_ATS and
  * address bit 9: it is reported as no_ats and kept in the address.  nouveau
  * packs 256-byte big tables into 0x100 slots of a page, so a table at
- * page+0x200 or +0x300 sets it (reference/nvidia-gmmu.md §1c).
+ * page+0x200 or +0x300 sets it (docs/design.md §2.1 and its sources (§7)).
  */
 /* Dual PDE, high 8 bytes = small half: entry bit N is bit N-64 here. */
 #define DUAL_APERTURE_SMALL(hi) bits(hi, 2, 1)    /* APERTURE_SMALL 66:65 */
@@ -150,7 +150,7 @@ static void add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide
 	}
 }
 
-/* Bit 0 of a directory entry, under its three names (DESIGN §2.1). */
+/* Bit 0 of a directory entry, under its three names (docs/design.md §2.1). */
 static void add_is_pte(struct pt_entry *e, uint64_t bit0)
 {
 	pt_entry_add(e, "is_pte", PT_FK_BIT, bit0);
@@ -399,7 +399,7 @@ static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 /*
  * maps and walk FLAGS: the entry-file names of the attribute bits that are
  * set, joined by ',' ("-" when none), so that every flag word greps as a
- * field of the entry files (DESIGN §4 "one vocabulary"):
+ * field of the entry files (docs/design.md §4 "one vocabulary"):
  *   e.g.  "-"                              plain read-write page
  *         "read_only,atomic_disable"
  *         "read_only,atomic_disable,privilege,volatile,encrypted"  every one set

@@ -48,7 +48,7 @@ void pt_nv_build_keys(const struct pt_build_keys *k, struct pt_buf *ini);
 /* The [pdb] data of a loaded context (its ctx->priv). */
 const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx);
 
-/* VER2 kinds (core/kinds_tu104.c, from reference/tu104-kinds.tsv). */
+/* VER2 kinds (core/kinds_tu104.c, from core/formats/kinds_tu104.tsv). */
 const char *pt_ver2_kind_name(unsigned kind);   /* NULL for an id with no name */
 bool pt_ver2_kind_native(unsigned kind);        /* 0x00..0x0f */
 

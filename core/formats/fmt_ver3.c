@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_ver3.c — NVIDIA GMMU VER3 (Hopper GH100, Blackwell GB10x/GB20x): the
- * level table, the entry decoder and the chip-family leaf rule (DESIGN §2.3).
+ * level table, the entry decoder and the chip-family leaf rule (docs/design.md §2.3).
  *
- * Bit ranges come from reference/formats-next.md Part A, whose source is
+ * Bit ranges come from docs/design.md §2.3 and its sources (§7), whose source is
  * NVIDIA open-gpu-kernel-modules swref/published/hopper/gh100/dev_mmu.h
  * (NV_MMU_VER3_*, identical in UVM's hwref and nouveau's nvhw copy), RM
  * kern_gmmu_fmt_gh10x.c / kern_gmmu_fmt_gb10x.c (levels and field use) and

@@ -2,7 +2,7 @@
 /*
  * fmt_vtd.c — Intel VT-d second-level tables (`intel-vtd`, [vtd NAME]) and
  * the x86 EPT tables that share their layout (`intel-ept`, [ept NAME]):
- * DESIGN §2.7.  Two formats, one level table, one set of helpers.
+ * docs/design.md §2.7.  Two formats, one level table, one set of helpers.
  *
  * Sources (restated, no code copied): Linux drivers/iommu/intel/iommu.h
  * (DMA_PTE_READ/WRITE, dma_pte_present = bits 1:0, context-entry layout),
@@ -61,7 +61,7 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 /*
  * Spaces: the machine's memory (sysmem), or, named in a capture that holds
  * a host and a guest, host-physical (hpa) and guest-physical (gpa) memory
- * (DESIGN §2.7, §2.8).
+ * (docs/design.md §2.7, §2.8).
  */
 enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const sl_spaces[] = {"sysmem", "hpa", "gpa", NULL};

@@ -4,8 +4,8 @@
  *
  * Source (facts only, no code): NVIDIA/open-gpu-kernel-modules
  * kernel-open/nvidia-uvm/hwref/turing/tu102/dev_mmu.h, unchanged from tag
- * 515.43.04 (1739a20) to df1c9a3, transcribed as reference/tu104-kinds.tsv
- * (DESIGN §2.1).  It names 243 ids; the 13 others (0x6d, 0x6e, 0x93-0x96,
+ * 515.43.04 (1739a20) to df1c9a3, transcribed as core/formats/kinds_tu104.tsv
+ * (docs/design.md §2.1).  It names 243 ids; the 13 others (0x6d, 0x6e, 0x93-0x96,
  * 0xaf-0xb2, 0xc9, 0xca, 0xff) have no name and stay NULL here, so an unknown
  * kind is reported raw and never mapped to a near name.
  *

@@ -97,7 +97,7 @@ void pt_capture_set_progress(struct pt_capture *cap, pt_progress_fn fn, void *ud
 struct pt_load_opts {
 	/*
 	 * GFX generation (9..12) of a umr log: it selects the register address
-	 * table (DESIGN §3.1); 0 = not given (the comment names may tell it).
+	 * table (docs/design.md §3.1); 0 = not given (the comment names may tell it).
 	 */
 	unsigned gfx;
 };
@@ -111,7 +111,7 @@ unsigned pt_umr_asic_gfx(const char *name);
 /*
  * Loads PATH: an archive libarchive reads, or a directory, holding a
  * capture.ini; or, recognised by content, a umr test log / envdef or a gem5
- * checkpoint directory (DESIGN §3.1).  OPTS may be NULL (all defaults).
+ * checkpoint directory (docs/design.md §3.1).  OPTS may be NULL (all defaults).
  */
 pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts);
 /* pt_capture_load_opts() with no options. */

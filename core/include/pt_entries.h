@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_entries.h — CTX/entries (DESIGN §4): every listed entry of a context on
+ * pt_entries.h — CTX/entries (docs/design.md §4): every listed entry of a context on
  * one line, `PATH key=value ...`, in tree order.
  *
  * PATH is the entry file's path relative to the context directory

@@ -297,7 +297,7 @@ struct pt_format {
 	 * A VA outside the context's VA space: where it goes instead.  NULL
 	 * when such a VA simply faults (the walk then prints no aperture).
 	 * A hit is a result (the memory controller translates it without the
-	 * table: DESIGN §2.2), not a fault; va/ still lists table mappings only.
+	 * table: docs/design.md §2.2), not a fault; va/ still lists table mappings only.
 	 */
 	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
 	/*

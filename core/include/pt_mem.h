@@ -110,7 +110,7 @@ pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint
 
 /*
  * Ends building: sorts the regions and merges overlapping regions of one
- * space whose bytes agree there (DESIGN §3.1).  Where two disagree returns
+ * space whose bytes agree there (docs/design.md §3.1).  Where two disagree returns
  * PT_E_CAPTURE and the two region ids in *A and *B (either may be NULL).
  */
 pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b);

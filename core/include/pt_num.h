@@ -3,7 +3,7 @@
  * pt_num.h — the one number parser of ptfs (capture.ini values, VA names,
  * entry names, ptfs-tool options and legs files) and the one little-endian
  * load.  Every caller says which forms it allows; anything else, and any
- * value that does not fit, is refused rather than guessed at (DESIGN §1).
+ * value that does not fit, is refused rather than guessed at (docs/design.md §1).
  */
 #ifndef PT_NUM_H
 #define PT_NUM_H

@@ -97,7 +97,7 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out);
 
 /*
- * One run as a maps line (text: the columns of DESIGN §4 `maps`; JSON: one
+ * One run as a maps line (text: the columns of docs/design.md §4 `maps`; JSON: one
  * object per line).  Not-mapped runs print `VA_START-VA_END SIZE - STATE`.
  * CONTEXT: NULL, or a name to add (JSON key "context"; text first column).
  */

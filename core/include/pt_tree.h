@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_tree.h — the tree a capture is shown as (DESIGN §4), once for both
+ * pt_tree.h — the tree a capture is shown as (docs/design.md §4), once for both
  * front ends: the FUSE mount (fs/) and `ptfs-tool export` walk the same
  * names, listings, file contents and link targets from here.
  *

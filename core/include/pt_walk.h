@@ -193,7 +193,7 @@ struct pt_walk {
 
 /*
  * True when W's VA is outside the table but inside an aperture the memory
- * controller translates without it (VMID0 FB/AGP, DESIGN §2.2): a result
+ * controller translates without it (VMID0 FB/AGP, docs/design.md §2.2): a result
  * (aperture.space/pa), not a fault.  W->fault stays PT_FAULT_OUT_OF_RANGE,
  * so va/ and every table listing leave it out.
  */

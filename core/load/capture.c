@@ -490,7 +490,7 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path)
 
 /*
  * Opens PATH for the probe: never blocking on a FIFO, and only a regular
- * file or a directory (DESIGN §3: "only regular files are read"); its
+ * file or a directory (docs/design.md §3: "only regular files are read"); its
  * first bytes into HEAD.  A symbolic link the user names on the command
  * line is followed, as every tool follows one (`ptfs latest.tar.gz mnt`);
  * what it names must still be a regular file or a directory.  Files a

@@ -421,7 +421,7 @@ pt_err pt_mem_seal(struct pt_mem *mem, unsigned *a, unsigned *b)
 			mem->sorted[n++] = (unsigned)i;
 	qsort_r(mem->sorted, n, sizeof *mem->sorted, cmp_sorted, mem);
 	/*
-	 * Regions of one space may overlap where their bytes agree (DESIGN
+	 * Regions of one space may overlap where their bytes agree (docs/design.md
 	 * §3.1: a umr log re-reads entries, gem5 keeps a GART copy): the
 	 * later one in (base, id) order keeps only its bytes past the kept
 	 * ones, or is dropped when it has none.  Kept regions never overlap,

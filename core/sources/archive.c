@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * archive.c — the archive source: any archive libarchive reads, in ONE
- * streaming pass (DESIGN §3).
+ * streaming pass (docs/design.md §3).
  *
  * Which members matter is known only from capture.ini, and capture.ini may
  * come after the blobs.  So every regular member is kept while streaming

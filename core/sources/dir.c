@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dir.c — the directory source: a directory holding capture.ini, at its
- * root or in its only subdirectory (DESIGN §3).  It is not walked:
+ * root or in its only subdirectory (docs/design.md §3).  It is not walked:
  * capture.ini and the files it names are opened without following
  * symbolic links (and without blocking on a FIFO) and mapped
  * (pt_loader_add_mapped()), each only once capture.ini names it.

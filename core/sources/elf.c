@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elf.c — the ELF core source (DESIGN §3.2): QEMU dump-guest-memory,
+ * elf.c — the ELF core source (docs/design.md §3.2): QEMU dump-guest-memory,
  * Linux /proc/vmcore, makedumpfile -E.  The parser is src_elf.c; this file
  * maps the file once (the loader's one mmap per file, under the lease
  * guard), makes the whole file one member, and emits a [memory] section

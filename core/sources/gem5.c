@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gem5.c — the gem5 source (DESIGN §3.1): a GPUFS checkpoint directory
+ * gem5.c — the gem5 source (docs/design.md §3.1): a GPUFS checkpoint directory
  * (m5.cpt + *.pmem images) or an archive of one, read natively.  The
  * parser is src_gem5.c; this file streams the images into members and
  * turns the checkpoint's registers into the capture.ini text of an
@@ -21,7 +21,7 @@
 #include "pt_source.h"
 #include "pt_src_gem5.h"
 
-/* The formats sources produce contexts of (DESIGN §3.1). */
+/* The formats sources produce contexts of (docs/design.md §3.1). */
 #define FMT_VMID0 "amd-gart"
 #define FMT_VMIDN "amd-gpuvm"
 #define MAX_CONFIG_SIZE (64u << 20)

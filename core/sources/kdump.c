@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kdump.c — the kdump-compressed source (DESIGN §3.2): makedumpfile's
+ * kdump.c — the kdump-compressed source (docs/design.md §3.2): makedumpfile's
  * files and QEMU dump-guest-memory -z|-l|-s (kdump-raw-* since QEMU 8.2).
  * The reader is src_kdump.c (libkdumpfile).  Physical memory is one
  * member read on demand, page by page, through libkdumpfile: nothing is

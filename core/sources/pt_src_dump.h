@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_src_dump.h — memory dumps as capture sources (DESIGN §3.2): ELF cores
+ * pt_src_dump.h — memory dumps as capture sources (docs/design.md §3.2): ELF cores
  * (QEMU dump-guest-memory, Linux /proc/vmcore, makedumpfile -E) and
  * kdump-compressed files.  Internal to core/.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_src_gem5.h — gem5 GPUFS checkpoints (DESIGN §3.1; facts:
- * reference/capture-sources.md §1).  Internal to core/: what m5.cpt says
+ * pt_src_gem5.h — gem5 GPUFS checkpoints (docs/design.md §3.1; facts:
+ * docs/design.md §3.1-§3.2 and their sources (§7)).  Internal to core/: what m5.cpt says
  * (registers converted back to raw values, the memory stores by file name),
  * every fact with its line.  The .pmem images are not read here.  Never
  * prints: errors are one line "NAME:LINE: problem" in the caller's buffer.

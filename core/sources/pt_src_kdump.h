@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pt_src_kdump.h — kdump-compressed files (makedumpfile, QEMU
- * dump-guest-memory -z|-l|-s) through libkdumpfile (DESIGN §3.2).
+ * dump-guest-memory -z|-l|-s) through libkdumpfile (docs/design.md §3.2).
  * Internal to core/.  Pages are read on demand through libkdumpfile and
  * never decompressed at open; the notes (QEMU CPU state, VMCOREINFO) go
  * through the ELF note walker of pt_src_dump.h.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_src_umr.h — umr test logs and envdefs (DESIGN §3.1; facts:
- * reference/capture-sources.md §2).  Internal to core/: a neutral
+ * pt_src_umr.h — umr test logs and envdefs (docs/design.md §3.1; facts:
+ * docs/design.md §3.1-§3.2 and their sources (§7)).  Internal to core/: a neutral
  * description of what the text holds, every fact with its line, for the
  * capture loader to turn into contexts and memory.  Never prints: errors
  * are one line "NAME:LINE: problem" in the caller's buffer.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src_elf.c — ELF cores as capture sources (DESIGN §3.2), and what ELF and
+ * src_elf.c — ELF cores as capture sources (docs/design.md §3.2), and what ELF and
  * kdump dumps share: their notes, VMCOREINFO and the capture.ini text
  * (pt_src_dump.h).
  *

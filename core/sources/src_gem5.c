@@ -3,7 +3,7 @@
  * src_gem5.c — gem5 GPUFS checkpoints (pt_src_gem5.h).
  *
  * m5.cpt is INI-like text written by gem5's serialize code
- * (reference/capture-sources.md §1.1): "[a.b.c]" section headers, "key=value"
+ * (docs/design.md §3.1-§3.2 and their sources (§7)): "[a.b.c]" section headers, "key=value"
  * lines, decimal values, arrays space-separated, a "## checkpoint generated"
  * first line.  core/ini.c is not used: its 4096-byte lines and strict keys
  * do not fit gartTableKey/Value, which hold one number per shadowed PTE.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src_kdump.c — kdump-compressed files as capture sources (DESIGN §3.2)
+ * src_kdump.c — kdump-compressed files as capture sources (docs/design.md §3.2)
  * through libkdumpfile: it reads the diskdump header, bitmaps, page
  * descriptors and compressed pages (zlib, lzo, snappy, zstd); ptfs never
  * reads a page itself and decompresses nothing at open.

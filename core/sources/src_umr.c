@@ -2,7 +2,7 @@
 /*
  * src_umr.c — umr test logs and envdefs (pt_src_umr.h).
  *
- * Syntax and replay semantics from reference/capture-sources.md §2.2
+ * Syntax and replay semantics from docs/design.md §3.1-§3.2 and their sources (§7)
  * (umr src/lib/testing_harness.c): records `KEY[@HEX] = { ... }` in any
  * order, `;` comments to end of line, MMIO@ holds 32-bit words separated by
  * commas (the writer puts the register name in the comment), VRAM@ and
@@ -656,7 +656,7 @@ static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 			c->start.value = (uint64_t)c->reg[PT_UMR_START_HI].value << 32 | c->reg[PT_UMR_START_LO].value;
 			c->end.has = c->reg[PT_UMR_END_LO].has && c->reg[PT_UMR_END_HI].has;
 			c->end.value = (uint64_t)c->reg[PT_UMR_END_HI].value << 32 | c->reg[PT_UMR_END_LO].value;
-			/* CNTL fields per reference/formats-next.md B.1 (gc_9_0_sh_mask.h) */
+			/* CNTL fields per docs/design.md §2.4 and its sources (§7) (gc_9_0_sh_mask.h) */
 			c->depth = (c->reg[PT_UMR_CNTL].value >> 1) & 3;
 			c->block_size = (c->reg[PT_UMR_CNTL].value >> 3) & 0xf;
 			log->nctx++;

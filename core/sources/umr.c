@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * umr.c — the umr source (DESIGN §3.1): a umr test log or envdef, or an
+ * umr.c — the umr source (docs/design.md §3.1): a umr test log or envdef, or an
  * archive holding one, read natively.  The parser is src_umr.c; this file
  * turns its neutral description into what a capture.ini would say —
  * [memory] sections naming members it adds, and context sections of
@@ -18,7 +18,7 @@
 #include "pt_source.h"
 #include "pt_src_umr.h"
 
-/* The formats sources produce contexts of (DESIGN §3.1). */
+/* The formats sources produce contexts of (docs/design.md §3.1). */
 #define FMT_VMID0 "amd-gart"
 #define FMT_VMIDN "amd-gpuvm"
 
@@ -41,7 +41,7 @@ static const char *base_name(const char *p)
 
 static const char *const hub_prefix[PT_UMR_HUB__COUNT] = {"", "mmhub."};
 
-/* The context name of HUB/VMID: vmidN (GFX hub), mmhub.vmidN (DESIGN §3.1). */
+/* The context name of HUB/VMID: vmidN (GFX hub), mmhub.vmidN (docs/design.md §3.1). */
 static void ctx_name(char *out, size_t len, unsigned hub, unsigned vmid)
 {
 	snprintf(out, len, "%svmid%u", hub < PT_UMR_HUB__COUNT ? hub_prefix[hub] : "?", vmid);

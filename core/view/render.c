@@ -129,7 +129,7 @@ static const char *target_key(const struct pt_entry *e, unsigned w)
 	return "target_captured";
 }
 
-/* The same for target_space: one vocabulary with maps and walk (DESIGN §4). */
+/* The same for target_space: one vocabulary with maps and walk (docs/design.md §4). */
 static const char *target_space_key(const struct pt_entry *e, unsigned w)
 {
 	if (e->size > 8)
@@ -341,7 +341,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_jobj_str(&r, "kind", kind);
 			pt_jobj_str(&r, "path", path);
 		} else if (pt_walk_aperture_hit(w)) {
-			/* The memory controller translates it without the table (DESIGN §2.2): a result. */
+			/* The memory controller translates it without the table (docs/design.md §2.2): a result. */
 			pt_jobj_str(&r, "status", "aperture");
 			pt_jobj_str(&r, "aperture", w->aperture.name);
 			pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);

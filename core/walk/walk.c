@@ -615,7 +615,7 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
 }
 
 /*
- * The dual-entry rule of DESIGN §2.1 for the big entry of one big page's
+ * The dual-entry rule of docs/design.md §2.1 for the big entry of one big page's
  * range: a valid big leaf maps and shadows the small leaves; no_valid_4k
  * and sparse fault (as does anything the walker cannot read or trust); any
  * other big entry — zero or invalid — lets the small table decide.
