@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * walk.c — tables, tree nodes, the walker and the page iterator (the
- * anomaly scan is scan.c).  Driven only by the format's level table: no
+ * walk.c — tables, tree nodes and the walker (the page iterator is
+ * pages.c, the anomaly scan scan.c).  Driven only by the format's level table: no
  * chip is named.
  *
  * One rule is shared by the walker and the iterator, so that `va/` lists
  * exactly the pages `walk/` resolves: an entry is followed only when it is
  * captured, has no reserved bit set and is a pointer or a leaf; below a dual
  * entry the big entry decides first (leaf, fault, or "defer" to the small
- * table), see big_verdict().
+ * table), see pt_wk_big_verdict().
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 
 #include "pt_num.h"
 #include "pt_walk.h"
+#include "walk_int.h"
 
 static const struct pt_level *lvl(const struct pt_table *t)
 {
@@ -65,20 +66,20 @@ uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
 }
 
 /* The slot (pt_va_slot()) of entry INDEX's first VA: what the walker's arithmetic uses. */
-static uint64_t entry_slot(const struct pt_table *t, uint64_t index)
+uint64_t pt_wk_slot(const struct pt_table *t, uint64_t index)
 {
 	return t->va_base + (index << t->page_shift);
 }
 
 uint64_t pt_table_entry_va(const struct pt_table *t, uint64_t index)
 {
-	return pt_va_at(t->ctx->fmt, entry_slot(t, index));
+	return pt_va_at(t->ctx->fmt, pt_wk_slot(t, index));
 }
 
 uint64_t pt_table_entry_va_end(const struct pt_table *t, uint64_t index)
 {
 	/* the last VA + 1, so that the end of the low half is not the high half's start */
-	return pt_va_at(t->ctx->fmt, entry_slot(t, index) + ((UINT64_C(1) << t->page_shift) - 1)) + 1;
+	return pt_va_at(t->ctx->fmt, pt_wk_slot(t, index) + ((UINT64_C(1) << t->page_shift) - 1)) + 1;
 }
 
 bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct pt_entry *e,
@@ -102,7 +103,7 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->space = e->target[which].space;
 	out->addr = e->target[which].addr;
 	out->entries = (uint64_t)1 << l->bits;
-	out->va_base = entry_slot(parent, index);
+	out->va_base = pt_wk_slot(parent, index);
 	out->page_shift = l->va_shift;
 	/* An entry that sizes its own child table: never wider than the level (inode paths). */
 	if (e->target[which].shift) {
@@ -116,7 +117,7 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	out->big.present = false;
 	if (which == 1 && e->target[0].present)
 		out->big = e->target[0];
-	/* The walker stops at a pointer with reserved bits (entry_fault()). */
+	/* The walker stops at a pointer with reserved bits (pt_wk_entry_fault()). */
 	out->reserved_above = parent->reserved_above || e->reserved_mask[0] || e->reserved_mask[1];
 	/* the rights this pointer passes down, with those it inherited */
 	out->perm_set = parent->perm_set | (e->perm & fmt->perm_or_down);
@@ -124,15 +125,13 @@ bool pt_table_child(const struct pt_table *parent, uint64_t index, const struct 
 	return true;
 }
 
-static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
-			 struct pt_entry *e);
 
 /*
  * The raw bytes of entry INDEX of T into RAW (16 bytes, zero-filled past the
  * entry size); false where they are not captured.  Loops that skip zero
  * entries test these bytes before paying for a decode.
  */
-static bool table_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
+bool pt_wk_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
 {
 	unsigned sz = lvl(t)->entry_size;
 
@@ -147,7 +146,7 @@ static bool table_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
 	return pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz);
 }
 
-static bool raw_zero(const uint8_t raw[16])
+bool pt_wk_raw_zero(const uint8_t raw[16])
 {
 	return pt_le64_load(raw) == 0 && pt_le64_load(raw + 8) == 0;
 }
@@ -156,7 +155,7 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
 {
 	uint8_t raw[16];
 
-	return table_raw(t, index, raw) && table_decode(t, raw, 0, e);
+	return pt_wk_raw(t, index, raw) && pt_wk_decode(t, raw, 0, e);
 }
 
 /* pt_table_read() with decode FLAGS (PT_DECODE_*). */
@@ -164,11 +163,11 @@ static bool table_read_flags(const struct pt_table *t, uint64_t index, unsigned 
 {
 	uint8_t raw[16];
 
-	return table_raw(t, index, raw) && table_decode(t, raw, flags, e);
+	return pt_wk_raw(t, index, raw) && pt_wk_decode(t, raw, flags, e);
 }
 
 /* Decodes RAW, an entry of T, as pt_table_read() (false: not decodable). */
-static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
+bool pt_wk_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
 			 struct pt_entry *e)
 {
 	if (t->ctx->fmt->decode((unsigned)t->level, t->page_shift, raw, flags, e) != PT_OK)
@@ -222,7 +221,7 @@ static bool table_decode(const struct pt_table *t, const uint8_t raw[16], unsign
  * A huge, mostly uncaptured table (e.g. a flat table of 2^27 entries with a
  * few captured pages) is then listed in time proportional to what is captured.
  */
-static uint64_t next_captured(const struct pt_table *t, uint64_t i)
+uint64_t pt_wk_next_captured(const struct pt_table *t, uint64_t i)
 {
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
 
@@ -232,7 +231,6 @@ static uint64_t next_captured(const struct pt_table *t, uint64_t i)
 	return j > i ? j : i + 1;
 }
 
-static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict);
 
 /*
  * A leaf larger than its entry's span is written into every slot of its
@@ -240,16 +238,13 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
  * for the slots after the first, where the page is not listed again.  The
  * page starts at a multiple of its size from the table's first VA.
  */
-static bool leaf_replica(const struct pt_table *t, uint64_t index, const struct pt_entry *e)
+bool pt_wk_leaf_replica(const struct pt_table *t, uint64_t index, const struct pt_entry *e)
 {
 	if (t->page_shift >= 64 || e->page_size <= ((uint64_t)1 << t->page_shift))
 		return false;
 	return ((index << t->page_shift) & (e->page_size - 1)) != 0;
 }
 
-enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
-static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
-				    enum pt_fault *fault, const char **verdict);
 
 /*
  * The states that depend on where entry INDEX of T sits, not on its bits:
@@ -276,7 +271,7 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 		e->state = PT_ST_RESERVED_BITS;
 		return;
 	}
-	if (leaf_replica(t, index, e)) {
+	if (pt_wk_leaf_replica(t, index, e)) {
 		e->state = PT_ST_REPLICA;
 		return;
 	}
@@ -300,7 +295,7 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 	big.rel_children = false;
 	table_place(&big);
 	sh = big.page_shift - t->page_shift;
-	if (big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
+	if (pt_wk_big_verdict(pt_table_read(&big, index >> sh, &be), &be, &f, &v) != BIG_DEFER)
 		e->state = PT_ST_SHADOWED;
 }
 
@@ -359,7 +354,7 @@ bool pt_cancel_poll(void)
  * and the memory model knows which captured chunks are zero, so a flat
  * table of 2^36 captured zero entries is passed in O(stored chunks).
  */
-static uint64_t next_nonzero(const struct pt_table *t, uint64_t i)
+uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 {
 	uint64_t sz = lvl(t)->entry_size;
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
@@ -371,8 +366,6 @@ static uint64_t next_nonzero(const struct pt_table *t, uint64_t i)
 	return j > i ? j : i + 1;
 }
 
-/* Zero entries in a row before asking the memory model where data resumes. */
-#define ZERO_RUN_SKIP 16
 
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
 		   struct pt_entry *e)
@@ -384,20 +377,20 @@ bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, 
 
 		if (pt_cancel_poll())
 			return false;
-		if (!table_raw(t, i, raw)) {
-			i = next_captured(t, i) - 1;
+		if (!pt_wk_raw(t, i, raw)) {
+			i = pt_wk_next_captured(t, i) - 1;
 			continue;
 		}
 		/* a zero entry is skipped undecoded: most of a sparse table is zeros */
-		if (!all_entries && raw_zero(raw)) {
+		if (!all_entries && pt_wk_raw_zero(raw)) {
 			if (++zeros >= ZERO_RUN_SKIP) {
 				zeros = 0;
-				i = next_nonzero(t, i) - 1;
+				i = pt_wk_next_nonzero(t, i) - 1;
 			}
 			continue;
 		}
-		if (!table_decode(t, raw, flags, e)) {
-			i = next_captured(t, i) - 1;
+		if (!pt_wk_decode(t, raw, flags, e)) {
+			i = pt_wk_next_captured(t, i) - 1;
 			continue;
 		}
 		place_state(t, i, e);
@@ -576,7 +569,7 @@ const char *pt_fault_name(enum pt_fault f)
  * What one captured entry means for a walk: the fault it ends in (NONE for a
  * leaf or a pointer) and the verdict printed in the trace.
  */
-static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
+enum pt_fault pt_wk_entry_fault(const struct pt_entry *e, const char **verdict)
 {
 	if (e->reserved_mask[0] || e->reserved_mask[1]) {
 		*verdict = "reserved_bits";
@@ -620,7 +613,7 @@ static enum pt_fault entry_fault(const struct pt_entry *e, const char **verdict)
  * and sparse fault (as does anything the walker cannot read or trust); any
  * other big entry — zero or invalid — lets the small table decide.
  */
-static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
+enum big_verdict pt_wk_big_verdict(bool captured, const struct pt_entry *e,
 				    enum pt_fault *fault, const char **verdict)
 {
 	if (!captured) {
@@ -628,7 +621,7 @@ static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 		*fault = PT_FAULT_NOT_CAPTURED;
 		return BIG_FAULT;
 	}
-	*fault = entry_fault(e, verdict);
+	*fault = pt_wk_entry_fault(e, verdict);
 	if (*fault == PT_FAULT_NONE)
 		return e->state == PT_ST_MAPPED ? BIG_LEAF : BIG_DEFER;
 	if (e->state == PT_ST_UNMAPPED || e->state == PT_ST_INVALID) {
@@ -640,7 +633,7 @@ static enum big_verdict big_verdict(bool captured, const struct pt_entry *e,
 	return BIG_FAULT;
 }
 
-static uint64_t leaf_page_size(const struct pt_table *t, const struct pt_entry *e)
+uint64_t pt_wk_leaf_page_size(const struct pt_table *t, const struct pt_entry *e)
 {
 	return e->page_size ? e->page_size : (uint64_t)1 << t->page_shift;
 }
@@ -653,7 +646,7 @@ static uint64_t leaf_page_size(const struct pt_table *t, const struct pt_entry *
  * range before it reads the table (umr: START <= addr <= END << 12 | 0xfff):
  * the last entry's page is mapped only up to there.
  */
-static uint64_t page_extent(const struct pt_context *ctx, uint64_t page_va, uint64_t size)
+uint64_t pt_wk_page_extent(const struct pt_context *ctx, uint64_t page_va, uint64_t size)
 {
 	if (ctx->va_last && page_va <= ctx->va_last && ctx->va_last - page_va < size - 1)
 		return ctx->va_last - page_va + 1;
@@ -685,11 +678,11 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 /* The leaf of step S for the VA whose slot is SVA. */
 static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s, uint64_t sva)
 {
-	uint64_t base = entry_slot(&s->table, s->index), page;
+	uint64_t base = pt_wk_slot(&s->table, s->index), page;
 
 	w->fault = PT_FAULT_NONE;
 	w->leaf_step = (int)(s - w->steps);
-	w->page_size = leaf_page_size(&s->table, &s->entry);
+	w->page_size = pt_wk_leaf_page_size(&s->table, &s->entry);
 	/*
 	 * A page starts where its entry's span starts, not at a multiple of
 	 * its size: a GART's entry N maps (START << 12) + N * page size
@@ -708,7 +701,7 @@ static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s, uint64_t 
 		page = s->table.va_base + ((sva - s->table.va_base) & ~(w->page_size - 1));
 		w->node.s[w->node.n - 1].index = (page - s->table.va_base) >> s->table.page_shift;
 	}
-	w->page_size = page_extent(s->table.ctx, page, w->page_size);
+	w->page_size = pt_wk_page_extent(s->table.ctx, page, w->page_size);
 	w->page_va = pt_va_at(s->table.ctx->fmt, page);
 	w->space = s->entry.space;
 	w->pa = s->entry.pa + (sva - page);
@@ -759,7 +752,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 			walk_fault(w, PT_FAULT_NOT_CAPTURED);
 			return PT_OK;
 		}
-		f = entry_fault(&s->entry, &s->verdict);
+		f = pt_wk_entry_fault(&s->entry, &s->verdict);
 		if (f != PT_FAULT_NONE) {
 			walk_fault(w, f);
 			return PT_OK;
@@ -777,7 +770,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 			s->verdict = "pointer (big and small)";
 			b = walk_step(w, &big, bidx);
-			switch (big_verdict(b->captured, &b->entry, &f, &b->verdict)) {
+			switch (pt_wk_big_verdict(b->captured, &b->entry, &f, &b->verdict)) {
 			case BIG_LEAF:
 				walk_leaf(w, b, sva);
 				return PT_OK;
@@ -823,251 +816,3 @@ int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len)
 	return put_trunc(buf, len, 0, p, (size_t)(end - p));
 }
 
-/* ---- page iterator ------------------------------------------------------ */
-
-/* First index of T whose entry can hold a VA >= from. */
-static uint64_t first_index(const struct pt_table *t, uint64_t from_va)
-{
-	uint64_t from = pt_va_slot(t->ctx->fmt, from_va);
-
-	if (from <= t->va_base)
-		return 0;
-	uint64_t i = (from - t->va_base) >> t->page_shift;
-	return i < t->entries ? i : t->entries;
-}
-
-static void push_plain(struct pt_page_iter *it, const struct pt_table *t)
-{
-	struct pt_iter_frame *f = &it->f[it->depth++];
-
-	memset(f, 0, sizeof *f);
-	f->table = *t;
-	pt_table_direct(&f->table);
-	f->next = first_index(t, it->from_va);
-	f->end = t->entries;
-}
-
-static void push_dual(struct pt_page_iter *it, const struct pt_table *big, bool has_big,
-		      const struct pt_table *small, bool has_small)
-{
-	struct pt_iter_frame *f = &it->f[it->depth++];
-
-	memset(f, 0, sizeof *f);
-	f->dual = true;
-	f->has_big = has_big;
-	f->has_small = has_small;
-	if (has_big) {
-		f->big = *big;
-		pt_table_direct(&f->big);
-		f->big_next = first_index(big, it->from_va);
-		f->big_end = big->entries;
-	}
-	if (has_small) {
-		f->table = *small;
-		pt_table_direct(&f->table);
-	}
-	if (!has_big) {
-		/* No big table: the small table decides everywhere. */
-		f->next = first_index(small, it->from_va);
-		f->end = small->entries;
-	}
-}
-
-void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va)
-{
-	struct pt_table root;
-
-	it->ctx = ctx;
-	it->from_va = from_va;
-	it->depth = 0;
-	it->done = false;
-	it->budget = 0;
-	it->reads = 0;
-	it->cut = false;
-	it->cut_va = 0;
-	it->flags = 0;
-	pt_table_root(ctx, &root);
-	push_plain(it, &root);
-}
-
-/* The tree path of the frames above the top one, plus (level, index). */
-static void iter_node(const struct pt_page_iter *it, int level, uint64_t index, struct pt_node *n)
-{
-	n->ctx = it->ctx;
-	n->n = 0;
-	for (unsigned k = 0; k + 1 < it->depth; k++) {
-		n->s[n->n].level = it->f[k].table.level;
-		n->s[n->n].index = it->f[k].cur;
-		n->n++;
-	}
-	n->s[n->n].level = (int8_t)level;
-	n->s[n->n].index = index;
-	n->n++;
-}
-
-static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx,
-		 const struct pt_entry *e, struct pt_page *out)
-{
-	out->va = pt_table_entry_va(t, idx);
-	out->size = page_extent(it->ctx, entry_slot(t, idx), leaf_page_size(t, e));
-	if (out->va < it->from_va)
-		return false;
-	out->space = e->space;
-	out->pa = e->pa;
-	pt_entry_copy(&out->leaf, e);
-	iter_node(it, t->level, idx, &out->node);
-	return true;
-}
-
-/*
- * Counts the read of entry I of T against the budget and the cancel check;
- * false (the iteration ends) when either says stop.
- */
-static bool may_read(struct pt_page_iter *it, const struct pt_table *t, uint64_t i)
-{
-	if (pt_cancel_poll()) {
-		it->done = true;
-		return false;
-	}
-	if (it->budget && ++it->reads > it->budget) {
-		uint64_t va = pt_table_entry_va(t, i);
-
-		it->cut = true;
-		it->cut_va = va > it->from_va ? va : it->from_va;
-		it->done = true;
-		return false;
-	}
-	return true;
-}
-
-/* Zero entries in a row, ZERO_RUN_SKIP, then a jump to where data resumes. */
-static uint64_t after_zero(const struct pt_table *t, uint64_t i, unsigned *zeros)
-{
-	if (++*zeros < ZERO_RUN_SKIP)
-		return i + 1;
-	*zeros = 0;
-	return next_nonzero(t, i);
-}
-
-/* Steps the small sub-range of a dual frame; true with a page in OUT. */
-static bool small_next(struct pt_page_iter *it, struct pt_iter_frame *f, struct pt_page *out)
-{
-	struct pt_entry e;
-	uint8_t raw[16];
-	const char *v;
-
-	unsigned zeros = 0;
-
-	while (f->next < f->end) {
-		uint64_t i = f->next++;
-
-		if (!may_read(it, &f->table, i))
-			return false;
-		if (!table_raw(&f->table, i, raw))
-			continue;
-		if (raw_zero(raw)) {
-			f->next = after_zero(&f->table, i, &zeros);
-			continue;
-		}
-		if (!table_decode(&f->table, raw, it->flags, &e))
-			continue;
-		if (entry_fault(&e, &v) != PT_FAULT_NONE || e.state != PT_ST_MAPPED)
-			continue;
-		if (emit(it, &f->table, i, &e, out))
-			return true;
-	}
-	return false;
-}
-
-bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out)
-{
-	struct pt_entry e;
-	uint8_t raw[16];
-
-	while (!it->done && it->depth > 0) {
-		struct pt_iter_frame *f = &it->f[it->depth - 1];
-		struct pt_table big, small;
-		bool has_big, has_small;
-		const char *v;
-
-		if (f->dual) {
-			if (f->has_small && small_next(it, f, out))
-				return true;
-			if (it->done)
-				break;
-			if (!f->has_big || f->big_next >= f->big_end) {
-				it->depth--;
-				continue;
-			}
-			uint64_t b = f->big_next++;
-
-			if (!may_read(it, &f->big, b))
-				break;
-			bool cap = pt_table_read(&f->big, b, &e);
-			enum pt_fault fault;
-
-			switch (big_verdict(cap, &e, &fault, &v)) {
-			case BIG_LEAF:
-				if (emit(it, &f->big, b, &e, out))
-					return true;
-				break;
-			case BIG_FAULT:
-				break;
-			case BIG_DEFER:
-				if (f->has_small) {
-					unsigned sh = f->big.page_shift - f->table.page_shift;
-					uint64_t lo = b << sh, hi = (b + 1) << sh;
-					uint64_t first = first_index(&f->table, it->from_va);
-
-					f->next = lo > first ? lo : first;
-					f->end = hi < f->table.entries ? hi : f->table.entries;
-				}
-				break;
-			}
-			continue;
-		}
-
-		if (f->next >= f->end) {
-			it->depth--;
-			continue;
-		}
-		uint64_t i = f->next++;
-
-		if (!may_read(it, &f->table, i))
-			break;
-		if (!table_raw(&f->table, i, raw)) {
-			f->next = next_captured(&f->table, i);
-			continue;
-		}
-		if (raw_zero(raw)) {
-			/* zero: unmapped, skipped undecoded; after a few, jump to where data resumes */
-			if (i + 1 < f->end && (i & (ZERO_RUN_SKIP - 1)) == ZERO_RUN_SKIP - 1)
-				f->next = next_nonzero(&f->table, i);
-			continue;
-		}
-		if (!table_decode(&f->table, raw, it->flags, &e)) {
-			f->next = next_captured(&f->table, i);
-			continue;
-		}
-		if (entry_fault(&e, &v) != PT_FAULT_NONE || leaf_replica(&f->table, i, &e))
-			continue;
-		if (e.state == PT_ST_MAPPED) {
-			if (emit(it, &f->table, i, &e, out))
-				return true;
-			continue;
-		}
-		if (it->depth >= PT_MAX_DEPTH)
-			continue;
-		f->cur = i;
-		has_big = pt_table_child(&f->table, i, &e, 0, &big);
-		has_small = pt_table_child(&f->table, i, &e, 1, &small);
-		if (has_big && has_small)
-			push_dual(it, &big, true, &small, true);
-		else if (has_big)
-			push_plain(it, &big);
-		else if (has_small)
-			push_plain(it, &small);
-	}
-	it->done = true;
-	return false;
-}
