@@ -253,8 +253,12 @@ static int write_tgz(const char *out, const struct ini_out *o, const struct pt_b
 static bool write_file(const char *path, const void *data, size_t size)
 {
 	FILE *f = fopen(path, "wx");
+	bool ok;
 
-	return f && (size == 0 || fwrite(data, 1, size, f) == size) & (fclose(f) == 0);
+	if (!f)
+		return false;
+	ok = size == 0 || fwrite(data, 1, size, f) == size;
+	return fclose(f) == 0 && ok;   /* closed whether or not the write failed */
 }
 
 static int write_dir(const char *out, const struct ini_out *o, const struct pt_build *b)
