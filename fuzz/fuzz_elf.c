@@ -116,7 +116,7 @@ static void load(const uint8_t *data, size_t size)
 			0xffffffff80000000ull, 0xfffffffffffff000ull};
 
 		for (size_t i = 0; i < pt_capture_context_count(cap); i++)
-			fz_context(pt_capture_context(cap, i), vas, sizeof vas / sizeof *vas);
+			fz_context(pt_capture_context(cap, i), vas, sizeof vas / sizeof *vas, &FZ_BOUNDS);
 	} else {
 		if (pt_capture_context_count(cap) || strchr(pt_capture_error(cap), '\n'))
 			abort();
