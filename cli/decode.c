@@ -268,10 +268,8 @@ int decode_at(const struct decode_opts *o, const struct pick *pk, uint64_t lo, u
 	uint8_t raw[16];
 	pt_err err;
 
-	for (int i = 0; i < 8; i++) {
-		raw[i] = (uint8_t)(lo >> (8 * i));
-		raw[8 + i] = (uint8_t)(hi >> (8 * i));
-	}
+	pt_le64_store(raw, lo);
+	pt_le64_store(raw + 8, hi);
 	if (hi && fmt->levels[pk->pick].entry_size < 16)
 		return cli_fail(PT_E_VALUE, "value 0x%016llx%016llx is wider than the %u-byte %s entry",
 				(unsigned long long)hi, (unsigned long long)lo,

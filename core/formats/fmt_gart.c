@@ -618,8 +618,7 @@ static pt_err gart_encode(unsigned level, const struct pt_entry *e, uint8_t *raw
 	    pt_entry_get(e, "pte", 0) << 54 | pt_entry_get(e, "log", 0) << 55 |
 	    pt_entry_get(e, "translate_further", 0) << 56 | (pt_entry_get(e, "mtype", 0) & 3) << 57 |
 	    e->reserved_mask[0];
-	for (unsigned i = 0; i < 8; i++)
-		raw[i] = (uint8_t)(r >> (8 * i));
+	pt_le64_store(raw, r);
 	return PT_OK;
 }
 

@@ -39,6 +39,7 @@
 
 #include "fmt_ver2.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 /* Level indices into ver2_levels[]. */
 enum {
@@ -546,12 +547,6 @@ static void ver2_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 
 /* ---- encoder (ptfs-tool build): the inverse of the decoder above -------- */
 
-static void put64(uint8_t *raw, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		raw[i] = (uint8_t)(v >> (8 * i));
-}
-
 static pt_err enc_fail(char *err, size_t errlen, const char *what, uint64_t addr)
 {
 	snprintf(err, errlen, "nv-gmmu-ver2: %s 0x%" PRIx64 " does not fit its field", what, addr);
@@ -688,13 +683,13 @@ static pt_err ver2_encode(unsigned level, const struct pt_entry *e, uint8_t *raw
 		break;
 	case PT_ROLE_DUAL:
 		rc = encode_dual(e, &lo, &hi, err, errlen);
-		put64(raw + 8, hi);
+		pt_le64_store(raw + 8, hi);
 		break;
 	default:
 		rc = encode_pte(e, &lo, err, errlen);
 		break;
 	}
-	put64(raw, lo);
+	pt_le64_store(raw, lo);
 	return rc;
 }
 

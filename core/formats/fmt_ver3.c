@@ -37,6 +37,7 @@
 #include "pt_capture.h"
 #include "pt_format.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 /*
  * Geometry: RM kgmmuFmtInitLevels_GH10X ("NUM_VA_BITS = 57"), UVM
@@ -679,12 +680,6 @@ static const struct pt_perm_name ver3_perm_names[] = {
 
 /* ---- encoder (ptfs-tool build): the inverse of the decoder above -------- */
 
-static void put64(uint8_t *raw, uint64_t v)
-{
-	for (unsigned i = 0; i < 8; i++)
-		raw[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ADDRESS sits in place (51:12 or, for ADDRESS_BIG, 51:8): ALIGN-aligned and below 2^52. */
 static pt_err enc_addr(uint64_t a, uint64_t align, const char *what, char *err, size_t errlen)
 {
@@ -776,13 +771,13 @@ static pt_err ver3_encode(unsigned level, const struct pt_entry *e, uint8_t *raw
 			if (rc == PT_OK)
 				rc = enc_addr(a1, 4096, "small table address", err, errlen);
 		}
-		put64(raw + 8, hi);
+		pt_le64_store(raw + 8, hi);
 		break;
 	default:
 		rc = encode_pte(e, &lo, err, errlen);
 		break;
 	}
-	put64(raw, lo);
+	pt_le64_store(raw, lo);
 	return rc;
 }
 

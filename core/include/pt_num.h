@@ -53,6 +53,13 @@ static inline uint64_t pt_le64_load(const uint8_t *p)
 	return v;
 }
 
+/* The inverse of pt_le64_load(): V little-endian at P (the formats' encoders). */
+static inline void pt_le64_store(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /*
  * The decimal digits of V written backwards ending just before END (no
  * NUL); returns the first.  Listings and renders format millions of
