@@ -1266,8 +1266,8 @@ static char *render_all(const struct pt_capture *cap)
 
 	pt_buf_init(&b);
 	for (size_t i = 0; i < pt_capture_context_count(cap); i++) {
-		pt_render_maps(&b, pt_capture_context(cap, i), PT_OUT_TEXT);
-		pt_render_info(&b, pt_capture_context(cap, i), PT_OUT_TEXT);
+		pt_render_maps(&b, pt_capture_context(cap, i), PT_OUT_TEXT, NULL);
+		pt_render_info(&b, pt_capture_context(cap, i), PT_OUT_TEXT, NULL);
 	}
 	ck_assert(!b.oom);
 	return b.data;

@@ -907,7 +907,7 @@ static uint64_t exercise(const struct pt_context *c, const uint64_t *vas, size_t
 		ck_assert_int_eq(pt_render_walk(&b, c, &w, PT_OUT_JSON), PT_OK);
 		pt_buf_reset(&b);
 	}
-	pt_pages_init(&it, c, 0);
+	pt_pages_init(&it, c, 0, NULL);
 	while (n < maxpages && pt_pages_next(&it, &pg)) {
 		struct pt_loc loc;
 		uint64_t prev = pg.va;
@@ -925,20 +925,20 @@ static uint64_t exercise(const struct pt_context *c, const uint64_t *vas, size_t
 		(void)prev;
 	}
 	pt_table_root(c, &root);
-	for (uint64_t i = 0; pt_table_next(&root, &i, true, 0, &e) && i < 64; i++) {
+	for (uint64_t i = 0; pt_table_next(&root, &i, true, 0, &e, NULL) && i < 64; i++) {
 		ck_assert_int_eq(pt_render_entry(&b, &root, i, &e, PT_OUT_JSON), PT_OK);
 		pt_buf_reset(&b);
 	}
 	if (full) {
-		ck_assert_int_eq(pt_context_scan(c, &st, NULL, NULL), PT_OK);
+		ck_assert_int_eq(pt_context_scan(c, &st, NULL, NULL, NULL), PT_OK);
 		ck_assert_uint_eq(st.pages, n);
-		ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_TEXT), PT_OK);
+		ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_TEXT, NULL), PT_OK);
 		pt_buf_reset(&b);
-		ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_JSON), PT_OK);
+		ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_JSON, NULL), PT_OK);
 		pt_buf_reset(&b);
-		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_TEXT), PT_OK);
+		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_TEXT, NULL), PT_OK);
 		pt_buf_reset(&b);
-		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_JSON), PT_OK);
+		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_JSON, NULL), PT_OK);
 		ck_assert(!b.oom);
 	}
 	pt_buf_free(&b);
@@ -1032,7 +1032,7 @@ START_TEST(aliasing_fanout)
 	synth_reload();
 	n = exercise(&ctx, probe_vas, NPROBES, 1u << 20, true);
 	ck_assert_uint_eq(n, 256 * 512);
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
 	ck_assert_uint_eq(st.tables[5], 1);     /* pte_small counted once */
 	ck_assert_uint_eq(st.pages, 256 * 512);
 	ck_assert_msg(now_s() - t0 < 30, "took %.1f s", now_s() - t0);
@@ -1074,7 +1074,7 @@ START_TEST(reserved_everywhere)
 	exercise(&ctx, probe_vas, NPROBES, 1u << 20, true);
 	pt_buf_init(&b);
 	anomalies = 0;
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_anomaly, &b), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_anomaly, &b, NULL), PT_OK);
 	ck_assert_uint_gt(anomalies, 0);
 	ck_assert_uint_eq(st.anomalies, anomalies);
 	pt_buf_free(&b);
@@ -1262,7 +1262,7 @@ START_TEST(render_empty_json)
 	pt_buf_init(&b);
 	ck_assert_int_eq(pt_render_capture(&b, c, PT_OUT_JSON), PT_OK);
 	pt_buf_reset(&b);
-	ck_assert_int_eq(pt_render_info(&b, x, PT_OUT_JSON), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, x, PT_OUT_JSON, NULL), PT_OK);
 	pt_buf_reset(&b);
 	ck_assert_int_eq(pt_walk_va(x, UINT64_MAX, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
@@ -1471,7 +1471,7 @@ START_TEST(aliased_maps_bounded)
 	synth_reload();
 	pt_buf_init(&b);
 	t0 = now_s();
-	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	dt = now_s() - t0;
 	ck_assert_msg(dt < 20, "maps took %.1f s", dt);
 	ck_assert_uint_le(b.len, PT_MAPS_BYTES_MAX + 4096);
@@ -1480,17 +1480,17 @@ START_TEST(aliased_maps_bounded)
 	ck_assert_int_eq(b.data[b.len - 1], '\n');
 	fprintf(stderr, "aliased: maps %.2f s, %zu bytes\n", dt, b.len);
 	pt_buf_reset(&b);
-	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_JSON), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_JSON, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "{\"truncated_at_va\": \"0x"));
 	t0 = now_s();
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
 	dt = now_s() - t0;
 	ck_assert_msg(dt < 20, "scan took %.1f s", dt);
 	fprintf(stderr, "aliased: scan %.2f s\n", dt);
 	ck_assert(st.pages_truncated);
 	ck_assert_uint_le(st.pages, PT_SCAN_PAGES_MAX);
 	pt_buf_reset(&b);
-	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "pages_truncated_at_va: 0x"));
 	pt_buf_free(&b);
 	teardown();
@@ -1507,11 +1507,12 @@ static bool cancel_after_one(void *ud)
 }
 
 /*
- * Issue 16 item 2: a cancel check set for the thread ends the page
- * iterator, the scan and table listings early, and says so.
+ * Issue 16 item 2: a cancel check in the caller's read control ends the
+ * page iterator, the scan and table listings early, and says so.
  */
 START_TEST(cancel_ends_loops)
 {
+	struct pt_readctl rc;
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct pt_buf b;
@@ -1526,21 +1527,21 @@ START_TEST(cancel_ends_loops)
 		put64(PTS + 8 * i, pte(2, 0x10000000ull + 0x1000ull * i, 0));
 	synth_reload();
 	cancel_calls = 0;
-	pt_cancel_set(cancel_after_one, NULL);
-	pt_pages_init(&it, &ctx, 0);
+	pt_readctl_init(&rc, cancel_after_one, NULL, 0);
+	pt_pages_init(&it, &ctx, 0, &rc);
 	while (pt_pages_next(&it, &pg))
 		n++;
-	ck_assert(pt_cancelled());
+	ck_assert(pt_readctl_cancelled(&rc));
 	ck_assert_uint_lt(n, 256 * 512);
-	pt_cancel_set(cancel_after_one, NULL);
+	pt_readctl_init(&rc, cancel_after_one, NULL, 0);
 	pt_buf_init(&b);
-	(void)pt_render_maps(&b, &ctx, PT_OUT_TEXT);
-	ck_assert(pt_cancelled());
-	pt_cancel_set(NULL, NULL);
-	ck_assert(!pt_cancelled());
+	(void)pt_render_maps(&b, &ctx, PT_OUT_TEXT, &rc);
+	ck_assert(pt_readctl_cancelled(&rc));
+	pt_readctl_init(&rc, NULL, NULL, 0);
+	ck_assert(!pt_readctl_cancelled(&rc));
 	pt_buf_reset(&b);
-	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
-	ck_assert(!pt_cancelled());
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT, &rc), PT_OK);
+	ck_assert(!pt_readctl_cancelled(&rc));
 	pt_buf_free(&b);
 	teardown();
 }
@@ -1592,17 +1593,17 @@ START_TEST(sparse_gart_fast)
 	g.root_page_shift = 12 + gl.bfs;
 	g.va_base = gl.va_start;
 	t0 = now_s();
-	pt_pages_init(&it, &g, 0);
+	pt_pages_init(&it, &g, 0, NULL);
 	while (pt_pages_next(&it, &pg))
 		n++;
 	pt_table_root(&g, &root);
-	while (pt_table_next(&root, &idx, false, 0, &e)) {
+	while (pt_table_next(&root, &idx, false, 0, &e, NULL)) {
 		listed++;
 		idx++;
 	}
-	ck_assert_int_eq(pt_context_scan(&g, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&g, &st, NULL, NULL, NULL), PT_OK);
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_render_maps(&b, &g, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, &g, PT_OUT_TEXT, NULL), PT_OK);
 	pt_buf_free(&b);
 	ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
 	fprintf(stderr, "sparse gart: %.3f s\n", now_s() - t0);
@@ -1875,15 +1876,15 @@ START_TEST(va_listing_bounded)
 	c = load(p, PT_OK, NULL);
 	ck_assert_int_eq(pt_tree_new(c, false, &tree), PT_OK);
 	va_dir(tree, &va);
-	ck_assert_int_eq(pt_tree_list(tree, &va, 0, va_collect, &v), PT_OK);
+	ck_assert_int_eq(pt_tree_list(tree, &va, 0, va_collect, &v, NULL), PT_OK);
 	ck_assert_uint_eq(v.links, 10);             /* was 11: the whole table in one request */
 	ck_assert_uint_eq(v.next, 10 * 4096 + 2);
 	v.links = 0;
-	ck_assert_int_eq(pt_tree_list(tree, &va, v.next, va_collect, &v), PT_OK);
+	ck_assert_int_eq(pt_tree_list(tree, &va, v.next, va_collect, &v, NULL), PT_OK);
 	ck_assert_uint_eq(v.links, 1);              /* nothing within the budget: went on to the link */
 	ck_assert_uint_eq(v.next, (uint64_t)N * 4096 + 2);
 	v.links = 0;
-	ck_assert_int_eq(pt_tree_list(tree, &va, v.next, va_collect, &v), PT_OK);
+	ck_assert_int_eq(pt_tree_list(tree, &va, v.next, va_collect, &v, NULL), PT_OK);
 	ck_assert_uint_eq(v.links, 0);
 	pt_tree_free(tree);
 	pt_capture_free(c);
@@ -1924,7 +1925,7 @@ START_TEST(mapped_holes_skipped)
 	ck_assert(pt_capture_region(c, 0)->in_place);
 	t0 = now_s();
 	pt_table_root(pt_capture_context(c, 0), &root);
-	while (pt_table_next(&root, &idx, false, 0, &e)) {
+	while (pt_table_next(&root, &idx, false, 0, &e, NULL)) {
 		listed++;
 		idx++;
 	}

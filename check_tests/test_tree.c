@@ -112,7 +112,7 @@ static void list_from(const struct pt_tree *t, const struct pt_tnode *dir, uint6
 		      struct listing *l)
 {
 	memset(l, 0, sizeof(*l));
-	ck_assert_int_eq(pt_tree_list(t, dir, cookie, collect, l), PT_OK);
+	ck_assert_int_eq(pt_tree_list(t, dir, cookie, collect, l, NULL), PT_OK);
 }
 
 static const char *names_of(const char *path)
@@ -245,7 +245,7 @@ static void check_resumption(const struct pt_tree *t, const char *path)
 	for (;;) {
 		memset(&part, 0, sizeof part);
 		part.stop_after = 1;
-		ck_assert_int_eq(pt_tree_list(t, &d, cookie, collect, &part), PT_OK);
+		ck_assert_int_eq(pt_tree_list(t, &d, cookie, collect, &part, NULL), PT_OK);
 		if (part.n == 0)
 			break;
 		if (rebuilt[0])
@@ -341,7 +341,7 @@ START_TEST(kinds_nlink)
 		uint64_t nlink = 0;
 
 		ck_assert_msg(pt_tree_kind(&n) == cases[i].kind, "%s: kind", cases[i].path);
-		ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+		ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink, NULL), PT_OK);
 		ck_assert_msg(nlink == cases[i].nlink, "%s: nlink %llu", cases[i].path,
 			      (unsigned long long)nlink);
 	}
@@ -362,7 +362,7 @@ static void render_is(const struct pt_tnode *node, const struct pt_buf *want)
 	struct pt_buf b;
 
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_tree_render(tree, node, &b), PT_OK);
+	ck_assert_int_eq(pt_tree_render(tree, node, &b, NULL), PT_OK);
 	ck_assert_uint_gt(b.len, 0);
 	ck_assert_uint_eq(b.len, want->len);
 	ck_assert_int_eq(memcmp(b.data, want->data, b.len), 0);
@@ -380,11 +380,11 @@ START_TEST(contents)
 	pt_render_capture(&want, cap, PT_OUT_TEXT);
 	render_is(&(struct pt_tnode){.type = PT_TN_CAPTURE}, &want);
 	pt_buf_reset(&want);
-	pt_render_info(&want, ctx, PT_OUT_TEXT);
+	pt_render_info(&want, ctx, PT_OUT_TEXT, NULL);
 	n = at("pdb0/info");
 	render_is(&n, &want);
 	pt_buf_reset(&want);
-	pt_render_maps(&want, ctx, PT_OUT_TEXT);
+	pt_render_maps(&want, ctx, PT_OUT_TEXT, NULL);
 	n = at("pdb0/maps");
 	render_is(&n, &want);
 	pt_buf_reset(&want);
@@ -395,18 +395,18 @@ START_TEST(contents)
 	/* an entry file: the pointer's `entry` and the leaf file are rendered entries */
 	pt_buf_reset(&want);
 	n = at("pdb0/pde3/0/entry");
-	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_OK);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(want.data, "state: pointer\n"));
 	pt_buf_reset(&want);
 	n = at("pdb0/pde3/0/pde2/0/pde1/0/pde0/1");
-	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_OK);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(want.data, "state: mapped\n"));
 	/* directories and links have no contents */
 	pt_buf_reset(&want);
 	n = at("pdb0/pde3");
-	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_E_USAGE);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want, NULL), PT_E_USAGE);
 	n = at("pdb0/va/0x400000");
-	ck_assert_int_eq(pt_tree_render(tree, &n, &want), PT_E_USAGE);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &want, NULL), PT_E_USAGE);
 	pt_buf_free(&want);
 }
 END_TEST
@@ -468,7 +468,7 @@ static void visit_dir(const struct pt_tree *t, const struct pt_tnode *dir, size_
 {
 	struct walker w = {t, dir, 0};
 
-	ck_assert_int_eq(pt_tree_list(t, dir, 0, visit, &w), PT_OK);
+	ck_assert_int_eq(pt_tree_list(t, dir, 0, visit, &w, NULL), PT_OK);
 	*nodes += w.nodes;
 }
 
@@ -485,7 +485,7 @@ static bool visit(void *ud, const char *name, const struct pt_tnode *child, uint
 	ck_assert_msg(same(&byname, child), "%s: lookup differs from the listing", name);
 	ck_assert_int_eq(pt_tree_parent(w->t, child, &parent), PT_OK);
 	ck_assert_msg(same(&parent, w->dir), "%s: parent is not the directory listing it", name);
-	ck_assert_int_eq(pt_tree_nlink(w->t, child, &nlink), PT_OK);
+	ck_assert_int_eq(pt_tree_nlink(w->t, child, &nlink, NULL), PT_OK);
 	if (pt_tree_kind(child) == PT_TK_DIR)
 		visit_dir(w->t, child, &w->nodes);
 	return true;
@@ -537,29 +537,29 @@ START_TEST(errors)
 	/* an entry directory whose entry is not a pointer (pde3/1 is zero) */
 	n = at("pdb0/pde3/0");
 	n.node.s[0].index = 1;
-	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_E_NOTFOUND);
-	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink, NULL), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l, NULL), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_lookup(tree, &n, "entry", &c), PT_E_NOTFOUND);
 	/* past the table */
 	n.node.s[0].index = 4;
 	n.type = PT_TN_ENTRYFILE;
-	ck_assert_int_eq(pt_tree_render(tree, &n, &b), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &b, NULL), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_parent(tree, &n, &c), PT_E_NOTFOUND);
 	/* a table behind a target the entry does not have */
 	n = at("pdb0/pde3/0/pde2");
 	n.choice = 1;
-	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink, NULL), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_lookup(tree, &n, "0", &c), PT_E_NOTFOUND);
 	/* a context that does not exist */
 	n = at("pdb0/info");
 	n.ctx = 7;
-	ck_assert_int_eq(pt_tree_render(tree, &n, &b), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &b, NULL), PT_E_NOTFOUND);
 	n = at("pdb0/va");
 	n.ctx = 7;
-	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_NOTFOUND);
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l, NULL), PT_E_NOTFOUND);
 	/* not a directory */
 	n = at("capture");
-	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l), PT_E_USAGE);
+	ck_assert_int_eq(pt_tree_list(tree, &n, 0, collect, &l, NULL), PT_E_USAGE);
 	pt_buf_free(&b);
 }
 END_TEST
@@ -598,7 +598,7 @@ static bool expect_child(void *ud, const char *name, const struct pt_tnode *chil
 		struct pt_buf f;
 
 		pt_buf_init(&f);
-		ck_assert_int_eq(pt_tree_render(x->t, child, &f), PT_OK);
+		ck_assert_int_eq(pt_tree_render(x->t, child, &f, NULL), PT_OK);
 		pt_buf_puts(x->out, sub);
 		for (char *line = f.data, *nl; line && *line; line = nl + 1) {
 			char *colon = strstr(line, ": ");
@@ -622,7 +622,7 @@ static void expect_lines(const struct pt_tree *t, const struct pt_tnode *dir, co
 {
 	struct expect x = {t, path, out};
 
-	ck_assert_int_eq(pt_tree_list(t, dir, 0, expect_child, &x), PT_OK);
+	ck_assert_int_eq(pt_tree_list(t, dir, 0, expect_child, &x, NULL), PT_OK);
 }
 
 /* The entries node: listed after maps, a file, its parent the context. */
@@ -661,7 +661,7 @@ START_TEST(entries_equal_tree)
 				ck_assert_int_eq(pt_tree_lookup(t, &cd, pt_capture_context(c, k)->fmt->levels[0].name, &rt), PT_OK);
 				expect_lines(t, &rt, pt_capture_context(c, k)->fmt->levels[0].name, &want);
 				ck_assert_int_eq(pt_tree_lookup(t, &cd, "entries", &en), PT_OK);
-				ck_assert_int_eq(pt_tree_render(t, &en, &got), PT_OK);
+				ck_assert_int_eq(pt_tree_render(t, &en, &got, NULL), PT_OK);
 				ck_assert_msg(want.len > 0, "%s %s: no entries", fixtures[i], name);
 				ck_assert_msg(got.len == want.len && memcmp(got.data, want.data, got.len) == 0,
 					      "%s %s all=%d: entries differ from the tree", fixtures[i], name, all);
@@ -686,7 +686,7 @@ START_TEST(entries_grep_read_only)
 	pt_buf_init(&files);
 	cd = at("pdb0/pde3");
 	expect_lines(tree, &cd, "pde3", &files);   /* built from the entry files */
-	ck_assert_int_eq(pt_entries_render(tree, 0, PT_ENTRIES_LINES_MAX, &text), PT_OK);
+	ck_assert_int_eq(pt_entries_render(tree, 0, PT_ENTRIES_LINES_MAX, &text, NULL), PT_OK);
 	for (char *l = text.data, *nl; l && *l; l = nl + 1) {
 		char file[512];
 		struct pt_buf one;
@@ -703,7 +703,7 @@ START_TEST(entries_grep_read_only)
 		snprintf(file, sizeof file, "pdb0/%.*s", (int)strcspn(l, " "), l);
 		e = at(file);
 		pt_buf_init(&one);
-		ck_assert_int_eq(pt_tree_render(tree, &e, &one), PT_OK);
+		ck_assert_int_eq(pt_tree_render(tree, &e, &one, NULL), PT_OK);
 		ck_assert_msg(strstr(one.data, "\nread_only: 1\n"), "%s", file);
 		pt_buf_free(&one);
 		*nl = '\n';
@@ -736,8 +736,8 @@ START_TEST(entries_file_slices)
 	ck_assert_int_eq(pt_tree_new(c, true, &t), PT_OK);   /* all_entries: ~1.5 MB */
 	pt_buf_init(&full);
 	pt_buf_init(&part);
-	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full), PT_OK);
-	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, 0, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full, NULL), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, 0, &f, NULL), PT_OK);
 	ck_assert_uint_eq(f.size, full.len);
 	ck_assert_uint_gt(f.ncp, 10);
 	ck_assert_uint_le(f.ncp, full.len / PT_ENTRIES_CHECKPOINT + 1);
@@ -754,7 +754,7 @@ START_TEST(entries_file_slices)
 		if (i % 50 == 0)
 			off = f.cp[(size_t)(seed >> 33) % f.ncp].off;   /* exactly at a checkpoint */
 		pt_buf_reset(&part);
-		ck_assert_int_eq(pt_entries_file_read(t, &f, off, (size_t)size, &part), PT_OK);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, (size_t)size, &part, NULL), PT_OK);
 		if (off >= full.len) {
 			ck_assert_uint_eq(part.len, 0);
 			continue;
@@ -765,15 +765,15 @@ START_TEST(entries_file_slices)
 	/* sequential reads in odd blocks rebuild the whole text */
 	pt_buf_reset(&part);
 	for (uint64_t off = 0; off < f.size; off += 4097)
-		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 4097, &part), PT_OK);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 4097, &part, NULL), PT_OK);
 	ck_assert(part.len == full.len && memcmp(part.data, full.data, full.len) == 0);
 	ck_assert_uint_eq(f.text.len, 0);   /* keep_max 0: nothing kept, every read rendered */
 	pt_entries_file_free(&f);
 	/* a budget one byte short keeps nothing; the exact size keeps the text, and reads copy it */
-	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len - 1, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len - 1, &f, NULL), PT_OK);
 	ck_assert_uint_eq(f.text.len, 0);
 	pt_entries_file_free(&f);
-	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, PT_ENTRIES_LINES_MAX, full.len, &f, NULL), PT_OK);
 	ck_assert_uint_eq(f.size, full.len);
 	ck_assert(f.text.len == full.len && memcmp(f.text.data, full.data, full.len) == 0);
 	for (int i = 0; i < 100; i++) {
@@ -783,7 +783,7 @@ START_TEST(entries_file_slices)
 		off = (seed >> 20) % (full.len + 100);
 		size = (seed >> 44) % 140000 + 1;
 		pt_buf_reset(&part);
-		ck_assert_int_eq(pt_entries_file_read(t, &f, off, (size_t)size, &part), PT_OK);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, (size_t)size, &part, NULL), PT_OK);
 		ck_assert_uint_eq(part.len, off >= full.len ? 0 : off + size > full.len ? full.len - off : size);
 		ck_assert(part.len == 0 || memcmp(part.data, full.data + off, part.len) == 0);
 	}
@@ -809,8 +809,8 @@ START_TEST(entries_truncated)
 	pt_buf_init(&full);
 	pt_buf_init(&cut);
 	pt_buf_init(&part);
-	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full), PT_OK);
-	ck_assert_int_eq(pt_entries_render(t, 0, 1000, &cut), PT_OK);
+	ck_assert_int_eq(pt_entries_render(t, 0, PT_ENTRIES_LINES_MAX, &full, NULL), PT_OK);
+	ck_assert_int_eq(pt_entries_render(t, 0, 1000, &cut, NULL), PT_OK);
 	p = full.data;
 	for (int i = 0; i < 1000; i++)
 		p = strchr(p, '\n') + 1;
@@ -818,12 +818,12 @@ START_TEST(entries_truncated)
 	ck_assert_uint_eq(cut.len, head + strlen("# truncated\n"));
 	ck_assert(memcmp(cut.data, full.data, head) == 0);
 	ck_assert_str_eq(cut.data + head, "# truncated\n");
-	ck_assert_int_eq(pt_entries_file_build(t, 0, 1000, 0, &f), PT_OK);
+	ck_assert_int_eq(pt_entries_file_build(t, 0, 1000, 0, &f, NULL), PT_OK);
 	ck_assert_uint_eq(f.size, cut.len);
 	ck_assert_uint_gt(f.ncp, 2);
 	for (uint64_t off = 0; off < f.size + 10; off += 3001) {
 		pt_buf_reset(&part);
-		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 70001, &part), PT_OK);
+		ck_assert_int_eq(pt_entries_file_read(t, &f, off, 70001, &part, NULL), PT_OK);
 		ck_assert_uint_eq(part.len, off >= cut.len ? 0 : cut.len - off < 70001 ? cut.len - off : 70001);
 		ck_assert(part.len == 0 || memcmp(part.data, cut.data + off, part.len) == 0);
 	}
@@ -843,7 +843,7 @@ START_TEST(entries_seek)
 	struct pt_tnode all[256], e;
 	size_t n = 0;
 
-	ck_assert_int_eq(pt_entries_begin(&it, tree, 1), PT_OK);
+	ck_assert_int_eq(pt_entries_begin(&it, tree, 1, NULL), PT_OK);
 	while (pt_entries_next(&it, &e) == PT_OK) {
 		ck_assert_uint_lt(n, 256);
 		all[n++] = e;
@@ -853,7 +853,7 @@ START_TEST(entries_seek)
 	for (size_t k = 0; k < n; k++) {
 		size_t j = k;
 
-		ck_assert_int_eq(pt_entries_seek(&it2, tree, &all[k]), PT_OK);
+		ck_assert_int_eq(pt_entries_seek(&it2, tree, &all[k], NULL), PT_OK);
 		while (pt_entries_next(&it2, &e) == PT_OK) {
 			ck_assert_uint_lt(j, n);
 			ck_assert_msg(same(&e, &all[j]), "seek %zu: entry %zu differs", k, j);
@@ -862,7 +862,7 @@ START_TEST(entries_seek)
 		ck_assert_uint_eq(j, n);
 	}
 	e = at("pdb0/info");
-	ck_assert_int_eq(pt_entries_seek(&it2, tree, &e), PT_E_USAGE);
+	ck_assert_int_eq(pt_entries_seek(&it2, tree, &e, NULL), PT_E_USAGE);
 }
 END_TEST
 
@@ -882,10 +882,10 @@ START_TEST(pa_lookup)
 	ck_assert_str_eq(names_of("pa/vidmem"), "");
 	n = at("pa/vidmem");
 	ck_assert(pt_tree_kind(&n) == PT_TK_DIR);
-	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink, NULL), PT_OK);
 	ck_assert_uint_eq(nlink, 2);
 	n = at("pa");
-	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink), PT_OK);
+	ck_assert_int_eq(pt_tree_nlink(tree, &n, &nlink, NULL), PT_OK);
 	ck_assert_uint_eq(nlink, 2 + 10);
 	/* a byte of SPT1 page 0, shared by pdb0 and pdb1 (twice): the file is pt_render_pa's */
 	pt_buf_init(&want);
@@ -935,14 +935,14 @@ START_TEST(resolve_any_order)
 
 	ck_assert_ptr_nonnull(c1);
 	ck_assert(c0->serial != 0 && c1->serial != 0 && c0->serial != c1->serial);
-	pt_pages_init(&it, c0, 0);
+	pt_pages_init(&it, c0, 0, NULL);
 	while (nn + 2 < sizeof nodes / sizeof nodes[0] && pt_pages_next(&it, &pg)) {
 		nodes[nn++] = pg.node;
 		nodes[nn] = pg.node;   /* and the pointer above it */
 		nodes[nn++].n--;
 	}
 	ck_assert_uint_gt(nn, 20);
-	pt_pages_init(&it, c1, 0);
+	pt_pages_init(&it, c1, 0, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	other = pg.node;
 	for (size_t i = 0; i < nn; i++) {

@@ -1136,12 +1136,12 @@ START_TEST(test_capture_family)
 		}
 		/* Info: chip, family, big_page_size (the 64K default). */
 		pt_buf_init(&b);
-		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_TEXT), PT_OK);
+		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_TEXT, NULL), PT_OK);
 		snprintf(keys, sizeof keys, "\nchip: %s\nfamily: %s\nbig_page_size: 64K\n",
 			 chips[i].chip, chips[i].family);
 		ck_assert_msg(b.data && strstr(b.data, keys), "info lacks %s", keys);
 		pt_buf_reset(&b);
-		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_JSON), PT_OK);
+		ck_assert_int_eq(pt_render_info(&b, c, PT_OUT_JSON, NULL), PT_OK);
 		snprintf(keys, sizeof keys, "\"family\": \"%s\"", chips[i].family);
 		ck_assert_msg(b.data && strstr(b.data, keys), "info JSON lacks %s: %s", keys, b.data);
 		pt_buf_free(&b);
