@@ -366,7 +366,7 @@ START_TEST(key_errors)
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nmode = 3\n", PT_E_VALUE,
 		"dte and mode/root both given");
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nspace = vidmem\n", PT_E_VALUE,
-		"space 'vidmem' in [amdvi d] is not a space of this format");
+		"space 'vidmem' in [amdvi d] is not a space of amd-vi (sysmem, hpa, gpa)");
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nlevels = 3\n", PT_E_VALUE,
 		"unknown key 'levels' in [amdvi d]");
 }

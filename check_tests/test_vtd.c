@@ -460,7 +460,7 @@ START_TEST(key_errors)
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x10000000000000\naw = 48\n", PT_E_VALUE,
 		"wider than 52 bits");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 48\nspace = vram\n", PT_E_VALUE,
-		"space 'vram' in [vtd d] is not a space of this format");
+		"space 'vram' in [vtd d] is not a space of intel-vtd (sysmem, hpa, gpa)");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 48\nbogus = 1\n", PT_E_VALUE,
 		"unknown key 'bogus' in [vtd d]");
 	key_err("intel-vtd", "[vtd d]\ncontext = 12345\n", PT_E_VALUE,

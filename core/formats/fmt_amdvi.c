@@ -42,11 +42,10 @@
  * its own (the walker has no per-path rights yet).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
 
 #define BIT(n) (1ull << (n))
@@ -65,7 +64,7 @@ enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const vi_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 
 enum { L_6, L_5, L_4, L_3, L_2, L_1, L__COUNT };
-/* Mode 6; a context of Mode M uses the last M rows (vi_levels_from()). */
+/* Mode 6; a context of Mode M uses the last M rows (pt_fmt_levels_tail()). */
 static const struct pt_level vi_levels[] = {
 	/* name depth va_shift bits size role          leaf_shift child */
 	{"l6",  0,    57,      7,   8,   PT_ROLE_DIR,  0,  {L_5, -1}},
@@ -176,20 +175,10 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 	return PT_OK;
 }
 
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define DEC(T, O)                                                                           \
-	static pt_err vi_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,         \
-				   unsigned flags, struct pt_entry *out)                    \
-	{                                                                                   \
-		return vi_decode_sp(T, O, level, ps, raw, flags, out);                      \
-	}
-#define DEC3(T) DEC(T, 0) DEC(T, 1) DEC(T, 2)
-DEC3(0)
-DEC3(1)
-DEC3(2)
-static const decode_fn vi_decoders[SP__COUNT][SP__COUNT] = {
-	{vi_0_0, vi_0_1, vi_0_2}, {vi_1_0, vi_1_1, vi_1_2}, {vi_2_0, vi_2_1, vi_2_2},
-};
+/* One decoder per (table space, page space): the hook has no context (fmt_ctx.h). */
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, vi_decode_sp)
+static const pt_fmt_decode_fn vi_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, vi_decode_sp)};
 
 static void vi_flags(const struct pt_entry *e, char *buf, size_t len)
 {
@@ -219,26 +208,15 @@ struct vi_ctx {
 	struct pt_level levels[L__COUNT + 1];
 };
 
-static pt_err space_key(const struct pt_ctx_key *k, unsigned *out)
-{
-	for (unsigned i = 0; vi_spaces[i]; i++)
-		if (strcmp(k->value, vi_spaces[i]) == 0) {
-			*out = i;
-			return PT_OK;
-		}
-	return pt_ctx_key_fail(k, PT_E_VALUE, "%s '%s' in %s is not a space of this format"
-			       " (sysmem, hpa or gpa)", k->key, k->value, k->label);
-}
-
 static pt_err vi_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
 	struct vi_ctx *c = priv;
 	pt_err rc;
 
 	if (!strcmp(k->key, "space"))
-		return space_key(k, &c->space);
+		return pt_fmt_space_key(k, "amd-vi", vi_spaces, &c->space);
 	if (!strcmp(k->key, "output_space"))
-		return space_key(k, &c->output_space);
+		return pt_fmt_space_key(k, "amd-vi", vi_spaces, &c->output_space);
 	if (!strcmp(k->key, "dte")) {
 		c->has_dte = true;
 		return pt_ctx_key_uint(k, &c->dte);
@@ -272,39 +250,25 @@ static const char *vi_ctx_missing(const void *priv)
 	return NULL;
 }
 
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* DTE qword 0 (struct amd_iommu_dte): V 0, TV 1, Mode 11:9, root 51:12, IR 61, IW 62. */
 static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 {
 	uint64_t d = c->dte, mode = bits(d, 11, 9);
 
 	if (c->has_mode || c->has_root)
-		return setup_fail(err, errlen, PT_E_VALUE, "dte and mode/root both given: the DTE"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte and mode/root both given: the DTE"
 				  " holds Mode and the root pointer");
 	if (!(d & 1))
-		return setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " is not valid (V=0):"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " is not valid (V=0):"
 				  " no translation information", d);
 	if (!(d & 2))
-		return setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
 				  " table", d);
 	if (mode == 0)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 0:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 0:"
 				  " requests are not translated, no table to walk", d);
 	if (mode == 7)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 7,"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 7,"
 				  " which is reserved", d);
 	c->mode = mode;
 	c->root = d & ADDR_MASK;
@@ -316,24 +280,17 @@ extern const struct pt_format pt_format_amdvi;
 static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct vi_ctx *c = ctx->priv;
-	unsigned first;
 	pt_err rc;
 
 	if (c->has_dte) {
 		if ((rc = vi_dte(c, err, errlen)))
 			return rc;
 	} else if ((c->root & 0xfff) || (c->root & ~ADDR_MASK)) {
-		return setup_fail(err, errlen, PT_E_VALUE, "root 0x%" PRIx64 " is not a 4 KiB aligned"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "root 0x%" PRIx64 " is not a 4 KiB aligned"
 				  " address of at most 52 bits", c->root);
 	}
 	c->levels_n = (unsigned)c->mode;
-	first = L__COUNT - c->levels_n;
-	for (unsigned i = 0; i < c->levels_n; i++) {
-		c->levels[i] = vi_levels[first + i];
-		c->levels[i].depth = (uint8_t)i;
-		c->levels[i].child[0] = (int8_t)(i + 1 < c->levels_n ? (int)i + 1 : -1);
-	}
-	c->levels[c->levels_n] = (struct pt_level){0};
+	pt_fmt_levels_tail(c->levels, vi_levels, L__COUNT, c->levels_n);
 	c->fmt = pt_format_amdvi;
 	c->fmt.levels = c->levels;
 	/* Mode → IOVA bits (PM_LEVEL_SIZE): 21, 30, 39, 48, 57, 64. */
@@ -341,14 +298,7 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
 	c->fmt.decode = vi_decoders[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = c->space;
-	ctx->root_addr = c->root;
-	ctx->root_entries = (uint64_t)1 << c->levels[0].bits;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, c->space, c->root, (uint64_t)1 << c->levels[0].bits);
 	return PT_OK;
 }
 
@@ -394,7 +344,7 @@ const struct pt_format pt_format_amdvi = {
 	.va_bits = 64,
 	.va_digits = 16,
 	.spaces = vi_spaces,
-	.decode = vi_0_0,
+	.decode = vi_decode_sp_0_0,
 	.flags = vi_flags,
 	.blob_kinds = vi_blob_kinds,
 	.ctx_section = "amdvi",

@@ -41,11 +41,10 @@
  * 17 uses; gmc_v11_0.c says "reserved" for all three.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
 
 enum { SP_VRAM = 0, SP_SYSMEM = 1 };
@@ -252,12 +251,13 @@ static void set_pointer(struct pt_entry *e, uint64_t r, unsigned level, unsigned
 }
 
 /*
- * Entry at LEVEL (row of a depth-DEPTH table) of a gfxGFX VM.  PAGE_SHIFT
+ * Entry at LEVEL (row of a depth-DEPTH table) of a gfx(9 + GI) VM.  PAGE_SHIFT
  * is the table's: a PDB's span, a PTB's 12 + BFS0.
  */
-static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, unsigned page_shift,
+static pt_err gpuvm_decode_gen(unsigned gi, unsigned depth, unsigned level, unsigned page_shift,
 			       const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
+	unsigned gfx = 9 + gi;
 	const struct gen_bits *g = gen_of(gfx);
 	unsigned lk = level + 3 - depth;
 	uint64_t r, page_size;
@@ -367,25 +367,9 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 	return PT_OK;
 }
 
-/* One decoder per (generation, depth): the descriptor's decode has no context. */
-#define DEC(G, D)                                                                          \
-	static pt_err dec_##G##_##D(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    unsigned flags, struct pt_entry *out)                    \
-	{                                                                                    \
-		return gpuvm_decode_gen(G, D, level, ps, raw, flags, out);                   \
-	}
-#define DEC4(G) DEC(G, 0) DEC(G, 1) DEC(G, 2) DEC(G, 3)
-DEC4(9)
-DEC4(10)
-DEC4(11)
-DEC4(12)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-static const decode_fn decoders[4][4] = {
-	{dec_9_0, dec_9_1, dec_9_2, dec_9_3},
-	{dec_10_0, dec_10_1, dec_10_2, dec_10_3},
-	{dec_11_0, dec_11_1, dec_11_2, dec_11_3},
-	{dec_12_0, dec_12_1, dec_12_2, dec_12_3},
-};
+/* One decoder per (generation gfx9 + GI, depth): the descriptor's decode has no context (fmt_ctx.h). */
+PT_FMT_A4(PT_FMT_B4, PT_FMT_DECODER, gpuvm_decode_gen)
+static const pt_fmt_decode_fn decoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_decode_gen)};
 
 /* maps FLAGS: the entry-file names of the set permission bits, as amd-gart. */
 static void gpuvm_flags(const struct pt_entry *e, char *buf, size_t len)
@@ -516,19 +500,8 @@ static const char *gpuvm_ctx_missing(const void *priv)
 	return NULL;
 }
 
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return PT_E_VALUE;
-}
+/* Set-up failures of this format are all PT_E_VALUE. */
+#define setup_fail(err, errlen, ...) pt_fmt_setup_fail(err, errlen, PT_E_VALUE, __VA_ARGS__)
 
 extern const struct pt_format pt_format_gpuvm;
 
@@ -731,7 +704,7 @@ const struct pt_format pt_format_gpuvm = {
 	.va_bits = 48,
 	.va_digits = 12,
 	.spaces = gpuvm_spaces,
-	.decode = dec_9_3,
+	.decode = gpuvm_decode_gen_0_3,
 	.flags = gpuvm_flags,
 	.kind_name = gpuvm_kind_name,
 	.kind_field = "mtype",   /* the KIND column is the memory type */

@@ -42,11 +42,10 @@
  *    entry or an EPTP: the address is 51:12 and nothing above is reserved.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
 
 #define BIT(n) (1ull << (n))
@@ -67,7 +66,7 @@ enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const sl_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 
 enum { L_PML5, L_PML4, L_PDPT, L_PD, L_PT, L__COUNT };
-/* The whole 5-level table; a 3- or 4-level context uses its tail (sl_levels_from()). */
+/* The whole 5-level table; a 3- or 4-level context uses its tail (pt_fmt_levels_tail()). */
 static const struct pt_level sl_levels[] = {
 	/* name   depth va_shift bits size role          leaf_shift child */
 	{"pml5",  0,    48,      9,   8,   PT_ROLE_DIR,  0,  {L_PML4, -1}},
@@ -274,27 +273,13 @@ static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	return PT_OK;
 }
 
-/* One decoder per (table space, page space): the hook has no context. */
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define DEC(F, T, O)                                                                        \
-	static pt_err F##_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,        \
-				    unsigned flags, struct pt_entry *out)                   \
-	{                                                                                   \
-		return F##_decode_sp(T, O, level, ps, raw, flags, out);                     \
-	}
-#define DEC3(F, T) DEC(F, T, 0) DEC(F, T, 1) DEC(F, T, 2)
-DEC3(vtd, 0)
-DEC3(vtd, 1)
-DEC3(vtd, 2)
-DEC3(ept, 0)
-DEC3(ept, 1)
-DEC3(ept, 2)
-static const decode_fn vtd_decoders[SP__COUNT][SP__COUNT] = {
-	{vtd_0_0, vtd_0_1, vtd_0_2}, {vtd_1_0, vtd_1_1, vtd_1_2}, {vtd_2_0, vtd_2_1, vtd_2_2},
-};
-static const decode_fn ept_decoders[SP__COUNT][SP__COUNT] = {
-	{ept_0_0, ept_0_1, ept_0_2}, {ept_1_0, ept_1_1, ept_1_2}, {ept_2_0, ept_2_1, ept_2_2},
-};
+/* One decoder per (table space, page space): the hook has no context (fmt_ctx.h). */
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, vtd_decode_sp)
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, ept_decode_sp)
+static const pt_fmt_decode_fn vtd_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, vtd_decode_sp)};
+static const pt_fmt_decode_fn ept_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, ept_decode_sp)};
 
 /* maps FLAGS: the names of the set permission fields. */
 static void put_words(char *buf, size_t len, const bool *set, const char *const *names, size_t n)
@@ -395,25 +380,15 @@ static pt_err parse_u128(const struct pt_ctx_key *k, uint64_t *lo, uint64_t *hi)
 	return PT_OK;
 }
 
-static pt_err space_key(const struct pt_ctx_key *k, unsigned *out)
-{
-	for (unsigned i = 0; sl_spaces[i]; i++)
-		if (strcmp(k->value, sl_spaces[i]) == 0) {
-			*out = i;
-			return PT_OK;
-		}
-	return pt_ctx_key_fail(k, PT_E_VALUE, "%s '%s' in %s is not a space of this format"
-			       " (sysmem, hpa or gpa)", k->key, k->value, k->label);
-}
-
 static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
 	struct sl_ctx *c = priv;
+	const char *name = c->ept ? "intel-ept" : "intel-vtd";
 
 	if (!strcmp(k->key, "space"))
-		return space_key(k, &c->space);
+		return pt_fmt_space_key(k, name, sl_spaces, &c->space);
 	if (!strcmp(k->key, "output_space"))
-		return space_key(k, &c->output_space);
+		return pt_fmt_space_key(k, name, sl_spaces, &c->output_space);
 	if (c->ept) {
 		if (strcmp(k->key, "eptp"))
 			return PT_E_NOTFOUND;
@@ -463,20 +438,6 @@ static const char *ept_ctx_missing(const void *priv)
 	return c->has_eptp ? NULL : "eptp";
 }
 
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /*
  * The legacy context entry (Linux struct context_entry, QEMU VTD_CONTEXT_*):
  * lo P 0, FPD 1, TT 3:2, SLPTPTR 63:12, reserved 11:4; hi AW 2:0, AVAIL
@@ -487,62 +448,42 @@ static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
 	uint64_t lo = c->ctx_lo, hi = c->ctx_hi, tt = bits(lo, 3, 2), aw = bits(hi, 2, 0);
 
 	if (c->has_slptptr || c->has_aw)
-		return setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
 				  " the context entry holds SLPTPTR and AW");
 	if (!(lo & 1))
-		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " is not present (P=0): the device's requests are blocked, no"
 				  " table to walk", hi, lo);
 	if ((lo & MASK(11, 4)) || (hi & (BIT(7) | MASK(63, 24))))
-		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " has reserved bits set (lo 11:4, hi 7 and 63:24): the hardware"
 				  " faults it", hi, lo);
 	if (tt == 2)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
 				  " requests are not translated, no second-level table");
 	if (tt == 3)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
 	if (aw < 1 || aw > 3)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry AW %" PRIu64 " is not"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry AW %" PRIu64 " is not"
 				  " supported (1, 2 or 3: 39, 48 or 57 bits)", aw);
 	c->root = lo & ~0xfffull;
 	c->aw = 30 + 9 * aw;
 	return PT_OK;
 }
 
-/* The level table of an N-level context: the last N rows of sl_levels, depths from 0. */
-static void sl_levels_from(struct pt_level *lv, unsigned n)
-{
-	unsigned first = L__COUNT - n;
-
-	for (unsigned i = 0; i < n; i++) {
-		lv[i] = sl_levels[first + i];
-		lv[i].depth = (uint8_t)i;
-		lv[i].child[0] = (int8_t)(i + 1 < n ? (int)i + 1 : -1);
-	}
-	lv[n] = (struct pt_level){0};
-}
-
 extern const struct pt_format pt_format_vtd, pt_format_ept;
 
 static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_format *base,
-		      const decode_fn (*dec)[SP__COUNT])
+		      const pt_fmt_decode_fn (*dec)[SP__COUNT])
 {
 	c->fmt = *base;
-	sl_levels_from(c->levels, c->levels_n);
+	pt_fmt_levels_tail(c->levels, sl_levels, L__COUNT, c->levels_n);
 	c->fmt.levels = c->levels;
 	c->fmt.va_bits = 12 + 9 * c->levels_n;
 	c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
 	c->fmt.decode = dec[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = c->space;
-	ctx->root_addr = c->root;
-	ctx->root_entries = 512;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, c->space, c->root, 512);
 }
 
 static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
@@ -555,15 +496,15 @@ static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 			return rc;
 	} else {
 		if (c->slptptr & 0xfff)
-			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is not 4 KiB"
+			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is not 4 KiB"
 					  " aligned", c->slptptr);
 		if (c->slptptr & ~ADDR_MASK)
-			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is wider than"
+			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is wider than"
 					  " 52 bits", c->slptptr);
 		c->root = c->slptptr;
 	}
 	if (c->root & ~ADDR_MASK)
-		return setup_fail(err, errlen, PT_E_VALUE, "SLPTPTR 0x%" PRIx64 " is wider than 52"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "SLPTPTR 0x%" PRIx64 " is wider than 52"
 				  " bits", c->root);
 	c->levels_n = (unsigned)(c->aw - 30) / 9 + 2;
 	sl_finish(ctx, c, &pt_format_vtd, vtd_decoders);
@@ -577,13 +518,13 @@ static pt_err ept_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	uint64_t e = c->eptp, mt = bits(e, 2, 0), pwl = bits(e, 5, 3) + 1;
 
 	if (mt != 0 && mt != 6)
-		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 ": memory type %" PRIu64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 ": memory type %" PRIu64
 				  " is not UC (0) or WB (6): VM entry fails", e, mt);
 	if (pwl != 4 && pwl != 5)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "eptp 0x%" PRIx64 ": page-walk"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "eptp 0x%" PRIx64 ": page-walk"
 				  " length %" PRIu64 " (bits 5:3 + 1) is not 4 or 5", e, pwl);
 	if (e & (MASK(11, 8) | MASK(63, 52)))
-		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 " has reserved bits set"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 " has reserved bits set"
 				  " (11:8 or 63:52): VM entry fails", e);
 	c->root = e & ADDR_MASK;
 	c->levels_n = (unsigned)pwl;
@@ -663,7 +604,7 @@ const struct pt_format pt_format_vtd = {
 	.va_bits = 57,
 	.va_digits = 15,
 	.spaces = sl_spaces,
-	.decode = vtd_0_0,
+	.decode = vtd_decode_sp_0_0,
 	.flags = vtd_flags,
 	.kind_name = vtd_kind,
 	.kind_field = "emt",
@@ -684,7 +625,7 @@ const struct pt_format pt_format_ept = {
 	.va_bits = 57,
 	.va_digits = 15,
 	.spaces = sl_spaces,
-	.decode = ept_0_0,
+	.decode = ept_decode_sp_0_0,
 	.flags = ept_flags,
 	.kind_name = ept_kind,
 	.kind_field = "memory_type",

@@ -22,11 +22,10 @@
  * entry is `invalid` with its raw value and no decoded guess.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
 
 static const char *const x86_spaces[] = {"sysmem", NULL};
@@ -179,20 +178,13 @@ static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned pag
 	return PT_OK;
 }
 
-/* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context. */
-#define DEC(N, M)                                                                          \
-	static pt_err dec_##N##_##M(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    unsigned flags, struct pt_entry *out)                    \
-	{                                                                                    \
-		return x86_decode_with(N, M, level, ps, raw, flags, out);                    \
-	}
-#define DEC2(M) DEC(0, M) DEC(1, M)
+/* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context (fmt_ctx.h). */
 #define M_LIST(X) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) \
 	X(44) X(45) X(46) X(47) X(48) X(49) X(50) X(51) X(52)
+#define DEC2(M) PT_FMT_DECODER(x86_decode_with, 0, M) PT_FMT_DECODER(x86_decode_with, 1, M)
 M_LIST(DEC2)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define ROW(M) {dec_0_##M, dec_1_##M},
-static const decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
+#define ROW(M) {PT_FMT_REF(x86_decode_with, 0, M) PT_FMT_REF(x86_decode_with, 1, M)},
+static const pt_fmt_decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
 
 /*
  * maps/walk FLAGS: the effective rights (writable, user, xd: the path's)
@@ -251,11 +243,10 @@ static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
 
 	if (!strcmp(k->key, "space")) {
 		/* the one space of the format (a guest's gpa behind EPT comes with translated spaces) */
-		if (strcmp(k->value, "sysmem"))
-			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED, "space '%s' in %s is not a space"
-					       " of x86-64 (sysmem)", k->value, k->label);
+		unsigned sp;
+
 		c->has_space = true;
-		return PT_OK;
+		return pt_fmt_space_key(k, "x86-64", x86_spaces, &sp);
 	}
 	for (int i = 0; i < K__COUNT; i++) {
 		if (strcmp(k->key, key_names[i]))
@@ -282,19 +273,8 @@ static const char *x86_ctx_missing(const void *priv)
 	return c->has[K_CR3] ? NULL : "cr3";
 }
 
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return PT_E_VALUE;
-}
+/* Set-up failures of this format are all PT_E_VALUE. */
+#define setup_fail(err, errlen, ...) pt_fmt_setup_fail(err, errlen, PT_E_VALUE, __VA_ARGS__)
 
 extern const struct pt_format pt_format_x86_64;
 
@@ -341,14 +321,7 @@ static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.va_bits = c->la57 ? 57 : 48;
 	c->fmt.decode = decoders[c->m - M_MIN][c->nxe];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = 0;
-	ctx->root_addr = c->root;
-	ctx->root_entries = 512;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, 0, c->root, 512);
 	return PT_OK;
 }
 
@@ -428,7 +401,7 @@ const struct pt_format pt_format_x86_64 = {
 	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE,
 	.perm_and_down = PT_PERM_EXEC,
 	.spaces = x86_spaces,
-	.decode = dec_1_52,
+	.decode = x86_decode_with_1_52,
 	.flags = x86_flags,
 	.blob_kinds = x86_blob_kinds,
 	.ctx_section = "cpu",
