@@ -47,6 +47,7 @@
 
 #include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 #define BIT(n) (1ull << (n))
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
@@ -195,6 +196,69 @@ static void vi_flags(const struct pt_entry *e, char *buf, size_t len)
 			continue;
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
 	}
+}
+
+/*
+ * The inverse of vi_decode_sp (ptfs-tool build).  Next Level is the
+ * entry's field, else 0 for a leaf and, for a pointer, the level of the
+ * table it points at, which its target's entry span says (12 + 9·(L−1)).
+ * A Next Level 7 page gets its size code back in the address (bits
+ * 12..k−2 set for a page of 2^k bytes).  Built pointers are IR|IW (Linux
+ * sets both in every PDE: the rights are ANDed down the path); a not-present
+ * entry is written back raw.
+ */
+static pt_err vi_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	unsigned ts = e->target[0].shift;
+	uint64_t nl, a, size = leaf ? pt_entry_get(e, "page_size", e->page_size) : 0, r;
+
+	(void)level;
+	if (!leaf && !ptr) {
+		pt_le64_store(raw, e->state == PT_ST_INVALID ? e->raw[0] : 0);
+		return PT_OK;
+	}
+	nl = pt_entry_get(e, "next_level", leaf ? 0 : hw_level(ts));
+	if (ptr && (nl == 0 || nl == 7)) {
+		snprintf(err, errlen, "amd-vi: a pointer to a table of entries of 2^%u bytes has no"
+			 " Next Level", ts);
+		return PT_E_VALUE;
+	}
+	a = pt_entry_get(e, "address", leaf ? e->pa : e->target[0].addr);
+	/* a decoded Next Level 0 leaf keeps the address bits its span covers: only a request is checked */
+	if ((a & ~ADDR_MASK) || (leaf && size && !pt_entry_field(e, "address") && (a & (size - 1)))) {
+		snprintf(err, errlen, "amd-vi: address 0x%" PRIx64 " is not a%s 4 KiB aligned address"
+			 " below 2^52", a, leaf ? " page-aligned," : "");
+		return PT_E_VALUE;
+	}
+	if (leaf && nl == 7 && size >= 1ull << 13)
+		a |= ((size >> 1) - 1) & ADDR_MASK;
+	r = pt_entry_get(e, "pr", 1) | pt_entry_get(e, "a", 0) << 5 | pt_entry_get(e, "d", 0) << 6 |
+	    (nl & 7) << 9 | a | pt_entry_get(e, "u", 0) << 59 | pt_entry_get(e, "fc", 0) << 60 |
+	    pt_entry_get(e, "ir", ptr) << 61 | pt_entry_get(e, "iw", ptr) << 62 |
+	    (pt_entry_get(e, "ignored", 0) & IGN_MASK) | e->reserved_mask[0];
+	pt_le64_store(raw, r);
+	return PT_OK;
+}
+
+/*
+ * ptfs-tool build: the root is the builder's, Mode the fewest levels whose
+ * IOVA range holds every mapping, at least 3 (Linux starts a v1 domain at
+ * PAGE_MODE_3_LEVEL and grows it), unless the spec says.
+ */
+static void vi_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	unsigned mode = 3;
+
+	if (k->get(k->ud, "dte"))
+		return;
+	while (mode < 6 && k->va_hi >> (12 + 9 * mode))
+		mode++;
+	if (!k->get(k->ud, "root"))
+		pt_buf_printf(ini, "root = 0x%" PRIx64 "\n", k->root);
+	if (!k->get(k->ud, "mode"))
+		pt_buf_printf(ini, "mode = %u\n", mode);
 }
 
 /* ---- the [amdvi NAME] context --------------------------------------------- */
@@ -355,4 +419,6 @@ const struct pt_format pt_format_amdvi = {
 	.info_text = vi_info_text,
 	.info_json = vi_info_json,
 	.perm_names = vi_perm_names,
+	.encode = vi_encode,
+	.build_keys = vi_build_keys,
 };

@@ -27,6 +27,7 @@
 
 #include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 static const char *const x86_spaces[] = {"sysmem", NULL};
 
@@ -376,6 +377,86 @@ static void x86_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_u(o, "maxphyaddr", c->m);
 }
 
+/* ---- the encoder (ptfs-tool build) ---------------------------------------- */
+
+static pt_err enc_fail(char *err, size_t errlen, const char *what, uint64_t v, uint64_t align)
+{
+	snprintf(err, errlen, "x86-64: %s 0x%" PRIx64 " is not a 0x%" PRIx64 "-aligned address"
+		 " below 2^52", what, v, align);
+	return PT_E_VALUE;
+}
+
+/*
+ * The inverse of x86_decode_with, for any MAXPHYADDR and NXE: address bits
+ * above MAXPHYADDR, and bit 63 without NXE, are reserved bits there, which
+ * come back through reserved_mask.  A leaf's level is its page size (bit 7
+ * is PAT in a PTE, PS in a larger leaf); a pointer's bits mean the same at
+ * every level.  A not-present entry is the software's (SDM §4.5.4): its
+ * raw word.  Built pointers are present, writable and user (Linux's
+ * _PAGE_TABLE), so that a leaf's own bits are its rights.
+ */
+static pt_err x86_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			 size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	uint64_t r, a;
+
+	(void)level;
+	if (!leaf && !ptr) {
+		pt_le64_store(raw, e->state == PT_ST_INVALID ? e->raw[0] : 0);
+		return PT_OK;
+	}
+	r = pt_entry_get(e, "present", 1) | pt_entry_get(e, "writable", ptr) << 1 |
+	    pt_entry_get(e, "user", ptr) << 2 | pt_entry_get(e, "pwt", 0) << 3 |
+	    pt_entry_get(e, "pcd", 0) << 4 | pt_entry_get(e, "accessed", 0) << 5 |
+	    (pt_entry_get(e, "sw", 0) & 7) << 9 | pt_entry_get(e, "xd", 0) << 63;
+	if (leaf) {
+		bool large = e->page_size > 4096;
+
+		if (e->page_size != 1ull << LK_PT && e->page_size != 1ull << LK_PD &&
+		    e->page_size != 1ull << LK_PDPT) {
+			snprintf(err, errlen, "x86-64: no page of 0x%" PRIx64 " bytes (4K, 2M, 1G)",
+				 e->page_size);
+			return PT_E_VALUE;
+		}
+		a = pt_entry_get(e, "address", e->pa);
+		if (a & ~addr_mask(M_MAX, large ? (e->page_size == 1ull << LK_PD ? LK_PD : LK_PDPT) : 12))
+			return enc_fail(err, errlen, "page address", a, e->page_size);
+		r |= pt_entry_get(e, "dirty", 0) << 6 | pt_entry_get(e, "global", 0) << 8 | a |
+		     (pt_entry_get(e, "sw_high", 0) & 0x7f) << 52 |
+		     (pt_entry_get(e, "protection_key", 0) & 0xf) << 59;
+		if (large)
+			r |= pt_entry_get(e, "page_size", 1) << 7 | pt_entry_get(e, "pat_large", 0) << 12;
+		else
+			r |= pt_entry_get(e, "pat", 0) << 7;
+	} else {
+		a = pt_entry_get(e, "address", e->target[0].addr);
+		if (a & ~addr_mask(M_MAX, 12))
+			return enc_fail(err, errlen, "table address", a, 4096);
+		r |= (pt_entry_get(e, "ignored", 0) & (BIT(6) | BIT(8))) |
+		     pt_entry_get(e, "page_size", 0) << 7 | a |
+		     (pt_entry_get(e, "sw_high", 0) & 0x7ff) << 52;
+	}
+	pt_le64_store(raw, r | e->reserved_mask[0]);
+	return PT_OK;
+}
+
+/*
+ * ptfs-tool build: CR3 is the root the builder allocated, and a 5-level
+ * table (la57 = 1) when a mapping's VA is not a 48-bit canonical one,
+ * unless the spec says (cr3, cr4 or la57).
+ */
+static void x86_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	const uint64_t half = 1ull << 47;
+	bool c48 = (k->va_lo < half || k->va_lo >= 0 - half) && (k->va_hi < half || k->va_hi >= 0 - half);
+
+	if (!k->get(k->ud, "cr3"))
+		pt_buf_printf(ini, "cr3 = 0x%" PRIx64 "\n", k->root);
+	if (!c48 && !k->get(k->ud, "cr4") && !k->get(k->ud, "la57"))
+		pt_buf_puts(ini, "la57 = 1\n");
+}
+
 static const struct pt_blob_kind x86_blob_kinds[] = {
 	{"x86", 8},
 	{NULL, 0},
@@ -412,4 +493,6 @@ const struct pt_format pt_format_x86_64 = {
 	.info_text = x86_info_text,
 	.info_json = x86_info_json,
 	.perm_names = x86_perm_names,
+	.encode = x86_encode,
+	.build_keys = x86_build_keys,
 };
