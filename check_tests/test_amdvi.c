@@ -336,6 +336,53 @@ START_TEST(ve_walks)
 }
 END_TEST
 
+/*
+ * IR and IW are ANDed over the path, the DTE's included (spec §2.2.3 via
+ * Linux generic_pt/fmt/amdv1.h; QEMU amd_iommu.c).  E11: an L2 PDE with IW
+ * only denies reads for the 2 MiB below it, though the leaf sets IR.
+ */
+START_TEST(ve_rights)
+{
+	struct cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+	char flags[PT_FLAGS_LEN];
+	const uint64_t va = 0x0000004012345000ull;
+
+	build_tables();
+	put(0x2000 + 8 * 0x91, 0x4000000000003201ull);   /* E11 with the table at 0x3000 */
+	k = load("[amdvi d0]\ndte = 0x6000000000001603\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_READ);
+	pt_format_flags(ctx->fmt, &w.steps[2].entry, flags, sizeof flags);
+	ck_assert_str_eq(flags, "iw,fc");
+	/* the 2 MiB page beside that PDE keeps IR|IW */
+	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x100) | L2I(0x94), &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
+	unload(&k);
+
+	/* a DTE without IW (bit 62): every page of the device is read-only */
+	build_tables();
+	k = load("[amdvi d0]\ndte = 0x2000000000001603\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
+	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x101), &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
+	unload(&k);
+	/* mode + root: no DTE, nothing denied above the tables */
+	k = load("[amdvi d0]\nmode = 3\nroot = 0x1000\n");
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
+	unload(&k);
+}
+END_TEST
+
 static void key_err(const char *body, pt_err want, const char *msg)
 {
 	struct cap k = load(body);
@@ -384,6 +431,7 @@ static Suite *suite(void)
 
 	tc = tcase_create("walk");
 	tcase_add_test(tc, ve_walks);
+	tcase_add_test(tc, ve_rights);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

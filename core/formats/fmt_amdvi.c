@@ -37,9 +37,12 @@
  *    once, at its first slot, and reads the others as `replica`;
  *  - NL ≥ L otherwise: `unsupported`.
  * Reserved bits 58:52 set fault the walk (`reserved_bits`; the spec's
- * IO_PAGE_FAULT has a reserved-bit flag: fail closed).  The DTE's IR/IW
- * and the PDEs' are not ANDed into a leaf's rights here: each entry shows
- * its own (the walker has no per-path rights yet).
+ * IO_PAGE_FAULT has a reserved-bit flag: fail closed).  A leaf's rights
+ * are the AND of IR and IW along the path, the DTE's included (spec
+ * §2.2.3 as Linux generic_pt/fmt/amdv1.h cites it: "IR/IW are ANDed over
+ * the PDEs"; QEMU amd_iommu.c: "ANDed at every level, including the
+ * DTE"), through perm_or_down and the context's perm_set; the entry files
+ * show each entry's own bits.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -162,7 +165,7 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 			    (bits(r, 60, 60) ? PT_PERM_SNOOPED : 0);
 	} else if (nl == hl - 1) {
 		out->state = PT_ST_POINTER;
-		/* the rights it passes down (ANDed along the path; not applied by this walker yet) */
+		/* the rights it passes down (ANDed along the path: perm_or_down) */
 		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
 			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 		out->target[0].present = true;
@@ -363,6 +366,10 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.decode = vi_decoders[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
 	pt_fmt_ctx_root(ctx, c->space, c->root, (uint64_t)1 << c->levels[0].bits);
+	/* the DTE's IR 61 / IW 62 restrict every page of the device */
+	if (c->has_dte)
+		ctx->perm_set = (bits(c->dte, 61, 61) ? 0 : PT_PERM_NO_READ) |
+				(bits(c->dte, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 	return PT_OK;
 }
 
@@ -407,6 +414,7 @@ const struct pt_format pt_format_amdvi = {
 	.levels = vi_levels,
 	.va_bits = 64,
 	.va_digits = 16,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
 	.spaces = vi_spaces,
 	.decode = vi_decode_sp_0_0,
 	.flags = vi_flags,

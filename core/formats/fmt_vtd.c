@@ -40,6 +40,14 @@
  *    mapped: whether the CPU supports it is not in the capture.
  *  - The HAW/MAXPHYADDR limit of the address is not known from a context
  *    entry or an EPTP: the address is 51:12 and nothing above is reserved.
+ *  - Rights are the AND along the path (VT-d spec §9.8: R and W of every
+ *    second-level entry on the way restrict the region it controls; SDM
+ *    "EPT Translation Mechanism": an access is allowed only where every
+ *    EPT entry used allows it), through perm_or_down / perm_and_down.
+ *    VT-d's X is not ANDed: it counts only with SLEE, which neither a
+ *    legacy context entry nor these keys say, and Linux writes no X in a
+ *    directory entry; each leaf shows its own.  EPT ANDs read, write and
+ *    execute.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,7 +113,7 @@ static void set_leaf(struct pt_entry *e, unsigned space, uint64_t pa, uint64_t s
 	e->perm = perm;
 }
 
-/* PERM: the rights a directory entry passes down (ANDed along the path; not applied by this walker yet). */
+/* PERM: the rights a directory entry passes down (R and W ANDed along the path: perm_or_down). */
 static void set_pointer(struct pt_entry *e, unsigned level, unsigned space, uint64_t addr,
 			uint32_t perm)
 {
@@ -720,6 +728,7 @@ const struct pt_format pt_format_vtd = {
 	.levels = sl_levels,
 	.va_bits = 57,
 	.va_digits = 15,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
 	.spaces = sl_spaces,
 	.decode = vtd_decode_sp_0_0,
 	.flags = vtd_flags,
@@ -743,6 +752,8 @@ const struct pt_format pt_format_ept = {
 	.levels = sl_levels,
 	.va_bits = 57,
 	.va_digits = 15,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
+	.perm_and_down = PT_PERM_EXEC,
 	.spaces = sl_spaces,
 	.decode = ept_decode_sp_0_0,
 	.flags = ept_flags,

@@ -57,7 +57,8 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	out->rel_children = false;
 	out->big.present = false;
 	out->reserved_above = false;
-	out->perm_set = out->perm_clear = 0;
+	out->perm_set = ctx->perm_set & ctx->fmt->perm_or_down;
+	out->perm_clear = 0;
 }
 
 uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
