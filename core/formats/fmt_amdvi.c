@@ -24,10 +24,15 @@
  *  - 0: a leaf of the level's own size (4K, 2M, 1G, 512G, 256T); not at
  *    l6 ("the top most level cannot have translation entries");
  *  - L−1: a pointer to the next table (PM_LEVEL_PDE);
- *  - 1..L−2: a pointer that skips levels.  The spec allows it, but what
- *    the IOVA bits of the skipped levels must be is not in any source read
- *    for this format, and Linux (fetch_pte: "No level skipping support
- *    yet") and QEMU walk one level at a time: `unsupported`, never a guess;
+ *  - 1..L−2: a pointer that skips levels (spec §2.2.3): it points at a
+ *    level-NL table, which covers only the part of the entry's span whose
+ *    IOVA bits of the skipped levels are zero (the table is indexed by
+ *    NL's own bits); a VA in the rest faults (the walker: a table that
+ *    does not reach the VA).  The zero rule is the reading the AMD spec is
+ *    cited for; Linux never writes a skip (alloc_pte, fetch_pte: "No
+ *    level skipping support yet") and QEMU walks one level at a time.  The
+ *    entry shows `skipped_levels`; in the tree the table is named by its
+ *    own level (l4/N/l2/...), the skipped levels have no directory;
  *  - 7: a leaf of a non-default size, encoded in the address (§2.2.3,
  *    Table 14; PAGE_SIZE_PTE): for a page of 2^k bytes address bits
  *    12..k−2 are 1 and bit k−1 is 0; the base is the field with bits
@@ -163,17 +168,20 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
 			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE) |
 			    (bits(r, 60, 60) ? PT_PERM_SNOOPED : 0);
-	} else if (nl == hl - 1) {
+	} else if (nl >= 1 && nl < hl) {
+		if (nl < hl - 1)
+			pt_entry_add(out, "skipped_levels", PT_FK_UINT, hl - 1 - nl);
 		out->state = PT_ST_POINTER;
 		/* the rights it passes down (ANDed along the path: perm_or_down) */
 		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
 			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 		out->target[0].present = true;
-		out->target[0].level = (int8_t)(level + 1);
+		/* rows are consecutive levels, root first: level NL is HL - NL rows down */
+		out->target[0].level = (int8_t)(level + hl - nl);
 		out->target[0].space = ts;
 		out->target[0].addr = addr;
 	} else {
-		/* nl >= hl points up or sideways; nl < hl - 1 skips levels (see the head comment) */
+		/* nl >= hl points up or sideways */
 		out->state = PT_ST_UNSUPPORTED;
 	}
 	return PT_OK;
@@ -415,6 +423,7 @@ const struct pt_format pt_format_amdvi = {
 	.va_bits = 64,
 	.va_digits = 16,
 	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
+	.skips_levels = true,
 	.spaces = vi_spaces,
 	.decode = vi_decode_sp_0_0,
 	.flags = vi_flags,
