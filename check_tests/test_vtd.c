@@ -518,7 +518,7 @@ static void key_err(const char *fmt, const char *body, pt_err want, const char *
 START_TEST(key_errors)
 {
 	memset(mem, 0, sizeof mem);
-	key_err("intel-vtd", "[vtd d]\n", PT_E_VALUE, "missing key 'context (or slptptr and aw)'");
+	key_err("intel-vtd", "[vtd d]\n", PT_E_VALUE, "missing key 'context, pasid_entry (or slptptr and aw)'");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\n", PT_E_VALUE, "missing key 'aw'");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 40\n", PT_E_VALUE,
 		"aw 40 in [vtd d]: the adjusted guest address width is 39, 48 or 57");

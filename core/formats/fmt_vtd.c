@@ -469,7 +469,8 @@ struct sl_ctx {
 	bool ept;
 	/* keys */
 	uint64_t slptptr, aw, ctx_lo, ctx_hi, eptp;
-	bool has_slptptr, has_aw, has_context, has_eptp;
+	bool has_slptptr, has_aw, has_context, has_eptp, has_pasid;
+	struct pt_pasid pasid;   /* a scalable-mode PASID entry (pasid_entry) */
 	unsigned space, output_space;
 	/* set-up results */
 	unsigned levels_n;      /* 3, 4 or 5 */
@@ -524,6 +525,10 @@ static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
 		c->has_context = true;
 		return parse_u128(k, &c->ctx_lo, &c->ctx_hi);
 	}
+	if (!strcmp(k->key, "pasid_entry")) {
+		c->has_pasid = true;
+		return pt_fmt_pasid_key(k, &c->pasid);
+	}
 	if (!strcmp(k->key, "slptptr")) {
 		c->has_slptptr = true;
 		return pt_ctx_key_uint(k, &c->slptptr);
@@ -547,10 +552,10 @@ static const char *vtd_ctx_missing(const void *priv)
 {
 	const struct sl_ctx *c = priv;
 
-	if (c->has_context)
+	if (c->has_context || c->has_pasid)
 		return NULL;
 	if (!c->has_slptptr)
-		return "context (or slptptr and aw)";
+		return "context, pasid_entry (or slptptr and aw)";
 	if (!c->has_aw)
 		return "aw";
 	return NULL;
@@ -596,6 +601,40 @@ static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
 	return PT_OK;
 }
 
+/*
+ * A scalable-mode PASID entry (VT-d spec §9.6; Linux pasid.h): PGTT 2
+ * (second-level) and 3 (nested: this is its second stage) walk the table
+ * at SLPTPTR with AW's levels; PGTT 1's table is first-level, an x86-64
+ * table ([cpu NAME] pasid_entry = ...); 4 translates nothing.
+ */
+static pt_err vtd_pasid_entry(struct sl_ctx *c, char *err, size_t errlen)
+{
+	const struct pt_pasid *pe = &c->pasid;
+
+	if (c->has_slptptr || c->has_aw || c->has_context)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry and context/slptptr/aw"
+					 " both given: the PASID entry holds SLPTPTR and AW");
+	if (!pe->p)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry QW0 0x%016" PRIx64
+					 " is not present (P=0): no table to walk", pe->qw[0]);
+	if (pe->pgtt == PT_PGTT_FIRST)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry PGTT 1 is first-level"
+					 " only: no second-level table (its FLPTR is an x86-64 table:"
+					 " [cpu NAME] pasid_entry = ...)");
+	if (pe->pgtt == PT_PGTT_PASS)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT 4 is"
+					 " pass-through: requests are not translated, no table");
+	if (pe->pgtt != PT_PGTT_SECOND && pe->pgtt != PT_PGTT_NESTED)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT %u is"
+					 " reserved", pe->pgtt);
+	if (pe->aw < 1 || pe->aw > 3)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry AW %u is not"
+					 " supported (1, 2 or 3: 39, 48 or 57 bits)", pe->aw);
+	c->root = pe->slptptr;
+	c->aw = 30 + 9 * pe->aw;
+	return PT_OK;
+}
+
 extern const struct pt_format pt_format_vtd, pt_format_ept;
 
 static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_format *base,
@@ -616,7 +655,10 @@ static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	struct sl_ctx *c = ctx->priv;
 	pt_err rc;
 
-	if (c->has_context) {
+	if (c->has_pasid) {
+		if ((rc = vtd_pasid_entry(c, err, errlen)))
+			return rc;
+	} else if (c->has_context) {
 		if ((rc = vtd_context_entry(c, err, errlen)))
 			return rc;
 	} else {
@@ -678,6 +720,12 @@ static void sl_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, "context: 0x%016" PRIx64 "%016" PRIx64 "\nfpd: %u\ntt: %u\n"
 				      "did: %u\n", c->ctx_hi, c->ctx_lo, (unsigned)bits(c->ctx_lo, 1, 1),
 				      (unsigned)bits(c->ctx_lo, 3, 2), (unsigned)bits(c->ctx_hi, 23, 8));
+		if (c->has_pasid)
+			pt_buf_printf(b, "pasid_entry: 0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64
+				      "\npgtt: %u (%s)\nfpd: %u\nslade: %u\ndid: %u\npwsnp: %u\n"
+				      "pgsnp: %u\n", c->pasid.qw[0], c->pasid.qw[1], c->pasid.qw[2],
+				      c->pasid.pgtt, pt_fmt_pgtt_name(c->pasid.pgtt), c->pasid.fpd,
+				      c->pasid.slade, c->pasid.did, c->pasid.pwsnp, c->pasid.pgsnp);
 		pt_buf_printf(b, "slptptr: 0x%" PRIx64 "\naw: %u\n", c->root, (unsigned)c->aw);
 	}
 	pt_buf_printf(b, "levels: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
@@ -704,6 +752,17 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 			pt_jobj_u(o, "fpd", bits(c->ctx_lo, 1, 1));
 			pt_jobj_u(o, "tt", bits(c->ctx_lo, 3, 2));
 			pt_jobj_u(o, "did", bits(c->ctx_hi, 23, 8));
+		}
+		if (c->has_pasid) {
+			pt_jobj_hex(o, "pasid_qw0", c->pasid.qw[0]);
+			pt_jobj_hex(o, "pasid_qw1", c->pasid.qw[1]);
+			pt_jobj_hex(o, "pasid_qw2", c->pasid.qw[2]);
+			pt_jobj_str(o, "pgtt", pt_fmt_pgtt_name(c->pasid.pgtt));
+			pt_jobj_u(o, "fpd", c->pasid.fpd);
+			pt_jobj_u(o, "slade", c->pasid.slade);
+			pt_jobj_u(o, "did", c->pasid.did);
+			pt_jobj_u(o, "pwsnp", c->pasid.pwsnp);
+			pt_jobj_u(o, "pgsnp", c->pasid.pgsnp);
 		}
 		pt_jobj_hex(o, "slptptr", c->root);
 		pt_jobj_u(o, "aw", c->aw);

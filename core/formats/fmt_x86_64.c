@@ -229,7 +229,8 @@ static const char *const key_names[K__COUNT] = {"cr3", "cr4", "la57", "efer", "m
 struct x86_ctx {
 	uint64_t v[K__COUNT];
 	bool has[K__COUNT];
-	bool has_space;
+	bool has_space, has_pasid;
+	struct pt_pasid pasid;   /* a VT-d PASID entry whose first-level table this is */
 	/* set-up results */
 	bool la57, pcide, nxe;
 	unsigned m;
@@ -248,6 +249,10 @@ static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
 
 		c->has_space = true;
 		return pt_fmt_space_key(k, "x86-64", x86_spaces, &sp);
+	}
+	if (!strcmp(k->key, "pasid_entry")) {
+		c->has_pasid = true;
+		return pt_fmt_pasid_key(k, &c->pasid);
 	}
 	for (int i = 0; i < K__COUNT; i++) {
 		if (strcmp(k->key, key_names[i]))
@@ -271,7 +276,7 @@ static const char *x86_ctx_missing(const void *priv)
 {
 	const struct x86_ctx *c = priv;
 
-	return c->has[K_CR3] ? NULL : "cr3";
+	return c->has[K_CR3] || c->has_pasid ? NULL : "cr3 (or pasid_entry)";
 }
 
 /* Set-up failures of this format are all PT_E_VALUE. */
@@ -296,12 +301,52 @@ static const struct pt_level levels4[] = {
 	{NULL,    0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
+/*
+ * A VT-d scalable-mode PASID entry's first-level table (VT-d spec §9.6,
+ * Linux pasid.h; reference D.1): PGTT 1 (first-level) or 3 (nested: this
+ * is the first stage), FLPTR its root, FLPM 0 4-level and 1 5-level; the
+ * entries are IA-32e paging entries with XD (Linux DMA_FL_PTE_XD 63), so
+ * NXE is 1.  It stands for CR3, CR4.LA57 and EFER.
+ */
+static pt_err x86_pasid(struct x86_ctx *c, char *err, size_t errlen)
+{
+	const struct pt_pasid *pe = &c->pasid;
+
+	if (c->has[K_CR3] || c->has[K_CR4] || c->has[K_EFER])
+		return setup_fail(err, errlen, "pasid_entry and cr3/cr4/efer both given: the PASID"
+				  " entry holds the first-level pointer and paging mode");
+	if (!pe->p)
+		return setup_fail(err, errlen, "pasid_entry QW0 0x%016" PRIx64 " is not present"
+				  " (P=0): no table to walk", pe->qw[0]);
+	if (pe->pgtt != PT_PGTT_FIRST && pe->pgtt != PT_PGTT_NESTED)
+		return setup_fail(err, errlen, "pasid_entry PGTT %u (%s) has no first-level table",
+				  pe->pgtt, pt_fmt_pgtt_name(pe->pgtt));
+	if (pe->flpm > 1)
+		return setup_fail(err, errlen, "pasid_entry FLPM %u is reserved (0: 4-level,"
+				  " 1: 5-level)", pe->flpm);
+	if (c->has[K_LA57] && c->v[K_LA57] != pe->flpm)
+		return setup_fail(err, errlen, "la57 %" PRIu64 " disagrees with pasid_entry FLPM %u",
+				  c->v[K_LA57], pe->flpm);
+	c->v[K_CR3] = pe->flptr & addr_mask(c->m, 12);
+	if (pe->flptr & ~addr_mask(c->m, 12))
+		return setup_fail(err, errlen, "pasid_entry FLPTR 0x%" PRIx64 " sets bits above"
+				  " MAXPHYADDR %u", pe->flptr, c->m);
+	c->v[K_LA57] = pe->flpm;
+	c->has[K_LA57] = true;
+	return PT_OK;
+}
+
 static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct x86_ctx *c = ctx->priv;
-	uint64_t cr3 = c->v[K_CR3], cr4 = c->v[K_CR4];
+	uint64_t cr3, cr4 = c->v[K_CR4];
+	pt_err rc;
 
 	c->m = c->has[K_MAXPHY] ? (unsigned)c->v[K_MAXPHY] : 52;
+	if (c->has_pasid && (rc = x86_pasid(c, err, errlen)))
+		return rc;
+	cr3 = c->v[K_CR3];
+
 	c->la57 = c->has[K_CR4] ? (cr4 & CR4_LA57) != 0 : c->v[K_LA57] != 0;
 	if (c->has[K_CR4] && c->has[K_LA57] && c->la57 != (c->v[K_LA57] != 0))
 		return setup_fail(err, errlen, "la57 %" PRIu64 " disagrees with cr4 0x%" PRIx64
@@ -330,9 +375,15 @@ static void x86_info_text(const struct pt_context *ctx, struct pt_buf *b)
 {
 	const struct x86_ctx *c = ctx->priv;
 
-	if (!c || !c->has[K_CR3])
+	if (!c || (!c->has[K_CR3] && !c->has_pasid))
 		return;
 	pt_buf_printf(b, "paging: %s\n", c->la57 ? "5-level" : "4-level");
+	if (c->has_pasid)
+		pt_buf_printf(b, "pasid_entry: 0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64
+			      "\npgtt: %u (%s)\nflpm: %u\nsre: %u\nwpe: %u\neafe: %u\ndid: %u\n",
+			      c->pasid.qw[0], c->pasid.qw[1], c->pasid.qw[2], c->pasid.pgtt,
+			      pt_fmt_pgtt_name(c->pasid.pgtt), c->pasid.flpm, c->pasid.sre,
+			      c->pasid.wpe, c->pasid.eafe, c->pasid.did);
 	pt_buf_printf(b, "cr3: 0x%" PRIx64 "\n", c->v[K_CR3]);
 	if (c->pcide)
 		pt_buf_printf(b, "pcid: 0x%" PRIx64 "\n", c->pcid);
@@ -353,9 +404,20 @@ static void x86_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 {
 	const struct x86_ctx *c = ctx->priv;
 
-	if (!c || !c->has[K_CR3])
+	if (!c || (!c->has[K_CR3] && !c->has_pasid))
 		return;
 	pt_jobj_str(o, "paging", c->la57 ? "5-level" : "4-level");
+	if (c->has_pasid) {
+		pt_jobj_hex(o, "pasid_qw0", c->pasid.qw[0]);
+		pt_jobj_hex(o, "pasid_qw1", c->pasid.qw[1]);
+		pt_jobj_hex(o, "pasid_qw2", c->pasid.qw[2]);
+		pt_jobj_str(o, "pgtt", pt_fmt_pgtt_name(c->pasid.pgtt));
+		pt_jobj_u(o, "flpm", c->pasid.flpm);
+		pt_jobj_u(o, "sre", c->pasid.sre);
+		pt_jobj_u(o, "wpe", c->pasid.wpe);
+		pt_jobj_u(o, "eafe", c->pasid.eafe);
+		pt_jobj_u(o, "did", c->pasid.did);
+	}
 	pt_jobj_hex(o, "cr3", c->v[K_CR3]);
 	if (c->pcide)
 		pt_jobj_hex(o, "pcid", c->pcid);
