@@ -303,7 +303,7 @@ static const struct pt_level levels4[] = {
 
 /*
  * A VT-d scalable-mode PASID entry's first-level table (VT-d spec §9.6,
- * Linux pasid.h; reference D.1): PGTT 1 (first-level) or 3 (nested: this
+ * Linux drivers/iommu/intel/pasid.h): PGTT 1 (first-level) or 3 (nested: this
  * is the first stage), FLPTR its root, FLPM 0 4-level and 1 5-level; the
  * entries are IA-32e paging entries with XD (Linux DMA_FL_PTE_XD 63), so
  * NXE is 1.  It stands for CR3, CR4.LA57 and EFER.
