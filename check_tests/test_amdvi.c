@@ -149,10 +149,20 @@ START_TEST(ve_special)
 	ck_assert_int_eq(dec(6, IR | PR).state, PT_ST_UNSUPPORTED);
 	ck_assert_int_eq(dec(6, 0x3000ull | IR | NL(7) | PR).state, PT_ST_UNSUPPORTED);
 	ck_assert_int_eq(dec(6, 0x3000ull | IR | NL(5) | PR).state, PT_ST_POINTER);
-	/* E10: NL 2 at L4 skips L3: unsupported (Linux fetch_pte, QEMU) */
+	/* E10: NL 2 at L4 skips L3: a pointer to an L2 table, two rows down, skipped_levels 1 */
 	e = dec(4, 0x12342000ull | IW | IR | NL(2) | PR);
 	ck_assert_uint_eq(e.raw[0], 0x6000000012342401ull);
-	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
+	ck_assert_int_eq(e.state, PT_ST_POINTER);
+	ck_assert_int_eq(e.target[0].level, ROW(2));
+	ck_assert_uint_eq(e.target[0].addr, 0x12342000ull);
+	ck_assert_uint_eq(fv(&e, "skipped_levels"), 1);
+	ck_assert_uint_eq(fv(&e, "next_level"), 2);
+	/* NL 1 at L5 skips three levels; a pointer one level down has no skipped_levels */
+	e = dec(5, 0x3000ull | IR | NL(1) | PR);
+	ck_assert_int_eq(e.target[0].level, ROW(1));
+	ck_assert_uint_eq(fv(&e, "skipped_levels"), 3);
+	e = dec(5, 0x3000ull | IR | NL(4) | PR);
+	ck_assert_ptr_null(pt_entry_field(&e, "skipped_levels"));
 	/* NL pointing up or at its own level */
 	ck_assert_int_eq(dec(2, 0x3000ull | IR | NL(2) | PR).state, PT_ST_UNSUPPORTED);
 	ck_assert_int_eq(dec(2, 0x3000ull | IR | NL(5) | PR).state, PT_ST_UNSUPPORTED);
@@ -336,6 +346,127 @@ START_TEST(ve_walks)
 }
 END_TEST
 
+/*
+ * Level skipping (spec §2.2.3; E10): a Mode 4 root whose L4 entry 1 has
+ * Next Level 2 points straight at an L2 table.  That table covers the
+ * IOVAs of L4 entry 1 whose L3 index bits (38:30) are zero; any other IOVA
+ * of the entry faults at the pointer.  The tree names the table by its own
+ * level: l4/1/l2/5, no l3 directory.
+ */
+START_TEST(ve_skip)
+{
+	struct cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+	const uint64_t l4 = 1ull << 39;
+	char path[128];
+
+	memset(mem, 0, sizeof mem);
+	put(0x1000 + 8 * 1, 0x2000 | IR | IW | NL(2) | PR);      /* L4[1] → L2 table at 0x2000 */
+	put(0x2000 + 8 * 5, 0x3000 | IR | IW | NL(1) | PR);      /* L2[5] → L1 table */
+	put(0x3000 + 8 * 7, 0x87654000ull | IR | IW | PR);       /* a 4K page */
+	put(0x2000 + 8 * 6, 0x80200000ull | IR | PR);            /* a 2M page, read-only */
+	k = load("[amdvi d0]\nmode = 4\nroot = 0x1000\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	walk_ok(ctx, l4 | L2I(5) | L1I(7) | 0x12, 0x87654012ull, l4 | L2I(5) | L1I(7), 4096);
+	ck_assert_int_eq(pt_walk_va(ctx, l4 | L2I(5) | L1I(7), &w), PT_OK);
+	ck_assert_uint_eq(w.nsteps, 3);
+	ck_assert_str_eq(ctx->fmt->levels[w.steps[1].table.level].name, "l2");
+	pt_node_path(&w.node, path, sizeof path);
+	ck_assert_str_eq(path, "l4/1/l2/5/l1/7");
+	walk_ok(ctx, l4 | L2I(6) | 0x1234, 0x80201234ull, l4 | L2I(6), 2u << 20);
+	ck_assert_uint_eq(w.perm & PT_PERM_NO_WRITE, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, l4 | L2I(6), &w), PT_OK);
+	ck_assert_uint_eq(w.perm & PT_PERM_NO_WRITE, PT_PERM_NO_WRITE);
+	/* L3 index bits not zero: the IOMMU faults at the skipping pointer */
+	ck_assert_int_eq(pt_walk_va(ctx, l4 | L3I(1) | L2I(5) | L1I(7), &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
+	ck_assert_uint_eq(w.nsteps, 1);
+	ck_assert_int_eq(w.fault_step, 0);
+	ck_assert_ptr_nonnull(strstr(w.steps[0].verdict, "skipped levels"));
+	/* the page iterator lists the two pages at their IOVAs */
+	{
+		struct pt_page_iter it;
+		struct pt_page pg;
+		unsigned n = 0;
+
+		pt_pages_init(&it, ctx, 0, NULL);
+		while (pt_pages_next(&it, &pg)) {
+			ck_assert_uint_lt(n, 2);
+			ck_assert_uint_eq(pg.va, n == 0 ? (l4 | L2I(5) | L1I(7)) : (l4 | L2I(6)));
+			n++;
+		}
+		ck_assert_uint_eq(n, 2);
+	}
+	/* the tree path resolves through the skip */
+	{
+		struct pt_node node = {.ctx = ctx, .n = 3};
+		struct pt_loc loc;
+
+		node.s[0].level = 0;
+		node.s[0].index = 1;
+		node.s[1].level = 2;
+		node.s[1].index = 5;
+		node.s[2].level = 3;
+		node.s[2].index = 7;
+		ck_assert_int_eq(pt_node_resolve(&node, &loc), PT_OK);
+		ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
+		ck_assert_uint_eq(loc.entry.pa, 0x87654000ull);
+		node.s[1].level = 1;   /* l3: not on this path */
+		ck_assert_int_eq(pt_node_resolve(&node, &loc), PT_E_NOTFOUND);
+	}
+	unload(&k);
+}
+END_TEST
+
+/*
+ * IR and IW are ANDed over the path, the DTE's included (spec §2.2.3 via
+ * Linux generic_pt/fmt/amdv1.h; QEMU amd_iommu.c).  E11: an L2 PDE with IW
+ * only denies reads for the 2 MiB below it, though the leaf sets IR.
+ */
+START_TEST(ve_rights)
+{
+	struct cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+	char flags[PT_FLAGS_LEN];
+	const uint64_t va = 0x0000004012345000ull;
+
+	build_tables();
+	put(0x2000 + 8 * 0x91, 0x4000000000003201ull);   /* E11 with the table at 0x3000 */
+	k = load("[amdvi d0]\ndte = 0x6000000000001603\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_READ);
+	pt_format_flags(ctx->fmt, &w.steps[2].entry, flags, sizeof flags);
+	ck_assert_str_eq(flags, "iw,fc");
+	/* the 2 MiB page beside that PDE keeps IR|IW */
+	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x100) | L2I(0x94), &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
+	unload(&k);
+
+	/* a DTE without IW (bit 62): every page of the device is read-only */
+	build_tables();
+	k = load("[amdvi d0]\ndte = 0x2000000000001603\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
+	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x101), &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
+	unload(&k);
+	/* mode + root: no DTE, nothing denied above the tables */
+	k = load("[amdvi d0]\nmode = 3\nroot = 0x1000\n");
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
+	unload(&k);
+}
+END_TEST
+
 static void key_err(const char *body, pt_err want, const char *msg)
 {
 	struct cap k = load(body);
@@ -366,7 +497,7 @@ START_TEST(key_errors)
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nmode = 3\n", PT_E_VALUE,
 		"dte and mode/root both given");
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nspace = vidmem\n", PT_E_VALUE,
-		"space 'vidmem' in [amdvi d] is not a space of this format");
+		"space 'vidmem' in [amdvi d] is not a space of amd-vi (sysmem, hpa, gpa)");
 	key_err("[amdvi d]\ndte = 0x6000000000001603\nlevels = 3\n", PT_E_VALUE,
 		"unknown key 'levels' in [amdvi d]");
 }
@@ -384,6 +515,8 @@ static Suite *suite(void)
 
 	tc = tcase_create("walk");
 	tcase_add_test(tc, ve_walks);
+	tcase_add_test(tc, ve_rights);
+	tcase_add_test(tc, ve_skip);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

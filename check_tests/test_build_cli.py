@@ -33,7 +33,38 @@ FORMATS = {
                    ["vidmem", "sysmem"], ["read_only", "no_atomic"], 57),
     "gart": ("format = amd-gart", "[gart c]\nMC_VM_FB_OFFSET = 0x20\n",
              ["vram", "sysmem"], ["readable", "writeable", "executable", "snooped", "tmz"], 40),
+    "gpuvm-gfx9": ("format = amd-gpuvm", "[vm c]\ngfx = 9\nfb_offset = 0x20\n", ["vram", "sysmem"],
+                   ["readable", "writeable", "executable", "snooped", "tmz"], 48),
+    "gpuvm-gfx11": ("format = amd-gpuvm", "[vm c]\ngfx = 11\n", ["vram", "sysmem"],
+                    ["readable", "writeable", "executable", "snooped"], 48),
+    "gpuvm-gfx12": ("format = amd-gpuvm", "[vm c]\ngfx = 12\ncntl = 0x7\n", ["vram", "sysmem"],
+                    ["readable", "writeable", "executable", "snooped", "tmz"], 48),
+    "x86-64": ("format = x86-64", "[cpu c]\n", ["sysmem"],
+               ["writable", "user", "pwt", "pcd", "global", "xd"], 48),
+    "x86-64-high": ("format = x86-64", "[cpu c]\n", ["sysmem"], ["writable", "global", "xd"], 48,
+                    0xffff800000000000),
+    "x86-64-la57": ("format = x86-64", "[cpu c]\nla57 = 1\nmaxphyaddr = 46\n", ["sysmem"],
+                    ["writable", "user", "xd"], 57, 0xff00000000000000),
+    "vtd": ("format = intel-vtd", "[vtd c]\n", ["sysmem"], ["r", "w", "x", "snp", "tm"], 48),
+    "vtd-hpa": ("format = intel-vtd", "[vtd c]\naw = 57\nspace = gpa\noutput_space = hpa\n",
+                ["hpa"], ["r", "w"], 57),
+    "ept": ("format = intel-ept", "[ept c]\noutput_space = hpa\n", ["hpa"],
+            ["read", "write", "execute", "user_execute"], 48),
+    "amd-vi": ("format = amd-vi", "[amdvi c]\n", ["sysmem"], ["ir", "iw", "fc", "u"], 48),
+    "amd-vi-mode6": ("format = amd-vi", "[amdvi c]\nmode = 6\nspace = hpa\noutput_space = gpa\n",
+                     ["gpa"], ["ir", "iw"], 64),
 }
+
+
+def flags_for(name, fl):
+    """The spec's flags (a leaf must be present) and the flags maps must show for them."""
+    if name.startswith("vtd"):
+        return fl, fl if ("r" in fl or "w" in fl) else fl + ["r"]   # a page is R unless asked
+    if name == "ept":
+        if "write" in fl and "read" not in fl:
+            fl = fl + ["read"]     # write without read is a misconfiguration (SDM)
+        return fl, fl if {"read", "write", "execute"} & set(fl) else fl + ["read"]
+    return fl, fl
 PASS = FAIL = 0
 
 
@@ -47,30 +78,31 @@ def report(ok, what):
 
 
 def spec_for(name, seed):
-    head, section, spaces, flags, vabits = FORMATS[name]
+    head, section, spaces, flags, vabits = FORMATS[name][:5]
+    base = FORMATS[name][5] if len(FORMATS[name]) > 5 else 0
     r = random.Random(seed)
-    maps, va = [], r.randrange(1, 1 << 12) << 21 if name != "gart" else (0x7f00 << 24)
+    maps, va = [], base + (r.randrange(1, 1 << 12) << 21 if name != "gart" else (0x7f00 << 24))
     for _ in range(r.randrange(1, 12)):
         page = r.choice([1 << 12, 1 << 16, 1 << 21])
         size = page * r.randrange(1, 4) + (r.randrange(0, 4) << 12 if r.random() < 0.3 else 0)
         va = (va + r.choice([0, 1 << 12, 1 << 16, 1 << 21]) + page - 1) // page * page
         pa = r.randrange(1 << 8, 1 << 14) * page   # below 32 GiB: every format's fields
-        fl = [f for f in flags if r.random() < 0.3]
-        maps.append((va, size, r.choice(spaces), pa, fl))
+        fl, shown = flags_for(name, [f for f in flags if r.random() < 0.3])
+        maps.append((va, size, r.choice(spaces), pa, fl, shown))
         va += size
     if name == "gart":   # one flat table: keep the span small
         maps = [m for m in maps if m[0] + m[1] <= (0x7f00 << 24) + (1 << 28)] or maps[:1]
     text = f"[capture]\nversion = 1\n{head}\n\n{section}"
-    for va, size, sp, pa, fl in maps:
+    for va, size, sp, pa, fl, _ in maps:
         text += f"map = {va:#x} {size:#x} {sp} {pa:#x} {','.join(fl) if fl else '-'}\n"
     return text, maps
 
 
 def pages_of_spec(maps):
     out = {}
-    for va, size, sp, pa, fl in maps:
+    for va, size, sp, pa, _, shown in maps:
         for off in range(0, size, 4096):
-            out[va + off] = (sp, pa + off, frozenset(fl))
+            out[va + off] = (sp, pa + off, frozenset(shown))
     return out
 
 

@@ -503,7 +503,7 @@ decoded "ept: write-only misconfigured (F07)" 'j["state"]=="unsupported" and j["
 decoded "amd-vi: l6 pointer" 'j["state"]=="pointer" and j["next_level"]==5' \
 	--format amd-vi --value 0x6000000012341a01 --level l6
 decoded "amd-vi: l5 pointer" 'j["state"]=="pointer"' --format amd-vi --value 0x6000000012341801 --level l5
-decoded "amd-vi: l4 skipping pointer unsupported (E10)" 'j["state"]=="unsupported"' \
+decoded "amd-vi: l4 pointer skipping l3 (E10)" 'j["state"]=="pointer" and j["skipped_levels"]==1 and j["next_level"]==2' \
 	--format amd-vi --value 0x6000000012342401 --level l4
 decoded "amd-vi: l3 pointer (E04)" 'j["state"]=="pointer" and j["address"]=="0x12341000"' \
 	--format amd-vi --value 0x6000000012341401 --level l3
@@ -517,7 +517,8 @@ has "vtd-sl: PS in a PML4E" '^gpu0 pml4/1 reserved_bits reserved_mask: 0x80$'
 rc "ept-guest: check reports its anomalies" 1 "$TOOL" check "$FIX/ept-guest.tar.gz"
 has "ept-guest: write-only is a misconfiguration" '^vm0 pml4/0/pdpt/0/pd/0/pt/1 unsupported raw: 0x87655002$'
 rc "amdvi-v1: check reports its anomalies" 1 "$TOOL" check "$FIX/amdvi-v1.tar.gz"
-has "amdvi-v1: a level-skipping PDE" '^ssd0 l4/1 unsupported raw: 0x6000000000305401$'
+run "$TOOL" walk "$FIX/amdvi-v1.tar.gz" ssd0 0x8040000000
+has "amdvi-v1: a level-skipping PDE faults an IOVA whose skipped bits are not 0" "^l4\\[1\\] sysmem:0x303008 raw=0x6000000000306401 pointer: skipped levels' VA bits not zero$"
 run "$TOOL" walk "$FIX/amdvi-v1.tar.gz" gpu0 0xd040
 has "amd-vi walk through an NL 7 replica" '^result: mapped pa=sysmem:0x45040 page=32K flags=ir,iw,fc kind=- leaf=l3/0/l2/0/l1/8$'
 

@@ -546,6 +546,75 @@ START_TEST(adaptive_width)
 }
 END_TEST
 
+/*
+ * A format whose pointers skip levels (AMD-Vi Next Level, Mode 5): a path
+ * through consecutive rows and one that skips rows (l5/1/l2/5/l1/7) each
+ * get one number that decodes back, the two differ, and the widest path
+ * still fits (one skip bit more than before).
+ */
+START_TEST(skipping_paths)
+{
+	static const struct pt_level lv[] = {
+		{"l5", 0, 48, 9, 8, PT_ROLE_DIR, 48, {1, -1}},
+		{"l4", 1, 39, 9, 8, PT_ROLE_DIR, 39, {2, -1}},
+		{"l3", 2, 30, 9, 8, PT_ROLE_DIR, 30, {3, -1}},
+		{"l2", 3, 21, 9, 8, PT_ROLE_DIR, 21, {4, -1}},
+		{"l1", 4, 12, 9, 8, PT_ROLE_DIR, 12, {-1, -1}},
+		{NULL, 0, 0, 0, 0, 0, 0, {-1, -1}},
+	};
+	static const struct pt_format vi = {.name = "skip5", .levels = lv, .va_bits = 57,
+					    .skips_levels = true};
+	struct pt_context c = ctxs[C_V3];
+	struct ptfs_ctx pc;
+	struct ptfs one;
+	struct pt_tnode id, back;
+	fuse_ino_t full, skip, table;
+	char why[256];
+
+	c.fmt = &vi;
+	c.root_entries = 512;
+	memset(&pc, 0, sizeof pc);
+	ck_assert_msg(ptfs_ino_setup(&pc, &c, 0, why, sizeof why) == PT_OK, "%s", why);
+	memset(&one, 0, sizeof one);
+	one.nctx = 1;
+	one.ctx = &pc;
+	memset(&id, 0, sizeof id);
+	id.type = PT_TN_ENTRYDIR;
+	id.node.ctx = &c;
+	for (int l = 0; l < 5; l++)
+		step(&id, l, 511);
+	full = ptfs_ino_encode(&one, &id);
+	ck_assert_uint_ne(full, 0);
+	ck_assert_int_eq(ptfs_ino_decode(&one, full, &back), 0);
+	ck_assert_uint_eq(back.node.n, 5);
+	ck_assert_int_eq(back.node.s[4].level, 4);
+	id.node.n = 0;
+	step(&id, 0, 1);
+	step(&id, 3, 5);
+	step(&id, 4, 7);
+	skip = ptfs_ino_encode(&one, &id);
+	ck_assert_uint_ne(skip, 0);
+	ck_assert_uint_ne(skip, full);
+	ck_assert_int_eq(ptfs_ino_decode(&one, skip, &back), 0);
+	ck_assert_uint_eq(back.node.n, 3);
+	ck_assert_int_eq(back.node.s[1].level, 3);
+	ck_assert_uint_eq(back.node.s[1].index, 5);
+	ck_assert_int_eq(back.node.s[2].level, 4);
+	ck_assert_uint_eq(ptfs_ino_encode(&one, &back), skip);
+	/* the table a skipping pointer shows, and a path that goes up: none */
+	id.type = PT_TN_TABLEDIR;
+	id.node.n = 1;
+	table = ptfs_ino_encode(&one, &id);
+	ck_assert_uint_ne(table, 0);
+	id.type = PT_TN_ENTRYDIR;
+	id.node.n = 0;
+	step(&id, 0, 1);
+	step(&id, 3, 5);
+	step(&id, 2, 7);
+	ck_assert_uint_eq(ptfs_ino_encode(&one, &id), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ino");
@@ -557,6 +626,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, stable);
 	tcase_add_test(tc, widest_va);
 	tcase_add_test(tc, canonical_vas);
+	tcase_add_test(tc, skipping_paths);
 	tcase_add_test(tc, ver3_deepest);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, pa_nodes);

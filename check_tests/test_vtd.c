@@ -437,6 +437,73 @@ START_TEST(vf_walks)
 }
 END_TEST
 
+/*
+ * Rights are the AND along the path (VT-d spec §9.8; SDM "EPT Translation
+ * Mechanism"): a PDPTE without W makes every page below it read-only, one
+ * without R unreadable, whatever the leaves say; the walk's flags are the
+ * effective rights, the entry keeps its own bits.
+ */
+START_TEST(vd_rights)
+{
+	struct cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+	char flags[PT_FLAGS_LEN];
+	const uint64_t va4k = 0x00007F1234567000ull, va2m = VA_BASE | (0x1a3ull << 21);
+
+	build_tables(false);
+	put(0x2000 + 8 * 0x48, 0x3000 | R);            /* PDPTE: R, no W */
+	k = load("intel-vtd", "[vtd d0]\nslptptr = 0x1000\naw = 48\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va4k, &w), PT_OK);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE);
+	/* the leaf says R|W: the path removed W */
+	ck_assert_uint_eq(fv(&w.steps[3].entry, "w"), 1);
+	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
+	ck_assert_str_eq(flags, "r");
+	ck_assert_int_eq(pt_walk_va(ctx, va2m, &w), PT_OK);
+	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE);
+	/* a sibling PDPTE's 1 GiB page keeps R|W */
+	ck_assert_int_eq(pt_walk_va(ctx, (0xfeull << 39) | (0x49ull << 30), &w), PT_OK);
+	ck_assert_uint_eq(w.perm, 0);
+	unload(&k);
+
+	/* W without R on the PML4E: nothing below is readable; X on a pointer is not ANDed */
+	build_tables(false);
+	put(0x1000 + 8 * 0xfe, 0x2000 | W);
+	put(0x4000 + 8 * 0x167, 0x87654000ull | R | W | X);
+	k = load("intel-vtd", "[vtd d0]\nslptptr = 0x1000\naw = 48\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va4k, &w), PT_OK);
+	ck_assert_uint_eq(w.perm, PT_PERM_NO_READ | PT_PERM_EXEC);
+	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
+	ck_assert_str_eq(flags, "w,x");
+	unload(&k);
+
+	/* EPT: read, write and execute are all ANDed */
+	build_tables(true);
+	put(0x4000 + 8 * 0x167, 0x87654000ull | R | W | X | EMT(6));
+	put(0x2000 + 8 * 0x48, 0x3000 | R | W);        /* PDPTE without execute */
+	k = load("intel-ept", "[ept g0]\neptp = 0x000000000000101E\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va4k, &w), PT_OK);
+	ck_assert_uint_eq(w.perm, 0);
+	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
+	ck_assert_str_eq(flags, "read,write");
+	put(0x2000 + 8 * 0x48, 0x3000 | R | X);        /* without write */
+	unload(&k);
+	k = load("intel-ept", "[ept g0]\neptp = 0x000000000000101E\n");
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, va4k, &w), PT_OK);
+	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE | PT_PERM_EXEC);
+	unload(&k);
+}
+END_TEST
+
 static void key_err(const char *fmt, const char *body, pt_err want, const char *msg)
 {
 	struct cap k = load(fmt, body);
@@ -451,7 +518,7 @@ static void key_err(const char *fmt, const char *body, pt_err want, const char *
 START_TEST(key_errors)
 {
 	memset(mem, 0, sizeof mem);
-	key_err("intel-vtd", "[vtd d]\n", PT_E_VALUE, "missing key 'context (or slptptr and aw)'");
+	key_err("intel-vtd", "[vtd d]\n", PT_E_VALUE, "missing key 'context, pasid_entry (or slptptr and aw)'");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\n", PT_E_VALUE, "missing key 'aw'");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 40\n", PT_E_VALUE,
 		"aw 40 in [vtd d]: the adjusted guest address width is 39, 48 or 57");
@@ -460,7 +527,7 @@ START_TEST(key_errors)
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x10000000000000\naw = 48\n", PT_E_VALUE,
 		"wider than 52 bits");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 48\nspace = vram\n", PT_E_VALUE,
-		"space 'vram' in [vtd d] is not a space of this format");
+		"space 'vram' in [vtd d] is not a space of intel-vtd (sysmem, hpa, gpa)");
 	key_err("intel-vtd", "[vtd d]\nslptptr = 0x1000\naw = 48\nbogus = 1\n", PT_E_VALUE,
 		"unknown key 'bogus' in [vtd d]");
 	key_err("intel-vtd", "[vtd d]\ncontext = 12345\n", PT_E_VALUE,
@@ -507,6 +574,7 @@ static Suite *suite(void)
 	tc = tcase_create("walk");
 	tcase_add_test(tc, vd_walks);
 	tcase_add_test(tc, vf_walks);
+	tcase_add_test(tc, vd_rights);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

@@ -190,6 +190,20 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 		pc->idx_bits[l] = (uint8_t)b;
 	}
 	total = N_BITS + path_bits(pc, levels, 0, 0, &bad);
+	if (fmt->skips_levels) {
+		/* one skip bit, and a skipping path's row mask (see pack_path) */
+		unsigned all = 0, least = PAYLOAD_BITS;
+
+		for (unsigned l = 0; l < pc->nlevels; l++) {
+			all += pc->idx_bits[l];
+			if (l > 0 && pc->idx_bits[l] < least)
+				least = pc->idx_bits[l];
+			bad = bad || two_children(&levels[l]);
+		}
+		total += 1;
+		if (pc->nlevels > 2 && N_BITS + 1 + (pc->nlevels - 1) + all - least > total)
+			total = N_BITS + 1 + (pc->nlevels - 1) + all - least;
+	}
 	if (bad || total > PAYLOAD_BITS) {
 		snprintf(why, whylen, "context %s: tree paths need %u inode bits (at most %u)",
 			 ctx->name, total, PAYLOAD_BITS);
@@ -228,6 +242,51 @@ static int choice_of(const struct pt_level *parent, int child)
 	return -1;
 }
 
+/*
+ * A format whose pointers may skip levels (pt_format.skips_levels, rows
+ * with one child each): after n, one bit, 0 for a path through
+ * consecutive rows (0, 1, ..., n-1), else 1 and a mask of the rows 1 ..
+ * nlevels-1 the path visits.
+ */
+static void put_skips(const struct ptfs_ctx *pc, const struct pt_node *node, uint64_t *acc,
+		      unsigned *pos)
+{
+	uint64_t mask = 0;
+	bool skip = false;
+
+	for (unsigned k = 1; k < node->n; k++) {
+		skip = skip || node->s[k].level != node->s[k - 1].level + 1;
+		if (node->s[k].level > 0 && (unsigned)node->s[k].level < pc->nlevels)
+			mask |= UINT64_C(1) << (node->s[k].level - 1);
+	}
+	put_bits(acc, pos, skip, 1);
+	if (skip)
+		put_bits(acc, pos, mask, pc->nlevels - 1);
+}
+
+/* The rows of an N-step path of a skipping format into LV; false when the bits name none. */
+static bool get_skips(const struct ptfs_ctx *pc, uint64_t acc, unsigned *pos, unsigned n,
+		      int8_t *lv)
+{
+	uint64_t mask;
+	unsigned k = 1;
+
+	lv[0] = 0;
+	if (!get_bits(acc, pos, 1)) {
+		for (k = 1; k < n; k++)
+			lv[k] = (int8_t)k;
+		return n <= pc->nlevels;
+	}
+	mask = get_bits(acc, pos, pc->nlevels - 1);
+	for (unsigned r = 1; r < pc->nlevels; r++)
+		if (mask & UINT64_C(1) << (r - 1)) {
+			if (k >= n)
+				return false;
+			lv[k++] = (int8_t)r;
+		}
+	return k == n;
+}
+
 /* Packs a path; UINT64_MAX when the path is not one the level table allows. */
 static uint64_t pack_path(const struct ptfs_ctx *pc, const struct pt_node *node,
 			  bool table, unsigned choice)
@@ -239,11 +298,17 @@ static uint64_t pack_path(const struct ptfs_ctx *pc, const struct pt_node *node,
 	if (node->n > PT_MAX_DEPTH)
 		return UINT64_MAX;
 	put_bits(&acc, &pos, node->n, N_BITS);
+	if (pc->ctx->fmt->skips_levels && node->n > 0)
+		put_skips(pc, node, &acc, &pos);
 	for (unsigned k = 0; k < node->n; k++) {
 		int lv = node->s[k].level;
 
 		if (k == 0) {
 			if (lv != 0)
+				return UINT64_MAX;
+		} else if (pc->ctx->fmt->skips_levels) {
+			/* single-child rows, strictly down (the row mask above says which) */
+			if (lv <= node->s[k - 1].level)
 				return UINT64_MAX;
 		} else {
 			const struct pt_level *prev = &levels[node->s[k - 1].level];
@@ -278,15 +343,21 @@ static bool unpack_path(const struct ptfs_ctx *pc, uint64_t acc, bool table,
 {
 	const struct pt_level *levels = pc->ctx->fmt->levels;
 	unsigned pos = 0;
+	int8_t rows[PT_MAX_DEPTH];
+	bool skips = pc->ctx->fmt->skips_levels;
 
 	node->ctx = pc->ctx;
 	node->n = (unsigned)get_bits(acc, &pos, N_BITS);
 	if (node->n > PT_MAX_DEPTH)
 		return false;
+	if (skips && node->n > 0 && !get_skips(pc, acc, &pos, node->n, rows))
+		return false;
 	for (unsigned k = 0; k < node->n; k++) {
 		int lv = 0;
 
-		if (k > 0) {
+		if (skips) {
+			lv = rows[k];
+		} else if (k > 0) {
 			const struct pt_level *prev = &levels[node->s[k - 1].level];
 			unsigned c = two_children(prev) ? (unsigned)get_bits(acc, &pos, 1) : 0;
 

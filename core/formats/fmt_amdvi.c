@@ -24,10 +24,15 @@
  *  - 0: a leaf of the level's own size (4K, 2M, 1G, 512G, 256T); not at
  *    l6 ("the top most level cannot have translation entries");
  *  - L−1: a pointer to the next table (PM_LEVEL_PDE);
- *  - 1..L−2: a pointer that skips levels.  The spec allows it, but what
- *    the IOVA bits of the skipped levels must be is not in any source read
- *    for this format, and Linux (fetch_pte: "No level skipping support
- *    yet") and QEMU walk one level at a time: `unsupported`, never a guess;
+ *  - 1..L−2: a pointer that skips levels (spec §2.2.3): it points at a
+ *    level-NL table, which covers only the part of the entry's span whose
+ *    IOVA bits of the skipped levels are zero (the table is indexed by
+ *    NL's own bits); a VA in the rest faults (the walker: a table that
+ *    does not reach the VA).  The zero rule is the reading the AMD spec is
+ *    cited for; Linux never writes a skip (alloc_pte, fetch_pte: "No
+ *    level skipping support yet") and QEMU walks one level at a time.  The
+ *    entry shows `skipped_levels`; in the tree the table is named by its
+ *    own level (l4/N/l2/...), the skipped levels have no directory;
  *  - 7: a leaf of a non-default size, encoded in the address (§2.2.3,
  *    Table 14; PAGE_SIZE_PTE): for a page of 2^k bytes address bits
  *    12..k−2 are 1 and bit k−1 is 0; the base is the field with bits
@@ -37,17 +42,20 @@
  *    once, at its first slot, and reads the others as `replica`;
  *  - NL ≥ L otherwise: `unsupported`.
  * Reserved bits 58:52 set fault the walk (`reserved_bits`; the spec's
- * IO_PAGE_FAULT has a reserved-bit flag: fail closed).  The DTE's IR/IW
- * and the PDEs' are not ANDed into a leaf's rights here: each entry shows
- * its own (the walker has no per-path rights yet).
+ * IO_PAGE_FAULT has a reserved-bit flag: fail closed).  A leaf's rights
+ * are the AND of IR and IW along the path, the DTE's included (spec
+ * §2.2.3 as Linux generic_pt/fmt/amdv1.h cites it: "IR/IW are ANDed over
+ * the PDEs"; QEMU amd_iommu.c: "ANDed at every level, including the
+ * DTE"), through perm_or_down and the context's perm_set; the entry files
+ * show each entry's own bits.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 #define BIT(n) (1ull << (n))
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
@@ -65,7 +73,7 @@ enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const vi_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 
 enum { L_6, L_5, L_4, L_3, L_2, L_1, L__COUNT };
-/* Mode 6; a context of Mode M uses the last M rows (vi_levels_from()). */
+/* Mode 6; a context of Mode M uses the last M rows (pt_fmt_levels_tail()). */
 static const struct pt_level vi_levels[] = {
 	/* name depth va_shift bits size role          leaf_shift child */
 	{"l6",  0,    57,      7,   8,   PT_ROLE_DIR,  0,  {L_5, -1}},
@@ -160,36 +168,29 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
 			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE) |
 			    (bits(r, 60, 60) ? PT_PERM_SNOOPED : 0);
-	} else if (nl == hl - 1) {
+	} else if (nl >= 1 && nl < hl) {
+		if (nl < hl - 1)
+			pt_entry_add(out, "skipped_levels", PT_FK_UINT, hl - 1 - nl);
 		out->state = PT_ST_POINTER;
-		/* the rights it passes down (ANDed along the path; not applied by this walker yet) */
+		/* the rights it passes down (ANDed along the path: perm_or_down) */
 		out->perm = (bits(r, 61, 61) ? 0 : PT_PERM_NO_READ) |
 			    (bits(r, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 		out->target[0].present = true;
-		out->target[0].level = (int8_t)(level + 1);
+		/* rows are consecutive levels, root first: level NL is HL - NL rows down */
+		out->target[0].level = (int8_t)(level + hl - nl);
 		out->target[0].space = ts;
 		out->target[0].addr = addr;
 	} else {
-		/* nl >= hl points up or sideways; nl < hl - 1 skips levels (see the head comment) */
+		/* nl >= hl points up or sideways */
 		out->state = PT_ST_UNSUPPORTED;
 	}
 	return PT_OK;
 }
 
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define DEC(T, O)                                                                           \
-	static pt_err vi_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,         \
-				   unsigned flags, struct pt_entry *out)                    \
-	{                                                                                   \
-		return vi_decode_sp(T, O, level, ps, raw, flags, out);                      \
-	}
-#define DEC3(T) DEC(T, 0) DEC(T, 1) DEC(T, 2)
-DEC3(0)
-DEC3(1)
-DEC3(2)
-static const decode_fn vi_decoders[SP__COUNT][SP__COUNT] = {
-	{vi_0_0, vi_0_1, vi_0_2}, {vi_1_0, vi_1_1, vi_1_2}, {vi_2_0, vi_2_1, vi_2_2},
-};
+/* One decoder per (table space, page space): the hook has no context (fmt_ctx.h). */
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, vi_decode_sp)
+static const pt_fmt_decode_fn vi_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, vi_decode_sp)};
 
 static void vi_flags(const struct pt_entry *e, char *buf, size_t len)
 {
@@ -208,6 +209,69 @@ static void vi_flags(const struct pt_entry *e, char *buf, size_t len)
 	}
 }
 
+/*
+ * The inverse of vi_decode_sp (ptfs-tool build).  Next Level is the
+ * entry's field, else 0 for a leaf and, for a pointer, the level of the
+ * table it points at, which its target's entry span says (12 + 9·(L−1)).
+ * A Next Level 7 page gets its size code back in the address (bits
+ * 12..k−2 set for a page of 2^k bytes).  Built pointers are IR|IW (Linux
+ * sets both in every PDE: the rights are ANDed down the path); a not-present
+ * entry is written back raw.
+ */
+static pt_err vi_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	unsigned ts = e->target[0].shift;
+	uint64_t nl, a, size = leaf ? pt_entry_get(e, "page_size", e->page_size) : 0, r;
+
+	(void)level;
+	if (!leaf && !ptr) {
+		pt_le64_store(raw, e->state == PT_ST_INVALID ? e->raw[0] : 0);
+		return PT_OK;
+	}
+	nl = pt_entry_get(e, "next_level", leaf ? 0 : hw_level(ts));
+	if (ptr && (nl == 0 || nl == 7)) {
+		snprintf(err, errlen, "amd-vi: a pointer to a table of entries of 2^%u bytes has no"
+			 " Next Level", ts);
+		return PT_E_VALUE;
+	}
+	a = pt_entry_get(e, "address", leaf ? e->pa : e->target[0].addr);
+	/* a decoded Next Level 0 leaf keeps the address bits its span covers: only a request is checked */
+	if ((a & ~ADDR_MASK) || (leaf && size && !pt_entry_field(e, "address") && (a & (size - 1)))) {
+		snprintf(err, errlen, "amd-vi: address 0x%" PRIx64 " is not a%s 4 KiB aligned address"
+			 " below 2^52", a, leaf ? " page-aligned," : "");
+		return PT_E_VALUE;
+	}
+	if (leaf && nl == 7 && size >= 1ull << 13)
+		a |= ((size >> 1) - 1) & ADDR_MASK;
+	r = pt_entry_get(e, "pr", 1) | pt_entry_get(e, "a", 0) << 5 | pt_entry_get(e, "d", 0) << 6 |
+	    (nl & 7) << 9 | a | pt_entry_get(e, "u", 0) << 59 | pt_entry_get(e, "fc", 0) << 60 |
+	    pt_entry_get(e, "ir", ptr) << 61 | pt_entry_get(e, "iw", ptr) << 62 |
+	    (pt_entry_get(e, "ignored", 0) & IGN_MASK) | e->reserved_mask[0];
+	pt_le64_store(raw, r);
+	return PT_OK;
+}
+
+/*
+ * ptfs-tool build: the root is the builder's, Mode the fewest levels whose
+ * IOVA range holds every mapping, at least 3 (Linux starts a v1 domain at
+ * PAGE_MODE_3_LEVEL and grows it), unless the spec says.
+ */
+static void vi_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	unsigned mode = 3;
+
+	if (k->get(k->ud, "dte"))
+		return;
+	while (mode < 6 && k->va_hi >> (12 + 9 * mode))
+		mode++;
+	if (!k->get(k->ud, "root"))
+		pt_buf_printf(ini, "root = 0x%" PRIx64 "\n", k->root);
+	if (!k->get(k->ud, "mode"))
+		pt_buf_printf(ini, "mode = %u\n", mode);
+}
+
 /* ---- the [amdvi NAME] context --------------------------------------------- */
 
 struct vi_ctx {
@@ -219,26 +283,15 @@ struct vi_ctx {
 	struct pt_level levels[L__COUNT + 1];
 };
 
-static pt_err space_key(const struct pt_ctx_key *k, unsigned *out)
-{
-	for (unsigned i = 0; vi_spaces[i]; i++)
-		if (strcmp(k->value, vi_spaces[i]) == 0) {
-			*out = i;
-			return PT_OK;
-		}
-	return pt_ctx_key_fail(k, PT_E_VALUE, "%s '%s' in %s is not a space of this format"
-			       " (sysmem, hpa or gpa)", k->key, k->value, k->label);
-}
-
 static pt_err vi_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
 	struct vi_ctx *c = priv;
 	pt_err rc;
 
 	if (!strcmp(k->key, "space"))
-		return space_key(k, &c->space);
+		return pt_fmt_space_key(k, "amd-vi", vi_spaces, &c->space);
 	if (!strcmp(k->key, "output_space"))
-		return space_key(k, &c->output_space);
+		return pt_fmt_space_key(k, "amd-vi", vi_spaces, &c->output_space);
 	if (!strcmp(k->key, "dte")) {
 		c->has_dte = true;
 		return pt_ctx_key_uint(k, &c->dte);
@@ -272,39 +325,25 @@ static const char *vi_ctx_missing(const void *priv)
 	return NULL;
 }
 
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* DTE qword 0 (struct amd_iommu_dte): V 0, TV 1, Mode 11:9, root 51:12, IR 61, IW 62. */
 static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 {
 	uint64_t d = c->dte, mode = bits(d, 11, 9);
 
 	if (c->has_mode || c->has_root)
-		return setup_fail(err, errlen, PT_E_VALUE, "dte and mode/root both given: the DTE"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte and mode/root both given: the DTE"
 				  " holds Mode and the root pointer");
 	if (!(d & 1))
-		return setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " is not valid (V=0):"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " is not valid (V=0):"
 				  " no translation information", d);
 	if (!(d & 2))
-		return setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
 				  " table", d);
 	if (mode == 0)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 0:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 0:"
 				  " requests are not translated, no table to walk", d);
 	if (mode == 7)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 7,"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 7,"
 				  " which is reserved", d);
 	c->mode = mode;
 	c->root = d & ADDR_MASK;
@@ -316,24 +355,17 @@ extern const struct pt_format pt_format_amdvi;
 static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct vi_ctx *c = ctx->priv;
-	unsigned first;
 	pt_err rc;
 
 	if (c->has_dte) {
 		if ((rc = vi_dte(c, err, errlen)))
 			return rc;
 	} else if ((c->root & 0xfff) || (c->root & ~ADDR_MASK)) {
-		return setup_fail(err, errlen, PT_E_VALUE, "root 0x%" PRIx64 " is not a 4 KiB aligned"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "root 0x%" PRIx64 " is not a 4 KiB aligned"
 				  " address of at most 52 bits", c->root);
 	}
 	c->levels_n = (unsigned)c->mode;
-	first = L__COUNT - c->levels_n;
-	for (unsigned i = 0; i < c->levels_n; i++) {
-		c->levels[i] = vi_levels[first + i];
-		c->levels[i].depth = (uint8_t)i;
-		c->levels[i].child[0] = (int8_t)(i + 1 < c->levels_n ? (int)i + 1 : -1);
-	}
-	c->levels[c->levels_n] = (struct pt_level){0};
+	pt_fmt_levels_tail(c->levels, vi_levels, L__COUNT, c->levels_n);
 	c->fmt = pt_format_amdvi;
 	c->fmt.levels = c->levels;
 	/* Mode → IOVA bits (PM_LEVEL_SIZE): 21, 30, 39, 48, 57, 64. */
@@ -341,14 +373,11 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
 	c->fmt.decode = vi_decoders[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = c->space;
-	ctx->root_addr = c->root;
-	ctx->root_entries = (uint64_t)1 << c->levels[0].bits;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, c->space, c->root, (uint64_t)1 << c->levels[0].bits);
+	/* the DTE's IR 61 / IW 62 restrict every page of the device */
+	if (c->has_dte)
+		ctx->perm_set = (bits(c->dte, 61, 61) ? 0 : PT_PERM_NO_READ) |
+				(bits(c->dte, 62, 62) ? 0 : PT_PERM_NO_WRITE);
 	return PT_OK;
 }
 
@@ -393,8 +422,10 @@ const struct pt_format pt_format_amdvi = {
 	.levels = vi_levels,
 	.va_bits = 64,
 	.va_digits = 16,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
+	.skips_levels = true,
 	.spaces = vi_spaces,
-	.decode = vi_0_0,
+	.decode = vi_decode_sp_0_0,
 	.flags = vi_flags,
 	.blob_kinds = vi_blob_kinds,
 	.ctx_section = "amdvi",
@@ -405,4 +436,6 @@ const struct pt_format pt_format_amdvi = {
 	.info_text = vi_info_text,
 	.info_json = vi_info_json,
 	.perm_names = vi_perm_names,
+	.encode = vi_encode,
+	.build_keys = vi_build_keys,
 };

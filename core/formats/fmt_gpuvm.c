@@ -41,12 +41,12 @@
  * 17 uses; gmc_v11_0.c says "reserved" for all three.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 enum { SP_VRAM = 0, SP_SYSMEM = 1 };
 static const char *const gpuvm_spaces[] = {"vram", "sysmem", NULL};
@@ -252,12 +252,13 @@ static void set_pointer(struct pt_entry *e, uint64_t r, unsigned level, unsigned
 }
 
 /*
- * Entry at LEVEL (row of a depth-DEPTH table) of a gfxGFX VM.  PAGE_SHIFT
+ * Entry at LEVEL (row of a depth-DEPTH table) of a gfx(9 + GI) VM.  PAGE_SHIFT
  * is the table's: a PDB's span, a PTB's 12 + BFS0.
  */
-static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, unsigned page_shift,
+static pt_err gpuvm_decode_gen(unsigned gi, unsigned depth, unsigned level, unsigned page_shift,
 			       const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
+	unsigned gfx = 9 + gi;
 	const struct gen_bits *g = gen_of(gfx);
 	unsigned lk = level + 3 - depth;
 	uint64_t r, page_size;
@@ -367,25 +368,9 @@ static pt_err gpuvm_decode_gen(unsigned gfx, unsigned depth, unsigned level, uns
 	return PT_OK;
 }
 
-/* One decoder per (generation, depth): the descriptor's decode has no context. */
-#define DEC(G, D)                                                                          \
-	static pt_err dec_##G##_##D(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    unsigned flags, struct pt_entry *out)                    \
-	{                                                                                    \
-		return gpuvm_decode_gen(G, D, level, ps, raw, flags, out);                   \
-	}
-#define DEC4(G) DEC(G, 0) DEC(G, 1) DEC(G, 2) DEC(G, 3)
-DEC4(9)
-DEC4(10)
-DEC4(11)
-DEC4(12)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-static const decode_fn decoders[4][4] = {
-	{dec_9_0, dec_9_1, dec_9_2, dec_9_3},
-	{dec_10_0, dec_10_1, dec_10_2, dec_10_3},
-	{dec_11_0, dec_11_1, dec_11_2, dec_11_3},
-	{dec_12_0, dec_12_1, dec_12_2, dec_12_3},
-};
+/* One decoder per (generation gfx9 + GI, depth): the descriptor's decode has no context (fmt_ctx.h). */
+PT_FMT_A4(PT_FMT_B4, PT_FMT_DECODER, gpuvm_decode_gen)
+static const pt_fmt_decode_fn decoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_decode_gen)};
 
 /* maps FLAGS: the entry-file names of the set permission bits, as amd-gart. */
 static void gpuvm_flags(const struct pt_entry *e, char *buf, size_t len)
@@ -420,6 +405,111 @@ static void gpuvm_kind_name(const struct pt_entry *e, char *buf, size_t len)
 	else
 		snprintf(buf, len, "mtype%" PRIu64, m ? m->v : 0);
 }
+
+/* ---- the encoder (ptfs-tool build) ---------------------------------------- */
+
+/* V set at bit POS where the generation has it (POS >= 0). */
+static uint64_t at(int pos, uint64_t v)
+{
+	return pos >= 0 ? (v & 1) << pos : 0;
+}
+
+static uint64_t field_at(int lo, int w, uint64_t v)
+{
+	return lo >= 0 ? (v & ((1ull << w) - 1)) << lo : 0;
+}
+
+/* The PTE layout of E (a page, at any level: P set at a directory level). */
+static pt_err encode_pte(const struct gen_bits *g, bool dir, const struct pt_entry *e,
+			 uint64_t *out, char *err, size_t errlen)
+{
+	bool mapped = e->state == PT_ST_MAPPED;
+	uint64_t a = pt_entry_get(e, "address", mapped ? e->pa : 0);
+
+	if (a & ~ADDR_PTE) {
+		snprintf(err, errlen, "amd-gpuvm: page address 0x%" PRIx64 " is not 4 KiB aligned"
+			 " below 2^48", a);
+		return PT_E_VALUE;
+	}
+	*out = pt_entry_get(e, "valid", mapped) |
+	       pt_entry_get(e, "system", mapped && e->space == SP_SYSMEM) << 1 |
+	       pt_entry_get(e, "snooped", 0) << 2 | pt_entry_get(e, "tmz", 0) << 3 |
+	       pt_entry_get(e, "executable", 0) << 4 | pt_entry_get(e, "readable", 0) << 5 |
+	       pt_entry_get(e, "writeable", 0) << 6 | (pt_entry_get(e, "fragment", 0) & 0x1f) << 7 |
+	       a | at(g->prt, pt_entry_get(e, "prt", 0)) | (pt_entry_get(e, "sw", 0) & 3) << 52 |
+	       at(g->p, pt_entry_get(e, "pte", dir && mapped)) | at(g->log, pt_entry_get(e, "log", 0)) |
+	       at(g->tf, pt_entry_get(e, "translate_further", 0)) |
+	       field_at(g->mtype_lo, g->mtype_w, pt_entry_get(e, "mtype", 0)) |
+	       at(g->noalloc, pt_entry_get(e, "noalloc", 0)) | at(g->dcc, pt_entry_get(e, "dcc", 0)) |
+	       at(g->bus_atomics, pt_entry_get(e, "bus_atomics", 0)) |
+	       at(g->gcr, pt_entry_get(e, "gcr", 0)) | e->reserved_mask[0];
+	return PT_OK;
+}
+
+/*
+ * The PDE layout of E: a directory entry, or a PTB entry pointing further
+ * (AT_PTB: translate_further set where the generation has the bit).  The
+ * block fragment size of a PDE0 or a further pointer is its table's
+ * (the target's entry span, 2^(12 + BFS)).
+ */
+static pt_err encode_pde(const struct gen_bits *g, bool sizes, bool at_ptb,
+			 const struct pt_entry *e, uint64_t *out, char *err, size_t errlen)
+{
+	const struct pt_target *t = &e->target[0];
+	bool ptr = e->state == PT_ST_POINTER && t->present;
+	uint64_t a = pt_entry_get(e, "address", ptr ? t->addr : 0);
+	uint64_t bfs = sizes && ptr && t->shift >= 12 ? t->shift - 12u : 0;
+
+	if (a & ~ADDR_PDE) {
+		snprintf(err, errlen, "amd-gpuvm: table address 0x%" PRIx64 " is not 64-byte aligned"
+			 " below 2^48", a);
+		return PT_E_VALUE;
+	}
+	*out = pt_entry_get(e, "valid", ptr) |
+	       pt_entry_get(e, "system", ptr && t->space == SP_SYSMEM) << 1 |
+	       pt_entry_get(e, "snooped", 0) << 2 | a | at(g->p, pt_entry_get(e, "pte", 0)) |
+	       (at_ptb ? at(g->tf, pt_entry_get(e, "translate_further", 1)) : 0) |
+	       at(g->tfs_addr, pt_entry_get(e, "tfs_addr", 0)) |
+	       field_at(g->pde_mtype_lo, g->pde_mtype_w, pt_entry_get(e, "mtype", 0)) |
+	       at(g->pde_noalloc, pt_entry_get(e, "noalloc", 0)) |
+	       (pt_entry_get(e, "block_fragment_size", bfs) & 0x1f) << g->bfs_lo | e->reserved_mask[0];
+	return PT_OK;
+}
+
+/*
+ * The inverse of gpuvm_decode_gen for generation 9 + GI and depth DEPTH:
+ * the layout is the one the decoder chose (its fields say which: only the
+ * PTE layout has `fragment`, only the PDE layout `block_fragment_size`),
+ * else the request's (a page: PTE, a table: PDE).
+ */
+static pt_err gpuvm_encode_gen(unsigned gi, unsigned depth, unsigned level,
+			       const struct pt_entry *e, uint8_t *raw, char *err, size_t errlen)
+{
+	const struct gen_bits *g = gen_of(9 + gi);
+	unsigned lk = level + 3 - depth;
+	bool pde;
+	uint64_t r = 0;
+	pt_err rc;
+
+	if (!g || depth > 3 || lk >= LK__COUNT)
+		return PT_E_UNSUPPORTED;
+	if (pt_entry_field(e, "block_fragment_size"))
+		pde = true;
+	else if (pt_entry_field(e, "fragment"))
+		pde = false;
+	else
+		pde = e->state == PT_ST_POINTER;
+	if (pde)
+		rc = encode_pde(g, lk == LK_PDB0 || lk >= LK_PTB, lk >= LK_PTB, e, &r, err, errlen);
+	else
+		rc = encode_pte(g, lk <= LK_PDB0, e, &r, err, errlen);
+	pt_le64_store(raw, r);
+	return rc;
+}
+
+/* One encoder per (generation, depth), as the decoders. */
+PT_FMT_A4(PT_FMT_B4, PT_FMT_ENCODER, gpuvm_encode_gen)
+static const pt_fmt_encode_fn encoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_encode_gen)};
 
 /* ---- the [vm NAME] context ---------------------------------------------- */
 
@@ -516,19 +606,8 @@ static const char *gpuvm_ctx_missing(const void *priv)
 	return NULL;
 }
 
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return PT_E_VALUE;
-}
+/* Set-up failures of this format are all PT_E_VALUE. */
+#define setup_fail(err, errlen, ...) pt_fmt_setup_fail(err, errlen, PT_E_VALUE, __VA_ARGS__)
 
 extern const struct pt_format pt_format_gpuvm;
 
@@ -648,6 +727,7 @@ static pt_err gpuvm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	build_levels(c->levels, c->depth, c->bs, c->depth ? root_bits : 0);
 	c->fmt.levels = c->levels;
 	c->fmt.decode = decoders[c->gfx - 9][c->depth];
+	c->fmt.encode = encoders[c->gfx - 9][c->depth];
 	ctx->fmt = &c->fmt;
 	ctx->root_space = c->table_space;
 	ctx->root_addr = c->table;
@@ -706,6 +786,32 @@ static void gpuvm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_hex(o, "va_end", ctx->va_last);
 }
 
+/*
+ * ptfs-tool build: BASE is a valid PDE of the builder's root (in vram its
+ * offset plus FB_OFFSET<<24, as amdgpu_gmc_pd_addr() writes it), END the
+ * last mapped page, depth 3 and block size 0 (Linux's default 48-bit VM),
+ * unless the spec says; START stays 0, so that every table's entries are
+ * aligned to their span.  The generation (gfx) is the spec's.
+ */
+static void gpuvm_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	const char *fbo = k->get(k->ud, key_names[K_FBO]);
+	uint64_t off = 0;
+	bool cntl = k->get(k->ud, key_names[K_CNTL]) != NULL;
+
+	if (fbo && pt_num_parse(fbo, PT_NUM_INI, &off))
+		off = (off & 0xffffff) << 24;
+	if (!k->get(k->ud, key_names[K_BASE]))
+		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[K_BASE],
+			      (k->space == SP_SYSMEM ? k->root | 2 : k->root + off) | 1);
+	if (!k->get(k->ud, key_names[K_END]))
+		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[K_END], k->va_hi >> 12);
+	if (!cntl && !k->get(k->ud, key_names[K_DEPTH]))
+		pt_buf_printf(ini, "%s = 3\n", key_names[K_DEPTH]);
+	if (!cntl && !k->get(k->ud, key_names[K_BS]))
+		pt_buf_printf(ini, "%s = 0\n", key_names[K_BS]);
+}
+
 static const struct pt_blob_kind gpuvm_blob_kinds[] = {
 	{"gpuvm", 8},
 	{NULL, 0},
@@ -731,7 +837,7 @@ const struct pt_format pt_format_gpuvm = {
 	.va_bits = 48,
 	.va_digits = 12,
 	.spaces = gpuvm_spaces,
-	.decode = dec_9_3,
+	.decode = gpuvm_decode_gen_0_3,
 	.flags = gpuvm_flags,
 	.kind_name = gpuvm_kind_name,
 	.kind_field = "mtype",   /* the KIND column is the memory type */
@@ -743,4 +849,6 @@ const struct pt_format pt_format_gpuvm = {
 	.ctx_setup = gpuvm_ctx_setup,
 	.info_text = gpuvm_info_text,
 	.info_json = gpuvm_info_json,
+	.encode = gpuvm_encode_gen_0_3,
+	.build_keys = gpuvm_build_keys,
 };

@@ -40,14 +40,22 @@
  *    mapped: whether the CPU supports it is not in the capture.
  *  - The HAW/MAXPHYADDR limit of the address is not known from a context
  *    entry or an EPTP: the address is 51:12 and nothing above is reserved.
+ *  - Rights are the AND along the path (VT-d spec §9.8: R and W of every
+ *    second-level entry on the way restrict the region it controls; SDM
+ *    "EPT Translation Mechanism": an access is allowed only where every
+ *    EPT entry used allows it), through perm_or_down / perm_and_down.
+ *    VT-d's X is not ANDed: it counts only with SLEE, which neither a
+ *    legacy context entry nor these keys say, and Linux writes no X in a
+ *    directory entry; each leaf shows its own.  EPT ANDs read, write and
+ *    execute.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 #define BIT(n) (1ull << (n))
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
@@ -67,7 +75,7 @@ enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 static const char *const sl_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 
 enum { L_PML5, L_PML4, L_PDPT, L_PD, L_PT, L__COUNT };
-/* The whole 5-level table; a 3- or 4-level context uses its tail (sl_levels_from()). */
+/* The whole 5-level table; a 3- or 4-level context uses its tail (pt_fmt_levels_tail()). */
 static const struct pt_level sl_levels[] = {
 	/* name   depth va_shift bits size role          leaf_shift child */
 	{"pml5",  0,    48,      9,   8,   PT_ROLE_DIR,  0,  {L_PML4, -1}},
@@ -105,7 +113,7 @@ static void set_leaf(struct pt_entry *e, unsigned space, uint64_t pa, uint64_t s
 	e->perm = perm;
 }
 
-/* PERM: the rights a directory entry passes down (ANDed along the path; not applied by this walker yet). */
+/* PERM: the rights a directory entry passes down (R and W ANDed along the path: perm_or_down). */
 static void set_pointer(struct pt_entry *e, unsigned level, unsigned space, uint64_t addr,
 			uint32_t perm)
 {
@@ -274,27 +282,13 @@ static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	return PT_OK;
 }
 
-/* One decoder per (table space, page space): the hook has no context. */
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define DEC(F, T, O)                                                                        \
-	static pt_err F##_##T##_##O(unsigned level, unsigned ps, const uint8_t *raw,        \
-				    unsigned flags, struct pt_entry *out)                   \
-	{                                                                                   \
-		return F##_decode_sp(T, O, level, ps, raw, flags, out);                     \
-	}
-#define DEC3(F, T) DEC(F, T, 0) DEC(F, T, 1) DEC(F, T, 2)
-DEC3(vtd, 0)
-DEC3(vtd, 1)
-DEC3(vtd, 2)
-DEC3(ept, 0)
-DEC3(ept, 1)
-DEC3(ept, 2)
-static const decode_fn vtd_decoders[SP__COUNT][SP__COUNT] = {
-	{vtd_0_0, vtd_0_1, vtd_0_2}, {vtd_1_0, vtd_1_1, vtd_1_2}, {vtd_2_0, vtd_2_1, vtd_2_2},
-};
-static const decode_fn ept_decoders[SP__COUNT][SP__COUNT] = {
-	{ept_0_0, ept_0_1, ept_0_2}, {ept_1_0, ept_1_1, ept_1_2}, {ept_2_0, ept_2_1, ept_2_2},
-};
+/* One decoder per (table space, page space): the hook has no context (fmt_ctx.h). */
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, vtd_decode_sp)
+PT_FMT_A3(PT_FMT_B3, PT_FMT_DECODER, ept_decode_sp)
+static const pt_fmt_decode_fn vtd_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, vtd_decode_sp)};
+static const pt_fmt_decode_fn ept_decoders[SP__COUNT][SP__COUNT] =
+	{PT_FMT_ROWS3(PT_FMT_B3, ept_decode_sp)};
 
 /* maps FLAGS: the names of the set permission fields. */
 static void put_words(char *buf, size_t len, const bool *set, const char *const *names, size_t n)
@@ -353,13 +347,130 @@ static void ept_kind(const struct pt_entry *e, char *buf, size_t len)
 	kind_common(e, buf, len, "memory_type");
 }
 
+/* ---- encoders (ptfs-tool build) ------------------------------------------- */
+
+/*
+ * What both encoders share: the entry's level is its page size for a leaf
+ * (PS in a 2 MiB or 1 GiB leaf, bit 7 ignored in a 4 KiB one) and does not
+ * matter for a pointer (PS is a field where the level has it, a reserved
+ * bit above); a not-present entry is written back raw (the hardware reads
+ * nothing else of it).  *R gets the address and PS; false: the entry is
+ * done (RAW written) or refused (ERR set, *RC).
+ */
+static bool enc_common(const char *name, const struct pt_entry *e, uint8_t *raw, uint64_t *r,
+		       pt_err *rc, char *err, size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED;
+	uint64_t a, align = leaf ? e->page_size : 4096;
+
+	*rc = PT_OK;
+	if (!leaf && e->state != PT_ST_POINTER) {
+		pt_le64_store(raw, e->state == PT_ST_INVALID ? e->raw[0] : 0);
+		return false;
+	}
+	if (leaf && align != 1ull << 12 && align != 1ull << 21 && align != 1ull << 30) {
+		snprintf(err, errlen, "%s: no page of 0x%" PRIx64 " bytes (4K, 2M, 1G)", name, align);
+		*rc = PT_E_VALUE;
+		return false;
+	}
+	a = pt_entry_get(e, "address", leaf ? e->pa : e->target[0].addr);
+	if (a & ~(ADDR_MASK & ~(align - 1))) {
+		snprintf(err, errlen, "%s: address 0x%" PRIx64 " is not 0x%" PRIx64 "-aligned below"
+			 " 2^52", name, a, align);
+		*rc = PT_E_VALUE;
+		return false;
+	}
+	*r = a | pt_entry_get(e, "ps", leaf && align > 4096) << 7 |
+	     pt_entry_get(e, "ignored", 0) | e->reserved_mask[0];
+	return true;
+}
+
+/*
+ * The inverse of vtd_decode_sp.  Built pointers are R|W|X (rights are
+ * ANDed down the path: the leaf's own bits decide); a built leaf with
+ * neither R nor W asked for is R (one with neither is not present).
+ */
+static pt_err vtd_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			 size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	bool rw = pt_entry_field(e, "r") || pt_entry_field(e, "w");
+	uint64_t r = 0;
+	pt_err rc;
+
+	(void)level;
+	if (!enc_common("intel-vtd", e, raw, &r, &rc, err, errlen))
+		return rc;
+	r |= pt_entry_get(e, "r", ptr || !rw) | pt_entry_get(e, "w", ptr) << 1 |
+	     pt_entry_get(e, "x", ptr) << 2 | pt_entry_get(e, "a", 0) << 8;
+	if (leaf)
+		r |= (pt_entry_get(e, "emt", 0) & 7) << 3 | pt_entry_get(e, "ipat", 0) << 6 |
+		     pt_entry_get(e, "d", 0) << 9 | pt_entry_get(e, "snp", 0) << 11 |
+		     pt_entry_get(e, "tm", 0) << 62;
+	pt_le64_store(raw, r);
+	return PT_OK;
+}
+
+/*
+ * The inverse of ept_decode_sp.  Built pointers are read, write and
+ * execute (KVM's non-leaf entries); a built leaf with none of the three
+ * asked for is readable, and its memory type is WB (6) unless asked.
+ */
+static pt_err ept_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			 size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	bool any = pt_entry_field(e, "read") || pt_entry_field(e, "write") ||
+		   pt_entry_field(e, "execute");
+	uint64_t r = 0;
+	pt_err rc;
+
+	(void)level;
+	if (!enc_common("intel-ept", e, raw, &r, &rc, err, errlen))
+		return rc;
+	r |= pt_entry_get(e, "read", ptr || !any) | pt_entry_get(e, "write", ptr) << 1 |
+	     pt_entry_get(e, "execute", ptr) << 2 | pt_entry_get(e, "accessed", 0) << 8 |
+	     pt_entry_get(e, "user_execute", 0) << 10;
+	if (leaf)
+		r |= (pt_entry_get(e, "memory_type", 6) & 7) << 3 |
+		     pt_entry_get(e, "ignore_pat", 0) << 6 | pt_entry_get(e, "dirty", 0) << 9 |
+		     pt_entry_get(e, "suppress_ve", 0) << 63;
+	pt_le64_store(raw, r);
+	return PT_OK;
+}
+
+/* The narrowest width of 48 and 57 bits the mappings fit (Linux's usual 4-level table, else 5). */
+static bool needs_57(const struct pt_build_keys *k)
+{
+	return k->va_hi >> 48 != 0;
+}
+
+/* ptfs-tool build: SLPTPTR is the builder's root, AW 48 or 57, unless the spec says. */
+static void vtd_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	if (k->get(k->ud, "context"))
+		return;
+	if (!k->get(k->ud, "slptptr"))
+		pt_buf_printf(ini, "slptptr = 0x%" PRIx64 "\n", k->root);
+	if (!k->get(k->ud, "aw"))
+		pt_buf_printf(ini, "aw = %u\n", needs_57(k) ? 57 : 48);
+}
+
+/* ptfs-tool build: an EPTP of the builder's root, WB, walk length 4 (5 where a GPA needs it). */
+static void ept_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	if (!k->get(k->ud, "eptp"))
+		pt_buf_printf(ini, "eptp = 0x%" PRIx64 "\n", k->root | 6 | (needs_57(k) ? 4u : 3u) << 3);
+}
+
 /* ---- contexts ------------------------------------------------------------- */
 
 struct sl_ctx {
 	bool ept;
 	/* keys */
 	uint64_t slptptr, aw, ctx_lo, ctx_hi, eptp;
-	bool has_slptptr, has_aw, has_context, has_eptp;
+	bool has_slptptr, has_aw, has_context, has_eptp, has_pasid;
+	struct pt_pasid pasid;   /* a scalable-mode PASID entry (pasid_entry) */
 	unsigned space, output_space;
 	/* set-up results */
 	unsigned levels_n;      /* 3, 4 or 5 */
@@ -395,25 +506,15 @@ static pt_err parse_u128(const struct pt_ctx_key *k, uint64_t *lo, uint64_t *hi)
 	return PT_OK;
 }
 
-static pt_err space_key(const struct pt_ctx_key *k, unsigned *out)
-{
-	for (unsigned i = 0; sl_spaces[i]; i++)
-		if (strcmp(k->value, sl_spaces[i]) == 0) {
-			*out = i;
-			return PT_OK;
-		}
-	return pt_ctx_key_fail(k, PT_E_VALUE, "%s '%s' in %s is not a space of this format"
-			       " (sysmem, hpa or gpa)", k->key, k->value, k->label);
-}
-
 static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
 	struct sl_ctx *c = priv;
+	const char *name = c->ept ? "intel-ept" : "intel-vtd";
 
 	if (!strcmp(k->key, "space"))
-		return space_key(k, &c->space);
+		return pt_fmt_space_key(k, name, sl_spaces, &c->space);
 	if (!strcmp(k->key, "output_space"))
-		return space_key(k, &c->output_space);
+		return pt_fmt_space_key(k, name, sl_spaces, &c->output_space);
 	if (c->ept) {
 		if (strcmp(k->key, "eptp"))
 			return PT_E_NOTFOUND;
@@ -423,6 +524,10 @@ static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
 	if (!strcmp(k->key, "context")) {
 		c->has_context = true;
 		return parse_u128(k, &c->ctx_lo, &c->ctx_hi);
+	}
+	if (!strcmp(k->key, "pasid_entry")) {
+		c->has_pasid = true;
+		return pt_fmt_pasid_key(k, &c->pasid);
 	}
 	if (!strcmp(k->key, "slptptr")) {
 		c->has_slptptr = true;
@@ -447,10 +552,10 @@ static const char *vtd_ctx_missing(const void *priv)
 {
 	const struct sl_ctx *c = priv;
 
-	if (c->has_context)
+	if (c->has_context || c->has_pasid)
 		return NULL;
 	if (!c->has_slptptr)
-		return "context (or slptptr and aw)";
+		return "context, pasid_entry (or slptptr and aw)";
 	if (!c->has_aw)
 		return "aw";
 	return NULL;
@@ -463,20 +568,6 @@ static const char *ept_ctx_missing(const void *priv)
 	return c->has_eptp ? NULL : "eptp";
 }
 
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err setup_fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /*
  * The legacy context entry (Linux struct context_entry, QEMU VTD_CONTEXT_*):
  * lo P 0, FPD 1, TT 3:2, SLPTPTR 63:12, reserved 11:4; hi AW 2:0, AVAIL
@@ -487,62 +578,76 @@ static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
 	uint64_t lo = c->ctx_lo, hi = c->ctx_hi, tt = bits(lo, 3, 2), aw = bits(hi, 2, 0);
 
 	if (c->has_slptptr || c->has_aw)
-		return setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
 				  " the context entry holds SLPTPTR and AW");
 	if (!(lo & 1))
-		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " is not present (P=0): the device's requests are blocked, no"
 				  " table to walk", hi, lo);
 	if ((lo & MASK(11, 4)) || (hi & (BIT(7) | MASK(63, 24))))
-		return setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " has reserved bits set (lo 11:4, hi 7 and 63:24): the hardware"
 				  " faults it", hi, lo);
 	if (tt == 2)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
 				  " requests are not translated, no second-level table");
 	if (tt == 3)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
 	if (aw < 1 || aw > 3)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry AW %" PRIu64 " is not"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry AW %" PRIu64 " is not"
 				  " supported (1, 2 or 3: 39, 48 or 57 bits)", aw);
 	c->root = lo & ~0xfffull;
 	c->aw = 30 + 9 * aw;
 	return PT_OK;
 }
 
-/* The level table of an N-level context: the last N rows of sl_levels, depths from 0. */
-static void sl_levels_from(struct pt_level *lv, unsigned n)
+/*
+ * A scalable-mode PASID entry (VT-d spec §9.6; Linux pasid.h): PGTT 2
+ * (second-level) and 3 (nested: this is its second stage) walk the table
+ * at SLPTPTR with AW's levels; PGTT 1's table is first-level, an x86-64
+ * table ([cpu NAME] pasid_entry = ...); 4 translates nothing.
+ */
+static pt_err vtd_pasid_entry(struct sl_ctx *c, char *err, size_t errlen)
 {
-	unsigned first = L__COUNT - n;
+	const struct pt_pasid *pe = &c->pasid;
 
-	for (unsigned i = 0; i < n; i++) {
-		lv[i] = sl_levels[first + i];
-		lv[i].depth = (uint8_t)i;
-		lv[i].child[0] = (int8_t)(i + 1 < n ? (int)i + 1 : -1);
-	}
-	lv[n] = (struct pt_level){0};
+	if (c->has_slptptr || c->has_aw || c->has_context)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry and context/slptptr/aw"
+					 " both given: the PASID entry holds SLPTPTR and AW");
+	if (!pe->p)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry QW0 0x%016" PRIx64
+					 " is not present (P=0): no table to walk", pe->qw[0]);
+	if (pe->pgtt == PT_PGTT_FIRST)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry PGTT 1 is first-level"
+					 " only: no second-level table (its FLPTR is an x86-64 table:"
+					 " [cpu NAME] pasid_entry = ...)");
+	if (pe->pgtt == PT_PGTT_PASS)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT 4 is"
+					 " pass-through: requests are not translated, no table");
+	if (pe->pgtt != PT_PGTT_SECOND && pe->pgtt != PT_PGTT_NESTED)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT %u is"
+					 " reserved", pe->pgtt);
+	if (pe->aw < 1 || pe->aw > 3)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry AW %u is not"
+					 " supported (1, 2 or 3: 39, 48 or 57 bits)", pe->aw);
+	c->root = pe->slptptr;
+	c->aw = 30 + 9 * pe->aw;
+	return PT_OK;
 }
 
 extern const struct pt_format pt_format_vtd, pt_format_ept;
 
 static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_format *base,
-		      const decode_fn (*dec)[SP__COUNT])
+		      const pt_fmt_decode_fn (*dec)[SP__COUNT])
 {
 	c->fmt = *base;
-	sl_levels_from(c->levels, c->levels_n);
+	pt_fmt_levels_tail(c->levels, sl_levels, L__COUNT, c->levels_n);
 	c->fmt.levels = c->levels;
 	c->fmt.va_bits = 12 + 9 * c->levels_n;
 	c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
 	c->fmt.decode = dec[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = c->space;
-	ctx->root_addr = c->root;
-	ctx->root_entries = 512;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, c->space, c->root, 512);
 }
 
 static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
@@ -550,20 +655,23 @@ static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	struct sl_ctx *c = ctx->priv;
 	pt_err rc;
 
-	if (c->has_context) {
+	if (c->has_pasid) {
+		if ((rc = vtd_pasid_entry(c, err, errlen)))
+			return rc;
+	} else if (c->has_context) {
 		if ((rc = vtd_context_entry(c, err, errlen)))
 			return rc;
 	} else {
 		if (c->slptptr & 0xfff)
-			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is not 4 KiB"
+			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is not 4 KiB"
 					  " aligned", c->slptptr);
 		if (c->slptptr & ~ADDR_MASK)
-			return setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is wider than"
+			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "slptptr 0x%" PRIx64 " is wider than"
 					  " 52 bits", c->slptptr);
 		c->root = c->slptptr;
 	}
 	if (c->root & ~ADDR_MASK)
-		return setup_fail(err, errlen, PT_E_VALUE, "SLPTPTR 0x%" PRIx64 " is wider than 52"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "SLPTPTR 0x%" PRIx64 " is wider than 52"
 				  " bits", c->root);
 	c->levels_n = (unsigned)(c->aw - 30) / 9 + 2;
 	sl_finish(ctx, c, &pt_format_vtd, vtd_decoders);
@@ -577,13 +685,13 @@ static pt_err ept_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	uint64_t e = c->eptp, mt = bits(e, 2, 0), pwl = bits(e, 5, 3) + 1;
 
 	if (mt != 0 && mt != 6)
-		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 ": memory type %" PRIu64
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 ": memory type %" PRIu64
 				  " is not UC (0) or WB (6): VM entry fails", e, mt);
 	if (pwl != 4 && pwl != 5)
-		return setup_fail(err, errlen, PT_E_UNSUPPORTED, "eptp 0x%" PRIx64 ": page-walk"
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "eptp 0x%" PRIx64 ": page-walk"
 				  " length %" PRIu64 " (bits 5:3 + 1) is not 4 or 5", e, pwl);
 	if (e & (MASK(11, 8) | MASK(63, 52)))
-		return setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 " has reserved bits set"
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "eptp 0x%" PRIx64 " has reserved bits set"
 				  " (11:8 or 63:52): VM entry fails", e);
 	c->root = e & ADDR_MASK;
 	c->levels_n = (unsigned)pwl;
@@ -612,6 +720,12 @@ static void sl_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, "context: 0x%016" PRIx64 "%016" PRIx64 "\nfpd: %u\ntt: %u\n"
 				      "did: %u\n", c->ctx_hi, c->ctx_lo, (unsigned)bits(c->ctx_lo, 1, 1),
 				      (unsigned)bits(c->ctx_lo, 3, 2), (unsigned)bits(c->ctx_hi, 23, 8));
+		if (c->has_pasid)
+			pt_buf_printf(b, "pasid_entry: 0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64
+				      "\npgtt: %u (%s)\nfpd: %u\nslade: %u\ndid: %u\npwsnp: %u\n"
+				      "pgsnp: %u\n", c->pasid.qw[0], c->pasid.qw[1], c->pasid.qw[2],
+				      c->pasid.pgtt, pt_fmt_pgtt_name(c->pasid.pgtt), c->pasid.fpd,
+				      c->pasid.slade, c->pasid.did, c->pasid.pwsnp, c->pasid.pgsnp);
 		pt_buf_printf(b, "slptptr: 0x%" PRIx64 "\naw: %u\n", c->root, (unsigned)c->aw);
 	}
 	pt_buf_printf(b, "levels: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
@@ -639,6 +753,17 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 			pt_jobj_u(o, "tt", bits(c->ctx_lo, 3, 2));
 			pt_jobj_u(o, "did", bits(c->ctx_hi, 23, 8));
 		}
+		if (c->has_pasid) {
+			pt_jobj_hex(o, "pasid_qw0", c->pasid.qw[0]);
+			pt_jobj_hex(o, "pasid_qw1", c->pasid.qw[1]);
+			pt_jobj_hex(o, "pasid_qw2", c->pasid.qw[2]);
+			pt_jobj_str(o, "pgtt", pt_fmt_pgtt_name(c->pasid.pgtt));
+			pt_jobj_u(o, "fpd", c->pasid.fpd);
+			pt_jobj_u(o, "slade", c->pasid.slade);
+			pt_jobj_u(o, "did", c->pasid.did);
+			pt_jobj_u(o, "pwsnp", c->pasid.pwsnp);
+			pt_jobj_u(o, "pgsnp", c->pasid.pgsnp);
+		}
 		pt_jobj_hex(o, "slptptr", c->root);
 		pt_jobj_u(o, "aw", c->aw);
 	}
@@ -662,8 +787,9 @@ const struct pt_format pt_format_vtd = {
 	.levels = sl_levels,
 	.va_bits = 57,
 	.va_digits = 15,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
 	.spaces = sl_spaces,
-	.decode = vtd_0_0,
+	.decode = vtd_decode_sp_0_0,
 	.flags = vtd_flags,
 	.kind_name = vtd_kind,
 	.kind_field = "emt",
@@ -676,6 +802,8 @@ const struct pt_format pt_format_vtd = {
 	.info_text = sl_info_text,
 	.info_json = sl_info_json,
 	.perm_names = vtd_perm_names,
+	.encode = vtd_encode,
+	.build_keys = vtd_build_keys,
 };
 
 const struct pt_format pt_format_ept = {
@@ -683,8 +811,10 @@ const struct pt_format pt_format_ept = {
 	.levels = sl_levels,
 	.va_bits = 57,
 	.va_digits = 15,
+	.perm_or_down = PT_PERM_NO_READ | PT_PERM_NO_WRITE,
+	.perm_and_down = PT_PERM_EXEC,
 	.spaces = sl_spaces,
-	.decode = ept_0_0,
+	.decode = ept_decode_sp_0_0,
 	.flags = ept_flags,
 	.kind_name = ept_kind,
 	.kind_field = "memory_type",
@@ -697,4 +827,6 @@ const struct pt_format pt_format_ept = {
 	.info_text = sl_info_text,
 	.info_json = sl_info_json,
 	.perm_names = ept_perm_names,
+	.encode = ept_encode,
+	.build_keys = ept_build_keys,
 };

@@ -22,12 +22,12 @@
  * entry is `invalid` with its raw value and no decoded guess.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pt_capture.h"
+#include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_num.h"
 
 static const char *const x86_spaces[] = {"sysmem", NULL};
 
@@ -179,20 +179,13 @@ static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned pag
 	return PT_OK;
 }
 
-/* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context. */
-#define DEC(N, M)                                                                          \
-	static pt_err dec_##N##_##M(unsigned level, unsigned ps, const uint8_t *raw,         \
-				    unsigned flags, struct pt_entry *out)                    \
-	{                                                                                    \
-		return x86_decode_with(N, M, level, ps, raw, flags, out);                    \
-	}
-#define DEC2(M) DEC(0, M) DEC(1, M)
+/* One decoder per (NXE, MAXPHYADDR): the descriptor's decode has no context (fmt_ctx.h). */
 #define M_LIST(X) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) \
 	X(44) X(45) X(46) X(47) X(48) X(49) X(50) X(51) X(52)
+#define DEC2(M) PT_FMT_DECODER(x86_decode_with, 0, M) PT_FMT_DECODER(x86_decode_with, 1, M)
 M_LIST(DEC2)
-typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
-#define ROW(M) {dec_0_##M, dec_1_##M},
-static const decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
+#define ROW(M) {PT_FMT_REF(x86_decode_with, 0, M) PT_FMT_REF(x86_decode_with, 1, M)},
+static const pt_fmt_decode_fn decoders[M_MAX - M_MIN + 1][2] = {M_LIST(ROW)};
 
 /*
  * maps/walk FLAGS: the effective rights (writable, user, xd: the path's)
@@ -236,7 +229,8 @@ static const char *const key_names[K__COUNT] = {"cr3", "cr4", "la57", "efer", "m
 struct x86_ctx {
 	uint64_t v[K__COUNT];
 	bool has[K__COUNT];
-	bool has_space;
+	bool has_space, has_pasid;
+	struct pt_pasid pasid;   /* a VT-d PASID entry whose first-level table this is */
 	/* set-up results */
 	bool la57, pcide, nxe;
 	unsigned m;
@@ -251,11 +245,14 @@ static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
 
 	if (!strcmp(k->key, "space")) {
 		/* the one space of the format (a guest's gpa behind EPT comes with translated spaces) */
-		if (strcmp(k->value, "sysmem"))
-			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED, "space '%s' in %s is not a space"
-					       " of x86-64 (sysmem)", k->value, k->label);
+		unsigned sp;
+
 		c->has_space = true;
-		return PT_OK;
+		return pt_fmt_space_key(k, "x86-64", x86_spaces, &sp);
+	}
+	if (!strcmp(k->key, "pasid_entry")) {
+		c->has_pasid = true;
+		return pt_fmt_pasid_key(k, &c->pasid);
 	}
 	for (int i = 0; i < K__COUNT; i++) {
 		if (strcmp(k->key, key_names[i]))
@@ -279,22 +276,11 @@ static const char *x86_ctx_missing(const void *priv)
 {
 	const struct x86_ctx *c = priv;
 
-	return c->has[K_CR3] ? NULL : "cr3";
+	return c->has[K_CR3] || c->has_pasid ? NULL : "cr3 (or pasid_entry)";
 }
 
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static pt_err setup_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return PT_E_VALUE;
-}
+/* Set-up failures of this format are all PT_E_VALUE. */
+#define setup_fail(err, errlen, ...) pt_fmt_setup_fail(err, errlen, PT_E_VALUE, __VA_ARGS__)
 
 extern const struct pt_format pt_format_x86_64;
 
@@ -315,12 +301,52 @@ static const struct pt_level levels4[] = {
 	{NULL,    0,    0,       0,   0,   0,            0,  {-1, -1}},
 };
 
+/*
+ * A VT-d scalable-mode PASID entry's first-level table (VT-d spec §9.6,
+ * Linux drivers/iommu/intel/pasid.h): PGTT 1 (first-level) or 3 (nested: this
+ * is the first stage), FLPTR its root, FLPM 0 4-level and 1 5-level; the
+ * entries are IA-32e paging entries with XD (Linux DMA_FL_PTE_XD 63), so
+ * NXE is 1.  It stands for CR3, CR4.LA57 and EFER.
+ */
+static pt_err x86_pasid(struct x86_ctx *c, char *err, size_t errlen)
+{
+	const struct pt_pasid *pe = &c->pasid;
+
+	if (c->has[K_CR3] || c->has[K_CR4] || c->has[K_EFER])
+		return setup_fail(err, errlen, "pasid_entry and cr3/cr4/efer both given: the PASID"
+				  " entry holds the first-level pointer and paging mode");
+	if (!pe->p)
+		return setup_fail(err, errlen, "pasid_entry QW0 0x%016" PRIx64 " is not present"
+				  " (P=0): no table to walk", pe->qw[0]);
+	if (pe->pgtt != PT_PGTT_FIRST && pe->pgtt != PT_PGTT_NESTED)
+		return setup_fail(err, errlen, "pasid_entry PGTT %u (%s) has no first-level table",
+				  pe->pgtt, pt_fmt_pgtt_name(pe->pgtt));
+	if (pe->flpm > 1)
+		return setup_fail(err, errlen, "pasid_entry FLPM %u is reserved (0: 4-level,"
+				  " 1: 5-level)", pe->flpm);
+	if (c->has[K_LA57] && c->v[K_LA57] != pe->flpm)
+		return setup_fail(err, errlen, "la57 %" PRIu64 " disagrees with pasid_entry FLPM %u",
+				  c->v[K_LA57], pe->flpm);
+	c->v[K_CR3] = pe->flptr & addr_mask(c->m, 12);
+	if (pe->flptr & ~addr_mask(c->m, 12))
+		return setup_fail(err, errlen, "pasid_entry FLPTR 0x%" PRIx64 " sets bits above"
+				  " MAXPHYADDR %u", pe->flptr, c->m);
+	c->v[K_LA57] = pe->flpm;
+	c->has[K_LA57] = true;
+	return PT_OK;
+}
+
 static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct x86_ctx *c = ctx->priv;
-	uint64_t cr3 = c->v[K_CR3], cr4 = c->v[K_CR4];
+	uint64_t cr3, cr4 = c->v[K_CR4];
+	pt_err rc;
 
 	c->m = c->has[K_MAXPHY] ? (unsigned)c->v[K_MAXPHY] : 52;
+	if (c->has_pasid && (rc = x86_pasid(c, err, errlen)))
+		return rc;
+	cr3 = c->v[K_CR3];
+
 	c->la57 = c->has[K_CR4] ? (cr4 & CR4_LA57) != 0 : c->v[K_LA57] != 0;
 	if (c->has[K_CR4] && c->has[K_LA57] && c->la57 != (c->v[K_LA57] != 0))
 		return setup_fail(err, errlen, "la57 %" PRIu64 " disagrees with cr4 0x%" PRIx64
@@ -341,14 +367,7 @@ static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.va_bits = c->la57 ? 57 : 48;
 	c->fmt.decode = decoders[c->m - M_MIN][c->nxe];
 	ctx->fmt = &c->fmt;
-	ctx->root_space = 0;
-	ctx->root_addr = c->root;
-	ctx->root_entries = 512;
-	ctx->root_page_shift = 0;
-	ctx->va_base = 0;
-	ctx->va_last = 0;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
-		ctx->space_bias[i] = 0;
+	pt_fmt_ctx_root(ctx, 0, c->root, 512);
 	return PT_OK;
 }
 
@@ -356,9 +375,15 @@ static void x86_info_text(const struct pt_context *ctx, struct pt_buf *b)
 {
 	const struct x86_ctx *c = ctx->priv;
 
-	if (!c || !c->has[K_CR3])
+	if (!c || (!c->has[K_CR3] && !c->has_pasid))
 		return;
 	pt_buf_printf(b, "paging: %s\n", c->la57 ? "5-level" : "4-level");
+	if (c->has_pasid)
+		pt_buf_printf(b, "pasid_entry: 0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64
+			      "\npgtt: %u (%s)\nflpm: %u\nsre: %u\nwpe: %u\neafe: %u\ndid: %u\n",
+			      c->pasid.qw[0], c->pasid.qw[1], c->pasid.qw[2], c->pasid.pgtt,
+			      pt_fmt_pgtt_name(c->pasid.pgtt), c->pasid.flpm, c->pasid.sre,
+			      c->pasid.wpe, c->pasid.eafe, c->pasid.did);
 	pt_buf_printf(b, "cr3: 0x%" PRIx64 "\n", c->v[K_CR3]);
 	if (c->pcide)
 		pt_buf_printf(b, "pcid: 0x%" PRIx64 "\n", c->pcid);
@@ -379,9 +404,20 @@ static void x86_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 {
 	const struct x86_ctx *c = ctx->priv;
 
-	if (!c || !c->has[K_CR3])
+	if (!c || (!c->has[K_CR3] && !c->has_pasid))
 		return;
 	pt_jobj_str(o, "paging", c->la57 ? "5-level" : "4-level");
+	if (c->has_pasid) {
+		pt_jobj_hex(o, "pasid_qw0", c->pasid.qw[0]);
+		pt_jobj_hex(o, "pasid_qw1", c->pasid.qw[1]);
+		pt_jobj_hex(o, "pasid_qw2", c->pasid.qw[2]);
+		pt_jobj_str(o, "pgtt", pt_fmt_pgtt_name(c->pasid.pgtt));
+		pt_jobj_u(o, "flpm", c->pasid.flpm);
+		pt_jobj_u(o, "sre", c->pasid.sre);
+		pt_jobj_u(o, "wpe", c->pasid.wpe);
+		pt_jobj_u(o, "eafe", c->pasid.eafe);
+		pt_jobj_u(o, "did", c->pasid.did);
+	}
 	pt_jobj_hex(o, "cr3", c->v[K_CR3]);
 	if (c->pcide)
 		pt_jobj_hex(o, "pcid", c->pcid);
@@ -401,6 +437,86 @@ static void x86_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_bool(o, "nxe", c->nxe);
 	pt_jobj_bool(o, "nxe_assumed", !c->has[K_EFER]);
 	pt_jobj_u(o, "maxphyaddr", c->m);
+}
+
+/* ---- the encoder (ptfs-tool build) ---------------------------------------- */
+
+static pt_err enc_fail(char *err, size_t errlen, const char *what, uint64_t v, uint64_t align)
+{
+	snprintf(err, errlen, "x86-64: %s 0x%" PRIx64 " is not a 0x%" PRIx64 "-aligned address"
+		 " below 2^52", what, v, align);
+	return PT_E_VALUE;
+}
+
+/*
+ * The inverse of x86_decode_with, for any MAXPHYADDR and NXE: address bits
+ * above MAXPHYADDR, and bit 63 without NXE, are reserved bits there, which
+ * come back through reserved_mask.  A leaf's level is its page size (bit 7
+ * is PAT in a PTE, PS in a larger leaf); a pointer's bits mean the same at
+ * every level.  A not-present entry is the software's (SDM §4.5.4): its
+ * raw word.  Built pointers are present, writable and user (Linux's
+ * _PAGE_TABLE), so that a leaf's own bits are its rights.
+ */
+static pt_err x86_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			 size_t errlen)
+{
+	bool leaf = e->state == PT_ST_MAPPED, ptr = e->state == PT_ST_POINTER;
+	uint64_t r, a;
+
+	(void)level;
+	if (!leaf && !ptr) {
+		pt_le64_store(raw, e->state == PT_ST_INVALID ? e->raw[0] : 0);
+		return PT_OK;
+	}
+	r = pt_entry_get(e, "present", 1) | pt_entry_get(e, "writable", ptr) << 1 |
+	    pt_entry_get(e, "user", ptr) << 2 | pt_entry_get(e, "pwt", 0) << 3 |
+	    pt_entry_get(e, "pcd", 0) << 4 | pt_entry_get(e, "accessed", 0) << 5 |
+	    (pt_entry_get(e, "sw", 0) & 7) << 9 | pt_entry_get(e, "xd", 0) << 63;
+	if (leaf) {
+		bool large = e->page_size > 4096;
+
+		if (e->page_size != 1ull << LK_PT && e->page_size != 1ull << LK_PD &&
+		    e->page_size != 1ull << LK_PDPT) {
+			snprintf(err, errlen, "x86-64: no page of 0x%" PRIx64 " bytes (4K, 2M, 1G)",
+				 e->page_size);
+			return PT_E_VALUE;
+		}
+		a = pt_entry_get(e, "address", e->pa);
+		if (a & ~addr_mask(M_MAX, large ? (e->page_size == 1ull << LK_PD ? LK_PD : LK_PDPT) : 12))
+			return enc_fail(err, errlen, "page address", a, e->page_size);
+		r |= pt_entry_get(e, "dirty", 0) << 6 | pt_entry_get(e, "global", 0) << 8 | a |
+		     (pt_entry_get(e, "sw_high", 0) & 0x7f) << 52 |
+		     (pt_entry_get(e, "protection_key", 0) & 0xf) << 59;
+		if (large)
+			r |= pt_entry_get(e, "page_size", 1) << 7 | pt_entry_get(e, "pat_large", 0) << 12;
+		else
+			r |= pt_entry_get(e, "pat", 0) << 7;
+	} else {
+		a = pt_entry_get(e, "address", e->target[0].addr);
+		if (a & ~addr_mask(M_MAX, 12))
+			return enc_fail(err, errlen, "table address", a, 4096);
+		r |= (pt_entry_get(e, "ignored", 0) & (BIT(6) | BIT(8))) |
+		     pt_entry_get(e, "page_size", 0) << 7 | a |
+		     (pt_entry_get(e, "sw_high", 0) & 0x7ff) << 52;
+	}
+	pt_le64_store(raw, r | e->reserved_mask[0]);
+	return PT_OK;
+}
+
+/*
+ * ptfs-tool build: CR3 is the root the builder allocated, and a 5-level
+ * table (la57 = 1) when a mapping's VA is not a 48-bit canonical one,
+ * unless the spec says (cr3, cr4 or la57).
+ */
+static void x86_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
+{
+	const uint64_t half = 1ull << 47;
+	bool c48 = (k->va_lo < half || k->va_lo >= 0 - half) && (k->va_hi < half || k->va_hi >= 0 - half);
+
+	if (!k->get(k->ud, "cr3"))
+		pt_buf_printf(ini, "cr3 = 0x%" PRIx64 "\n", k->root);
+	if (!c48 && !k->get(k->ud, "cr4") && !k->get(k->ud, "la57"))
+		pt_buf_puts(ini, "la57 = 1\n");
 }
 
 static const struct pt_blob_kind x86_blob_kinds[] = {
@@ -428,7 +544,7 @@ const struct pt_format pt_format_x86_64 = {
 	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE,
 	.perm_and_down = PT_PERM_EXEC,
 	.spaces = x86_spaces,
-	.decode = dec_1_52,
+	.decode = x86_decode_with_1_52,
 	.flags = x86_flags,
 	.blob_kinds = x86_blob_kinds,
 	.ctx_section = "cpu",
@@ -439,4 +555,6 @@ const struct pt_format pt_format_x86_64 = {
 	.info_text = x86_info_text,
 	.info_json = x86_info_json,
 	.perm_names = x86_perm_names,
+	.encode = x86_encode,
+	.build_keys = x86_build_keys,
 };

@@ -63,6 +63,12 @@ struct pt_context {
 	 * (a leaf below it is `unsupported`).
 	 */
 	uint64_t space_bias[PT_CONTEXT_SPACES];
+	/*
+	 * Rights the context's own registers deny: the PT_PERM_* bits of
+	 * fmt->perm_or_down set here are set in every leaf, as a pointer's
+	 * are below it (AMD-Vi's DTE IR/IW take part in the AND of rights).
+	 */
+	uint32_t perm_set;
 	void *priv;                        /* fmt->ctx_size bytes the format's hooks own */
 	size_t nannotations;
 	const struct pt_kv *annotations;   /* x- keys of the section, in file order */

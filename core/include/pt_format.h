@@ -236,6 +236,13 @@ struct pt_format {
 	 */
 	uint32_t perm_or_down;
 	uint32_t perm_and_down;
+	/*
+	 * A pointer may point more than one row down (AMD-Vi: a Next Level
+	 * below the next one skips levels): a path's levels are then not
+	 * implied by its length, and its child table is reached only by the
+	 * VAs whose skipped levels' index bits are zero.
+	 */
+	bool skips_levels;
 	const char *const *spaces;         /* space names, NULL-terminated; index = space id */
 	/*
 	 * Decodes the entry at level LEVEL (index into levels) from RAW (entry_size bytes,

@@ -126,6 +126,18 @@ static int table_level_of(const struct pt_tnode *n)
 	return levels[n->node.s[n->node.n - 1].level].child[n->choice];
 }
 
+/*
+ * Whether a TABLEDIR N may show a table of LEVEL: the level its path
+ * implies, or, where a pointer may skip levels (pt_format.skips_levels),
+ * any row below the pointer's (the entry, read anyway, says which).
+ */
+static bool table_level_ok(const struct pt_tnode *n, int level)
+{
+	if (n->node.ctx->fmt->skips_levels && n->node.n > 0 && n->choice == 0)
+		return level > n->node.s[n->node.n - 1].level;
+	return level == table_level_of(n);
+}
+
 /* The table a TABLEDIR shows. */
 static pt_err get_table(const struct pt_tnode *n, struct pt_table *t)
 {
@@ -143,7 +155,7 @@ static pt_err get_table(const struct pt_tnode *n, struct pt_table *t)
 		return err;
 	if (n->choice > 1 || !pt_entry_is_dir(&loc.entry) ||
 	    !pt_table_child(&loc.table, loc.index, &loc.entry, n->choice, t) ||
-	    t->cover == PT_COVER_NONE || t->level != table_level_of(n))
+	    t->cover == PT_COVER_NONE || !table_level_ok(n, t->level))
 		return PT_E_NOTFOUND;
 	return PT_OK;
 }
@@ -279,7 +291,7 @@ static pt_err lookup_entrydir(const struct pt_tnode *parent, const char *name,
 			child->type = PT_TN_TABLEDIR;
 			child->choice = which;
 			/* a path names target WHICH as child level WHICH: a format must agree */
-			if (table_level_of(child) != t.level)
+			if (!table_level_ok(child, t.level))
 				return PT_E_CAPTURE;
 			return PT_OK;
 		}

@@ -232,6 +232,7 @@ static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, u
 	const struct pt_context *c = b->ctxs[id].ctx;
 	const struct pt_level *lv0 = c->fmt->levels;
 	uint32_t ni = b->ctxs[id].root;
+	uint64_t shown = pt_va_at(c->fmt, va);   /* VA is a slot: messages name the VA */
 
 	for (unsigned depth = 0; depth < PT_MAX_DEPTH; depth++) {
 		struct node *n = &b->nodes[ni];
@@ -244,17 +245,17 @@ static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, u
 
 		if (va < n->va_base || idx >= n->entries)
 			return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is outside %s's %s table",
-				    va, c->name, l->name);
+				    shown, c->name, l->name);
 		s = &n->slots[idx];
 		if (s->kind == SLOT_LEAF)
-			return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", va);
+			return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", shown);
 		if (l->role == PT_ROLE_LEAF || (l->leaf_shift && s->kind == SLOT_EMPTY && fits)) {
 			if (!fits)
 				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " / PA 0x%" PRIx64
 					    " is not aligned to the smallest page there (%s: %" PRIu64 " bytes)",
-					    va, pa, l->name, UINT64_C(1) << ps);
+					    shown, pa, l->name, UINT64_C(1) << ps);
 			if (s->kind != SLOT_EMPTY)
-				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", va);
+				return fail(err, len, PT_E_VALUE, "VA 0x%" PRIx64 " is already mapped", shown);
 			*node = ni;
 			*out = s;
 			*shift = ps;
@@ -282,7 +283,7 @@ static pt_err place(struct pt_build *b, unsigned id, uint64_t va, uint64_t pa, u
 		}
 		ni = n->slots[idx].child[which] - 1;
 	}
-	return fail(err, len, PT_E_UNSUPPORTED, "%s: no level holds a page at VA 0x%" PRIx64, c->name, va);
+	return fail(err, len, PT_E_UNSUPPORTED, "%s: no level holds a page at VA 0x%" PRIx64, c->name, shown);
 }
 
 static void slot_entry(const struct pt_build *b, const struct node *n, const struct slot *s,
@@ -337,6 +338,12 @@ pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
 		return fail(err, errlen, PT_E_VALUE, "more than %d flags", BUILD_FLAGS_MAX);
 	if (size == 0 || va + size - 1 < va || pa + size - 1 < pa)
 		return fail(err, errlen, PT_E_VALUE, "size 0x%" PRIx64 " is empty or wraps", size);
+	/* A canonical format's tables see a VA's slot (pt_va_slot()), as the walker does. */
+	if (!pt_va_in_space(c->fmt, va) || !pt_va_in_space(c->fmt, va + size - 1) ||
+	    pt_va_slot(c->fmt, va + size - 1) < pt_va_slot(c->fmt, va))
+		return fail(err, errlen, PT_E_VALUE, "VA 0x%" PRIx64 "..0x%" PRIx64 " is not in %s's"
+			    " %u-bit VA space", va, va + size - 1, c->name, c->fmt->va_bits);
+	va = pt_va_slot(c->fmt, va);
 	/* Checked before any table is allocated, so a refused map leaves none behind. */
 	if (!aligned(va | pa | size, min_page_shift(c)))
 		return fail(err, errlen, PT_E_VALUE, "VA 0x%" PRIx64 ", PA 0x%" PRIx64 " and size 0x%" PRIx64
@@ -405,6 +412,10 @@ static void slot_entry(const struct pt_build *b, const struct node *n, const str
 		e->target[w].level = (int8_t)ch->level;
 		e->target[w].space = ch->space;
 		e->target[w].addr = ch->addr + c->space_bias[ch->space];
+		/* the table's geometry, for a format whose pointer says it (a level, a fragment size) */
+		e->target[w].shift = (uint8_t)ch->page_shift;
+		while (ch->entries >> e->target[w].bits > 1)
+			e->target[w].bits++;
 	}
 }
 

@@ -57,7 +57,8 @@ void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
 	out->rel_children = false;
 	out->big.present = false;
 	out->reserved_above = false;
-	out->perm_set = out->perm_clear = 0;
+	out->perm_set = ctx->perm_set & ctx->fmt->perm_or_down;
+	out->perm_clear = 0;
 }
 
 uint64_t pt_table_entry_pa(const struct pt_table *t, uint64_t index)
@@ -731,10 +732,22 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 	while (w->nsteps < PT_MAX_DEPTH) {
 		uint64_t idx = (sva - t.va_base) >> t.page_shift;
-		struct pt_walk_step *s = walk_step(w, &t, idx);
+		struct pt_walk_step *s;
 		struct pt_table big, small;
 		enum pt_fault f;
 		bool has_big, has_small;
+
+		if (idx >= t.entries && w->nsteps > 0) {
+			/*
+			 * A pointer that skips levels (pt_format.skips_levels): its
+			 * table covers the VAs whose skipped index bits are zero; this
+			 * VA's are not, and the IOMMU faults it (AMD-Vi spec §2.2.3).
+			 */
+			w->steps[w->nsteps - 1].verdict = "pointer: skipped levels' VA bits not zero";
+			walk_fault(w, PT_FAULT_UNMAPPED);
+			return PT_OK;
+		}
+		s = walk_step(w, &t, idx);
 
 		if (!s->captured) {
 			walk_fault(w, PT_FAULT_NOT_CAPTURED);
