@@ -37,7 +37,7 @@ struct fz_bounds {
 	uint64_t json;      /* entries up to which maps and info are also rendered as JSON */
 };
 
-/* The targets' bounds: >= 1000 inputs a second under ASan + UBSan (fuzz/README.md). */
+/* The targets' bounds, aiming at >= 1000 inputs a second under ASan + UBSan (fuzz/README.md: the figures). */
 #define FZ_BOUNDS ((struct fz_bounds){.entries = 256, .pages = 16, .walks = 2, .json = 16})
 
 static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
