@@ -412,6 +412,50 @@ static const char *sec_where(const struct pt_loader *ld, size_t i, size_t ntext,
 	return buf;
 }
 
+/* Region *ID of section I, WLEN bytes of member M (NULL: a section given as data). */
+static pt_err bind_region(struct pt_loader *ld, size_t i, size_t ntext, struct member *m, uint64_t wlen,
+			  unsigned *id)
+{
+	struct pt_capture *cap = ld->cap;
+	const struct pt_manifest_mem *s = &cap->man->mem[i];
+	pt_err rc;
+
+	if (!m) {
+		rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen, id);
+		if (!rc)
+			rc = pt_mem_region_write(cap->mem, *id, 0, ld->ddata + ld->dreg[i - ntext].data, (size_t)wlen);
+	} else if (m->kind == MK_INPLACE) {
+		rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen, id);
+		if (!rc)
+			rc = pt_capture_map_use(cap, *id, m->ptr + s->offset, wlen);
+	} else if (m->kind == MK_READER) {
+		rc = bind_reader(cap, m, s, wlen, id);
+	} else {
+		rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen, id);
+		if (!rc)
+			rc = copy_member(cap, m, *id, s->offset, wlen);
+	}
+	return rc;
+}
+
+/* The seal's error: regions A and B overlap with different bytes. */
+static void overlap_error(struct pt_loader *ld, unsigned a, unsigned b, size_t ntext)
+{
+	struct pt_capture *cap = ld->cap;
+	const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
+	char wa[32], wb[32];
+	const char *at = sec_where(ld, a, ntext, wa, sizeof wa);
+
+	/* "line N" of the text, as before; a section given as data names its provenance */
+	pt_capture_set_error(cap,
+		"%s: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (%s%s, 0x%llx-0x%llx) "
+		"with different bytes",
+		sec_where(ld, b, ntext, wb, sizeof wb), y->name, cap->man->fmt->spaces[y->space],
+		(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
+		x->name, a < ntext ? "line " : "", a < ntext ? at + 12 : at,
+		(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
+}
+
 pt_err pt_loader_bind(struct pt_loader *ld)
 {
 	struct pt_capture *cap = ld->cap;
@@ -498,22 +542,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		ri->base = s->base;
 		ri->size = wlen[i];
 		ri->in_place = m && m->kind == MK_INPLACE;
-		if (!m) {
-			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
-			if (!rc)
-				rc = pt_mem_region_write(cap->mem, id, 0, ld->ddata + ld->dreg[i - ntext].data,
-							 (size_t)wlen[i]);
-		} else if (ri->in_place) {
-			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen[i], &id);
-			if (!rc)
-				rc = pt_capture_map_use(cap, id, m->ptr + s->offset, wlen[i]);
-		} else if (m->kind == MK_READER) {
-			rc = bind_reader(cap, m, s, wlen[i], &id);
-		} else {
-			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
-			if (!rc)
-				rc = copy_member(cap, m, id, s->offset, wlen[i]);
-		}
+		rc = bind_region(ld, i, ntext, m, wlen[i], &id);
 		if (rc) {
 			pt_capture_set_error(cap, "%s: out of memory", ld->path);
 			goto out;
@@ -526,18 +555,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	ld->nddata = ld->ddatacap = 0;
 	rc = pt_mem_seal(cap->mem, &a, &b);
 	if (rc == PT_E_CAPTURE) {
-		const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
-		char wa[32], wb[32];
-		const char *at = sec_where(ld, a, ntext, wa, sizeof wa);
-
-		/* "line N" of the text, as before; a section given as data names its provenance */
-		pt_capture_set_error(cap,
-			"%s: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (%s%s, 0x%llx-0x%llx) "
-			"with different bytes",
-			sec_where(ld, b, ntext, wb, sizeof wb), y->name, man->fmt->spaces[y->space],
-			(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
-			x->name, a < ntext ? "line " : "", a < ntext ? at + 12 : at,
-			(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
+		overlap_error(ld, a, b, ntext);
 		goto out;
 	} else if (rc) {
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
