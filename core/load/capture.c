@@ -145,6 +145,9 @@ static void unload(struct pt_capture *cap)
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;
+	free(cap->pool);
+	cap->pool = NULL;
+	cap->npool = cap->poolcap = 0;
 	free(cap->source);
 	cap->source = NULL;
 }
@@ -360,6 +363,99 @@ static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct
 	return rc;
 }
 
+/*
+ * Appends the sections given as data (pt_loader_add_region()) to
+ * cap->man's [memory] sections; their strings are the capture's pool.
+ */
+static pt_err append_dregions(struct pt_loader *ld)
+{
+	struct pt_capture *cap = ld->cap;
+	struct pt_manifest *man = cap->man;
+	struct pt_manifest_mem *mem;
+
+	if (!ld->ndreg)
+		return PT_OK;
+	mem = realloc(man->mem, (man->nmem + ld->ndreg) * sizeof *mem);
+	if (!mem) {
+		pt_capture_set_error(cap, "%s: out of memory", ld->path);
+		return PT_E_NOMEM;
+	}
+	man->mem = mem;
+	for (size_t i = 0; i < ld->ndreg; i++) {
+		const struct dregion *d = &ld->dreg[i];
+		struct pt_manifest_mem *s = &mem[man->nmem];
+		int sp = pt_format_space(man->fmt, cap->pool + d->space);
+
+		if (sp < 0) {
+			pt_capture_set_error(cap, "%s: space '%s' of [memory %s] is not a space of %s",
+					     cap->pool + d->prov, cap->pool + d->space, cap->pool + d->name,
+					     man->fmt->name);
+			return PT_E_VALUE;
+		}
+		memset(s, 0, sizeof *s);
+		s->name = s->file = cap->pool + d->name;
+		s->space = (unsigned)sp;
+		s->base = d->base;
+		s->length = d->len;
+		s->has_length = true;
+		man->nmem++;
+	}
+	return PT_OK;
+}
+
+/* Where [memory] section I is: "capture.ini:LINE", or the provenance of one given as data. */
+static const char *sec_where(const struct pt_loader *ld, size_t i, size_t ntext, char *buf, size_t len)
+{
+	if (i >= ntext)
+		return ld->cap->pool + ld->dreg[i - ntext].prov;
+	snprintf(buf, len, "capture.ini:%u", ld->cap->man->mem[i].line);
+	return buf;
+}
+
+/* Region *ID of section I, WLEN bytes of member M (NULL: a section given as data). */
+static pt_err bind_region(struct pt_loader *ld, size_t i, size_t ntext, struct member *m, uint64_t wlen,
+			  unsigned *id)
+{
+	struct pt_capture *cap = ld->cap;
+	const struct pt_manifest_mem *s = &cap->man->mem[i];
+	pt_err rc;
+
+	if (!m) {
+		rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen, id);
+		if (!rc)
+			rc = pt_mem_region_write(cap->mem, *id, 0, ld->ddata + ld->dreg[i - ntext].data, (size_t)wlen);
+	} else if (m->kind == MK_INPLACE) {
+		rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen, id);
+		if (!rc)
+			rc = pt_capture_map_use(cap, *id, m->ptr + s->offset, wlen);
+	} else if (m->kind == MK_READER) {
+		rc = bind_reader(cap, m, s, wlen, id);
+	} else {
+		rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen, id);
+		if (!rc)
+			rc = copy_member(cap, m, *id, s->offset, wlen);
+	}
+	return rc;
+}
+
+/* The seal's error: regions A and B overlap with different bytes. */
+static void overlap_error(struct pt_loader *ld, unsigned a, unsigned b, size_t ntext)
+{
+	struct pt_capture *cap = ld->cap;
+	const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
+	char wa[32], wb[32];
+	const char *at = sec_where(ld, a, ntext, wa, sizeof wa);
+
+	/* "line N" of the text, as before; a section given as data names its provenance */
+	pt_capture_set_error(cap,
+		"%s: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (%s%s, 0x%llx-0x%llx) "
+		"with different bytes",
+		sec_where(ld, b, ntext, wb, sizeof wb), y->name, cap->man->fmt->spaces[y->space],
+		(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
+		x->name, a < ntext ? "line " : "", a < ntext ? at + 12 : at,
+		(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
+}
+
 pt_err pt_loader_bind(struct pt_loader *ld)
 {
 	struct pt_capture *cap = ld->cap;
@@ -367,7 +463,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	struct member **mm;
 	uint64_t *wlen;
 	unsigned a = 0, b = 0, min_entry = 16;
-	size_t nshort = 0, short_first = 0;
+	size_t nshort = 0, short_first = 0, ntext = man->nmem;
 	pt_err rc;
 
 	/* A blob is a set of tables: its size should be whole entries of the smallest kind. */
@@ -376,6 +472,8 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 			min_entry = l->entry_size;
 	/* Context checks need only capture.ini: report them before member problems. */
 	rc = fill_contexts(cap);
+	if (!rc)
+		rc = append_dregions(ld);
 	if (rc)
 		return rc;
 	cap->mem = pt_mem_new(count_spaces(man->fmt));
@@ -384,7 +482,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	wlen = calloc(man->nmem ? man->nmem : 1, sizeof *wlen);
 	/* A resolver may add one member per section: never let the array move under MM. */
 	if (!cap->mem || !cap->regions || !mm || !wlen ||
-	    !pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + man->nmem + 1, sizeof *ld->m)) {
+	    !pt_vec_reserve(&ld->m, &ld->mcap, ld->nm + ntext + 1, sizeof *ld->m)) {
 		free(mm);
 		free(wlen);
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
@@ -393,20 +491,26 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	/* Every member first, in capture.ini order, so the first bad section is reported. */
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
+		char where[32];
 
-		rc = pt_loader_resolve(ld, s, &mm[i]);
-		if (!rc)
-			rc = check_window(cap, s, mm[i], &wlen[i]);
-		if (rc)
-			goto out;
+		if (i < ntext) {
+			rc = pt_loader_resolve(ld, s, &mm[i]);
+			if (!rc)
+				rc = check_window(cap, s, mm[i], &wlen[i]);
+			if (rc)
+				goto out;
+		} else {
+			wlen[i] = s->length;
+		}
 		if (wlen[i] && wlen[i] - 1 > UINT64_MAX - s->base) {
-			pt_capture_set_error(cap, "capture.ini:%u: [memory %s] of 0x%llx bytes at 0x%llx ends past 2^64",
-				s->line, s->name, (unsigned long long)wlen[i],
+			pt_capture_set_error(cap, "%s: [memory %s] of 0x%llx bytes at 0x%llx ends past 2^64",
+				sec_where(ld, i, ntext, where, sizeof where), s->name, (unsigned long long)wlen[i],
 				(unsigned long long)s->base);
 			rc = PT_E_VALUE;
 			goto out;
 		}
-		mm[i]->users++;
+		if (mm[i])
+			mm[i]->users++;
 		if (wlen[i] % min_entry && !nshort++)
 			short_first = i;
 	}
@@ -437,35 +541,21 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		ri->space = s->space;
 		ri->base = s->base;
 		ri->size = wlen[i];
-		ri->in_place = m->kind == MK_INPLACE;
-		if (ri->in_place) {
-			rc = pt_mem_add_borrowed(cap->mem, s->space, s->base, m->ptr + s->offset, wlen[i], &id);
-			if (!rc)
-				rc = pt_capture_map_use(cap, id, m->ptr + s->offset, wlen[i]);
-		} else if (m->kind == MK_READER) {
-			rc = bind_reader(cap, m, s, wlen[i], &id);
-		} else {
-			rc = pt_mem_add_built(cap->mem, s->space, s->base, wlen[i], &id);
-			if (!rc)
-				rc = copy_member(cap, m, id, s->offset, wlen[i]);
-		}
+		ri->in_place = m && m->kind == MK_INPLACE;
+		rc = bind_region(ld, i, ntext, m, wlen[i], &id);
 		if (rc) {
 			pt_capture_set_error(cap, "%s: out of memory", ld->path);
 			goto out;
 		}
 		cap->nregions++;
 	}
+	/* The bytes of sections given as data are in the regions now. */
+	free(ld->ddata);
+	ld->ddata = NULL;
+	ld->nddata = ld->ddatacap = 0;
 	rc = pt_mem_seal(cap->mem, &a, &b);
 	if (rc == PT_E_CAPTURE) {
-		const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
-
-		pt_capture_set_error(cap,
-			"capture.ini:%u: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (line %u, 0x%llx-0x%llx) "
-			"with different bytes",
-			man->mem[b].line, y->name, man->fmt->spaces[y->space],
-			(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
-			x->name, man->mem[a].line,
-			(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
+		overlap_error(ld, a, b, ntext);
 		goto out;
 	} else if (rc) {
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);

@@ -121,6 +121,9 @@ struct pt_capture {
 	size_t nowned, ownedcap;
 	bool guarded;           /* pt_capture_guard() was called */
 	const char *source_kind;/* static: "umr log", "gem5 checkpoint"; NULL: a capture archive */
+	/* the strings of sections given as data (pt_loader_add_region()): regions name them */
+	char *pool;
+	size_t npool, poolcap;
 };
 
 /*
@@ -129,6 +132,17 @@ struct pt_capture {
  * file's holes there (pt_mem_region_hole()).
  */
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
+
+/*
+ * A [memory] section a source gave as data (pt_loader_add_region()): its
+ * strings are offsets into the capture's pool (cap->pool), its bytes into
+ * the loader's (ld->ddata).
+ */
+struct dregion {
+	size_t name, space, prov;
+	uint64_t base;
+	size_t data, len;
+};
 
 /* The state of one load: what pt_source.h calls struct pt_loader. */
 struct pt_loader {
@@ -150,6 +164,11 @@ struct pt_loader {
 	pt_resolve_fn resolve;
 	void *resolve_ud;
 	void (*resolve_done)(void *ud);
+	/* [memory] sections given as data */
+	struct dregion *dreg;
+	size_t ndreg, dregcap;
+	uint8_t *ddata;
+	size_t nddata, ddatacap;
 	/* progress */
 	struct timespec last;
 };

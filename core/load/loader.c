@@ -130,6 +130,44 @@ pt_err pt_loader_add_copy(struct pt_loader *ld, const char *name, uint64_t off,
 	return PT_OK;
 }
 
+/* Appends the NUL-terminated S to the capture's string pool: its offset, or SIZE_MAX. */
+static size_t pool_add(struct pt_capture *cap, const char *s)
+{
+	size_t n = strlen(s) + 1, at = cap->npool;
+
+	if (!pt_vec_reserve(&cap->pool, &cap->poolcap, cap->npool + n, 1))
+		return SIZE_MAX;
+	memcpy(cap->pool + at, s, n);
+	cap->npool += n;
+	return at;
+}
+
+pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const char *name,
+			    const char *space, uint64_t base, const void *data, size_t len)
+{
+	struct dregion *d;
+
+	if (!provenance || !name || !space || (len && !data))
+		return PT_E_USAGE;
+	if (!pt_vec_reserve(&ld->dreg, &ld->dregcap, ld->ndreg + 1, sizeof *ld->dreg) ||
+	    !pt_vec_reserve(&ld->ddata, &ld->ddatacap, ld->nddata + len, 1))
+		return PT_E_NOMEM;
+	d = &ld->dreg[ld->ndreg];
+	d->name = pool_add(ld->cap, name);
+	d->space = pool_add(ld->cap, space);
+	d->prov = pool_add(ld->cap, provenance);
+	if (d->name == SIZE_MAX || d->space == SIZE_MAX || d->prov == SIZE_MAX)
+		return PT_E_NOMEM;
+	d->base = base;
+	d->data = ld->nddata;
+	d->len = len;
+	if (len)
+		memcpy(ld->ddata + ld->nddata, data, len);
+	ld->nddata += len;
+	ld->ndreg++;
+	return PT_OK;
+}
+
 /* The mapping of the file open as FD (mapped whole on first use), or NULL. */
 static const struct mapping *file_mapping(struct pt_loader *ld, int fd, const struct stat *st)
 {
@@ -618,6 +656,8 @@ void pt_loader_free(struct pt_loader *ld)
 	free(ld->origin);
 	free(ld->text);
 	free(ld->root);
+	free(ld->dreg);
+	free(ld->ddata);
 	if (ld->resolve_done)
 		ld->resolve_done(ld->resolve_ud);
 }

@@ -70,7 +70,7 @@ struct pt_umr_mem {
 	unsigned space;          /* enum pt_umr_space */
 	uint64_t addr;           /* VRAM@: linear vram offset; SYSRAM@: bus address */
 	size_t len;
-	uint8_t *data;
+	uint8_t *data;           /* into the log's BYTES */
 	unsigned line;           /* first record of the region */
 };
 
@@ -82,6 +82,7 @@ struct pt_umr_log {
 	size_t nctx;
 	struct pt_umr_mem *mem;  /* space then address order */
 	size_t nmem;
+	uint8_t *bytes;          /* every region's data, in region order (their DATA point into it) */
 	size_t nmmio;            /* MMIO@ records, recognised or not */
 	/* "NAME:LINE: ..." for a comment name that disagrees with its address (at most 32 kept) */
 	char **warn;

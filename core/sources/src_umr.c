@@ -22,26 +22,20 @@
 #include "pt_src_umr.h"
 #include "pt_error.h"
 #include "pt_vec.h"
+#include "src_umr_keys.h"
 #include "src_umr_regs.h"
 
 #define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
 #define MAX_NAME 96
 
-struct rec_mmio {
-	uint64_t addr;
-	uint32_t *val;
-	size_t nval;
-	unsigned line;
-	char name[MAX_NAME];     /* the comment's first word, "" if none */
-};
-
+/* Sizes fit 32 bits: a log is at most PT_UMR_MAX_SIZE bytes. */
 struct rec_mem {
-	unsigned space;
 	uint64_t addr;
-	size_t len;
-	size_t off;              /* into the byte pool */
-	unsigned line;
-	size_t region;
+	uint32_t len;
+	uint32_t off;            /* into the byte pool */
+	uint32_t line;
+	uint32_t region;
+	uint8_t space;
 };
 
 struct parser {
@@ -51,8 +45,7 @@ struct parser {
 	const char *name;
 	char *err;
 	size_t errlen;
-	struct rec_mmio *mmio;
-	size_t nmmio, cmmio;
+	struct umr_keys k;       /* the MMIO@ records, folded */
 	struct rec_mem *mem;
 	size_t nmem, cmem;
 	uint8_t *pool;
@@ -231,11 +224,15 @@ static void read_comment_name(struct parser *p, char *name)
 		p->pos++;
 }
 
+/* A record's values: a few on the stack, more (a rare long record) on the heap. */
+#define MMIO_INLINE 16
+
 static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
 {
-	struct rec_mmio *r;
-	uint32_t *val = NULL;
-	size_t nval = 0, cval = 0;
+	uint32_t inl[MMIO_INLINE], *val = inl;
+	size_t nval = 0, cval = MMIO_INLINE;
+	char name[MAX_NAME];
+	pt_err rc = PT_OK;
 
 	for (;;) {
 		uint64_t v;
@@ -244,23 +241,31 @@ static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
 
 		skip_blank(p);
 		if (p->pos >= p->len) {
-			free(val);
 			seterr(p, line, "MMIO@0x%llx: record not closed by '}'", (unsigned long long)addr);
-			return PT_E_TRUNCATED;
+			rc = PT_E_TRUNCATED;
+			goto out;
 		}
 		if (pt_hex_digit(peek(p)) < 0) {
-			free(val);
 			seterr(p, p->line, "MMIO@0x%llx: expected a hex value", (unsigned long long)addr);
-			return PT_E_SYNTAX;
+			rc = PT_E_SYNTAX;
+			goto out;
 		}
 		if (!parse_hex(p, &v, &nd, &wide) || v > 0xffffffffu) {
-			free(val);
 			seterr(p, p->line, "MMIO@0x%llx: value wider than 32 bits", (unsigned long long)addr);
-			return PT_E_VALUE;
+			rc = PT_E_VALUE;
+			goto out;
 		}
-		if (!grow((void **)&val, &cval, nval + 1, sizeof *val)) {
-			free(val);
-			return PT_E_NOMEM;
+		if (nval == cval) {
+			uint32_t *nv = val == inl ? malloc(2 * cval * sizeof *nv) : realloc(val, 2 * cval * sizeof *nv);
+
+			if (!nv) {
+				rc = PT_E_NOMEM;
+				goto out;
+			}
+			if (val == inl)
+				memcpy(nv, inl, sizeof inl);
+			val = nv;
+			cval *= 2;
 		}
 		val[nval++] = (uint32_t)v;
 		skip_blank(p);
@@ -272,25 +277,21 @@ static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
 			p->pos++;
 			break;
 		}
-		free(val);
 		if (p->pos >= p->len) {
 			seterr(p, line, "MMIO@0x%llx: record not closed by '}'", (unsigned long long)addr);
-			return PT_E_TRUNCATED;
+			rc = PT_E_TRUNCATED;
+		} else {
+			seterr(p, p->line, "MMIO@0x%llx: expected ',' or '}'", (unsigned long long)addr);
+			rc = PT_E_SYNTAX;
 		}
-		seterr(p, p->line, "MMIO@0x%llx: expected ',' or '}'", (unsigned long long)addr);
-		return PT_E_SYNTAX;
+		goto out;
 	}
-	if (!grow((void **)&p->mmio, &p->cmmio, p->nmmio + 1, sizeof *p->mmio)) {
+	read_comment_name(p, name);
+	rc = umr_keys_fold(&p->k, addr, name, line, val, nval);
+out:
+	if (val != inl)
 		free(val);
-		return PT_E_NOMEM;
-	}
-	r = &p->mmio[p->nmmio++];
-	r->addr = addr;
-	r->val = val;
-	r->nval = nval;
-	r->line = line;
-	read_comment_name(p, r->name);
-	return PT_OK;
+	return rc;
 }
 
 static pt_err read_bytes(struct parser *p, enum kw kw, uint64_t addr, unsigned line)
@@ -346,13 +347,27 @@ static pt_err read_bytes(struct parser *p, enum kw kw, uint64_t addr, unsigned l
 		seterr(p, line, "%s@0x%llx: %zu bytes run past 2^48", key, (unsigned long long)addr, p->npool - start);
 		return PT_E_VALUE;
 	}
+	if (p->nmem) {
+		const struct rec_mem *q = &p->mem[p->nmem - 1];
+
+		/*
+		 * The record before read again, byte for byte (a log that polls
+		 * one entry): nothing it could conflict with that the first read
+		 * does not, so it costs nothing (issue #26 item 4).
+		 */
+		if (q->space == (kw == KW_VRAM ? PT_UMR_VRAM : PT_UMR_SYSMEM) && q->addr == addr &&
+		    q->len == p->npool - start && !memcmp(p->pool + q->off, p->pool + start, q->len)) {
+			p->npool = start;
+			return PT_OK;
+		}
+	}
 	if (!grow((void **)&p->mem, &p->cmem, p->nmem + 1, sizeof *p->mem))
 		return PT_E_NOMEM;
 	r = &p->mem[p->nmem++];
 	r->space = kw == KW_VRAM ? PT_UMR_VRAM : PT_UMR_SYSMEM;
 	r->addr = addr;
-	r->len = p->npool - start;
-	r->off = start;
+	r->len = (uint32_t)(p->npool - start);
+	r->off = (uint32_t)start;
 	r->line = line;
 	return PT_OK;
 }
@@ -387,23 +402,45 @@ bool pt_umr_detect(const char *text, size_t len)
 	return read_head(&p, &kw, &addr, &has) == PT_OK;
 }
 
-static pt_err set_reg(struct parser *p, struct pt_umr_reg *r, const struct rec_mmio *m, bool by_name,
-		      const char *what)
+/* The first conflict of the log: the lowest line where a register reads another value. */
+struct conflict {
+	unsigned line, first_line;
+	uint32_t value, first;
+	char what[64];
+};
+
+/*
+ * Register R takes key M: its first value if R has none.  A value M holds
+ * that R's first value is not (a snapshot needs one value; a register that
+ * changed between reads is not one) is a conflict at its line; the lowest
+ * such line of the log is the one reported, as reading in file order would.
+ */
+static void set_reg(struct pt_umr_reg *r, const struct rec_mmio *m, bool by_name, const char *what,
+		    struct conflict *c)
 {
-	for (size_t i = 0; i < m->nval; i++) {
-		if (!r->has) {
-			r->has = true;
-			r->value = m->val[i];
-			r->line = m->line;
-			r->by_name = by_name;
-		} else if (r->value != m->val[i]) {
-			/* A snapshot needs one value; a register that changed between reads is not one. */
-			seterr(p, m->line, "%s reads 0x%x here but 0x%x on line %u", what, m->val[i], r->value,
-			       r->line);
-			return PT_E_VALUE;
-		}
+	unsigned line = 0;
+	uint32_t v = 0;
+
+	if (!r->has) {
+		r->has = true;
+		r->value = m->v0;
+		r->line = m->line;
+		r->by_name = by_name;
 	}
-	return PT_OK;
+	if (m->v0 != r->value) {
+		line = m->line;
+		v = m->v0;
+	} else if (m->line1) {
+		line = m->line1;
+		v = m->v1;
+	}
+	if (line && (!c->line || line < c->line)) {
+		c->line = line;
+		c->value = v;
+		c->first = r->value;
+		c->first_line = r->line;
+		snprintf(c->what, sizeof c->what, "%s", what);
+	}
 }
 
 /* ---- memory merge ---- */
@@ -419,12 +456,27 @@ static int cmp_mem(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* The first record before record I of P->mem (file order) holding byte A of SPACE. */
+static const struct rec_mem *first_holder(const struct parser *p, size_t i, unsigned space, uint64_t a)
+{
+	for (size_t k = 0; k < i; k++)
+		if (p->mem[k].space == space && a >= p->mem[k].addr && a - p->mem[k].addr < p->mem[k].len)
+			return &p->mem[k];
+	return NULL;
+}
+
+/*
+ * Regions: unions of overlapping or adjacent records of one space, their
+ * bytes in one buffer (log->bytes).  A byte is the one of the first record
+ * (in file order) that holds it: records are copied last to first, then
+ * each is compared with what it reads as; the first record that differs
+ * is the first conflict met in file order.  No per-byte owner map: the
+ * cost is the records' bytes and the regions' bytes (issue #26 item 4).
+ */
 static pt_err merge_mem(struct parser *p, struct pt_umr_log *log)
 {
 	struct rec_mem **ord;
-	unsigned **owner = NULL;
-	pt_err rc = PT_E_NOMEM;
-	size_t nreg = 0;
+	size_t nreg = 0, total = 0;
 
 	if (!p->nmem)
 		return PT_OK;
@@ -435,9 +487,10 @@ static pt_err merge_mem(struct parser *p, struct pt_umr_log *log)
 		ord[i] = &p->mem[i];
 	qsort(ord, p->nmem, sizeof *ord, cmp_mem);
 	log->mem = calloc(p->nmem, sizeof *log->mem);
-	if (!log->mem)
-		goto out;
-	/* Regions: unions of overlapping or adjacent records of one space. */
+	if (!log->mem) {
+		free(ord);
+		return PT_E_NOMEM;
+	}
 	for (size_t i = 0; i < p->nmem; i++) {
 		struct rec_mem *r = ord[i];
 		struct pt_umr_mem *g = nreg ? &log->mem[nreg - 1] : NULL;
@@ -456,49 +509,42 @@ static pt_err merge_mem(struct parser *p, struct pt_umr_log *log)
 			g->len = r->len;
 			g->line = r->line;
 		}
-		r->region = nreg - 1;
+		r->region = (uint32_t)(nreg - 1);
 	}
+	free(ord);
 	log->nmem = nreg;
-	owner = calloc(nreg, sizeof *owner);
-	if (!owner)
-		goto out;
+	for (size_t i = 0; i < nreg; i++)
+		total += log->mem[i].len;
+	log->bytes = malloc(total);
+	if (!log->bytes)
+		return PT_E_NOMEM;
+	total = 0;
 	for (size_t i = 0; i < nreg; i++) {
-		log->mem[i].data = malloc(log->mem[i].len);
-		owner[i] = calloc(log->mem[i].len, sizeof **owner);
-		if (!log->mem[i].data || !owner[i])
-			goto out;
+		log->mem[i].data = log->bytes + total;
+		total += log->mem[i].len;
 	}
-	/* Copy in file order: the first conflict met is the one on the lowest line. */
+	for (size_t i = p->nmem; i-- > 0;) {
+		const struct rec_mem *r = &p->mem[i];
+		const struct pt_umr_mem *g = &log->mem[r->region];
+
+		memcpy(g->data + (r->addr - g->addr), p->pool + r->off, r->len);
+	}
 	for (size_t i = 0; i < p->nmem; i++) {
 		const struct rec_mem *r = &p->mem[i];
-		struct pt_umr_mem *g = &log->mem[r->region];
-		size_t o = (size_t)(r->addr - g->addr);
-		unsigned *own = owner[r->region] + o;
-		uint8_t *d = g->data + o;
+		const uint8_t *d = log->mem[r->region].data + (r->addr - log->mem[r->region].addr);
 		const uint8_t *src = p->pool + r->off;
+		size_t k = 0;
 
-		for (size_t k = 0; k < r->len; k++) {
-			if (own[k] && d[k] != src[k]) {
-				seterr(p, r->line, "%s@0x%llx conflicts with line %u at 0x%llx",
-				       r->space == PT_UMR_VRAM ? "VRAM" : "SYSRAM", (unsigned long long)r->addr, own[k],
-				       (unsigned long long)(r->addr + k));
-				rc = PT_E_VALUE;
-				goto out;
-			}
-			if (!own[k]) {
-				own[k] = r->line;
-				d[k] = src[k];
-			}
-		}
+		if (!memcmp(d, src, r->len))
+			continue;
+		while (d[k] == src[k])
+			k++;
+		seterr(p, r->line, "%s@0x%llx conflicts with line %u at 0x%llx",
+		       r->space == PT_UMR_VRAM ? "VRAM" : "SYSRAM", (unsigned long long)r->addr,
+		       first_holder(p, i, r->space, r->addr + k)->line, (unsigned long long)(r->addr + k));
+		return PT_E_VALUE;
 	}
-	rc = PT_OK;
-out:
-	if (owner)
-		for (size_t i = 0; i < nreg; i++)
-			free(owner[i]);
-	free(owner);
-	free(ord);
-	return rc;
+	return PT_OK;
 }
 
 /* ---- the whole file ---- */
@@ -533,17 +579,18 @@ static void add_warn(struct pt_umr_log *log, const struct parser *p, unsigned li
  */
 static unsigned gen_from_names(const struct parser *p, unsigned style)
 {
-	unsigned best = 0, best_n = 0;
+	size_t best_n = 0;
+	unsigned best = 0;
 
 	for (unsigned g = 9; g <= 12; g++) {
-		unsigned n = 0;
+		size_t n = 0;
 
-		for (size_t i = 0; i < p->nmmio; i++) {
+		for (size_t i = 0; i < p->k.n; i++) {
 			struct regid nm = {0}, ad;
 
-			if (pt_umr_reg_by_name(p->mmio[i].name, &nm) == 1 && pt_umr_reg_by_addr(g, p->mmio[i].addr, &ad) &&
-			    pt_umr_same_reg(&nm, nm.hub_known, &ad))
-				n++;
+			if (pt_umr_reg_by_name(p->k.names + p->k.v[i].name, &nm) == 1 &&
+			    pt_umr_reg_by_addr(g, p->k.v[i].addr, &ad) && pt_umr_same_reg(&nm, nm.hub_known, &ad))
+				n += p->k.v[i].count;
 		}
 		if (n > best_n || (n == best_n && n && style == 10 && best == 9)) {
 			best = g;
@@ -553,13 +600,19 @@ static unsigned gen_from_names(const struct parser *p, unsigned style)
 	return best;
 }
 
-/* Which register record M is: by address on gfx GEN (names are hints), or by name when GEN is 0. */
+/*
+ * Which register key M is: by address on gfx GEN (names are hints), or by
+ * name when GEN is 0.  A name that disagrees is warned about once per key,
+ * its other records counted with the warnings not kept.
+ */
 static bool classify_one(struct parser *p, struct pt_umr_log *log, unsigned gen,
 			 const struct rec_mmio *m, struct regid *id, bool *by_name)
 {
 	struct regid nm = {0};
-	int byname = pt_umr_reg_by_name(m->name, &nm);
+	const char *mname = p->k.names + m->name;
+	int byname = pt_umr_reg_by_name(mname, &nm);
 	char a[64], b[64];
+	size_t nw = log->nwarn + log->nwarn_more;
 
 	*by_name = false;
 	if (!gen) {
@@ -571,17 +624,19 @@ static bool classify_one(struct parser *p, struct pt_umr_log *log, unsigned gen,
 		return true;
 	}
 	if (!pt_umr_reg_by_addr(gen, m->addr, id)) {
-		if (byname == 1)
+		if (byname == 1) {
 			add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is no VM register on gfx%u:"
 				 " ignored (umr reads registers by address)",
 				 pt_umr_reg_label(nm.is_ctx, nm.hub, nm.vmid, nm.reg, a, sizeof a),
 				 (unsigned long long)m->addr, gen);
+			log->nwarn_more += m->count - 1;
+		}
 		return false;
 	}
 	if (byname == 0) {
 		/* A register name of something else (gfx900.mmSOMETHING_ELSE): the address wins. */
 		add_warn(log, p, m->line, "the comment names %s, but MMIO@0x%llx is %s on gfx%u: read as %s",
-			 m->name, (unsigned long long)m->addr,
+			 mname, (unsigned long long)m->addr,
 			 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen, b);
 	} else if (byname == 1) {
 		if (pt_umr_same_reg(&nm, nm.hub_known, id))
@@ -593,6 +648,8 @@ static bool classify_one(struct parser *p, struct pt_umr_log *log, unsigned gen,
 				 pt_umr_reg_label(id->is_ctx, id->hub, id->vmid, id->reg, b, sizeof b), gen,
 				 b);
 	}
+	if (log->nwarn + log->nwarn_more > nw)
+		log->nwarn_more += m->count - 1;
 	return true;
 }
 
@@ -602,28 +659,28 @@ static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 	bool used[PT_UMR_HUB__COUNT][PT_UMR_MAX_VMID + 1] = { { false } };
 	unsigned line9 = 0, line10 = 0;
 	size_t n9 = 0, n10 = 0;
-	pt_err rc;
+	struct conflict cf = {0};
 
 	memset(all, 0, sizeof all);
 	/* What the names' style says: a hint only (umr ignores comments). */
-	for (size_t i = 0; i < p->nmmio; i++) {
+	for (size_t i = 0; i < p->k.n; i++) {
 		struct regid id = {0};
 
-		if (pt_umr_reg_by_name(p->mmio[i].name, &id) != 1)
+		if (pt_umr_reg_by_name(p->k.names + p->k.v[i].name, &id) != 1)
 			continue;
 		if (id.gen == 9 && !line9)
-			line9 = p->mmio[i].line;
+			line9 = p->k.v[i].line;
 		if (id.gen == 10 && !line10)
-			line10 = p->mmio[i].line;
-		n9 += id.gen == 9;
-		n10 += id.gen == 10;
+			line10 = p->k.v[i].line;
+		n9 += id.gen == 9 ? p->k.v[i].count : 0;
+		n10 += id.gen == 10 ? p->k.v[i].count : 0;
 	}
 	log->gfx_names = line9 && !line10 ? 9 : line10 && !line9 ? 10 : 0;
 	/* Mixed names (umr's navi10 files): the style most names have breaks a gfx9/gfx10 tie. */
 	log->gfx = gfx ? gfx : gen_from_names(p, n10 && n10 >= n9 ? 10 : 9);
 
-	for (size_t i = 0; i < p->nmmio; i++) {
-		const struct rec_mmio *m = &p->mmio[i];
+	for (size_t i = 0; i < p->k.n; i++) {
+		const struct rec_mmio *m = &p->k.v[i];
 		struct regid id;
 		bool by_name;
 		char what[64];
@@ -632,11 +689,14 @@ static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 			continue;
 		pt_umr_reg_label(id.is_ctx, id.hub, id.vmid, id.reg, what, sizeof what);
 		if (id.is_ctx)
-			rc = set_reg(p, &all[id.hub][id.vmid].reg[id.reg], m, by_name, what);
+			set_reg(&all[id.hub][id.vmid].reg[id.reg], m, by_name, what, &cf);
 		else
-			rc = set_reg(p, &log->hub[id.hub][id.reg], m, by_name, what);
-		if (rc)
-			return rc;
+			set_reg(&log->hub[id.hub][id.reg], m, by_name, what, &cf);
+	}
+	if (cf.line) {
+		seterr(p, cf.line, "%s reads 0x%x here but 0x%x on line %u", cf.what, cf.value, cf.first,
+		       cf.first_line);
+		return PT_E_VALUE;
 	}
 	for (unsigned h = 0; h < PT_UMR_HUB__COUNT; h++)
 		for (unsigned v = 0; v <= PT_UMR_MAX_VMID; v++) {
@@ -678,9 +738,7 @@ static pt_err classify(struct parser *p, unsigned gfx, struct pt_umr_log *log)
 
 static void parser_free(struct parser *p)
 {
-	for (size_t i = 0; i < p->nmmio; i++)
-		free(p->mmio[i].val);
-	free(p->mmio);
+	umr_keys_free(&p->k);
 	free(p->mem);
 	free(p->pool);
 }
@@ -735,7 +793,7 @@ pt_err pt_umr_parse(const char *text, size_t len, const char *name, unsigned gfx
 	if (!rc && !log)
 		rc = PT_E_NOMEM;
 	if (!rc) {
-		log->nmmio = p.nmmio;
+		log->nmmio = p.k.nrecords;
 		log->warn = calloc(MAX_WARN, sizeof *log->warn);
 		rc = log->warn ? classify(&p, gfx, log) : PT_E_NOMEM;
 	}
@@ -756,8 +814,7 @@ void pt_umr_free(struct pt_umr_log *log)
 {
 	if (!log)
 		return;
-	for (size_t i = 0; i < log->nmem; i++)
-		free(log->mem[i].data);
+	free(log->bytes);
 	free(log->mem);
 	free(log->ctx);
 	for (size_t i = 0; i < log->nwarn; i++)

@@ -47,6 +47,21 @@ static void ctx_name(char *out, size_t len, unsigned hub, unsigned vmid)
 	snprintf(out, len, "%svmid%u", hub < PT_UMR_HUB__COUNT ? hub_prefix[hub] : "?", vmid);
 }
 
+/* V in BASE (10 or 16, lower case) at OUT, NUL-terminated. */
+static void put_num(char *out, uint64_t v, unsigned base)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n)
+		*out++ = tmp[--n];
+	*out = 0;
+}
+
 static void umr_origin(char *out, size_t len, const char *label, unsigned line)
 {
 	snprintf(out, len, "%s:%u", label, line);
@@ -167,7 +182,7 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 	const struct pt_format *f0 = pt_format_find(FMT_VMID0), *fn = pt_format_find(FMT_VMIDN);
 	const char *label = base_name(p->fd >= 0 ? p->path : p->members[0]);
 	struct pt_umr_log *log = NULL;
-	char *text = NULL, err[1024], why[256] = "";
+	char *text = NULL, err[1024], why[256] = "", olabel[480], o[512];
 	size_t len = 0;
 	unsigned nctx = 0;
 	pt_err rc;
@@ -187,18 +202,18 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 	pt_loader_emitf(ld, label, "[capture]");
 	pt_loader_emitf(ld, label, "version = 1");
 	pt_loader_emitf(ld, label, "format = %s", f0->name);
+	snprintf(olabel, sizeof olabel, "%s:", label);
 	for (size_t i = 0; i < log->nmem; i++) {
 		const struct pt_umr_mem *m = &log->mem[i];
 		const char *sp = m->space == PT_UMR_VRAM ? "vram" : "sysmem";
-		char name[64], o[512];
+		char name[64];
 
-		snprintf(name, sizeof name, "%s-0x%" PRIx64, sp, m->addr);
-		umr_origin(o, sizeof o, label, m->line);
-		pt_loader_emitf(ld, o, "[memory %s]", name);
-		pt_loader_emitf(ld, o, "space = %s", sp);
-		pt_loader_emitf(ld, o, "base = 0x%" PRIx64, m->addr);
-		pt_loader_emitf(ld, o, "file = %s", name);
-		if (pt_loader_add_copy(ld, name, 0, m->data, m->len)) {
+		/* "vram-0x1000" and "LABEL:LINE" without printf: 10^6 regions are 10^6 of each */
+		put_num(name + strlen(strcpy(name, m->space == PT_UMR_VRAM ? "vram-0x" : "sysmem-0x")), m->addr, 16);
+		if (i == 0 || m->line != log->mem[i - 1].line)
+			put_num(o + strlen(strcpy(o, olabel)), m->line, 10);
+		/* As data, not text: a log of 10^6 one-byte reads is 10^6 sections (issue #26 item 3). */
+		if (pt_loader_add_region(ld, o, name, sp, m->addr, m->data, m->len)) {
 			rc = pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", p->path);
 			goto out;
 		}

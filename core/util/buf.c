@@ -66,8 +66,13 @@ static bool buf_reserve(struct pt_buf *b, size_t n)
 		return false;
 	if (b->len + n + 1 <= b->cap)
 		return true;
-	/* len + n + 1 cannot wrap: len < cap and n is an object's size */
-	if (n >= SIZE_MAX - b->len || !pt_vec_reserve(&b->data, &b->cap, b->len + n + 1, 1)) {
+	/*
+	 * len + n + 1 cannot wrap: len < cap and n is an object's size.  At
+	 * least 256 bytes: a rendered line or JSON value then costs one
+	 * allocation, not six doublings from 8.
+	 */
+	if (n >= SIZE_MAX - b->len ||
+	    !pt_vec_reserve(&b->data, &b->cap, b->len + n + 1 > 256 ? b->len + n + 1 : 256, 1)) {
 		b->oom = true;
 		return false;
 	}
@@ -186,14 +191,21 @@ void pt_json_escape(struct pt_buf *b, const char *s)
 	pt_buf_put(b, "\"", 1);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = 0;
 
+		/* a run of characters that need no escape goes in at once, not one call per byte */
+		while (s[n] && s[n] != '"' && s[n] != '\\' && (unsigned char)s[n] >= 0x20 && s[n] != 0x7f)
+			n++;
+		if (n) {
+			pt_buf_put(b, s, n);
+			s += n - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
 			pt_buf_put(b, e, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			pt_buf_printf(b, "\\u%04x", c);
 		} else {
-			pt_buf_put(b, (const char *)&c, 1);
+			pt_buf_printf(b, "\\u%04x", c);   /* a control character */
 		}
 	}
 	pt_buf_put(b, "\"", 1);
