@@ -145,10 +145,13 @@ void cli_print_spaces(FILE *f, const char *indent)
 
 /* --gfx N of any subcommand: the load option for umr logs (cli_take_gfx). */
 static struct pt_load_opts load_opts;
+/* --strict of any subcommand: a context whose root is not captured is refused, not warned about. */
+static bool load_strict;
 
 /*
- * Takes `--gfx N` / `--gfx=N` out of ARGV (every subcommand accepts it, so
- * it is handled once here, before the subcommand parses the rest).  False
+ * Takes the load options `--gfx N` / `--gfx=N`, `--asic NAME` and
+ * `--strict` out of ARGV (every subcommand accepts them, so they are
+ * handled once here, before the subcommand parses the rest).  False
  * after reporting a bad value.
  */
 static bool cli_take_gfx(int *argc, char **argv, int *status)
@@ -163,6 +166,10 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			while (i < *argc)
 				argv[w++] = argv[i++];
 			break;
+		}
+		if (strcmp(argv[i], "--strict") == 0) {
+			load_strict = true;
+			continue;
 		}
 		if (strcmp(argv[i], "--asic") == 0 || strncmp(argv[i], "--asic=", 7) == 0) {
 			/* A umr ASIC name: its generation (--gfx N by another name). */
@@ -210,6 +217,29 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 	return true;
 }
 
+/*
+ * A context whose root table has no captured byte, one line each, on
+ * stderr even for check (whose report lists it as well): a warning, or
+ * under --strict the refusal.  False (STATUS set) when refused.
+ */
+static bool cli_roots_said(const struct pt_capture *c, const char *path, int *status)
+{
+	bool refused = false;
+
+	for (size_t i = 0; i < pt_capture_context_count(c); i++) {
+		char msg[512];
+
+		if (!pt_context_root_missing(pt_capture_context(c, i), msg, sizeof msg))
+			continue;
+		if (load_strict)
+			*status = cli_fail(PT_E_CAPTURE, "%s: %s (--strict)", path, msg);
+		else
+			cli_warn("%s: %s", path, msg);
+		refused |= load_strict;
+	}
+	return !refused;
+}
+
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
 {
 	struct pt_capture *c = pt_capture_new();
@@ -239,6 +269,10 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 	if (!quiet)
 		for (size_t i = 0; i < pt_capture_warning_count(c); i++)
 			cli_warn("%s: %s", path, pt_capture_warning(c, i));
+	if (!cli_roots_said(c, path, status)) {
+		pt_capture_free(c);
+		return false;
+	}
 	*cap = c;
 	return true;
 }
@@ -309,7 +343,9 @@ static const char load_help[] =
 	"Load options (any command that reads a capture):\n"
 	"  --gfx N           the GFX generation (9, 10, 11 or 12) of a umr log whose\n"
 	"                    register addresses do not tell it\n"
-	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n";
+	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n"
+	"  --strict          refuse a capture with a context whose root table is not\n"
+	"                    captured (without it: a warning on stderr)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)
@@ -366,6 +402,8 @@ int main(int argc, char **argv)
 			return cli_fail(PT_E_UNSUPPORTED, "decode: --gfx %u: a value is decoded without a "
 					"context (amd-gpuvm: the gfx9 layout); walk or mount a capture for "
 					"another generation", load_opts.gfx);
+		if (strcmp(cmd, "decode") == 0 && load_strict)
+			return cli_fail(PT_E_USAGE, "decode: --strict is a load option: decode reads no capture");
 		status = commands[i].run(sub_argc, argv + 1);
 		/* Every command that reads a capture takes the load options: its --help says so once, here. */
 		if (status == CLI_EXIT_OK && wants_help(sub_argc, argv + 1) && commands[i].loads)

@@ -329,6 +329,13 @@ struct pt_stats {
 	uint64_t anomalies;
 };
 
+/*
+ * Whether none of CTX's root table is captured (every VA then reads
+ * not_captured); if so MSG gets the one line the programs print at load,
+ * "context 'NAME': its root table (LEVEL at SPACE:0xADDR) is not captured: ...".
+ */
+bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len);
+
 typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
 /* Scans every captured table of CTX; calls FN per anomaly in tree order (FN may be NULL). */
 pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
