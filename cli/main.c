@@ -65,20 +65,31 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The command line's forms (man ptfs-tool): zero-padded decimal is decimal, not octal. */
+/* The one rule for numbers (pt_num.h PT_NUM_RULE, man ptfs-tool "Numbers"). */
 bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi)
 {
-	return pt_num_parse128(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, lo, hi);
+	return pt_num_parse128(s, PT_NUM_RULE, lo, hi);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v)
 {
-	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, v);
+	return pt_num_parse(s, PT_NUM_RULE, v);
 }
 
 bool cli_parse_size(const char *s, uint64_t *v)
 {
-	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD | PT_NUM_SUFFIX, v);
+	return pt_num_parse(s, PT_NUM_INI, v);
+}
+
+const char *cli_num_hint(const char *s)
+{
+	/* one message line at a time: the caller prints it before asking again */
+	static char hint[128];
+
+	if (!pt_num_bare_hex(s))
+		return " (decimal, or hex with 0x)";
+	snprintf(hint, sizeof hint, ": a hex number needs 0x (write 0x%.64s)", s);
+	return hint;
 }
 
 /* Whether formats A and B have the same space names in the same order. */
