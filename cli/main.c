@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ptfs_config.h"
@@ -251,17 +252,45 @@ static bool cli_roots_said(const struct pt_capture *c, const char *path, int *st
 	return !refused;
 }
 
+/* Load progress on a terminal, as ptfs shows it (ptfs-capture(5): the programs show it). */
+struct cli_progress {
+	const char *path;
+	bool shown;
+};
+
+static void cli_on_progress(void *ud, uint64_t done, uint64_t total)
+{
+	struct cli_progress *p = ud;
+
+	if (total)
+		fprintf(stderr, "\rptfs-tool: loading %s: %3u%%", p->path,
+			(unsigned)(done >= total ? 100 : done * 100 / total));
+	else
+		fprintf(stderr, "\rptfs-tool: loading %s: %llu MiB", p->path,
+			(unsigned long long)(done >> 20));
+	p->shown = true;
+}
+
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
 {
 	struct pt_capture *c = pt_capture_new();
+	char *shown_path = cli_escape(path);
+	struct cli_progress prog = { shown_path ? shown_path : "?", false };
 	pt_err err;
 
 	*cap = NULL;
 	if (!c) {
+		free(shown_path);
 		*status = cli_fail(PT_E_NOMEM, "%s: cannot allocate a capture", path);
 		return false;
 	}
+	/* only for a person watching: never into a pipe or a log */
+	if (isatty(STDERR_FILENO))
+		pt_capture_set_progress(c, cli_on_progress, &prog);
 	err = pt_capture_load_opts(c, path, &load_opts);
+	if (prog.shown)
+		fputs("\n", stderr);
+	free(shown_path);
 	if (err != PT_OK) {
 		const char *msg = pt_capture_error(c);
 		char *shown = cli_escape(path);
@@ -291,10 +320,21 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name)
 {
 	const struct pt_context *ctx = pt_capture_context_find(cap, name);
+	struct pt_buf have;
+	size_t n = pt_capture_context_count(cap);
 
-	if (!ctx)
-		cli_fail(PT_E_NOTFOUND, "no context '%s' in %s", name, pt_capture_source(cap));
-	return ctx;
+	if (ctx)
+		return ctx;
+	/* say what there is: the user mistyped one of these (issue #25 item 7) */
+	pt_buf_init(&have);
+	for (size_t i = 0; i < n && i < 16; i++)
+		pt_buf_printf(&have, "%s%s", i ? ", " : "", pt_capture_context(cap, i)->name);
+	if (n > 16)
+		pt_buf_printf(&have, ", ... (%zu in all)", n);
+	cli_fail(PT_E_NOTFOUND, "no context '%s' in %s; it has %s", name, pt_capture_source(cap),
+		 n ? (have.data ? have.data : "?") : "none");
+	pt_buf_free(&have);
+	return NULL;
 }
 
 bool cli_write_buf(const struct pt_buf *b)
