@@ -327,8 +327,12 @@ START_TEST(tree_canonical)
 	ck_assert_uint_eq(link.va, 0xffffffffc0002000ull);
 	ck_assert_int_eq(pt_tree_readlink(tree, &link, target, sizeof target), PT_OK);
 	ck_assert_str_eq(target, "../top/511/mid/511/low/0/leaf/2");
-	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "ffffffffffffffff", &link), PT_OK);
+	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "0xffffffffffffffff", &link), PT_OK);
 	ck_assert_uint_eq(link.va, 0xffffffffffe00000ull);
+	/* the one rule for numbers: decimal, or hex with 0x (issue #25 item 1) */
+	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "18446744073709551615", &link), PT_OK);
+	ck_assert_uint_eq(link.va, 0xffffffffffe00000ull);
+	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "ffffffffffffffff", &link), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "0x800000000000", &link), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_lookup(tree, &vadir, "0x2000", &link), PT_E_NOTFOUND);
 	ck_assert_int_eq(pt_tree_lookup(tree, &cdir, "walk", &wdir), PT_OK);

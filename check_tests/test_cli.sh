@@ -284,8 +284,8 @@ done
 run "$TOOL" walk "$TM" pdb0 0x401000
 has "walk text: one line per level" '^pde3\[0\] '
 has "walk text: result" '^result: mapped pa=vidmem:0x10001000 page=4K'
-run "$TOOL" walk "$TM" pdb0 401000
-has "walk VA without 0x" '^result: mapped pa=vidmem:0x10001000'
+run "$TOOL" walk "$TM" pdb0 4198400
+has "walk VA in decimal (0x401000)" '^result: mapped pa=vidmem:0x10001000'
 run "$TOOL" walk "$TM" pdb0 0x406000
 has "walk text: fault" '^result: fault=sparse level=pte_small'
 run "$TOOL" walk "$TM" pdb0 0x401000 0x406000

@@ -234,11 +234,10 @@ START_TEST(unnamed_member_costs_nothing)
 	ck_assert_msg(after - before < 100 * 1024, "ru_maxrss grew %ld KiB", after - before);
 	pt_capture_free(cap);
 	free(p);
-	/* A named member too large to keep before capture.ini is seen: say to put capture.ini first. */
-	p = junk_capture("junk2.tar.zst", 512u << 20, true);
-	load_free(p, PT_E_CAPTURE, "capture.ini:7: file 'a.bin' of [memory m] comes before capture.ini "
-		  "in the archive, where ptfs keeps at most 64 MiB of data: put capture.ini first");
-	free(p);
+	/*
+	 * A named member over the budget is read in a second pass (issue #20
+	 * item 6): check_tests/test_order.sh.
+	 */
 }
 END_TEST
 

@@ -207,7 +207,7 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	# lookups by unpadded, uppercase and inner-page names
 	L=$(readlink "$P/va/0x0000000400000")
 	check "unpadded va/0x400000" test "$(readlink "$P/va/0x400000")" = "$L"
-	check "no 0x: va/400000" test "$(readlink "$P/va/400000")" = "$L"
+	check "decimal: va/4194304 is 0x400000" test "$(readlink "$P/va/4194304")" = "$L"
 	check "uppercase va/0X400ABC" test "$(readlink "$P/va/0X400ABC")" = "$L"
 	check "inner page va/0x400234" test "$(readlink "$P/va/0x400234")" = "$L"
 	check "inner 2M page va/0x3fffff" \

@@ -2,9 +2,11 @@
 #include <stdint.h>
 
 #include "pt_num.h"
+#include "pt_walk.h"
 #include "testutil.h"
 
-#define CLI (PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD)
+/* The command line's forms are the one rule (issue #25 item 1). */
+#define CLI PT_NUM_RULE
 
 static bool ok(const char *s, unsigned flags, uint64_t want)
 {
@@ -30,8 +32,7 @@ START_TEST(decimal)
 	/* leading zero: octal to some readers, refused unless the caller pads */
 	ck_assert(bad("00", PT_NUM_DEC));
 	ck_assert(bad("010", PT_NUM_DEC));
-	ck_assert(ok("010", PT_NUM_DEC | PT_NUM_ZEROPAD, 10));
-	ck_assert(ok("0018446744073709551615", CLI, UINT64_MAX));
+	ck_assert(bad("0018446744073709551615", CLI));
 	ck_assert(bad("", PT_NUM_DEC));
 	ck_assert(bad(NULL, PT_NUM_DEC));
 	ck_assert(bad("-1", PT_NUM_DEC));
@@ -63,18 +64,64 @@ START_TEST(hex)
 }
 END_TEST
 
-START_TEST(barehex)
+/*
+ * One rule for numbers everywhere (issue #25 item 1): command line, mount
+ * names, legs files and capture.ini read "10001000" as decimal, and a hex
+ * number without its 0x is refused, never read as hex.
+ */
+START_TEST(rule)
 {
-	/* VA names: hex with or without 0x, never decimal */
-	ck_assert(ok("10", PT_NUM_BAREHEX, 0x10));
-	ck_assert(ok("0x10", PT_NUM_BAREHEX, 0x10));
-	ck_assert(ok("0x0000001000", PT_NUM_BAREHEX, 0x1000));
-	ck_assert(ok("ffffffffffffffff", PT_NUM_BAREHEX, UINT64_MAX));
-	ck_assert(bad("10000000000000000", PT_NUM_BAREHEX));
-	ck_assert(bad("0x", PT_NUM_BAREHEX));
-	ck_assert(bad("", PT_NUM_BAREHEX));
-	ck_assert(bad("0xz", PT_NUM_BAREHEX));
-	ck_assert(bad("1K", PT_NUM_BAREHEX));
+	uint64_t v = 7;
+
+	ck_assert(ok("10001000", PT_NUM_RULE, 10001000));
+	ck_assert(ok("0x10001000", PT_NUM_RULE, 0x10001000));
+	ck_assert(ok("0X0000001000", PT_NUM_RULE, 0x1000));
+	ck_assert(bad("4198a00", PT_NUM_RULE));
+	ck_assert(bad("deadbeef", PT_NUM_RULE));
+	ck_assert(bad("ffffffffffffffff", PT_NUM_RULE));
+	ck_assert(bad("DEADBEEF", PT_NUM_INI));
+	ck_assert(bad("007", PT_NUM_RULE));
+	/* the messages' test: hex digits, no 0x, at least one letter */
+	ck_assert(pt_num_bare_hex("4198a00"));
+	ck_assert(pt_num_bare_hex("deadbeef"));
+	ck_assert(pt_num_bare_hex("ABC"));
+	ck_assert(!pt_num_bare_hex("4198400"));
+	ck_assert(!pt_num_bare_hex("0x4198a00"));
+	ck_assert(!pt_num_bare_hex("4K"));
+	ck_assert(!pt_num_bare_hex("12g"));
+	ck_assert(!pt_num_bare_hex("zz"));
+	ck_assert(!pt_num_bare_hex(""));
+	ck_assert(!pt_num_bare_hex(NULL));
+	/* mount names (walk/, va/, pa/SPACE/) by the same rule */
+	ck_assert(pt_va_parse("10001000", &v) && v == 10001000);
+	ck_assert(pt_va_parse("0x10001000", &v) && v == 0x10001000);
+	ck_assert(pt_va_parse("0X400ABC", &v) && v == 0x400abc);
+	v = 7;
+	ck_assert(!pt_va_parse("400abc", &v) && v == 7);
+	ck_assert(!pt_va_parse("4198a00", &v) && v == 7);
+	ck_assert(!pt_va_parse("0x", &v) && v == 7);
+	ck_assert(!pt_va_parse("1K", &v) && v == 7);
+}
+END_TEST
+
+/* The names the mount lists in va/ parse back to their VA under the rule. */
+START_TEST(va_names_parse_back)
+{
+	static const uint64_t vas[] = {0, 0x1000, 0x400000, 0x4198a00, UINT64_C(0x1fffffffff000)};
+
+	for (unsigned f = 0; pt_format_at(f); f++) {
+		const struct pt_format *fmt = pt_format_at(f);
+
+		for (unsigned i = 0; i < sizeof vas / sizeof vas[0]; i++) {
+			char name[64];
+			uint64_t back = 1;
+
+			if (!pt_va_in_space(fmt, vas[i]))
+				continue;
+			pt_va_name(fmt, vas[i], name, sizeof name);
+			ck_assert_msg(pt_va_parse(name, &back) && back == vas[i], "%s: va/ name %s", fmt->name, name);
+		}
+	}
 }
 END_TEST
 
@@ -101,7 +148,7 @@ START_TEST(suffix)
 	ck_assert(bad("1T", PT_NUM_INI));
 	ck_assert(bad("1 K", PT_NUM_INI));
 	ck_assert(bad("01K", PT_NUM_INI));
-	ck_assert(ok("01K", CLI | PT_NUM_SUFFIX, 1024));
+	ck_assert(bad("01K", CLI | PT_NUM_SUFFIX));
 	/* no suffix unless the caller allows one */
 	ck_assert(bad("1K", CLI));
 }
@@ -144,7 +191,8 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, decimal);
 	tcase_add_test(tc, hex);
-	tcase_add_test(tc, barehex);
+	tcase_add_test(tc, rule);
+	tcase_add_test(tc, va_names_parse_back);
 	tcase_add_test(tc, suffix);
 	tcase_add_test(tc, wide);
 	suite_add_tcase(s, tc);

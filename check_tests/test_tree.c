@@ -35,7 +35,9 @@ START_TEST(lookup_names)
 	n = at("pdb0/va/0x400234");
 	ck_assert_int_eq(n.type, PT_TN_VALINK);
 	ck_assert_uint_eq(n.va, 0x400000);
-	ck_assert_uint_eq(at("pdb0/va/400ABC").va, 0x400000);
+	ck_assert_uint_eq(at("pdb0/va/0X400ABC").va, 0x400000);
+	/* decimal names are decimal: 4195004 is 0x4002bc (issue #25 item 1) */
+	ck_assert_uint_eq(at("pdb0/va/4195004").va, 0x400000);
 	/* walk/: any VA at all, also past the VA space */
 	n = at("pdb0/walk/0x2000000000000");
 	ck_assert_int_eq(n.type, PT_TN_WALKFILE);
@@ -50,6 +52,8 @@ START_TEST(lookup_misses)
 		"pdb0/pde3/4", "pdb0/pde3/-1", "pdb0/pde3/0/pde1", "pdb0/pde3/0/1",
 		"pdb0/pde3/99999999999999999999", "pdb0/va/0x40b000", "pdb0/va/0x2000000000000",
 		"pdb0/va/0xzz", "pdb0/walk/zz",
+		/* a hex number without its 0x: not a name (issue #25 item 1) */
+		"pdb0/va/400ABC", "pdb0/walk/4198a00", "pa/vidmem/1000abc",
 	};
 	struct pt_tnode n;
 

@@ -276,7 +276,9 @@ START_TEST(va_names)
 
 	ck_assert(pt_va_parse("0x201234", &v) && v == 0x201234);
 	ck_assert(pt_va_parse("0X00000201234", &v) && v == 0x201234);
-	ck_assert(pt_va_parse("ABCdef", &v) && v == 0xabcdef);
+	/* one rule for numbers (issue #25 item 1): decimal, or hex with 0x */
+	ck_assert(!pt_va_parse("ABCdef", &v));
+	ck_assert(pt_va_parse("4198400", &v) && v == 4198400);
 	ck_assert(!pt_va_parse("0x", &v));
 	ck_assert(!pt_va_parse("", &v));
 	ck_assert(!pt_va_parse("0x12g", &v));

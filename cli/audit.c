@@ -119,16 +119,18 @@ static int legs_read(const char *path, struct legs *l)
 		if (n < 3 || n > 4) {
 			st = cli_fail(PT_E_VALUE, "%s:%u: expected VA SIZE ACCESS [EXPECTED_PA]", path, lineno);
 		} else if (!cli_parse_u64(tok[0], &g.va)) {
-			st = cli_fail(PT_E_VALUE, "%s:%u: bad VA '%s'", path, lineno, tok[0]);
+			st = cli_fail(PT_E_VALUE, "%s:%u: bad VA '%s'%s", path, lineno, tok[0], cli_num_hint(tok[0]));
 		} else if (!cli_parse_size(tok[1], &g.size) || g.size == 0) {
-			st = cli_fail(PT_E_VALUE, "%s:%u: bad SIZE '%s'", path, lineno, tok[1]);
+			st = cli_fail(PT_E_VALUE, "%s:%u: bad SIZE '%s'%s", path, lineno, tok[1],
+				      pt_num_bare_hex(tok[1]) ? cli_num_hint(tok[1]) : "");
 		} else if (g.va + (g.size - 1) < g.va) {
 			st = cli_fail(PT_E_VALUE, "%s:%u: VA + SIZE wraps around", path, lineno);
 		} else if (!parse_access(tok[2], &g)) {
 			st = cli_fail(PT_E_VALUE, "%s:%u: bad ACCESS '%s' (r, w, rw or atomic)",
 				      path, lineno, tok[2]);
 		} else if (n == 4 && !cli_parse_u64(tok[3], &g.pa)) {
-			st = cli_fail(PT_E_VALUE, "%s:%u: bad EXPECTED_PA '%s'", path, lineno, tok[3]);
+			st = cli_fail(PT_E_VALUE, "%s:%u: bad EXPECTED_PA '%s'%s", path, lineno, tok[3],
+				      cli_num_hint(tok[3]));
 		} else if (n == 4 && g.pa + (g.size - 1) < g.pa) {
 			st = cli_fail(PT_E_VALUE, "%s:%u: EXPECTED_PA + SIZE wraps around", path, lineno);
 		} else {

@@ -84,9 +84,13 @@ static int parse_map(struct spec *sp, struct spec_section *sec, char *v, unsigne
 		return cli_fail(PT_E_VALUE, "%s:%u: map = VA SIZE SPACE PA [FLAG,...]: %u words",
 				sp->path, line, n);
 	if (!cli_parse_u64(tok[0], &m.va) || !cli_parse_size(tok[1], &m.size) ||
-	    !cli_parse_u64(tok[3], &m.pa))
-		return cli_fail(PT_E_VALUE, "%s:%u: map: VA, SIZE and PA are numbers (decimal, or hex with 0x)",
-				sp->path, line);
+	    !cli_parse_u64(tok[3], &m.pa)) {
+		const char *b = pt_num_bare_hex(tok[0]) ? tok[0] : pt_num_bare_hex(tok[1]) ? tok[1] :
+				pt_num_bare_hex(tok[3]) ? tok[3] : NULL;
+
+		return cli_fail(PT_E_VALUE, "%s:%u: map: VA, SIZE and PA are numbers (decimal, or hex with 0x)%s",
+				sp->path, line, b ? cli_num_hint(b) : "");
+	}
 	m.space = strdup(tok[2]);
 	if (!m.space)
 		return cli_fail(PT_E_NOMEM, "build: out of memory");

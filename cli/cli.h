@@ -40,14 +40,21 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *cli_escape(const char *s);
 
 /*
- * Numbers on the command line and in legs files: "0x" + hex digits, or
- * decimal digits.  No sign, no octal, no blanks: anything else is false.
+ * Numbers on the command line, in legs and spec files, as in the mount and
+ * capture.ini: "0x" + hex digits, or decimal digits (no leading zero).  No
+ * sign, no octal, no bare hex, no blanks: anything else is false.
  */
 bool cli_parse_u64(const char *s, uint64_t *v);
 /* Like cli_parse_u64, but hex may have up to 32 digits (a 128-bit entry). */
 bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi);
-/* A size: a number optionally followed by K, M or G (binary, either case). */
+/* A size: a number, a decimal one optionally followed by K, M or G (binary, either case). */
 bool cli_parse_size(const char *s, uint64_t *v);
+/*
+ * The tail of a message about S that is not a number: ": a hex number
+ * needs 0x (write 0x4198a00)" when S is hex digits without their 0x,
+ * " (decimal, or hex with 0x)" otherwise.  Valid until the next call.
+ */
+const char *cli_num_hint(const char *s);
 /* One line per format (formats with equal lists share it): INDENT, names, ": ", spaces. */
 void cli_print_spaces(FILE *f, const char *indent);
 

@@ -689,7 +689,7 @@ static int parse_numbers(struct decode_args *a, struct decode_opts *o)
 	if (a->levels && (st = parse_levels(o->fmt, a->levels, &o->level_mask)) != CLI_EXIT_OK)
 		return st;
 	if (a->base_s && !cli_parse_u64(a->base_s, &a->base))
-		return cli_fail(PT_E_VALUE, "decode: bad --base-pa '%s'", a->base_s);
+		return cli_fail(PT_E_VALUE, "decode: bad --base-pa '%s'%s", a->base_s, cli_num_hint(a->base_s));
 	if (a->esize_s) {
 		if (!cli_parse_u64(a->esize_s, &a->esize))
 			return cli_fail(PT_E_VALUE, "decode: bad --entry-size '%s'", a->esize_s);
@@ -701,8 +701,8 @@ static int parse_numbers(struct decode_args *a, struct decode_opts *o)
 	}
 	if (a->value) {
 		if (!cli_parse_u128(a->value, &a->lo, &a->hi))
-			return cli_fail(PT_E_VALUE, "decode: bad --value '%s' (0x hex, up to 32 digits, or decimal)",
-					a->value);
+			return cli_fail(PT_E_VALUE, "decode: bad --value '%s' (0x hex, up to 32 digits, or decimal)%s",
+					a->value, pt_num_bare_hex(a->value) ? cli_num_hint(a->value) : "");
 		/* Written wider than 16 hex digits: the user means a 16-byte entry. */
 		if (a->value[0] == '0' && (a->value[1] == 'x' || a->value[1] == 'X'))
 			a->wide = strlen(a->value + 2) > 16;

@@ -66,20 +66,31 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The command line's forms (man ptfs-tool): zero-padded decimal is decimal, not octal. */
+/* The one rule for numbers (pt_num.h PT_NUM_RULE, man ptfs-tool "Numbers"). */
 bool cli_parse_u128(const char *s, uint64_t *lo, uint64_t *hi)
 {
-	return pt_num_parse128(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, lo, hi);
+	return pt_num_parse128(s, PT_NUM_RULE, lo, hi);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *v)
 {
-	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD, v);
+	return pt_num_parse(s, PT_NUM_RULE, v);
 }
 
 bool cli_parse_size(const char *s, uint64_t *v)
 {
-	return pt_num_parse(s, PT_NUM_DEC | PT_NUM_HEX | PT_NUM_ZEROPAD | PT_NUM_SUFFIX, v);
+	return pt_num_parse(s, PT_NUM_INI, v);
+}
+
+const char *cli_num_hint(const char *s)
+{
+	/* one message line at a time: the caller prints it before asking again */
+	static char hint[128];
+
+	if (!pt_num_bare_hex(s))
+		return " (decimal, or hex with 0x)";
+	snprintf(hint, sizeof hint, ": a hex number needs 0x (write 0x%.64s)", s);
+	return hint;
 }
 
 /* Whether formats A and B have the same space names in the same order. */
@@ -146,10 +157,13 @@ void cli_print_spaces(FILE *f, const char *indent)
 
 /* --gfx N of any subcommand: the load option for umr logs (cli_take_gfx). */
 static struct pt_load_opts load_opts;
+/* --strict of any subcommand: a context whose root is not captured is refused, not warned about. */
+static bool load_strict;
 
 /*
- * Takes `--gfx N` / `--gfx=N` out of ARGV (every subcommand accepts it, so
- * it is handled once here, before the subcommand parses the rest).  False
+ * Takes the load options `--gfx N` / `--gfx=N`, `--asic NAME` and
+ * `--strict` out of ARGV (every subcommand accepts them, so they are
+ * handled once here, before the subcommand parses the rest).  False
  * after reporting a bad value.
  */
 static bool cli_take_gfx(int *argc, char **argv, int *status)
@@ -164,6 +178,10 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			while (i < *argc)
 				argv[w++] = argv[i++];
 			break;
+		}
+		if (strcmp(argv[i], "--strict") == 0) {
+			load_strict = true;
+			continue;
 		}
 		if (strcmp(argv[i], "--asic") == 0 || strncmp(argv[i], "--asic=", 7) == 0) {
 			/* A umr ASIC name: its generation (--gfx N by another name). */
@@ -209,6 +227,29 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 	argv[w] = NULL;
 	*argc = w;
 	return true;
+}
+
+/*
+ * A context whose root table has no captured byte, one line each, on
+ * stderr even for check (whose report lists it as well): a warning, or
+ * under --strict the refusal.  False (STATUS set) when refused.
+ */
+static bool cli_roots_said(const struct pt_capture *c, const char *path, int *status)
+{
+	bool refused = false;
+
+	for (size_t i = 0; i < pt_capture_context_count(c); i++) {
+		char msg[512];
+
+		if (!pt_context_root_missing(pt_capture_context(c, i), msg, sizeof msg))
+			continue;
+		if (load_strict)
+			*status = cli_fail(PT_E_CAPTURE, "%s: %s (--strict)", path, msg);
+		else
+			cli_warn("%s: %s", path, msg);
+		refused |= load_strict;
+	}
+	return !refused;
 }
 
 /* Load progress on a terminal, as ptfs shows it (ptfs-capture(5): the programs show it). */
@@ -268,6 +309,10 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 	if (!quiet)
 		for (size_t i = 0; i < pt_capture_warning_count(c); i++)
 			cli_warn("%s: %s", path, pt_capture_warning(c, i));
+	if (!cli_roots_said(c, path, status)) {
+		pt_capture_free(c);
+		return false;
+	}
 	*cap = c;
 	return true;
 }
@@ -349,7 +394,9 @@ static const char load_help[] =
 	"Load options (any command that reads a capture):\n"
 	"  --gfx N           the GFX generation (9, 10, 11 or 12) of a umr log whose\n"
 	"                    register addresses do not tell it\n"
-	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n";
+	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n"
+	"  --strict          refuse a capture with a context whose root table is not\n"
+	"                    captured (without it: a warning on stderr)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)
@@ -406,6 +453,8 @@ int main(int argc, char **argv)
 			return cli_fail(PT_E_UNSUPPORTED, "decode: --gfx %u: a value is decoded without a "
 					"context (amd-gpuvm: the gfx9 layout); walk or mount a capture for "
 					"another generation", load_opts.gfx);
+		if (strcmp(cmd, "decode") == 0 && load_strict)
+			return cli_fail(PT_E_USAGE, "decode: --strict is a load option: decode reads no capture");
 		status = commands[i].run(sub_argc, argv + 1);
 		/* Every command that reads a capture takes the load options: its --help says so once, here. */
 		if (status == CLI_EXIT_OK && wants_help(sub_argc, argv + 1) && commands[i].loads)

@@ -26,7 +26,7 @@ static const char maps_help[] =
 static const char maps_help2[] =
 	"  --kind K         pages whose kind column is K, or whose kind field is K\n"
 	"                   when K is a number (0xfe, 254)\n"
-	"  --range A-B      pages overlapping VA A..B (hex, inclusive)\n"
+	"  --range A-B      pages overlapping VA A..B (inclusive; decimal, or hex with 0x)\n"
 	"  --page-size P    pages of size P (4K, 64K, 2M, or a number)\n"
 	"  --state S        mapped, sparse, not_captured, reserved_bits or\n"
 	"                   unsupported (any but mapped implies --all)\n"
@@ -48,6 +48,24 @@ static bool parse_range(const char *s, uint64_t *lo, uint64_t *hi)
 	memcpy(a, s, (size_t)(dash - s));
 	a[dash - s] = 0;
 	return pt_va_parse(a, lo) && pt_va_parse(dash + 1, hi) && *lo <= *hi;
+}
+
+/* The number hint of the half of a --range S that is not a number ("" when both are). */
+static const char *range_hint(const char *s)
+{
+	const char *dash = strchr(s, '-');
+	char a[64];
+	uint64_t v;
+
+	if (!dash || (size_t)(dash - s) >= sizeof a)
+		return "";
+	memcpy(a, s, (size_t)(dash - s));
+	a[dash - s] = 0;
+	if (!pt_va_parse(a, &v))
+		return cli_num_hint(a);
+	if (!pt_va_parse(dash + 1, &v))
+		return cli_num_hint(dash + 1);
+	return "";
 }
 
 static void one_context(struct pt_buf *out, const struct pt_context *ctx,
@@ -126,7 +144,8 @@ int cli_maps(int argc, char **argv)
 		}
 		case 'R':
 			if (!parse_range(optarg, &f.va_lo, &f.va_hi))
-				return cli_fail(PT_E_VALUE, "maps: bad --range '%s' (A-B, hex VAs, A <= B)", optarg);
+				return cli_fail(PT_E_VALUE, "maps: bad --range '%s' (A-B, A <= B)%s", optarg,
+						range_hint(optarg));
 			break;
 		case 'S': {
 			size_t i;
@@ -142,7 +161,8 @@ int cli_maps(int argc, char **argv)
 		}
 		case 'p':
 			if (!cli_parse_size(optarg, &f.page_size) || !f.page_size)
-				return cli_fail(PT_E_VALUE, "maps: bad --page-size '%s' (4K, 64K, 2M, ...)", optarg);
+				return cli_fail(PT_E_VALUE, "maps: bad --page-size '%s' (4K, 64K, 2M, ...)%s", optarg,
+						pt_num_bare_hex(optarg) ? cli_num_hint(optarg) : "");
 			break;
 		default:
 			return cli_opt_error("maps", argv, c);

@@ -14,7 +14,7 @@
 static const char pa_help[] =
 	"Usage: ptfs-tool pa [--json] CAPTURE SPACE:ADDR\n"
 	"\n"
-	"Lists every mapping of the physical byte ADDR (hex or decimal) of SPACE\n"
+	"Lists every mapping of the physical byte ADDR (decimal, or hex with 0x) of SPACE\n"
 	"in every context, one line `CONTEXT VA LEAF-PATH FLAGS` each: aliases\n"
 	"within a context and across contexts.  VA is the address of that byte.\n"
 	"Exit status 0 when something maps it, 1 when nothing does.  The spaces of\n"
@@ -58,8 +58,8 @@ int cli_pa(int argc, char **argv)
 	colon = strchr(argv[optind + 1], ':');
 	if (!colon || colon == argv[optind + 1] ||
 	    (size_t)(colon - argv[optind + 1]) >= sizeof name || !cli_parse_u64(colon + 1, &addr))
-		return cli_fail(PT_E_VALUE, "pa: bad address '%s' (SPACE:ADDR; spaces: ptfs-tool pa --help)",
-				argv[optind + 1]);
+		return cli_fail(PT_E_VALUE, "pa: bad address '%s' (SPACE:ADDR; spaces: ptfs-tool pa --help)%s",
+				argv[optind + 1], colon && pt_num_bare_hex(colon + 1) ? cli_num_hint(colon + 1) : "");
 	memcpy(name, argv[optind + 1], (size_t)(colon - argv[optind + 1]));
 	name[colon - argv[optind + 1]] = 0;
 	if (!cli_load(argv[optind], &cap, false, &st))

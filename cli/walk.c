@@ -14,7 +14,7 @@ static const char walk_help[] =
 	"Walks each virtual address through the page tables of CONTEXT (a context\n"
 	"section name) and prints the trace the mounted walk/VA file holds:\n"
 	"one line per level, then the result (PA, space, page size, permissions) or\n"
-	"the fault and the level it happened at.  VA is hex, with or without 0x.\n"
+	"the fault and the level it happened at.  VA is decimal, or hex with 0x.\n"
 	"Traces are separated by a blank line; --json prints one object, or an\n"
 	"array for several VAs.  Faults are results: the exit status is 0.\n";
 
@@ -53,8 +53,8 @@ int cli_walk(int argc, char **argv)
 		uint64_t va;
 
 		if (!pt_va_parse(argv[optind + 2 + i], &va))
-			return cli_fail(PT_E_VALUE, "walk: bad VA '%s' (hex, with or without 0x)",
-					argv[optind + 2 + i]);
+			return cli_fail(PT_E_VALUE, "walk: bad VA '%s'%s", argv[optind + 2 + i],
+					cli_num_hint(argv[optind + 2 + i]));
 	}
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;

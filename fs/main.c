@@ -60,6 +60,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("gfx=%u", gfx, 0),
 	PTFS_OPT("asic=%s", asic, 0),
 	PTFS_OPT("cache_max=%s", cache_max, 0),
+	PTFS_OPT("strict", strict, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
@@ -87,6 +88,8 @@ static void usage(FILE *out)
 	      "                           entries of every context together, least recently\n"
 	      "                           used dropped first (default: the larger of 256M and\n"
 	      "                           2 x the capture's non-zero bytes + 64M)\n"
+	      "    -o strict              refuse (mount nothing) when a context's root table\n"
+	      "                           is not captured; without it: a warning\n"
 	      "\n", out);
 }
 
@@ -169,6 +172,29 @@ static void on_progress(void *ud, uint64_t done, uint64_t total)
 	p->shown = true;
 }
 
+/*
+ * A context whose root table has no captured byte mounts an empty top
+ * directory: say so before mounting, one line each (the core's wording,
+ * ptfs-tool's too), and under -o strict refuse.  False when refused.
+ */
+static bool roots_said(const struct ptfs *fs, const char *path)
+{
+	bool refused = false;
+
+	for (size_t i = 0; i < pt_capture_context_count(fs->cap); i++) {
+		char msg[512];
+
+		if (!pt_context_root_missing(pt_capture_context(fs->cap, i), msg, sizeof msg))
+			continue;
+		if (fs->opts.strict)
+			fprintf(stderr, "ptfs: %s: %s: %s (-o strict)\n", pt_errname(PT_E_CAPTURE), path, msg);
+		else
+			fprintf(stderr, "ptfs: warning: %s: %s\n", path, msg);
+		refused |= fs->opts.strict != 0;
+	}
+	return !refused;
+}
+
 /* Loads and validates everything; on failure prints the one line and returns false. */
 static bool load(struct ptfs *fs)
 {
@@ -213,6 +239,10 @@ static bool load(struct ptfs *fs)
 	}
 	for (size_t i = 0; i < pt_capture_warning_count(fs->cap); i++)
 		fprintf(stderr, "ptfs: warning: %s: %s\n", prog.path, pt_capture_warning(fs->cap, i));
+	if (!roots_said(fs, prog.path)) {
+		free(shown);
+		return false;
+	}
 	free(shown);
 
 	fs->nctx = pt_capture_context_count(fs->cap);

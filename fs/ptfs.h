@@ -31,6 +31,7 @@ struct ptfs_opts {
 	unsigned gfx;        /* -o gfx=N: GFX generation of a umr log (0: not given) */
 	char *asic;          /* -o asic=NAME: a umr ASIC name, its generation (NULL: not given) */
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
+	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
 };
 
 /* Longest name statfs reports and lookup accepts. */

@@ -13,14 +13,20 @@
 #include <string.h>
 
 enum {
-	PT_NUM_DEC = 1u << 0,     /* decimal digits; no leading zero unless ZEROPAD */
+	PT_NUM_DEC = 1u << 0,     /* decimal digits; no leading zero (octal to some readers) */
 	PT_NUM_HEX = 1u << 1,     /* "0x"/"0X" and at least one hex digit */
-	PT_NUM_BAREHEX = 1u << 2, /* hex digits, "0x" optional (VA names) */
-	PT_NUM_SUFFIX = 1u << 3,  /* one trailing K, M or G (binary, either case) */
-	PT_NUM_ZEROPAD = 1u << 4, /* decimal may start with zeros ("007" is 7) */
+	PT_NUM_SUFFIX = 1u << 2,  /* one trailing K, M or G (binary, either case) on a decimal number */
 };
-/* The forms of capture.ini and of ptfs-tool sizes. */
-#define PT_NUM_INI (PT_NUM_DEC | PT_NUM_HEX | PT_NUM_SUFFIX)
+/*
+ * The one rule for numbers (README "Numbers", issue #25 item 1): command
+ * line arguments, mount names (walk/, va/, pa/SPACE/ADDR), legs and spec
+ * files, capture.ini.  Decimal, or hex with 0x: "10001000" is decimal
+ * everywhere, and "4198a00" is an error (pt_num_bare_hex()) rather than a
+ * guess.
+ */
+#define PT_NUM_RULE (PT_NUM_DEC | PT_NUM_HEX)
+/* Sizes: capture.ini values and ptfs-tool SIZE arguments (the rule, and a K/M/G on a decimal). */
+#define PT_NUM_INI (PT_NUM_RULE | PT_NUM_SUFFIX)
 
 /*
  * S (whole string, no sign, no blanks) as a number of the forms FLAGS
@@ -34,6 +40,12 @@ bool pt_num_parse(const char *s, unsigned flags, uint64_t *out);
  * decimal and suffixed values stop at 64 bits.
  */
 bool pt_num_parse128(const char *s, unsigned flags, uint64_t *lo, uint64_t *hi);
+/*
+ * Whether S is hex digits without 0x holding at least one of a-f (either
+ * case), "4198a00" or "deadbeef": a hex number missing its 0x.  A caller
+ * whose parse failed says so, and to write 0x, in its message.
+ */
+bool pt_num_bare_hex(const char *s);
 
 /*
  * Little-endian 64-bit load, independent of the host's byte order.  On a

@@ -225,7 +225,11 @@ uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot);
 /* The last slot of FMT's space: 2^va_bits - 1 (UINT64_MAX for 64 bits). */
 uint64_t pt_va_slot_last(const struct pt_format *fmt);
 
-/* Parses a VA name: "0x1f", "1F", "0X00001f"; hex with or without 0x.  False on junk or overflow. */
+/*
+ * Parses a VA (or PA) name by the one rule (pt_num.h PT_NUM_RULE): "0x1f",
+ * "0X00001f" or decimal "31"; "1f" (hex without 0x) is false, as are junk
+ * and overflow.
+ */
 bool pt_va_parse(const char *s, uint64_t *va);
 /* The canonical va/ name: "0x" + fmt->va_digits lowercase hex digits. */
 int pt_va_name(const struct pt_format *fmt, uint64_t va, char *buf, size_t len);
@@ -334,6 +338,13 @@ struct pt_stats {
 	uint64_t bytes_by_shift[64];           /* mapped bytes per page shift */
 	uint64_t anomalies;
 };
+
+/*
+ * Whether none of CTX's root table is captured (every VA then reads
+ * not_captured); if so MSG gets the one line the programs print at load,
+ * "context 'NAME': its root table (LEVEL at SPACE:0xADDR) is not captured: ...".
+ */
+bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len);
 
 typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
 /*

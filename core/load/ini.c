@@ -355,6 +355,15 @@ pt_err pt_ini_uint(const char *s, uint64_t *out)
 	return pt_num_parse(s, PT_NUM_INI, out) ? PT_OK : PT_E_VALUE;
 }
 
+const char *pt_ini_uint_why(const char *s, char *buf, size_t len)
+{
+	if (!pt_num_bare_hex(s))
+		return " (decimal with an optional K/M/G, or 0x hex, at most 64 bits)";
+	/* one rule for numbers (PT_NUM_RULE): the same words as ptfs-tool's */
+	snprintf(buf, len, ": a hex number needs 0x (write 0x%.64s)", s);
+	return buf;
+}
+
 bool pt_path_normalise(char *path)
 {
 	char *w = path;

@@ -130,6 +130,12 @@ void pt_manifest_free(struct pt_manifest *m);
  * (binary) suffix, either case.  PT_E_VALUE on a malformed or >64-bit value.
  */
 pt_err pt_ini_uint(const char *s, uint64_t *out);
+/*
+ * The tail of the message for S that pt_ini_uint() refused: ": a hex number
+ * needs 0x (write 0xdeadbeef)" for hex digits without 0x, the forms
+ * otherwise.  BUF (LEN bytes, 96 are enough) may hold it.
+ */
+const char *pt_ini_uint_why(const char *s, char *buf, size_t len);
 
 /*
  * Normalises an archive member name in place: strips "./" prefixes and "."

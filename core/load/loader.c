@@ -250,6 +250,29 @@ pt_err pt_loader_add_absent(struct pt_loader *ld, const char *name, const char *
 	return PT_OK;
 }
 
+size_t pt_loader_forget_absent(struct pt_loader *ld, const char *name, const char *what)
+{
+	size_t w = 0, gone = 0;
+
+	for (size_t i = 0; i < ld->nm; i++) {
+		struct member *m = &ld->m[i];
+
+		if (m->kind == MK_ABSENT && m->what == what && !strcmp(m->name, name)) {
+			/* the sorted prefix stays sorted without one of its members */
+			if (i < ld->nsorted)
+				gone++;
+			member_free(m);
+			continue;
+		}
+		ld->m[w++] = *m;
+	}
+	ld->nsorted -= gone;
+	gone = ld->nm - w;
+	ld->nm = w;
+	ld->cur = SIZE_MAX;
+	return gone;
+}
+
 static int cmp_member(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;

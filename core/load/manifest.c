@@ -143,15 +143,16 @@ static bool same_spaces(const struct pt_format *a, const struct pt_format *b)
 static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *label,
 		       uint64_t *out)
 {
+	char why[96];
+
 	if (kv->value[0] == 0) {
 		pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for '%s' in %s", kv->key, label);
 		return PT_E_VALUE;
 	}
 	if (pt_ini_uint(kv->value, out) == PT_OK)
 		return PT_OK;
-	pt_ini_set_error(b->err, b->errlen, kv->line,
-	       "bad integer '%s' for '%s' in %s (decimal with an optional K/M/G, or 0x hex, at most 64 bits)",
-	       kv->value, kv->key, label);
+	pt_ini_set_error(b->err, b->errlen, kv->line, "bad integer '%s' for '%s' in %s%s",
+			 kv->value, kv->key, label, pt_ini_uint_why(kv->value, why, sizeof why));
 	return PT_E_VALUE;
 }
 
@@ -336,13 +337,14 @@ pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, .
 
 pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
 {
+	char why[96];
+
 	if (k->value[0] == 0)
 		return pt_ctx_key_fail(k, PT_E_VALUE, "empty value for '%s' in %s", k->key, k->label);
 	if (pt_ini_uint(k->value, out) == PT_OK)
 		return PT_OK;
-	return pt_ctx_key_fail(k, PT_E_VALUE,
-			       "bad integer '%s' for '%s' in %s (decimal with an optional K/M/G, or 0x hex, at most 64 bits)",
-			       k->value, k->key, k->label);
+	return pt_ctx_key_fail(k, PT_E_VALUE, "bad integer '%s' for '%s' in %s%s",
+			       k->value, k->key, k->label, pt_ini_uint_why(k->value, why, sizeof why));
 }
 
 /* A context section of format CF: x- keys are kept here, the rest are the format's. */

@@ -133,6 +133,12 @@ pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const 
  */
 pt_err pt_loader_add_absent(struct pt_loader *ld, const char *name, const char *what);
 /*
+ * Forgets every member NAME that pt_loader_add_absent() made absent with
+ * WHAT (the same pointer), so that a source reading its file a second time
+ * adds it anew; returns how many there were.
+ */
+size_t pt_loader_forget_absent(struct pt_loader *ld, const char *name, const char *what);
+/*
  * A copy of member NAME's bytes, NUL-terminated (malloc'd; *LEN bytes
  * without the NUL).  PT_E_NOTFOUND: no such usable member; PT_E_VALUE:
  * larger than MAX bytes; PT_E_NOMEM.  Sets no error message.

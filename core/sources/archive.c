@@ -9,7 +9,11 @@
  * in an mmap of the file: pt_loader_add_mapped()), then capture.ini is
  * emitted and the loader binds the members it names; the rest are
  * dropped.  When capture.ini is found at the archive root before the
- * blobs, members it does not name are dropped as they stream by.  An
+ * blobs, members it does not name are dropped as they stream by.  Data
+ * before capture.ini is kept up to a budget; a member over it is dropped,
+ * and when capture.ini names it the file is read a second time for just
+ * the members it names (second_pass(): member order does not matter,
+ * issue #20 item 6).  An
  * archive without capture.ini is offered to the other sources
  * (pt_loader_rebid(): an archive of a gem5 checkpoint or of a umr log).
  */
@@ -59,6 +63,11 @@ struct arch {
 	size_t nneeded, neededcap;
 	struct ini_seen *ini;
 	size_t nini, inicap;
+	/* members dropped over the budget of data before capture.ini (deferred_what) */
+	char **deferred;
+	size_t ndeferred, deferredcap;
+	/* a second pass is reading: member names were warned about in the first */
+	bool again;
 };
 
 static bool all_zero(const uint8_t *p, size_t len)
@@ -138,9 +147,10 @@ static void start_filter(struct arch *ar)
 	size_t len;
 	char err[8];
 
-	ar->filter = true;
+	/* not kept (over the budget, or too large): no filter, the second pass reads what it names */
 	if (pt_loader_member_bytes(ar->ld, "capture.ini", PT_INI_MAX_SIZE, &text, &len))
 		return;
+	ar->filter = true;
 	if (pt_ini_parse(text, len, &p, err, sizeof err) == PT_OK) {
 		for (size_t i = 0; i < p->nsec; i++) {
 			if (strcmp(p->sec[i].type, "memory"))
@@ -212,15 +222,17 @@ static pt_err archive_fail(struct arch *ar, struct archive *a)
  * Members before capture.ini cannot be told apart (named or not), so they
  * are kept; but only up to PRE_INI_BUDGET bytes of non-zero data in all, so
  * that a large member nobody names costs nothing (issue 16 item 4).  A
- * member cut by the budget is absent: a section naming it fails with "put
- * capture.ini first".
+ * member cut by the budget is absent; the second pass reads the ones
+ * capture.ini names again.  Only when the file cannot be read again (it
+ * does not seek back) does a section naming one fail with "put capture.ini
+ * first".
  */
 #define PRE_INI_MIB 64
 #define PRE_INI_BUDGET ((uint64_t)PRE_INI_MIB << 20)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char deferred_what[] = "comes before capture.ini in the archive, where ptfs keeps at most "
-	STR(PRE_INI_MIB) " MiB of data: put capture.ini first";
+	STR(PRE_INI_MIB) " MiB of data, and the file cannot be read a second time: put capture.ini first";
 
 /* The member being read: its name, its size, the non-zero chunks it keeps. */
 struct cur {
@@ -262,8 +274,16 @@ static pt_err read_data(struct arch *ar, struct archive *a, struct cur *c,
 
 	for (;;) {
 		if (!c->dropped && c->nc > budget >> CHUNK_SHIFT) {
-			/* over the budget of data kept before capture.ini: keep nothing */
+			char *dup = strdup(c->name);
+
+			/* over the budget of data kept before capture.ini: keep nothing (for now) */
 			c->dropped = true;
+			if (!dup || !pt_vec_reserve(&ar->deferred, &ar->deferredcap, ar->ndeferred + 1,
+						    sizeof *ar->deferred)) {
+				free(dup);
+				return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+			}
+			ar->deferred[ar->ndeferred++] = dup;
 			if (pt_loader_add_absent(ar->ld, c->name, deferred_what))
 				return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
 			if (c->size_known)
@@ -411,19 +431,23 @@ static pt_err entry_name(struct arch *ar, struct archive_entry *e, char **name)
 
 	*name = NULL;
 	if (!raw) {
-		pt_loader_warn(ar->ld, "member with an unreadable name: ignored");
+		if (!ar->again)
+			pt_loader_warn(ar->ld, "member with an unreadable name: ignored");
 		return PT_OK;
 	}
 	if (strlen(raw) > MAX_MEMBER_NAME) {
-		pt_loader_warn(ar->ld, "member '%.64s...' has a name longer than %d bytes: ignored",
-			       raw, MAX_MEMBER_NAME);
+		if (!ar->again)
+			pt_loader_warn(ar->ld, "member '%.64s...' has a name longer than %d bytes: ignored",
+				       raw, MAX_MEMBER_NAME);
 		return PT_OK;
 	}
 	*name = strdup(raw);
 	if (!*name)
 		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
 	if (!pt_path_normalise(*name)) {
-		if (raw[0] == '/')
+		if (ar->again)
+			;   /* said in the first pass */
+		else if (raw[0] == '/')
 			pt_loader_warn(ar->ld, "member '%s' has an absolute name: never used", raw);
 		else if (strstr(raw, ".."))
 			pt_loader_warn(ar->ld, "member '%s' has a '..' component: never used", raw);
@@ -572,6 +596,166 @@ static pt_err pick_ini(struct arch *ar, const struct ini_seen **out, bool *in_di
 	return rc;
 }
 
+/* ---- the second pass: members over the budget that capture.ini names ---- */
+
+/*
+ * Reads the archive again from its start, and of its regular members only
+ * those called one of WANT (sorted; every occurrence, so a repeated name
+ * is still reported as repeated), with BUDGET bytes of non-zero data each.
+ * The first pass made them absent (deferred_what): that is forgotten first.
+ * A file that does not seek back is left as it is (they stay absent).
+ */
+static pt_err reread(struct arch *ar, char **want, size_t nwant, uint64_t budget)
+{
+	struct archive *a;
+	struct archive_entry *e;
+	char *name = NULL;
+	pt_err rc = PT_OK;
+
+	if (!nwant || lseek(ar->fd, 0, SEEK_SET) != 0)
+		return PT_OK;
+	a = archive_read_new();
+	if (!a)
+		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
+	for (size_t i = 0; i < nwant; i++)
+		pt_loader_forget_absent(ar->ld, want[i], deferred_what);
+	ar->again = true;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_fd(a, ar->fd, 65536) != ARCHIVE_OK) {
+		rc = archive_fail(ar, a);
+		goto out;
+	}
+	for (;;) {
+		int r = archive_read_next_header(a, &e);
+		uint64_t kept;
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			rc = archive_fail(ar, a);
+			goto out;
+		}
+		free(name);
+		rc = entry_name(ar, e, &name);
+		if (rc)
+			goto out;
+		if (!name || archive_entry_hardlink(e) || archive_entry_filetype(e) != AE_IFREG ||
+		    !bsearch(&name, want, nwant, sizeof *want, cmp_str))
+			continue;
+		rc = read_regular(ar, a, e, name, budget, &kept);
+		if (rc)
+			goto out;
+	}
+	pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, true);
+out:
+	ar->again = false;
+	free(name);
+	archive_read_free(a);
+	return rc;
+}
+
+/* Whether NAME was dropped over the budget in the first pass. */
+static bool was_deferred(const struct arch *ar, const char *name)
+{
+	for (size_t i = 0; i < ar->ndeferred; i++)
+		if (!strcmp(ar->deferred[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * The deferred members the [memory] sections of capture.ini TEXT name
+ * (PREFIX: the directory capture.ini is in, "" or "dir/") into *WANT,
+ * sorted.  A capture.ini that does not parse wants nothing: its error is
+ * reported when it is emitted.
+ */
+static pt_err wanted(struct arch *ar, const char *text, size_t len, const char *prefix,
+		     char ***want, size_t *nwant)
+{
+	struct pt_ini *p = NULL;
+	size_t cap = 0;
+	char err[8];
+	pt_err rc = PT_OK;
+
+	*want = NULL;
+	*nwant = 0;
+	if (pt_ini_parse(text, len, &p, err, sizeof err) != PT_OK)
+		return PT_OK;
+	for (size_t i = 0; i < p->nsec && !rc; i++) {
+		if (strcmp(p->sec[i].type, "memory"))
+			continue;
+		for (size_t k = 0; k < p->sec[i].nkv && !rc; k++) {
+			char *path = NULL, *full = NULL;
+
+			if (strcmp(p->sec[i].kv[k].key, "file"))
+				continue;
+			path = strdup(p->sec[i].kv[k].value);
+			if (!path) {
+				rc = PT_E_NOMEM;
+			} else if (pt_path_normalise(path)) {
+				if (asprintf(&full, "%s%s", prefix, path) < 0) {
+					full = NULL;
+					rc = PT_E_NOMEM;
+				} else if (was_deferred(ar, full)) {
+					if (!pt_vec_reserve(want, &cap, *nwant + 1, sizeof **want))
+						rc = PT_E_NOMEM;
+					else
+						(*want)[(*nwant)++] = full, full = NULL;
+				}
+			}
+			free(full);
+			free(path);
+		}
+	}
+	pt_ini_free(p);
+	if (!rc && *nwant)
+		qsort(*want, *nwant, sizeof **want, cmp_str);
+	return rc;
+}
+
+/*
+ * Member order does not matter (ptfs-capture(5), Loading): when the first
+ * pass dropped members over its budget before capture.ini was seen, the
+ * archive — always a regular file here, so it can be read again — is read
+ * a second time for the ones capture.ini names (and first, if capture.ini
+ * itself was dropped, for it).  Memory stays what capture.ini first would
+ * have cost: only named members are kept.
+ */
+static pt_err second_pass(struct arch *ar)
+{
+	const struct ini_seen *ini;
+	char **want = NULL, *text = NULL, *prefix = NULL, *one;
+	size_t nwant = 0, len = 0;
+	bool in_dir;
+	pt_err rc;
+
+	if (!ar->ndeferred)
+		return PT_OK;
+	rc = pick_ini(ar, &ini, &in_dir);
+	if (rc || !ini || ini->count > 1)
+		return rc;    /* archive_ini() says what is wrong */
+	one = (char *)ini->name;
+	if (was_deferred(ar, one) && (rc = reread(ar, &one, 1, PT_INI_MAX_SIZE + CHUNK_SIZE)))
+		return rc;
+	if (pt_loader_member_bytes(ar->ld, ini->name, PT_INI_MAX_SIZE, &text, &len) != PT_OK)
+		return PT_OK;
+	if (asprintf(&prefix, "%s%s", in_dir ? ar->topdir : "", in_dir ? "/" : "") < 0)
+		rc = PT_E_NOMEM;
+	if (!rc)
+		rc = wanted(ar, text, len, prefix, &want, &nwant);
+	if (rc)
+		rc = pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
+	else
+		rc = reread(ar, want, nwant, UINT64_MAX);
+	for (size_t i = 0; i < nwant; i++)
+		free(want[i]);
+	free(want);
+	free(prefix);
+	free(text);
+	return rc;
+}
+
 static pt_err archive_ini(struct arch *ar)
 {
 	const struct ini_seen *ini;
@@ -627,8 +811,13 @@ static pt_err archive_load(struct pt_loader *ld, const struct pt_probe *p)
 				      "holding it, or an archive of that directory", p->path);
 	rc = scan_archive(&ar);
 	if (!rc)
+		rc = second_pass(&ar);
+	if (!rc)
 		rc = archive_ini(&ar);
 	free(ar.topdir);
+	for (size_t i = 0; i < ar.ndeferred; i++)
+		free(ar.deferred[i]);
+	free(ar.deferred);
 	for (size_t i = 0; i < ar.nneeded; i++)
 		free(ar.needed[i]);
 	free(ar.needed);

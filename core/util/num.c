@@ -42,14 +42,14 @@ static bool parse_hex(const char *s, size_t n, unsigned maxbits, uint64_t *lo, u
 	return true;
 }
 
-static bool parse_dec(const char *s, size_t n, bool zeropad, uint64_t *v)
+static bool parse_dec(const char *s, size_t n, uint64_t *v)
 {
 	uint64_t x = 0;
 
 	if (n == 0)
 		return false;
 	/* A leading zero could mean octal to some readers: refuse to guess. */
-	if (!zeropad && n > 1 && s[0] == '0')
+	if (n > 1 && s[0] == '0')
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
@@ -88,16 +88,13 @@ static bool parse(const char *s, unsigned flags, unsigned maxbits, uint64_t *lo,
 	 * A size suffix goes on a decimal number only: "0x8000000g" could be a
 	 * typo for a hex digit as well as a size (issue #20 item 5).
 	 */
-	if (shift && (prefixed || (flags & PT_NUM_BAREHEX)))
+	if (shift && prefixed)
 		return false;
-	if (prefixed && (flags & (PT_NUM_HEX | PT_NUM_BAREHEX))) {
+	if (prefixed && (flags & PT_NUM_HEX)) {
 		if (!parse_hex(s + 2, n - 2, maxbits, &l, &h))
 			return false;
-	} else if (flags & PT_NUM_BAREHEX) {
-		if (!parse_hex(s, n, maxbits, &l, &h))
-			return false;
 	} else if (flags & PT_NUM_DEC) {
-		if (!parse_dec(s, n, (flags & PT_NUM_ZEROPAD) != 0, &l))
+		if (!parse_dec(s, n, &l))
 			return false;
 	} else {
 		return false;
@@ -122,4 +119,20 @@ bool pt_num_parse(const char *s, unsigned flags, uint64_t *out)
 bool pt_num_parse128(const char *s, unsigned flags, uint64_t *lo, uint64_t *hi)
 {
 	return parse(s, flags, 128, lo, hi);
+}
+
+bool pt_num_bare_hex(const char *s)
+{
+	bool letter = false;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		int d = pt_hex_digit((unsigned char)*s);
+
+		if (d < 0)
+			return false;
+		letter |= d >= 10;
+	}
+	return letter;
 }

@@ -304,3 +304,24 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	}
 	return PT_OK;
 }
+
+/*
+ * The load-time line for a root with no captured byte (issue #20 item 5):
+ * such a context mounts an empty top directory, and before this only
+ * `ptfs-tool check` said why.  One wording for ptfs and every ptfs-tool
+ * command: they print it (a warning, or the refusal under strict).
+ */
+bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len)
+{
+	struct pt_table root;
+	char name[256];
+
+	pt_table_root(ctx, &root);
+	if (root.cover != PT_COVER_NONE)
+		return false;
+	pt_text_escape(name, sizeof name, ctx->name);
+	snprintf(msg, len, "context '%s': its root table (%s at %s:0x%" PRIx64 ") is not captured: "
+		 "every VA of it reads not_captured", name, ctx->fmt->levels[root.level].name,
+		 ctx->fmt->spaces[root.space], root.addr);
+	return true;
+}

@@ -799,7 +799,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 
 bool pt_va_parse(const char *s, uint64_t *va)
 {
-	return pt_num_parse(s, PT_NUM_BAREHEX, va);
+	return pt_num_parse(s, PT_NUM_RULE, va);
 }
 
 /*
