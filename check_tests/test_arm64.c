@@ -101,7 +101,8 @@ START_TEST(s1_vectors)
 	ck_assert_uint_eq(fv(&e, "valid"), 1);
 	ck_assert_uint_eq(fv(&e, "table"), 1);
 	ck_assert_uint_eq(fv(&e, "attr_index"), 0);
-	ck_assert_uint_eq(fv(&e, "ap"), 0);
+	ck_assert_uint_eq(fv(&e, "ap_user"), 0);
+	ck_assert_uint_eq(fv(&e, "ap_rdonly"), 0);
 	ck_assert_uint_eq(fv(&e, "sh"), 3);
 	ck_assert_uint_eq(fv(&e, "af"), 1);
 	ck_assert_uint_eq(fv(&e, "ng"), 0);
@@ -118,7 +119,8 @@ START_TEST(s1_vectors)
 	e = dec(L3, 0x7F001000ull | PAGE | AP(3) | SH(3) | AF | NG | DBM | PXN | UXN);
 	ck_assert_uint_eq(e.raw[0], 0x006800007F001FC3ull);
 	ck_assert_uint_eq(e.pa, 0x7F001000ull);
-	ck_assert_uint_eq(fv(&e, "ap"), 3);
+	ck_assert_uint_eq(fv(&e, "ap_user"), 1);
+	ck_assert_uint_eq(fv(&e, "ap_rdonly"), 1);
 	ck_assert_uint_eq(fv(&e, "ng"), 1);
 	ck_assert_uint_eq(e.perm, PT_PERM_NO_WRITE | PT_PERM_PXN | PT_PERM_UXN);
 
@@ -190,7 +192,8 @@ START_TEST(s1_fields)
 	e = dec(L3, PAGE | ATTR(7) | NS | AP(2) | GP | SW(0xf) | (0xfull << 59) | BIT(63));
 	ck_assert_uint_eq(fv(&e, "attr_index"), 7);
 	ck_assert_uint_eq(fv(&e, "ns"), 1);
-	ck_assert_uint_eq(fv(&e, "ap"), 2);
+	ck_assert_uint_eq(fv(&e, "ap_user"), 0);
+	ck_assert_uint_eq(fv(&e, "ap_rdonly"), 1);
 	ck_assert_uint_eq(fv(&e, "gp"), 1);
 	ck_assert_uint_eq(fv(&e, "sw"), 0xf);
 	ck_assert_uint_eq(fv(&e, "pbha"), 0xf);
@@ -556,13 +559,16 @@ START_TEST(s2_walks)
 	ck_assert_uint_eq(w.steps[0].index, 0x201);
 	ck_assert_uint_eq(w.steps[0].entry_pa, 0x201008);
 	ck_assert_uint_eq(fv(&w.steps[2].entry, "mem_attr"), 0xf);
-	ck_assert_uint_eq(fv(&w.steps[2].entry, "s2ap"), 3);
+	ck_assert_uint_eq(fv(&w.steps[2].entry, "s2ap_read"), 1);
+	ck_assert_uint_eq(fv(&w.steps[2].entry, "s2ap_write"), 1);
 	ck_assert_uint_eq(fv(&w.steps[2].entry, "sh"), 3);
 	ck_assert_uint_eq(fv(&w.steps[2].entry, "xn"), 0);
+	ck_assert_uint_eq(fv(&w.steps[2].entry, "xn0"), 0);
 	ck_assert_uint_eq(w.perm, 0);
 	w = walk_ok(ctx, ipa + 0x1000, 0x09000000ull, 4096, 3, "l3");
 	ck_assert_uint_eq(fv(&w.steps[2].entry, "mem_attr"), 1);
-	ck_assert_uint_eq(fv(&w.steps[2].entry, "xn"), 2);
+	ck_assert_uint_eq(fv(&w.steps[2].entry, "xn"), 1);
+	ck_assert_uint_eq(fv(&w.steps[2].entry, "xn0"), 0);
 	ck_assert_uint_eq(w.perm, PT_PERM_PXN | PT_PERM_UXN);
 	w = walk_ok(ctx, ipa + 0x2000, 0x80001000ull, 4096, 3, "l3");
 	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE);

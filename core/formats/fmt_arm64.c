@@ -203,8 +203,11 @@ static uint32_t s2_perm(uint64_t r, bool xnx)
  * D8.2.4/D8.2.5; pgtable-hwdef.h PTE_ATTRINDX 4:2, PTE_NS 5, PTE_USER 6,
  * PTE_RDONLY 7, PTE_SHARED 9:8, PTE_AF 10, PTE_NG 11, PTE_GP 50, PTE_DBM
  * 51, PTE_CONT 52, PTE_PXN 53, PTE_UXN 54, PTE_SWBITS_MASK 58:55 and 63,
- * PBHA 62:59).  Stage 2 (KVM_PTE_LEAF_ATTR_*): MemAttr 5:2, S2AP 7:6, bit
- * 11 FnXS, XN 54:53, no GP.  Bits between the granule and SHIFT are RES0.
+ * PBHA 62:59); AP[2:1] is two one-bit fields by Linux's names (ap_user
+ * AP[1], ap_rdonly AP[2]) so that the maps flags are field names.  Stage 2
+ * (KVM_PTE_LEAF_ATTR_*): MemAttr 5:2, S2AP[0] read 6, S2AP[1] write 7, bit
+ * 11 FnXS, XN[1] 54 (xn, KVM's S2_XN) and XN[0] 53 (xn0, FEAT_XNX), no GP.
+ * Bits between the granule and SHIFT are RES0.
  */
 static void decode_leaf(struct pt_entry *e, const struct a64_cfg *c, uint64_t r, unsigned shift)
 {
@@ -215,12 +218,14 @@ static void decode_leaf(struct pt_entry *e, const struct a64_cfg *c, uint64_t r,
 	pt_entry_add(e, "table", PT_FK_BIT, bits(r, 1, 1));
 	if (c->s2) {
 		pt_entry_add(e, "mem_attr", PT_FK_UINT, bits(r, 5, 2));
-		pt_entry_add(e, "s2ap", PT_FK_UINT, bits(r, 7, 6));
+		pt_entry_add(e, "s2ap_read", PT_FK_BIT, bits(r, 6, 6));
+		pt_entry_add(e, "s2ap_write", PT_FK_BIT, bits(r, 7, 7));
 		named |= span(7, 2);
 	} else {
 		pt_entry_add(e, "attr_index", PT_FK_UINT, bits(r, 4, 2));
 		pt_entry_add(e, "ns", PT_FK_BIT, bits(r, 5, 5));
-		pt_entry_add(e, "ap", PT_FK_UINT, bits(r, 7, 6));
+		pt_entry_add(e, "ap_user", PT_FK_BIT, bits(r, 6, 6));
+		pt_entry_add(e, "ap_rdonly", PT_FK_BIT, bits(r, 7, 7));
 		named |= span(7, 2) | BIT(50);
 	}
 	if (!c->ds)
@@ -234,7 +239,8 @@ static void decode_leaf(struct pt_entry *e, const struct a64_cfg *c, uint64_t r,
 	pt_entry_add(e, "dbm", PT_FK_BIT, bits(r, 51, 51));
 	pt_entry_add(e, "contiguous", PT_FK_BIT, bits(r, 52, 52));
 	if (c->s2) {
-		pt_entry_add(e, "xn", PT_FK_UINT, bits(r, 54, 53));
+		pt_entry_add(e, "xn0", PT_FK_BIT, bits(r, 53, 53));
+		pt_entry_add(e, "xn", PT_FK_BIT, bits(r, 54, 54));
 	} else {
 		pt_entry_add(e, "pxn", PT_FK_BIT, bits(r, 53, 53));
 		pt_entry_add(e, "uxn", PT_FK_BIT, bits(r, 54, 54));
@@ -335,32 +341,32 @@ static void put_words(char *buf, size_t len, const bool *set, const char *const 
 }
 
 /*
- * maps/walk FLAGS: the effective rights (the path's), from perm alone:
- * `write` (no AP[2] or APTable[1] read-only), `user` (AP[1] EL0 access and
- * no APTable[0]), pxn, uxn (the leaf's, a table's, or PXN implied by EL0
- * write), ns.
+ * maps/walk FLAGS: the effective rights (the path's), from perm alone, by
+ * the fields that set them: ap_rdonly (AP[2], or APTable[1] above),
+ * ap_user (AP[1], and no APTable[0] above), pxn, uxn (the leaf's, a
+ * table's, or PXN implied by an EL0-writable page), ns (NS or NSTable).
  */
 static void a64_flags(const struct pt_entry *e, char *buf, size_t len)
 {
-	static const char *const names[] = {"write", "user", "pxn", "uxn", "ns"};
+	static const char *const names[] = {"ap_rdonly", "ap_user", "pxn", "uxn", "ns"};
 	const bool set[] = {
-		!(e->perm & PT_PERM_NO_WRITE), !(e->perm & PT_PERM_PRIVILEGE),
+		(e->perm & PT_PERM_NO_WRITE) != 0, !(e->perm & PT_PERM_PRIVILEGE),
 		(e->perm & PT_PERM_PXN) != 0, (e->perm & PT_PERM_UXN) != 0, (e->perm & PT_PERM_NS) != 0,
 	};
 
 	put_words(buf, len, set, names, 5);
 }
 
-/* Stage 2: S2AP read and write, and execute-never per EL. */
+/* Stage 2: S2AP read and write, and xn (XN[1]: no EL0 execution, and none at all without XNX). */
 static void a64_s2_flags(const struct pt_entry *e, char *buf, size_t len)
 {
-	static const char *const names[] = {"read", "write", "pxn", "uxn"};
+	static const char *const names[] = {"s2ap_read", "s2ap_write", "xn"};
 	const bool set[] = {
 		!(e->perm & PT_PERM_NO_READ), !(e->perm & PT_PERM_NO_WRITE),
-		(e->perm & PT_PERM_PXN) != 0, (e->perm & PT_PERM_UXN) != 0,
+		(e->perm & PT_PERM_UXN) != 0,
 	};
 
-	put_words(buf, len, set, names, 4);
+	put_words(buf, len, set, names, 3);
 }
 
 /* maps KIND: the AttrIndx (stage 1: a MAIR slot, never a name guessed from Linux) or MemAttr. */
@@ -613,6 +619,18 @@ static void make_levels(struct a64_ctx *c, const struct a64_cfg *cfg)
 	c->levels[n].child[0] = c->levels[n].child[1] = -1;
 }
 
+/* Audit reasons: the descriptor fields whose value denies. */
+static const struct pt_perm_name a64_perm_names[] = {
+	{PT_PERM_NO_WRITE, "ap_rdonly=1"},
+	{PT_PERM_PRIVILEGE, "ap_user=0"},
+	{0, NULL},
+};
+static const struct pt_perm_name a64_s2_perm_names[] = {
+	{PT_PERM_NO_READ, "s2ap_read=0"},
+	{PT_PERM_NO_WRITE, "s2ap_write=0"},
+	{0, NULL},
+};
+
 extern const struct pt_format pt_format_arm64;
 
 static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
@@ -663,7 +681,7 @@ static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 		c->fmt.perm_or_down = 0;
 		c->fmt.flags = a64_s2_flags;
 		c->fmt.kind_field = "mem_attr";
-		c->fmt.perm_names = NULL;
+		c->fmt.perm_names = a64_s2_perm_names;
 	} else {
 		c->fmt.va_bits = c->va + 1;
 		/* TCR.HPDn: no APTable/PXNTable/UXNTable, NSTable still (Arm ARM D8.4.2) */
@@ -753,12 +771,6 @@ static const struct pt_blob_kind a64_blob_kinds[] = {
 	{NULL, 0},
 };
 
-/* Audit reasons: the descriptor bits whose value denies. */
-static const struct pt_perm_name a64_perm_names[] = {
-	{PT_PERM_NO_WRITE, "ap[2]=1"},
-	{PT_PERM_PRIVILEGE, "ap[1]=0"},
-	{0, NULL},
-};
 
 /* Levels without a context (ptfs-tool decode): 4 KiB granule, 48-bit VA, l0..l3. */
 static const struct pt_level a64_levels[] = {
