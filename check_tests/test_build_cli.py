@@ -80,8 +80,8 @@ def pages_of_maps(capture):
     for line in r.stdout.splitlines():
         m = json.loads(line)
         va, end = int(m["va_start"], 16), int(m["va_end"], 16)
-        pa = int(m["pa_start"], 16)
-        fl = frozenset() if m["flags"] == "-" else frozenset(m["flags"].split(","))
+        pa = int(m["pa"], 16)
+        fl = frozenset(m["flags"])
         for off in range(0, end - va, 4096):
             out[va + off] = (m["space"], pa + off, fl)
     return out

@@ -73,8 +73,11 @@ def pairs(kv):
     if keys != sorted(keys):
         raise SystemExit("keys not sorted: %s" % keys)
     return dict(kv)
-with open(path) as f:
-    j = json.load(f, object_pairs_hook=pairs)
+# one document, or JSON Lines (a stream: one object per line) read as a list
+lines = [l for l in open(path).read().split("\n") if l]
+j = json.loads(lines[0] if len(lines) == 1 else "null", object_pairs_hook=pairs)
+if len(lines) > 1:
+    j = [json.loads(l, object_pairs_hook=pairs) for l in lines]
 h = lambda s: int(s, 16)
 if not eval(expr):
     raise SystemExit("false")
@@ -332,9 +335,7 @@ walk_expect() {
 		if python3 - "$expect" "$ctx" "$TMP/out" >"$TMP/py" 2>&1 <<'EOF'; then ok; else bad "walk $(basename "$cap") $ctx vs $(basename "$expect"): $(head -c 1500 "$TMP/py")"; fi
 import json, sys
 expect, ctx, path = sys.argv[1:4]
-walks = json.load(open(path))
-if not isinstance(walks, list):
-    walks = [walks]
+walks = [json.loads(l) for l in open(path) if l.strip()]   # JSON Lines
 units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 def size(s):
     return int(s[:-1]) * units[s[-1]] if s[-1] in units else int(s)
@@ -407,7 +408,7 @@ run "$TOOL" walk --json "$TM" pdb0 0x401000
 js "walk json: one VA is one object" 'isinstance(j,dict) and j["context"]=="pdb0" and h(j["va"])==0x401000 and j["result"]["status"]=="mapped" and len(j["steps"])==5'
 js "walk json step keys" 'all(set(("level","index","space","entry_address","captured","raw","state","verdict"))<=set(s) for s in j["steps"])'
 run "$TOOL" walk --json "$TM" pdb0 0x401000 0x0
-js "walk json: several VAs are an array" 'isinstance(j,list) and len(j)==2 and j[1]["result"]["status"]=="fault"'
+js "walk json: several VAs are JSON Lines, one object each" 'isinstance(j,list) and len(j)==2 and j[1]["result"]["status"]=="fault" and len(open(sys.argv[2]).read().splitlines())==2'
 rc "walk of a fault exits 0" 0 "$TOOL" walk "$TM" pdb0 0x2000000000000
 err "walk bad VA" E_VALUE "$TOOL" walk "$TM" pdb0 0xnope
 err "walk unknown context" E_NOTFOUND "$TOOL" walk "$TM" nosuch 0x0
@@ -418,10 +419,10 @@ err "walk without VA" E_USAGE "$TOOL" walk "$TM" pdb0
 
 run "$TOOL" audit --json "$TM" pdb0 "$DATA/turing.legs"
 if [ "$RC" = 1 ]; then ok; else bad "audit turing.legs: exit $RC, want 1 ($ERR)"; fi
-js "audit record keys" 'all(set(p)=={"access","expected_pa","leg_line","pa","page_size","page_va","reason","space","va","verdict"} for p in j["pages"])'
+js "audit record keys" 'all(set(p)=={"access","expected_pa","leg_line","pa","page_size","page_va","reason","space","va","verdict"} for p in j["results"])'
 # verdicts LINE: the verdicts of the pages of the leg on line LINE of the legs file.
-V='lambda n: [p["verdict"] for p in j["pages"] if p["leg_line"]==n]'
-R='lambda n: [p["reason"] for p in j["pages"] if p["leg_line"]==n]'
+V='lambda n: [p["verdict"] for p in j["results"] if p["leg_line"]==n]'
+R='lambda n: [p["reason"] for p in j["results"] if p["leg_line"]==n]'
 js "audit: rw ok with the expected PA" "($V)(3)==['ok']"
 js "audit: write to read_only" "($V)(4)==['access_denied'] and 'read_only' in ($R)(4)[0]"
 js "audit: read of read_only" "($V)(5)==['ok']"
@@ -430,12 +431,12 @@ js "audit: privilege page, non-privileged access" "($V)(7)==['access_denied'] an
 js "audit: sparse" "($V)(8)==['unmapped'] and 'sparse' in ($R)(8)[0]"
 js "audit: a 16K run, every page ok" "($V)(9)==['ok']*4"
 js "audit: a 16K run at the wrong PA" "($V)(10)==['pa_mismatch']*4"
-js "audit: 128K over a 64K page and a no_valid_4k big PTE" "($V)(11)==['ok','unmapped'] and [h(p['page_size']) for p in j['pages'] if p['leg_line']==11]==[0x10000,0x10000]"
-js "audit: 2M page, mid-page start, expected PA" "($V)(12)==['ok'] and [h(p['pa']) for p in j['pages'] if p['leg_line']==12]==[0x40012345]"
-js "audit: size suffix M over unmapped PD1 entry" "($V)(13)==['unmapped'] and [h(p['page_size']) for p in j['pages'] if p['leg_line']==13]==[1<<29]"
+js "audit: 128K over a 64K page and a no_valid_4k big PTE" "($V)(11)==['ok','unmapped'] and [h(p['page_size']) for p in j['results'] if p['leg_line']==11]==[0x10000,0x10000]"
+js "audit: 2M page, mid-page start, expected PA" "($V)(12)==['ok'] and [h(p['pa']) for p in j['results'] if p['leg_line']==12]==[0x40012345]"
+js "audit: size suffix M over unmapped PD1 entry" "($V)(13)==['unmapped'] and [h(p['page_size']) for p in j['results'] if p['leg_line']==13]==[1<<29]"
 js "audit: not captured" "($V)(14)==['unmapped'] and 'not_captured' in ($R)(14)[0]"
 js "audit: out of range" "($V)(15)==['unmapped'] and 'out_of_range' in ($R)(15)[0]"
-js "audit summary" 'j["summary"]["pages"]==len(j["pages"]) and j["summary"]["ok"]+j["summary"]["pa_mismatch"]+j["summary"]["unmapped"]+j["summary"]["access_denied"]==len(j["pages"])'
+js "audit summary" 'j["summary"]["pages"]==len(j["results"]) and j["summary"]["ok"]+j["summary"]["pa_mismatch"]+j["summary"]["unmapped"]+j["summary"]["access_denied"]==len(j["results"])'
 run "$TOOL" audit --json --privileged "$TM" pdb0 "$DATA/turing.legs"
 js "audit --privileged" "($V)(7)==['ok']"
 run "$TOOL" audit "$TM" pdb0 "$DATA/turing.legs"
@@ -461,7 +462,7 @@ run "$TOOL" walk --json "$G" gart0 0x7fff00001000 0x7fff00010fff 0x7fff00021000 
 js "GART unaligned START: walk pages start at START + N * 64K" '[(h(w["result"]["page_va"]), h(w["result"]["pa"])) for w in j[:3]]==[(0x7fff00001000, 0x40000000), (0x7fff00001000, 0x4000ffff), (0x7fff00021000, 0x50000000)] and j[3]["result"]["fault"]=="out_of_range"'
 printf '0x7fff00011000 128K r\n' >"$TMP/gu.legs"
 run "$TOOL" audit --json "$G" gart0 "$TMP/gu.legs"
-js "GART unaligned START: audit spans are the entries' pages" "($V)(1)==['unmapped','ok'] and [h(p['page_va']) for p in j['pages']]==[0x7fff00011000, 0x7fff00021000]"
+js "GART unaligned START: audit spans are the entries' pages" "($V)(1)==['unmapped','ok'] and [h(p['page_va']) for p in j['results']]==[0x7fff00011000, 0x7fff00021000]"
 # Legs syntax errors name LEGS:LINE.
 printf '0x1000 4K r\n0x2000 4X r\n' >"$TMP/bad1.legs"
 err "legs: bad size" E_VALUE "$TOOL" audit "$TM" pdb0 "$TMP/bad1.legs"
@@ -1138,7 +1139,7 @@ done
 run "$TOOL" decode --format x86-64 --level pml4 --value 0x0000000012345087
 has "x86 decode: PS in a PML4E is reserved" '^reserved_mask: 0x80$'
 run "$TOOL" walk --json "$X4" cpu0 0x0000800000000000 0xffff888040201abc
-js "x86 walk: non-canonical faults before any read, a kernel VA maps" 'j[0]["result"]["fault"]=="noncanonical" and j[0]["steps"]==[] and h(j[1]["result"]["pa"])==0xfedabc and j[1]["result"]["flags"]=="writable,pwt,pcd,xd"'
+js "x86 walk: non-canonical faults before any read, a kernel VA maps" 'j[0]["result"]["fault"]=="noncanonical" and j[0]["steps"]==[] and h(j[1]["result"]["pa"])==0xfedabc and j[1]["result"]["flags"]==["writable","pwt","pcd","xd"]'
 run "$TOOL" walk "$X5" cpu0 0xff11000012345678
 has "x86 5-level walk: the V.C index vector" '^pml5\[273\] .*pointer$'
 has "x86 5-level walk: PA" '^result: mapped pa=sysmem:0x12345678 page=4K '
@@ -1150,9 +1151,9 @@ has "x86 maps: unsigned order, the top page's end wraps" '^0xfffffffffffff000-0x
 has "x86 maps: effective xd from the PML4E" '^0x00007fffffe00000-0x0000800000000000 .* writable,user,xd -$'
 printf '0x800000 4K w\n0x1000 4K w 0x200000\n0xffff888040200000 4K r\n0x0000800000000000 4K r\n' >"$TMP/x86.legs"
 rc "x86 audit: denied, ok, kernel, non-canonical" 1 "$TOOL" audit --json "$X4" cpu0 "$TMP/x86.legs"
-js "x86 audit verdicts" '[p["verdict"] for p in j["pages"]]==["access_denied","ok","access_denied","unmapped"] and j["pages"][0]["reason"]=="writable=0" and j["pages"][2]["reason"]=="user=0" and j["pages"][3]["reason"]=="noncanonical"'
+js "x86 audit verdicts" '[p["verdict"] for p in j["results"]]==["access_denied","ok","access_denied","unmapped"] and j["results"][0]["reason"]=="writable=0" and j["results"][2]["reason"]=="user=0" and j["results"][3]["reason"]=="noncanonical"'
 rc "x86 audit --privileged: the kernel page reads" 1 "$TOOL" audit --json --privileged "$X4" cpu0 "$TMP/x86.legs"
-js "x86 audit --privileged verdicts" '[p["verdict"] for p in j["pages"]][:3]==["access_denied","ok","ok"]'
+js "x86 audit --privileged verdicts" '[p["verdict"] for p in j["results"]][:3]==["access_denied","ok","ok"]'
 rc "x86 check: reserved bits are anomalies" 1 "$TOOL" check "$X4"
 has "x86 check: above MAXPHYADDR" '^cpu0 pml4/0/pdpt/0/pd/0/pt/6 reserved_bits reserved_mask: 0x800000000000$'
 has "x86 check: XD without NXE" '^nonx pml4/273/pdpt/0 reserved_bits reserved_mask: 0x8000000000000000$'

@@ -109,8 +109,8 @@ START_TEST(entry_pointer_targets)
 	ck_assert_ptr_null(strstr(b.data, "is_pde_pointer"));
 	pt_buf_reset(&b);
 	pt_render_entry(&b, &loc.table, loc.index, &loc.entry, PT_OUT_JSON);
-	ck_assert_ptr_nonnull(strstr(b.data, "\"is_pde_pointer\": 0"));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"target_captured_small\": \"no\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"is_pde_pointer\": false"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"target_captured_small\": false"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space_small\": \"vidmem\""));
 	assert_sorted_keys(b.data);
 }
@@ -126,7 +126,7 @@ START_TEST(entry_json_values)
 	assert_sorted_keys(b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"raw\": \"0x0600000000200045\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"address\": \"0x2000000\""));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"read_only\": 1"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"read_only\": true"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"kind_known\": true"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"va\": \"0x10000\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"target_space\": \"sysmem\""));
@@ -163,12 +163,14 @@ START_TEST(walk_fault_lines)
 	pt_walk_va(&ctx, 0x400000, &w);
 	pt_render_walk(&b, &ctx, &w, PT_OUT_TEXT);
 	ck_assert_ptr_nonnull(strstr(b.data, "\npte_small[0] vidmem:0x900000 not_captured\n"
-					     "result: fault=not_captured level=pte_small index=0\n"));
+					     "result: fault=not_captured level=pte_small index=0 entry=pde3/0/"));
+	/* the fault names the entry's path in the tree (issue #25 item 7) */
+	ck_assert_ptr_nonnull(strstr(b.data, "/pte_small/0\n"));
 	pt_buf_reset(&b);
 	pt_walk_va(&ctx, 0x20000, &w);
 	pt_render_walk(&b, &ctx, &w, PT_OUT_TEXT);
 	ck_assert_ptr_nonnull(strstr(b.data, "raw=0x0000000000000020 no_valid_4k\n"
-					     "result: fault=unmapped level=pte_big index=2\n"));
+					     "result: fault=unmapped level=pte_big index=2 entry=pde3/0/"));
 	pt_buf_reset(&b);
 	pt_walk_va(&ctx, 1ull << 49, &w);
 	pt_render_walk(&b, &ctx, &w, PT_OUT_TEXT);
@@ -178,7 +180,7 @@ START_TEST(walk_fault_lines)
 	pt_render_walk(&b, &ctx, &w, PT_OUT_JSON);
 	assert_sorted_keys(b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"result\": {\"fault\": \"not_captured\", \"index\": 0, "
-					     "\"level\": \"pte_small\", \"status\": \"fault\"}"));
+					     "\"level\": \"pte_small\", \"path\": \"pde3/0/"));
 }
 END_TEST
 

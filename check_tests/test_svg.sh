@@ -11,9 +11,6 @@ set -u
 TOOL=${PTFS_TOOL:?}
 FIX=${PTFS_FIXTURES:?}
 MKBIG=${PTFS_MKBIG:-}
-PASS=0 FAIL=0
-ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
 if ! command -v rsvg-convert >/dev/null; then
 	if [ "${CI:-}" = true ]; then
 		echo "not ok - rsvg-convert is missing (CI=true; Debian: librsvg2-bin)"
@@ -23,8 +20,11 @@ if ! command -v rsvg-convert >/dev/null; then
 	echo "SKIP: rsvg-convert is missing (Debian: apt-get install librsvg2-bin)"
 	exit 77
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-svg.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+# ok/bad/report, the mount helpers and the EXIT trap that unmounts and
+# removes the scratch directory even when a check fails
+. "$(dirname "$0")/mount_lib.sh"
+ml_tmpdir svg
+T=$TMP
 
 check_one() {	# CAPTURE CONTEXT LABEL
 	local cap=$1 ctx=$2 label=$3 size lines titles
@@ -66,5 +66,40 @@ if [ -n "$MKBIG" ] && [ -x "$MKBIG" ]; then
 	"$MKBIG" --entries 100000 "$T/big.tar" >/dev/null
 	check_one "$T/big.tar" pdb0 "mkbig 10^5 pdb0"
 fi
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" = 0 ]
+# CTX/map.svg in a real mount: the same bytes as map --svg, its st_size
+# their length, and it renders (the file is cached like maps: read it twice).
+PTFS=${PTFS_BIN:-}
+if [ -n "$PTFS" ] && [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; then
+	for cap in "$FIX/turing-mixed.tar.gz" "$FIX/amd-gfx9-vm.tar.gz" "$FIX/x86-64-4level.tar.gz"; do
+		mnt=$T/mnt-$(basename "$cap" .tar.gz)
+		if ! do_mount "$cap" "$mnt"; then
+			bad "$(basename "$cap"): mounts"
+			continue
+		fi
+		for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^# //p'); do
+			label="$(basename "$cap") $ctx/map.svg"
+			"$TOOL" map --svg "$cap" "$ctx" >"$T/tool.svg" 2>/dev/null
+			if cmp -s "$mnt/$ctx/map.svg" "$T/tool.svg" && cmp -s "$mnt/$ctx/map.svg" "$T/tool.svg"; then
+				ok "$label: the bytes of map --svg, twice"
+			else
+				bad "$label: the bytes of map --svg"
+			fi
+			if [ "$(stat -c %s "$mnt/$ctx/map.svg")" = "$(stat -c %s "$T/tool.svg")" ]; then
+				ok "$label: st_size is its length"
+			else
+				bad "$label: st_size $(stat -c %s "$mnt/$ctx/map.svg") vs $(stat -c %s "$T/tool.svg")"
+			fi
+			if ls "$mnt/$ctx" | grep -qx map.svg && rsvg-convert "$mnt/$ctx/map.svg" -o "$T/m.png" && [ -s "$T/m.png" ]; then
+				ok "$label: listed, and renders"
+			else
+				bad "$label: listed, and renders"
+			fi
+		done
+		do_umount "$mnt" || bad "$(basename "$cap"): unmounts"
+	done
+elif [ "${CI:-}" = true ]; then
+	bad "CTX/map.svg: no ptfs or /dev/fuse to mount with (CI=true)"
+else
+	echo "# CTX/map.svg in a mount: not tested (no ptfs or /dev/fuse)"
+fi
+report

@@ -187,7 +187,7 @@ END_TEST
 START_TEST(list_fixed)
 {
 	ck_assert_str_eq(names_of(""), "capture pdb0 pdb1 pa");
-	ck_assert_str_eq(names_of("pdb0"), "info maps entries pde3 va walk");
+	ck_assert_str_eq(names_of("pdb0"), "info maps entries map.svg pde3 va walk");
 	ck_assert_str_eq(names_of("pdb0/pde3/0"), "entry pde2");
 	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3"), "entry pte_big pte_small");
 	ck_assert_str_eq(names_of("pdb0/walk"), "");
@@ -202,16 +202,18 @@ START_TEST(list_fixed_cookies)
 	struct listing l;
 
 	list_from(tree, &d, 0, &l);
-	ck_assert_uint_eq(l.n, 6);
+	ck_assert_uint_eq(l.n, 7);
 	for (size_t k = 0; k < l.n; k++)
 		ck_assert_uint_eq(l.next[k], k + 3);
 	list_from(tree, &d, 1, &l);
-	ck_assert_str_eq(l.names, "info maps entries pde3 va walk");   /* 1, 2: the caller's dots */
+	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk");   /* 1, 2: the caller's dots */
 	list_from(tree, &d, 2, &l);
-	ck_assert_str_eq(l.names, "info maps entries pde3 va walk");
+	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk");
 	list_from(tree, &d, 4, &l);
-	ck_assert_str_eq(l.names, "entries pde3 va walk");
+	ck_assert_str_eq(l.names, "entries map.svg pde3 va walk");
 	list_from(tree, &d, 8, &l);
+	ck_assert_str_eq(l.names, "walk");
+	list_from(tree, &d, 9, &l);
 	ck_assert_str_eq(l.names, "");
 }
 END_TEST

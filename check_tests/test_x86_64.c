@@ -140,7 +140,7 @@ START_TEST(vc_vectors)
 	ck_assert_uint_eq(e.page_size, 1ull << 30);
 	ck_assert_uint_eq(fv(&e, "xd"), 1);
 	ck_assert_uint_eq(fv(&e, "pat_large"), 0);
-	ck_assert_uint_eq(fv(&e, "page_size"), 1);
+	ck_assert_uint_eq(fv(&e, "ps"), 1);
 	ck_assert(!(e.perm & PT_PERM_EXEC));
 	/* X04: L2 2 MiB global */
 	e = dec("pd", 0x00000000002001E3ull);
@@ -167,7 +167,7 @@ START_TEST(vc_vectors)
 	e = dec("pt", 0x0000000000005083ull);
 	ck_assert_uint_eq(e.pa, 0x5000);
 	ck_assert_uint_eq(fv(&e, "pat"), 1);
-	no_field(&e, "page_size");
+	no_field(&e, "ps");
 	/* X08: PAT(12) in a 2 MiB leaf: not address */
 	e = dec("pd", 0x0000000000401083ull);
 	ck_assert_uint_eq(e.pa, 0x400000);
@@ -204,7 +204,7 @@ START_TEST(vc_vectors)
 	e = dec("pd", 0x0000000012345067ull);
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_uint_eq(e.target[0].addr, 0x12345000);
-	ck_assert_uint_eq(fv(&e, "page_size"), 0);
+	ck_assert_uint_eq(fv(&e, "ps"), 0);
 }
 END_TEST
 
@@ -264,7 +264,7 @@ START_TEST(fields_one_by_one)
 	no_field(&e, "protection_key");
 	e = dec("pml4", 1 | (7ull << 9) | 0x5000);
 	ck_assert_uint_eq(fv(&e, "sw"), 7);
-	no_field(&e, "page_size");   /* bit 7 of a PML4E is reserved, not a field */
+	no_field(&e, "ps");   /* bit 7 of a PML4E is reserved, not a field */
 }
 END_TEST
 

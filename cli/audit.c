@@ -448,7 +448,7 @@ int cli_audit(int argc, char **argv)
 		pt_jobj_u(&summary, "pa_mismatch", count[V_PA_MISMATCH]);
 		pt_jobj_u(&summary, "pages", npages);
 		pt_jobj_u(&summary, "unmapped", count[V_UNMAPPED]);
-		pt_jobj_arr(&top, "pages", &pages);
+		pt_jobj_arr(&top, "results", &pages);   /* "pages" is a count everywhere else */
 		pt_jobj_obj(&top, "summary", &summary);
 		pt_jobj_finish(&top, &out);
 		pt_buf_puts(&out, "\n");

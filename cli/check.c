@@ -110,8 +110,9 @@ int cli_check(int argc, char **argv)
 		if (json) {
 			struct pt_jobj one = {0};
 
-			pt_jobj_u(&one, "anomalies", cs.n - before);
-			pt_jobj_str(&one, "name", ctx->name);
+			/* info --json's names: a count is NAME_count, a context "context" */
+			pt_jobj_u(&one, "anomaly_count", cs.n - before);
+			pt_jobj_str(&one, "context", ctx->name);
 			pt_jarr_obj(&per, &one);
 		}
 	}

@@ -268,7 +268,8 @@ static unsigned jm_fill(struct jm *m, const struct pt_format *fmt, const struct 
 	for (unsigned k = 0; k < e->nfields && n < JM_MAX - 2; k++) {
 		const struct pt_field *f = &e->fields[k];
 		uint8_t t = f->kind == PT_FK_HEX ? J_HEX : f->kind == PT_FK_HEX128 ? J_HEX128 :
-			    f->kind == PT_FK_BOOL ? J_BOOL : f->kind == PT_FK_STR ? J_STR : J_U;
+			    f->kind == PT_FK_BOOL || f->kind == PT_FK_BIT ? J_BOOL :
+			    f->kind == PT_FK_STR ? J_STR : J_U;   /* a bit is a JSON boolean */
 
 		m[n++] = (struct jm){f->key, t, f->v, f->v2, f->s};
 	}

@@ -146,17 +146,21 @@ static const char *space_b(const struct ctxdiff *d, const struct pt_run *r)
 	return d->fb->spaces[r->space];
 }
 
-static void side_json(struct pt_buf *o, const char *key, const char *space, uint64_t pa,
-		      const struct pt_run *r)
+static void side_json(struct pt_buf *o, const char *key, const struct pt_format *fmt,
+		      const char *space, uint64_t pa, const struct pt_run *r)
 {
-	pt_buf_printf(o, ", \"%s\": {\"flags\": ", key);
-	pt_json_escape(o, r->flags);
-	pt_buf_puts(o, ", \"kind\": ");
-	pt_json_escape(o, r->kind);
-	pt_buf_printf(o, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
-		      "\", \"space\": ", pa, r->page_size);
-	pt_json_escape(o, space);
-	pt_buf_puts(o, "}");
+	struct pt_jobj j = {0};
+	char kk[PT_KIND_KEY_LEN];
+
+	/* the keys maps --json uses for the same run (ptfs-tool(1) JSON) */
+	pt_format_kind_key(fmt, kk, sizeof kk);
+	pt_jobj_flags(&j, "flags", r->flags);
+	pt_jobj_str(&j, kk, r->kind);
+	pt_jobj_hex(&j, "pa", pa);
+	pt_jobj_hex(&j, "page_size", r->page_size);
+	pt_jobj_str(&j, "space", space);
+	pt_buf_printf(o, ", \"%s\": ", key);
+	pt_jobj_finish(&j, o);
 }
 
 static void seg_emit(struct ctxdiff *d, const struct seg *g)
@@ -177,9 +181,9 @@ static void seg_emit(struct ctxdiff *d, const struct seg *g)
 		if (g->type == CHG_CHANGED || g->type == CHG_REMAPPED)
 			pt_buf_printf(d->out, ", \"fields\": [%s]", g->fields);
 		if (g->b)
-			side_json(d->out, "new", space_b(d, g->b), g->pa_b, g->b);
+			side_json(d->out, "new", d->fb, space_b(d, g->b), g->pa_b, g->b);
 		if (g->a)
-			side_json(d->out, "old", space_a(d, g->a), g->pa_a, g->a);
+			side_json(d->out, "old", d->fa, space_a(d, g->a), g->pa_a, g->a);
 		pt_buf_printf(d->out, ", \"size\": \"0x%" PRIx64 "\", \"va_end\": \"0x%" PRIx64
 			      "\", \"va_start\": \"0x%" PRIx64 "\"}\n", g->e - g->s, g->e, g->s);
 		return;

@@ -246,10 +246,21 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name)
 {
 	const struct pt_context *ctx = pt_capture_context_find(cap, name);
+	struct pt_buf have;
+	size_t n = pt_capture_context_count(cap);
 
-	if (!ctx)
-		cli_fail(PT_E_NOTFOUND, "no context '%s' in %s", name, pt_capture_source(cap));
-	return ctx;
+	if (ctx)
+		return ctx;
+	/* say what there is: the user mistyped one of these (issue #25 item 7) */
+	pt_buf_init(&have);
+	for (size_t i = 0; i < n && i < 16; i++)
+		pt_buf_printf(&have, "%s%s", i ? ", " : "", pt_capture_context(cap, i)->name);
+	if (n > 16)
+		pt_buf_printf(&have, ", ... (%zu in all)", n);
+	cli_fail(PT_E_NOTFOUND, "no context '%s' in %s; it has %s", name, pt_capture_source(cap),
+		 n ? (have.data ? have.data : "?") : "none");
+	pt_buf_free(&have);
+	return NULL;
 }
 
 bool cli_write_buf(const struct pt_buf *b)

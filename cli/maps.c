@@ -5,6 +5,7 @@
  * before the runs are merged (core/runs.c).
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ static const char maps_help[] =
 	"  --space S        pages in space S of the context's format:\n";
 /* After the space list (cli_print_spaces: from the format table). */
 static const char maps_help2[] =
-	"  --kind K         pages whose kind column is K\n"
+	"  --kind K         pages whose kind column is K, or whose kind field is K\n"
+	"                   when K is a number (0xfe, 254)\n"
 	"  --range A-B      pages overlapping VA A..B (hex, inclusive)\n"
 	"  --page-size P    pages of size P (4K, 64K, 2M, or a number)\n"
 	"  --state S        mapped, sparse, not_captured, reserved_bits or\n"
@@ -108,9 +110,20 @@ int cli_maps(int argc, char **argv)
 		case 's':
 			space = optarg;
 			break;
-		case 'k':
-			f.kind = optarg;
+		case 'k': {
+			uint64_t k;
+
+			/* a number is the kind field's value (0xfe, 254), a name the column */
+			if (optarg[0] >= '0' && optarg[0] <= '9') {
+				if (!cli_parse_u64(optarg, &k) || k > INT32_MAX)
+					return cli_fail(PT_E_VALUE, "maps: bad --kind '%s' (a name as maps "
+							"prints it, or a number)", optarg);
+				f.kind_num = (int64_t)k;
+			} else {
+				f.kind = optarg;
+			}
 			break;
+		}
 		case 'R':
 			if (!parse_range(optarg, &f.va_lo, &f.va_hi))
 				return cli_fail(PT_E_VALUE, "maps: bad --range '%s' (A-B, hex VAs, A <= B)", optarg);

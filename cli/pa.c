@@ -66,8 +66,16 @@ int cli_pa(int argc, char **argv)
 		return st;
 	space = pt_format_space(pt_capture_format(cap), name);
 	if (space < 0) {
-		st = cli_fail(PT_E_VALUE, "pa: no space '%s' in format %s", name,
-			      pt_capture_format(cap)->name);
+		const struct pt_format *fmt = pt_capture_format(cap);
+		struct pt_buf have;
+
+		/* the spaces there are, so that the next try is right (issue #25 item 7) */
+		pt_buf_init(&have);
+		for (int i = 0; fmt->spaces[i]; i++)
+			pt_buf_printf(&have, "%s%s", i ? ", " : "", fmt->spaces[i]);
+		st = cli_fail(PT_E_VALUE, "pa: no space '%s' in format %s; its spaces: %s", name,
+			      fmt->name, have.data ? have.data : "none");
+		pt_buf_free(&have);
 		pt_capture_free(cap);
 		return st;
 	}

@@ -66,8 +66,7 @@ int cli_walk(int argc, char **argv)
 
 	pt_buf_init(&out);
 	pt_buf_init(&one);
-	if (json && nva > 1)
-		pt_buf_puts(&out, "[");
+	/* JSON Lines: one object per VA, however many VAs (ptfs-tool(1) JSON) */
 	for (int i = 0; i < nva && st == CLI_EXIT_OK; i++) {
 		struct pt_walk w;
 		uint64_t va = 0;
@@ -82,17 +81,14 @@ int cli_walk(int argc, char **argv)
 			st = cli_fail(err, "walk: %s: VA %s", ctx->name, argv[optind + 2 + i]);
 			break;
 		}
-		if (json) {
+		if (json)
 			cli_buf_chomp(&one);
-			if (i)
-				pt_buf_puts(&out, ",\n");
-		} else if (i) {
+		else if (i)
 			pt_buf_puts(&out, "\n");
-		}
 		pt_buf_put(&out, one.data ? one.data : "", one.len);
+		if (json)
+			pt_buf_puts(&out, "\n");
 	}
-	if (json)
-		pt_buf_puts(&out, nva > 1 ? "]\n" : "\n");
 	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;
 	pt_buf_free(&one);

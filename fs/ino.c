@@ -83,6 +83,13 @@
 /* the fixed nodes' inode codes are their enum values: pinned, numbers are stable */
 _Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_VADIR == 4 &&
 	       PT_TN_WALKDIR == 5 && PT_TN_ENTRIES == 12, "inode codes of the fixed nodes");
+/*
+ * map.svg came later: its enum value does not fit the 4-bit code, so it
+ * takes code 6, which no fixed node uses (6..8 are path nodes, whose numbers
+ * carry PATH_BIT instead).
+ */
+#define INO_CODE_SVG 6u
+_Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, never a fixed code");
 
 static unsigned bits_for(uint64_t v)
 {
@@ -329,7 +336,21 @@ static uint64_t walk_uncode(const struct ptfs_ctx *pc, uint64_t code)
 static bool fixed_type(enum pt_tnode_type t)
 {
 	return t == PT_TN_CTXDIR || t == PT_TN_INFO || t == PT_TN_MAPS || t == PT_TN_VADIR ||
-	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES;
+	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES || t == PT_TN_SVG;
+}
+
+static uint64_t fixed_code(enum pt_tnode_type t)
+{
+	return t == PT_TN_SVG ? INO_CODE_SVG : (uint64_t)t;
+}
+
+static enum pt_tnode_type fixed_of_code(uint64_t code)
+{
+	if (code == INO_CODE_SVG)
+		return PT_TN_SVG;
+	if (code == PT_TN_TABLEDIR || code > PT_TN_ENTRIES)
+		return PT_TN_ROOT;   /* not a fixed code: fixed_type() says no */
+	return (enum pt_tnode_type)code;
 }
 
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
@@ -386,7 +407,7 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	default:
 		if (!fixed_type(id->type))
 			return 0;
-		rest = (uint64_t)id->type;
+		rest = fixed_code(id->type);
 		break;
 	}
 	return ((uint64_t)(id->ctx + 1) << shift) | rest;
@@ -443,7 +464,7 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 			return ENOENT;
 	} else {
 		/* stray bits above the type fail the re-encode below */
-		id->type = (enum pt_tnode_type)(rest & 0xf);
+		id->type = fixed_of_code(rest & 0xf);
 		if (!fixed_type(id->type))
 			return ENOENT;
 	}

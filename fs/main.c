@@ -8,6 +8,7 @@
  * loaded BEFORE anything is mounted, so a bad capture exits 2 with one
  * `ptfs: E_XXX: ...` line and leaves no mount behind.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -224,6 +225,7 @@ static bool load(struct ptfs *fs)
 		ptfs_cache_init(&fs->ctx[i].info);
 		ptfs_cache_init(&fs->ctx[i].maps);
 		ptfs_cache_init(&fs->ctx[i].entries);
+		ptfs_cache_init(&fs->ctx[i].svg);
 	}
 	if (!fs->opts.cache_max) {
 		uint64_t nz = pt_mem_resident(pt_capture_mem(fs->cap));
@@ -267,6 +269,7 @@ static void unload(struct ptfs *fs)
 			ptfs_cache_destroy(fs, &fs->ctx[i].info);
 			ptfs_cache_destroy(fs, &fs->ctx[i].maps);
 			ptfs_cache_destroy(fs, &fs->ctx[i].entries);
+			ptfs_cache_destroy(fs, &fs->ctx[i].svg);
 		}
 		free(fs->ctx);
 	}
@@ -377,7 +380,29 @@ static bool mount_at(const char *dir, char *src, size_t srclen, char *type, size
  * killed), or already a mount point (a second mount would silently hide the
  * first).  True when MNT may be mounted on.
  */
-static bool mountpoint_ok(const char *mnt)
+/* True when DIR holds anything besides . and .. (unreadable: false, libfuse decides). */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool dir_has_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while (!any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return any;
+}
+
+static bool mountpoint_ok(const char *mnt, const char *capture)
 {
 	char *shown = escaped(mnt);
 	const char *m = shown ? shown : "?";
@@ -396,6 +421,10 @@ static bool mountpoint_ok(const char *mnt)
 			"gone); run 'fusermount3 -u %s' first\n", m, m);
 	else if (e)
 		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(e));
+	else if (!S_ISDIR(st.st_mode) && S_ISREG(st.st_mode) && capture && is_dir(capture))
+		/* `ptfs MNT CAPTURE`: the usual slip, said as such (issue #25 item 7) */
+		fprintf(stderr, "ptfs: E_USAGE: mount point '%s' is a file and the capture a directory: "
+			"the arguments are swapped? (usage: ptfs CAPTURE MOUNTPOINT)\n", m);
 	else if (!S_ISDIR(st.st_mode))
 		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(ENOTDIR));
 	else if (realpath(mnt, real) && mount_at(real, src, sizeof src, type, sizeof type)) {
@@ -407,6 +436,10 @@ static bool mountpoint_ok(const char *mnt)
 		free(etype);
 	} else {
 		ok = true;
+		/* allowed (as mount(8) allows it), but what is there is hidden until unmount */
+		if (dir_has_files(mnt))
+			fprintf(stderr, "ptfs: warning: mount point '%s' is not empty: its files are "
+				"hidden while the capture is mounted\n", m);
 	}
 	free(shown);
 	return ok;
@@ -548,7 +581,7 @@ int main(int argc, char *argv[])
 		die_usage("too many arguments");
 		goto out_args;
 	}
-	if (fs.opts.mountpoint && !mountpoint_ok(fs.opts.mountpoint))
+	if (fs.opts.mountpoint && !mountpoint_ok(fs.opts.mountpoint, fs.opts.capture))
 		goto out_args;
 	if (fuse_parse_cmdline(&args, &copts) != 0)
 		goto out_args;

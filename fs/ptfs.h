@@ -86,7 +86,7 @@ struct ptfs_ctx {
 	unsigned nlevels;
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
-	struct ptfs_cache info, maps, entries;
+	struct ptfs_cache info, maps, entries, svg;
 };
 
 struct ptfs_open;

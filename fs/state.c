@@ -274,6 +274,8 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
 		return &fs->ctx[id->ctx].maps;
 	case PT_TN_ENTRIES:
 		return &fs->ctx[id->ctx].entries;
+	case PT_TN_SVG:
+		return &fs->ctx[id->ctx].svg;
 	default:
 		return NULL;
 	}

@@ -33,9 +33,7 @@ def ptfs_walk(tool, dump, ctx, vas):
         if r.returncode != 0:
             sys.exit('agree: ptfs-tool walk %s %s failed (%d): %s' %
                      (dump, ctx, r.returncode, r.stderr.strip()))
-        res = json.loads(r.stdout)
-        if isinstance(res, dict):
-            res = [res]
+        res = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]   # JSON Lines
         if len(res) != len(chunk):
             sys.exit('agree: ptfs-tool walk gave %d results for %d VAs' % (len(res), len(chunk)))
         out += res

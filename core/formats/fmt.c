@@ -170,6 +170,12 @@ void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char
 		fmt->flags(e, buf, len);
 }
 
+void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len)
+{
+	/* the decoder's name field of the KIND column: kind_name, mtype_name, emt_name... */
+	snprintf(buf, len, "%s_name", fmt->kind_field ? fmt->kind_field : "kind");
+}
+
 void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len)
 {
 	snprintf(buf, len, "-");

@@ -565,7 +565,7 @@ static void gart_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_hex(o, "page_size", l->page_size);
 	pt_jobj_hex(o, "va_start", l->va_start);
 	pt_jobj_hex(o, "va_end", l->va_end);
-	pt_jobj_hex(o, "entries", l->entries);
+	pt_jobj_u(o, "entry_count", l->entries);   /* a count; "entries" is decode's list */
 	if (l->has[PT_GR_FB_BASE] && l->has[PT_GR_FB_TOP]) {
 		pt_jobj_hex(o, "fb_base", l->fb_base);
 		pt_jobj_hex(o, "fb_top", l->fb_top);

@@ -626,7 +626,7 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		return;
 	if (c->ept) {
 		pt_jobj_hex(o, "eptp", c->eptp);
-		pt_jobj_str(o, "memory_type", memtype_name(bits(c->eptp, 2, 0)));
+		pt_jobj_str(o, "memory_type_name", memtype_name(bits(c->eptp, 2, 0)));   /* "memory_type": the number */
 		pt_jobj_u(o, "walk_length", c->levels_n);
 		pt_jobj_bool(o, "accessed_dirty", bits(c->eptp, 6, 6));
 	} else {
@@ -634,7 +634,7 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 			char v[40];
 
 			snprintf(v, sizeof v, "0x%016" PRIx64 "%016" PRIx64, c->ctx_hi, c->ctx_lo);
-			pt_jobj_str(o, "context", v);
+			pt_jobj_str(o, "context_entry", v);   /* "context" is the context's name */
 			pt_jobj_u(o, "fpd", bits(c->ctx_lo, 1, 1));
 			pt_jobj_u(o, "tt", bits(c->ctx_lo, 3, 2));
 			pt_jobj_u(o, "did", bits(c->ctx_hi, 23, 8));
@@ -642,7 +642,7 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		pt_jobj_hex(o, "slptptr", c->root);
 		pt_jobj_u(o, "aw", c->aw);
 	}
-	pt_jobj_u(o, "levels", c->levels_n);
+	pt_jobj_u(o, "level_count", c->levels_n);   /* "levels" is the core's per-level table */
 	pt_jobj_str(o, "space", sl_spaces[c->space]);
 	pt_jobj_str(o, "output_space", sl_spaces[c->output_space]);
 }

@@ -91,7 +91,7 @@ static void decode_leaf(struct pt_entry *e, uint64_t r, unsigned shift, bool nxe
 	if (shift == 12) {
 		pt_entry_add(e, "pat", PT_FK_BIT, bits(r, 7, 7));
 	} else {
-		pt_entry_add(e, "page_size", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(e, "ps", PT_FK_BIT, bits(r, 7, 7));
 		named |= BIT(12);
 	}
 	pt_entry_add(e, "global", PT_FK_BIT, bits(r, 8, 8));
@@ -124,7 +124,7 @@ static void decode_pointer(struct pt_entry *e, uint64_t r, unsigned shift, bool 
 	add_low(e, r);
 	pt_entry_add(e, "ignored", PT_FK_HEX, r & (BIT(6) | BIT(8)));
 	if (shift == LK_PDPT || shift == LK_PD) {
-		pt_entry_add(e, "page_size", PT_FK_BIT, bits(r, 7, 7));
+		pt_entry_add(e, "ps", PT_FK_BIT, bits(r, 7, 7));
 		named |= BIT(7);
 	}
 	pt_entry_add(e, "sw", PT_FK_UINT, bits(r, 11, 9));

@@ -76,6 +76,13 @@ void pt_jobj_arr(struct pt_jobj *o, const char *key, struct pt_jarr *a);
  * hex), other bytes (UTF-8) as they are.
  */
 void pt_json_escape(struct pt_buf *b, const char *s);
+/*
+ * FLAGS, maps' comma-separated flag words ("-": none), as a JSON array of
+ * strings ("[]" for none): the one shape of `flags` in every JSON output.
+ */
+#define PT_JSON_WORD 64
+void pt_json_flags(struct pt_buf *b, const char *flags);
+void pt_jobj_flags(struct pt_jobj *o, const char *key, const char *flags);
 /* PT_E_NOMEM if B ran out of memory, else PT_OK. */
 pt_err pt_buf_status(const struct pt_buf *b);
 

@@ -77,7 +77,7 @@ const char *pt_state_name(enum pt_state st);
 
 /* How a field prints. Text: "key: value". JSON: see pt_render.h. */
 enum pt_fkind {
-	PT_FK_BIT = 1,   /* one bit: text 0/1, JSON 0/1 */
+	PT_FK_BIT = 1,   /* one bit: text 0/1, JSON false/true */
 	PT_FK_UINT,      /* small unsigned: text decimal, JSON number */
 	PT_FK_HEX,       /* unsigned: text 0x-lowercase hex, JSON "0x..." string */
 	PT_FK_BOOL,      /* derived flag: text true/false, JSON true/false */
@@ -361,6 +361,13 @@ unsigned pt_format_nlevels(const struct pt_format *fmt);
 int pt_format_space(const struct pt_format *fmt, const char *name);
 /* A leaf's maps/walk FLAGS words into BUF ("" where the format has none). */
 void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
+/*
+ * The JSON key of the KIND column (walk, maps, diff): the decoder's own
+ * name field for it, "<kind_field>_name" ("kind_name" without a kind_field),
+ * so that a key means one thing in every output.  BUF of PT_KIND_KEY_LEN.
+ */
+#define PT_KIND_KEY_LEN 64
+void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len);
 /* A leaf's KIND column into BUF ("-" where the format has none). */
 void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
 

@@ -56,6 +56,7 @@ struct pt_runs_filter {
 	bool read_only;            /* only pages with read_only */
 	int space;                 /* space id, or -1 for any */
 	const char *kind;          /* kind column as maps prints it, or NULL */
+	int64_t kind_num;          /* the leaf's kind number (maps --kind 0xfe), or -1: any */
 	uint64_t va_lo, va_hi;     /* pages overlapping [va_lo, va_hi] (inclusive); 0, UINT64_MAX: all */
 	uint64_t page_size;        /* 0: any */
 	const char *state;         /* NULL: mapped (plus the others with `all`); else only this state */

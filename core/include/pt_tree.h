@@ -59,6 +59,7 @@ enum pt_tnode_type {
 	PT_TN_PADIR,        /* pa/ */
 	PT_TN_PASPACE,      /* pa/vidmem/ */
 	PT_TN_PAFILE,       /* pa/vidmem/0x... */
+	PT_TN_SVG,          /* pdb0/map.svg */
 	PT_TN__COUNT
 };
 

@@ -178,6 +178,7 @@ void pt_size_human(uint64_t size, char *buf, size_t len)
 struct pt_jmem {
 	char *key;
 	char *val;
+	size_t ord;   /* insertion order: of a repeated key the first added is kept */
 };
 
 void pt_json_escape(struct pt_buf *b, const char *s)
@@ -206,6 +207,7 @@ void pt_jobj_raw(struct pt_jobj *o, const char *key, const char *val)
 		o->oom = true;
 		return;
 	}
+	o->m[o->n].ord = o->n;
 	o->m[o->n].key = strdup(key);
 	o->m[o->n].val = strdup(val);
 	if (!o->m[o->n].key || !o->m[o->n].val) {
@@ -255,6 +257,47 @@ void pt_jobj_u(struct pt_jobj *o, const char *key, uint64_t v)
 	pt_jobj_raw(o, key, s);
 }
 
+/*
+ * A flag-word list as maps prints it ("read_only,volatile", or "-" for none)
+ * as a JSON array of the words (docs/design.md §5: a jq user asks
+ * `.flags | index("read_only")`, never splits a string).
+ */
+void pt_json_flags(struct pt_buf *b, const char *flags)
+{
+	const char *p = flags;
+	bool first = true;
+
+	pt_buf_puts(b, "[");
+	while (p && *p && strcmp(p, "-") != 0) {
+		size_t n = strcspn(p, ",");
+		char word[PT_JSON_WORD];
+
+		if (n >= sizeof word)
+			n = sizeof word - 1;
+		memcpy(word, p, n);
+		word[n] = '\0';
+		if (n) {
+			pt_buf_puts(b, first ? "" : ", ");
+			pt_json_escape(b, word);
+			first = false;
+		}
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	pt_buf_puts(b, "]");
+}
+
+void pt_jobj_flags(struct pt_jobj *o, const char *key, const char *flags)
+{
+	struct pt_buf v;
+
+	pt_buf_init(&v);
+	pt_json_flags(&v, flags);
+	pt_jobj_buf(o, key, &v);
+	pt_buf_free(&v);
+}
+
 void pt_jobj_bool(struct pt_jobj *o, const char *key, bool v)
 {
 	pt_jobj_raw(o, key, v ? "true" : "false");
@@ -262,7 +305,11 @@ void pt_jobj_bool(struct pt_jobj *o, const char *key, bool v)
 
 static int jmem_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct pt_jmem *)a)->key, ((const struct pt_jmem *)b)->key);
+	const struct pt_jmem *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	/* qsort is not stable: the order breaks ties, so "the first" is well defined */
+	return c ? c : x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
 /* Emits O with sorted keys into B and frees it.  Duplicate keys keep the first. */

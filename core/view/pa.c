@@ -182,8 +182,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 	if (err != PT_OK)
 		return err;
 	if (out == PT_OUT_JSON)
-		pt_buf_printf(b, "{\"addr\": \"0x%" PRIx64 "\", \"complete\": %s, \"mappings\": [",
-			      addr, incomplete ? "false" : "true");
+		pt_buf_printf(b, "{\"complete\": %s, \"mappings\": [", incomplete ? "false" : "true");
 	for (size_t i = 0; i < n; i++) {
 		const struct pt_context *ctx = h[i].ctx;
 		struct pt_walk w;
@@ -199,8 +198,8 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 			pt_buf_puts(b, shown ? ", {\"context\": " : "{\"context\": ");
 			pt_json_escape(b, ctx->name);
 			pt_buf_puts(b, ", \"flags\": ");
-			pt_json_escape(b, flags);
-			pt_buf_puts(b, ", \"leaf\": ");
+			pt_json_flags(b, flags);
+			pt_buf_puts(b, ", \"path\": ");
 			pt_json_escape(b, path);
 			pt_buf_printf(b, ", \"va\": \"0x%" PRIx64 "\"}", h[i].va);
 		} else {
@@ -209,7 +208,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		shown++;
 	}
 	if (out == PT_OUT_JSON) {
-		pt_buf_puts(b, "], \"space\": ");
+		pt_buf_printf(b, "], \"pa\": \"0x%" PRIx64 "\", \"space\": ", addr);
 		pt_json_escape(b, fmt->spaces[space]);
 		pt_buf_puts(b, "}\n");
 	} else if (incomplete) {

@@ -82,8 +82,11 @@ static void field_json(struct pt_jobj *o, const struct pt_field *f)
 {
 	char s[48];
 
+	/* a one-bit field is a JSON boolean, a count a number (ptfs-tool(1) JSON) */
 	switch (f->kind) {
 	case PT_FK_BIT:
+		pt_jobj_bool(o, f->key, f->v != 0);
+		break;
 	case PT_FK_UINT:
 		pt_jobj_u(o, f->key, f->v);
 		break;
@@ -122,6 +125,22 @@ static void raw_str(const struct pt_entry *e, char *s, size_t len)
 }
 
 /* The names of target_captured keys for target W of a level's entries. */
+/*
+ * "Is it captured" in JSON: KEY a boolean (true only when every byte is),
+ * and KEY_partial: true beside a false when some bytes are (the text's
+ * "partial"); ptfs-tool(1) JSON.
+ */
+static void jobj_cover(struct pt_jobj *o, const char *key, enum pt_cover c)
+{
+	char k[64];
+
+	pt_jobj_bool(o, key, c == PT_COVER_FULL);
+	if (c == PT_COVER_PARTIAL) {
+		snprintf(k, sizeof k, "%s_partial", key);
+		pt_jobj_bool(o, k, true);
+	}
+}
+
 static const char *target_key(const struct pt_entry *e, unsigned w)
 {
 	if (e->size > 8)
@@ -170,7 +189,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 
 			if (pt_table_child(t, index, e, w, &c)) {
 				pt_jobj_str(&o, target_space_key(e, w), fmt->spaces[c.space]);
-				pt_jobj_str(&o, target_key(e, w), pt_cover_name(c.cover));
+				jobj_cover(&o, target_key(e, w), c.cover);
 			}
 		}
 		pt_jobj_finish(&o, b);
@@ -310,12 +329,13 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		      const struct pt_walk *w, enum pt_out out)
 {
 	const struct pt_format *fmt = ctx->fmt;
-	char va[32], raw[48], flags[FLAGS_LEN], kind[64], size[24], path[256];
+	char va[32], raw[48], flags[FLAGS_LEN], kind[64], size[24], path[256], key[PT_KIND_KEY_LEN];
 	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
 
 	pt_va_name(fmt, w->va, va, sizeof va);
 	path[0] = 0;
-	if (leaf)
+	/* the leaf's path, or the faulting entry's (the walker's node follows its steps) */
+	if (leaf || w->fault_step >= 0)
 		pt_node_path(&w->node, path, sizeof path);
 
 	if (out == PT_OUT_JSON) {
@@ -337,13 +357,14 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_jobj_hex(&r, "page_va", w->page_va);
 			pt_jobj_hex(&r, "page_size", w->page_size);
 			pt_jobj_bool(&r, "address_complete", leaf->entry.address_complete);
-			pt_jobj_str(&r, "flags", flags);
-			pt_jobj_str(&r, "kind", kind);
+			pt_jobj_flags(&r, "flags", flags);
+			pt_format_kind_key(fmt, key, sizeof key);
+			pt_jobj_str(&r, key, kind);
 			pt_jobj_str(&r, "path", path);
 		} else if (pt_walk_aperture_hit(w)) {
 			/* The memory controller translates it without the table (docs/design.md §2.2): a result. */
 			pt_jobj_str(&r, "status", "aperture");
-			pt_jobj_str(&r, "aperture", w->aperture.name);
+			pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
 			pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
 			pt_jobj_hex(&r, "pa", w->aperture.pa);
 		} else {
@@ -354,9 +375,10 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 
 				pt_jobj_str(&r, "level", fmt->levels[s->table.level].name);
 				pt_jobj_u(&r, "index", s->index);
+				pt_jobj_str(&r, "path", path);
 			}
 			if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-				pt_jobj_str(&r, "aperture", w->aperture.name);
+				pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
 				if (w->aperture.hit) {
 					pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
 					pt_jobj_hex(&r, "pa", w->aperture.pa);
@@ -399,8 +421,8 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		if (w->fault_step >= 0) {
 			const struct pt_walk_step *s = &w->steps[w->fault_step];
 
-			pt_buf_printf(b, " level=%s index=%" PRIu64,
-				      fmt->levels[s->table.level].name, s->index);
+			pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
+				      fmt->levels[s->table.level].name, s->index, path);
 		}
 		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 			pt_buf_printf(b, " aperture=%s", w->aperture.name);
@@ -478,14 +500,14 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	pt_table_root(ctx, &root);
 
 	if (out == PT_OUT_JSON) {
-		struct pt_jobj o = {0}, lv = {0}, mb = {0}, ann = {0};
+		struct pt_jobj o = {0}, lv = {0}, mb = {0}, ann = {0}, pbs = {0};
 
 		pt_jobj_str(&o, "context", ctx->name);
 		pt_jobj_str(&o, "format", fmt->name);
 		pt_jobj_str(&o, "root_space", fmt->spaces[ctx->root_space]);
 		pt_jobj_hex(&o, "root_address", ctx->root_addr);
-		pt_jobj_hex(&o, "root_entries", ctx->root_entries);
-		pt_jobj_str(&o, "root_captured", pt_cover_name(root.cover));
+		pt_jobj_u(&o, "root_entries", ctx->root_entries);
+		jobj_cover(&o, "root_captured", root.cover);
 		if (fmt->info_json)
 			fmt->info_json(ctx, &o);
 		for (size_t i = 0; i < ctx->nannotations; i++)
@@ -495,7 +517,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			struct pt_jobj one = {0};
 
 			pt_jobj_u(&one, "tables", st.tables[i]);
-			pt_jobj_u(&one, "entries", st.entries[i]);
+			pt_jobj_u(&one, "entry_count", st.entries[i]);   /* "entries" is decode's list */
 			pt_jobj_u(&one, "mapped", st.mapped[i]);
 			pt_jobj_obj(&lv, fmt->levels[i].name, &one);
 		}
@@ -508,8 +530,10 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			if (st.bytes_by_shift[s]) {
 				pt_size_str((uint64_t)1 << s, size, sizeof size);
 				pt_jobj_hex(&mb, size, st.bytes_by_shift[s]);
+				pt_jobj_u(&pbs, size, st.bytes_by_shift[s] >> s);
 			}
 		pt_jobj_obj(&o, "mapped_bytes", &mb);
+		pt_jobj_obj(&o, "pages_by_size", &pbs);
 		pt_jobj_u(&o, "anomaly_count", st.anomalies);
 		{
 			struct pt_buf v;
@@ -544,6 +568,12 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		if (st.pages_truncated)
 			pt_buf_printf(b, "pages_truncated: true\npages_truncated_at_va: 0x%0*" PRIx64 "\n",
 				      (int)fmt->va_digits, st.truncated_va);
+		/* the page count of each size beside its bytes (whole pages: bytes / size) */
+		for (unsigned s = 0; s < 64; s++)
+			if (st.bytes_by_shift[s]) {
+				pt_size_str((uint64_t)1 << s, size, sizeof size);
+				pt_buf_printf(b, "pages.%s: %" PRIu64 "\n", size, st.bytes_by_shift[s] >> s);
+			}
 		for (unsigned s = 0; s < 64; s++)
 			if (st.bytes_by_shift[s]) {
 				char total[48];

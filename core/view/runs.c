@@ -17,6 +17,7 @@ void pt_runs_filter_init(struct pt_runs_filter *f)
 {
 	memset(f, 0, sizeof *f);
 	f->space = -1;
+	f->kind_num = -1;
 	f->va_hi = UINT64_MAX;
 }
 
@@ -76,6 +77,8 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 	if (f->space >= 0 && pg->space != (unsigned)f->space)
 		return false;
 	if (f->kind && strcmp(f->kind, kind) != 0)
+		return false;
+	if (f->kind_num >= 0 && pg->leaf.kind != f->kind_num)
 		return false;
 	if (f->page_size && pg->size != f->page_size)
 		return false;
@@ -288,28 +291,28 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 	pt_size_str(r->end - r->va, size, sizeof size);
 	pt_size_str(r->page_size, page, sizeof page);
 	if (out == PT_OUT_JSON) {
-		/* keys in sorted order, as every ptfs JSON object */
-		pt_buf_puts(b, "{");
-		if (context) {
-			pt_buf_puts(b, "\"context\": ");
-			pt_json_escape(b, context);
-			pt_buf_puts(b, ", ");
-		}
+		struct pt_jobj o = {0};
+
+		if (context)
+			pt_jobj_str(&o, "context", context);
 		if (r->mapped) {
-			pt_buf_puts(b, "\"flags\": ");
-			pt_json_escape(b, r->flags);
-			pt_buf_puts(b, ", \"kind\": ");
-			pt_json_escape(b, r->kind);
-			pt_buf_printf(b, ", \"pa_start\": \"0x%" PRIx64 "\", \"page_size\": \"0x%" PRIx64
-				      "\", \"size\": \"0x%" PRIx64 "\", \"space\": ",
-				      r->pa, r->page_size, r->end - r->va);
-			pt_json_escape(b, fmt->spaces[r->space]);
+			/* the KIND column's key is the format's (mtype for AMD) */
+			pt_jobj_flags(&o, "flags", r->flags);
+			char key[PT_KIND_KEY_LEN];
+
+			pt_format_kind_key(fmt, key, sizeof key);
+			pt_jobj_str(&o, key, r->kind);
+			pt_jobj_hex(&o, "pa", r->pa);
+			pt_jobj_hex(&o, "page_size", r->page_size);
+			pt_jobj_str(&o, "space", fmt->spaces[r->space]);
 		} else {
-			pt_buf_printf(b, "\"size\": \"0x%" PRIx64 "\", \"state\": ", r->end - r->va);
-			pt_json_escape(b, r->state);
+			pt_jobj_str(&o, "state", r->state);
 		}
-		pt_buf_printf(b, ", \"va_end\": \"0x%" PRIx64 "\", \"va_start\": \"0x%" PRIx64 "\"}\n",
-			      r->end, r->va);
+		pt_jobj_hex(&o, "size", r->end - r->va);
+		pt_jobj_hex(&o, "va_end", r->end);
+		pt_jobj_hex(&o, "va_start", r->va);
+		pt_jobj_finish(&o, b);   /* keys sorted, as every ptfs JSON object */
+		pt_buf_puts(b, "\n");
 		return;
 	}
 	if (context)

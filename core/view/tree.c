@@ -15,6 +15,7 @@
 #include "pt_num.h"
 #include "pt_entries.h"
 #include "pt_pa.h"
+#include "pt_svg.h"
 #include "pt_tree.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
@@ -92,7 +93,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 bool pt_tree_render_scans(const struct pt_tnode *node)
 {
 	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
-	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES;
+	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG;
 }
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
@@ -219,6 +220,7 @@ static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *p
 		enum pt_tnode_type type;
 	} fixed[] = {
 		{"info", PT_TN_INFO}, {"maps", PT_TN_MAPS}, {"entries", PT_TN_ENTRIES},
+		{"map.svg", PT_TN_SVG},
 		{"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR},
 	};
 	const struct pt_context *ctx = pt_tree_context(tree, parent);
@@ -445,6 +447,9 @@ static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir
 	n.type = PT_TN_ENTRIES;
 	if (!fixed_add(l, "entries", &n))
 		return PT_OK;
+	n.type = PT_TN_SVG;
+	if (!fixed_add(l, "map.svg", &n))
+		return PT_OK;
 	n.type = PT_TN_TABLEDIR;
 	if (!fixed_add(l, ctx->fmt->levels[0].name, &n))
 		return PT_OK;
@@ -647,6 +652,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_INFO:
 	case PT_TN_MAPS:
 	case PT_TN_ENTRIES:
+	case PT_TN_SVG:
 	case PT_TN_VADIR:
 	case PT_TN_WALKDIR:
 	case PT_TN_VALINK:
@@ -779,6 +785,11 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 			return PT_E_NOTFOUND;
 		err = node->type == PT_TN_INFO ? pt_render_info(b, ctx, PT_OUT_TEXT)
 					       : pt_render_maps(b, ctx, PT_OUT_TEXT);
+		break;
+	case PT_TN_SVG:
+		if (!ctx)
+			return PT_E_NOTFOUND;
+		err = pt_render_svg(b, ctx);
 		break;
 	case PT_TN_ENTRIES:
 		/* the whole text at once (export); the mount reads it by checkpoints */
