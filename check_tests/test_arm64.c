@@ -197,7 +197,7 @@ START_TEST(s1_fields)
 	ck_assert_uint_eq(fv(&e, "gp"), 1);
 	ck_assert_uint_eq(fv(&e, "sw"), 0xf);
 	ck_assert_uint_eq(fv(&e, "pbha"), 0xf);
-	ck_assert_uint_eq(fv(&e, "ignored"), 1);
+	ck_assert_uint_eq(fv(&e, "ignored"), BIT(63));
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	ck_assert_uint_eq(e.perm, PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE | PT_PERM_NS);
 	/* AP 01: EL0 read-write, so never EL1-executable (Arm ARM D8.4.1; QEMU get_S1prot) */

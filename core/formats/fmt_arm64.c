@@ -247,7 +247,7 @@ static void decode_leaf(struct pt_entry *e, const struct a64_cfg *c, uint64_t r,
 	}
 	pt_entry_add(e, "sw", PT_FK_UINT, bits(r, 58, 55));
 	pt_entry_add(e, "pbha", PT_FK_UINT, bits(r, 62, 59));
-	pt_entry_add(e, "ignored", PT_FK_BIT, bits(r, 63, 63));
+	pt_entry_add(e, "ignored", PT_FK_HEX, r & BIT(63));
 	add_tail(e, r, named);
 	e->state = PT_ST_MAPPED;
 	e->leaf = true;
