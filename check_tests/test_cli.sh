@@ -74,10 +74,11 @@ def pairs(kv):
         raise SystemExit("keys not sorted: %s" % keys)
     return dict(kv)
 # one document, or JSON Lines (a stream: one object per line) read as a list
-lines = [l for l in open(path).read().split("\n") if l]
-j = json.loads(lines[0] if len(lines) == 1 else "null", object_pairs_hook=pairs)
-if len(lines) > 1:
-    j = [json.loads(l, object_pairs_hook=pairs) for l in lines]
+text = open(path).read()
+try:
+    j = json.loads(text, object_pairs_hook=pairs)
+except ValueError:
+    j = [json.loads(l, object_pairs_hook=pairs) for l in text.split("\n") if l]
 h = lambda s: int(s, 16)
 if not eval(expr):
     raise SystemExit("false")
@@ -354,13 +355,13 @@ for l, w in zip(lines, walks):
         want = ("mapped", l[3], int(l[4], 16), size(l[5]))
     elif l[2] == "aperture":
         # outside the table, translated by the memory controller: a result (docs/design.md §2.2)
-        got = (r.get("status"), r.get("aperture"), r.get("space"), int(r.get("pa", "0x0"), 16), r.get("fault"))
+        got = (r.get("status"), r.get("aperture_name"), r.get("space"), int(r.get("pa", "0x0"), 16), r.get("fault"))
         want = ("aperture", l[3], l[4], int(l[5], 16), None)
     else:
         got = [r.get("status"), r.get("fault"), r.get("level", "-")]
         want = ["fault", l[3], l[4]]
         if len(l) > 5:
-            got.append(r.get("aperture"))
+            got.append(r.get("aperture_name"))
             want.append(l[5])
     if got != want:
         errors.append("%s: got %s, want %s" % (l[1], got, want))

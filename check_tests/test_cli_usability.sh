@@ -67,6 +67,21 @@ for k, n in pbs.items():
 assert sum(pbs.values()) == j["pages"] == int(txt["pages"])
 PY
 
+# Load progress on a terminal as ptfs shows it (issue #25 item 6): script(1)
+# gives ptfs-tool a pty; into a pipe nothing is shown.
+if command -v script >/dev/null; then
+	script -qec "$(printf '%q ' "$TOOL" check "$TM")" /dev/null >"$TMP/tty.out" 2>&1
+	if grep -aq "ptfs-tool: loading .*turing-mixed.tar.gz: 100%" "$TMP/tty.out"; then
+		ok "ptfs-tool shows load progress on a terminal"
+	else
+		bad "ptfs-tool load progress on a terminal: $(head -c 300 "$TMP/tty.out")"
+	fi
+	"$TOOL" check "$TM" >/dev/null 2>"$TMP/pipe.err"
+	if grep -q "loading" "$TMP/pipe.err"; then bad "progress written into a pipe"; else ok "no progress into a pipe"; fi
+elif [ "${CI:-}" = true ]; then
+	bad "script(1) is missing (CI=true; Debian: bsdutils)"
+fi
+
 PTFS=${PTFS_BIN:-}
 if [ -n "$PTFS" ] && [ -c /dev/fuse ]; then
 	mkdir -p "$TMP/m"

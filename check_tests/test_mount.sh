@@ -83,8 +83,8 @@ for cap in "${CAPTURES[@]}"; do
 		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi|arm64)$' "$mnt/capture"; then
 			root=$(sed -n 's/^level\.\([^:]*\):.*/\1/p' "$mnt/$ctx/info" | head -n 1)
 		fi
-		check "$name: $ctx lists info maps entries $root va walk" \
-			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries $root va walk | sort | tr '\n' ' ')"
+		check "$name: $ctx lists info maps entries map.svg $root va walk" \
+			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries map.svg $root va walk | sort | tr '\n' ' ')"
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
@@ -765,7 +765,7 @@ for cap in "$FIX"/*.tar.gz; do
 	fi
 	for ctx in $(cd "$M" && ls -d */ | tr -d / | grep -vx pa); do
 		E="$M/$ctx/entries"
-		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|va\|walk')
+		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|map.svg\|va\|walk')
 		cat "$E" >"$TMP/entries.cat"
 		check "$name/$ctx/entries: st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
 		check "$name/$ctx/entries: one line per entry file" test "$(wc -l <"$TMP/entries.cat")" = \

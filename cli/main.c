@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ptfs_config.h"
@@ -210,17 +211,45 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 	return true;
 }
 
+/* Load progress on a terminal, as ptfs shows it (ptfs-capture(5): the programs show it). */
+struct cli_progress {
+	const char *path;
+	bool shown;
+};
+
+static void cli_on_progress(void *ud, uint64_t done, uint64_t total)
+{
+	struct cli_progress *p = ud;
+
+	if (total)
+		fprintf(stderr, "\rptfs-tool: loading %s: %3u%%", p->path,
+			(unsigned)(done >= total ? 100 : done * 100 / total));
+	else
+		fprintf(stderr, "\rptfs-tool: loading %s: %llu MiB", p->path,
+			(unsigned long long)(done >> 20));
+	p->shown = true;
+}
+
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
 {
 	struct pt_capture *c = pt_capture_new();
+	char *shown_path = cli_escape(path);
+	struct cli_progress prog = { shown_path ? shown_path : "?", false };
 	pt_err err;
 
 	*cap = NULL;
 	if (!c) {
+		free(shown_path);
 		*status = cli_fail(PT_E_NOMEM, "%s: cannot allocate a capture", path);
 		return false;
 	}
+	/* only for a person watching: never into a pipe or a log */
+	if (isatty(STDERR_FILENO))
+		pt_capture_set_progress(c, cli_on_progress, &prog);
 	err = pt_capture_load_opts(c, path, &load_opts);
+	if (prog.shown)
+		fputs("\n", stderr);
+	free(shown_path);
 	if (err != PT_OK) {
 		const char *msg = pt_capture_error(c);
 		char *shown = cli_escape(path);
