@@ -48,12 +48,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define KiB ((uint64_t)1024)
-#define MiB (1024 * KiB)
-#define GiB (1024 * MiB)
+#include "mkbig.h"
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -217,222 +215,6 @@ static uint64_t dual_big(unsigned sp, uint64_t addr)
 	if (v3)
 		return (uint64_t)pde_ap(sp) << 1 | (addr >> 8) << 8;
 	return (uint64_t)pde_ap(sp) << 1 | (addr >> 8) << 4;
-}
-
-/* ------------------------------------------------------------------ */
-/* Options.                                                             */
-
-enum { PS_4K, PS_64K, PS_2M, PS__N };
-static const char *const ps_name[PS__N] = { "4k", "64k", "2m" };
-static const uint64_t ps_bytes[PS__N] = { 4 * KiB, 64 * KiB, 2 * MiB };
-static const unsigned ps_per_slot[PS__N] = { 512, 32, 1 };
-
-enum { SPACES_VID, SPACES_SYS, SPACES_BOTH };
-static const char *const spaces_name[] = { "vidmem", "sysmem", "both" };
-enum { CT_NONE, CT_GZ, CT_ZST, CT_DIR };
-
-struct opts {
-	uint64_t entries;
-	unsigned contexts;
-	unsigned mix[PS__N];
-	int tables;          /* SPACES_* */
-	int pages;           /* SPACES_* */
-	int compress;        /* CT_* */
-	unsigned change;     /* permille */
-	uint64_t seed;
-	uint64_t zero_pad;
-	uint64_t spread;     /* table pages this many pages apart (1: dense) */
-	const char *vas_file;
-	unsigned nvas;
-	bool blob;
-	bool ver3;           /* --format ver3 */
-	const char *out;
-};
-
-static uint64_t parse_size(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		die("bad %s '%s'", what, s);
-	switch (*end) {
-	case 'k': case 'K': v *= KiB; end++; break;
-	case 'm': case 'M': v *= MiB; end++; break;
-	case 'g': case 'G': v *= GiB; end++; break;
-	case 'e': /* 1e6 */
-		if (end[1] >= '0' && end[1] <= '9') {
-			unsigned long long p = strtoull(end + 1, &end, 10);
-
-			while (p--)
-				v *= 10;
-		}
-		break;
-	default: break;
-	}
-	if (*end)
-		die("bad %s '%s'", what, s);
-	return v;
-}
-
-static void parse_mix(const char *s, unsigned mix[PS__N])
-{
-	char buf[128];
-	unsigned total = 0;
-
-	memset(mix, 0, PS__N * sizeof(mix[0]));
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		char *colon = strchr(tok, ':');
-		unsigned i;
-
-		if (!colon)
-			die("bad --mix item '%s' (want SIZE:PERCENT)", tok);
-		*colon = 0;
-		for (i = 0; i < PS__N; i++)
-			if (strcasecmp(tok, ps_name[i]) == 0)
-				break;
-		if (i == PS__N)
-			die("bad page size '%s' in --mix (4k, 64k, 2m)", tok);
-		mix[i] = (unsigned)parse_size(colon + 1, "--mix percent");
-		total += mix[i];
-	}
-	if (total == 0)
-		die("--mix gives no page sizes");
-}
-
-static int parse_spaces(const char *s, const char *what)
-{
-	if (strcmp(s, "vidmem") == 0)
-		return SPACES_VID;
-	if (strcmp(s, "sysmem") == 0)
-		return SPACES_SYS;
-	if (strcmp(s, "both") == 0 || strcmp(s, "vidmem,sysmem") == 0)
-		return SPACES_BOTH;
-	die("bad %s '%s' (vidmem, sysmem, both)", what, s);
-}
-
-static void usage(FILE *f)
-{
-	fputs("usage: mkbig [options] OUT\n"
-	      "Writes a large regular nv-gmmu-ver2 capture archive (tar, tar.gz, tar.zst or a\n"
-	      "directory) and prints key=value statistics on stdout.\n"
-	      "  --entries N        leaf entries (mapped pages) in all, default 100000 (1e6 ok)\n"
-	      "  --contexts N       [pdb] contexts sharing the entries, default 1\n"
-	      "  --mix 4k:P,64k:P,2m:P   page-size mix in %% of leaf entries, default 4k:70,64k:25,2m:5\n"
-	      "  --tables SPACE     where tables live: vidmem, sysmem, both (alternating); default vidmem\n"
-	      "  --pages SPACE      where mapped pages point: vidmem, sysmem, both; default both\n"
-	      "  --compress C       none (tar), gz, zst, dir; default from OUT's suffix, else none\n"
-	      "  --change PERMILLE  change about PERMILLE/1000 leaf entries (the diff 'after' capture)\n"
-	      "  --seed N           default 1\n"
-	      "  --zero-pad SIZE    append SIZE zero bytes to every memory member\n"
-	      "  --spread N         put table pages N pages apart, zeros between (default 1:\n"
-	      "                     dense); memory members grow N-fold, mostly zero\n"
-	      "  --vas FILE         write mapped sample pages as 'CONTEXT VA PATH' lines ...\n"
-	      "  --nvas N           ... this many, in random order, default 1000\n"
-	      "  --format F         ver2 (default) or ver3 (nv-gmmu-ver3, chip gh100)\n"
-	      "  --blob             write OUT as a raw blob of --entries valid 4 KiB PTEs\n"
-	      "                     (for ptfs-tool decode --blob) instead of a capture\n", f);
-}
-
-static void parse_opts(int argc, char **argv, struct opts *o)
-{
-	static const struct option lo[] = {
-		{ "entries", required_argument, NULL, 'n' },
-		{ "contexts", required_argument, NULL, 'c' },
-		{ "mix", required_argument, NULL, 'm' },
-		{ "tables", required_argument, NULL, 't' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "compress", required_argument, NULL, 'z' },
-		{ "change", required_argument, NULL, 'x' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "zero-pad", required_argument, NULL, 'Z' },
-		{ "spread", required_argument, NULL, 'S' },
-		{ "vas", required_argument, NULL, 'v' },
-		{ "nvas", required_argument, NULL, 'V' },
-		{ "blob", no_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->entries = 100000;
-	o->contexts = 1;
-	o->mix[PS_4K] = 70;
-	o->mix[PS_64K] = 25;
-	o->mix[PS_2M] = 5;
-	o->tables = SPACES_VID;
-	o->pages = SPACES_BOTH;
-	o->compress = -1;
-	o->seed = 1;
-	o->nvas = 1000;
-	o->spread = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'n': o->entries = parse_size(optarg, "--entries"); break;
-		case 'c': o->contexts = (unsigned)parse_size(optarg, "--contexts"); break;
-		case 'm': parse_mix(optarg, o->mix); break;
-		case 't': o->tables = parse_spaces(optarg, "--tables"); break;
-		case 'p': o->pages = parse_spaces(optarg, "--pages"); break;
-		case 'z':
-			if (strcmp(optarg, "none") == 0 || strcmp(optarg, "tar") == 0)
-				o->compress = CT_NONE;
-			else if (strcmp(optarg, "gz") == 0 || strcmp(optarg, "gzip") == 0)
-				o->compress = CT_GZ;
-			else if (strcmp(optarg, "zst") == 0 || strcmp(optarg, "zstd") == 0)
-				o->compress = CT_ZST;
-			else if (strcmp(optarg, "dir") == 0)
-				o->compress = CT_DIR;
-			else
-				die("bad --compress '%s' (none, gz, zst, dir)", optarg);
-			break;
-		case 'x':
-			o->change = (unsigned)parse_size(optarg, "--change");
-			if (o->change > 1000)
-				die("--change is in permille (0..1000)");
-			break;
-		case 's': o->seed = parse_size(optarg, "--seed"); break;
-		case 'Z': o->zero_pad = parse_size(optarg, "--zero-pad"); break;
-		case 'S':
-			o->spread = parse_size(optarg, "--spread");
-			if (o->spread < 1 || o->spread > 65536)
-				die("--spread must be 1..65536");
-			break;
-		case 'v': o->vas_file = optarg; break;
-		case 'V': o->nvas = (unsigned)parse_size(optarg, "--nvas"); break;
-		case 'b': o->blob = true; break;
-		case 'F':
-			if (strcmp(optarg, "ver2") && strcmp(optarg, "ver3"))
-				die("--format: ver2 or ver3, not '%s'", optarg);
-			o->ver3 = !strcmp(optarg, "ver3");
-			break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		exit(2);
-	}
-	o->out = argv[optind];
-	if (o->compress < 0) {
-		size_t n = strlen(o->out);
-
-		if (n > 3 && strcmp(o->out + n - 3, ".gz") == 0)
-			o->compress = CT_GZ;
-		else if (n > 4 && strcmp(o->out + n - 4, ".zst") == 0)
-			o->compress = CT_ZST;
-		else
-			o->compress = CT_NONE;
-	}
-	if (o->contexts == 0 || o->contexts > 64)
-		die("--contexts must be 1..64");
-	if (o->entries < o->contexts)
-		die("fewer --entries than --contexts");
 }
 
 /* ------------------------------------------------------------------ */
@@ -857,6 +639,44 @@ static int write_blob(const struct opts *o)
 	return 0;
 }
 
+/* Sample pages: O->nvas leaf numbers drawn from the seed, visited in leaf order. */
+static void vas_sample(struct gen *g, const struct opts *o)
+{
+	struct { uint64_t leaf; unsigned pos; } *s = calloc(o->nvas, sizeof(*s));
+
+	g->nvas = o->nvas;
+	g->vas_want = calloc(o->nvas, sizeof(uint64_t));
+	g->vas_pos = calloc(o->nvas, sizeof(unsigned));
+	g->vas_line = calloc(o->nvas, sizeof(char *));
+	if (!s || !g->vas_want || !g->vas_pos || !g->vas_line)
+		die("out of memory");
+	for (unsigned i = 0; i < o->nvas; i++)
+		g->vas_want[i] = (splitmix64(o->seed ^ (0xabcdull << 40) ^ i) % o->entries) << 20 | i;
+	/* Sort by leaf number; the low 20 bits carry the output position. */
+	if (o->nvas > (1u << 20))
+		die("--nvas too large");
+	qsort(g->vas_want, o->nvas, sizeof(uint64_t), u64_cmp);
+	for (unsigned i = 0; i < o->nvas; i++) {
+		g->vas_pos[i] = (unsigned)(g->vas_want[i] & 0xfffff);
+		g->vas_want[i] >>= 20;
+	}
+	free(s);
+}
+
+/* The sample lines into PATH, in the order they were drawn. */
+static void vas_write(const struct gen *g, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	for (unsigned i = 0; i < g->nvas; i++)
+		if (g->vas_line[i])   /* an unmapped (changed) sample has no line */
+			fputs(g->vas_line[i], f);
+	if (fclose(f) != 0)
+		die("%s: %s", path, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -877,28 +697,8 @@ int main(int argc, char **argv)
 	if (o.blob)
 		return write_blob(&o);
 
-	/* Sample pages: NVAS leaf numbers drawn from the seed, visited in leaf order. */
-	if (o.vas_file && o.nvas) {
-		struct { uint64_t leaf; unsigned pos; } *s = calloc(o.nvas, sizeof(*s));
-
-		g.nvas = o.nvas;
-		g.vas_want = calloc(o.nvas, sizeof(uint64_t));
-		g.vas_pos = calloc(o.nvas, sizeof(unsigned));
-		g.vas_line = calloc(o.nvas, sizeof(char *));
-		if (!s || !g.vas_want || !g.vas_pos || !g.vas_line)
-			die("out of memory");
-		for (unsigned i = 0; i < o.nvas; i++)
-			g.vas_want[i] = (splitmix64(o.seed ^ (0xabcdull << 40) ^ i) % o.entries) << 20 | i;
-		/* Sort by leaf number; the low 20 bits carry the output position. */
-		if (o.nvas > (1u << 20))
-			die("--nvas too large");
-		qsort(g.vas_want, o.nvas, sizeof(uint64_t), u64_cmp);
-		for (unsigned i = 0; i < o.nvas; i++) {
-			g.vas_pos[i] = (unsigned)(g.vas_want[i] & 0xfffff);
-			g.vas_want[i] >>= 20;
-		}
-		free(s);
-	}
+	if (o.vas_file && o.nvas)
+		vas_sample(&g, &o);
 
 	ctxs = calloc(o.contexts, sizeof(*ctxs));
 	if (!ctxs)
@@ -970,17 +770,8 @@ int main(int argc, char **argv)
 	else
 		write_archive(&o, m, nm);
 
-	if (o.vas_file) {
-		FILE *f = fopen(o.vas_file, "w");
-
-		if (!f)
-			die("%s: %s", o.vas_file, strerror(errno));
-		for (unsigned i = 0; i < g.nvas; i++)
-			if (g.vas_line[i])   /* an unmapped (changed) sample has no line */
-				fputs(g.vas_line[i], f);
-		if (fclose(f) != 0)
-			die("%s: %s", o.vas_file, strerror(errno));
-	}
+	if (o.vas_file)
+		vas_write(&g, o.vas_file);
 
 	struct stat st;
 	uint64_t out_bytes = 0;

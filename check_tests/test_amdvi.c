@@ -287,7 +287,7 @@ START_TEST(ve_walks)
 		const uint64_t want_size[] = {32768, 8192, 4096, 4u << 20, 2u << 20, 1u << 30};
 		unsigned n = 0;
 
-		pt_pages_init(&it, ctx, 0);
+		pt_pages_init(&it, ctx, 0, NULL);
 		while (pt_pages_next(&it, &pg)) {
 			ck_assert_uint_lt(n, 6);
 			ck_assert_uint_eq(pg.va, want_va[n]);

@@ -204,7 +204,7 @@ START_TEST(pages_in_order)
 	size_t n = 0;
 
 	build();
-	pt_pages_init(&it, &ctx, 0);
+	pt_pages_init(&it, &ctx, 0, NULL);
 	while (pt_pages_next(&it, &pg)) {
 		ck_assert_uint_lt(n, 3);
 		ck_assert_uint_eq(pg.va, want[n]);
@@ -212,12 +212,12 @@ START_TEST(pages_in_order)
 	}
 	ck_assert_uint_eq(n, 3);
 	/* from a VA in the hole: the high half's pages */
-	pt_pages_init(&it, &ctx, 0x0000900000000000ull);
+	pt_pages_init(&it, &ctx, 0x0000900000000000ull, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, want[1]);
 	ck_assert(!(pg.leaf.perm & PT_PERM_EXEC));
 	ck_assert(pg.leaf.perm & PT_PERM_NO_WRITE);
-	pt_pages_init(&it, &ctx, 0xffffffffc0003000ull);
+	pt_pages_init(&it, &ctx, 0xffffffffc0003000ull, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, want[2]);
 	ck_assert(!pt_pages_next(&it, &pg));
@@ -235,7 +235,7 @@ START_TEST(runs_canonical)
 
 	build();
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "0x0000000000001000-0x0000000000002000     4K   4K sysmem  "
 					     "0x0000000000100000 rw,x -\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "0xffffffffc0002000-0xffffffffc0003000     4K   4K sysmem  "
@@ -245,7 +245,7 @@ START_TEST(runs_canonical)
 	pt_buf_free(&b);
 	pt_runs_filter_init(&f);
 	f.all = true;
-	pt_runs_init(&it, &ctx, &f);
+	pt_runs_init(&it, &ctx, &f, NULL);
 	while (pt_runs_next(&it, &r)) {
 		if (!r.mapped && !strcmp(r.state, "noncanonical")) {
 			ck_assert_uint_eq(r.va, 0x0000800000000000ull);
@@ -309,7 +309,7 @@ START_TEST(tree_canonical)
 	pt_tree_root(&root);
 	ck_assert_int_eq(pt_tree_lookup(tree, &root, c->name, &cdir), PT_OK);
 	ck_assert_int_eq(pt_tree_lookup(tree, &cdir, "va", &vadir), PT_OK);
-	ck_assert_int_eq(pt_tree_list(tree, &vadir, 0, collect, &l), PT_OK);
+	ck_assert_int_eq(pt_tree_list(tree, &vadir, 0, collect, &l, NULL), PT_OK);
 	ck_assert_int_eq(l.n, 3);
 	ck_assert_str_eq(l.name[0], "0x0000000000001000");
 	ck_assert_str_eq(l.name[1], "0xffffffffc0002000");
@@ -318,7 +318,7 @@ START_TEST(tree_canonical)
 	for (int k = 0; k < 3; k++) {
 		struct names m = {0};
 
-		ck_assert_int_eq(pt_tree_list(tree, &vadir, l.cookie[k], collect, &m), PT_OK);
+		ck_assert_int_eq(pt_tree_list(tree, &vadir, l.cookie[k], collect, &m, NULL), PT_OK);
 		ck_assert_int_eq(m.n, 2 - k);
 		if (m.n)
 			ck_assert_str_eq(m.name[0], l.name[k + 1]);
@@ -334,7 +334,7 @@ START_TEST(tree_canonical)
 	ck_assert_int_eq(pt_tree_lookup(tree, &cdir, "walk", &wdir), PT_OK);
 	ck_assert_int_eq(pt_tree_lookup(tree, &wdir, "0x0000800000000000", &wfile), PT_OK);
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_tree_render(tree, &wfile, &b), PT_OK);
+	ck_assert_int_eq(pt_tree_render(tree, &wfile, &b, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "va: 0x0000800000000000\nresult: fault=noncanonical\n"));
 	pt_buf_free(&b);
 	pt_tree_free(tree);

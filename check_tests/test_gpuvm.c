@@ -528,7 +528,7 @@ START_TEST(walk_root_leaf)
 	ck_assert_uint_eq(w.nsteps, 1);
 	ck_assert_uint_eq(w.page_size, 1ull << 39);
 	ck_assert_uint_eq(w.pa, 0x8000001234ull);
-	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u), PT_OK);
+	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u, NULL), PT_OK);
 	ck_assert_uint_eq(u.n, 1);
 	ck_assert_msg(strstr(u.detail, "a leaf at the root level"), "%s", u.detail);
 	unload(&k);
@@ -595,7 +595,7 @@ START_TEST(walk_further_bfs0)
 	ck_assert_uint_eq(w.nsteps, 5);
 	ck_assert_uint_eq(w.page_size, 4096);
 	ck_assert_uint_eq(w.pa, 0x123abcull);
-	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u), PT_OK);
+	ck_assert_int_eq(pt_context_scan(ctx_of(&k), &st, count_unusual, &u, NULL), PT_OK);
 	ck_assert_uint_eq(u.n, 1);
 	ck_assert_msg(strstr(u.detail, "one-entry table"), "%s", u.detail);
 	unload(&k);
@@ -778,7 +778,7 @@ START_TEST(registers_masked)
 	}
 	ck_assert_msg(warned, "no warning naming every masked register");
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_render_info(&b, ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, ctx, PT_OUT_TEXT, NULL), PT_OK);
 	pt_buf_put(&b, "", 1);
 	ck_assert_msg(strstr(b.data, "page_table_end_addr: 0xfffffffff (written 0xffffffffffffffff)\n"),
 		      "%s", b.data);

@@ -118,7 +118,7 @@ static void collect(const struct pt_context *c, struct pagelist *l, const char *
 	struct pt_page pg;
 
 	l->n = 0;
-	pt_pages_init(&it, c, 0);
+	pt_pages_init(&it, c, 0, NULL);
 	while (pt_pages_next(&it, &pg)) {
 		char name[40];
 		uint64_t back;
@@ -154,7 +154,7 @@ static void check_maps(const struct pt_context *c, const struct pagelist *l, con
 	char *line, *save = NULL;
 
 	pt_buf_init(&b);
-	ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, c, PT_OUT_TEXT, NULL), PT_OK);
 	for (line = b.len ? strtok_r(b.data, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		uint64_t va, end, pa;
@@ -210,7 +210,7 @@ static void check_context(const struct pt_context *c, uint64_t va_lo, uint64_t v
 
 	collect(c, &l, what);
 	check_maps(c, &l, what);
-	ck_assert_int_eq(pt_context_scan(c, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(c, &st, NULL, NULL, NULL), PT_OK);
 	ck_assert(!st.pages_truncated);
 	PROP(st.pages == l.n, "%s: info pages %" PRIu64 ", va/ %zu", what, st.pages, l.n);
 
@@ -586,7 +586,7 @@ START_TEST(gart_unaligned_start)
 	m = mem_built(2, 0, 0x200000, gbuf, 16, 16, 16);
 	ck_assert(gart_context(&c, &g, m, &gl));
 
-	pt_pages_init(&it, &c, 0);
+	pt_pages_init(&it, &c, 0, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0x7fff00001000ull);
 	ck_assert_uint_eq(pg.pa, 0x40000000ull);

@@ -186,7 +186,7 @@ END_TEST
 
 START_TEST(maps_runs)
 {
-	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_maps(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	/* three runs: the 64K page, the 4K page, the 2M page; one line each */
 	int lines = 0;
 	for (size_t i = 0; i < b.len; i++)
@@ -211,7 +211,7 @@ START_TEST(maps_merge)
 	put64(PTS + 8 * 4, pte(2, 0x9000000ull, 0));    /* PA jump: new run */
 	put64(PTS + 8 * 5, pte(2, 0x9001000ull, PTE_RO)); /* attribute change: new run */
 	synth_reload();
-	pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	pt_render_maps(&b, &ctx, PT_OUT_TEXT, NULL);
 	static const char first[] = "0x0000000000000-0x0000000004000    16K   4K sysmem  0x0000000005000000 ";
 	ck_assert_msg(strncmp(b.data, first, strlen(first)) == 0, "%s", b.data);
 	int lines = 0;
@@ -223,14 +223,14 @@ END_TEST
 
 START_TEST(info_counts)
 {
-	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	ck_assert_ptr_nonnull(strstr(b.data, "context: pdb0\nformat: nv-gmmu-ver2\nroot: vidmem:0x100000\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\npages: 3\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\nmapped_bytes.2M: 2M\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\nanomalies: 3\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\nanomaly: pdb0 pde3/0/pde2/0/pde1/1 reserved_bits reserved_mask: 0x1000000000000000\n"));
 	pt_buf_reset(&b);
-	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_JSON), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_JSON, NULL), PT_OK);
 	assert_sorted_keys(b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"anomaly_count\": 3"));
 }
@@ -245,8 +245,8 @@ START_TEST(deterministic)
 	for (int round = 0; round < 2; round++) {
 		struct pt_buf *x = round ? &c : &b;
 
-		pt_render_maps(x, &ctx, PT_OUT_TEXT);
-		pt_render_info(x, &ctx, PT_OUT_JSON);
+		pt_render_maps(x, &ctx, PT_OUT_TEXT, NULL);
+		pt_render_info(x, &ctx, PT_OUT_JSON, NULL);
 		pt_walk_va(&ctx, 0x1234, &w);
 		pt_render_walk(x, &ctx, &w, PT_OUT_JSON);
 	}
@@ -290,7 +290,7 @@ START_TEST(info_sizes_readable)
 	for (int i = 0; i < 384; i++)
 		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
 	synth_reload();
-	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT), PT_OK);
+	ck_assert_int_eq(pt_render_info(&b, &ctx, PT_OUT_TEXT, NULL), PT_OK);
 	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1.5M\n") != NULL, "%s", b.data);
 	/* 256 pages: exactly 1M */
 	synth_clear();
@@ -302,7 +302,7 @@ START_TEST(info_sizes_readable)
 		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
 	synth_reload();
 	pt_buf_reset(&b);
-	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT, NULL);
 	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 1M\n") != NULL, "%s", b.data);
 	/* 3 pages: 12K, exact in K */
 	synth_clear();
@@ -314,7 +314,7 @@ START_TEST(info_sizes_readable)
 		put64(PTS + 8 * i, pte(2, 0x5000000ull + 0x2000ull * i, 0));
 	synth_reload();
 	pt_buf_reset(&b);
-	pt_render_info(&b, &ctx, PT_OUT_TEXT);
+	pt_render_info(&b, &ctx, PT_OUT_TEXT, NULL);
 	ck_assert_msg(strstr(b.data, "\nmapped_bytes.4K: 12K\n") != NULL, "%s", b.data);
 }
 END_TEST
@@ -357,7 +357,7 @@ START_TEST(flag_words_are_fields)
 {
 	struct pt_walk w;
 
-	pt_render_maps(&b, &ctx, PT_OUT_TEXT);
+	pt_render_maps(&b, &ctx, PT_OUT_TEXT, NULL);
 	ck_assert_ptr_nonnull(strstr(b.data, " sysmem  0x0000000002000000 read_only GENERIC_MEMORY\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, " vidmem  0x0000000040000000 - GENERIC_MEMORY\n"));
 	pt_buf_reset(&b);

@@ -33,7 +33,7 @@ static void render_runs(struct pt_buf *b, const struct pt_context *ctx,
 	struct pt_runs_iter it;
 	struct pt_run r;
 
-	pt_runs_init(&it, ctx, f);
+	pt_runs_init(&it, ctx, f, NULL);
 	while (pt_runs_next(&it, &r))
 		pt_render_run(b, ctx, &r, NULL, out);
 	if (it.truncated)
@@ -55,7 +55,7 @@ START_TEST(test_unfiltered_equals_maps)
 
 				pt_buf_init(&a);
 				pt_buf_init(&b);
-				ck_assert_int_eq(pt_render_maps(&a, ctx, o ? PT_OUT_JSON : PT_OUT_TEXT), PT_OK);
+				ck_assert_int_eq(pt_render_maps(&a, ctx, o ? PT_OUT_JSON : PT_OUT_TEXT, NULL), PT_OK);
 				render_runs(&b, ctx, &f, o ? PT_OUT_JSON : PT_OUT_TEXT);
 				ck_assert_uint_gt(a.len, 0);
 				ck_assert_msg(a.len == b.len && !memcmp(a.data, b.data, a.len),

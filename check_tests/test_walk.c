@@ -146,7 +146,7 @@ START_TEST(pages_in_order)
 	unsigned n = 0;
 	char p[256];
 
-	pt_pages_init(&it, &ctx, 0);
+	pt_pages_init(&it, &ctx, 0, NULL);
 	while (pt_pages_next(&it, &pg)) {
 		ck_assert_uint_lt(n, 3);
 		ck_assert_uint_eq(pg.va, want_va[n]);
@@ -165,10 +165,10 @@ START_TEST(pages_in_order)
 	ck_assert_uint_eq(n, 3);
 
 	/* resuming from inside the first page skips it */
-	pt_pages_init(&it, &ctx, 0x1);
+	pt_pages_init(&it, &ctx, 0x1, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0x10000);
-	pt_pages_init(&it, &ctx, 0x10001);
+	pt_pages_init(&it, &ctx, 0x10001, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0x200000);
 	ck_assert(!pt_pages_next(&it, &pg));
@@ -217,15 +217,15 @@ START_TEST(table_listing)
 
 	pt_table_root(&ctx, &root);
 	ck_assert_int_eq(root.cover, PT_COVER_FULL);
-	ck_assert(pt_table_next(&root, &i, false, 0, &e));
+	ck_assert(pt_table_next(&root, &i, false, 0, &e, NULL));
 	ck_assert_uint_eq(i, 0);
 	i++;
-	ck_assert(pt_table_next(&root, &i, false, 0, &e));
+	ck_assert(pt_table_next(&root, &i, false, 0, &e, NULL));
 	ck_assert_uint_eq(i, 1);
 	i++;
-	ck_assert(!pt_table_next(&root, &i, false, 0, &e));
+	ck_assert(!pt_table_next(&root, &i, false, 0, &e, NULL));
 	i = 2;
-	ck_assert(pt_table_next(&root, &i, true, 0, &e));   /* zero entries with all_entries */
+	ck_assert(pt_table_next(&root, &i, true, 0, &e, NULL));   /* zero entries with all_entries */
 	ck_assert_uint_eq(i, 2);
 	/* PD0[2]'s small table is not captured */
 	struct pt_node n = {.ctx = &ctx, .n = 4};
@@ -256,7 +256,7 @@ START_TEST(scan_anomalies)
 	struct pt_stats st;
 	struct counts c = {{0}};
 
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c, NULL), PT_OK);
 	ck_assert_uint_eq(c.n[PT_AN_RESERVED_BITS], 1);
 	ck_assert_uint_eq(c.n[PT_AN_UNSUPPORTED], 1);
 	ck_assert_uint_eq(c.n[PT_AN_NOT_CAPTURED], 1);
@@ -324,12 +324,12 @@ START_TEST(self_reference_ends)
 	synth_reload();
 	pt_walk_va(&ctx, 0, &w);
 	ck_assert_uint_le(w.nsteps, PT_MAX_DEPTH);
-	pt_pages_init(&it, &ctx, 0);
+	pt_pages_init(&it, &ctx, 0, NULL);
 	while (pt_pages_next(&it, &pg))
 		n++;
 	ck_assert_uint_lt(n, 100000);
 	struct pt_stats st;
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
 	ck_assert_uint_ge(st.anomalies, 1);   /* one table read at several levels */
 }
 END_TEST
@@ -469,13 +469,13 @@ START_TEST(gart_vram_bias)
 	ck_assert_uint_eq(pt_entry_field(&e, "address")->v, 0x123000);
 
 	/* va/, maps and audit see the same: one page, at the vram offset. */
-	pt_pages_init(&it, &g, 0);
+	pt_pages_init(&it, &g, 0, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0x445000);
 	ck_assert_uint_eq(pg.pa, 0x123000);
 	ck_assert_uint_eq(pg.leaf.pa, 0x123000);
 	ck_assert(!pt_pages_next(&it, &pg));
-	ck_assert_int_eq(pt_context_scan(&g, &st, count_an, &c), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&g, &st, count_an, &c, NULL), PT_OK);
 	ck_assert_uint_eq(c.n[PT_AN_UNSUPPORTED], 1);
 	ck_assert_uint_eq(st.pages, 1);
 }
@@ -525,18 +525,18 @@ START_TEST(gart_sparse_table)
 	g.va_base = 0x7fff00000000ull;
 	pt_table_root(&g, &t);
 	ck_assert_int_eq(t.cover, PT_COVER_PARTIAL);
-	ck_assert(pt_table_next(&t, &i, false, 0, &e));
+	ck_assert(pt_table_next(&t, &i, false, 0, &e, NULL));
 	ck_assert_uint_eq(i, ia);
 	i++;
-	ck_assert(pt_table_next(&t, &i, false, 0, &e));   /* jumps the 2^27-entry hole */
+	ck_assert(pt_table_next(&t, &i, false, 0, &e, NULL));   /* jumps the 2^27-entry hole */
 	ck_assert_uint_eq(i, ib);
 	i++;
-	ck_assert(!pt_table_next(&t, &i, false, 0, &e));
+	ck_assert(!pt_table_next(&t, &i, false, 0, &e, NULL));
 	i = 0;
-	ck_assert(pt_table_next(&t, &i, true, 0, &e));
+	ck_assert(pt_table_next(&t, &i, true, 0, &e, NULL));
 	ck_assert_uint_eq(i, 0);                        /* all_entries lists captured zeros */
 
-	pt_pages_init(&it, &g, 0);
+	pt_pages_init(&it, &g, 0, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, g.va_base + ia * 4096);
 	ck_assert_uint_eq(pg.pa, 0x223886000ull);
@@ -580,15 +580,15 @@ START_TEST(state_shadowed)
 	resolve_path(lv, ix, 5, &loc);
 	ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
 	/* the listing says the same */
-	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e));
+	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e, NULL));
 	ck_assert_uint_eq(i, 0);
 	ck_assert_int_eq(e.state, PT_ST_SHADOWED);
 	i++;
-	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e));
+	ck_assert(pt_table_next(&loc.table, &i, false, 0, &e, NULL));
 	ck_assert_uint_eq(i, 16);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	/* info's counts per level: one mapped small PTE, one mapped big PTE */
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
 	ck_assert_uint_eq(st.mapped[5], 1);
 	ck_assert_uint_eq(st.mapped[4], 1);
 }
@@ -619,7 +619,7 @@ static uint64_t count_mapped(const struct pt_table *t, unsigned depth)
 	struct pt_entry e;
 	uint64_t n = 0;
 
-	for (uint64_t i = 0; pt_table_next(t, &i, false, 0, &e); i++) {
+	for (uint64_t i = 0; pt_table_next(t, &i, false, 0, &e, NULL); i++) {
 		struct pt_table c;
 
 		n += e.state == PT_ST_MAPPED;
@@ -637,7 +637,7 @@ START_TEST(state_mapped_is_pages)
 	struct pt_stats st;
 
 	pt_table_root(&ctx, &root);
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
 	ck_assert_uint_eq(st.pages, 3);
 	ck_assert_uint_eq(count_mapped(&root, 0), st.pages);
 }
@@ -670,7 +670,7 @@ START_TEST(state_reserved_leaf)
 	g.root_entries = 0x200;
 	g.root_page_shift = 12;
 	pt_table_root(&g, &t);
-	ck_assert(pt_table_next(&t, &i, false, 0, &e));
+	ck_assert(pt_table_next(&t, &i, false, 0, &e, NULL));
 	ck_assert_int_eq(e.state, PT_ST_RESERVED_BITS);
 	pt_walk_va(&g, 0, &w);
 	ck_assert_int_eq(w.fault, PT_FAULT_RESERVED_BITS);
@@ -685,7 +685,7 @@ START_TEST(scan_root_not_captured)
 
 	ck_assert_str_eq(pt_anomaly_name(PT_AN_ROOT_NOT_CAPTURED), "root_not_captured");
 	ctx.root_addr = 0x900000;
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c, NULL), PT_OK);
 	ck_assert_uint_eq(c.n[PT_AN_ROOT_NOT_CAPTURED], 1);
 	ck_assert_uint_eq(st.anomalies, 1);
 	ck_assert_uint_eq(st.pages, 0);
@@ -693,7 +693,7 @@ START_TEST(scan_root_not_captured)
 	/* 16 of the root's 32 bytes at the end of the captured 0x100000..0x10ffff */
 	memset(&c, 0, sizeof c);
 	ctx.root_addr = 0x10fff0;
-	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c), PT_OK);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, count_an, &c, NULL), PT_OK);
 	ck_assert_uint_eq(c.n[PT_AN_ROOT_NOT_CAPTURED], 0);
 }
 END_TEST

@@ -434,7 +434,7 @@ START_TEST(effective_rights)
 	pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
 	ck_assert_str_eq(flags, "writable,user,xd");
 	/* the page iterator (va/, maps) gives the same rights */
-	pt_pages_init(&it, ctx, 0);
+	pt_pages_init(&it, ctx, 0, NULL);
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0);
 	ck_assert(pg.leaf.perm & PT_PERM_NO_WRITE);

@@ -102,7 +102,7 @@ int cli_check(int argc, char **argv)
 		pt_err err;
 
 		cs.ctx = ctx;
-		err = pt_context_scan(ctx, &stats, on_anomaly, &cs);
+		err = pt_context_scan(ctx, &stats, on_anomaly, &cs, NULL);
 		if (err != PT_OK) {
 			st = cli_fail(err, "%s: scanning context %s", argv[optind], ctx->name);
 			break;

@@ -52,7 +52,7 @@ static pt_err runs_load(const struct pt_context *ctx, struct side *s)
 	if (!ctx)
 		return PT_OK;
 	pt_runs_filter_init(&f);
-	pt_runs_init(&it, ctx, &f);
+	pt_runs_init(&it, ctx, &f, NULL);
 	while (pt_runs_next(&it, &run)) {
 		if (!pt_vec_reserve(&s->r, &cap, s->n + 1, sizeof *s->r))
 			return PT_E_NOMEM;
@@ -357,7 +357,7 @@ static uint64_t table_hash(const struct pt_table *t)
 	struct pt_entry e;
 
 	h = (h ^ (uint64_t)t->cover) * 1099511628211ull;
-	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, 0, &e); idx++, n++) {
+	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, 0, &e, NULL); idx++, n++) {
 		uint64_t v[3] = {idx, e.raw[0], e.raw[1]};
 
 		for (int k = 0; k < 3; k++)
@@ -388,7 +388,7 @@ static void tables_walk(const struct pt_table *t, struct tset *s, unsigned depth
 	s->t[s->n++] = (struct tbl){t->level, space, t->addr, table_hash(t)};
 	if (depth >= PT_MAX_DEPTH)
 		return;
-	for (; pt_table_next(t, &idx, false, 0, &e); idx++) {
+	for (; pt_table_next(t, &idx, false, 0, &e, NULL); idx++) {
 		if (e.state != PT_ST_POINTER)
 			continue;
 		for (unsigned w = 0; w < 2; w++) {

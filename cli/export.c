@@ -157,7 +157,7 @@ static int write_entries(struct exporter *x, const struct pt_tnode *node, const 
 
 	if ((st = open_w(path, &o.fd)) != CLI_EXIT_OK)
 		return st;
-	err = pt_entries_write(x->tree, node->ctx, PT_ENTRIES_LINES_MAX, entries_sink, &o);
+	err = pt_entries_write(x->tree, node->ctx, PT_ENTRIES_LINES_MAX, entries_sink, &o, NULL);
 	if (err != PT_OK && !o.err) {
 		close(o.fd);
 		return cli_fail(err, "%s: cannot render", path);
@@ -212,7 +212,7 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 		}
 		/* every other file is bounded: maps and info by their 64 MiB render bound */
 		pt_buf_reset(&x->buf);
-		err = pt_tree_render(x->tree, child, &x->buf);
+		err = pt_tree_render(x->tree, child, &x->buf, NULL);
 		x->st = err != PT_OK ? cli_fail(err, "%s: cannot render", path)
 				     : write_file(x, path, &x->buf);
 		break;
@@ -235,7 +235,7 @@ static int export_dir(struct exporter *x, const struct pt_tnode *dir, const char
 	 */
 	do {
 		x->listed = 0;
-		err = pt_tree_list(x->tree, dir, cookie, export_child, x);
+		err = pt_tree_list(x->tree, dir, cookie, export_child, x, NULL);
 		cookie = x->next;
 	} while (err == PT_OK && x->st == CLI_EXIT_OK && x->listed > 0);
 	x->dir = outer;

@@ -66,7 +66,7 @@ int cli_info(int argc, char **argv)
 		pt_err err;
 
 		pt_buf_reset(&one);
-		err = pt_render_info(&one, ctx, json ? PT_OUT_JSON : PT_OUT_TEXT);
+		err = pt_render_info(&one, ctx, json ? PT_OUT_JSON : PT_OUT_TEXT, NULL);
 		if (err != PT_OK) {
 			st = cli_fail(err, "info: %s", ctx->name);
 			break;

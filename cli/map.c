@@ -59,7 +59,7 @@ int cli_map(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 	pt_buf_init(&out);
-	err = pt_render_svg(&out, ctx);
+	err = pt_render_svg(&out, ctx, NULL);
 	if (err != PT_OK)
 		st = cli_fail(err, "map: %s", ctx->name);
 	else if (!cli_write_buf(&out))

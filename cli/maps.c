@@ -57,7 +57,7 @@ static void one_context(struct pt_buf *out, const struct pt_context *ctx,
 	struct pt_run r;
 	enum pt_out o = json ? PT_OUT_JSON : PT_OUT_TEXT;
 
-	pt_runs_init(&it, ctx, f);
+	pt_runs_init(&it, ctx, f, NULL);
 	while (pt_runs_next(&it, &r))
 		pt_render_run(out, ctx, &r, prefix, o);
 	if (it.truncated) {

@@ -545,11 +545,30 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *ud)
 
 static const struct fuse_custom_io ptfs_io = { .writev = io_writev, .read = io_read };
 
+/* Serves SE until unmounted or signalled: fuse_session_loop()'s results. */
+static int serve(struct fuse_session *se, const struct fuse_cmdline_opts *copts)
+{
+	struct fuse_loop_config *cfg;
+	int ret;
+
+	if (copts->singlethread)
+		return fuse_session_loop(se);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, copts->clone_fd);
+	if (copts->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, copts->max_idle_threads);
+	fuse_loop_cfg_set_max_threads(cfg, copts->max_threads);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts copts;
-	struct fuse_loop_config *cfg = NULL;
 	struct fuse_session *se;
 	struct ptfs fs;
 	int ret = EXIT_BAD;
@@ -637,20 +656,7 @@ int main(int argc, char *argv[])
 	/* After the fork: the lease-break signal goes to this process. */
 	guard_capture(&fs);
 
-	if (copts.singlethread) {
-		ret = fuse_session_loop(se);
-	} else {
-		cfg = fuse_loop_cfg_create();
-		if (!cfg) {
-			ret = -ENOMEM;
-		} else {
-			fuse_loop_cfg_set_clone_fd(cfg, copts.clone_fd);
-			if (copts.max_idle_threads != UINT_MAX)
-				fuse_loop_cfg_set_idle_threads(cfg, copts.max_idle_threads);
-			fuse_loop_cfg_set_max_threads(cfg, copts.max_threads);
-			ret = fuse_session_loop_mt(se, cfg);
-		}
-	}
+	ret = serve(se, &copts);
 	ptfs_thread_cleanup();
 	/* 0: unmounted; > 0: the signal that ended the loop (a clean exit); < 0: -errno */
 	ret = ret < 0 ? EXIT_RUNTIME : 0;
@@ -661,8 +667,6 @@ out_signals:
 out_session:
 	fuse_session_destroy(se);
 out_args:
-	if (cfg)
-		fuse_loop_cfg_destroy(cfg);
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
 	unload(&fs);

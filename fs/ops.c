@@ -41,7 +41,7 @@ static struct ptfs *fs_of(fuse_req_t req)
 
 /* Whether ID is a directory (by type; opendir and do_stat prove it resolves). */
 /*
- * The cancel check of a request (pt_cancel_set()): the kernel sent an
+ * The cancel check of a request (its struct pt_readctl): the kernel sent an
  * INTERRUPT for it (the reader got a signal), or the session has ended
  * (SIGTERM, SIGINT): a long listing or render then stops, so that no
  * request keeps a thread busy past its reader or the daemon past its end.
@@ -53,24 +53,20 @@ static bool req_cancelled(void *ud)
 	return fuse_req_interrupted(req) || fuse_session_exited(fs_of(req)->se);
 }
 
-/* Arms the cancel check for REQ on this thread. */
-static void req_arm(fuse_req_t req)
+/* The read control of REQ: its cancel check, no work bound (the core's own bounds apply). */
+static void req_arm(fuse_req_t req, struct pt_readctl *rc)
 {
-	pt_cancel_set(req_cancelled, req);
+	pt_readctl_init(rc, req_cancelled, req, 0);
 }
 
 /*
- * Ends the request's cancel check before its reply: whether it was cut, and
- * the thread forgets REQ, which the reply frees (a later request on this
- * thread that polled without arming would otherwise ask a freed request
- * whether it was interrupted).
+ * Ends the request's cancel check before its reply: whether it was cut.  RC
+ * lives on the handler's stack, so nothing keeps REQ (which the reply
+ * frees) once the handler returns.
  */
-static bool req_done(void)
+static bool req_done(const struct pt_readctl *rc)
 {
-	bool cut = pt_cancelled();
-
-	pt_cancel_set(NULL, NULL);
-	return cut;
+	return pt_readctl_cancelled(rc);
 }
 
 static bool is_dir(const struct pt_tnode *id)
@@ -126,7 +122,7 @@ static int link_target(struct ptfs *fs, const struct pt_tnode *id, char *buf, si
 
 /* st_size of file ID: from the cache, or rendered (memo) for an entry or walk file. */
 static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino, bool lazy,
-		     size_t *size)
+		     size_t *size, struct pt_readctl *rc)
 {
 	struct ptfs_cache *c = ptfs_cache_of(fs, id);
 	const struct pt_buf *b;
@@ -145,12 +141,12 @@ static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 	if (lazy && !(c && ptfs_cache_ready(c)))
 		return -1;
 	if (c) {
-		err = ptfs_cache_size(fs, id, c, &sz);
+		err = ptfs_cache_size(fs, id, c, &sz, rc);
 		if (!err)
 			*size = (size_t)sz;
 		return err;
 	}
-	err = ptfs_render_memo(fs, id, ino, &b);
+	err = ptfs_render_memo(fs, id, ino, &b, rc);
 	if (err)
 		return err;
 	*size = b->len;
@@ -164,7 +160,7 @@ static int file_size(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
  * a whole context's maps, just to list a directory.
  */
 static int do_stat(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
-		   struct stat *st, bool lazy)
+		   struct stat *st, bool lazy, struct pt_readctl *rc)
 {
 	char target[PATH_MAX];
 	uint64_t nlink;
@@ -173,7 +169,7 @@ static int do_stat(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 
 	switch (pt_tree_kind(id)) {
 	case PT_TK_DIR:
-		err = ptfs_errno(pt_tree_nlink(fs->tree, id, &nlink));
+		err = ptfs_errno(pt_tree_nlink(fs->tree, id, &nlink, rc));
 		if (err)
 			return err;
 		stat_base(fs, ino, MODE_DIR, st);
@@ -188,7 +184,7 @@ static int do_stat(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		return 0;
 	default:
 		stat_base(fs, ino, MODE_FILE, st);
-		err = file_size(fs, id, ino, lazy, &size);
+		err = file_size(fs, id, ino, lazy, &size, rc);
 		if (err)
 			return err;
 		stat_file(st, size);
@@ -196,24 +192,25 @@ static int do_stat(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 	}
 }
 
-static int do_getattr(struct ptfs *fs, fuse_ino_t ino, struct stat *st)
+static int do_getattr(struct ptfs *fs, fuse_ino_t ino, struct stat *st, struct pt_readctl *rc)
 {
 	struct pt_tnode id;
 	int err = ptfs_ino_decode(fs, ino, &id);
 
 	if (err)
 		return err;
-	return do_stat(fs, &id, ino, st, false);
+	return do_stat(fs, &id, ino, st, false, rc);
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct pt_readctl rc;
 	struct stat st;
 	int err;
 
-	req_arm(req);
-	err = do_getattr(fs_of(req), ino, &st);
-	if (req_done())
+	req_arm(req, &rc);
+	err = do_getattr(fs_of(req), ino, &st, &rc);
+	if (req_done(&rc))
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -223,7 +220,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* ---- lookup ------------------------------------------------------------- */
 
 static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
-		     struct fuse_entry_param *e)
+		     struct fuse_entry_param *e, struct pt_readctl *rc)
 {
 	struct pt_tnode pid, id;
 	int err = ptfs_ino_decode(fs, parent, &pid);
@@ -239,7 +236,7 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	e->ino = ptfs_ino_encode(fs, &id);
 	if (e->ino == 0)
 		return ENOENT;
-	err = do_stat(fs, &id, e->ino, &e->attr, false);
+	err = do_stat(fs, &id, e->ino, &e->attr, false, rc);
 	if (err)
 		return err;
 	e->attr_timeout = PTFS_TIMEOUT;
@@ -250,15 +247,16 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
+	struct pt_readctl rc;
 	int err;
 
 	/* statfs promises PTFS_NAME_MAX; the kernel passes FUSE names up to 1024 bytes */
 	if (strlen(name) > PTFS_NAME_MAX)
 		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
-	req_arm(req);
-	err = do_lookup(fs_of(req), parent, name, &e);
-	if (req_done())
+	req_arm(req, &rc);
+	err = do_lookup(fs_of(req), parent, name, &e, &rc);
+	if (req_done(&rc))
 		err = EINTR;   /* never a negative entry from a cut lookup */
 	if (err == ENOENT) {
 		/* a negative entry the kernel may cache: the capture never changes */
@@ -289,11 +287,12 @@ static int do_readlink(struct ptfs *fs, fuse_ino_t ino, char *buf, size_t len)
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char target[PATH_MAX];
+	struct pt_readctl rc;
 	int err;
 
-	req_arm(req);
+	req_arm(req, &rc);
 	err = do_readlink(fs_of(req), ino, target, sizeof(target));
-	if (req_done())
+	if (req_done(&rc))
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -308,6 +307,7 @@ struct dirfill {
 	bool plus;
 	char *buf;
 	size_t size, len;
+	struct pt_readctl *rc;   /* the request's */
 };
 
 /*
@@ -339,7 +339,7 @@ static bool dir_add(struct dirfill *d, const char *name, const struct pt_tnode *
 		 * render, go without attributes (ino 0): the kernel then
 		 * neither counts a lookup nor caches them, and asks later.
 		 */
-		if (id && do_stat(d->fs, id, ino, &e.attr, true) == 0) {
+		if (id && do_stat(d->fs, id, ino, &e.attr, true, d->rc) == 0) {
 			e.ino = ino;
 			e.attr_timeout = PTFS_TIMEOUT;
 			e.entry_timeout = PTFS_TIMEOUT;
@@ -386,7 +386,7 @@ static bool dir_dots(struct dirfill *d, const struct pt_tnode *self, fuse_ino_t 
 }
 
 static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t size,
-		      off_t off, bool plus, struct dirfill *d)
+		      off_t off, bool plus, struct dirfill *d, struct pt_readctl *rc)
 {
 	struct ptfs_tls *t = ptfs_tls_get();
 	struct pt_tnode id;
@@ -404,20 +404,22 @@ static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t si
 	d->buf = t->dir;
 	d->size = size;
 	d->len = 0;
+	d->rc = rc;
 	if (!dir_dots(d, &id, ino, off))
 		return 0;
 	return ptfs_errno(pt_tree_list(fs->tree, &id, off > 0 ? (uint64_t)off : 0,
-				       dir_add_child, d));
+				       dir_add_child, d, rc));
 }
 
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
+	struct pt_readctl rc;
 	struct dirfill d;
 	int err;
 
-	req_arm(req);
-	err = do_readdir(fs_of(req), req, ino, size, off, plus, &d);
-	if (req_done())
+	req_arm(req, &rc);
+	err = do_readdir(fs_of(req), req, ino, size, off, plus, &d, &rc);
+	if (req_done(&rc))
 		err = EINTR;   /* a cut listing would end the directory early */
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -436,7 +438,8 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	readdir_common(req, ino, size, off, true);
 }
 
-static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
+static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
+		      struct pt_readctl *rc)
 {
 	struct pt_tnode id;
 	struct stat st;
@@ -446,7 +449,7 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 		return err;
 	if (!is_dir(&id))
 		return ENOTDIR;
-	err = do_stat(fs, &id, ino, &st, false);   /* the node still resolves */
+	err = do_stat(fs, &id, ino, &st, false, rc);   /* the node still resolves */
 	if (err)
 		return err;
 	/*
@@ -467,11 +470,12 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct pt_readctl rc;
 	int err;
 
-	req_arm(req);
-	err = do_opendir(fs_of(req), ino, fi);
-	if (req_done())
+	req_arm(req, &rc);
+	err = do_opendir(fs_of(req), ino, fi, &rc);
+	if (req_done(&rc))
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -491,7 +495,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
  * buffer rendered at open and freed in release (struct ptfs_open), so every
  * read of one open file sees the same bytes.
  */
-static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
+static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
+		   struct pt_readctl *rc)
 {
 	struct ptfs_cache *c;
 	struct pt_tnode id;
@@ -515,7 +520,7 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		 * may drop the render between reads; the next read renders the
 		 * same bytes again.
 		 */
-		err = ptfs_cache_get(fs, &id, c, &h);
+		err = ptfs_cache_get(fs, &id, c, &h, rc);
 		if (err)
 			return err;
 		ptfs_held_put(fs, h);
@@ -526,8 +531,8 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 		o = ptfs_open_new(fs);
 		if (!o)
 			return ENOMEM;
-		err = ptfs_errno(pt_tree_render(fs->tree, &id, &o->buf));
-		if (!err && pt_cancelled())
+		err = ptfs_errno(pt_tree_render(fs->tree, &id, &o->buf, rc));
+		if (!err && pt_readctl_cancelled(rc))
 			err = EINTR;   /* a cut render is not the file */
 		if (err) {
 			ptfs_open_free(fs, o);
@@ -541,11 +546,11 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct pt_readctl rc;
 	int err;
 
-	req_arm(req);
-	err = do_open(fs_of(req), ino, fi);
-	req_done();   /* do_open reports a cut render itself */
+	req_arm(req, &rc);
+	err = do_open(fs_of(req), ino, fi, &rc);   /* do_open reports a cut render itself */
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_open(req, fi);
@@ -571,11 +576,11 @@ static void slice(const struct pt_buf *b, off_t off, size_t *size, const char **
  * checkpoint.
  */
 static int read_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		       size_t *size, off_t off, const char **data)
+		       size_t *size, off_t off, const char **data, struct pt_readctl *rc)
 {
 	struct ptfs_held *h;
 	struct ptfs_tls *t;
-	int err = ptfs_cache_get(fs, id, c, &h);
+	int err = ptfs_cache_get(fs, id, c, &h, rc);
 
 	if (err)
 		return err;
@@ -584,7 +589,7 @@ static int read_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_c
 		err = ENOMEM;
 	} else if (id->type == PT_TN_ENTRIES) {
 		err = ptfs_errno(pt_entries_file_read(fs->tree, &h->ef, (uint64_t)off, *size,
-						      &t->buf));
+						      &t->buf, rc));
 	} else if ((uint64_t)off < h->buf.len) {
 		size_t n = h->buf.len - (size_t)off;
 
@@ -600,7 +605,7 @@ static int read_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_c
 }
 
 static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
-		   struct fuse_file_info *fi, const char **data)
+		   struct fuse_file_info *fi, const char **data, struct pt_readctl *rc)
 {
 	const struct pt_buf *b = (const struct pt_buf *)(uintptr_t)fi->fh;
 	struct ptfs_cache *c;
@@ -618,10 +623,10 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 			return err;
 		c = ptfs_cache_of(fs, &id);
 		if (c)
-			return read_cached(fs, &id, c, size, off, data);
+			return read_cached(fs, &id, c, size, off, data, rc);
 		if (pt_tree_kind(&id) != PT_TK_FILE)
 			return is_dir(&id) ? EISDIR : EINVAL;
-		err = ptfs_render_memo(fs, &id, ino, &b);
+		err = ptfs_render_memo(fs, &id, ino, &b, rc);
 		if (err)
 			return err;
 		slice(b, off, size, data);
@@ -650,11 +655,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	const char *data = NULL;
+	struct pt_readctl rc;
 	int err;
 
-	req_arm(req);
-	err = do_read(fs_of(req), ino, &size, off, fi, &data);
-	if (req_done())
+	req_arm(req, &rc);
+	err = do_read(fs_of(req), ino, &size, off, fi, &data, &rc);
+	if (req_done(&rc))
 		err = EINTR;
 
 	if (err)

@@ -177,19 +177,20 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id);
 /*
  * The render of cached file ID, held: rendered now unless the LRU still
  * has it; *OUT is a reference the caller gives back with ptfs_held_put().
- * The errno of the render (EINTR: cut by a cancel, nothing kept).
+ * The errno of the render (EINTR: cut by RC's cancel, nothing kept); RC is
+ * the request's (pt_walk.h).
  */
 int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		   struct ptfs_held **out);
+		   struct ptfs_held **out, struct pt_readctl *rc);
 void ptfs_held_put(struct ptfs *fs, struct ptfs_held *h);
 /* The size of cached file ID: known once rendered, else rendered now; its errno. */
 int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		    uint64_t *size);
+		    uint64_t *size, struct pt_readctl *rc);
 /* Whether C was rendered once already (its size is known for free). */
 bool ptfs_cache_ready(struct ptfs_cache *c);
 /* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */
 int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
-		     const struct pt_buf **out);
+		     const struct pt_buf **out, struct pt_readctl *rc);
 void ptfs_opens_init(struct ptfs *fs);
 struct ptfs_open *ptfs_open_new(struct ptfs *fs);
 void ptfs_open_free(struct ptfs *fs, struct ptfs_open *o);

@@ -287,18 +287,18 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
  * bytes, trimmed to their length (the budget counts what is held).
  */
 static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
-			uint64_t *size)
+			uint64_t *size, struct pt_readctl *rc)
 {
 	pt_err err;
 
 	if (id->type == PT_TN_ENTRIES) {
 		err = pt_entries_file_build(fs->tree, id->ctx, PT_ENTRIES_LINES_MAX,
-					    PT_ENTRIES_KEEP_MAX, &h->ef);
+					    PT_ENTRIES_KEEP_MAX, &h->ef, rc);
 		*size = h->ef.size;
 		h->cost = sizeof(*h) + h->ef.cpcap * sizeof(*h->ef.cp) + h->ef.text.cap;
 		return ptfs_errno(err);
 	}
-	err = pt_tree_render(fs->tree, id, &h->buf);
+	err = pt_tree_render(fs->tree, id, &h->buf, rc);
 	if (err == PT_OK && h->buf.cap > h->buf.len + 1) {
 		char *nb = realloc(h->buf.data, h->buf.len + 1);
 
@@ -319,7 +319,7 @@ static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_
  * is kept, not even its size, and the next access renders again.
  */
 int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		   struct ptfs_held **out)
+		   struct ptfs_held **out, struct pt_readctl *rc)
 {
 	struct ptfs_held *h;
 	uint64_t size;
@@ -341,8 +341,8 @@ int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache
 	}
 	pt_buf_init(&h->buf);
 	pt_buf_init(&h->ef.text);
-	err = cache_render(fs, id, h, &size);
-	if (pt_cancelled()) {
+	err = cache_render(fs, id, h, &size, rc);
+	if (pt_readctl_cancelled(rc)) {
 		held_free(h);
 		pthread_mutex_unlock(&c->lock);
 		return EINTR;
@@ -375,7 +375,7 @@ int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache
 }
 
 int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		    uint64_t *size)
+		    uint64_t *size, struct pt_readctl *rc)
 {
 	struct ptfs_held *h;
 	int err;
@@ -384,7 +384,7 @@ int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cach
 		*size = c->size;
 		return 0;
 	}
-	err = ptfs_cache_get(fs, id, c, &h);
+	err = ptfs_cache_get(fs, id, c, &h, rc);
 	if (err)
 		return err;
 	*size = c->size;
@@ -410,7 +410,7 @@ bool ptfs_cache_ready(struct ptfs_cache *c)
  * bytes are the same whenever they are rendered.
  */
 int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
-		       const struct pt_buf **out)
+		       const struct pt_buf **out, struct pt_readctl *rc)
 {
 	struct ptfs_tls *t = ptfs_tls_get();
 	int err;
@@ -421,8 +421,8 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		t->memo_ino = 0;
 		pt_buf_reset(&t->memo);
 		t->memo.oom = false;
-		err = ptfs_errno(pt_tree_render(fs->tree, id, &t->memo));
-		if (pt_cancelled())
+		err = ptfs_errno(pt_tree_render(fs->tree, id, &t->memo, rc));
+		if (pt_readctl_cancelled(rc))
 			err = EINTR;   /* a cut render is not the file */
 		if (err)
 			return err;

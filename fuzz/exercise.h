@@ -98,7 +98,7 @@ static uint64_t fz_entries(const struct pt_table *t, struct fz_memo *memo, uint6
 			return memo->m[k].entries;
 	if (memo->n == FZ_MEMO)
 		return max + 1;
-	for (uint64_t i = 0, from = 0; v <= max && pt_table_next(t, &i, false, 0, &e); from = ++i) {
+	for (uint64_t i = 0, from = 0; v <= max && pt_table_next(t, &i, false, 0, &e, NULL); from = ++i) {
 		/* the zero entries passed over were read too (unless known zero) */
 		v += i - from + 1;
 		if (e.state != PT_ST_POINTER)
@@ -145,11 +145,11 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 	}
 	if (small) {
 		/* list the root the way readdir does, render each entry */
-		for (uint64_t i = 0; pt_table_next(&root, &i, false, 0, &e) && i < 64; i++) {
+		for (uint64_t i = 0; pt_table_next(&root, &i, false, 0, &e, NULL) && i < 64; i++) {
 			pt_buf_reset(&b);
 			(void)pt_render_entry(&b, &root, i, &e, PT_OUT_JSON);
 		}
-		pt_pages_init(&it, ctx, 0);
+		pt_pages_init(&it, ctx, 0, NULL);
 		while (n < bd->pages && pt_pages_next(&it, &pg)) {
 			/* VA order, and each page is what the walker says */
 			if (n && pg.va < last)
@@ -162,17 +162,17 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 		if (n < bd->pages) {
 			struct pt_stats st;
 
-			if (pt_context_scan(ctx, &st, NULL, NULL) == PT_OK && st.pages != n)
+			if (pt_context_scan(ctx, &st, NULL, NULL, NULL) == PT_OK && st.pages != n)
 				abort();
 			pt_buf_reset(&b);
-			(void)pt_render_maps(&b, ctx, PT_OUT_TEXT);
+			(void)pt_render_maps(&b, ctx, PT_OUT_TEXT, NULL);
 			pt_buf_reset(&b);
-			(void)pt_render_info(&b, ctx, PT_OUT_TEXT);
+			(void)pt_render_info(&b, ctx, PT_OUT_TEXT, NULL);
 			if (size <= bd->json) {
 				pt_buf_reset(&b);
-				(void)pt_render_maps(&b, ctx, PT_OUT_JSON);
+				(void)pt_render_maps(&b, ctx, PT_OUT_JSON, NULL);
 				pt_buf_reset(&b);
-				(void)pt_render_info(&b, ctx, PT_OUT_JSON);
+				(void)pt_render_info(&b, ctx, PT_OUT_JSON, NULL);
 			}
 		}
 	}

@@ -47,6 +47,7 @@
  */
 struct pt_entries_iter {
 	const struct pt_tree *tree;
+	struct pt_readctl *rc;   /* the caller's, for every listing (pt_tree_list()); may be NULL */
 	unsigned depth;
 	bool pointer;   /* the entry file last given is a pointer's (PATH/entry) */
 	struct {
@@ -59,14 +60,15 @@ struct pt_entries_iter {
 	} f[2 * PT_MAX_DEPTH + 2];
 };
 
-/* Starts at the first entry of context CTX. */
-pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx);
+/* Starts at the first entry of context CTX; RC (may be NULL) bounds and cancels the listings. */
+pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx,
+			struct pt_readctl *rc);
 /*
  * Starts at entry file AT (an ENTRYFILE node the iterator gave): the next
  * call of pt_entries_next() gives AT again.
  */
 pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
-		       const struct pt_tnode *at);
+		       const struct pt_tnode *at, struct pt_readctl *rc);
 /* The next entry file in *OUT; PT_E_NOTFOUND at the end. */
 pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out);
 /*
@@ -87,15 +89,16 @@ pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, 
  * The entries text of context CTX, LINES_MAX entry lines at most, handed to
  * SINK in pieces of about PT_ENTRIES_WRITE_CHUNK bytes, so that memory stays
  * bounded whatever the text's size (ptfs-tool export: ~14 GB from one
- * self-pointing table).  SINK false: stop, PT_E_IO.
+ * self-pointing table).  SINK false: stop, PT_E_IO.  RC (may be NULL) as
+ * for pt_entries_begin(); so for the three below.
  */
 #define PT_ENTRIES_WRITE_CHUNK ((size_t)1 << 20)
 typedef bool (*pt_entries_sink)(void *ud, const char *data, size_t len);
 pt_err pt_entries_write(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			pt_entries_sink sink, void *ud);
+			pt_entries_sink sink, void *ud, struct pt_readctl *rc);
 /* Appends the whole entries text of context CTX to B (tests, small contexts), LINES_MAX entry lines at most. */
 pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			 struct pt_buf *b);
+			 struct pt_buf *b, struct pt_readctl *rc);
 
 /* The entries file of one context: its exact size and its checkpoints. */
 struct pt_entries_file {
@@ -119,14 +122,14 @@ struct pt_entries_file {
  * text itself when it is at most KEEP_MAX bytes (F is filled, free it).
  */
 pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			     uint64_t keep_max, struct pt_entries_file *f);
+			     uint64_t keep_max, struct pt_entries_file *f, struct pt_readctl *rc);
 /*
  * Appends to OUT the bytes [OFF, OFF + SIZE) of the file, cut at its end:
  * a copy from the kept text, or a render of at most PT_ENTRIES_CHECKPOINT
  * + SIZE + one line.
  */
 pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_file *f,
-			    uint64_t off, size_t size, struct pt_buf *out);
+			    uint64_t off, size_t size, struct pt_buf *out, struct pt_readctl *rc);
 void pt_entries_file_free(struct pt_entries_file *f);
 
 #endif

@@ -42,11 +42,14 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		      const struct pt_walk *w, enum pt_out out);
 /*
  * The context's maps file: one line per maximal run, the pt_runs stream with
- * no filter (core/runs.c), bounded also by PT_MAPS_BYTES_MAX bytes.
+ * no filter (core/runs.c), bounded also by PT_MAPS_BYTES_MAX bytes.  RC
+ * (may be NULL, pt_walk.h): the caller's cancel and bound.
  */
-pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);
-/* The context's info file (scans the context). */
-pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out);
+pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
+		      struct pt_readctl *rc);
+/* The context's info file (scans the context with RC, pt_context_scan()). */
+pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
+		      struct pt_readctl *rc);
 /* The root capture file. */
 pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt_out out);
 /* One anomaly line: "CONTEXT PATH KIND DETAIL", e.g. "c0 l1/0/l0/1 reserved_bits reserved_mask: 0x10". */

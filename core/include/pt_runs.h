@@ -90,10 +90,12 @@ struct pt_runs_iter {
 	uint64_t cut_limit;        /* truncated: the bound that was hit ... */
 	const char *cut_what;      /* ... and what it counts ("entries read", "pages", "runs", "walks", "bytes") */
 	bool done;
+	struct pt_readctl *rc;     /* the caller's (pt_walk.h); NULL: never cancelled */
 };
 
+/* Starts the runs of CTX that F keeps; RC (may be NULL) counts every entry read. */
 void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
-		  const struct pt_runs_filter *f);
+		  const struct pt_runs_filter *f, struct pt_readctl *rc);
 /* Next run in VA order; false at the end (then see it->truncated). */
 bool pt_runs_next(struct pt_runs_iter *it, struct pt_run *out);
 

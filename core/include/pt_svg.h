@@ -10,6 +10,6 @@
 #include "pt_render.h"
 
 /* Appends CTX's map.svg to B: deterministic, at most a few hundred KiB. */
-pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx);
+pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_readctl *ctl);
 
 #endif

@@ -136,10 +136,12 @@ typedef bool (*pt_tree_list_fn)(void *ud, const char *name, const struct pt_tnod
  * "." and "..", and are stable: a fixed list's child k has cookie k + 3,
  * a table's entry i has i + 3, a va/ link the VA just past its page + 2,
  * so a huge table or va/ is resumed where it stopped without any list.
- * walk/ and pa/SPACE/ list nothing.
+ * walk/ and pa/SPACE/ list nothing.  RC (may be NULL; pt_walk.h) bounds
+ * and cancels the reads of a table or va/ listing: a listing it ended is
+ * short.
  */
 pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		    pt_tree_list_fn fn, void *ud);
+		    pt_tree_list_fn fn, void *ud, struct pt_readctl *rc);
 
 /* The directory holding NODE (the root for the root). */
 pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
@@ -147,11 +149,18 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 /*
  * st_nlink of NODE: 2 + subdirectories for a directory (1, "unknown", for a
  * table too big to count), 1 for a file or link.  Also proves a directory
- * still resolves (PT_E_NOTFOUND otherwise).
+ * still resolves (PT_E_NOTFOUND otherwise).  RC (may be NULL) as for
+ * pt_tree_list(): a count it ended is low.
  */
-pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink);
-/* Appends the contents of file NODE to B (PT_E_NOMEM when B ran out of memory). */
-pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b);
+pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink,
+		     struct pt_readctl *rc);
+/*
+ * Appends the contents of file NODE to B (PT_E_NOMEM when B ran out of
+ * memory).  RC (may be NULL) bounds and cancels the reads of info, maps and
+ * entries: the caller asks it whether the text is whole.
+ */
+pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b,
+		      struct pt_readctl *rc);
 /*
  * The target of link NODE ("../pde3/0/.../pte_small/1") into BUF of LEN
  * bytes.  PT_E_NOTFOUND: the VA is no longer a page's first VA;

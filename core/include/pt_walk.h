@@ -25,6 +25,34 @@
 #include "pt_capture.h"
 #include "pt_format.h"
 
+/*
+ * Read control: how long a read of many entries may run, passed by the
+ * caller to every loop over tables (pt_table_next(), the page iterator, the
+ * scan, and the tree, entries and runs above them).  A program that serves
+ * requests (ptfs) makes one per request with a cancel check; the loops
+ * count one unit per entry read, ask the check every 4096 units and, once
+ * it said stop or the work bound ran out, end early as if there were
+ * nothing more.  The caller then treats what it got as incomplete: CANCELLED
+ * or CUT says which (both sticky for the life of the struct).  Each call's
+ * struct is its own: two reads on one thread never share a bound or a
+ * cancel.  A NULL read control: never cancelled, no bound.
+ */
+typedef bool (*pt_cancel_fn)(void *ud);
+struct pt_readctl {
+	pt_cancel_fn cancel;   /* true: stop (NULL: never asked) */
+	void *cancel_ud;
+	uint64_t work_left;    /* units left before the reads are cut (UINT64_MAX: no bound) */
+	unsigned polls;        /* units counted, so that CANCEL is asked every 4096 */
+	bool cut;              /* WORK_LEFT ran out */
+	bool cancelled;        /* CANCEL said stop */
+};
+/* CANCEL NULL: never cancelled; WORK 0: no bound. */
+void pt_readctl_init(struct pt_readctl *rc, pt_cancel_fn cancel, void *cancel_ud, uint64_t work);
+/* Counts one unit of work; true when RC says stop (false for NULL). */
+bool pt_readctl_poll(struct pt_readctl *rc);
+/* Whether RC's cancel check said stop (false for NULL). */
+bool pt_readctl_cancelled(const struct pt_readctl *rc);
+
 /* One table as seen from the entry that points at it (or the root). */
 struct pt_table {
 	const struct pt_context *ctx;
@@ -84,35 +112,10 @@ bool pt_table_read(const struct pt_table *t, uint64_t index, struct pt_entry *e)
  * when there is none.  Unlike
  * pt_table_read(), which gives the decoder's state, this (and
  * pt_node_resolve()) applies the states that depend on the entry's place:
- * shadowed, reserved_bits.
+ * shadowed, reserved_bits.  RC (may be NULL) counts every entry read.
  */
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
-		   struct pt_entry *e);
-/*
- * Cancelling long loops.  A program that serves requests (ptfs) sets a
- * check for the calling thread with pt_cancel_set(); the table listing,
- * the page iterator and the scan call it every few thousand entries and,
- * once it returned true, end early on that thread as if there were nothing
- * more.  The caller must then treat what it got as incomplete: it asks
- * pt_cancelled() after the call (sticky until the next pt_cancel_set()).
- * A thread-local hook rather than a parameter, so that every reader of the
- * tree (core/tree.c, render.c) is cancellable without a new argument.
- * FN NULL: never cancelled (the default).
- */
-typedef bool (*pt_cancel_fn)(void *ud);
-void pt_cancel_set(pt_cancel_fn fn, void *ud);
-bool pt_cancelled(void);
-/* Counts one unit of work; true when the thread's check says stop (checked every 4096 calls). */
-bool pt_cancel_poll(void);
-/*
- * A work budget for the calling thread: after N more units (entries read by
- * table listings and the page iterator) every loop ends as if cancelled,
- * and pt_work_was_cut() says so.  N 0: no budget.  The scan sets one, so
- * that info ends in bounded time even on mapped zero memory.
- */
-void pt_work_budget(uint64_t n);
-bool pt_work_was_cut(void);
-
+		   struct pt_entry *e, struct pt_readctl *rc);
 /* "yes", "partial" or "no" for a cover. */
 const char *pt_cover_name(enum pt_cover c);
 
@@ -256,6 +259,8 @@ struct pt_page_iter {
 	uint64_t budget, reads;
 	bool cut;
 	uint64_t cut_va;
+	/* The caller's read control (pt_pages_init()); NULL: never cancelled. */
+	struct pt_readctl *rc;
 	/* PT_DECODE_* for the leaves (0, the default: every field; PT_DECODE_SUMMARY: none) */
 	unsigned flags;
 	/*
@@ -275,7 +280,8 @@ struct pt_page_iter {
 		uint64_t big_next, big_end, big_cur;
 	} f[PT_MAX_DEPTH + 1];
 };
-void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va);
+void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va,
+		   struct pt_readctl *rc);
 /* Next page with va >= from_va; false at the end. */
 bool pt_pages_next(struct pt_page_iter *it, struct pt_page *out);
 
@@ -330,8 +336,12 @@ struct pt_stats {
 };
 
 typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
-/* Scans every captured table of CTX; calls FN per anomaly in tree order (FN may be NULL). */
+/*
+ * Scans every captured table of CTX; calls FN per anomaly in tree order (FN
+ * may be NULL).  RC (may be NULL) is the caller's: its cancel and bound
+ * apply, and the scan's own bounds (PT_SCAN_ENTRIES_MAX) come on top.
+ */
 pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
-		       pt_anomaly_fn fn, void *ud);
+		       pt_anomaly_fn fn, void *ud, struct pt_readctl *rc);
 
 #endif

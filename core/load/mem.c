@@ -389,6 +389,10 @@ static bool region_copy(const struct region *r, uint64_t off, uint8_t *out, size
  */
 static bool overlap_agrees(const struct region *x, const struct region *y, uint64_t lo, uint64_t hi)
 {
+	/*
+	 * Scratch, per thread so that loads on two threads never share it:
+	 * nothing outlives the call, so no result depends on it.
+	 */
 	static _Thread_local uint8_t bx[CHUNK_SIZE], by[CHUNK_SIZE];
 
 	for (uint64_t pa = lo;;) {
@@ -510,6 +514,12 @@ struct fault_frame {
 	struct fault_frame *prev;
 };
 
+/*
+ * Per thread because a signal handler cannot be given an argument: SIGBUS
+ * is delivered to the thread that touched the page, and its handler finds
+ * that thread's innermost frame here.  Not a parameter of any read: a copy
+ * arms and disarms its own frame.
+ */
 static _Thread_local struct fault_frame *volatile fault_top;
 
 bool pt_mem_copy_mapped(void *dst, const void *src, size_t len)

@@ -54,7 +54,8 @@ static bool take_batch(void *ud, const char *name, const struct pt_tnode *child,
 	return true;
 }
 
-pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx)
+pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, unsigned ctx,
+			struct pt_readctl *rc)
 {
 	struct pt_tnode root, cdir;
 	struct first_child fc = {0};
@@ -62,13 +63,14 @@ pt_err pt_entries_begin(struct pt_entries_iter *it, const struct pt_tree *tree, 
 	pt_err err;
 
 	it->tree = tree;
+	it->rc = rc;
 	it->depth = 0;
 	/* the context directory, then its root table by name (the tree decides both) */
 	pt_tree_root(&root);
 	err = PT_E_NOTFOUND;
 	for (uint64_t cookie = 0;; cookie = fc.next) {
 		fc.got = false;
-		err = pt_tree_list(tree, &root, cookie, take_first, &fc);
+		err = pt_tree_list(tree, &root, cookie, take_first, &fc, rc);
 		if (err != PT_OK)
 			return err;
 		if (!fc.got)
@@ -98,7 +100,8 @@ pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out)
 		if (it->f[d].qi == it->f[d].qn) {
 			struct batch bt = {it->f[d].q, 0, 0};
 
-			err = pt_tree_list(it->tree, &it->f[d].dir, it->f[d].cookie, take_batch, &bt);
+			err = pt_tree_list(it->tree, &it->f[d].dir, it->f[d].cookie, take_batch, &bt,
+					   it->rc);
 			if (err != PT_OK)
 				return err;
 			it->f[d].qi = 0;
@@ -131,7 +134,7 @@ pt_err pt_entries_next(struct pt_entries_iter *it, struct pt_tnode *out)
 
 /* The cookie after CHILD in the listing of DIR (CHILD a directory listed in it). */
 static pt_err cookie_after(const struct pt_tree *tree, const struct pt_tnode *dir,
-			   const struct pt_tnode *child, uint64_t *cookie)
+			   const struct pt_tnode *child, uint64_t *cookie, struct pt_readctl *rc)
 {
 	struct first_child fc;
 	uint64_t c = 0;
@@ -139,7 +142,7 @@ static pt_err cookie_after(const struct pt_tree *tree, const struct pt_tnode *di
 
 	for (;;) {
 		fc.got = false;
-		err = pt_tree_list(tree, dir, c, take_first, &fc);
+		err = pt_tree_list(tree, dir, c, take_first, &fc, rc);
 		if (err != PT_OK)
 			return err;
 		if (!fc.got)
@@ -156,7 +159,7 @@ static pt_err cookie_after(const struct pt_tree *tree, const struct pt_tnode *di
 }
 
 pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
-		       const struct pt_tnode *at)
+		       const struct pt_tnode *at, struct pt_readctl *rc)
 {
 	struct pt_tnode chain[2 * PT_MAX_DEPTH + 3];
 	unsigned n = 0;
@@ -165,6 +168,7 @@ pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
 	if (at->type != PT_TN_ENTRYFILE)
 		return PT_E_USAGE;
 	it->tree = tree;
+	it->rc = rc;
 	it->depth = 0;
 	/* AT and its directories up to the root table, deepest first */
 	chain[n++] = *at;
@@ -195,7 +199,7 @@ pt_err pt_entries_seek(struct pt_entries_iter *it, const struct pt_tree *tree,
 		} else if (dir->type == PT_TN_TABLEDIR) {
 			cookie = child->node.s[child->node.n - 1].index + 3;
 		} else {
-			err = cookie_after(tree, dir, child, &cookie);
+			err = cookie_after(tree, dir, child, &cookie, rc);
 			if (err != PT_OK)
 				return err;
 		}
@@ -301,7 +305,8 @@ pt_err pt_entries_line(const struct pt_tree *tree, const struct pt_tnode *node, 
 	pt_buf_put(b, path, (size_t)n);
 	pt_buf_puts(b, pointer ? "/entry " : " ");
 	from = b->len;
-	err = b->oom ? PT_E_NOMEM : pt_tree_render(tree, node, b);
+	/* an entry file is one entry: no loop to bound or cancel (NULL) */
+	err = b->oom ? PT_E_NOMEM : pt_tree_render(tree, node, b, NULL);
 	if (err == PT_OK && b->len > from && fields_in_place(b, from))
 		return PT_OK;
 	if (err == PT_OK) {
@@ -365,7 +370,7 @@ static pt_err text_next(struct text_pos *p, struct pt_tnode *e, bool *is_entry,
 }
 
 pt_err pt_entries_write(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			pt_entries_sink sink, void *ud)
+			pt_entries_sink sink, void *ud, struct pt_readctl *rc)
 {
 	struct text_pos *p = malloc(sizeof(*p));
 	struct pt_buf line, chunk;
@@ -380,7 +385,7 @@ pt_err pt_entries_write(const struct pt_tree *tree, unsigned ctx, uint64_t lines
 	p->done = false;
 	pt_buf_init(&line);
 	pt_buf_init(&chunk);
-	err = pt_entries_begin(&p->it, tree, ctx);
+	err = pt_entries_begin(&p->it, tree, ctx, rc);
 	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
 		pt_buf_put(&chunk, line.data, line.len);
 		if (chunk.oom)
@@ -408,9 +413,9 @@ static bool sink_buf(void *ud, const char *data, size_t len)
 }
 
 pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			 struct pt_buf *b)
+			 struct pt_buf *b, struct pt_readctl *rc)
 {
-	pt_err err = pt_entries_write(tree, ctx, lines_max, sink_buf, b);
+	pt_err err = pt_entries_write(tree, ctx, lines_max, sink_buf, b, rc);
 
 	return err == PT_E_IO || (err == PT_OK && b->oom) ? PT_E_NOMEM : err;
 }
@@ -430,7 +435,7 @@ static pt_err cp_add(struct pt_entries_file *f, uint64_t off, uint64_t lines,
 }
 
 pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t lines_max,
-			     uint64_t keep_max, struct pt_entries_file *f)
+			     uint64_t keep_max, struct pt_entries_file *f, struct pt_readctl *rc)
 {
 	bool keep = keep_max > 0;
 	/* the walk is ~40 KiB: off the stack of a FUSE worker */
@@ -450,7 +455,7 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t 
 	p->lines = 0;
 	p->max = lines_max;
 	p->done = false;
-	err = pt_entries_begin(&p->it, tree, ctx);
+	err = pt_entries_begin(&p->it, tree, ctx, rc);
 	pt_buf_init(&line);
 	while (err == PT_OK && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
 		/* a checkpoint at the first entry line PT_ENTRIES_CHECKPOINT past the last one */
@@ -481,7 +486,7 @@ pt_err pt_entries_file_build(const struct pt_tree *tree, unsigned ctx, uint64_t 
 }
 
 pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_file *f,
-			    uint64_t off, size_t size, struct pt_buf *out)
+			    uint64_t off, size_t size, struct pt_buf *out, struct pt_readctl *rc)
 {
 	struct text_pos *p;
 	struct pt_tnode e;
@@ -514,7 +519,7 @@ pt_err pt_entries_file_read(const struct pt_tree *tree, const struct pt_entries_
 	p->lines = f->cp[lo].lines;
 	p->max = f->lines_max;
 	p->done = false;
-	err = pt_entries_seek(&p->it, tree, &f->cp[lo].next);
+	err = pt_entries_seek(&p->it, tree, &f->cp[lo].next, rc);
 	pt_buf_init(&line);
 	while (err == PT_OK && want > 0 && (err = text_next(p, &e, &is_entry, &line)) == PT_OK) {
 		if (pos + line.len > off) {

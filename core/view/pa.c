@@ -78,7 +78,12 @@ static pt_err build(struct pt_pa_index *ix)
 		struct pt_run run;
 
 		pt_runs_filter_init(&f);
-		pt_runs_init(&it, ctx, &f);
+		/*
+		 * Not cancellable (NULL): the index is built once and kept, so a
+		 * cancelled build would leave it short for every later reader;
+		 * the runs bound it (PT_SCAN_ENTRIES_MAX per context).
+		 */
+		pt_runs_init(&it, ctx, &f, NULL);
 		while (pt_runs_next(&it, &run)) {
 			if (ix->n == PT_PA_INDEX_RUNS_MAX) {
 				ix->incomplete = true;

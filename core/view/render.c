@@ -481,7 +481,8 @@ static void info_anomaly(void *ud, const struct pt_anomaly *a)
 	ac->n++;
 }
 
-pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
+pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
+		      struct pt_readctl *rc)
 {
 	const struct pt_format *fmt = ctx->fmt;
 	unsigned nl = pt_format_nlevels(fmt);
@@ -492,7 +493,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	pt_err err;
 
 	pt_buf_init(&ac.list);
-	err = pt_context_scan(ctx, &st, info_anomaly, &ac);
+	err = pt_context_scan(ctx, &st, info_anomaly, &ac, rc);
 	if (err != PT_OK) {
 		pt_buf_free(&ac.list);
 		return err;

@@ -22,7 +22,7 @@ void pt_runs_filter_init(struct pt_runs_filter *f)
 }
 
 void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
-		  const struct pt_runs_filter *f)
+		  const struct pt_runs_filter *f, struct pt_readctl *rc)
 {
 	struct pt_table root;
 	struct pt_walk w;
@@ -31,13 +31,14 @@ void pt_runs_init(struct pt_runs_iter *it, const struct pt_context *ctx,
 	memset(it, 0, sizeof *it);
 	it->ctx = ctx;
 	it->f = *f;
+	it->rc = rc;
 	/*
 	 * A page that starts below va_lo but reaches into it is kept: start the
 	 * page stream at the page holding va_lo, as the walker finds it.
 	 */
 	if (from && pt_walk_va(ctx, from, &w) == PT_OK && w.fault == PT_FAULT_NONE)
 		from = w.page_va;
-	pt_pages_init(&it->pages, ctx, from);
+	pt_pages_init(&it->pages, ctx, from, rc);
 	it->pages.budget = PT_SCAN_ENTRIES_MAX;   /* bounded by entries read, like maps (aliased tables) */
 
 	/* The VA space is the root table's span (a canonical one ends at the top: 0). */
@@ -190,7 +191,7 @@ static uint64_t gap_piece(struct pt_runs_iter *it, uint64_t limit, const char **
 			end = pt_table_entry_va_end(t, t->entries - 1);
 		else if (!s->captured)
 			/* a partly captured table: the hole ends at the next captured entry */
-			end = pt_table_next(t, &next, true, 0, &e) ? pt_table_entry_va(t, next) :
+			end = pt_table_next(t, &next, true, 0, &e, it->rc) ? pt_table_entry_va(t, next) :
 			      pt_table_entry_va_end(t, t->entries - 1);
 		else
 			end = pt_table_entry_va_end(t, s->index);
@@ -339,7 +340,8 @@ void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, e
 			      d, it->cut_va, it->cut_limit, it->cut_what);
 }
 
-pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out)
+pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
+		      struct pt_readctl *rc)
 {
 	struct pt_runs_filter f;
 	struct pt_runs_iter it;
@@ -347,7 +349,7 @@ pt_err pt_render_maps(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	size_t start = b->len;
 
 	pt_runs_filter_init(&f);
-	pt_runs_init(&it, ctx, &f);
+	pt_runs_init(&it, ctx, &f, rc);
 	while (pt_runs_next(&it, &r)) {
 		/* The render is cached for the life of the mount: bounded in bytes too. */
 		if (b->len - start >= PT_MAPS_BYTES_MAX) {

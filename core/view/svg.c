@@ -111,7 +111,7 @@ static size_t segs_coarsen(struct seg *s, size_t n, unsigned digits)
 
 /* Reads CTX's runs into at most SVG_SEGS_MAX segments (*N); the runs stream's cut in *IT. */
 static pt_err segs_read(const struct pt_context *ctx, struct pt_runs_iter *it,
-			struct seg *segs, size_t *n)
+			struct seg *segs, size_t *n, struct pt_readctl *ctl)
 {
 	struct pt_runs_filter f;
 	struct pt_run r;
@@ -120,7 +120,7 @@ static pt_err segs_read(const struct pt_context *ctx, struct pt_runs_iter *it,
 
 	pt_buf_init(&line);
 	pt_runs_filter_init(&f);
-	pt_runs_init(it, ctx, &f);
+	pt_runs_init(it, ctx, &f, ctl);
 	*n = 0;
 	while (pt_runs_next(it, &r)) {
 		struct seg *s;
@@ -187,7 +187,7 @@ static void svg_bar(struct pt_buf *b, unsigned *x, unsigned *row, unsigned w, un
 		      *x, SVG_TOP + *row * SVG_ROW + (40 - h), w, h, fill, extra);
 }
 
-pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx)
+pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_readctl *ctl)
 {
 	struct pt_runs_iter it;
 	struct seg *segs = calloc(SVG_SEGS_MAX, sizeof *segs);
@@ -198,7 +198,7 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx)
 
 	if (!segs)
 		return PT_E_NOMEM;
-	pt_err rc = segs_read(ctx, &it, segs, &n);
+	pt_err rc = segs_read(ctx, &it, segs, &n, ctl);
 	if (rc != PT_OK) {
 		free(segs);
 		return rc;

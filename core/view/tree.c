@@ -492,9 +492,9 @@ static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
  * fields.
  */
 static bool table_next_summary(const struct pt_table *t, uint64_t *i, bool all_entries,
-			       struct pt_entry *e)
+			       struct pt_entry *e, struct pt_readctl *rc)
 {
-	return pt_table_next(t, i, all_entries, PT_DECODE_SUMMARY, e);
+	return pt_table_next(t, i, all_entries, PT_DECODE_SUMMARY, e, rc);
 }
 
 /*
@@ -509,7 +509,7 @@ static const char *index_name(uint64_t i, char *end)
 
 /* A table: entry I has cookie I + 3, so a resumed listing starts at COOKIE - 2. */
 static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-			 pt_tree_list_fn fn, void *ud)
+			 pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
 {
 	uint64_t i = cookie >= COOKIE_BASE ? cookie - (COOKIE_BASE - 1) : 0;
 	struct pt_table t;
@@ -524,7 +524,7 @@ static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir,
 	if (err != PT_OK)
 		return err;
 	pt_table_direct(&t);
-	while (i < t.entries && table_next_summary(&t, &i, tree->all_entries, &e)) {
+	while (i < t.entries && table_next_summary(&t, &i, tree->all_entries, &e, rc)) {
 		entry_node(dir, &t, i, &e, &n);
 		if (!fn(ud, index_name(i, name + sizeof(name)), &n, i + COOKIE_BASE))
 			break;
@@ -558,7 +558,7 @@ static bool pages_next_summary(struct pt_page_iter *it, struct pt_page *page)
 }
 
 static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		      pt_tree_list_fn fn, void *ud)
+		      pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
 {
 	const struct pt_context *ctx = pt_tree_context(tree, dir);
 	struct pt_page_iter it;
@@ -574,7 +574,7 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 		return PT_OK;   /* past the last page */
 	from = pt_va_at(ctx->fmt, from);
 	for (;;) {
-		pt_pages_init(&it, ctx, from);
+		pt_pages_init(&it, ctx, from, rc);
 		it.budget = budget;
 		while (pages_next_summary(&it, &page)) {
 			if (!pt_va_in_space(ctx->fmt, page.va))
@@ -587,7 +587,7 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 				return PT_OK;
 			any = true;
 		}
-		if (!it.cut || any || pt_cancelled() || !pt_va_in_space(ctx->fmt, it.cut_va))
+		if (!it.cut || any || pt_readctl_cancelled(rc) || !pt_va_in_space(ctx->fmt, it.cut_va))
 			return PT_OK;
 		from = it.cut_va;
 		budget = budget > UINT64_MAX / 2 ? budget : budget * 2;
@@ -595,7 +595,7 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 }
 
 pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		    pt_tree_list_fn fn, void *ud)
+		    pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
 {
 	struct fixed_list l = {fn, ud, cookie, 0, false};
 
@@ -607,9 +607,9 @@ pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint
 	case PT_TN_ENTRYDIR:
 		return list_entrydir(dir, &l);
 	case PT_TN_TABLEDIR:
-		return list_table(tree, dir, cookie, fn, ud);
+		return list_table(tree, dir, cookie, fn, ud, rc);
 	case PT_TN_VADIR:
-		return list_va(tree, dir, cookie, fn, ud);
+		return list_va(tree, dir, cookie, fn, ud, rc);
 	case PT_TN_WALKDIR:
 		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
 	case PT_TN_PADIR:
@@ -703,7 +703,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 }
 
 /* st_nlink of a table directory: 2 + its pointer entries (or 1 when too big to count). */
-static uint64_t table_nlink(const struct pt_table *t)
+static uint64_t table_nlink(const struct pt_table *t, struct pt_readctl *rc)
 {
 	const struct pt_level *l = &t->ctx->fmt->levels[t->level];
 	struct pt_entry e;
@@ -713,7 +713,7 @@ static uint64_t table_nlink(const struct pt_table *t)
 		return 2;   /* leaves only: no subdirectories */
 	if (t->entries > NLINK_SCAN_MAX)
 		return 1;
-	while (i < t->entries && table_next_summary(t, &i, false, &e)) {
+	while (i < t->entries && table_next_summary(t, &i, false, &e, rc)) {
 		if (pt_entry_is_dir(&e))
 			n++;
 		i++;
@@ -721,7 +721,8 @@ static uint64_t table_nlink(const struct pt_table *t)
 	return n;
 }
 
-pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink)
+pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink,
+		     struct pt_readctl *rc)
 {
 	struct pt_table t;
 	struct pt_loc loc;
@@ -751,7 +752,7 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 		err = get_table(node, &t);
 		if (err == PT_OK) {
 			pt_table_direct(&t);
-			*nlink = table_nlink(&t);
+			*nlink = table_nlink(&t, rc);
 		}
 		return err;
 	case PT_TN_ENTRYDIR:
@@ -768,7 +769,8 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 	}
 }
 
-pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b)
+pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b,
+		      struct pt_readctl *rc)
 {
 	const struct pt_context *ctx = pt_tree_context(tree, node);
 	struct pt_loc loc;
@@ -783,19 +785,19 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 	case PT_TN_MAPS:
 		if (!ctx)
 			return PT_E_NOTFOUND;
-		err = node->type == PT_TN_INFO ? pt_render_info(b, ctx, PT_OUT_TEXT)
-					       : pt_render_maps(b, ctx, PT_OUT_TEXT);
+		err = node->type == PT_TN_INFO ? pt_render_info(b, ctx, PT_OUT_TEXT, rc)
+					       : pt_render_maps(b, ctx, PT_OUT_TEXT, rc);
 		break;
 	case PT_TN_SVG:
 		if (!ctx)
 			return PT_E_NOTFOUND;
-		err = pt_render_svg(b, ctx);
+		err = pt_render_svg(b, ctx, rc);
 		break;
 	case PT_TN_ENTRIES:
 		/* the whole text at once (export); the mount reads it by checkpoints */
 		if (!ctx)
 			return PT_E_NOTFOUND;
-		err = pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b);
+		err = pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b, rc);
 		break;
 	case PT_TN_ENTRYFILE:
 		err = get_entry(node, &loc);

@@ -63,7 +63,8 @@ static void push_dual(struct pt_page_iter *it, const struct pt_table *big, bool 
 	}
 }
 
-void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va)
+void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64_t from_va,
+		   struct pt_readctl *rc)
 {
 	struct pt_table root;
 
@@ -76,6 +77,7 @@ void pt_pages_init(struct pt_page_iter *it, const struct pt_context *ctx, uint64
 	it->cut = false;
 	it->cut_va = 0;
 	it->flags = 0;
+	it->rc = rc;
 	pt_table_root(ctx, &root);
 	push_plain(it, &root);
 }
@@ -115,7 +117,7 @@ static bool emit(struct pt_page_iter *it, const struct pt_table *t, uint64_t idx
  */
 static bool may_read(struct pt_page_iter *it, const struct pt_table *t, uint64_t i)
 {
-	if (pt_cancel_poll()) {
+	if (pt_readctl_poll(it->rc)) {
 		it->done = true;
 		return false;
 	}

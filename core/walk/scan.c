@@ -95,6 +95,7 @@ struct scan {
 	struct seen seen;
 	struct pt_node node;
 	pt_err err;
+	struct pt_readctl *rc;   /* the table pass's (table_rc()) */
 };
 
 static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
@@ -186,7 +187,7 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 	if (!note_table(sc, t))
 		return;
 	pt_table_direct(t);
-	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, 0, &e); i++) {
+	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, 0, &e, sc->rc); i++) {
 		/* counts: the scan of one table is bounded by its non-zero entries */
 		struct pt_table child;
 
@@ -215,10 +216,41 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 	}
 }
 
+/*
+ * The table pass's read control: the caller's cancel, and a bound of
+ * PT_SCAN_ENTRIES_MAX entries (or the caller's, if lower), so that the scan
+ * ends in bounded time even on mapped zero memory.
+ */
+static void table_rc(struct pt_readctl *tc, const struct pt_readctl *rc)
+{
+	pt_readctl_init(tc, rc ? rc->cancel : NULL, rc ? rc->cancel_ud : NULL, PT_SCAN_ENTRIES_MAX);
+	if (!rc)
+		return;
+	tc->polls = rc->polls;
+	tc->cancelled = rc->cancelled;
+	tc->cut = rc->cut;
+	if (rc->work_left < tc->work_left)
+		tc->work_left = rc->work_left;
+}
+
+/* What the table pass did, back into the caller's RC: the units it spent and a cancel. */
+static void table_rc_done(struct pt_readctl *rc, const struct pt_readctl *tc, uint64_t before)
+{
+	if (!rc)
+		return;
+	rc->polls = tc->polls;
+	rc->cancelled = tc->cancelled;
+	if (rc->work_left != UINT64_MAX) {
+		rc->work_left -= before - tc->work_left;
+		rc->cut = tc->cut && rc->work_left == 0;
+	}
+}
+
 pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
-		       pt_anomaly_fn fn, void *ud)
+		       pt_anomaly_fn fn, void *ud, struct pt_readctl *rc)
 {
 	struct scan sc = {.ctx = ctx, .st = st, .fn = fn, .ud = ud, .err = PT_OK};
+	struct pt_readctl tc;
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct pt_table root;
@@ -238,15 +270,20 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
 		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
 	/* Mapped zero memory is read entry by entry: bound the table scan too. */
-	pt_work_budget(PT_SCAN_ENTRIES_MAX);
-	scan_table(&sc, &root);
-	st->tables_truncated = pt_work_was_cut();
-	pt_work_budget(0);
+	table_rc(&tc, rc);
+	sc.rc = &tc;
+	{
+		uint64_t before = tc.work_left;
+
+		scan_table(&sc, &root);
+		table_rc_done(rc, &tc, before);
+	}
+	st->tables_truncated = tc.cut;
 	free(sc.seen.slot);
 	if (sc.err != PT_OK)
 		return sc.err;
 
-	pt_pages_init(&it, ctx, 0);
+	pt_pages_init(&it, ctx, 0, rc);
 	it.budget = PT_SCAN_ENTRIES_MAX;
 	while (pt_pages_next(&it, &pg)) {
 		unsigned sh = 0;

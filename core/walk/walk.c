@@ -299,53 +299,41 @@ static void place_state(const struct pt_table *t, uint64_t index, struct pt_entr
 		e->state = PT_ST_SHADOWED;
 }
 
-/* ---- cancelling ---------------------------------------------------------- */
+/* ---- read control -------------------------------------------------------- */
 
-static _Thread_local pt_cancel_fn cancel_fn;
-static _Thread_local void *cancel_ud;
-static _Thread_local bool cancel_hit;
-static _Thread_local unsigned cancel_count;
-
-void pt_cancel_set(pt_cancel_fn fn, void *ud)
+void pt_readctl_init(struct pt_readctl *rc, pt_cancel_fn cancel, void *cancel_ud, uint64_t work)
 {
-	cancel_fn = fn;
-	cancel_ud = ud;
-	cancel_hit = false;
-	cancel_count = 0;
+	rc->cancel = cancel;
+	rc->cancel_ud = cancel_ud;
+	rc->work_left = work ? work : UINT64_MAX;
+	rc->polls = 0;
+	rc->cut = false;
+	rc->cancelled = false;
 }
 
-bool pt_cancelled(void)
+bool pt_readctl_cancelled(const struct pt_readctl *rc)
 {
-	return cancel_hit;
+	return rc && rc->cancelled;
 }
 
-static _Thread_local uint64_t work_left = UINT64_MAX;
-static _Thread_local bool work_cut;
-
-void pt_work_budget(uint64_t n)
+bool pt_readctl_poll(struct pt_readctl *rc)
 {
-	work_left = n ? n : UINT64_MAX;
-	work_cut = false;
-}
-
-bool pt_work_was_cut(void)
-{
-	return work_cut;
-}
-
-bool pt_cancel_poll(void)
-{
-	if (cancel_hit || work_cut)
+	if (!rc)
+		return false;
+	if (rc->cancelled || rc->cut)
 		return true;
-	if (work_left != UINT64_MAX && work_left-- == 0) {
-		work_cut = true;
-		return true;
+	if (rc->work_left != UINT64_MAX) {
+		if (rc->work_left == 0) {
+			rc->cut = true;
+			return true;
+		}
+		rc->work_left--;
 	}
 	/* The check may take a lock (fuse_req_interrupted): ask it rarely. */
-	if (!cancel_fn || (++cancel_count & 4095) != 0)
+	if (!rc->cancel || (++rc->polls & 4095) != 0)
 		return false;
-	cancel_hit = cancel_fn(cancel_ud);
-	return cancel_hit;
+	rc->cancelled = rc->cancel(rc->cancel_ud);
+	return rc->cancelled;
 }
 
 /*
@@ -368,14 +356,14 @@ uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 
 
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
-		   struct pt_entry *e)
+		   struct pt_entry *e, struct pt_readctl *rc)
 {
 	unsigned zeros = 0;
 
 	for (uint64_t i = *index; i < t->entries; i++) {
 		uint8_t raw[16];
 
-		if (pt_cancel_poll())
+		if (pt_readctl_poll(rc))
 			return false;
 		if (!pt_wk_raw(t, i, raw)) {
 			i = pt_wk_next_captured(t, i) - 1;
