@@ -35,7 +35,7 @@ BOOL_KEYS = {"captured", "complete", "address_complete", "reserved_bits"}
 FORBIDDEN = {"pa_start", "addr", "leaf", "name"}
 # Format: the key its KIND column has in walk/maps/diff (the maps header's KIND).
 KIND_KEY = {"amd-gart": "mtype_name", "amd-gpuvm": "mtype_name", "intel-vtd": "emt_name",
-            "intel-ept": "memory_type_name"}
+            "intel-ept": "memory_type_name", "arm64": "attr_index_name"}
 # Objects whose keys are names (levels, sizes, registers), not the convention's keys.
 NAME_MAPS = {"levels", "mapped_bytes", "annotations", "registers", "registers_written",
              "pages_by_size"}
@@ -170,6 +170,8 @@ def main():
         for info in infos:
             ctx, fmt = info.get("context"), info.get("format")
             kk = KIND_KEY.get(fmt, "kind_name")
+            if fmt == "arm64" and info.get("stage") == 2:
+                kk = "mem_attr_name"   # stage 2: MemAttr, not a MAIR index (ptfs-formats(7))
             _, runs = case("maps %s %s" % (base, ctx), ["maps", "--json", cap, ctx], "lines", kk,
                            okrc=(0,))
             mapped = [r for r in runs if "pa" in r][:4]

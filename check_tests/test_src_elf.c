@@ -121,14 +121,18 @@ START_TEST(parse_aarch64)
 	ck_assert_uint_eq(c.facts.ncpu, 0);
 	pt_buf_init(&text);
 	pt_buf_init(&warn);
-	/* no arm64 format: the facts are told in a warning, and there is no context */
+	/* the kernel context: TTBR1 at __pa_symbol(swapper_pg_dir), 64 - T1SZ VA bits, 4 KiB */
 	ck_assert_int_eq(pt_dump_ini(&c.facts, "ELF core", "arm.core", "arm.core", &r, 1, &text, &warn,
-				     err, sizeof err), PT_E_CAPTURE);
-	ck_assert_str_eq(err, "arm.core: ELF core with no page-table root: no QEMU CPU note of an x86-64 "
-			 "guest and no usable VMCOREINFO (see the warnings)");
-	ck_assert_str_eq(warn.data, "kernel: an arm64 kernel (TTBR1 table at 0x141a5e000 = "
-			 "SYMBOL(swapper_pg_dir)=ffff800081a5e000 - NUMBER(kimage_voffset)=0xffff7fff40000000; "
-			 "TCR_EL1_T1SZ 0x10): this build has no arm64 format, so no kernel context\n");
+				     err, sizeof err), PT_OK);
+	ck_assert_msg(strstr(text.data, "format = arm64\n") != NULL, "%s", text.data);
+	ck_assert_msg(strstr(text.data, "[arm64 kernel]\nttbr = 0x141a5e000\nhalf = upper\n"
+			     "granule = 4096\nva_bits = 48\npa_bits = 48\nds = 0\n"
+			     "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=ffff800081a5e000 - "
+			     "NUMBER(kimage_voffset)=0xffff7fff40000000; va_bits: "
+			     "NUMBER(TCR_EL1_T1SZ)=0x10 (64 - T1SZ); granule: no PAGESIZE: 4096\n") != NULL,
+		      "%s", text.data);
+	ck_assert_msg(strstr(text.data, "x-root-kernel = ttbr: VMCOREINFO") != NULL, "%s", text.data);
+	ck_assert_uint_eq(warn.len, 0);
 	pt_buf_free(&text);
 	pt_buf_free(&warn);
 	pt_elf_core_free(&c);
@@ -332,6 +336,77 @@ START_TEST(kernel_from_vmcoreinfo)
 	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=0\n"
 				      "NUMBER(pgtable_l5_enabled)=2\n", &warn));
 	ck_assert_str_eq(warn.data, "VMCOREINFO NUMBER(pgtable_l5_enabled)=2 is not 0 or 1: no kernel context\n");
+	pt_buf_free(&warn);
+}
+END_TEST
+
+/* The [arm64 kernel] text pt_dump_ini writes for an arm64 VMCOREINFO VI, or NULL (WARN says why). */
+static char *arm64_ctx(const char *vi, struct pt_buf *warn)
+{
+	struct pt_dump_facts f = {.machine = PT_EM_AARCH64, .vmcoreinfo = vi, .vmcoreinfo_len = strlen(vi)};
+	struct pt_buf text;
+	char *k, *out = NULL;
+
+	pt_buf_init(&text);
+	pt_buf_init(warn);
+	if (pt_dump_ini(&f, "kdump file", "k", "k", NULL, 0, &text, warn, err, sizeof err) == PT_OK &&
+	    (k = strstr(text.data, "[arm64 kernel]")))
+		out = strdup(k);
+	pt_buf_free(&text);
+	return out;
+}
+
+START_TEST(arm64_kernel_variants)
+{
+	/*
+	 * Linux arch/arm64/kernel/vmcore_info.c: the VA size 64 - TCR_EL1_T1SZ,
+	 * else VA_BITS; PAGESIZE the granule; a 52-bit 64K kernel on a 48-bit
+	 * walk has TTBR1 = swapper_pg_dir + TTBR1_BADDR_4852_OFFSET (0x1e00,
+	 * pgtable-hwdef.h); a 52-bit 4K VA is LPA2 (DS) with a 52-bit output.
+	 */
+	static const char base[] = "SYMBOL(swapper_pg_dir)=ffff800081a5e000\n"
+		"NUMBER(kimage_voffset)=0xffff7fff40000000\n";
+	struct pt_buf warn;
+	char vi[512], *k;
+
+	snprintf(vi, sizeof vi, "%sPAGESIZE=65536\nNUMBER(VA_BITS)=52\nNUMBER(TCR_EL1_T1SZ)=0x10\n"
+		 "NUMBER(MAX_PHYSMEM_BITS)=52\n", base);
+	k = arm64_ctx(vi, &warn);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_msg(!strncmp(k, "[arm64 kernel]\nttbr = 0x141a5fe00\nhalf = upper\ngranule = 65536\n"
+			       "va_bits = 48\npa_bits = 52\nds = 0\n", strlen("[arm64 kernel]\nttbr = "
+			       "0x141a5fe00\nhalf = upper\ngranule = 65536\nva_bits = 48\npa_bits = 52\n"
+			       "ds = 0\n")), "%s", k);
+	ck_assert_ptr_nonnull(strstr(k, "+ TTBR1_BADDR_4852_OFFSET 0x1e00"));
+	free(k);
+	pt_buf_free(&warn);
+	/* the early lower-case key, a 52-bit 4K VA: DS */
+	snprintf(vi, sizeof vi, "%sNUMBER(tcr_el1_t1sz)=0xc\n", base);
+	k = arm64_ctx(vi, &warn);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(strstr(k, "granule = 4096\nva_bits = 52\npa_bits = 52\nds = 1\n"));
+	ck_assert_ptr_nonnull(strstr(k, "va_bits: NUMBER(tcr_el1_t1sz)=0xc (64 - T1SZ)"));
+	free(k);
+	pt_buf_free(&warn);
+	/* VA_BITS alone */
+	snprintf(vi, sizeof vi, "%sNUMBER(VA_BITS)=39\n", base);
+	k = arm64_ctx(vi, &warn);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(strstr(k, "va_bits = 39\n"));
+	free(k);
+	pt_buf_free(&warn);
+	/* refused: a page size arm64 has not, a T1SZ out of range, no kimage_voffset */
+	snprintf(vi, sizeof vi, "%sPAGESIZE=8192\n", base);
+	ck_assert_ptr_null(arm64_ctx(vi, &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO PAGESIZE=8192 is not 4096, 16384 or 65536: no kernel context\n");
+	pt_buf_free(&warn);
+	snprintf(vi, sizeof vi, "%sNUMBER(TCR_EL1_T1SZ)=0x40\n", base);
+	ck_assert_ptr_null(arm64_ctx(vi, &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO NUMBER(TCR_EL1_T1SZ)=0x40 is outside 12..39: no kernel context\n");
+	pt_buf_free(&warn);
+	ck_assert_ptr_null(arm64_ctx("SYMBOL(swapper_pg_dir)=ffff800081a5e000\n", &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO has no SYMBOL(swapper_pg_dir) and NUMBER(kimage_voffset): "
+			 "no kernel context\n");
 	pt_buf_free(&warn);
 }
 END_TEST
@@ -617,6 +692,7 @@ int main(void)
 	tc = tcase_create("ini");
 	tcase_add_test(tc, ini_text);
 	tcase_add_test(tc, kernel_from_vmcoreinfo);
+	tcase_add_test(tc, arm64_kernel_variants);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -77,6 +77,9 @@ static const struct {
 	{PT_PERM_EXEC, "executable", false},
 	{PT_PERM_SNOOPED, "snooped", false},
 	{PT_PERM_TMZ, "tmz", false},
+	{PT_PERM_PXN, "pxn", false},
+	{PT_PERM_UXN, "uxn", false},
+	{PT_PERM_NS, "ns", false},
 };
 
 /* The fields that differ between two runs, text "f: a -> b, ..." and JSON names. */

@@ -112,6 +112,10 @@ struct pt_field {
 #define PT_PERM_EXEC           0x0080u  /* executable */
 #define PT_PERM_SNOOPED        0x0100u  /* snooped (cache-coherent) */
 #define PT_PERM_TMZ            0x0200u  /* trusted memory zone */
+/* AArch64 (arm64): execute-never per exception level, and a Non-secure output */
+#define PT_PERM_PXN            0x0400u  /* not executable at the privileged level (EL1) */
+#define PT_PERM_UXN            0x0800u  /* not executable at the unprivileged level (EL0) */
+#define PT_PERM_NS             0x1000u  /* the output is Non-secure (NS, or NSTable on the path) */
 
 /*
  * Anomalies a decoder marks on an entry (pt_entry.anomalies); the scan

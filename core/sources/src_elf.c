@@ -462,24 +462,109 @@ static unsigned kernel_x86(const struct pt_dump_facts *f, struct pt_buf *out, st
 	return 1;
 }
 
-/* An arm64 kernel's VMCOREINFO: told, not yet a context (no arm64 format to hold it). */
-static void kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *warn)
+/* A NUMBER() under either spelling (the merged kernel's, or an early patch's lower case). */
+static bool vi_number2(const struct pt_dump_facts *f, const char *k1, const char *k2, uint64_t *v,
+		       char *raw, size_t rl, const char **key)
 {
-	char sraw[64], kraw[64], traw[64];
-	uint64_t swapper, voff, t1sz;
+	*key = k1;
+	if (vi_number(f, k1, v, raw, rl))
+		return true;
+	*key = k2;
+	return k2 && vi_number(f, k2, v, raw, rl);
+}
+
+/*
+ * [arm64 kernel] from an arm64 kernel's VMCOREINFO (Linux
+ * arch/arm64/kernel/vmcore_info.c): the TTBR1 table is
+ * __pa_symbol(swapper_pg_dir) = SYMBOL(swapper_pg_dir) -
+ * NUMBER(kimage_voffset) (arch/arm64/include/asm/memory.h); the VA size
+ * 64 - NUMBER(TCR_EL1_T1SZ) (the running TCR, Linux 5.9+), else
+ * NUMBER(VA_BITS); the granule PAGESIZE (4 KiB when absent).  A 52-bit
+ * VA uses DS (LPA2) with 4K/16K and so a 52-bit output; with 64K the
+ * output is 52 bits when NUMBER(MAX_PHYSMEM_BITS)=52 (FEAT_LPA).  A
+ * 52-bit 64K kernel on 48-bit hardware loads TTBR1 with
+ * TTBR1_BADDR_4852_OFFSET added (pgtable-hwdef.h, asm/mmu_context.h
+ * offset_ttbr1): the root is then that far into swapper_pg_dir.
+ */
+static unsigned kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *out, struct pt_buf *warn)
+{
+	char sraw[64], kraw[64], traw[64], praw[64], mraw[64];
+	uint64_t swapper, voff, t1sz = 0, vabits = 48, page = 4096, maxpa = 48, root;
+	const char *tkey, *vsrc = "no NUMBER(TCR_EL1_T1SZ) or NUMBER(VA_BITS): 48";
+	char vbuf[128], gbuf[96], obuf[96] = "";
+	bool has_t, has_va, ds;
+	unsigned grain;
 
 	if (!vi_symbol(f, "SYMBOL(swapper_pg_dir)", &swapper, sraw, sizeof sraw) ||
 	    !vi_number(f, "NUMBER(kimage_voffset)", &voff, kraw, sizeof kraw)) {
 		pt_buf_printf(warn, "VMCOREINFO has no SYMBOL(swapper_pg_dir) and NUMBER(kimage_voffset): "
 			      "no kernel context\n");
-		return;
+		return 0;
 	}
-	if (!vi_number(f, "NUMBER(TCR_EL1_T1SZ)", &t1sz, traw, sizeof traw))
-		snprintf(traw, sizeof traw, "absent");
-	/* __pa_symbol on arm64 is x - kimage_voffset (Linux arch/arm64/include/asm/memory.h) */
-	pt_buf_printf(warn, "kernel: an arm64 kernel (TTBR1 table at 0x%" PRIx64 " = SYMBOL(swapper_pg_dir)=%s"
-		      " - NUMBER(kimage_voffset)=%s; TCR_EL1_T1SZ %s): this build has no arm64 format, so no "
-		      "kernel context\n", swapper - voff, sraw, kraw, traw);
+	has_t = vi_number2(f, "NUMBER(TCR_EL1_T1SZ)", "NUMBER(tcr_el1_t1sz)", &t1sz, traw, sizeof traw,
+			   &tkey);
+	has_va = vi_number(f, "NUMBER(VA_BITS)", &vabits, mraw, sizeof mraw);
+	if (has_t) {
+		snprintf(vbuf, sizeof vbuf, "%s=%s (64 - T1SZ)", tkey, traw);
+		vsrc = vbuf;
+	} else if (has_va) {
+		snprintf(vbuf, sizeof vbuf, "NUMBER(VA_BITS)=%s", mraw);
+		vsrc = vbuf;
+	}
+	if (has_t && (t1sz < 12 || t1sz > 39)) {
+		pt_buf_printf(warn, "VMCOREINFO %s=%s is outside 12..39: no kernel context\n", tkey, traw);
+		return 0;
+	}
+	if (pt_vmcoreinfo_get(f, "PAGESIZE", praw, sizeof praw)) {
+		char *end;
+
+		page = strtoull(praw, &end, 10);
+		if (*end || (page != 4096 && page != 16384 && page != 65536)) {
+			pt_buf_printf(warn, "VMCOREINFO PAGESIZE=%s is not 4096, 16384 or 65536: no kernel "
+				      "context\n", praw);
+			return 0;
+		}
+		snprintf(gbuf, sizeof gbuf, "PAGESIZE=%s", praw);
+	} else {
+		snprintf(gbuf, sizeof gbuf, "no PAGESIZE: 4096");
+	}
+	grain = page == 4096 ? 12 : page == 16384 ? 14 : 16;
+	{
+		uint64_t running = has_t ? 64 - t1sz : vabits;
+
+		if (running < 25 || running > 52) {
+			pt_buf_printf(warn, "VMCOREINFO %s gives a %" PRIu64 "-bit VA: no kernel context\n",
+				      vsrc, running);
+			return 0;
+		}
+		root = swapper - voff;
+		/* offset_ttbr1: a 52-bit 64K kernel walking 48 bits */
+		if (grain == 16 && has_va && vabits == 52 && running == 48) {
+			root += 0x1e00;
+			snprintf(obuf, sizeof obuf, " + TTBR1_BADDR_4852_OFFSET 0x1e00 (NUMBER(VA_BITS)=52 on "
+				 "a 48-bit walk)");
+		}
+		vabits = running;
+	}
+	ds = grain != 16 && vabits == 52;
+	if (grain == 16 && vi_number(f, "NUMBER(MAX_PHYSMEM_BITS)", &maxpa, mraw, sizeof mraw) &&
+	    maxpa != 52)
+		maxpa = 48;
+	if (grain != 16)
+		maxpa = ds ? 52 : 48;
+	if (root & 7 || root >> maxpa) {
+		pt_buf_printf(warn, "VMCOREINFO SYMBOL(swapper_pg_dir)=%s - NUMBER(kimage_voffset)=%s gives "
+			      "0x%" PRIx64 ", not an 8-byte-aligned physical address below 2^%" PRIu64
+			      ": no kernel context\n", sraw, kraw, root, maxpa);
+		return 0;
+	}
+	pt_buf_printf(out, "[arm64 kernel]\nttbr = 0x%" PRIx64 "\nhalf = upper\ngranule = %" PRIu64
+		      "\nva_bits = %" PRIu64 "\npa_bits = %" PRIu64 "\nds = %d\n", root, page, vabits,
+		      maxpa, ds);
+	pt_buf_printf(out, "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=%s - "
+		      "NUMBER(kimage_voffset)=%s%s; va_bits: %s; granule: %s\n", sraw, kraw, obuf, vsrc,
+		      gbuf);
+	return 1;
 }
 
 /*
@@ -499,6 +584,9 @@ static void root_lines(const struct pt_buf *ctx, struct pt_buf *out)
 		if (n > 6 && !strncmp(p, "[cpu ", 5)) {
 			name = p + 5;
 			nl = n - 6;
+		} else if (n > 8 && !strncmp(p, "[arm64 ", 7)) {
+			name = p + 7;
+			nl = n - 8;
 		} else if (name && n > 11 && !strncmp(p, "x-source = ", 11)) {
 			pt_buf_printf(out, "x-root-%.*s = %.*s\n", (int)nl, name, (int)(n - 11), p + 11);
 		}
@@ -512,6 +600,8 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 {
 	struct pt_buf ctx;
 	unsigned nctx = 0;
+	/* the capture's format: the guest's CPU (an arm64 dump has no x86-64 note) */
+	const char *fmt = f->machine == PT_EM_AARCH64 ? "arm64" : "x86-64";
 
 	pt_buf_init(&ctx);
 	nctx += cpu_contexts(f, &ctx, warn);
@@ -519,13 +609,13 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		pt_buf_printf(warn, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo): "
 			      "no kernel context\n");
 	else if (f->machine == PT_EM_AARCH64)
-		kernel_arm64(f, warn);
+		nctx += kernel_arm64(f, &ctx, warn);
 	else if (f->machine == PT_EM_X86_64)
 		nctx += kernel_x86(f, &ctx, warn);
 	else
 		pt_buf_printf(warn, "VMCOREINFO of a machine this ptfs has no CPU format for (e_machine %u): "
 			      "no kernel context\n", f->machine);
-	pt_buf_printf(out, "[capture]\nversion = 1\nformat = x86-64\n");
+	pt_buf_printf(out, "[capture]\nversion = 1\nformat = %s\n", fmt);
 	pt_buf_printf(out, "x-dump = %s, %zu QEMU CPU notes, %zu NT_PRSTATUS notes, %s\n", kind, f->ncpu,
 		      f->nprstatus, f->vmcoreinfo ? "VMCOREINFO" : "no VMCOREINFO");
 	root_lines(&ctx, out);
@@ -544,8 +634,8 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		return fail(err, errlen, PT_E_CAPTURE, "%s: %s with no page-table root: no QEMU CPU note "
 			    "of an x86-64 guest and no usable VMCOREINFO (%s)", label, kind,
 			    warn->len ? "see the warnings" : "nothing to say where the tables are");
-	if (!pt_format_find("x86-64"))
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %s of an x86-64 guest: this build has no "
-			    "x86-64 format for its contexts", label, kind);
+	if (!pt_format_find(fmt))
+		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %s of an %s guest: this build has no "
+			    "%s format for its contexts", label, kind, fmt, fmt);
 	return PT_OK;
 }

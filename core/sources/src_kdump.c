@@ -72,11 +72,28 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/*
+ * A diskdump header's block_size (at 428: signature 8, header_version 4,
+ * utsname 6 x 65, timestamp 16 aligned to 8, status 4; makedumpfile
+ * diskdump_mod.h), or 0 when the file is not one or the size is not a
+ * power of two up to 16 MiB.
+ */
+static uint64_t diskdump_block(int fd)
+{
+	uint8_t h[432];
+	uint64_t b;
+
+	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || pt_kdump_detect(h, sizeof h) != PT_KDUMP_RAW)
+		return 0;
+	b = (uint64_t)h[428] | (uint64_t)h[429] << 8 | (uint64_t)h[430] << 16 | (uint64_t)h[431] << 24;
+	return b && !(b & (b - 1)) && b <= (1u << 24) ? b : 0;
+}
+
 /* The note blob: offset_note and note_size of the sub-header at block 1 (header_version >= 4). */
 static pt_err read_notes(struct pt_kdump *k, int fd, const char *label, char *err, size_t errlen)
 {
 	uint8_t h[12], sh[64];
-	uint64_t off, len;
+	uint64_t off, len, block;
 	struct stat st;
 	int32_t version;
 
@@ -85,9 +102,11 @@ static pt_err read_notes(struct pt_kdump *k, int fd, const char *label, char *er
 	version = (int32_t)(h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24);
 	if (version < 4)
 		return PT_OK;   /* no notes before header version 4 (makedumpfile diskdump_mod.h) */
-	if (pread(fd, sh, sizeof sh, (off_t)k->page_size) != (ssize_t)sizeof sh)
+	/* the sub-header is one block in (the page size: pt_kdump_open) */
+	block = k->page_size;
+	if (pread(fd, sh, sizeof sh, (off_t)block) != (ssize_t)sizeof sh)
 		return fail(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%" PRIx64
-			    " is past the end of the file", label, k->page_size);
+			    " is past the end of the file", label, block);
 	off = rd64(sh + 48);
 	len = rd64(sh + 56);
 	if (!len)
@@ -182,6 +201,19 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no page size", label);
 		goto bad;
 	}
+	/*
+	 * A diskdump's bitmaps and page descriptors count blocks of the
+	 * header's block_size; QEMU writes an AArch64 guest in 64 KiB blocks
+	 * (target/arm/arch_dump.c page_size) while VMCOREINFO's PAGESIZE says
+	 * 4 KiB, and libkdumpfile 0.5.1 then takes 4 KiB and finds every page
+	 * out of bounds: the block size is the page size of the file.
+	 */
+	{
+		uint64_t block = diskdump_block(fd);
+
+		if (block && block != num && kdump_set_number_attr(k->ctx, KDUMP_ATTR_PAGE_SIZE, block) == KDUMP_OK)
+			num = block;
+	}
 	k->page_size = num;
 	if (kdump_get_number_attr(k->ctx, "max_pfn", &num) != KDUMP_OK || num > UINT64_MAX / k->page_size) {
 		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no usable max_pfn", label);
@@ -208,6 +240,17 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	if (rc)
 		goto bad;
 	vmcoreinfo_blob(k);
+	/*
+	 * QEMU names an Arm guest's machine "Unknown" (dump/dump.c: no
+	 * ELF_MACHINE_UNAME for target/arm): NUMBER(kimage_voffset) is written
+	 * by arm64 kernels only (Linux arch/arm64/kernel/vmcore_info.c).
+	 */
+	if (!k->facts.machine) {
+		char v[32];
+
+		if (pt_vmcoreinfo_get(&k->facts, "NUMBER(kimage_voffset)", v, sizeof v))
+			k->facts.machine = PT_EM_AARCH64;
+	}
 	*out = k;
 	return PT_OK;
 bad:
