@@ -170,6 +170,21 @@ void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char
 		fmt->flags(e, buf, len);
 }
 
+void pt_format_flag_words(char *buf, size_t len, const bool *set, const char *const *names,
+			  size_t n)
+{
+	size_t off = 0;
+
+	if (len == 0)
+		return;
+	snprintf(buf, len, "-");
+	for (size_t i = 0; i < n; i++) {
+		if (!set[i] || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+	}
+}
+
 void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len)
 {
 	/* the decoder's name field of the KIND column: kind_name, mtype_name, emt_name... */

@@ -327,19 +327,6 @@ typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struc
 XS_ALL(A64_DEC)
 static const decode_fn a64_decoders[3][2][NPA][2][2] = {XS_ALL(A64_PTR)};
 
-/* Words of a list of flags into BUF ("-" when none is set). */
-static void put_words(char *buf, size_t len, const bool *set, const char *const *names, size_t n)
-{
-	size_t off = 0;
-
-	snprintf(buf, len, "-");
-	for (size_t i = 0; i < n; i++) {
-		if (!set[i] || off >= len)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
-	}
-}
-
 /*
  * maps/walk FLAGS: the effective rights (the path's), from perm alone, by
  * the fields that set them: ap_rdonly (AP[2], or APTable[1] above),
@@ -354,7 +341,7 @@ static void a64_flags(const struct pt_entry *e, char *buf, size_t len)
 		(e->perm & PT_PERM_PXN) != 0, (e->perm & PT_PERM_UXN) != 0, (e->perm & PT_PERM_NS) != 0,
 	};
 
-	put_words(buf, len, set, names, 5);
+	pt_format_flag_words(buf, len, set, names, 5);
 }
 
 /* Stage 2: S2AP read and write, and xn (XN[1]: no EL0 execution, and none at all without XNX). */
@@ -366,7 +353,7 @@ static void a64_s2_flags(const struct pt_entry *e, char *buf, size_t len)
 		(e->perm & PT_PERM_UXN) != 0,
 	};
 
-	put_words(buf, len, set, names, 3);
+	pt_format_flag_words(buf, len, set, names, 3);
 }
 
 /* maps KIND: the AttrIndx (stage 1: a MAIR slot, never a name guessed from Linux) or MemAttr. */

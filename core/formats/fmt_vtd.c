@@ -290,19 +290,6 @@ static const pt_fmt_decode_fn vtd_decoders[SP__COUNT][SP__COUNT] =
 static const pt_fmt_decode_fn ept_decoders[SP__COUNT][SP__COUNT] =
 	{PT_FMT_ROWS3(PT_FMT_B3, ept_decode_sp)};
 
-/* maps FLAGS: the names of the set permission fields. */
-static void put_words(char *buf, size_t len, const bool *set, const char *const *names, size_t n)
-{
-	size_t off = 0;
-
-	snprintf(buf, len, "-");
-	for (size_t i = 0; i < n; i++) {
-		if (!set[i] || off >= len)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
-	}
-}
-
 static void vtd_flags(const struct pt_entry *e, char *buf, size_t len)
 {
 	static const char *const names[] = {"r", "w", "x", "snp", "tm"};
@@ -312,7 +299,7 @@ static void vtd_flags(const struct pt_entry *e, char *buf, size_t len)
 		(e->raw[0] & BIT(62)) != 0,
 	};
 
-	put_words(buf, len, set, names, 5);
+	pt_format_flag_words(buf, len, set, names, 5);
 }
 
 static void ept_flags(const struct pt_entry *e, char *buf, size_t len)
@@ -323,7 +310,7 @@ static void ept_flags(const struct pt_entry *e, char *buf, size_t len)
 		(e->perm & PT_PERM_EXEC) != 0, (e->raw[0] & BIT(10)) != 0,
 	};
 
-	put_words(buf, len, set, names, 4);
+	pt_format_flag_words(buf, len, set, names, 4);
 }
 
 /* maps KIND: the memory type's name (UC WC WT WP WB), else its number. */

@@ -374,6 +374,12 @@ void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char
  * so that a key means one thing in every output.  BUF of PT_KIND_KEY_LEN.
  */
 #define PT_KIND_KEY_LEN 64
+/*
+ * A flags hook's words: NAMES[i] for each SET[i], joined by commas, "-"
+ * when none is set, into BUF of LEN (a word that does not fit is cut).
+ */
+void pt_format_flag_words(char *buf, size_t len, const bool *set, const char *const *names,
+			  size_t n);
 void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len);
 /* A leaf's KIND column into BUF ("-" where the format has none). */
 void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
