@@ -116,7 +116,7 @@ assert summ["summary"] == {"same": 5, "pa_differs": 1, "perm_differs": 4, "only_
 assert len(rows) == len(text), (len(rows), len(text))
 for r, t in zip(rows, text):
     f = t.split()
-    assert set(r) == {"a", "b", "rights", "size", "va_end", "va_start", "verdict"}, r
+    assert set(r) == {"rights", "side_a", "side_b", "size", "va_end", "va_start", "verdict"}, r
     assert f[0] == "%s-%s" % ("0x%016x" % int(r["va_start"], 16), "0x%016x" % int(r["va_end"], 16)), (f, r)
     assert int(r["size"], 16) == int(r["va_end"], 16) - int(r["va_start"], 16)
     assert r["verdict"] == f[2]
@@ -124,10 +124,10 @@ for r, t in zip(rows, text):
     assert (r["rights"] != []) == (r["verdict"] == "perm_differs"), r
     if r["rights"]:
         assert f[-1] == "differs=" + ",".join(r["rights"]), (f, r)
-    for side, col in (("a", 3), ("b", 6)):
+    for side, col in (("side_a", 3), ("side_b", 6)):
         s = r[side]
         if s["state"] == "mapped":
-            assert set(s) == {"flags", "pa", "page_size", "space", "state"}, s
+            assert set(s) == {"flags", "kind_name", "pa", "page_size", "space", "state"}, s
             assert isinstance(s["flags"], list) and all(isinstance(x, str) for x in s["flags"])
             assert f[col] == "%s:0x%016x" % (s["space"], int(s["pa"], 16)), (f, s)
             assert s["page_size"].startswith("0x")

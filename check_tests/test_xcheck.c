@@ -229,9 +229,9 @@ START_TEST(test_render)
 			 "differs=writable,user,executable\n");
 	pt_buf_reset(&b);
 	pt_render_xcheck_line(&b, &g.l[5], 16, PT_OUT_JSON);
-	ck_assert_str_eq(b.data, "{\"a\": {\"flags\": [\"writable\", \"user\", \"xd\"], \"pa\": \"0x305000\", "
+	ck_assert_str_eq(b.data, "{\"rights\": [], \"side_a\": {\"flags\": [\"writable\", \"user\", \"xd\"], \"kind_name\": \"-\", \"pa\": \"0x305000\", "
 			 "\"page_size\": \"0x1000\", \"space\": \"sysmem\", \"state\": \"mapped\"}, "
-			 "\"b\": {\"state\": \"unmapped\"}, \"rights\": [], \"size\": \"0x1000\", "
+			 "\"side_b\": {\"state\": \"unmapped\"}, \"size\": \"0x1000\", "
 			 "\"va_end\": \"0xa000\", \"va_start\": \"0x9000\", \"verdict\": \"only_a\"}\n");
 	pt_buf_reset(&b);
 	pt_render_xcheck_summary(&b, &res, PT_OUT_TEXT);

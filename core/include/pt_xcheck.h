@@ -70,6 +70,8 @@ struct pt_xcheck_side {
 	uint64_t page_size;
 	uint32_t perm;         /* PT_PERM_* */
 	char flags[PT_FLAGS_LEN];   /* the maps flag words */
+	char kind[64];              /* the maps KIND column (not compared) ... */
+	char kind_key[PT_KIND_KEY_LEN];   /* ... and its JSON key in this format (kind_name, mtype_name) */
 };
 
 struct pt_xcheck_line {

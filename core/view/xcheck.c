@@ -99,6 +99,8 @@ static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_
 	o->page_size = s->r.page_size;
 	o->perm = s->r.perm;
 	snprintf(o->flags, sizeof o->flags, "%s", s->r.flags);
+	snprintf(o->kind, sizeof o->kind, "%s", s->r.kind);
+	pt_format_kind_key(s->ctx->fmt, o->kind_key, sizeof o->kind_key);
 }
 
 static void classify(struct pt_xcheck_line *l, unsigned compare)
@@ -128,7 +130,7 @@ static bool side_joins(const struct pt_xcheck_side *p, const struct pt_xcheck_si
 	if (!p->mapped)
 		return true;
 	return !strcmp(p->space, n->space) && p->pa + off == n->pa && p->page_size == n->page_size &&
-	       p->perm == n->perm && !strcmp(p->flags, n->flags);
+	       p->perm == n->perm && !strcmp(p->flags, n->flags) && !strcmp(p->kind, n->kind);
 }
 
 static bool line_joins(const struct pt_xcheck_line *p, const struct pt_xcheck_line *n)
@@ -296,6 +298,7 @@ static void side_json(struct pt_jobj *o, const char *key, const struct pt_xcheck
 	pt_jobj_str(&j, "state", s->state);
 	if (s->mapped) {
 		pt_jobj_flags(&j, "flags", s->flags);
+		pt_jobj_str(&j, s->kind_key, s->kind);   /* the KIND column under the format's key, as maps */
 		pt_jobj_hex(&j, "pa", s->pa);
 		pt_jobj_hex(&j, "page_size", s->page_size);
 		pt_jobj_str(&j, "space", s->space);
@@ -314,8 +317,8 @@ void pt_render_xcheck_line(struct pt_buf *b, const struct pt_xcheck_line *l, uns
 		struct pt_jobj o = {0};
 		struct pt_jarr r = {0};
 
-		side_json(&o, "a", &l->a);
-		side_json(&o, "b", &l->b);
+		side_json(&o, "side_a", &l->a);   /* not "a": amd-vi decode has a one-bit field "a" (one type per key) */
+		side_json(&o, "side_b", &l->b);
 		for (unsigned bit = 1; bit & PT_XC_RIGHTS_ALL; bit <<= 1)
 			if (l->rights & bit)
 				pt_jarr_str(&r, pt_xcheck_right_name(bit));
