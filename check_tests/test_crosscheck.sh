@@ -135,6 +135,23 @@ for r, t in zip(rows, text):
             assert set(s) == {"state"} and f[col + 2] == s["state"], (f, s)
 PY
 
+# A context against itself, on every fixture: every line same, and one line
+# per maps run (the same merge rule), whatever the format.
+n=0 fails=
+for cap in "$FIX"/*.tar.gz; do
+	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^# //p'); do
+		"$TOOL" crosscheck "$cap" "$ctx" "$ctx" >"$TMP/self" 2>&1
+		rc=$?
+		runs=$("$TOOL" maps "$cap" "$ctx" 2>/dev/null | grep -vc '^#')
+		lines=$(grep -vc '^#' "$TMP/self")
+		if [ "$rc" != 0 ] || [ "$runs" != "$lines" ] || [ "$(awk '$1 !~ /^#/ && $3 != "same"' "$TMP/self" | wc -l)" != 0 ]; then
+			fails="$fails $(basename "$cap"):$ctx(exit $rc, $lines lines, $runs runs)"
+		fi
+		n=$((n + 1))
+	done
+done
+if [ -z "$fails" ] && [ "$n" -gt 10 ]; then ok "every context of every fixture against itself: same, one line per maps run ($n contexts)"; else bad "self-crosscheck:$fails"; fi
+
 # Errors: exit 2, one E_ line naming what is wrong.
 expect "no such context A" 2 "^ptfs-tool: E_NOTFOUND: no context 'gpu' in .*; it has proc, svm$" \
 	"$TOOL" crosscheck "$X" gpu svm
