@@ -46,6 +46,10 @@ offers pte_small "" _ptfs_tool "$TOOL" decode --level pte_s
 offers pdb1 "" _ptfs_tool "$TOOL" walk turing-mixed.tar.gz pd
 offers gart0 pdb0 _ptfs_tool "$TOOL" maps gart-umr-kat.tar.gz g
 offers turing-mixed.tar.gz "" _ptfs_tool "$TOOL" walk turing-mixed.t
+offers crosscheck "" _ptfs_tool "$TOOL" cr
+offers --range "" _ptfs_tool "$TOOL" crosscheck --r
+offers proc "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz p
+offers svm "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz proc s
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

@@ -188,6 +188,13 @@ for cap in turing-mixed gart-umr-kat gart-cosim hopper-mixed x86-64-4level; do
 		[ -d "$out/$ctx" ] && "$TOOL" walk "$SRC/fixtures/$cap.tar.gz" "$ctx" "$va" >>"$REF"
 	done
 done
+# The crosscheck lines a page shows: the output of the crosscheck commands
+# it shows (each `$ ptfs-tool crosscheck ARGS` line), run on the fixtures.
+for p in "${PAGES[@]}"; do
+	sed 's/\\-/-/g' "$p" | sed -n 's/^\$ ptfs-tool crosscheck //p' | while read -ra args; do
+		(cd "$SRC/fixtures" && "$TOOL" crosscheck "${args[@]}") >>"$REF" 2>&1
+	done
+done
 for p in "${PAGES[@]}"; do
 	shown=$(sed -e 's/\\-/-/g' -e 's/\\&//g' "$p" |
 		grep -E '^(0x[0-9a-f]+-0x[0-9a-f]+ |(pde[0-3]|pte_big|pte_small|pte)\[[0-9]+\] |result: )')

@@ -6,7 +6,7 @@ Runs every `ptfs-tool` subcommand that takes --json on every fixture and
 checks what ptfs-tool(1) promises:
   - shape: one document for one answer (check, pa, audit, decode --value,
     decode --blob), JSON Lines for streams (walk: one line per VA, maps,
-    diff, info: one line per context, decode --oneline);
+    diff, crosscheck, info: one line per context, decode --oneline);
   - keys sorted in every object;
   - the same key for the same thing: no `pa_start`, `addr`, `leaf`, or a
     context called `name`; the KIND column under the format's own key
@@ -195,6 +195,15 @@ def main():
                 case("decode --value %s %s" % (fmt, lv),
                      ["decode", "--json", "--format", fmt, "--level", lv, "--value", "0x1"],
                      "doc", kk, okrc=(0,))
+        # crosscheck: the first two contexts (any format), and the first against itself
+        ctxs = [i.get("context") for i in infos]
+        kk = KIND_KEY.get(infos[0].get("format"), "kind_name") if infos else "kind_name"
+        if ctxs:
+            case("crosscheck %s %s %s" % (base, ctxs[0], ctxs[0]),
+                 ["crosscheck", "--json", cap, ctxs[0], ctxs[0]], "lines", kk, okrc=(0,))
+        if len(ctxs) >= 2:
+            case("crosscheck %s %s %s" % (base, ctxs[0], ctxs[1]),
+                 ["crosscheck", "--json", cap, ctxs[0], ctxs[1]], "lines", kk)
     tm = os.path.join(FIX, "turing-mixed.tar.gz")
     case("diff turing-mixed vs -after", ["diff", "--json", tm, os.path.join(FIX, "turing-mixed-after.tar.gz")],
          "lines", "kind_name")

@@ -386,6 +386,7 @@ static const struct {
 	{"map", cli_map, "a picture of a context's VA space (SVG)", true},
 	{"pa", cli_pa, "every context and VA that maps a physical address", true},
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
+	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
 };
 
 /* The options every capture-reading command takes (cli_take_gfx, --asic). */
@@ -413,10 +414,10 @@ static void usage(FILE *f)
 	      "\n"
 	      "The ptfs page-table engine without FUSE.  Commands:\n", f);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n`ptfs-tool COMMAND --help` describes a command.  Exit status: 0 success,\n"
 	      "1 findings (check: anomalies, audit: a page not ok, pa: nothing maps it,\n"
-	      "diff: different), 2 error (E_* on stderr).\n", f);
+	      "diff, crosscheck: different), 2 error (E_* on stderr).\n", f);
 }
 
 int main(int argc, char **argv)

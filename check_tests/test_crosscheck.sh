@@ -1,0 +1,170 @@
+#!/bin/bash
+# test_crosscheck.sh — ptfs-tool crosscheck (issue #24 item 2) on the
+# xcheck-mirror fixture, against the answer fixtures/mkfixtures composed from
+# the planted layout (fixtures/xcheck-mirror.crosscheck): every verdict kind,
+# the rights that differ, run merging, --range, exit codes, the JSON shape,
+# and the errors (a context that does not exist, a bad range, usage).
+#
+# Environment (check_tests/meson.build): PTFS_TOOL, PTFS_FIXTURES.
+set -u
+TOOL=${PTFS_TOOL:?}
+FIX=${PTFS_FIXTURES:?}
+. "$(dirname "$0")/mount_lib.sh"
+ml_tmpdir crosscheck
+X=$FIX/xcheck-mirror.tar.gz
+
+# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS and its
+# stdout+stderr match the extended REGEX.
+expect() {
+	local d=$1 want=$2 re=$3 rc
+	shift 3
+	"$@" >"$TMP/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
+		ok "$d"
+	else
+		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
+	fi
+}
+
+# brief: a crosscheck text listing as the .crosscheck file states it (each
+# side SPACE:PA, or the state of a side without a page; the summary's `# `
+# dropped).
+brief() {
+	awk '$1 == "#" { sub(/^# /, ""); print; next }
+	     { a = ($4 == "-") ? $6 : $4; b = ($7 == "-") ? $9 : $7
+	       printf "%s %s %s %s %s%s\n", $1, $2, $3, a, b, (NF >= 10 ? " " $10 : "") }' "$1"
+}
+
+# The whole answer, line by line.
+"$TOOL" crosscheck "$X" proc svm >"$TMP/text" 2>"$TMP/err"
+rc=$?
+if [ "$rc" = 1 ]; then ok "differences: exit 1"; else bad "differences: exit $rc ($(cat "$TMP/err"))"; fi
+if [ ! -s "$TMP/err" ]; then ok "no warnings"; else bad "stderr: $(cat "$TMP/err")"; fi
+grep -v '^#' "$FIX/xcheck-mirror.crosscheck" | sed 's/  #.*//' >"$TMP/want"
+brief "$TMP/text" >"$TMP/got"
+same "$TMP/want" "$TMP/got" "crosscheck proc svm gives the composed answer of xcheck-mirror.crosscheck"
+for v in same pa_differs perm_differs only_a only_b; do
+	if awk -v v="$v" '$3 == v' "$TMP/text" | grep -q .; then ok "verdict $v planted and found"; else bad "no $v line"; fi
+done
+for r in writable user executable; do
+	if grep -Eq "perm_differs .* differs=$r\$" "$TMP/text"; then ok "perm_differs $r alone"; else bad "no perm_differs of $r alone"; fi
+done
+# Merging: four same 4K pages are one 16K line, two pa_differs pages one 8K
+# line; adjacent same pages whose PAs do not continue stay two lines.
+if grep -Eq '^0x0000000000000000-0x0000000000004000 +16K same ' "$TMP/text"; then ok "four same pages: one line"; else bad "same pages not merged"; fi
+if grep -Eq '^0x0000000000004000-0x0000000000006000 +8K pa_differs ' "$TMP/text"; then ok "two pa_differs pages: one line"; else bad "pa_differs pages not merged"; fi
+if grep -q '^0x000000000000d000-0x000000000000e000 ' "$TMP/text" && grep -q '^0x000000000000e000-0x000000000000f000 ' "$TMP/text"; then
+	ok "PAs that do not continue: not merged"
+else
+	bad "PAs that do not continue: merged"
+fi
+if grep -Eq '^0x0000000000400000-0x0000000000600000 +2M same +sysmem:0x0000000000a00000 2M .* sysmem:0x0000000000a00000 4K ' "$TMP/text"; then
+	ok "one 2M page against 512 4K pages: one same line"
+else
+	bad "2M against 4K pages"
+fi
+if grep -Eq ' - - not_captured$' "$TMP/text"; then ok "a side not captured says so"; else bad "not_captured side"; fi
+if [ "$(tail -n 1 "$TMP/text")" = "# summary: same 5, pa_differs 1, perm_differs 4, only_a 2, only_b 1" ]; then
+	ok "summary line last, counts per verdict"
+else
+	bad "summary: $(tail -n 1 "$TMP/text")"
+fi
+
+# The other way round: only_a and only_b swap, the rest stays.
+"$TOOL" crosscheck "$X" svm proc >"$TMP/rev" 2>&1
+if [ "$(awk '$3 == "only_b"' "$TMP/rev" | wc -l)" = 2 ] && [ "$(awk '$3 == "only_a"' "$TMP/rev" | wc -l)" = 1 ] &&
+	[ "$(tail -n 1 "$TMP/rev")" = "# summary: same 5, pa_differs 1, perm_differs 4, only_a 1, only_b 2" ]; then
+	ok "B against A: only_a and only_b swap"
+else
+	bad "B against A: $(tail -n 1 "$TMP/rev")"
+fi
+
+# Exit 0: a context against itself, a window where the mirror agrees.
+expect "a context against itself: exit 0" 0 '^# summary: same [1-9][0-9]*, pa_differs 0, perm_differs 0, only_a 0, only_b 0$' \
+	"$TOOL" crosscheck "$X" proc proc
+expect "--range where both agree: exit 0" 0 '^0x0000000000000000-0x0000000000004000 +16K same ' \
+	"$TOOL" crosscheck --range 0x0-0x3fff "$X" proc svm
+# --range: lines cut to the window, PAs of its first VA; nothing outside it.
+"$TOOL" crosscheck "$X" proc svm --range 0x5000-0x6fff >"$TMP/win" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && [ "$(grep -vc '^#' "$TMP/win")" = 2 ] &&
+	grep -Eq '^0x0000000000005000-0x0000000000006000 +4K pa_differs +sysmem:0x0000000000301000 ' "$TMP/win" &&
+	grep -Eq '^0x0000000000006000-0x0000000000007000 +4K perm_differs ' "$TMP/win"; then
+	ok "--range cuts lines to the window"
+else
+	bad "--range: exit $rc, $(head -c 300 "$TMP/win")"
+fi
+expect "--range nothing maps: exit 0, all counts 0" 0 '^# summary: same 0, pa_differs 0, perm_differs 0, only_a 0, only_b 0$' \
+	"$TOOL" crosscheck "$X" proc svm --range 0x100000-0x1fffff
+if [ "$(wc -l <"$TMP/out")" = 1 ]; then ok "--range nothing maps: the summary alone"; else bad "empty window: $(cat "$TMP/out")"; fi
+
+# JSON Lines: one object per line, keys sorted, the shape ptfs-tool(1) gives.
+"$TOOL" crosscheck --json "$X" proc svm >"$TMP/json" 2>&1
+rc=$?
+if [ "$rc" = 1 ]; then ok "--json: exit 1"; else bad "--json: exit $rc"; fi
+if python3 - "$TMP/json" "$TMP/text" <<'PY'; then ok "--json: JSON Lines, keys sorted, same lines as text, summary last"; else bad "--json shape"; fi
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+text = [l for l in open(sys.argv[2]).read().splitlines() if not l.startswith("#")]
+objs = [json.loads(l, object_pairs_hook=lambda kv: (
+    [k for k, _ in kv] == sorted(k for k, _ in kv) or sys.exit("keys not sorted: %s" % kv)) and dict(kv))
+    for l in lines]
+*rows, summ = objs
+assert list(summ) == ["summary"], summ
+assert summ["summary"] == {"same": 5, "pa_differs": 1, "perm_differs": 4, "only_a": 2, "only_b": 1}, summ
+assert len(rows) == len(text), (len(rows), len(text))
+for r, t in zip(rows, text):
+    f = t.split()
+    assert set(r) == {"rights", "side_a", "side_b", "size", "va_end", "va_start", "verdict"}, r
+    assert f[0] == "%s-%s" % ("0x%016x" % int(r["va_start"], 16), "0x%016x" % int(r["va_end"], 16)), (f, r)
+    assert int(r["size"], 16) == int(r["va_end"], 16) - int(r["va_start"], 16)
+    assert r["verdict"] == f[2]
+    assert isinstance(r["rights"], list)
+    assert (r["rights"] != []) == (r["verdict"] == "perm_differs"), r
+    if r["rights"]:
+        assert f[-1] == "differs=" + ",".join(r["rights"]), (f, r)
+    for side, col in (("side_a", 3), ("side_b", 6)):
+        s = r[side]
+        if s["state"] == "mapped":
+            assert set(s) == {"flags", "kind_name", "pa", "page_size", "space", "state"}, s
+            assert isinstance(s["flags"], list) and all(isinstance(x, str) for x in s["flags"])
+            assert f[col] == "%s:0x%016x" % (s["space"], int(s["pa"], 16)), (f, s)
+            assert s["page_size"].startswith("0x")
+        else:
+            assert set(s) == {"state"} and f[col + 2] == s["state"], (f, s)
+PY
+
+# A context against itself, on every fixture: every line same, and one line
+# per maps run (the same merge rule), whatever the format.
+n=0 fails=
+for cap in "$FIX"/*.tar.gz; do
+	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^# //p'); do
+		"$TOOL" crosscheck "$cap" "$ctx" "$ctx" >"$TMP/self" 2>&1
+		rc=$?
+		runs=$("$TOOL" maps "$cap" "$ctx" 2>/dev/null | grep -vc '^#')
+		lines=$(grep -vc '^#' "$TMP/self")
+		if [ "$rc" != 0 ] || [ "$runs" != "$lines" ] || [ "$(awk '$1 !~ /^#/ && $3 != "same"' "$TMP/self" | wc -l)" != 0 ]; then
+			fails="$fails $(basename "$cap"):$ctx(exit $rc, $lines lines, $runs runs)"
+		fi
+		n=$((n + 1))
+	done
+done
+if [ -z "$fails" ] && [ "$n" -gt 10 ]; then ok "every context of every fixture against itself: same, one line per maps run ($n contexts)"; else bad "self-crosscheck:$fails"; fi
+
+# Errors: exit 2, one E_ line naming what is wrong.
+expect "no such context A" 2 "^ptfs-tool: E_NOTFOUND: no context 'gpu' in .*; it has proc, svm$" \
+	"$TOOL" crosscheck "$X" gpu svm
+expect "no such context B" 2 "^ptfs-tool: E_NOTFOUND: no context 'nosuch' in .*; it has proc, svm$" \
+	"$TOOL" crosscheck "$X" proc nosuch
+expect "bad --range" 2 "^ptfs-tool: E_VALUE: crosscheck: bad --range '0x9-0x1'" \
+	"$TOOL" crosscheck --range 0x9-0x1 "$X" proc svm
+expect "--range without a dash" 2 "E_VALUE: crosscheck: bad --range '12'" \
+	"$TOOL" crosscheck --range 12 "$X" proc svm
+expect "two contexts needed" 2 "^ptfs-tool: E_USAGE: crosscheck: needs CAPTURE CTX_A CTX_B" \
+	"$TOOL" crosscheck "$X" proc
+expect "unknown option" 2 "^ptfs-tool: E_USAGE: crosscheck: unknown option '--nope'" \
+	"$TOOL" crosscheck --nope "$X" proc svm
+expect "missing capture" 2 '^ptfs-tool: E_[A-Z]+: ' "$TOOL" crosscheck "$TMP/none.tar.gz" proc svm
+expect "--help" 0 "^Usage: ptfs-tool crosscheck " "$TOOL" crosscheck --help
+report
