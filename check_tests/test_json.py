@@ -149,6 +149,13 @@ def case(what, args, shape, kind_key, okrc=(0, 1), expect_lines=None):
     return report(not errs, what + ("" if not errs else ": " + "; ".join(errs[:4]))), docs
 
 
+def kind_key(info):
+    """The KIND column's key of the context INFO (info --json) describes."""
+    if info.get("format") == "arm64" and info.get("stage") == 2:
+        return "mem_attr_name"   # stage 2: MemAttr, not a MAIR index (ptfs-formats(7))
+    return KIND_KEY.get(info.get("format"), "kind_name")
+
+
 def fixtures():
     out = []
     for f in sorted(os.listdir(FIX)):
@@ -169,9 +176,7 @@ def main():
         case("check %s" % base, ["check", "--json", cap], "doc", "kind_name")
         for info in infos:
             ctx, fmt = info.get("context"), info.get("format")
-            kk = KIND_KEY.get(fmt, "kind_name")
-            if fmt == "arm64" and info.get("stage") == 2:
-                kk = "mem_attr_name"   # stage 2: MemAttr, not a MAIR index (ptfs-formats(7))
+            kk = kind_key(info)
             _, runs = case("maps %s %s" % (base, ctx), ["maps", "--json", cap, ctx], "lines", kk,
                            okrc=(0,))
             mapped = [r for r in runs if "pa" in r][:4]
@@ -197,7 +202,7 @@ def main():
                      "doc", kk, okrc=(0,))
         # crosscheck: the first two contexts (any format), and the first against itself
         ctxs = [i.get("context") for i in infos]
-        kk = KIND_KEY.get(infos[0].get("format"), "kind_name") if infos else "kind_name"
+        kk = kind_key(infos[0]) if infos else "kind_name"
         if ctxs:
             case("crosscheck %s %s %s" % (base, ctxs[0], ctxs[0]),
                  ["crosscheck", "--json", cap, ctxs[0], ctxs[0]], "lines", kk, okrc=(0,))
