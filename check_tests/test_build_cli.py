@@ -53,6 +53,11 @@ FORMATS = {
     "amd-vi": ("format = amd-vi", "[amdvi c]\n", ["sysmem"], ["ir", "iw", "fc", "u"], 48),
     "amd-vi-mode6": ("format = amd-vi", "[amdvi c]\nmode = 6\nspace = hpa\noutput_space = gpa\n",
                      ["gpa"], ["ir", "iw"], 64),
+    "arm64": ("format = arm64", "[arm64 c]\n", ["sysmem"], ["ap_rdonly", "ap_user", "pxn", "uxn", "ns"], 48),
+    "arm64-upper": ("format = arm64", "[arm64 c]\n", ["sysmem"], ["ap_rdonly", "ap_user", "uxn"], 48,
+                    0xffff000000000000),
+    "arm64-s2": ("format = arm64", "[arm64 c]\nstage = 2\n", ["sysmem"],
+                 ["s2ap_read", "s2ap_write", "xn"], 48),
 }
 
 
@@ -64,6 +69,8 @@ def flags_for(name, fl):
         if "write" in fl and "read" not in fl:
             fl = fl + ["read"]     # write without read is a misconfiguration (SDM)
         return fl, fl if {"read", "write", "execute"} & set(fl) else fl + ["read"]
+    if name != "arm64-s2" and name.startswith("arm64") and "ap_user" in fl and "ap_rdonly" not in fl and "pxn" not in fl:
+        return fl, fl + ["pxn"]    # EL0-writable is never EL1-executable (fmt_arm64.c s1_perm)
     return fl, fl
 PASS = FAIL = 0
 
@@ -154,6 +161,9 @@ def main():
             "a misaligned PA": (head + "map = 0x1000 4K vidmem 0x1234\n", ":7:"),
             "a [memory] section": (head + "[memory m]\nspace = vidmem\n", ":7:"),
             "a hex number without 0x": (head + "map = 1000 4K vidmem 1f000\n", ":7:"),
+            "arm64 VAs in both halves": ("[capture]\nversion = 1\nformat = arm64\n\n[arm64 c]\n"
+                                         "map = 0x1000 4K sysmem 0\n"
+                                         "map = 0xffff000000000000 4K sysmem 0x1000\n", ":5:"),
         }
         for what, (text, line) in bad.items():
             r = build(text, os.path.join(tmp, "bad"), tmp)

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_build_fmt: the encoders of the formats whose context chooses the
- * geometry (amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi; issue #25
- * item 4), as properties:
+ * geometry (amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64; issue
+ * #25 item 4), as properties:
  *
  * - tables: encode(decode(x)) == x for every entry of every table of the
  *   committed fixtures of those formats, decoded where the walker reads it
  *   (its context's descriptor, its table's page shift);
  * - variants: the same over random words (a fixed seed) for every
  *   context variant a capture can choose (gfx 9-12 x depth 0-3, NXE x
- *   MAXPHYADDR, 3/4/5 levels, Mode 1-6, every pair of spaces), so that
+ *   MAXPHYADDR, 3/4/5 levels, Mode 1-6, every pair of spaces, arm64's
+ *   granules x DS x output sizes and stage 2 with and without XNX), so that
  *   each per-context encoder is the inverse of its own decoder;
  * - build then walk: random mapping lists (fixed seeds) built into tables
  *   with core/walk/build.c and walked back with pt_walk_va() (every 4 KiB of
@@ -100,6 +101,7 @@ START_TEST(test_fixture_tables)
 		{"x86-64-4level.tar.gz", "x86-64", 8}, {"x86-64-5level.tar.gz", "x86-64", 8},
 		{"qemu-x86.elf", "x86-64", 16}, {"vtd-sl.tar.gz", "intel-vtd", 8},
 		{"ept-guest.tar.gz", "intel-ept", 8}, {"amdvi-v1.tar.gz", "amd-vi", 8},
+		{"arm64-4k.tar.gz", "arm64", 8}, {"arm64-s2.tar.gz", "arm64", 4},
 	};
 
 	for (size_t f = 0; f < sizeof fx / sizeof fx[0]; f++) {
@@ -175,6 +177,27 @@ static unsigned variant(const char *ini, unsigned n)
 	return checked;
 }
 
+/* arm64: each granule x DS x output size at stage 1, and stage 2 (4K, concatenated, XNX 0/1). */
+static void arm64_variants(char *ini, size_t len, unsigned *checked)
+{
+	static const unsigned gran[] = { 4096, 16384, 65536 }, pa[] = { 40, 48, 52 };
+
+	for (unsigned g = 0; g < 3; g++)
+		for (unsigned ds = 0; ds <= 1; ds++)
+			for (unsigned p = 0; p < 3; p++) {
+				snprintf(ini, len, "[capture]\nversion = 1\nformat = arm64\n[arm64 v]\n"
+					 "ttbr = 0x100000\nhalf = %s\ngranule = %u\nva_bits = %u\n"
+					 "pa_bits = %u\nds = %u\n", p & 1 ? "upper" : "lower", gran[g],
+					 ds || g == 2 ? 52 : 48, pa[p], ds);
+				*checked += variant(ini, 1000);
+			}
+	for (unsigned xnx = 0; xnx <= 1; xnx++) {
+		snprintf(ini, len, "[capture]\nversion = 1\nformat = arm64\n[arm64 v]\nstage = 2\n"
+			 "vttbr = 0x200000\nvtcr = 0x80023558\nxnx = %u\n", xnx);
+		*checked += variant(ini, 4000);
+	}
+}
+
 START_TEST(test_variants)
 {
 	static const char *const sp[] = { "sysmem", "hpa", "gpa" };
@@ -213,7 +236,8 @@ START_TEST(test_variants)
 				 "root = 0x1000\nmode = %u\nspace = %s\noutput_space = %s\n", mode, sp[t], sp[2 - t]);
 			checked += variant(ini, 2000);
 		}
-	ck_assert_uint_gt(checked, 200000);
+	arm64_variants(ini, sizeof ini, &checked);
+	ck_assert_uint_gt(checked, 250000);
 }
 END_TEST
 
@@ -379,7 +403,9 @@ START_TEST(test_build_walk)
 		"[capture]\nversion = 1\nformat = intel-ept\n[ept c]\n",
 		"[capture]\nversion = 1\nformat = amd-vi\n[amdvi c]\n",
 		"[capture]\nversion = 1\nformat = amd-gpuvm\n[vm c]\n",
+		"[capture]\nversion = 1\nformat = arm64\n[arm64 c]\n",
 	};
+	const uint32_t PX = PT_PERM_PXN, UX = PT_PERM_UXN, NS = PT_PERM_NS;
 	const struct fmt_case cases[] = {
 		{head[0], "", "sysmem", {"writable", "user", "xd", "global"}, {NW, PR, X, 0}, NW | PR | X, 0, 0},
 		{head[0], "", "sysmem", {"writable", "user", "xd", "global"}, {NW, PR, X, 0}, NW | PR | X, 0,
@@ -402,10 +428,16 @@ START_TEST(test_build_walk)
 		 "executable", "snooped"}, {NR, NW, X, SN}, NR | NW, 0, 0},
 		{head[4], "gfx = 12\n", "sysmem", {"readable", "writeable", "executable", "snooped"},
 		 {NR, NW, X, SN}, NR | NW, 0, 0},
+		/* an EL0-writable page is PXN too (fmt_arm64.c s1_perm): ap_user alone only with ap_rdonly */
+		{head[5], "", "sysmem", {"ap_rdonly", "pxn", "uxn", "ns"}, {NW, PX, UX, NS}, PR, 0, 0},
+		{head[5], "", "sysmem", {"ap_rdonly", "ap_user", "uxn", "ns"}, {NW, PR, UX, NS}, PR, 1,
+		 0xffff000000000000ull},
+		{head[5], "stage = 2\n", "sysmem", {"s2ap_read", "s2ap_write", "xn", "fnxs"},
+		 {NR, NW, PX | UX, 0}, NR | NW, 0, 0},
 	};
 	static const char *const names[] = {
 		"x86-64", "x86-64", "x86-64", "intel-vtd", "intel-vtd", "intel-ept", "amd-vi", "amd-vi",
-		"amd-gpuvm", "amd-gpuvm", "amd-gpuvm", "amd-gpuvm",
+		"amd-gpuvm", "amd-gpuvm", "amd-gpuvm", "amd-gpuvm", "arm64", "arm64", "arm64",
 	};
 
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)

@@ -32,36 +32,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt_arm64.h"
 #include "pt_capture.h"
 #include "pt_buf.h"
 
 static const char *const a64_spaces[] = {"sysmem", NULL};
-
-#define BIT(n) (1ull << (n))
-
-static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
-{
-	return (v >> lo) & ((1ull << (hi - lo + 1)) - 1);
-}
-
-/* Bits HI:LO set (HI >= LO). */
-static inline uint64_t span(unsigned hi, unsigned lo)
-{
-	return ((hi >= 63 ? 0 : BIT(hi + 1)) - 1) & ~(BIT(lo) - 1);
-}
-
-/* Output sizes TCR.IPS / VTCR.PS 0..6 give (QEMU ptw.c pamax_map). */
-static const uint8_t pa_sizes[] = {32, 36, 40, 42, 44, 48, 52};
-#define NPA (sizeof pa_sizes)
-
-/* One decoder's fixed choices. */
-struct a64_cfg {
-	unsigned g;      /* granule: 0 4K, 1 16K, 2 64K */
-	unsigned ds;     /* TCR.DS (LPA2; 4K and 16K only) */
-	unsigned pa;     /* index into pa_sizes */
-	unsigned s2;     /* stage 2 */
-	unsigned xnx;    /* stage 2 XN[1:0] as FEAT_XNX reads it */
-};
 
 static unsigned cfg_grain(const struct a64_cfg *c)
 {
@@ -306,7 +281,8 @@ static pt_err a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned 
 
 /*
  * One decoder per (granule, DS, output size, stage, XNX): the descriptor's
- * decode has no context.  dec_G_D_P_S_X; the table a64_decoders[G][D][P][S][X].
+ * decode has no context.  dec_G_D_P_S_X; the table a64_decoders[G][D][P][S][X];
+ * the same for the encoder (fmt_arm64_enc.c), enc_G_D_P_S_X in a64_encoders.
  */
 typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
 #define A64_DEC(G, D, P, S, X)                                                                \
@@ -316,8 +292,16 @@ typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struc
 	{                                                                                       \
 		static const struct a64_cfg c = {G, D, P, S, X};                                \
 		return a64_decode_with(&c, level, ps, raw, flags, out);                         \
+	}                                                                                       \
+	static pt_err enc_##G##_##D##_##P##_##S##_##X(unsigned level, const struct pt_entry *e, \
+						     uint8_t *raw, char *err, size_t len)      \
+	{                                                                                       \
+		static const struct a64_cfg c = {G, D, P, S, X};                                \
+		(void)level;                                                                    \
+		return pt_a64_encode_with(&c, e, raw, err, len);                                \
 	}
 #define A64_PTR(G, D, P, S, X) [G][D][P][S][X] = dec_##G##_##D##_##P##_##S##_##X,
+#define A64_EPTR(G, D, P, S, X) [G][D][P][S][X] = enc_##G##_##D##_##P##_##S##_##X,
 #define XS_X(M, G, D, P, S) M(G, D, P, S, 0) M(G, D, P, S, 1)
 #define XS_S(M, G, D, P) XS_X(M, G, D, P, 0) XS_X(M, G, D, P, 1)
 #define XS_P(M, G, D) XS_S(M, G, D, 0) XS_S(M, G, D, 1) XS_S(M, G, D, 2) XS_S(M, G, D, 3) \
@@ -326,6 +310,8 @@ typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struc
 #define XS_ALL(M) XS_D(M, 0) XS_D(M, 1) XS_D(M, 2)
 XS_ALL(A64_DEC)
 static const decode_fn a64_decoders[3][2][NPA][2][2] = {XS_ALL(A64_PTR)};
+typedef pt_err (*encode_fn)(unsigned, const struct pt_entry *, uint8_t *, char *, size_t);
+static const encode_fn a64_encoders[3][2][NPA][2][2] = {XS_ALL(A64_EPTR)};
 
 /*
  * maps/walk FLAGS: the effective rights (the path's), from perm alone, by
@@ -660,6 +646,7 @@ static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt = pt_format_arm64;
 	c->fmt.levels = c->levels;
 	c->fmt.decode = a64_decoders[cfg.g][cfg.ds][cfg.pa][cfg.s2][cfg.xnx];
+	c->fmt.encode = a64_encoders[cfg.g][cfg.ds][cfg.pa][cfg.s2][cfg.xnx];
 	if (s2) {
 		/* an IPA space: not canonical, no hierarchical controls */
 		c->fmt.va_canonical = false;
@@ -794,4 +781,6 @@ const struct pt_format pt_format_arm64 = {
 	.info_text = a64_info_text,
 	.info_json = a64_info_json,
 	.perm_names = a64_perm_names,
+	.encode = enc_0_0_5_0_0,
+	.build_keys = pt_a64_build_keys,
 };
