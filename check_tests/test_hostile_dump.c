@@ -281,6 +281,31 @@ START_TEST(kdump_notes_lie)
 }
 END_TEST
 
+START_TEST(kdump_counts_lie)
+{
+	/*
+	 * Block counts past the end of the file, in either header layout
+	 * libkdumpfile may read (fuzz_elf found the 32-bit layout's
+	 * bitmap_blocks, at 424, make it allocate 276 GB): refused first.
+	 */
+	static uint8_t pg[4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 1, 64, 0};
+	static const unsigned at[] = {424, 436, 420, 432};   /* bitmap_blocks, sub_hdr_size of each */
+	size_t len;
+	uint8_t *b;
+
+	eu_qemu_state(q, 0x1000, 0);
+	for (unsigned i = 0; i < sizeof at / sizeof at[0]; i++) {
+		b = eu_kdump_build(&k, &len);
+		eu_put32(b + at[i], 0x45);
+		fails(b, len, PT_E_CAPTURE, "vmcore: the kdump header's bitmap or sub-header block counts "
+		      "run past the end of the file");
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile_dump");
@@ -295,6 +320,7 @@ int main(void)
 	tc = tcase_create("kdump");
 	tcase_add_test(tc, kdump_bitmap_lies);
 	tcase_add_test(tc, kdump_notes_lie);
+	tcase_add_test(tc, kdump_counts_lie);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

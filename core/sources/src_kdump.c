@@ -89,6 +89,42 @@ static uint64_t diskdump_block(int fd)
 	return b && !(b & (b - 1)) && b <= (1u << 24) ? b : 0;
 }
 
+/*
+ * Before libkdumpfile sees a diskdump header: its bitmaps must fit in the
+ * file.  libkdumpfile 0.5.1 reads the header in the 32-bit layout
+ * (struct timeval of 8 bytes: block_size at 416, sub_hdr_size 420,
+ * bitmap_blocks 424) or the 64-bit one (428, 432, 436; makedumpfile
+ * diskdump_mod.h) by the dump's architecture, and allocates the bitmaps
+ * from those counts before reading them: a forged count asked it for
+ * 276 GB (fuzz_elf).  Each layout's counts, in blocks of at least 4 KiB,
+ * must lie within the file, whichever layout it picks.  True when they do
+ * (or the file is no diskdump).
+ */
+static bool diskdump_fits(int fd)
+{
+	static const unsigned at[2] = {416, 428};   /* block_size in the 32- and 64-bit layouts */
+	uint8_t h[448];
+	struct stat st;
+
+	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || pt_kdump_detect(h, sizeof h) != PT_KDUMP_RAW)
+		return true;
+	if (fstat(fd, &st) != 0)
+		return false;
+	for (unsigned l = 0; l < 2; l++) {
+		const uint8_t *f = h + at[l];
+		uint64_t block = (uint64_t)f[0] | (uint64_t)f[1] << 8 | (uint64_t)f[2] << 16 | (uint64_t)f[3] << 24;
+		uint64_t sub = (uint64_t)f[4] | (uint64_t)f[5] << 8 | (uint64_t)f[6] << 16 | (uint64_t)f[7] << 24;
+		uint64_t bitmap = (uint64_t)f[8] | (uint64_t)f[9] << 8 | (uint64_t)f[10] << 16 |
+				  (uint64_t)f[11] << 24;
+
+		if (block < 4096)
+			block = 4096;
+		if (bitmap > (uint64_t)st.st_size / block || sub > (uint64_t)st.st_size / block)
+			return false;
+	}
+	return true;
+}
+
 /* The note blob: offset_note and note_size of the sub-header at block 1 (header_version >= 4). */
 static pt_err read_notes(struct pt_kdump *k, int fd, const char *label, char *err, size_t errlen)
 {
@@ -189,6 +225,11 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	 */
 	if (kdump_set_number_attr(k->ctx, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER) != KDUMP_OK) {
 		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
+		goto bad;
+	}
+	if (!diskdump_fits(k->fd)) {
+		rc = fail(err, errlen, PT_E_CAPTURE, "%s: the kdump header's bitmap or sub-header block "
+			  "counts run past the end of the file", label);
 		goto bad;
 	}
 	if (kdump_open_fd(k->ctx, k->fd) != KDUMP_OK) {
