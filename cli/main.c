@@ -290,22 +290,21 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 	err = pt_capture_load_opts(c, path, &load_opts);
 	if (prog.shown)
 		fputs("\n", stderr);
-	free(shown_path);
 	if (err != PT_OK) {
 		const char *msg = pt_capture_error(c);
-		char *shown = cli_escape(path);
 
 		/* The loader's line (escaped) may already start with the path; do not say it twice. */
 		if (!msg || !*msg)
 			*status = cli_fail(err, "%s: %s", path, pt_strerror(err));
-		else if (shown && strncmp(msg, shown, strlen(shown)) == 0)
+		else if (shown_path && strncmp(msg, shown_path, strlen(shown_path)) == 0)
 			*status = cli_fail(err, "%s", msg);
 		else
 			*status = cli_fail(err, "%s: %s", path, msg);
-		free(shown);
+		free(shown_path);
 		pt_capture_free(c);
 		return false;
 	}
+	free(shown_path);
 	if (!quiet)
 		for (size_t i = 0; i < pt_capture_warning_count(c); i++)
 			cli_warn("%s: %s", path, pt_capture_warning(c, i));
