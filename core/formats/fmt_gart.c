@@ -143,8 +143,7 @@ static pt_err gart_decode_gen(unsigned gfx, unsigned level, unsigned page_shift,
 	pt_entry_add(out, "mtype", PT_FK_UINT, mt);
 	pt_entry_add_str(out, "mtype_name", mt < 4 ? g->mtypes[mt] : NULL);
 	pt_entry_add(out, "page_size", PT_FK_HEX, page_size);
-	pt_entry_add(out, "reserved_bits", PT_FK_BOOL, out->reserved_mask[0] != 0);
-	pt_entry_add(out, "reserved_mask", PT_FK_HEX, out->reserved_mask[0]);
+	pt_entry_add_reserved(out, out->reserved_mask[0], 0, false);
 	return PT_OK;
 }
 

@@ -195,8 +195,7 @@ static void add_pte_fields(struct pt_entry *e, unsigned gfx, const struct gen_bi
 	if (g->gcr >= 0)
 		pt_entry_add(e, "gcr", PT_FK_BIT, bits(r, (unsigned)g->gcr, (unsigned)g->gcr));
 	pt_entry_add(e, "page_size", PT_FK_HEX, page_size);
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
 }
 
 static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_t r, bool at_ptb)
@@ -222,8 +221,7 @@ static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_
 			     bits(r, (unsigned)g->pde_noalloc, (unsigned)g->pde_noalloc));
 	pt_entry_add(e, "block_fragment_size", PT_FK_UINT,
 		     bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo));
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
 }
 
 static void set_leaf(struct pt_entry *e, uint64_t r, uint64_t page_size)
