@@ -86,6 +86,30 @@ if [ ! -s "$TMP/got" ]; then ok "every table moved (root included): no line"; el
 expect "plain diff still lists mappings" 1 "remapped sysmem 0x0000000000202000 -> sysmem 0x0000000000302000" \
 	"$TOOL" diff "$A" "$B"
 
+# Another format, and aliasing: one amd-gpuvm table that points at itself
+# at every level (2^36 VAs through 512 entries) is read once per level, not
+# once per path; one entry zeroed in place is listed at each level the
+# table is walked as, with the VA it covers there.
+for d in sa sb; do
+	mkdir -p "$TMP/$d/mem"
+	printf '[capture]\nversion = 1\nformat = amd-gpuvm\n\n[memory t]\nspace = vram\nbase = 0x100000\nfile = mem/t.bin\n\n[vm v1]\ngfx = 9\npage_table_base_addr = 0x80100001\npage_table_end_addr = 0xfffffffff\ncntl = 0x7\nfb_offset = 0x80\n' >"$TMP/$d/capture.ini"
+	for i in $(seq 0 511); do
+		if [ "$d" = sb ] && [ "$i" = 5 ]; then printf '\0\0\0\0\0\0\0\0'; else printf '\x01\x00\x10\x80\x00\x00\x00\x00'; fi
+	done >"$TMP/$d/mem/t.bin"
+done
+run "self-pointing amd-gpuvm table, one entry zeroed" 1 "$TOOL" diff --fetch-lines "$TMP/sa" "$TMP/sb"
+cat >"$TMP/want" <<'W'
+v1 vram:0x0000000000100000 pdb2: 1 rewritten of 16 entries, 16 in use in A
+  entry 5: 0x0000000080100001 -> 0x0000000000000000 va A 0x028000000000 B 0x028000000000
+v1 vram:0x0000000000100000 pdb1: 1 rewritten of 16 entries, 16 in use in A
+  entry 5: 0x0000000080100001 -> 0x0000000000000000 va A 0x000140000000 B 0x000140000000
+v1 vram:0x0000000000100000 pdb0: 1 rewritten of 16 entries, 16 in use in A
+  entry 5: 0x0000000080100001 -> 0x0000000000000000 va A 0x000000a00000 B 0x000000a00000
+v1 vram:0x0000000000100000 ptb: 1 rewritten of 16 entries, 16 in use in A
+  entry 5: 0x0000000080100001 -> 0x0000000000000000 va A 0x000000005000 B 0x000000005000
+W
+same "$TMP/want" "$TMP/got" "self-pointing table: the line once per level it is walked as"
+
 # Bad arguments.
 expect "one capture" 2 "^ptfs-tool: E_USAGE: diff: needs CAPTURE_A CAPTURE_B" "$TOOL" diff --fetch-lines "$A"
 expect "four arguments" 2 "^ptfs-tool: E_USAGE: diff: needs CAPTURE_A CAPTURE_B" "$TOOL" diff --fetch-lines "$A" "$B" proc x

@@ -171,7 +171,7 @@ static void line_flush(struct pair *p)
 	p->open = false;
 }
 
-/* Entry I of T: listed (*HAVE, E), else read; false when not captured. */
+/* Entry I of T: LE when LISTED (pt_table_next gave it), else read; false when not captured. */
 static bool entry_at(const struct pt_table *t, uint64_t i, bool listed, const struct pt_entry *le,
 		     struct pt_entry *out)
 {
