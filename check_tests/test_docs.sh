@@ -131,7 +131,7 @@ done
 # exists in the tree of the sample capture they use (turing-mixed.tar.gz,
 # written by `ptfs-tool export`, which is byte for byte the mount), and what
 # `cat` reads is a file: README's first `cat .../pde0/1/entry` named a 2 MiB
-# leaf, which is a file.  va/ and walk/ names are lookups (any VA resolves),
+# leaf, which is a file.  va/, walk/ and vs/ names are lookups (any VA, any other context),
 # not listed entries, so they are left to the mount tests.
 EXP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-docs.XXXXXX") || exit 1
 trap 'chmod -R u+w "$EXP" 2>/dev/null; rm -rf "$EXP"' EXIT
@@ -145,7 +145,7 @@ if "$TOOL" export "$SRC/fixtures/turing-mixed.tar.gz" "$EXP/mnt" >"$EXP/export.l
 		while read -r cmd args; do
 			for w in $args; do
 				case $w in
-				mnt/*/va/* | mnt/*/walk/* | mnt/pa/*/* | *'*'*) continue ;;
+				mnt/*/va/* | mnt/*/walk/* | mnt/*/vs/* | mnt/pa/*/* | *'*'*) continue ;;
 				mnt/*) ;;
 				*) continue ;;
 				esac

@@ -127,7 +127,7 @@ static fuse_ino_t round_trip(const struct pt_tnode *id)
 		ck_assert_int_eq(back.node.s[k].level, id->node.s[k].level);
 		ck_assert_uint_eq(back.node.s[k].index, id->node.s[k].index);
 	}
-	if (id->type == PT_TN_TABLEDIR)
+	if (id->type == PT_TN_TABLEDIR || id->type == PT_TN_VSFILE)
 		ck_assert_uint_eq(back.choice, id->choice);
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &back), ino);
 	return ino;
@@ -138,7 +138,7 @@ static size_t all_nodes(unsigned c, struct pt_tnode *out)
 {
 	static const enum pt_tnode_type fixed[] = {
 		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR, PT_TN_ENTRIES,
-		PT_TN_SVG,
+		PT_TN_SVG, PT_TN_VSDIR,
 	};
 	const struct ptfs_ctx *pc = &pcs[c];
 	size_t n = 0;
@@ -147,6 +147,11 @@ static size_t all_nodes(unsigned c, struct pt_tnode *out)
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		out[n++] = id_of(fixed[i], c);
 	out[n++] = id_of(PT_TN_TABLEDIR, c);            /* the root table */
+	id = id_of(PT_TN_VSFILE, c);                    /* vs/OTHER: the first and the last other context */
+	id.choice = c == 0 ? 1 : 0;
+	out[n++] = id;
+	id.choice = c == NCTX - 1 ? NCTX - 2 : NCTX - 1;
+	out[n++] = id;
 	id = id_of(PT_TN_VALINK, c);
 	out[n++] = id;                                    /* page 0 */
 	id.va = pt_va_slot_last(pc->ctx->fmt) & ~UINT64_C(0xfff);   /* the last page of the space */
@@ -416,11 +421,25 @@ START_TEST(refused)
 	/* a stray bit between the walk bit (60) and the VALINK bit (52) */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2020000000000001), &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000011), &back), ENOENT);
-	/* code 6 is map.svg (fs/ino.c INO_CODE_SVG); 7 and 8 are path kinds, never fixed codes */
+	/* code 6 is map.svg, 7 vs/, 8 + the other context above bit 4 vs/OTHER (fs/ino.c) */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000006), &back), 0);
 	ck_assert_int_eq(back.type, PT_TN_SVG);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000007), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000007), &back), 0);
+	ck_assert_int_eq(back.type, PT_TN_VSDIR);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000018), &back), 0);
+	ck_assert_int_eq(back.type, PT_TN_VSFILE);
+	ck_assert_uint_eq(back.choice, 1);
+	/* vs/ of the context itself, of a context that does not exist, a stray bit */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000008), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000008) | (uint64_t)NCTX << 4,
+					 &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000018) | UINT64_C(1) << 30,
+					 &back), ENOENT);
+	id = id_of(PT_TN_VSFILE, C_VER2);
+	id.choice = C_VER2;                                 /* vs/SELF has no number */
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
+	id.choice = NCTX;
+	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x200e000000000000), &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, ((uint64_t)NCTX + 1) << 61 | 1, &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x200c000000000000) | UINT64_C(1) << 40,

@@ -85,8 +85,8 @@ for cap in "${CAPTURES[@]}"; do
 		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi|arm64)$' "$mnt/capture"; then
 			root=$(sed -n 's/^level\.\([^:]*\):.*/\1/p' "$mnt/$ctx/info" | head -n 1)
 		fi
-		check "$name: $ctx lists info maps entries map.svg $root va walk" \
-			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries map.svg $root va walk | sort | tr '\n' ' ')"
+		check "$name: $ctx lists info maps entries map.svg $root va walk vs" \
+			test "$(ls "$mnt/$ctx" | tr '\n' ' ')" = "$(printf '%s\n' info maps entries map.svg $root va walk vs | sort | tr '\n' ' ')"
 		check "$name: $ctx/info and $ctx/maps read" \
 			bash -c 'cat "$1/info" "$1/maps" >/dev/null && test -s "$1/info"' _ "$mnt/$ctx"
 		check "$name: $ctx/walk lists nothing" test -z "$(ls -A "$mnt/$ctx/walk")"
@@ -158,7 +158,7 @@ if [ -f "$T" ] && do_mount "$T" "$M"; then
 	check "an index past the table is ENOENT" test ! -e "$P/pde3/4"
 	check "a non-canonical index is ENOENT" test ! -e "$P/pde3/00"
 	check "a root table entry of the wrong level name is ENOENT" test ! -e "$P/pde3/0/pde1"
-	check "context dir st_nlink is 5" test "$(stat -c %h "$P")" = 5
+	check "context dir st_nlink is 6 (root table, va/, walk/, vs/)" test "$(stat -c %h "$P")" = 6
 	check "pde3/ st_nlink counts its one subdirectory" test "$(stat -c %h "$P/pde3")" = 3
 	check "directory d_type is right (find -type d sees pointer entries)" \
 		bash -c 'find "$1/pde3" -maxdepth 1 -type d -name 0 | grep -q .' _ "$P"

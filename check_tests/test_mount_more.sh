@@ -306,7 +306,7 @@ for cap in "$FIX"/*.tar.gz; do
 	fi
 	for ctx in $(cd "$M" && ls -d */ | tr -d / | grep -vx pa); do
 		E="$M/$ctx/entries"
-		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|map.svg\|va\|walk')
+		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|map.svg\|va\|walk\|vs')
 		cat "$E" >"$TMP/entries.cat"
 		check "$name/$ctx/entries: st_size is the bytes read" test "$(stat -c %s "$E")" = "$(wc -c <"$TMP/entries.cat")"
 		check "$name/$ctx/entries: one line per entry file" test "$(wc -l <"$TMP/entries.cat")" = \

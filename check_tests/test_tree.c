@@ -4,6 +4,7 @@
  * (resumed mid-table and mid-va/), kinds and link counts, file contents,
  * link targets, parents, and the errors of nodes that do not resolve.
  */
+#include "pt_xcheck.h"
 #include "tree_util.h"
 /* ---- names and lookup ---------------------------------------------------- */
 
@@ -52,6 +53,8 @@ START_TEST(lookup_misses)
 		"pdb0/pde3/4", "pdb0/pde3/-1", "pdb0/pde3/0/pde1", "pdb0/pde3/0/1",
 		"pdb0/pde3/99999999999999999999", "pdb0/va/0x40b000", "pdb0/va/0x2000000000000",
 		"pdb0/va/0xzz", "pdb0/walk/zz",
+		/* vs/: another context only, not the context itself, nor the root's file */
+		"pdb0/vs/pdb0", "pdb0/vs/capture", "pdb0/vs/pa", "pdb0/vs/nope",
 		/* a hex number without its 0x: not a name (issue #25 item 1) */
 		"pdb0/va/400ABC", "pdb0/walk/4198a00", "pa/vidmem/1000abc",
 	};
@@ -64,6 +67,7 @@ START_TEST(lookup_misses)
 	ck_assert_int_eq(path_in(tree, "pdb0/info/x", &n), PT_E_USAGE);
 	ck_assert_int_eq(path_in(tree, "pdb0/va/0x400000/x", &n), PT_E_USAGE);
 	ck_assert_int_eq(path_in(tree, "pdb0/walk/0x0/x", &n), PT_E_USAGE);
+	ck_assert_int_eq(path_in(tree, "pdb0/vs/pdb1/x", &n), PT_E_USAGE);
 }
 END_TEST
 
@@ -72,10 +76,11 @@ END_TEST
 START_TEST(list_fixed)
 {
 	ck_assert_str_eq(names_of(""), "capture pdb0 pdb1 pa");
-	ck_assert_str_eq(names_of("pdb0"), "info maps entries map.svg pde3 va walk");
+	ck_assert_str_eq(names_of("pdb0"), "info maps entries map.svg pde3 va walk vs");
 	ck_assert_str_eq(names_of("pdb0/pde3/0"), "entry pde2");
 	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3"), "entry pte_big pte_small");
 	ck_assert_str_eq(names_of("pdb0/walk"), "");
+	ck_assert_str_eq(names_of("pdb0/vs"), "");   /* lookup-only */
 	ck_assert_str_eq(names_of("pdb0/pde3/0/pde2/0/pde1/0/pde0/3/pte_big"), "0 1 3 4");
 }
 END_TEST
@@ -87,18 +92,20 @@ START_TEST(list_fixed_cookies)
 	struct listing l;
 
 	list_from(tree, &d, 0, &l);
-	ck_assert_uint_eq(l.n, 7);
+	ck_assert_uint_eq(l.n, 8);
 	for (size_t k = 0; k < l.n; k++)
 		ck_assert_uint_eq(l.next[k], k + 3);
 	list_from(tree, &d, 1, &l);
-	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk");   /* 1, 2: the caller's dots */
+	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk vs");   /* 1, 2: the caller's dots */
 	list_from(tree, &d, 2, &l);
-	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk");
+	ck_assert_str_eq(l.names, "info maps entries map.svg pde3 va walk vs");
 	list_from(tree, &d, 4, &l);
-	ck_assert_str_eq(l.names, "entries map.svg pde3 va walk");
+	ck_assert_str_eq(l.names, "entries map.svg pde3 va walk vs");
 	list_from(tree, &d, 8, &l);
-	ck_assert_str_eq(l.names, "walk");
+	ck_assert_str_eq(l.names, "walk vs");
 	list_from(tree, &d, 9, &l);
+	ck_assert_str_eq(l.names, "vs");
+	list_from(tree, &d, 10, &l);
 	ck_assert_str_eq(l.names, "");
 }
 END_TEST
@@ -208,7 +215,9 @@ START_TEST(kinds_nlink)
 	} cases[] = {
 		{"", PT_TK_DIR, 2 + 2 + 1},      /* 2 contexts and pa/ */
 		{"capture", PT_TK_FILE, 1},
-		{"pdb0", PT_TK_DIR, 5},          /* root table, va/, walk/ */
+		{"pdb0", PT_TK_DIR, 6},          /* root table, va/, walk/, vs/ */
+		{"pdb0/vs", PT_TK_DIR, 2},
+		{"pdb0/vs/pdb1", PT_TK_FILE, 1},
 		{"pdb0/info", PT_TK_FILE, 1},
 		{"pdb0/maps", PT_TK_FILE, 1},
 		{"pdb0/va", PT_TK_DIR, 2},
@@ -236,6 +245,7 @@ START_TEST(kinds_nlink)
 	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_CAPTURE}));
 	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_INFO}));
 	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_MAPS}));
+	ck_assert(pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_VSFILE}));
 	ck_assert(!pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_ENTRYFILE}));
 	ck_assert(!pt_tree_render_scans(&(struct pt_tnode){.type = PT_TN_WALKFILE}));
 }
@@ -279,6 +289,15 @@ START_TEST(contents)
 	pt_render_walk(&want, ctx, &w, PT_OUT_TEXT);
 	n = at("pdb0/walk/0x401234");
 	render_is(&n, &want);
+	/* vs/OTHER: the whole comparison, as crosscheck renders it */
+	pt_buf_reset(&want);
+	ck_assert_int_eq(pt_render_xcheck(&want, ctx, pt_capture_context(cap, 1), PT_OUT_TEXT, NULL),
+			 PT_OK);
+	n = at("pdb0/vs/pdb1");
+	ck_assert_int_eq(n.type, PT_TN_VSFILE);
+	ck_assert_uint_eq(n.choice, 1);
+	render_is(&n, &want);
+	ck_assert_ptr_nonnull(strstr(want.data, "\n# summary: "));
 	/* an entry file: the pointer's `entry` and the leaf file are rendered entries */
 	pt_buf_reset(&want);
 	n = at("pdb0/pde3/0/entry");

@@ -19,9 +19,10 @@
 #include "cli.h"
 #include "pt_vec.h"
 #include "pt_runs.h"
+#include "pt_fetchlines.h"
 
 static const char diff_help[] =
-	"Usage: ptfs-tool diff [--json] CAPTURE_A CAPTURE_B [CONTEXT]\n"
+	"Usage: ptfs-tool diff [--json] [--fetch-lines] CAPTURE_A CAPTURE_B [CONTEXT]\n"
 	"\n"
 	"Prints what changed from A to B for CONTEXT (every context of both when\n"
 	"none is named; contexts are matched by name), one line per VA run:\n"
@@ -31,7 +32,14 @@ static const char diff_help[] =
 	"  CONTEXT only in A|B\n"
 	"then, after a line `# tables`, per context and level the tables only in\n"
 	"A, only in B and rewritten in place (not mapping changes).  --json: one\n"
-	"object per line.  Exit status 0 same mappings, 1 different, 2 error.\n";
+	"object per line.  Exit status 0 same mappings, 1 different, 2 error.\n"
+	"\n"
+	"  --fetch-lines    instead, the 128-byte table lines rewritten in place\n"
+	"                   while an entry of the line was in use in A (a GMMU\n"
+	"                   that cached the line goes on using its old bytes):\n"
+	"  CONTEXT SPACE:LINE LEVEL: N rewritten of M entries, K in use in A\n"
+	"    entry INDEX: OLD -> NEW va A VA_A B VA_B\n"
+	"                   exit status 0 none, 1 some, 2 error.\n";
 
 struct side {
 	const struct pt_context *ctx;
@@ -458,15 +466,59 @@ out:
 	free(sb.t);
 }
 
+/* ---- fetch lines ---------------------------------------------------------- */
+
+struct fetchout {
+	struct pt_buf *out;
+	const char *name;
+	unsigned va_digits;
+	enum pt_out fmt;
+	unsigned lines;
+};
+
+static int fetch_one(void *ud, const struct pt_fetch_line *l)
+{
+	struct fetchout *f = ud;
+
+	pt_render_fetch_line(f->out, f->name, l, f->va_digits, f->fmt);
+	f->lines++;
+	return 0;
+}
+
+/* --fetch-lines for one context pair: a context in one capture only has no line in both. */
+static int fetch_pair(struct pt_buf *out, bool json, const char *name, const struct pt_context *a,
+		      const struct pt_context *b, unsigned *changes)
+{
+	struct fetchout f = {.out = out, .name = name, .fmt = json ? PT_OUT_JSON : PT_OUT_TEXT};
+	const char *why;
+	pt_err err;
+
+	if (!a || !b || strcmp(a->fmt->name, b->fmt->name))
+		return CLI_EXIT_OK;
+	f.va_digits = a->fmt->va_digits;
+	err = pt_fetch_lines(a, b, fetch_one, &f, &why, NULL);
+	*changes += f.lines;
+	if (err == PT_E_UNSUPPORTED)
+		return cli_fail(err, "diff: %s: more than %" PRIu64 " %s: fetch lines not compared",
+				name, !strcmp(why, "tables") ? (uint64_t)PT_FETCH_TABLES_MAX :
+				PT_SCAN_ENTRIES_MAX, why);
+	if (err != PT_OK)
+		return cli_fail(err, "diff: %s", name);
+	return CLI_EXIT_OK;
+}
+
 /* ---- command ------------------------------------------------------------- */
 
-static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, const char *name,
-			const struct pt_context *a, const struct pt_context *b, unsigned *changes)
+static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, bool fetch,
+			const char *name, const struct pt_context *a, const struct pt_context *b,
+			unsigned *changes)
 {
 	struct ctxdiff d = {.out = out, .json = json, .name = name};
 	struct side A, B;
 	pt_err err;
 
+	if (fetch)
+		return fetch_pair(out, json, name, a, b, changes);
 	if (!a || !b) {
 		if (json) {
 			pt_buf_puts(out, "{\"change\": ");
@@ -514,12 +566,13 @@ int cli_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"fetch-lines", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pt_capture *ca = NULL, *cb = NULL;
 	struct pt_buf out, tables;
-	bool json = false;
+	bool json = false, fetch = false;
 	int c, st = CLI_EXIT_OK;
 	unsigned changes = 0;
 
@@ -532,6 +585,9 @@ int cli_diff(int argc, char **argv)
 			return CLI_EXIT_OK;
 		case 'j':
 			json = true;
+			break;
+		case 'F':
+			fetch = true;
 			break;
 		default:
 			return cli_opt_error("diff", argv, c);
@@ -555,19 +611,19 @@ int cli_diff(int argc, char **argv)
 		if (!a && !b)
 			st = cli_fail(PT_E_NOTFOUND, "diff: no context '%s' in either capture", name);
 		else
-			st = context_pair(&out, &tables, json, name, a, b, &changes);
+			st = context_pair(&out, &tables, json, fetch, name, a, b, &changes);
 	} else {
 		for (size_t i = 0; i < pt_capture_context_count(ca) && st == CLI_EXIT_OK; i++) {
 			const struct pt_context *a = pt_capture_context(ca, i);
 
-			st = context_pair(&out, &tables, json, a->name, a,
+			st = context_pair(&out, &tables, json, fetch, a->name, a,
 					  pt_capture_context_find(cb, a->name), &changes);
 		}
 		for (size_t i = 0; i < pt_capture_context_count(cb) && st == CLI_EXIT_OK; i++) {
 			const struct pt_context *b = pt_capture_context(cb, i);
 
 			if (!pt_capture_context_find(ca, b->name))
-				st = context_pair(&out, &tables, json, b->name, NULL, b, &changes);
+				st = context_pair(&out, &tables, json, fetch, b->name, NULL, b, &changes);
 		}
 	}
 	if (st == CLI_EXIT_OK && tables.len) {

@@ -6,7 +6,7 @@
  *
  * The tree is core's (core/tree.c), the one fs/ serves: this is only a
  * recursion over pt_tree_list() writing each child as what pt_tree_kind()
- * says it is.  walk/ and pa/SPACE/ list nothing, so they stay empty.  Files are 0444 and
+ * says it is.  walk/, vs/ and pa/SPACE/ list nothing, so they stay empty.  Files are 0444 and
  * directories 0555, set after a directory is filled.
  */
 #include <dirent.h>
@@ -30,7 +30,7 @@ static const char export_help[] =
 	"\n"
 	"Writes the tree `ptfs CAPTURE MNT` would show to DIR (which must not exist\n"
 	"or be empty): capture, per context info, maps, the table tree and va/\n"
-	"symlinks; walk/ and pa/SPACE/ are left empty.  Files are 0444 and directories 0555, like\n"
+	"symlinks; walk/, vs/ and pa/SPACE/ are left empty.  Files are 0444 and directories 0555, like\n"
 	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n"
 	"Memory: the capture and one file's render (at most 64 MiB, a maps); every\n"
 	"entries file is streamed.  Progress goes to stderr when it is a terminal.\n";

@@ -22,7 +22,8 @@
  *     01 + kind(2) + 49     path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
  *                                      the path in the low 49 bits
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
- *                                      (enum pt_tnode_type in bits 3..0)
+ *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7
+ *     00 + zeros + other(10) + 8      vs/OTHER: the other context's index
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
@@ -90,6 +91,16 @@ _Static_assert(PT_TN_CTXDIR == 1 && PT_TN_INFO == 2 && PT_TN_MAPS == 3 && PT_TN_
  */
 #define INO_CODE_SVG 6u
 _Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, never a fixed code");
+/*
+ * vs/ and vs/OTHER likewise take codes 7 and 8 (path node types too); a
+ * vs/OTHER file carries the other context's index above its code (bits
+ * 4..13: below 1022 contexts), in the fixed nodes' zero bits.
+ */
+#define INO_CODE_VSDIR 7u
+#define INO_CODE_VSFILE 8u
+#define VS_OTHER_SHIFT 4
+_Static_assert(PT_TN_ENTRYDIR == INO_CODE_VSDIR && PT_TN_ENTRYFILE == INO_CODE_VSFILE,
+	       "codes 7 and 8 are path node types, never fixed codes");
 
 static unsigned bits_for(uint64_t v)
 {
@@ -407,18 +418,20 @@ static uint64_t walk_uncode(const struct ptfs_ctx *pc, uint64_t code)
 static bool fixed_type(enum pt_tnode_type t)
 {
 	return t == PT_TN_CTXDIR || t == PT_TN_INFO || t == PT_TN_MAPS || t == PT_TN_VADIR ||
-	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES || t == PT_TN_SVG;
+	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES || t == PT_TN_SVG || t == PT_TN_VSDIR;
 }
 
 static uint64_t fixed_code(enum pt_tnode_type t)
 {
-	return t == PT_TN_SVG ? INO_CODE_SVG : (uint64_t)t;
+	return t == PT_TN_SVG ? INO_CODE_SVG : t == PT_TN_VSDIR ? INO_CODE_VSDIR : (uint64_t)t;
 }
 
 static enum pt_tnode_type fixed_of_code(uint64_t code)
 {
 	if (code == INO_CODE_SVG)
 		return PT_TN_SVG;
+	if (code == INO_CODE_VSDIR)
+		return PT_TN_VSDIR;
 	if (code == PT_TN_TABLEDIR || code > PT_TN_ENTRIES)
 		return PT_TN_ROOT;   /* not a fixed code: fixed_type() says no */
 	return (enum pt_tnode_type)code;
@@ -475,6 +488,11 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		rest = PATH_BIT | (uint64_t)(id->type - PT_TN_TABLEDIR) << KIND_SHIFT | path;
 		break;
 	}
+	case PT_TN_VSFILE:
+		if (id->choice >= fs->nctx || id->choice == id->ctx)
+			return 0;
+		rest = (uint64_t)id->choice << VS_OTHER_SHIFT | INO_CODE_VSFILE;
+		break;
 	default:
 		if (!fixed_type(id->type))
 			return 0;
@@ -533,6 +551,9 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PT_TN_TABLEDIR,
 				 &id->node, &id->choice))
 			return ENOENT;
+	} else if ((rest & 0xf) == INO_CODE_VSFILE) {
+		id->type = PT_TN_VSFILE;
+		id->choice = (unsigned)(rest >> VS_OTHER_SHIFT);   /* a wider index fails the re-encode */
 	} else {
 		/* stray bits above the type fail the re-encode below */
 		id->type = fixed_of_code(rest & 0xf);

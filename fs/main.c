@@ -297,11 +297,13 @@ static void unload(struct ptfs *fs)
 			ptfs_cache_destroy(fs, &fs->ctx[i].maps);
 			ptfs_cache_destroy(fs, &fs->ctx[i].entries);
 			ptfs_cache_destroy(fs, &fs->ctx[i].svg);
+			ptfs_vs_destroy(fs, &fs->ctx[i]);
 		}
 		free(fs->ctx);
 	}
 	ptfs_cache_destroy(fs, &fs->capfile);
 	ptfs_lru_destroy(&fs->lru);
+	pthread_mutex_destroy(&fs->vs_lock);
 	pt_tree_free(fs->tree);
 	pt_capture_free(fs->cap);
 	ptfs_opens_free(fs);
@@ -612,6 +614,7 @@ int main(int argc, char *argv[])
 	memset(&copts, 0, sizeof(copts));
 	ptfs_cache_init(&fs.capfile);
 	ptfs_lru_init(&fs.lru, 0);
+	pthread_mutex_init(&fs.vs_lock, NULL);
 	ptfs_opens_init(&fs);
 	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
 		goto out_args;

@@ -81,6 +81,13 @@ struct ptfs_lru {
 	uint64_t bytes, max;
 };
 
+/* The cache of one CTX/vs/OTHER file, made when first asked for (state.c). */
+struct ptfs_vs {
+	unsigned other;
+	struct ptfs_cache cache;
+	struct ptfs_vs *next;
+};
+
 /* Per-context data fixed at load time (inode packing) plus its caches. */
 struct ptfs_ctx {
 	const struct pt_context *ctx;
@@ -88,6 +95,7 @@ struct ptfs_ctx {
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
 	struct ptfs_cache info, maps, entries, svg;
+	struct ptfs_vs *vs;   /* vs/OTHER files asked for, under ptfs.vs_lock */
 };
 
 struct ptfs_open;
@@ -101,6 +109,7 @@ struct ptfs {
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
 	struct ptfs_lru lru;
+	pthread_mutex_t vs_lock;   /* the ptfs_ctx.vs lists */
 	/*
 	 * Per-open renders not yet released (ops.c).  The kernel may never
 	 * send RELEASE for a file closed just before the unmount, so what is
@@ -187,6 +196,10 @@ void ptfs_held_put(struct ptfs *fs, struct ptfs_held *h);
 /* The size of cached file ID: known once rendered, else rendered now; its errno. */
 int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
 		    uint64_t *size, struct pt_readctl *rc);
+/* The cache of CTX/vs/OTHER (made on first use; NULL: out of memory). */
+struct ptfs_cache *ptfs_vs_cache(struct ptfs *fs, unsigned ctx, unsigned other);
+/* Drops PC's vs/ caches (at unmount, once no request is served). */
+void ptfs_vs_destroy(struct ptfs *fs, struct ptfs_ctx *pc);
 /* Whether C was rendered once already (its size is known for free). */
 bool ptfs_cache_ready(struct ptfs_cache *c);
 /* The bytes of entry or walk file ID (inode INO), memoised per thread for the READ after a LOOKUP. */

@@ -276,6 +276,8 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
 		return &fs->ctx[id->ctx].entries;
 	case PT_TN_SVG:
 		return &fs->ctx[id->ctx].svg;
+	case PT_TN_VSFILE:
+		return ptfs_vs_cache(fs, id->ctx, id->choice);
 	default:
 		return NULL;
 	}
@@ -432,4 +434,39 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 	return 0;
 }
 
+/*
+ * The cache of CTX/vs/OTHER, made on first use: a mount of N contexts has
+ * N * (N - 1) such files, so only those asked for get one (a few dozen
+ * bytes each until rendered; the bytes are under the budget like any
+ * render).  NULL when out of memory: the file is then rendered per open.
+ */
+struct ptfs_cache *ptfs_vs_cache(struct ptfs *fs, unsigned ctx, unsigned other)
+{
+	struct ptfs_vs *v;
 
+	pthread_mutex_lock(&fs->vs_lock);
+	for (v = fs->ctx[ctx].vs; v && v->other != other; v = v->next)
+		;
+	if (!v) {
+		v = malloc(sizeof(*v));
+		if (v) {
+			v->other = other;
+			ptfs_cache_init(&v->cache);
+			v->next = fs->ctx[ctx].vs;
+			fs->ctx[ctx].vs = v;
+		}
+	}
+	pthread_mutex_unlock(&fs->vs_lock);
+	return v ? &v->cache : NULL;
+}
+
+void ptfs_vs_destroy(struct ptfs *fs, struct ptfs_ctx *pc)
+{
+	while (pc->vs) {
+		struct ptfs_vs *v = pc->vs;
+
+		pc->vs = v->next;
+		ptfs_cache_destroy(fs, &v->cache);
+		free(v);
+	}
+}

@@ -13,6 +13,8 @@
  *        N/LEVEL/                  and one directory per target table whose cover is not NONE
  *   /CTX/va/NAME -> ../PATH        one relative symlink per resolved page
  *   /CTX/walk/VA                   lists nothing; any VA name is its walk trace
+ *   /CTX/vs/OTHER                  lists nothing; another context's name: CTX against
+ *                                  it, as ptfs-tool crosscheck (pt_xcheck.h)
  *   /pa/SPACE/ADDR                 one directory per space of the capture's format;
  *                                  lists nothing; ADDR: who maps that byte (pt_pa.h)
  *
@@ -60,6 +62,8 @@ enum pt_tnode_type {
 	PT_TN_PASPACE,      /* pa/vidmem/ */
 	PT_TN_PAFILE,       /* pa/vidmem/0x... */
 	PT_TN_SVG,          /* pdb0/map.svg */
+	PT_TN_VSDIR,        /* pdb0/vs/ */
+	PT_TN_VSFILE,       /* pdb0/vs/cpu0 */
 	PT_TN__COUNT
 };
 
@@ -74,7 +78,10 @@ struct pt_tnode {
 	 * second walk; n == 0: found by walking VA.
 	 */
 	struct pt_node node;
-	/* TABLEDIR with node.n > 0: which target of the entry; PASPACE, PAFILE: the space */
+	/*
+	 * TABLEDIR with node.n > 0: which target of the entry; PASPACE, PAFILE:
+	 * the space; VSFILE: the other context's index
+	 */
 	unsigned choice;
 	/* VALINK: the page's first VA; WALKFILE: the VA; PAFILE: the physical address */
 	uint64_t va;
@@ -102,7 +109,7 @@ void pt_tree_root(struct pt_tnode *out);
 enum pt_tkind pt_tree_kind(const struct pt_tnode *node);
 /*
  * Whether rendering file NODE scans a whole context or the capture
- * (capture, info, maps, entries), rather than one entry or walk: such a file is
+ * (capture, info, maps, entries, map.svg, vs/OTHER), rather than one entry or walk: such a file is
  * worth keeping once rendered, and its size is too dear to compute for a
  * listing.
  */

@@ -125,4 +125,17 @@ void pt_render_xcheck_line(struct pt_buf *b, const struct pt_xcheck_line *l, uns
 /* The last line: counts per verdict (text `# summary: ...`; JSON {"summary": {...}}). */
 void pt_render_xcheck_summary(struct pt_buf *b, const struct pt_xcheck_result *r, enum pt_out out);
 
+/*
+ * The whole comparison of A and B over every VA, as the mount's
+ * CTX_A/vs/CTX_B holds it: the lines, then the summary; the same bytes as
+ * ptfs-tool crosscheck CAPTURE CTX_A CTX_B prints.  Where a side's runs
+ * were cut, or the text passed PT_MAPS_BYTES_MAX (the file is held in
+ * memory), the lines stop there and a last line says so instead of the
+ * summary: text `# truncated at VA 0x...: CTX: more than N WHAT`, JSON
+ * {"context", "more_than", "truncated_at_va", "what"}.  RC: the caller's
+ * cancel and bound (a cancelled render is incomplete: pt_readctl_cancelled()).
+ */
+pt_err pt_render_xcheck(struct pt_buf *b, const struct pt_context *a, const struct pt_context *bctx,
+			enum pt_out out, struct pt_readctl *rc);
+
 #endif

@@ -16,6 +16,7 @@
 #include "pt_entries.h"
 #include "pt_pa.h"
 #include "pt_svg.h"
+#include "pt_xcheck.h"
 #include "pt_tree.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
@@ -82,6 +83,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 	case PT_TN_ENTRYDIR:
 	case PT_TN_PADIR:
 	case PT_TN_PASPACE:
+	case PT_TN_VSDIR:
 		return PT_TK_DIR;
 	case PT_TN_VALINK:
 		return PT_TK_LINK;
@@ -93,7 +95,8 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 bool pt_tree_render_scans(const struct pt_tnode *node)
 {
 	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
-	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG;
+	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG ||
+	       node->type == PT_TN_VSFILE;
 }
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
@@ -233,7 +236,7 @@ static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *p
 	} fixed[] = {
 		{"info", PT_TN_INFO}, {"maps", PT_TN_MAPS}, {"entries", PT_TN_ENTRIES},
 		{"map.svg", PT_TN_SVG},
-		{"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR},
+		{"va", PT_TN_VADIR}, {"walk", PT_TN_WALKDIR}, {"vs", PT_TN_VSDIR},
 	};
 	const struct pt_context *ctx = pt_tree_context(tree, parent);
 
@@ -344,6 +347,20 @@ static pt_err lookup_pa(const struct pt_tree *tree, const struct pt_tnode *paren
 	return PT_OK;
 }
 
+/* vs/OTHER: any other context by name; the context itself is no comparison (ENOENT). */
+static pt_err lookup_vs(const struct pt_tree *tree, const struct pt_tnode *parent,
+			const char *name, struct pt_tnode *child)
+{
+	const struct pt_context *other = pt_capture_context_find(tree->cap, name);
+
+	if (!pt_tree_context(tree, parent) || !other || other->index == parent->ctx ||
+	    pt_capture_context(tree->cap, other->index) != other)
+		return PT_E_NOTFOUND;
+	ctx_node(tree, parent->ctx, PT_TN_VSFILE, child);
+	child->choice = other->index;
+	return PT_OK;
+}
+
 pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		      const char *name, struct pt_tnode *child)
 {
@@ -379,6 +396,8 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		return PT_OK;
 	case PT_TN_PASPACE:
 		return lookup_pa(tree, parent, name, child);
+	case PT_TN_VSDIR:
+		return lookup_vs(tree, parent, name, child);
 	default:
 		return PT_E_USAGE;
 	}
@@ -469,7 +488,10 @@ static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir
 	if (!fixed_add(l, "va", &n))
 		return PT_OK;
 	n.type = PT_TN_WALKDIR;
-	fixed_add(l, "walk", &n);
+	if (!fixed_add(l, "walk", &n))
+		return PT_OK;
+	n.type = PT_TN_VSDIR;
+	fixed_add(l, "vs", &n);
 	return PT_OK;
 }
 
@@ -623,6 +645,7 @@ pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint
 	case PT_TN_VADIR:
 		return list_va(tree, dir, cookie, fn, ud, rc);
 	case PT_TN_WALKDIR:
+	case PT_TN_VSDIR:
 		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
 	case PT_TN_PADIR:
 		return list_padir(tree, &l);
@@ -669,11 +692,14 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_WALKDIR:
 	case PT_TN_VALINK:
 	case PT_TN_WALKFILE:
+	case PT_TN_VSDIR:
+	case PT_TN_VSFILE:
 		if (!pt_tree_context(tree, node))
 			return PT_E_NOTFOUND;
 		ctx_node(tree, node->ctx,
 			 node->type == PT_TN_VALINK ? PT_TN_VADIR :
-			 node->type == PT_TN_WALKFILE ? PT_TN_WALKDIR : PT_TN_CTXDIR, parent);
+			 node->type == PT_TN_WALKFILE ? PT_TN_WALKDIR :
+			 node->type == PT_TN_VSFILE ? PT_TN_VSDIR : PT_TN_CTXDIR, parent);
 		return PT_OK;
 	case PT_TN_TABLEDIR:
 		if (node->node.n == 0) {
@@ -754,10 +780,11 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 		*nlink = 2;
 		return PT_OK;
 	case PT_TN_CTXDIR:
-		*nlink = 2 + 3;   /* root table, va/, walk/ */
+		*nlink = 2 + 4;   /* root table, va/, walk/, vs/ */
 		return PT_OK;
 	case PT_TN_VADIR:
 	case PT_TN_WALKDIR:
+	case PT_TN_VSDIR:
 		*nlink = 2;
 		return PT_OK;
 	case PT_TN_TABLEDIR:
@@ -804,6 +831,11 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		if (!ctx)
 			return PT_E_NOTFOUND;
 		err = pt_render_svg(b, ctx, rc);
+		break;
+	case PT_TN_VSFILE:
+		if (!ctx || node->choice >= tree->nctx || node->choice == node->ctx)
+			return PT_E_NOTFOUND;
+		err = pt_render_xcheck(b, ctx, pt_capture_context(tree->cap, node->choice), PT_OUT_TEXT, rc);
 		break;
 	case PT_TN_ENTRIES:
 		/* the whole text at once (export); the mount reads it by checkpoints */

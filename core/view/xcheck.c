@@ -363,3 +363,65 @@ void pt_render_xcheck_summary(struct pt_buf *b, const struct pt_xcheck_result *r
 		pt_buf_printf(b, "%s %s %" PRIu64, v ? "," : "", verdict_names[v], r->lines[v]);
 	pt_buf_puts(b, "\n");
 }
+
+/* ---- the whole file (CTX_A/vs/CTX_B) -------------------------------------- */
+
+struct xfile {
+	struct pt_buf *b;
+	size_t start;
+	unsigned va_digits;
+	enum pt_out out;
+	uint64_t next_va;       /* the VA just past the last line given */
+};
+
+static int xfile_line(void *ud, const struct pt_xcheck_line *l)
+{
+	struct xfile *x = ud;
+
+	if (x->b->len - x->start >= PT_MAPS_BYTES_MAX)
+		return 1;   /* held in memory: bounded as maps is */
+	pt_render_xcheck_line(x->b, l, x->va_digits, x->out);
+	x->next_va = l->last + 1;
+	return 0;
+}
+
+static void xfile_truncated(struct pt_buf *b, const char *ctx, uint64_t va, uint64_t limit,
+			    const char *what, unsigned va_digits, enum pt_out out)
+{
+	if (out == PT_OUT_JSON) {
+		struct pt_jobj o = {0};
+
+		pt_jobj_str(&o, "context", ctx);
+		pt_jobj_u(&o, "more_than", limit);
+		pt_jobj_hex(&o, "truncated_at_va", va);
+		pt_jobj_str(&o, "what", what);
+		pt_jobj_finish(&o, b);
+		pt_buf_puts(b, "\n");
+		return;
+	}
+	pt_buf_printf(b, "# truncated at VA 0x%0*" PRIx64 ": %s: more than %" PRIu64 " %s\n",
+		      (int)va_digits, va, ctx, limit, what);
+}
+
+pt_err pt_render_xcheck(struct pt_buf *b, const struct pt_context *a, const struct pt_context *bctx,
+			enum pt_out out, struct pt_readctl *rc)
+{
+	struct xfile x = {.b = b, .start = b->len, .out = out};
+	struct pt_xcheck_opts o;
+	struct pt_xcheck_result res;
+	pt_err err;
+
+	pt_xcheck_opts_init(&o);
+	x.va_digits = a->fmt->va_digits > bctx->fmt->va_digits ? a->fmt->va_digits : bctx->fmt->va_digits;
+	err = pt_xcheck_run(a, bctx, &o, xfile_line, &x, &res, rc);
+	if (err != PT_OK)
+		return err;
+	if (res.truncated)
+		xfile_truncated(b, res.cut_side == 'a' ? a->name : bctx->name, res.cut_va, res.cut_limit,
+				res.cut_what, x.va_digits, out);
+	else if (res.stopped)
+		xfile_truncated(b, a->name, x.next_va, PT_MAPS_BYTES_MAX, "bytes", x.va_digits, out);
+	else
+		pt_render_xcheck_summary(b, &res, out);
+	return pt_buf_status(b);
+}
