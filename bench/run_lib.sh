@@ -244,6 +244,41 @@ cpu_cold() {
 	T=$best
 }
 
+# Instructions (valgrind's callgrind: deterministic, blind to the load; only
+# where valgrind is installed).  T is in millions.  insn_cmd CMD...: the
+# instructions of CMD.  insn_mount SOURCE CMD...: the daemon's (`ptfs -f -s`
+# under callgrind) from its start to its unmount, CMD run on the fresh mount.
+insn_cmd() {
+	local out
+	out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null)
+	T=$(grep -o 'Collected : [0-9]*' <<<"$out" | awk '{ printf "%.1f", $3 / 1e6 }')
+	[[ -n $T ]] || { echo "bench/run: no callgrind count: $*" >>"$LOG"; return 1; }
+}
+
+insn_mount() {
+	local src=$1 m=$WORK/m1 pid deadline
+	shift
+	mkdir -p "$m"
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$PTFS" -f -s "$src" "$m" \
+		</dev/null >/dev/null 2>"$WORK/cg.err" &
+	pid=$!
+	deadline=$((SECONDS + MOUNT_TIMEOUT))
+	until mountpoint -q "$m"; do
+		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS > deadline)); then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			T=""
+			return 1
+		fi
+		sleep 0.05
+	done
+	"$@" >/dev/null 2>>"$LOG"
+	fusermount3 -u "$m" || { sleep 0.2; fusermount3 -u "$m"; }
+	wait "$pid"
+	T=$(grep -o 'Collected : [0-9]*' "$WORK/cg.err" | awk '{ printf "%.1f", $3 / 1e6 }')
+	[[ -n $T ]]
+}
+
 # ------------------------------------------------------------------
 # The table.
 
