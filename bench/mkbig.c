@@ -696,6 +696,8 @@ int main(int argc, char **argv)
 	g.o = &o;
 	if (o.blob)
 		return write_blob(&o);
+	if (o.format)
+		return mkbig_write_spec(&o);
 
 	if (o.vas_file && o.nvas)
 		vas_sample(&g, &o);

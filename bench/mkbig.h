@@ -43,10 +43,15 @@ struct opts {
 	unsigned nvas;
 	bool blob;
 	bool ver3;           /* --format ver3 */
+	const char *format;  /* --format of a CPU/IOMMU format: a build spec (mkbig_spec.c) */
 	const char *out;
 };
 
 /* Fills O from the command line (exits 2 on a usage error). */
 void parse_opts(int argc, char **argv, struct opts *o);
+
+/* mkbig_spec.c: is NAME a format written as a `ptfs-tool build` spec; write it. */
+bool mkbig_spec_format(const char *name);
+int mkbig_write_spec(const struct opts *o);
 
 #endif

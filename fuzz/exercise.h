@@ -40,7 +40,29 @@ struct fz_bounds {
 /* The targets' bounds, aiming at >= 1000 inputs a second under ASan + UBSan (fuzz/README.md: the figures). */
 #define FZ_BOUNDS ((struct fz_bounds){.entries = 256, .pages = 16, .walks = 2, .json = 16})
 
-static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
+/*
+ * What one input renders (fz_context_out()): PT_OUT_TEXT, PT_OUT_JSON, or
+ * FZ_OUT_BOTH, every render in both forms (fz_context(), what every target
+ * did before; fuzz/README.md).  A target that lets an input bit choose the
+ * form renders half as much per input, and the fuzzer keeps inputs of both
+ * forms in its corpus because each reaches code the other does not.
+ */
+#define FZ_OUT_BOTH 2
+
+static void fz_render_walk(struct pt_buf *b, const struct pt_context *ctx, const struct pt_walk *w,
+			   int out)
+{
+	if (out != PT_OUT_JSON) {
+		pt_buf_reset(b);
+		(void)pt_render_walk(b, ctx, w, PT_OUT_TEXT);
+	}
+	if (out != PT_OUT_TEXT) {
+		pt_buf_reset(b);
+		(void)pt_render_walk(b, ctx, w, PT_OUT_JSON);
+	}
+}
+
+static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b, int out)
 {
 	struct pt_walk w;
 
@@ -50,10 +72,7 @@ static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
 		abort();
 	if (w.fault == PT_FAULT_NONE && (w.page_size == 0 || va - w.page_va >= w.page_size))
 		abort();
-	pt_buf_reset(b);
-	(void)pt_render_walk(b, ctx, &w, PT_OUT_TEXT);
-	pt_buf_reset(b);
-	(void)pt_render_walk(b, ctx, &w, PT_OUT_JSON);
+	fz_render_walk(b, ctx, &w, out);
 	/* the leaf's node resolves back to an entry */
 	if (w.fault == PT_FAULT_NONE) {
 		struct pt_loc loc;
@@ -61,7 +80,8 @@ static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b)
 		if (pt_node_resolve(&w.node, &loc) != PT_OK)
 			abort();
 		pt_buf_reset(b);
-		(void)pt_render_entry(b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
+		(void)pt_render_entry(b, &loc.table, loc.index, &loc.entry,
+				      out == PT_OUT_JSON ? PT_OUT_JSON : PT_OUT_TEXT);
 		{
 			char path[512];
 
@@ -120,8 +140,8 @@ static uint64_t fz_entries(const struct pt_table *t, struct fz_memo *memo, uint6
 	return v;
 }
 
-static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t nvas,
-		       const struct fz_bounds *bd)
+static void fz_context_out(const struct pt_context *ctx, const uint64_t *vas, size_t nvas,
+			   const struct fz_bounds *bd, int out)
 {
 	struct pt_buf b;
 	struct pt_page_iter it;
@@ -133,7 +153,7 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 
 	pt_buf_init(&b);
 	for (size_t i = 0; i < nvas; i++)
-		fz_walk(ctx, vas[i], &b);
+		fz_walk(ctx, vas[i], &b, out);
 	pt_table_root(ctx, &root);
 	small = root.entries <= FZ_MAX_FLAT;
 	if (small) {
@@ -147,7 +167,7 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 		/* list the root the way readdir does, render each entry */
 		for (uint64_t i = 0; pt_table_next(&root, &i, false, 0, &e, NULL) && i < 64; i++) {
 			pt_buf_reset(&b);
-			(void)pt_render_entry(&b, &root, i, &e, PT_OUT_JSON);
+			(void)pt_render_entry(&b, &root, i, &e, out == PT_OUT_TEXT ? PT_OUT_TEXT : PT_OUT_JSON);
 		}
 		pt_pages_init(&it, ctx, 0, NULL);
 		while (n < bd->pages && pt_pages_next(&it, &pg)) {
@@ -156,7 +176,7 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 				abort();
 			last = pg.va;
 			if (n < bd->walks)
-				fz_walk(ctx, pg.va + pg.size / 2, &b);
+				fz_walk(ctx, pg.va + pg.size / 2, &b, out);
 			n++;
 		}
 		if (n < bd->pages) {
@@ -164,11 +184,14 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 
 			if (pt_context_scan(ctx, &st, NULL, NULL, NULL) == PT_OK && st.pages != n)
 				abort();
-			pt_buf_reset(&b);
-			(void)pt_render_maps(&b, ctx, PT_OUT_TEXT, NULL);
-			pt_buf_reset(&b);
-			(void)pt_render_info(&b, ctx, PT_OUT_TEXT, NULL);
-			if (size <= bd->json) {
+			/* JSON only for small trees: a JSON-only input of a larger one renders text */
+			if (out != PT_OUT_JSON || size > bd->json) {
+				pt_buf_reset(&b);
+				(void)pt_render_maps(&b, ctx, PT_OUT_TEXT, NULL);
+				pt_buf_reset(&b);
+				(void)pt_render_info(&b, ctx, PT_OUT_TEXT, NULL);
+			}
+			if (out != PT_OUT_TEXT && size <= bd->json) {
 				pt_buf_reset(&b);
 				(void)pt_render_maps(&b, ctx, PT_OUT_JSON, NULL);
 				pt_buf_reset(&b);
@@ -177,6 +200,13 @@ static void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t
 		}
 	}
 	pt_buf_free(&b);
+}
+
+/* Every render in both forms: what the targets did before fz_context_out(). */
+static inline void fz_context(const struct pt_context *ctx, const uint64_t *vas, size_t nvas,
+			      const struct fz_bounds *bd)
+{
+	fz_context_out(ctx, vas, nvas, bd, FZ_OUT_BOTH);
 }
 
 #endif

@@ -7,6 +7,7 @@
 #                             (layout: fuzz_decode_walk.c)
 #   OUTDIR/fuzz_ctx/          format byte, VAs, a context section's keys and
 #                             a fixture's memory regions (layout: fuzz_ctx.c)
+#                             (these two: each seed also as NAME-json, byte 1 = 1)
 #   OUTDIR/fuzz_umr/, fuzz_gem5/  the hand-written umr logs and m5.cpt of
 #                             check_tests/src_data/ (issue 13)
 #   OUTDIR/fuzz_elf/          the ELF core fixture (qemu-x86.elf) whole and cut
@@ -150,4 +151,12 @@ if [ -f "$FIX/qemu-x86.elf" ]; then
 	head -c 4096 "$FIX/qemu-x86.elf" >"$OUT/fuzz_elf/qemu-x86-head.elf"
 fi
 
+# fuzz_decode_walk and fuzz_ctx render an input in the form its byte 1 chooses
+# (bit 0: JSON): every seed once more as JSON, so both forms start covered.
+for d in fuzz_decode_walk fuzz_ctx; do
+	for f in "$OUT/$d"/*; do
+		cp "$f" "$f-json"
+		printf '\x01' | dd of="$f-json" bs=1 seek=1 conv=notrunc status=none
+	done
+done
 touch "$STAMP"

@@ -201,14 +201,8 @@ static void x86_flags(const struct pt_entry *e, char *buf, size_t len)
 	static const char *const names[] = {
 		"writable", "user", "pwt", "pcd", "pat", "pat_large", "global", "xd",
 	};
-	size_t off = 0;
 
-	snprintf(buf, len, "-");
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!set[i] || off >= len)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
-	}
+	pt_format_flag_words(buf, len, set, names, sizeof names / sizeof names[0]);
 }
 
 /* ---- the [cpu NAME] context ---------------------------------------------- */

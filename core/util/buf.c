@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt_buf.h"
+#include "pt_num.h"
 #include "pt_vec.h"
 
 /* ---- growable array ----------------------------------------------------- */
@@ -128,16 +129,23 @@ pt_err pt_buf_status(const struct pt_buf *b)
 void pt_size_str(uint64_t size, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
+	/* by hand, not snprintf: every walk and maps line names its page size */
+	char num[24], *stop = num + sizeof num, *end = stop, *p;
+	size_t n;
 	int u = -1;
 
 	while (size && u < 5 && (size & 1023) == 0) {
 		size >>= 10;
 		u++;
 	}
-	if (u < 0)
-		snprintf(buf, len, "%" PRIu64, size);
-	else
-		snprintf(buf, len, "%" PRIu64 "%c", size, units[u]);
+	if (len == 0)
+		return;
+	if (u >= 0)
+		*--end = units[u];
+	p = pt_dec_before(end, size);
+	n = (size_t)(stop - p) < len ? (size_t)(stop - p) : len - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
 }
 
 /*

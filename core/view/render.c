@@ -325,11 +325,95 @@ static void walk_steps_json(const struct pt_format *fmt, const struct pt_walk *w
 	pt_buf_put(steps, "]", 1);
 }
 
+/*
+ * The text form of pt_render_walk(): the step and result lines by hand, not
+ * through printf (a walk of 10^4 VAs spent 70% of its time in vsnprintf;
+ * bench/README.md, memory dumps); byte for byte what the printf calls wrote.
+ */
+static void walk_text(struct pt_buf *b, const struct pt_context *ctx, const struct pt_walk *w,
+		      const char *va, const char *path)
+{
+	const struct pt_format *fmt = ctx->fmt;
+	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
+	char raw[48], flags[FLAGS_LEN], kind[64], size[24];
+
+	pt_buf_puts(b, "context: ");
+	pt_buf_puts(b, ctx->name);
+	pt_buf_puts(b, "\nva: ");
+	pt_buf_puts(b, va);
+	pt_buf_put(b, "\n", 1);
+	for (unsigned i = 0; i < w->nsteps; i++) {
+		const struct pt_walk_step *s = &w->steps[i];
+		char num[24], *end = num + sizeof num, *p;
+
+		pt_buf_puts(b, fmt->levels[s->table.level].name);
+		pt_buf_put(b, "[", 1);
+		p = pt_dec_before(end, s->index);
+		pt_buf_put(b, p, (size_t)(end - p));
+		pt_buf_put(b, "] ", 2);
+		pt_buf_puts(b, fmt->spaces[s->table.space]);
+		pt_buf_put(b, ":0x", 3);
+		p = pt_hex_before(end, s->entry_pa, 0);
+		pt_buf_put(b, p, (size_t)(end - p));
+		pt_buf_put(b, " ", 1);
+		if (s->captured) {
+			raw_str(&s->entry, raw, sizeof raw);
+			pt_buf_put(b, "raw=", 4);
+			pt_buf_puts(b, raw);
+			pt_buf_put(b, " ", 1);
+		}
+		pt_buf_puts(b, s->verdict);
+		pt_buf_put(b, "\n", 1);
+	}
+	if (w->fault == PT_FAULT_NONE && leaf) {
+		char num[24], *end = num + sizeof num, *p = pt_hex_before(end, w->pa, 0);
+
+		pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
+		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
+		pt_size_str(w->page_size, size, sizeof size);
+		pt_buf_puts(b, "result: mapped pa=");
+		pt_buf_puts(b, fmt->spaces[w->space]);
+		pt_buf_put(b, ":0x", 3);
+		pt_buf_put(b, p, (size_t)(end - p));
+		pt_buf_puts(b, " page=");
+		pt_buf_puts(b, size);
+		pt_buf_puts(b, " flags=");
+		pt_buf_puts(b, flags);
+		pt_buf_put(b, " ", 1);
+		pt_buf_puts(b, fmt->kind_field ? fmt->kind_field : "kind");
+		pt_buf_put(b, "=", 1);
+		pt_buf_puts(b, kind);
+		if (!leaf->entry.address_complete)
+			pt_buf_puts(b, " address_complete=false");
+		pt_buf_puts(b, " leaf=");
+		pt_buf_puts(b, path);
+		pt_buf_put(b, "\n", 1);
+	} else if (pt_walk_aperture_hit(w)) {
+		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
+			      fmt->spaces[w->aperture.space], w->aperture.pa);
+	} else {
+		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
+		if (w->fault_step >= 0) {
+			const struct pt_walk_step *s = &w->steps[w->fault_step];
+
+			pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
+				      fmt->levels[s->table.level].name, s->index, path);
+		}
+		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
+			pt_buf_printf(b, " aperture=%s", w->aperture.name);
+			if (w->aperture.hit)
+				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
+					      fmt->spaces[w->aperture.space], w->aperture.pa);
+		}
+		pt_buf_puts(b, "\n");
+	}
+}
+
 pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		      const struct pt_walk *w, enum pt_out out)
 {
 	const struct pt_format *fmt = ctx->fmt;
-	char va[32], raw[48], flags[FLAGS_LEN], kind[64], size[24], path[256], key[PT_KIND_KEY_LEN];
+	char va[32], flags[FLAGS_LEN], kind[64], path[256], key[PT_KIND_KEY_LEN];
 	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
 
 	pt_va_name(fmt, w->va, va, sizeof va);
@@ -391,47 +475,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		return pt_buf_status(b);
 	}
 
-	pt_buf_printf(b, "context: %s\nva: %s\n", ctx->name, va);
-	for (unsigned i = 0; i < w->nsteps; i++) {
-		const struct pt_walk_step *s = &w->steps[i];
-
-		pt_buf_printf(b, "%s[%" PRIu64 "] %s:0x%" PRIx64 " ",
-			      fmt->levels[s->table.level].name, s->index,
-			      fmt->spaces[s->table.space], s->entry_pa);
-		if (s->captured) {
-			raw_str(&s->entry, raw, sizeof raw);
-			pt_buf_printf(b, "raw=%s %s\n", raw, s->verdict);
-		} else {
-			pt_buf_printf(b, "%s\n", s->verdict);
-		}
-	}
-	if (w->fault == PT_FAULT_NONE && leaf) {
-		pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
-		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
-		pt_size_str(w->page_size, size, sizeof size);
-		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s %s=%s%s leaf=%s\n",
-			      fmt->spaces[w->space], w->pa, size, flags,
-			      fmt->kind_field ? fmt->kind_field : "kind", kind,
-			      leaf->entry.address_complete ? "" : " address_complete=false", path);
-	} else if (pt_walk_aperture_hit(w)) {
-		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
-			      fmt->spaces[w->aperture.space], w->aperture.pa);
-	} else {
-		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
-		if (w->fault_step >= 0) {
-			const struct pt_walk_step *s = &w->steps[w->fault_step];
-
-			pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
-				      fmt->levels[s->table.level].name, s->index, path);
-		}
-		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-			pt_buf_printf(b, " aperture=%s", w->aperture.name);
-			if (w->aperture.hit)
-				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
-					      fmt->spaces[w->aperture.space], w->aperture.pa);
-		}
-		pt_buf_puts(b, "\n");
-	}
+	walk_text(b, ctx, w, va, path);
 	return pt_buf_status(b);
 }
 
