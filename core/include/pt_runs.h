@@ -54,7 +54,7 @@ struct pt_run {
 
 struct pt_runs_filter {
 	bool read_only;            /* only pages with read_only */
-	int space;                 /* space id, or -1 for any */
+	int space;                 /* capture space id (pt_capture_space_find()), or -1 for any */
 	const char *kind;          /* kind column as maps prints it, or NULL */
 	int64_t kind_num;          /* the leaf's kind number (maps --kind 0xfe), or -1: any */
 	uint64_t va_lo, va_hi;     /* pages overlapping [va_lo, va_hi] (inclusive); 0, UINT64_MAX: all */

@@ -172,7 +172,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 		pt_jobj_str(&o, "level", l->name);
 		pt_jobj_u(&o, "depth", l->depth);
 		pt_jobj_u(&o, "index", index);
-		pt_jobj_str(&o, "entry_space", fmt->spaces[t->space]);
+		pt_jobj_str(&o, "entry_space", pt_context_space_name(t->ctx, t->space));
 		pt_jobj_hex(&o, "entry_address", pt_table_entry_pa(t, index));
 		pt_jobj_hex(&o, "va", pt_table_entry_va(t, index));
 		pt_jobj_hex(&o, "span", span);
@@ -181,14 +181,14 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 			field_json(&o, &e->fields[i]);
 		pt_jobj_str(&o, "state", pt_state_name(e->state));
 		if (e->leaf) {
-			pt_jobj_str(&o, "target_space", fmt->spaces[e->space]);
+			pt_jobj_str(&o, "target_space", pt_context_space_name(t->ctx, e->space));
 			pt_jobj_hex(&o, "target_address", e->pa);
 		}
 		for (unsigned w = 0; w < 2; w++) {
 			struct pt_table c;
 
 			if (pt_table_child(t, index, e, w, &c)) {
-				pt_jobj_str(&o, target_space_key(e, w), fmt->spaces[c.space]);
+				pt_jobj_str(&o, target_space_key(e, w), pt_context_space_name(t->ctx, c.space));
 				jobj_cover(&o, target_key(e, w), c.cover);
 			}
 		}
@@ -199,7 +199,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	line_str(b, "level", l->name);
 	line_num(b, "depth", l->depth, false);
 	line_num(b, "index", index, false);
-	line_str(b, "entry_space", fmt->spaces[t->space]);
+	line_str(b, "entry_space", pt_context_space_name(t->ctx, t->space));
 	line_num(b, "entry_address", pt_table_entry_pa(t, index), true);
 	line_str(b, "va", va);
 	line_num(b, "span", span, true);
@@ -214,14 +214,14 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	 * the capture's space (less the context's space_bias).
 	 */
 	if (e->leaf) {
-		line_str(b, "target_space", fmt->spaces[e->space]);
+		line_str(b, "target_space", pt_context_space_name(t->ctx, e->space));
 		line_num(b, "target_address", e->pa, true);
 	}
 	for (unsigned w = 0; w < 2; w++) {
 		struct pt_table c;
 
 		if (pt_table_child(t, index, e, w, &c)) {
-			line_str(b, target_space_key(e, w), fmt->spaces[c.space]);
+			line_str(b, target_space_key(e, w), pt_context_space_name(t->ctx, c.space));
 			line_str(b, target_key(e, w), pt_cover_name(c.cover));
 		}
 	}
@@ -309,7 +309,7 @@ static void walk_steps_json(const struct pt_format *fmt, const struct pt_walk *w
 			pt_buf_put(steps, ", ", 2);
 		pt_jobj_str(&so, "level", fmt->levels[s->table.level].name);
 		pt_jobj_u(&so, "index", s->index);
-		pt_jobj_str(&so, "space", fmt->spaces[s->table.space]);
+		pt_jobj_str(&so, "space", pt_context_space_name(s->table.ctx, s->table.space));
 		pt_jobj_hex(&so, "entry_address", s->entry_pa);
 		pt_jobj_bool(&so, "captured", s->captured);
 		if (s->captured) {
@@ -353,7 +353,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
 			pt_jobj_str(&r, "status", "mapped");
 			pt_jobj_hex(&r, "pa", w->pa);
-			pt_jobj_str(&r, "space", fmt->spaces[w->space]);
+			pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->space));
 			pt_jobj_hex(&r, "page_va", w->page_va);
 			pt_jobj_hex(&r, "page_size", w->page_size);
 			pt_jobj_bool(&r, "address_complete", leaf->entry.address_complete);
@@ -365,7 +365,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			/* The memory controller translates it without the table (docs/design.md §2.2): a result. */
 			pt_jobj_str(&r, "status", "aperture");
 			pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
-			pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
+			pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->aperture.space));
 			pt_jobj_hex(&r, "pa", w->aperture.pa);
 		} else {
 			pt_jobj_str(&r, "status", "fault");
@@ -380,7 +380,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 				pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
 				if (w->aperture.hit) {
-					pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
+					pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->aperture.space));
 					pt_jobj_hex(&r, "pa", w->aperture.pa);
 				}
 			}
@@ -397,7 +397,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 
 		pt_buf_printf(b, "%s[%" PRIu64 "] %s:0x%" PRIx64 " ",
 			      fmt->levels[s->table.level].name, s->index,
-			      fmt->spaces[s->table.space], s->entry_pa);
+			      pt_context_space_name(ctx, s->table.space), s->entry_pa);
 		if (s->captured) {
 			raw_str(&s->entry, raw, sizeof raw);
 			pt_buf_printf(b, "raw=%s %s\n", raw, s->verdict);
@@ -410,12 +410,12 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
 		pt_size_str(w->page_size, size, sizeof size);
 		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s %s=%s%s leaf=%s\n",
-			      fmt->spaces[w->space], w->pa, size, flags,
+			      pt_context_space_name(ctx, w->space), w->pa, size, flags,
 			      fmt->kind_field ? fmt->kind_field : "kind", kind,
 			      leaf->entry.address_complete ? "" : " address_complete=false", path);
 	} else if (pt_walk_aperture_hit(w)) {
 		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
-			      fmt->spaces[w->aperture.space], w->aperture.pa);
+			      pt_context_space_name(ctx, w->aperture.space), w->aperture.pa);
 	} else {
 		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
 		if (w->fault_step >= 0) {
@@ -428,7 +428,7 @@ pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
 			pt_buf_printf(b, " aperture=%s", w->aperture.name);
 			if (w->aperture.hit)
 				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
-					      fmt->spaces[w->aperture.space], w->aperture.pa);
+					      pt_context_space_name(ctx, w->aperture.space), w->aperture.pa);
 		}
 		pt_buf_puts(b, "\n");
 	}
@@ -505,7 +505,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 
 		pt_jobj_str(&o, "context", ctx->name);
 		pt_jobj_str(&o, "format", fmt->name);
-		pt_jobj_str(&o, "root_space", fmt->spaces[ctx->root_space]);
+		pt_jobj_str(&o, "root_space", pt_context_space_name(ctx, ctx->root_space));
 		pt_jobj_hex(&o, "root_address", ctx->root_addr);
 		pt_jobj_u(&o, "root_entries", ctx->root_entries);
 		jobj_cover(&o, "root_captured", root.cover);
@@ -552,7 +552,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	} else {
 		pt_buf_printf(b, "context: %s\nformat: %s\n", ctx->name, fmt->name);
 		pt_buf_printf(b, "root: %s:0x%" PRIx64 "\nroot_entries: %" PRIu64 "\nroot_captured: %s\n",
-			      fmt->spaces[ctx->root_space], ctx->root_addr, ctx->root_entries,
+			      pt_context_space_name(ctx, ctx->root_space), ctx->root_addr, ctx->root_entries,
 			      pt_cover_name(root.cover));
 		if (fmt->info_text)
 			fmt->info_text(ctx, b);
@@ -639,7 +639,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			if (i)
 				pt_buf_put(&regs, ", ", 2);
 			pt_jobj_str(&ro, "name", r->name);
-			pt_jobj_str(&ro, "space", fmt->spaces[r->space]);
+			pt_jobj_str(&ro, "space", pt_capture_space_name(cap, r->space));
 			pt_jobj_hex(&ro, "base", r->base);
 			pt_jobj_hex(&ro, "size", r->size);
 			pt_jobj_str(&ro, "file", r->file);
@@ -659,7 +659,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			pt_jobj_str(&co, "name", c->name);
 			if (strcmp(c->fmt->name, fmt->name))   /* a mixed capture: this context's format */
 				pt_jobj_str(&co, "format", c->fmt->name);
-			pt_jobj_str(&co, "root_space", fmt->spaces[c->root_space]);
+			pt_jobj_str(&co, "root_space", pt_context_space_name(c, c->root_space));
 			pt_jobj_hex(&co, "root_address", c->root_addr);
 			pt_jobj_finish(&co, &ctxs);
 		}
@@ -686,13 +686,13 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 
 		pt_size_str(r->size, size, sizeof size);
 		pt_buf_printf(b, "region: %s %s 0x%" PRIx64 " %s %s\n", r->name,
-			      fmt->spaces[r->space], r->base, size, r->file);
+			      pt_capture_space_name(cap, r->space), r->base, size, r->file);
 	}
 	for (size_t i = 0; i < nc; i++) {
 		const struct pt_context *c = pt_capture_context(cap, i);
 
 		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "%s%s\n", c->name,
-			      fmt->spaces[c->root_space], c->root_addr,
+			      pt_context_space_name(c, c->root_space), c->root_addr,
 			      /* a source's capture may mix formats: name the others */
 			      strcmp(c->fmt->name, fmt->name) ? " " : "",
 			      strcmp(c->fmt->name, fmt->name) ? c->fmt->name : "");

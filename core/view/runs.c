@@ -75,7 +75,7 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 	/* read-only in every format's words: read_only set, or writeable clear */
 	if (f->read_only && !(pg->leaf.perm & (PT_PERM_READ_ONLY | PT_PERM_NO_WRITE)))
 		return false;
-	if (f->space >= 0 && pg->space != (unsigned)f->space)
+	if (f->space >= 0 && pt_context_space(it->ctx, pg->space) != (unsigned)f->space)
 		return false;
 	if (f->kind && strcmp(f->kind, kind) != 0)
 		return false;
@@ -305,7 +305,7 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 			pt_jobj_str(&o, key, r->kind);
 			pt_jobj_hex(&o, "pa", r->pa);
 			pt_jobj_hex(&o, "page_size", r->page_size);
-			pt_jobj_str(&o, "space", fmt->spaces[r->space]);
+			pt_jobj_str(&o, "space", pt_context_space_name(ctx, r->space));
 		} else {
 			pt_jobj_str(&o, "state", r->state);
 		}
@@ -324,7 +324,7 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 		return;
 	}
 	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s\n",
-		      d, r->va, d, r->end, size, page, fmt->spaces[r->space], r->pa, r->flags,
+		      d, r->va, d, r->end, size, page, pt_context_space_name(ctx, r->space), r->pa, r->flags,
 		      r->kind);
 }
 

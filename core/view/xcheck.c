@@ -94,7 +94,7 @@ static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_
 	if (!s->r.mapped)
 		return;
 	o->mapped = true;
-	o->space = s->ctx->fmt->spaces[s->r.space];
+	o->space = pt_context_space_name(s->ctx, s->r.space);
 	o->pa = s->r.pa + (cur - s->r.va);
 	o->page_size = s->r.page_size;
 	o->perm = s->r.perm;

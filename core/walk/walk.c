@@ -28,7 +28,7 @@ static const struct pt_level *lvl(const struct pt_table *t)
 /* Sets T's cover from its place (space, addr, entries, level); no direct pointer yet. */
 static void table_place(struct pt_table *t)
 {
-	t->cover = pt_mem_cover(t->ctx->mem, t->space, t->addr, t->entries * lvl(t)->entry_size);
+	t->cover = pt_mem_cover(t->ctx->mem, pt_context_space(t->ctx, t->space), t->addr, t->entries * lvl(t)->entry_size);
 	t->direct = NULL;
 }
 
@@ -38,7 +38,7 @@ void pt_table_direct(struct pt_table *t)
 
 	t->direct = NULL;
 	if (t->cover == PT_COVER_FULL && t->entries <= UINT64_MAX / 16)
-		t->direct = pt_mem_direct(t->ctx->mem, t->space, t->addr, t->entries * sz);
+		t->direct = pt_mem_direct(t->ctx->mem, pt_context_space(t->ctx, t->space), t->addr, t->entries * sz);
 }
 
 void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
@@ -144,7 +144,7 @@ bool pt_wk_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
 		memcpy(raw, t->direct + index * sz, sz);
 		return true;
 	}
-	return pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz);
+	return pt_mem_read(t->ctx->mem, pt_context_space(t->ctx, t->space), pt_table_entry_pa(t, index), raw, sz);
 }
 
 bool pt_wk_raw_zero(const uint8_t raw[16])
@@ -226,7 +226,7 @@ uint64_t pt_wk_next_captured(const struct pt_table *t, uint64_t i)
 {
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
 
-	if (pa == UINT64_MAX || !pt_mem_next(t->ctx->mem, t->space, pa + 1, &next))
+	if (pa == UINT64_MAX || !pt_mem_next(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + 1, &next))
 		return t->entries;
 	j = (next - t->addr) / lvl(t)->entry_size;
 	return j > i ? j : i + 1;
@@ -348,7 +348,7 @@ uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 	uint64_t sz = lvl(t)->entry_size;
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
 
-	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, t->space, pa + sz, &next) ||
+	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + sz, &next) ||
 	    next < t->addr)
 		return t->entries;
 	j = (next - t->addr) / sz;
