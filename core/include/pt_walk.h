@@ -161,6 +161,8 @@ enum pt_fault {
 	PT_FAULT_UNSUPPORTED,    /* "unsupported": an encoding the format does not allow there */
 	PT_FAULT_OUT_OF_RANGE,   /* "out_of_range": the VA is outside the context's VA space */
 	PT_FAULT_NONCANONICAL,   /* "noncanonical": not a canonical VA of a va_canonical format */
+	PT_FAULT_RIGHTS,         /* "rights": a stage-2 page the reader may not read */
+	PT_FAULT_STAGE2,         /* "stage2": a read in a translated space faulted (pt_walk.s2) */
 };
 const char *pt_fault_name(enum pt_fault f);
 
@@ -192,6 +194,27 @@ struct pt_walk {
 	 * hook: where the VA goes instead (name NULL otherwise).
 	 */
 	struct pt_aperture aperture;
+	/*
+	 * Translated spaces (docs/design.md §2.8): when the page's space is
+	 * translated, TRANSLATED is set and FINAL_SPACE (a capture space id)
+	 * and FINAL_PA say where VA lands at the end of the stack; SPACE and
+	 * PA stay the stage-1 result (the intermediate address).
+	 */
+	bool translated;
+	unsigned final_space;
+	uint64_t final_pa;
+	/*
+	 * fault == PT_FAULT_STAGE2: the stage-2 walk's fault (unmapped,
+	 * not_captured, reserved_bits, rights, ...), the context that faulted,
+	 * the address it was asked for and that address's capture space; the
+	 * stage-1 step it served is fault_step, or leaf_step for the final page.
+	 */
+	struct {
+		enum pt_fault fault;
+		const struct pt_context *ctx;
+		uint64_t addr;
+		unsigned space;
+	} s2;
 };
 
 /*

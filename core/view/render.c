@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c — the one renderer: entry files, walk traces, info and the
- * capture summary, as `key: value` text or JSON (maps: runs.c).
+ * render.c — the one renderer: entry files, info and the capture
+ * summary (walk traces: render_walk.c), as `key: value` text or JSON (maps: runs.c).
  *
  * Text: one `key: value` per line in the decoder's fixed field order, hex
  * lowercase with 0x, bits as 0/1, derived flags as true/false.
@@ -17,6 +17,7 @@
 
 #include "pt_num.h"
 #include "pt_render.h"
+#include "render_int.h"
 
 /* ---- fields -------------------------------------------------------------- */
 
@@ -109,8 +110,7 @@ static void field_json(struct pt_jobj *o, const struct pt_field *f)
 	}
 }
 
-/* "0x" and the raw entry, 16 or 32 hex digits, into S (LEN >= 35). */
-static void raw_str(const struct pt_entry *e, char *s, size_t len)
+void pt_rd_raw_str(const struct pt_entry *e, char *s, size_t len)
 {
 	char num[40], *end = num + sizeof num, *p = pt_hex_before(end, e->raw[0], 16);
 
@@ -164,7 +164,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	char raw[48], va[32];
 	uint64_t span = (uint64_t)1 << t->page_shift;
 
-	raw_str(e, raw, sizeof raw);
+	pt_rd_raw_str(e, raw, sizeof raw);
 	pt_va_name(fmt, pt_table_entry_va(t, index), va, sizeof va);
 	if (out == PT_OUT_JSON) {
 		struct pt_jobj o = {0};
@@ -234,7 +234,7 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 {
 	char raw[48];
 
-	raw_str(e, raw, sizeof raw);
+	pt_rd_raw_str(e, raw, sizeof raw);
 	if (out == PT_OUT_JSON) {
 		struct pt_jobj o = {0};
 
@@ -285,153 +285,6 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 		if (!(e->fields[i].flags & PT_FF_JSON_ONLY))
 			field_text(b, &e->fields[i]);
 	pt_buf_printf(b, "state: %s\n", pt_state_name(e->state));
-	return pt_buf_status(b);
-}
-
-/* ---- walk ---------------------------------------------------------------- */
-
-/* A FLAGS column: every word set (VER3's five PCF words are 64 characters + NUL) and room. */
-#define FLAGS_LEN PT_FLAGS_LEN
-
-/* The JSON array of W's steps into STEPS (initialised here). */
-static void walk_steps_json(const struct pt_format *fmt, const struct pt_walk *w,
-			    struct pt_buf *steps)
-{
-	char raw[48];
-
-	pt_buf_init(steps);
-	pt_buf_put(steps, "[", 1);
-	for (unsigned i = 0; i < w->nsteps; i++) {
-		const struct pt_walk_step *s = &w->steps[i];
-		struct pt_jobj so = {0};
-
-		if (i)
-			pt_buf_put(steps, ", ", 2);
-		pt_jobj_str(&so, "level", fmt->levels[s->table.level].name);
-		pt_jobj_u(&so, "index", s->index);
-		pt_jobj_str(&so, "space", pt_context_space_name(s->table.ctx, s->table.space));
-		pt_jobj_hex(&so, "entry_address", s->entry_pa);
-		pt_jobj_bool(&so, "captured", s->captured);
-		if (s->captured) {
-			raw_str(&s->entry, raw, sizeof raw);
-			pt_jobj_str(&so, "raw", raw);
-			pt_jobj_str(&so, "state", pt_state_name(s->entry.state));
-		} else {
-			pt_jobj_raw(&so, "raw", "null");
-		}
-		pt_jobj_str(&so, "verdict", s->verdict);
-		pt_jobj_finish(&so, steps);
-	}
-	pt_buf_put(steps, "]", 1);
-}
-
-pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
-		      const struct pt_walk *w, enum pt_out out)
-{
-	const struct pt_format *fmt = ctx->fmt;
-	char va[32], raw[48], flags[FLAGS_LEN], kind[64], size[24], path[256], key[PT_KIND_KEY_LEN];
-	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
-
-	pt_va_name(fmt, w->va, va, sizeof va);
-	path[0] = 0;
-	/* the leaf's path, or the faulting entry's (the walker's node follows its steps) */
-	if (leaf || w->fault_step >= 0)
-		pt_node_path(&w->node, path, sizeof path);
-
-	if (out == PT_OUT_JSON) {
-		struct pt_jobj o = {0}, r = {0};
-		struct pt_buf steps;
-
-		walk_steps_json(fmt, w, &steps);
-
-		pt_jobj_str(&o, "context", ctx->name);
-		pt_jobj_hex(&o, "va", w->va);
-		pt_jobj_buf(&o, "steps", &steps);
-		pt_buf_free(&steps);
-		if (w->fault == PT_FAULT_NONE && leaf) {
-			pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
-			pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
-			pt_jobj_str(&r, "status", "mapped");
-			pt_jobj_hex(&r, "pa", w->pa);
-			pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->space));
-			pt_jobj_hex(&r, "page_va", w->page_va);
-			pt_jobj_hex(&r, "page_size", w->page_size);
-			pt_jobj_bool(&r, "address_complete", leaf->entry.address_complete);
-			pt_jobj_flags(&r, "flags", flags);
-			pt_format_kind_key(fmt, key, sizeof key);
-			pt_jobj_str(&r, key, kind);
-			pt_jobj_str(&r, "path", path);
-		} else if (pt_walk_aperture_hit(w)) {
-			/* The memory controller translates it without the table (docs/design.md §2.2): a result. */
-			pt_jobj_str(&r, "status", "aperture");
-			pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
-			pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->aperture.space));
-			pt_jobj_hex(&r, "pa", w->aperture.pa);
-		} else {
-			pt_jobj_str(&r, "status", "fault");
-			pt_jobj_str(&r, "fault", pt_fault_name(w->fault));
-			if (w->fault_step >= 0) {
-				const struct pt_walk_step *s = &w->steps[w->fault_step];
-
-				pt_jobj_str(&r, "level", fmt->levels[s->table.level].name);
-				pt_jobj_u(&r, "index", s->index);
-				pt_jobj_str(&r, "path", path);
-			}
-			if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-				pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
-				if (w->aperture.hit) {
-					pt_jobj_str(&r, "space", pt_context_space_name(ctx, w->aperture.space));
-					pt_jobj_hex(&r, "pa", w->aperture.pa);
-				}
-			}
-		}
-		pt_jobj_obj(&o, "result", &r);
-		pt_jobj_finish(&o, b);
-		pt_buf_put(b, "\n", 1);
-		return pt_buf_status(b);
-	}
-
-	pt_buf_printf(b, "context: %s\nva: %s\n", ctx->name, va);
-	for (unsigned i = 0; i < w->nsteps; i++) {
-		const struct pt_walk_step *s = &w->steps[i];
-
-		pt_buf_printf(b, "%s[%" PRIu64 "] %s:0x%" PRIx64 " ",
-			      fmt->levels[s->table.level].name, s->index,
-			      pt_context_space_name(ctx, s->table.space), s->entry_pa);
-		if (s->captured) {
-			raw_str(&s->entry, raw, sizeof raw);
-			pt_buf_printf(b, "raw=%s %s\n", raw, s->verdict);
-		} else {
-			pt_buf_printf(b, "%s\n", s->verdict);
-		}
-	}
-	if (w->fault == PT_FAULT_NONE && leaf) {
-		pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
-		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
-		pt_size_str(w->page_size, size, sizeof size);
-		pt_buf_printf(b, "result: mapped pa=%s:0x%" PRIx64 " page=%s flags=%s %s=%s%s leaf=%s\n",
-			      pt_context_space_name(ctx, w->space), w->pa, size, flags,
-			      fmt->kind_field ? fmt->kind_field : "kind", kind,
-			      leaf->entry.address_complete ? "" : " address_complete=false", path);
-	} else if (pt_walk_aperture_hit(w)) {
-		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
-			      pt_context_space_name(ctx, w->aperture.space), w->aperture.pa);
-	} else {
-		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
-		if (w->fault_step >= 0) {
-			const struct pt_walk_step *s = &w->steps[w->fault_step];
-
-			pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
-				      fmt->levels[s->table.level].name, s->index, path);
-		}
-		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-			pt_buf_printf(b, " aperture=%s", w->aperture.name);
-			if (w->aperture.hit)
-				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
-					      pt_context_space_name(ctx, w->aperture.space), w->aperture.pa);
-		}
-		pt_buf_puts(b, "\n");
-	}
 	return pt_buf_status(b);
 }
 
