@@ -50,6 +50,18 @@ struct pt_run {
 	uint32_t perm;             /* PT_PERM_* of the first page */
 	int kind_id;               /* kind id of the first page (-1: none) */
 	char flags[PT_FLAGS_LEN], kind[64];  /* the maps columns */
+	/*
+	 * The page's space is translated (docs/design.md §2.8): where the
+	 * run's first byte lands at the end of the stack (FINAL_SPACE, a
+	 * capture space id, and FINAL_PA), or the stage-2 fault its
+	 * translation ends in (FINAL_FAULT not PT_FAULT_NONE).  A run is cut
+	 * where the final addresses stop being contiguous.
+	 */
+	bool translated;
+	enum pt_fault final_fault;
+	unsigned final_space;
+	uint64_t final_pa;
+	uint64_t final_next;       /* the final address the next page must have to join (UINT64_MAX: none) */
 };
 
 struct pt_runs_filter {

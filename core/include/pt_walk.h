@@ -228,6 +228,23 @@ static inline bool pt_walk_aperture_hit(const struct pt_walk *w)
 	return w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name && w->aperture.hit;
 }
 
+/* Where an address of a translated space lands (xlate.c). */
+struct pt_xlate {
+	unsigned space;          /* capture space id of the final address */
+	uint64_t pa;
+	uint64_t avail;          /* bytes from PA to the end of the last stage's page (UINT64_MAX: none) */
+	unsigned stages;         /* translations passed */
+	enum pt_fault fault;     /* the stage-2 fault (NONE: translated) */
+	const struct pt_context *stage;   /* the context that faulted */
+	uint64_t in;             /* its input address */
+	unsigned in_space;       /* and that address's capture space */
+};
+/*
+ * Translates ADDR of capture space ID (CTX: any context of the capture)
+ * through every translation there is; false with R's fault set when one
+ * faults.  Untranslated: R is ID and ADDR.
+ */
+bool pt_xlate_addr(const struct pt_context *ctx, unsigned id, uint64_t addr, struct pt_xlate *r);
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
 pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w);
 

@@ -98,6 +98,19 @@ static pt_err build(struct pt_pa_index *ix)
 			if (run.end - run.va > ix->max_len)
 				ix->max_len = run.end - run.va;
 			ix->n++;
+			/* a run in a translated space is found at its final address too (docs/design.md §2.8) */
+			if (run.translated && run.final_fault == PT_FAULT_NONE) {
+				if (ix->n == PT_PA_INDEX_RUNS_MAX) {
+					ix->incomplete = true;
+					break;
+				}
+				if (!pt_vec_reserve(&ix->r, &cap, ix->n + 1, sizeof *ix->r))
+					return PT_E_NOMEM;
+				ix->r[ix->n] = ix->r[ix->n - 1];
+				ix->r[ix->n].pa = run.final_pa;
+				ix->r[ix->n].space = run.final_space;
+				ix->n++;
+			}
 		}
 		if (it.truncated)
 			ix->incomplete = true;
@@ -193,7 +206,8 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		char va[40], path[256], flags[PT_FLAGS_LEN] = "";
 
 		if (pt_walk_va(ctx, h[i].va, &w) != PT_OK || w.fault != PT_FAULT_NONE ||
-		    pt_context_space(ctx, w.space) != space || w.pa != addr)
+		    ((pt_context_space(ctx, w.space) != space || w.pa != addr) &&
+		     (!w.translated || w.final_space != space || w.final_pa != addr)))
 			continue;   /* the walker is the truth: never show what it does not confirm */
 		pt_va_name(ctx->fmt, h[i].va, va, sizeof va);
 		pt_node_path(&w.node, path, sizeof path);

@@ -679,9 +679,9 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 static void walk_unread(struct pt_walk *w, struct pt_walk_step *s)
 {
 	unsigned id = pt_context_space(s->table.ctx, s->table.space);
-	struct pt_xres r;
+	struct pt_xlate r;
 
-	if (pt_context_xlate(s->table.ctx, id) && !pt_wk_xlate(s->table.ctx, id, s->entry_pa, &r)) {
+	if (pt_context_xlate(s->table.ctx, id) && !pt_xlate_addr(s->table.ctx, id, s->entry_pa, &r)) {
 		s->verdict = "stage2";
 		walk_fault(w, PT_FAULT_STAGE2);
 		w->s2.fault = r.fault;
@@ -697,12 +697,12 @@ static void walk_unread(struct pt_walk *w, struct pt_walk_step *s)
 static void walk_final(struct pt_walk *w, const struct pt_context *ctx)
 {
 	unsigned id = pt_context_space(ctx, w->space);
-	struct pt_xres r;
+	struct pt_xlate r;
 
 	if (!pt_context_xlate(ctx, id))
 		return;
 	w->translated = true;
-	if (pt_wk_xlate(ctx, id, w->pa, &r)) {
+	if (pt_xlate_addr(ctx, id, w->pa, &r)) {
 		w->final_space = r.space;
 		w->final_pa = r.pa;
 		return;

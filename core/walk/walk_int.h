@@ -22,23 +22,6 @@
 /* How the big entry of a dual PDE decides: a page, a fault, or the small table. */
 enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
 
-/* Where an address of a translated space lands (xlate.c). */
-struct pt_xres {
-	unsigned space;          /* capture space id of the final address */
-	uint64_t pa;
-	uint64_t avail;          /* bytes from PA to the end of the last stage's page (UINT64_MAX: none) */
-	unsigned stages;         /* translations passed */
-	enum pt_fault fault;     /* the stage-2 fault (NONE: translated) */
-	const struct pt_context *stage;   /* the context that faulted */
-	uint64_t in;             /* its input address */
-	unsigned in_space;       /* and that address's capture space */
-};
-/*
- * Translates ADDR of capture space ID (CTX: any context of the capture)
- * through every translation there is; false with R's fault set when one
- * faults.  Untranslated: R is ID and ADDR.
- */
-bool pt_wk_xlate(const struct pt_context *ctx, unsigned id, uint64_t addr, struct pt_xres *r);
 /* pt_mem_read() of T's space, through its translation. */
 bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *buf, size_t len);
 /* pt_mem_cover() / pt_mem_direct() of LEN bytes of T from its start, through its translation. */

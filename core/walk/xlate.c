@@ -15,7 +15,7 @@
 #include "pt_walk.h"
 #include "walk_int.h"
 
-bool pt_wk_xlate(const struct pt_context *ctx, unsigned id, uint64_t addr, struct pt_xres *r)
+bool pt_xlate_addr(const struct pt_context *ctx, unsigned id, uint64_t addr, struct pt_xlate *r)
 {
 	const struct pt_context *t;
 	struct pt_walk w;
@@ -64,11 +64,11 @@ bool pt_wk_xlate(const struct pt_context *ctx, unsigned id, uint64_t addr, struc
 bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *buf, size_t len)
 {
 	unsigned id = pt_context_space(t->ctx, t->space);
-	struct pt_xres r;
+	struct pt_xlate r;
 
 	if (!pt_context_xlate(t->ctx, id))
 		return pt_mem_read(t->ctx->mem, id, pa, buf, len);
-	if (!pt_wk_xlate(t->ctx, id, pa, &r) || r.avail < len)
+	if (!pt_xlate_addr(t->ctx, id, pa, &r) || r.avail < len)
 		return false;
 	return pt_mem_read(t->ctx->mem, r.space, r.pa, buf, len);
 }
@@ -76,13 +76,13 @@ bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *buf, size_t len
 enum pt_cover pt_wk_mem_cover(const struct pt_table *t, uint64_t len)
 {
 	unsigned id = pt_context_space(t->ctx, t->space);
-	struct pt_xres r;
+	struct pt_xlate r;
 	enum pt_cover c;
 
 	if (!pt_context_xlate(t->ctx, id))
 		return pt_mem_cover(t->ctx->mem, id, t->addr, len);
 	/* a table across stage-2 pages is partial: its entries are translated one by one */
-	if (!pt_wk_xlate(t->ctx, id, t->addr, &r))
+	if (!pt_xlate_addr(t->ctx, id, t->addr, &r))
 		return len <= 4096 ? PT_COVER_NONE : PT_COVER_PARTIAL;
 	c = pt_mem_cover(t->ctx->mem, r.space, r.pa, len < r.avail ? len : r.avail);
 	return len > r.avail ? PT_COVER_PARTIAL : c;
@@ -91,11 +91,11 @@ enum pt_cover pt_wk_mem_cover(const struct pt_table *t, uint64_t len)
 const uint8_t *pt_wk_mem_direct(const struct pt_table *t, uint64_t len)
 {
 	unsigned id = pt_context_space(t->ctx, t->space);
-	struct pt_xres r;
+	struct pt_xlate r;
 
 	if (!pt_context_xlate(t->ctx, id))
 		return pt_mem_direct(t->ctx->mem, id, t->addr, len);
-	if (!pt_wk_xlate(t->ctx, id, t->addr, &r) || r.avail < len)
+	if (!pt_xlate_addr(t->ctx, id, t->addr, &r) || r.avail < len)
 		return NULL;
 	return pt_mem_direct(t->ctx->mem, r.space, r.pa, len);
 }
