@@ -49,8 +49,11 @@ static bool ctx_uses(const struct pt_context *ctx, unsigned id)
 	return false;
 }
 
-/* "[space a] -> [vtd dmar0] -> [space b]": the chain from space ID, CHAIN[0..N). */
-static void chain_text(const struct pt_capture *cap, const unsigned *chain, unsigned n,
+/*
+ * "[space a] -> [vtd dmar0] -> [space b] -> ...": the chain CHAIN[0..N), each
+ * space with its context but the last when CYCLE (it is the first again).
+ */
+static void chain_text(const struct pt_capture *cap, const unsigned *chain, unsigned n, bool cycle,
 		       char *buf, size_t len)
 {
 	size_t off = 0;
@@ -59,8 +62,11 @@ static void chain_text(const struct pt_capture *cap, const unsigned *chain, unsi
 	for (unsigned k = 0; k < n && off < len; k++) {
 		const struct pt_context *t = cap->xlate[chain[k]];
 
-		off += (size_t)snprintf(buf + off, len - off, "%s[space %s] -> [%s %s]", k ? " -> " : "",
-					cap->man->spaces[chain[k]].name, t->fmt->ctx_section, t->name);
+		off += (size_t)snprintf(buf + off, len - off, "%s[space %s]", k ? " -> " : "",
+					cap->man->spaces[chain[k]].name);
+		if (off < len && !(cycle && k == n - 1))
+			off += (size_t)snprintf(buf + off, len - off, " -> [%s %s]", t->fmt->ctx_section,
+						t->name);
 	}
 }
 
@@ -81,7 +87,7 @@ static bool check_chain(struct pt_capture *cap, unsigned *chain, unsigned n)
 		for (unsigned k = 0; k < n; k++)
 			if (chain[k] == id) {
 				chain[n] = id;
-				chain_text(cap, chain, n + 1, text, sizeof text);
+				chain_text(cap, chain, n + 1, true, text, sizeof text);
 				pt_capture_set_error(cap, "capture.ini:%u: [space %s] translate = %s: a cycle"
 						     " of translated spaces (%s)", first->translate_line,
 						     first->name, first->translate, text);
@@ -90,7 +96,7 @@ static bool check_chain(struct pt_capture *cap, unsigned *chain, unsigned n)
 		/* N translations already: a context reading space ID would be stage N + 2 */
 		if (n == 2) {
 			chain[n] = id;
-			chain_text(cap, chain, n + 1, text, sizeof text);
+			chain_text(cap, chain, n + 1, false, text, sizeof text);
 			pt_capture_set_error(cap, "capture.ini:%u: [space %s] translate = %s: more than"
 					     " three stages (%s)", first->translate_line, first->name,
 					     first->translate, text);
