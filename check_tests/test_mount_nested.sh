@@ -36,9 +36,9 @@ if do_mount "$FIX/nested-ept.tar.gz" "$M"; then
 	check "walk/: a stage-2 fault at a stage-1 table read" \
 		grep -q '^result: fault=stage2:unmapped at=gpa:0x9000 stage=ept0 level=pt index=0 ' "$M/guest/walk/0x200000"
 	check "maps: the FINAL column" \
-		grep -qx '0x0000000000005000-0x0000000000006000     4K   4K gpa     0x0000000000005000 hpa:0x000000000020d000 writable,user -' "$M/guest/maps"
+		grep -qx '0x0000000000005000-0x0000000000006000     4K   4K gpa     0x0000000000005000 writable,user - hpa:0x000000000020d000' "$M/guest/maps"
 	check "maps: stage2:KIND where the translation faults" \
-		grep -q ' 0x0000000000009000 stage2:unmapped writable,user -$' "$M/guest/maps"
+		grep -q ' 0x0000000000009000 writable,user - stage2:unmapped$' "$M/guest/maps"
 	check "pa/hpa/: the guest's VA through the stack, and the EPT's own" \
 		bash -c 'grep -q "^guest 0x0000000000005123 pml4/0/pdpt/0/pd/0/pt/5 writable,user$" "$1" && grep -q "^ept0 0x000000005123 " "$1"' _ "$M/pa/hpa/0x20d123"
 	check "pa/gpa/: the intermediate address" grep -q '^guest 0x0000000000005123 ' "$M/pa/gpa/0x5123"

@@ -371,15 +371,19 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 			      d, r->va, d, r->end, size, "-", r->state);
 		return;
 	}
-	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " ",
-		      d, r->va, d, r->end, size, page, pt_context_space_name(ctx, r->space), r->pa);
-	/* FINAL, where the space is translated: SPACE:0xADDR of the first byte, or stage2:FAULT */
+	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s",
+		      d, r->va, d, r->end, size, page, pt_context_space_name(ctx, r->space), r->pa,
+		      r->flags, r->kind);
+	/*
+	 * FINAL, last (FLAGS stays the sixth column), where the space is
+	 * translated: SPACE:0xADDR of the run's first byte, or stage2:FAULT.
+	 */
 	if (r->translated && r->final_fault == PT_FAULT_NONE)
-		pt_buf_printf(b, "%s:0x%016" PRIx64 " ", pt_capture_space_name(ctx->cap, r->final_space),
+		pt_buf_printf(b, " %s:0x%016" PRIx64, pt_capture_space_name(ctx->cap, r->final_space),
 			      r->final_pa);
 	else if (r->translated)
-		pt_buf_printf(b, "stage2:%s ", pt_fault_name(r->final_fault));
-	pt_buf_printf(b, "%s %s\n", r->flags, r->kind);
+		pt_buf_printf(b, " stage2:%s", pt_fault_name(r->final_fault));
+	pt_buf_puts(b, "\n");
 }
 
 void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, enum pt_out out)

@@ -61,7 +61,7 @@ bool pt_xlate_addr(const struct pt_context *ctx, unsigned id, uint64_t addr, str
 	return true;
 }
 
-bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *buf, size_t len)
+bool pt_wk_mem_read_xlate(const struct pt_table *t, uint64_t pa, void *buf, size_t len)
 {
 	unsigned id = pt_context_space(t->ctx, t->space);
 	struct pt_xlate r;
@@ -98,9 +98,4 @@ const uint8_t *pt_wk_mem_direct(const struct pt_table *t, uint64_t len)
 	if (!pt_xlate_addr(t->ctx, id, t->addr, &r) || r.avail < len)
 		return NULL;
 	return pt_mem_direct(t->ctx->mem, r.space, r.pa, len);
-}
-
-bool pt_wk_translated(const struct pt_table *t)
-{
-	return pt_context_xlate(t->ctx, pt_context_space(t->ctx, t->space)) != NULL;
 }
