@@ -106,12 +106,20 @@ for l, w in zip(lines, walks):
     if l[2] == "mapped":
         got = (r.get("status"), r.get("space"), int(r.get("pa", "0x0"), 16), int(r.get("page_size", "0x0"), 16))
         want = ("mapped", l[3], int(l[4], 16), size(l[5]))
+        if "final" in l:
+            # two stages: ... final SPACE PA, where the stage-1 result lands (docs/design.md §2.8)
+            k = l.index("final")
+            got += (r.get("final_space"), int(r.get("final_pa", "0x0"), 16))
+            want += (l[k + 1], int(l[k + 2], 16))
     elif l[2] == "aperture":
         # outside the table, translated by the memory controller: a result (docs/design.md §2.2)
         got = (r.get("status"), r.get("aperture_name"), r.get("space"), int(r.get("pa", "0x0"), 16), r.get("fault"))
         want = ("aperture", l[3], l[4], int(l[5], 16), None)
     else:
-        got = [r.get("status"), r.get("fault"), r.get("level", "-")]
+        fault = r.get("fault")
+        if fault == "stage2":
+            fault += ":" + r["stage2"]["fault"]   # stage2:KIND, as the text trace
+        got = [r.get("status"), fault, r.get("level", "-")]
         want = ["fault", l[3], l[4]]
         if len(l) > 5:
             got.append(r.get("aperture_name"))

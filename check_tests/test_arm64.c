@@ -612,8 +612,8 @@ START_TEST(key_errors)
 		"a 40-bit IPA does not start at level 2 (SL0 0)");
 	key_err("[arm64 g]\nvttbr = 0x200000\nvtcr = 0x8002B5D8\n", PT_E_UNSUPPORTED,
 		"SL0 3 is reserved for the 16 KiB granule");
-	key_err("[arm64 k]\nttbr = 0x1000\nhalf = upper\nspace = vram\n", PT_E_UNSUPPORTED,
-		"space 'vram' in [arm64 k] is not a space of arm64");
+	key_err("[arm64 k]\nttbr = 0x1000\nhalf = upper\nspace = ..\n", PT_E_VALUE,
+		"bad space name '..' for 'space' in [arm64 k]");
 	key_err("[arm64 k]\nttbr = 0x1000\nhalf = upper\nbogus = 1\n", PT_E_VALUE,
 		"unknown key 'bogus' in [arm64 k]");
 }

@@ -142,7 +142,8 @@ for cap in "$FIX"/*.tar.gz; do
 	for ctx in $("$TOOL" info "$cap" 2>/dev/null | sed -n 's/^# //p'); do
 		"$TOOL" crosscheck "$cap" "$ctx" "$ctx" >"$TMP/self" 2>&1
 		rc=$?
-		runs=$("$TOOL" maps "$cap" "$ctx" 2>/dev/null | grep -vc '^#')
+		# a run whose translation faults (FINAL stage2:KIND) has no final address to compare
+		runs=$("$TOOL" maps "$cap" "$ctx" 2>/dev/null | grep -v ' stage2:[a-z_]*$' | grep -vc '^#')
 		lines=$(grep -vc '^#' "$TMP/self")
 		if [ "$rc" != 0 ] || [ "$runs" != "$lines" ] || [ "$(awk '$1 !~ /^#/ && $3 != "same"' "$TMP/self" | wc -l)" != 0 ]; then
 			fails="$fails $(basename "$cap"):$ctx(exit $rc, $lines lines, $runs runs)"

@@ -175,7 +175,7 @@ fi
 # in every sample that has that context; a shown line must appear verbatim.
 REF="$EXP/ref"
 : >"$REF"
-for cap in turing-mixed gart-umr-kat gart-cosim hopper-mixed x86-64-4level; do
+for cap in turing-mixed gart-umr-kat gart-cosim hopper-mixed x86-64-4level nested-ept; do
 	out="$EXP/ref-$cap"
 	if ! "$TOOL" export "$SRC/fixtures/$cap.tar.gz" "$out" >/dev/null 2>&1; then
 		bad "ptfs-tool export of fixtures/$cap.tar.gz"

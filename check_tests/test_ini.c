@@ -421,11 +421,14 @@ static const struct bad {
 	{NV_HEAD PDB "[memory pdb0]\n", PT_E_VALUE,
 	 "capture.ini:7: duplicate section name 'pdb0' in [memory pdb0] (first at line 4)"},
 	{AMD_HEAD PDB, PT_E_VALUE, "capture.ini:4: [pdb pdb0] is not valid in an amd-gart capture (use [gart NAME])"},
-	{NV_HEAD GART, PT_E_VALUE,
-	 "capture.ini:4: [gart gart0] is not valid in an nv-gmmu-ver2 capture (use [pdb NAME])"},
-	/* ... even when [capture] comes last */
-	{PDB NV_HEAD GART, PT_E_VALUE,
-	 "capture.ini:7: [gart gart0] is not valid in an nv-gmmu-ver2 capture (use [pdb NAME])"},
+	/* formats mix (their spaces meet by name): a [memory] space is one of the capture's ... */
+	{NV_HEAD GART "[memory m]\nspace = hpa\nbase = 0\nfile = f\n", PT_E_VALUE,
+	 "capture.ini:9: space 'hpa' in [memory m] is not a space of the capture (vidmem, sysmem, "
+	 "peer0, peer1, peer2, peer3, peer4, peer5, peer6, peer7, vram)"},
+	/* ... even when the context that names it comes last */
+	{NV_HEAD "[memory m]\nspace = vrm\nbase = 0\nfile = f\n" PDB GART, PT_E_VALUE,
+	 "capture.ini:5: space 'vrm' in [memory m] is not a space of the capture (vidmem, sysmem, "
+	 "peer0, peer1, peer2, peer3, peer4, peer5, peer6, peer7, vram)"},
 	{"", PT_E_CAPTURE, "capture.ini:1: no [capture] section"},
 	{"# nothing\n" PDB, PT_E_CAPTURE, "capture.ini:1: no [capture] section"},
 	{"\n\n" NV_HEAD, PT_E_CAPTURE,

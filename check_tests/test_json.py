@@ -40,6 +40,12 @@ KIND_KEY = {"amd-gart": "mtype_name", "amd-gpuvm": "mtype_name", "intel-vtd": "e
 NAME_MAPS = {"levels", "mapped_bytes", "annotations", "registers", "registers_written",
              "pages_by_size"}
 
+# Context name -> its KIND key, for the capture being checked: a nested walk
+# (a translated space's, docs/design.md §2.8) is another context's object.
+CTX_KIND = {}
+# crosscheck's side_a / side_b -> the KIND key of the context on that side (formats may differ)
+SIDE_KIND = {}
+
 n = 0
 failed = 0
 types = {}   # key -> {json type name: first place seen}
@@ -107,6 +113,10 @@ def walk(obj, where, errs, kind_key):
             if k in NAME_MAPS and isinstance(v, dict):
                 for sub in v.values():   # its keys are names; its values follow the rules
                     walk(sub, where, errs, kind_key)
+            elif k in SIDE_KIND and isinstance(v, dict):
+                walk(v, where, errs, SIDE_KIND[k])
+            elif k == "nested" and isinstance(v, dict):
+                walk(v, where, errs, CTX_KIND.get(v.get("context"), kind_key))
             else:
                 walk(v, where, errs, kind_key)
     elif isinstance(obj, list):
@@ -174,6 +184,8 @@ def main():
         base = os.path.basename(cap)
         ok, infos = case("info %s" % base, ["info", "--json", cap], "lines", "kind_name", okrc=(0,))
         case("check %s" % base, ["check", "--json", cap], "doc", "kind_name")
+        CTX_KIND.clear()
+        CTX_KIND.update({i.get("context"): kind_key(i) for i in infos})
         for info in infos:
             ctx, fmt = info.get("context"), info.get("format")
             kk = kind_key(info)
@@ -207,8 +219,10 @@ def main():
             case("crosscheck %s %s %s" % (base, ctxs[0], ctxs[0]),
                  ["crosscheck", "--json", cap, ctxs[0], ctxs[0]], "lines", kk, okrc=(0,))
         if len(ctxs) >= 2:
+            SIDE_KIND.update(side_a=CTX_KIND[ctxs[0]], side_b=CTX_KIND[ctxs[1]])
             case("crosscheck %s %s %s" % (base, ctxs[0], ctxs[1]),
                  ["crosscheck", "--json", cap, ctxs[0], ctxs[1]], "lines", kk)
+            SIDE_KIND.clear()
     tm = os.path.join(FIX, "turing-mixed.tar.gz")
     case("diff turing-mixed vs -after", ["diff", "--json", tm, os.path.join(FIX, "turing-mixed-after.tar.gz")],
          "lines", "kind_name")

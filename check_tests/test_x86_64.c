@@ -301,8 +301,9 @@ START_TEST(key_errors)
 		"la57 0 disagrees with cr4 0x1000 (LA57, bit 12, is 1)");
 	key_err("[cpu c]\ncr3 = 0x10000000000\nmaxphyaddr = 40\n", PT_E_VALUE,
 		"cr3 0x10000000000 sets bits 51:40, above MAXPHYADDR 40");
-	key_err("[cpu c]\ncr3 = 0x1000\nspace = gpa\n", PT_E_VALUE,
-		"space 'gpa' in [cpu c] is not a space of x86-64 (sysmem)");
+	/* any space name (a guest's gpa): the capture's namespace checks the name */
+	key_err("[cpu c]\ncr3 = 0x1000\nspace = g/pa\n", PT_E_VALUE,
+		"bad space name 'g/pa' for 'space' in [cpu c]");
 	key_err("[cpu c]\ncr3 = zz\n", PT_E_VALUE, "capture.ini:");
 	key_err("[cpu c]\ncr3 = 0x1000\ncr5 = 1\n", PT_E_VALUE, "cr5");
 }

@@ -235,7 +235,7 @@ static void emit(struct pt_buf *b, struct pt_jarr *pages, const struct pt_contex
 		pt_buf_printf(b, "%s:%u %s %s %s %s", legs, r->leg->line, vaname, size,
 			      r->leg->access_name, verdict_names[r->verdict]);
 		if (r->mapped)
-			pt_buf_printf(b, " %s 0x%" PRIx64, ctx->fmt->spaces[r->space], r->pa);
+			pt_buf_printf(b, " %s 0x%" PRIx64, pt_context_space_name(ctx, r->space), r->pa);
 		else
 			pt_buf_puts(b, " - -");
 		if (r->reason[0])
@@ -257,7 +257,7 @@ static void emit(struct pt_buf *b, struct pt_jarr *pages, const struct pt_contex
 	pt_jobj_hex(&o, "page_size", r->page_size);
 	pt_jobj_hex(&o, "page_va", r->page_va);
 	pt_jobj_str(&o, "reason", r->reason);
-	pt_jobj_str(&o, "space", r->mapped ? ctx->fmt->spaces[r->space] : NULL);
+	pt_jobj_str(&o, "space", r->mapped ? pt_context_space_name(ctx, r->space) : NULL);
 	pt_jobj_hex(&o, "va", r->va);
 	pt_jobj_str(&o, "verdict", verdict_names[r->verdict]);
 	pt_jarr_obj(pages, &o);

@@ -173,7 +173,7 @@ int cli_maps(int argc, char **argv)
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
 	if (space) {
-		f.space = pt_format_space(pt_capture_format(cap), space);
+		f.space = pt_capture_space_find(cap, space);
 		if (f.space < 0) {
 			st = cli_fail(PT_E_VALUE, "maps: no space '%s' in format %s", space,
 				      pt_capture_format(cap)->name);

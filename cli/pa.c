@@ -64,15 +64,15 @@ int cli_pa(int argc, char **argv)
 	name[colon - argv[optind + 1]] = 0;
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
-	space = pt_format_space(pt_capture_format(cap), name);
+	space = pt_capture_space_find(cap, name);
 	if (space < 0) {
 		const struct pt_format *fmt = pt_capture_format(cap);
 		struct pt_buf have;
 
 		/* the spaces there are, so that the next try is right (issue #25 item 7) */
 		pt_buf_init(&have);
-		for (int i = 0; fmt->spaces[i]; i++)
-			pt_buf_printf(&have, "%s%s", i ? ", " : "", fmt->spaces[i]);
+		for (unsigned i = 0; i < pt_capture_space_count(cap); i++)
+			pt_buf_printf(&have, "%s%s", i ? ", " : "", pt_capture_space_name(cap, i));
 		st = cli_fail(PT_E_VALUE, "pa: no space '%s' in format %s; its spaces: %s", name,
 			      fmt->name, have.data ? have.data : "none");
 		pt_buf_free(&have);

@@ -372,6 +372,7 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.decode = vi_decoders[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
 	pt_fmt_ctx_root(ctx, c->space, c->root, (uint64_t)1 << c->levels[0].bits);
+	ctx->space_used = 1u << c->space | 1u << c->output_space;
 	/* the DTE's IR 61 / IW 62 restrict every page of the device */
 	if (c->has_dte)
 		ctx->perm_set = (bits(c->dte, 61, 61) ? 0 : PT_PERM_NO_READ) |

@@ -367,6 +367,7 @@ struct a64_ctx {
 	uint64_t v[K__COUNT];
 	uint32_t has;           /* BIT(K_*) of the keys given */
 	bool upper;             /* half = upper: TTBR1 */
+	const char *space_name; /* `space = NAME` (capture.ini's string), NULL: sysmem */
 	/* set-up results */
 	unsigned grain, va, pa, ds, start_lvl, root_bits, hpd, xnx;
 	uint64_t root, ttbr_ignored;
@@ -382,9 +383,8 @@ static pt_err a64_ctx_key(void *priv, const struct pt_ctx_key *k)
 	pt_err rc;
 
 	if (!strcmp(k->key, "space")) {
-		if (strcmp(k->value, "sysmem"))
-			return pt_ctx_key_fail(k, PT_E_UNSUPPORTED, "space '%s' in %s is not a space"
-					       " of arm64 (sysmem)", k->value, k->label);
+		/* the capture's name of the format's one space (a guest's IPAs, docs/design.md §2.8) */
+		c->space_name = k->value;
 		return PT_OK;
 	}
 	for (int i = 0; i < K__COUNT; i++) {
@@ -660,6 +660,8 @@ static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	}
 	ctx->fmt = &c->fmt;
 	ctx->root_space = 0;
+	ctx->space_names[0] = c->space_name;
+	ctx->space_used = 0;
 	ctx->root_addr = c->root;
 	ctx->root_entries = 1ull << c->root_bits;
 	ctx->root_page_shift = 0;

@@ -49,6 +49,7 @@ void pt_fmt_ctx_root(struct pt_context *ctx, unsigned space, uint64_t addr, uint
 	ctx->va_base = 0;
 	ctx->va_last = 0;
 	ctx->perm_set = 0;
+	ctx->space_used = 0;
 	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
 		ctx->space_bias[i] = 0;
 }

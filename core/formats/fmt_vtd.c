@@ -634,6 +634,7 @@ static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_
 	c->fmt.decode = dec[c->space][c->output_space];
 	ctx->fmt = &c->fmt;
 	pt_fmt_ctx_root(ctx, c->space, c->root, 512);
+	ctx->space_used = 1u << c->space | 1u << c->output_space;
 }
 
 static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)

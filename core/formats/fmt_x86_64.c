@@ -221,6 +221,7 @@ struct x86_ctx {
 	uint64_t v[K__COUNT];
 	bool has[K__COUNT];
 	bool has_space, has_pasid;
+	const char *space_name;  /* `space = NAME` (capture.ini's string), NULL: sysmem */
 	struct pt_pasid pasid;   /* a VT-d PASID entry whose first-level table this is */
 	/* set-up results */
 	bool la57, pcide, nxe;
@@ -235,11 +236,15 @@ static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
 	pt_err rc;
 
 	if (!strcmp(k->key, "space")) {
-		/* the one space of the format (a guest's gpa behind EPT comes with translated spaces) */
-		unsigned sp;
-
+		/*
+		 * The capture's name of the one space of the format: a guest's
+		 * tables and pages are in its guest-physical space (`gpa`, which
+		 * a [space gpa] section may translate through EPT).  The loader
+		 * checked the name.
+		 */
 		c->has_space = true;
-		return pt_fmt_space_key(k, "x86-64", x86_spaces, &sp);
+		c->space_name = k->value;
+		return PT_OK;
 	}
 	if (!strcmp(k->key, "pasid_entry")) {
 		c->has_pasid = true;
@@ -359,6 +364,7 @@ static pt_err x86_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->fmt.decode = decoders[c->m - M_MIN][c->nxe];
 	ctx->fmt = &c->fmt;
 	pt_fmt_ctx_root(ctx, 0, c->root, 512);
+	ctx->space_names[0] = c->space_name;
 	return PT_OK;
 }
 

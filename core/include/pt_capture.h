@@ -64,6 +64,25 @@ struct pt_context {
 	 */
 	uint64_t space_bias[PT_CONTEXT_SPACES];
 	/*
+	 * The capture's space namespace: the name a format space index takes
+	 * here, where the set-up renames it (a guest's x86-64 tables with
+	 * `space = gpa`; NULL: the format's own name), and, after load, the
+	 * capture space id of each format space index (pt_context_space()).
+	 * A context built by hand leaves SPACE_MAPPED false: ids are the
+	 * format's.
+	 */
+	const char *space_names[PT_CONTEXT_SPACES];
+	/* Format space indices its tables and pages may be in (bit i; 0: all): for the cycle check. */
+	uint32_t space_used;
+	unsigned space_id[PT_CONTEXT_SPACES];
+	bool space_mapped;
+	/*
+	 * Per capture space id: the context a translated space goes through
+	 * ([space NAME] translate = CTX), NULL for captured memory; XLATE is
+	 * NULL when the capture has no translated space (the walker's fast path).
+	 */
+	const struct pt_context *const *xlate;
+	/*
 	 * Rights the context's own registers deny: the PT_PERM_* bits of
 	 * fmt->perm_or_down set here are set in every leaf, as a pointer's
 	 * are below it (AMD-Vi's DTE IR/IW take part in the AND of rights).
@@ -81,6 +100,19 @@ struct pt_context {
 	 */
 	uint64_t serial;
 };
+
+/* The capture space id of CTX's format space index I. */
+static inline unsigned pt_context_space(const struct pt_context *ctx, unsigned i)
+{
+	return ctx->space_mapped && i < PT_CONTEXT_SPACES ? ctx->space_id[i] : i;
+}
+/* The name of CTX's format space index I in its capture ("sysmem"). */
+const char *pt_context_space_name(const struct pt_context *ctx, unsigned i);
+/* The context capture space ID is translated through, or NULL. */
+static inline const struct pt_context *pt_context_xlate(const struct pt_context *ctx, unsigned id)
+{
+	return ctx->xlate ? ctx->xlate[id] : NULL;
+}
 
 /* One [memory] section. */
 struct pt_region_info {
@@ -143,6 +175,17 @@ const char *pt_capture_gpu(const struct pt_capture *cap);          /* NULL if no
 const char *pt_capture_description(const struct pt_capture *cap);  /* NULL if not given */
 size_t pt_capture_annotation_count(const struct pt_capture *cap);  /* x- keys of [capture] */
 const struct pt_kv *pt_capture_annotation(const struct pt_capture *cap, size_t i);
+/*
+ * The capture's spaces (docs/design.md §3): the union by name of its
+ * formats' spaces and the names [space] sections and space keys give; ids
+ * are what pt_mem, pt_region_info.space and pt_context_space() use.
+ */
+unsigned pt_capture_space_count(const struct pt_capture *cap);
+const char *pt_capture_space_name(const struct pt_capture *cap, unsigned id);
+/* The id of space NAME, or -1. */
+int pt_capture_space_find(const struct pt_capture *cap, const char *name);
+/* The context that translates space ID ([space NAME] translate = CTX), or NULL. */
+const struct pt_context *pt_capture_space_translate(const struct pt_capture *cap, unsigned id);
 size_t pt_capture_region_count(const struct pt_capture *cap);
 const struct pt_region_info *pt_capture_region(const struct pt_capture *cap, size_t i);
 const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);

@@ -50,11 +50,23 @@ struct pt_run {
 	uint32_t perm;             /* PT_PERM_* of the first page */
 	int kind_id;               /* kind id of the first page (-1: none) */
 	char flags[PT_FLAGS_LEN], kind[64];  /* the maps columns */
+	/*
+	 * The page's space is translated (docs/design.md §2.8): where the
+	 * run's first byte lands at the end of the stack (FINAL_SPACE, a
+	 * capture space id, and FINAL_PA), or the stage-2 fault its
+	 * translation ends in (FINAL_FAULT not PT_FAULT_NONE).  A run is cut
+	 * where the final addresses stop being contiguous.
+	 */
+	bool translated;
+	enum pt_fault final_fault;
+	unsigned final_space;
+	uint64_t final_pa;
+	uint64_t final_next;       /* the final address the next page must have to join (UINT64_MAX: none) */
 };
 
 struct pt_runs_filter {
 	bool read_only;            /* only pages with read_only */
-	int space;                 /* space id, or -1 for any */
+	int space;                 /* capture space id (pt_capture_space_find()), or -1 for any */
 	const char *kind;          /* kind column as maps prints it, or NULL */
 	int64_t kind_num;          /* the leaf's kind number (maps --kind 0xfe), or -1: any */
 	uint64_t va_lo, va_hi;     /* pages overlapping [va_lo, va_hi] (inclusive); 0, UINT64_MAX: all */

@@ -161,6 +161,8 @@ enum pt_fault {
 	PT_FAULT_UNSUPPORTED,    /* "unsupported": an encoding the format does not allow there */
 	PT_FAULT_OUT_OF_RANGE,   /* "out_of_range": the VA is outside the context's VA space */
 	PT_FAULT_NONCANONICAL,   /* "noncanonical": not a canonical VA of a va_canonical format */
+	PT_FAULT_RIGHTS,         /* "rights": a stage-2 page the reader may not read */
+	PT_FAULT_STAGE2,         /* "stage2": a read in a translated space faulted (pt_walk.s2) */
 };
 const char *pt_fault_name(enum pt_fault f);
 
@@ -192,6 +194,27 @@ struct pt_walk {
 	 * hook: where the VA goes instead (name NULL otherwise).
 	 */
 	struct pt_aperture aperture;
+	/*
+	 * Translated spaces (docs/design.md §2.8): when the page's space is
+	 * translated, TRANSLATED is set and FINAL_SPACE (a capture space id)
+	 * and FINAL_PA say where VA lands at the end of the stack; SPACE and
+	 * PA stay the stage-1 result (the intermediate address).
+	 */
+	bool translated;
+	unsigned final_space;
+	uint64_t final_pa;
+	/*
+	 * fault == PT_FAULT_STAGE2: the stage-2 walk's fault (unmapped,
+	 * not_captured, reserved_bits, rights, ...), the context that faulted,
+	 * the address it was asked for and that address's capture space; the
+	 * stage-1 step it served is fault_step, or leaf_step for the final page.
+	 */
+	struct {
+		enum pt_fault fault;
+		const struct pt_context *ctx;
+		uint64_t addr;
+		unsigned space;
+	} s2;
 };
 
 /*
@@ -205,6 +228,23 @@ static inline bool pt_walk_aperture_hit(const struct pt_walk *w)
 	return w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name && w->aperture.hit;
 }
 
+/* Where an address of a translated space lands (xlate.c). */
+struct pt_xlate {
+	unsigned space;          /* capture space id of the final address */
+	uint64_t pa;
+	uint64_t avail;          /* bytes from PA to the end of the last stage's page (UINT64_MAX: none) */
+	unsigned stages;         /* translations passed */
+	enum pt_fault fault;     /* the stage-2 fault (NONE: translated) */
+	const struct pt_context *stage;   /* the context that faulted */
+	uint64_t in;             /* its input address */
+	unsigned in_space;       /* and that address's capture space */
+};
+/*
+ * Translates ADDR of capture space ID (CTX: any context of the capture)
+ * through every translation there is; false with R's fault set when one
+ * faults.  Untranslated: R is ID and ADDR.
+ */
+bool pt_xlate_addr(const struct pt_context *ctx, unsigned id, uint64_t addr, struct pt_xlate *r);
 /* Walks VA in CTX.  Always fills W; returns PT_OK (faults are results). */
 pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w);
 

@@ -142,6 +142,8 @@ static void unload(struct pt_capture *cap)
 	cap->ctx = NULL;
 	free(cap->ctx_sorted);
 	cap->ctx_sorted = NULL;
+	free(cap->xlate);
+	cap->xlate = NULL;
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;
@@ -188,15 +190,6 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 }
 
 /* ---- binding capture.ini to members ---- */
-
-static unsigned count_spaces(const struct pt_format *fmt)
-{
-	unsigned n = 0;
-
-	while (fmt->spaces[n])
-		n++;
-	return n;
-}
 
 /* Serials of loaded contexts (struct pt_context): from 1, shared by all threads. */
 static _Atomic uint64_t context_serials;
@@ -384,7 +377,7 @@ static pt_err append_dregions(struct pt_loader *ld)
 	for (size_t i = 0; i < ld->ndreg; i++) {
 		const struct dregion *d = &ld->dreg[i];
 		struct pt_manifest_mem *s = &mem[man->nmem];
-		int sp = pt_format_space(man->fmt, cap->pool + d->space);
+		int sp = pt_manifest_space_find(man, cap->pool + d->space);
 
 		if (sp < 0) {
 			pt_capture_set_error(cap, "%s: space '%s' of [memory %s] is not a space of %s",
@@ -450,7 +443,7 @@ static void overlap_error(struct pt_loader *ld, unsigned a, unsigned b, size_t n
 	pt_capture_set_error(cap,
 		"%s: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (%s%s, 0x%llx-0x%llx) "
 		"with different bytes",
-		sec_where(ld, b, ntext, wb, sizeof wb), y->name, cap->man->fmt->spaces[y->space],
+		sec_where(ld, b, ntext, wb, sizeof wb), y->name, cap->man->spaces[y->space].name,
 		(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
 		x->name, a < ntext ? "line " : "", a < ntext ? at + 12 : at,
 		(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
@@ -474,9 +467,11 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	rc = fill_contexts(cap);
 	if (!rc)
 		rc = append_dregions(ld);
+	if (!rc)
+		rc = pt_capture_bind_spaces(cap);
 	if (rc)
 		return rc;
-	cap->mem = pt_mem_new(count_spaces(man->fmt));
+	cap->mem = pt_mem_new(man->nspaces);
 	cap->regions = calloc(man->nmem ? man->nmem : 1, sizeof *cap->regions);
 	mm = calloc(man->nmem ? man->nmem : 1, sizeof *mm);
 	wlen = calloc(man->nmem ? man->nmem : 1, sizeof *wlen);

@@ -115,6 +115,8 @@ struct pt_capture {
 	struct pt_context *ctx;
 	size_t nctx;
 	const struct pt_context **ctx_sorted;
+	/* per capture space id: the context it is translated through (spaces.c); NULL: none is */
+	const struct pt_context **xlate;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;
@@ -131,6 +133,12 @@ struct pt_capture {
  * mappings, or none): the pages to keep when the lease breaks, and the
  * file's holes there (pt_mem_region_hole()).
  */
+/*
+ * After the contexts' set-up: gives each context its capture space ids,
+ * binds [space] translate = CTX and checks it (spaces.c).
+ */
+pt_err pt_capture_bind_spaces(struct pt_capture *cap);
+
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 
 /*

@@ -91,6 +91,20 @@ struct pt_manifest_ctx {
 	size_t nann;
 };
 
+/*
+ * Spaces of a capture: the union, by name, of its formats' spaces and of the
+ * names [space NAME] sections and the space / output_space keys of context
+ * sections give.  Ids are positions here: the [capture] format's spaces
+ * first, in its order (so a one-format capture's ids are its format's).
+ */
+#define PT_CAPTURE_SPACES 32
+struct pt_manifest_space {
+	const char *name;
+	unsigned line;          /* header line of its [space] section, 0: none */
+	const char *translate;  /* translate = CTX of that section, NULL: none */
+	unsigned translate_line;
+};
+
 struct pt_manifest {
 	struct pt_ini *ini;     /* owns every string below */
 	unsigned version;
@@ -104,7 +118,13 @@ struct pt_manifest {
 	size_t nmem;
 	struct pt_manifest_ctx *ctx;
 	size_t nctx;
+	struct pt_manifest_space spaces[PT_CAPTURE_SPACES];
+	unsigned nspaces;
+	bool one_format;        /* every context section is of the [capture] format */
 };
+
+/* The id of space NAME in M, or -1. */
+int pt_manifest_space_find(const struct pt_manifest *m, const char *name);
 
 /*
  * Validates INI against the version 1 schema.  On success *OUT owns INI.

@@ -105,19 +105,95 @@ static pt_err find_dup_keys(const struct pt_ini_section *s, unsigned *first)
 	return PT_OK;
 }
 
-static int space_ok(const struct pt_format *fmt, const char *name)
+int pt_manifest_space_find(const struct pt_manifest *m, const char *name)
 {
-	return fmt ? pt_format_space(fmt, name) : 0;
+	for (unsigned i = 0; i < m->nspaces; i++)
+		if (!strcmp(m->spaces[i].name, name))
+			return (int)i;
+	return -1;
 }
 
-/* "NAME, NAME, ..." of FMT's spaces for messages. */
-static void space_list(const struct pt_format *fmt, char *buf, size_t len)
+/* "NAME, NAME, ..." of the capture's spaces for messages. */
+static void space_list(const struct pt_manifest *m, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (unsigned i = 0; fmt->spaces[i] && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", fmt->spaces[i]);
+	for (unsigned i = 0; i < m->nspaces && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", m->spaces[i].name);
+}
+
+/* Adds space NAME to M unless it is there; false when the capture has too many. */
+static bool space_add(struct pt_manifest *m, const char *name)
+{
+	if (pt_manifest_space_find(m, name) >= 0)
+		return true;
+	if (m->nspaces == PT_CAPTURE_SPACES)
+		return false;
+	m->spaces[m->nspaces].name = name;
+	m->spaces[m->nspaces].line = 0;
+	m->spaces[m->nspaces].translate = NULL;
+	m->nspaces++;
+	return true;
+}
+
+/* The format of context section S: the capture's own first ([pdb] is VER2's and VER3's). */
+static const struct pt_format *section_format(const struct pt_ini_section *s, const struct pt_format *fmt)
+{
+	return fmt && fmt->ctx_section && !strcmp(fmt->ctx_section, s->type)
+		? fmt : pt_format_by_section(s->type);
+}
+
+/*
+ * The capture's space namespace (ini.h), before any section is checked: a
+ * [memory] section may come before the context whose format names its
+ * space.  The [capture] format's spaces come first, so that a capture of
+ * one format keeps its format's ids.
+ */
+static pt_err collect_spaces(struct pt_manifest *m, const struct pt_ini *ini,
+			     const struct pt_format *fmt, char *err, size_t errlen)
+{
+	char label[PT_INI_MAX_LINE + 8];
+
+	m->one_format = true;
+	for (unsigned i = 0; fmt && fmt->spaces[i]; i++)
+		if (!space_add(m, fmt->spaces[i]))
+			goto many;
+	for (size_t i = 0; i < ini->nsec; i++) {
+		const struct pt_ini_section *s = &ini->sec[i];
+		const struct pt_format *cf = section_format(s, fmt);
+
+		if (!strcmp(s->type, "space") && s->name && pt_ini_name_ok(s->name)) {
+			if (!space_add(m, s->name))
+				goto many;
+			continue;
+		}
+		if (!cf)
+			continue;
+		m->one_format &= cf == fmt;
+		for (unsigned k = 0; cf->spaces[k]; k++)
+			if (!space_add(m, cf->spaces[k]))
+				goto many;
+		for (size_t k = 0; k < s->nkv; k++) {
+			const struct pt_ini_kv *kv = &s->kv[k];
+
+			if (strcmp(kv->key, "space") && strcmp(kv->key, "output_space"))
+				continue;
+			if (!pt_ini_name_ok(kv->value)) {
+				pt_ini_set_error(err, errlen, kv->line,
+				       "bad space name '%s' for '%s' in %s: names are 1 to %u of"
+				       " A-Z a-z 0-9 _ . -", kv->value, kv->key,
+				       sec_label(s, label, sizeof label), PT_INI_MAX_NAME);
+				return PT_E_VALUE;
+			}
+			if (!space_add(m, kv->value))
+				goto many;
+		}
+	}
+	return PT_OK;
+many:
+	pt_ini_set_error(err, errlen, 1, "more than %u spaces in the capture", PT_CAPTURE_SPACES);
+	return PT_E_VALUE;
 }
 
 struct build {
@@ -128,15 +204,15 @@ struct build {
 	bool mixed;             /* contexts may be of other formats with the same spaces */
 };
 
-/* Whether A and B name the same spaces with the same ids (a mixed capture shares one memory). */
-static bool same_spaces(const struct pt_format *a, const struct pt_format *b)
+/* Whether section type TYPE belongs to more than one format ([pdb]: it takes the [capture] format). */
+static bool section_shared(const char *type)
 {
-	size_t i = 0;
+	const struct pt_format *f;
+	unsigned n = 0;
 
-	for (; a->spaces[i] && b->spaces[i]; i++)
-		if (strcmp(a->spaces[i], b->spaces[i]))
-			return false;
-	return !a->spaces[i] && !b->spaces[i];
+	for (unsigned i = 0; (f = pt_format_at(i)); i++)
+		n += f->ctx_section && !strcmp(f->ctx_section, type);
+	return n > 1;
 }
 
 /* Reads integer key KV into *OUT; a bad value is E_VALUE naming the key. */
@@ -260,16 +336,16 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
 			rc = PT_E_VALUE;
 		} else if (!strcmp(kv->key, "space")) {
-			int sp = space_ok(fmt, kv->value);
+			int sp = fmt ? pt_manifest_space_find(b->m, kv->value) : 0;
 
 			if (sp < 0) {
-				space_list(fmt, list, sizeof list);
+				space_list(b->m, list, sizeof list);
 				pt_ini_set_error(b->err, b->errlen, kv->line,
 				       "space '%s' in %s is not a space of %s (%s)",
-				       kv->value, label, fmt->name, list);
+				       kv->value, label, b->m->one_format ? fmt->name : "the capture", list);
 				rc = PT_E_VALUE;
 			}
-			mm.space = (unsigned)sp;
+			mm.space = sp < 0 ? 0 : (unsigned)sp;
 			space = kv;
 		} else if (!strcmp(kv->key, "base")) {
 			rc = get_uint(b, kv, label, &mm.base);
@@ -394,6 +470,38 @@ static pt_err check_context(struct build *b, const struct pt_ini_section *s, con
 	return PT_OK;
 }
 
+/* [space NAME]: translate = CTX (checked against the contexts after set-up) and x- keys. */
+static pt_err check_space(struct build *b, const struct pt_ini_section *s, const unsigned *dup)
+{
+	char label[PT_INI_MAX_LINE + 8];
+	struct pt_manifest_space *sp = &b->m->spaces[pt_manifest_space_find(b->m, s->name)];
+
+	sec_label(s, label, sizeof label);
+	sp->line = s->line;
+	for (size_t i = 0; i < s->nkv; i++) {
+		const struct pt_ini_kv *kv = &s->kv[i];
+
+		if (dup[i]) {
+			pt_ini_set_error(b->err, b->errlen, kv->line,
+			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
+			return PT_E_VALUE;
+		}
+		if (!strcmp(kv->key, "translate")) {
+			if (!pt_ini_name_ok(kv->value)) {
+				pt_ini_set_error(b->err, b->errlen, kv->line,
+				       "bad context name '%s' for 'translate' in %s", kv->value, label);
+				return PT_E_VALUE;
+			}
+			sp->translate = kv->value;
+			sp->translate_line = kv->line;
+		} else if (!is_x_key(kv->key)) {
+			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
+			return PT_E_VALUE;
+		}
+	}
+	return PT_OK;
+}
+
 /* "capture, memory, A or B" with every format's context section, for messages. */
 static void section_list(char *buf, size_t len)
 {
@@ -417,14 +525,13 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	char label[PT_INI_MAX_LINE + 8];
 	bool is_capture = !strcmp(s->type, "capture");
 	bool is_memory = !strcmp(s->type, "memory");
-	/* Formats may share a section type ([pdb] is VER2's and VER3's): the capture's own first. */
-	const struct pt_format *cf = fmt && fmt->ctx_section && !strcmp(fmt->ctx_section, s->type)
-		? fmt : pt_format_by_section(s->type);
+	bool is_space = !strcmp(s->type, "space");
+	const struct pt_format *cf = section_format(s, fmt);
 	unsigned *dup;
 	pt_err rc;
 
 	sec_label(s, label, sizeof label);
-	if (!is_capture && !is_memory && !cf) {
+	if (!is_capture && !is_memory && !is_space && !cf) {
 		char list[256];
 
 		section_list(list, sizeof list);
@@ -469,7 +576,8 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		       "duplicate section name '%s' in %s (first at line %u)", s->name, label, dup_name_of);
 		return PT_E_VALUE;
 	}
-	if (cf && fmt && cf != fmt && !(b->mixed && same_spaces(cf, fmt))) {
+	/* Formats mix freely (their spaces meet by name, ini.h); a shared type takes the capture's. */
+	if (cf && fmt && cf != fmt && section_shared(s->type)) {
 		pt_ini_set_error(b->err, b->errlen, s->line, "%s is not valid in an %s capture (use [%s NAME])",
 		       label, fmt->name, fmt->ctx_section);
 		return PT_E_VALUE;
@@ -483,6 +591,8 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 			rc = check_capture(b, s, dup);
 		else if (is_memory)
 			rc = check_memory(b, s, dup, fmt);
+		else if (is_space)
+			rc = check_space(b, s, dup);
 		else
 			rc = check_context(b, s, dup, cf);
 	}
@@ -525,6 +635,8 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 				break;
 			}
 	}
+	if ((rc = collect_spaces(m, ini, fmt, err, errlen)))
+		goto out;
 	/* Duplicate names, found by sorting: the later section is at fault. */
 	names = malloc((ini->nsec ? ini->nsec : 1) * sizeof *names);
 	dup_name_of = calloc(ini->nsec ? ini->nsec : 1, sizeof *dup_name_of);

@@ -93,11 +93,24 @@ static pt_err build(struct pt_pa_index *ix)
 				return PT_E_NOMEM;
 			ix->r[ix->n] = (struct pa_run){
 				.pa = run.pa, .len = run.end - run.va, .va = run.va,
-				.ctx = (uint32_t)c, .space = run.space,
+				.ctx = (uint32_t)c, .space = pt_context_space(ctx, run.space),
 			};
 			if (run.end - run.va > ix->max_len)
 				ix->max_len = run.end - run.va;
 			ix->n++;
+			/* a run in a translated space is found at its final address too (docs/design.md §2.8) */
+			if (run.translated && run.final_fault == PT_FAULT_NONE) {
+				if (ix->n == PT_PA_INDEX_RUNS_MAX) {
+					ix->incomplete = true;
+					break;
+				}
+				if (!pt_vec_reserve(&ix->r, &cap, ix->n + 1, sizeof *ix->r))
+					return PT_E_NOMEM;
+				ix->r[ix->n] = ix->r[ix->n - 1];
+				ix->r[ix->n].pa = run.final_pa;
+				ix->r[ix->n].space = run.final_space;
+				ix->n++;
+			}
 		}
 		if (it.truncated)
 			ix->incomplete = true;
@@ -178,7 +191,6 @@ pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
 pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, uint64_t addr,
 		    enum pt_out out, size_t *found)
 {
-	const struct pt_format *fmt = pt_capture_format(ix->cap);
 	struct pt_pa_hit *h;
 	size_t n, shown = 0;
 	bool incomplete = false;
@@ -194,7 +206,8 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		char va[40], path[256], flags[PT_FLAGS_LEN] = "";
 
 		if (pt_walk_va(ctx, h[i].va, &w) != PT_OK || w.fault != PT_FAULT_NONE ||
-		    w.space != space || w.pa != addr)
+		    ((pt_context_space(ctx, w.space) != space || w.pa != addr) &&
+		     (!w.translated || w.final_space != space || w.final_pa != addr)))
 			continue;   /* the walker is the truth: never show what it does not confirm */
 		pt_va_name(ctx->fmt, h[i].va, va, sizeof va);
 		pt_node_path(&w.node, path, sizeof path);
@@ -214,7 +227,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 	}
 	if (out == PT_OUT_JSON) {
 		pt_buf_printf(b, "], \"pa\": \"0x%" PRIx64 "\", \"space\": ", addr);
-		pt_json_escape(b, fmt->spaces[space]);
+		pt_json_escape(b, pt_capture_space_name(ix->cap, space));
 		pt_buf_puts(b, "}\n");
 	} else if (incomplete) {
 		pt_buf_printf(b, "# incomplete: the reverse index holds at most %" PRIu64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * render.c — the one renderer: entry files, walk traces, info and the
- * capture summary, as `key: value` text or JSON (maps: runs.c).
+ * render.c — the one renderer: entry files, info and the capture
+ * summary (walk traces: render_walk.c), as `key: value` text or JSON (maps: runs.c).
  *
  * Text: one `key: value` per line in the decoder's fixed field order, hex
  * lowercase with 0x, bits as 0/1, derived flags as true/false.
@@ -17,6 +17,7 @@
 
 #include "pt_num.h"
 #include "pt_render.h"
+#include "render_int.h"
 
 /* ---- fields -------------------------------------------------------------- */
 
@@ -109,8 +110,7 @@ static void field_json(struct pt_jobj *o, const struct pt_field *f)
 	}
 }
 
-/* "0x" and the raw entry, 16 or 32 hex digits, into S (LEN >= 35). */
-static void raw_str(const struct pt_entry *e, char *s, size_t len)
+void pt_rd_raw_str(const struct pt_entry *e, char *s, size_t len)
 {
 	char num[40], *end = num + sizeof num, *p = pt_hex_before(end, e->raw[0], 16);
 
@@ -164,7 +164,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	char raw[48], va[32];
 	uint64_t span = (uint64_t)1 << t->page_shift;
 
-	raw_str(e, raw, sizeof raw);
+	pt_rd_raw_str(e, raw, sizeof raw);
 	pt_va_name(fmt, pt_table_entry_va(t, index), va, sizeof va);
 	if (out == PT_OUT_JSON) {
 		struct pt_jobj o = {0};
@@ -172,7 +172,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 		pt_jobj_str(&o, "level", l->name);
 		pt_jobj_u(&o, "depth", l->depth);
 		pt_jobj_u(&o, "index", index);
-		pt_jobj_str(&o, "entry_space", fmt->spaces[t->space]);
+		pt_jobj_str(&o, "entry_space", pt_context_space_name(t->ctx, t->space));
 		pt_jobj_hex(&o, "entry_address", pt_table_entry_pa(t, index));
 		pt_jobj_hex(&o, "va", pt_table_entry_va(t, index));
 		pt_jobj_hex(&o, "span", span);
@@ -181,14 +181,14 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 			field_json(&o, &e->fields[i]);
 		pt_jobj_str(&o, "state", pt_state_name(e->state));
 		if (e->leaf) {
-			pt_jobj_str(&o, "target_space", fmt->spaces[e->space]);
+			pt_jobj_str(&o, "target_space", pt_context_space_name(t->ctx, e->space));
 			pt_jobj_hex(&o, "target_address", e->pa);
 		}
 		for (unsigned w = 0; w < 2; w++) {
 			struct pt_table c;
 
 			if (pt_table_child(t, index, e, w, &c)) {
-				pt_jobj_str(&o, target_space_key(e, w), fmt->spaces[c.space]);
+				pt_jobj_str(&o, target_space_key(e, w), pt_context_space_name(t->ctx, c.space));
 				jobj_cover(&o, target_key(e, w), c.cover);
 			}
 		}
@@ -199,7 +199,7 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	line_str(b, "level", l->name);
 	line_num(b, "depth", l->depth, false);
 	line_num(b, "index", index, false);
-	line_str(b, "entry_space", fmt->spaces[t->space]);
+	line_str(b, "entry_space", pt_context_space_name(t->ctx, t->space));
 	line_num(b, "entry_address", pt_table_entry_pa(t, index), true);
 	line_str(b, "va", va);
 	line_num(b, "span", span, true);
@@ -214,14 +214,14 @@ pt_err pt_render_entry(struct pt_buf *b, const struct pt_table *t, uint64_t inde
 	 * the capture's space (less the context's space_bias).
 	 */
 	if (e->leaf) {
-		line_str(b, "target_space", fmt->spaces[e->space]);
+		line_str(b, "target_space", pt_context_space_name(t->ctx, e->space));
 		line_num(b, "target_address", e->pa, true);
 	}
 	for (unsigned w = 0; w < 2; w++) {
 		struct pt_table c;
 
 		if (pt_table_child(t, index, e, w, &c)) {
-			line_str(b, target_space_key(e, w), fmt->spaces[c.space]);
+			line_str(b, target_space_key(e, w), pt_context_space_name(t->ctx, c.space));
 			line_str(b, target_key(e, w), pt_cover_name(c.cover));
 		}
 	}
@@ -234,7 +234,7 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 {
 	char raw[48];
 
-	raw_str(e, raw, sizeof raw);
+	pt_rd_raw_str(e, raw, sizeof raw);
 	if (out == PT_OUT_JSON) {
 		struct pt_jobj o = {0};
 
@@ -285,197 +285,6 @@ pt_err pt_render_decoded(struct pt_buf *b, const struct pt_format *fmt, int leve
 		if (!(e->fields[i].flags & PT_FF_JSON_ONLY))
 			field_text(b, &e->fields[i]);
 	pt_buf_printf(b, "state: %s\n", pt_state_name(e->state));
-	return pt_buf_status(b);
-}
-
-/* ---- walk ---------------------------------------------------------------- */
-
-/* A FLAGS column: every word set (VER3's five PCF words are 64 characters + NUL) and room. */
-#define FLAGS_LEN PT_FLAGS_LEN
-
-/* The JSON array of W's steps into STEPS (initialised here). */
-static void walk_steps_json(const struct pt_format *fmt, const struct pt_walk *w,
-			    struct pt_buf *steps)
-{
-	char raw[48];
-
-	pt_buf_init(steps);
-	pt_buf_put(steps, "[", 1);
-	for (unsigned i = 0; i < w->nsteps; i++) {
-		const struct pt_walk_step *s = &w->steps[i];
-		struct pt_jobj so = {0};
-
-		if (i)
-			pt_buf_put(steps, ", ", 2);
-		pt_jobj_str(&so, "level", fmt->levels[s->table.level].name);
-		pt_jobj_u(&so, "index", s->index);
-		pt_jobj_str(&so, "space", fmt->spaces[s->table.space]);
-		pt_jobj_hex(&so, "entry_address", s->entry_pa);
-		pt_jobj_bool(&so, "captured", s->captured);
-		if (s->captured) {
-			raw_str(&s->entry, raw, sizeof raw);
-			pt_jobj_str(&so, "raw", raw);
-			pt_jobj_str(&so, "state", pt_state_name(s->entry.state));
-		} else {
-			pt_jobj_raw(&so, "raw", "null");
-		}
-		pt_jobj_str(&so, "verdict", s->verdict);
-		pt_jobj_finish(&so, steps);
-	}
-	pt_buf_put(steps, "]", 1);
-}
-
-/*
- * The text form of pt_render_walk(): the step and result lines by hand, not
- * through printf (a walk of 10^4 VAs spent 70% of its time in vsnprintf;
- * bench/README.md, memory dumps); byte for byte what the printf calls wrote.
- */
-static void walk_text(struct pt_buf *b, const struct pt_context *ctx, const struct pt_walk *w,
-		      const char *va, const char *path)
-{
-	const struct pt_format *fmt = ctx->fmt;
-	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
-	char raw[48], flags[FLAGS_LEN], kind[64], size[24];
-
-	pt_buf_puts(b, "context: ");
-	pt_buf_puts(b, ctx->name);
-	pt_buf_puts(b, "\nva: ");
-	pt_buf_puts(b, va);
-	pt_buf_put(b, "\n", 1);
-	for (unsigned i = 0; i < w->nsteps; i++) {
-		const struct pt_walk_step *s = &w->steps[i];
-		char num[24], *end = num + sizeof num, *p;
-
-		pt_buf_puts(b, fmt->levels[s->table.level].name);
-		pt_buf_put(b, "[", 1);
-		p = pt_dec_before(end, s->index);
-		pt_buf_put(b, p, (size_t)(end - p));
-		pt_buf_put(b, "] ", 2);
-		pt_buf_puts(b, fmt->spaces[s->table.space]);
-		pt_buf_put(b, ":0x", 3);
-		p = pt_hex_before(end, s->entry_pa, 0);
-		pt_buf_put(b, p, (size_t)(end - p));
-		pt_buf_put(b, " ", 1);
-		if (s->captured) {
-			raw_str(&s->entry, raw, sizeof raw);
-			pt_buf_put(b, "raw=", 4);
-			pt_buf_puts(b, raw);
-			pt_buf_put(b, " ", 1);
-		}
-		pt_buf_puts(b, s->verdict);
-		pt_buf_put(b, "\n", 1);
-	}
-	if (w->fault == PT_FAULT_NONE && leaf) {
-		char num[24], *end = num + sizeof num, *p = pt_hex_before(end, w->pa, 0);
-
-		pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
-		pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
-		pt_size_str(w->page_size, size, sizeof size);
-		pt_buf_puts(b, "result: mapped pa=");
-		pt_buf_puts(b, fmt->spaces[w->space]);
-		pt_buf_put(b, ":0x", 3);
-		pt_buf_put(b, p, (size_t)(end - p));
-		pt_buf_puts(b, " page=");
-		pt_buf_puts(b, size);
-		pt_buf_puts(b, " flags=");
-		pt_buf_puts(b, flags);
-		pt_buf_put(b, " ", 1);
-		pt_buf_puts(b, fmt->kind_field ? fmt->kind_field : "kind");
-		pt_buf_put(b, "=", 1);
-		pt_buf_puts(b, kind);
-		if (!leaf->entry.address_complete)
-			pt_buf_puts(b, " address_complete=false");
-		pt_buf_puts(b, " leaf=");
-		pt_buf_puts(b, path);
-		pt_buf_put(b, "\n", 1);
-	} else if (pt_walk_aperture_hit(w)) {
-		pt_buf_printf(b, "result: aperture=%s pa=%s:0x%" PRIx64 "\n", w->aperture.name,
-			      fmt->spaces[w->aperture.space], w->aperture.pa);
-	} else {
-		pt_buf_printf(b, "result: fault=%s", pt_fault_name(w->fault));
-		if (w->fault_step >= 0) {
-			const struct pt_walk_step *s = &w->steps[w->fault_step];
-
-			pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
-				      fmt->levels[s->table.level].name, s->index, path);
-		}
-		if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-			pt_buf_printf(b, " aperture=%s", w->aperture.name);
-			if (w->aperture.hit)
-				pt_buf_printf(b, " pa=%s:0x%" PRIx64,
-					      fmt->spaces[w->aperture.space], w->aperture.pa);
-		}
-		pt_buf_puts(b, "\n");
-	}
-}
-
-pt_err pt_render_walk(struct pt_buf *b, const struct pt_context *ctx,
-		      const struct pt_walk *w, enum pt_out out)
-{
-	const struct pt_format *fmt = ctx->fmt;
-	char va[32], flags[FLAGS_LEN], kind[64], path[256], key[PT_KIND_KEY_LEN];
-	const struct pt_walk_step *leaf = w->leaf_step >= 0 ? &w->steps[w->leaf_step] : NULL;
-
-	pt_va_name(fmt, w->va, va, sizeof va);
-	path[0] = 0;
-	/* the leaf's path, or the faulting entry's (the walker's node follows its steps) */
-	if (leaf || w->fault_step >= 0)
-		pt_node_path(&w->node, path, sizeof path);
-
-	if (out == PT_OUT_JSON) {
-		struct pt_jobj o = {0}, r = {0};
-		struct pt_buf steps;
-
-		walk_steps_json(fmt, w, &steps);
-
-		pt_jobj_str(&o, "context", ctx->name);
-		pt_jobj_hex(&o, "va", w->va);
-		pt_jobj_buf(&o, "steps", &steps);
-		pt_buf_free(&steps);
-		if (w->fault == PT_FAULT_NONE && leaf) {
-			pt_format_flags(fmt, &leaf->entry, flags, sizeof flags);
-			pt_format_kind(fmt, &leaf->entry, kind, sizeof kind);
-			pt_jobj_str(&r, "status", "mapped");
-			pt_jobj_hex(&r, "pa", w->pa);
-			pt_jobj_str(&r, "space", fmt->spaces[w->space]);
-			pt_jobj_hex(&r, "page_va", w->page_va);
-			pt_jobj_hex(&r, "page_size", w->page_size);
-			pt_jobj_bool(&r, "address_complete", leaf->entry.address_complete);
-			pt_jobj_flags(&r, "flags", flags);
-			pt_format_kind_key(fmt, key, sizeof key);
-			pt_jobj_str(&r, key, kind);
-			pt_jobj_str(&r, "path", path);
-		} else if (pt_walk_aperture_hit(w)) {
-			/* The memory controller translates it without the table (docs/design.md §2.2): a result. */
-			pt_jobj_str(&r, "status", "aperture");
-			pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
-			pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
-			pt_jobj_hex(&r, "pa", w->aperture.pa);
-		} else {
-			pt_jobj_str(&r, "status", "fault");
-			pt_jobj_str(&r, "fault", pt_fault_name(w->fault));
-			if (w->fault_step >= 0) {
-				const struct pt_walk_step *s = &w->steps[w->fault_step];
-
-				pt_jobj_str(&r, "level", fmt->levels[s->table.level].name);
-				pt_jobj_u(&r, "index", s->index);
-				pt_jobj_str(&r, "path", path);
-			}
-			if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
-				pt_jobj_str(&r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
-				if (w->aperture.hit) {
-					pt_jobj_str(&r, "space", fmt->spaces[w->aperture.space]);
-					pt_jobj_hex(&r, "pa", w->aperture.pa);
-				}
-			}
-		}
-		pt_jobj_obj(&o, "result", &r);
-		pt_jobj_finish(&o, b);
-		pt_buf_put(b, "\n", 1);
-		return pt_buf_status(b);
-	}
-
-	walk_text(b, ctx, w, va, path);
 	return pt_buf_status(b);
 }
 
@@ -549,7 +358,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 
 		pt_jobj_str(&o, "context", ctx->name);
 		pt_jobj_str(&o, "format", fmt->name);
-		pt_jobj_str(&o, "root_space", fmt->spaces[ctx->root_space]);
+		pt_jobj_str(&o, "root_space", pt_context_space_name(ctx, ctx->root_space));
 		pt_jobj_hex(&o, "root_address", ctx->root_addr);
 		pt_jobj_u(&o, "root_entries", ctx->root_entries);
 		jobj_cover(&o, "root_captured", root.cover);
@@ -596,7 +405,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 	} else {
 		pt_buf_printf(b, "context: %s\nformat: %s\n", ctx->name, fmt->name);
 		pt_buf_printf(b, "root: %s:0x%" PRIx64 "\nroot_entries: %" PRIu64 "\nroot_captured: %s\n",
-			      fmt->spaces[ctx->root_space], ctx->root_addr, ctx->root_entries,
+			      pt_context_space_name(ctx, ctx->root_space), ctx->root_addr, ctx->root_entries,
 			      pt_cover_name(root.cover));
 		if (fmt->info_text)
 			fmt->info_text(ctx, b);
@@ -683,7 +492,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			if (i)
 				pt_buf_put(&regs, ", ", 2);
 			pt_jobj_str(&ro, "name", r->name);
-			pt_jobj_str(&ro, "space", fmt->spaces[r->space]);
+			pt_jobj_str(&ro, "space", pt_capture_space_name(cap, r->space));
 			pt_jobj_hex(&ro, "base", r->base);
 			pt_jobj_hex(&ro, "size", r->size);
 			pt_jobj_str(&ro, "file", r->file);
@@ -703,7 +512,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 			pt_jobj_str(&co, "name", c->name);
 			if (strcmp(c->fmt->name, fmt->name))   /* a mixed capture: this context's format */
 				pt_jobj_str(&co, "format", c->fmt->name);
-			pt_jobj_str(&co, "root_space", fmt->spaces[c->root_space]);
+			pt_jobj_str(&co, "root_space", pt_context_space_name(c, c->root_space));
 			pt_jobj_hex(&co, "root_address", c->root_addr);
 			pt_jobj_finish(&co, &ctxs);
 		}
@@ -730,13 +539,13 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 
 		pt_size_str(r->size, size, sizeof size);
 		pt_buf_printf(b, "region: %s %s 0x%" PRIx64 " %s %s\n", r->name,
-			      fmt->spaces[r->space], r->base, size, r->file);
+			      pt_capture_space_name(cap, r->space), r->base, size, r->file);
 	}
 	for (size_t i = 0; i < nc; i++) {
 		const struct pt_context *c = pt_capture_context(cap, i);
 
 		pt_buf_printf(b, "context: %s %s:0x%" PRIx64 "%s%s\n", c->name,
-			      fmt->spaces[c->root_space], c->root_addr,
+			      pt_context_space_name(c, c->root_space), c->root_addr,
 			      /* a source's capture may mix formats: name the others */
 			      strcmp(c->fmt->name, fmt->name) ? " " : "",
 			      strcmp(c->fmt->name, fmt->name) ? c->fmt->name : "");

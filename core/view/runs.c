@@ -75,7 +75,7 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 	/* read-only in every format's words: read_only set, or writeable clear */
 	if (f->read_only && !(pg->leaf.perm & (PT_PERM_READ_ONLY | PT_PERM_NO_WRITE)))
 		return false;
-	if (f->space >= 0 && pg->space != (unsigned)f->space)
+	if (f->space >= 0 && pt_context_space(it->ctx, pg->space) != (unsigned)f->space)
 		return false;
 	if (f->kind && strcmp(f->kind, kind) != 0)
 		return false;
@@ -88,6 +88,44 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 	return true;
 }
 
+/* Where page PG lands through the translation of its space, into X; false: not translated. */
+static bool page_final(const struct pt_runs_iter *it, const struct pt_page *pg, struct pt_xlate *x)
+{
+	unsigned id = pt_context_space(it->ctx, pg->space);
+
+	if (!pt_context_xlate(it->ctx, id))
+		return false;
+	pt_xlate_addr(it->ctx, id, pg->pa, x);
+	return true;
+}
+
+/* Whether page PG (translated as X, when TR) continues run R's final addresses. */
+static bool final_joins(const struct pt_run *r, bool tr, const struct pt_xlate *x)
+{
+	if (tr != r->translated)
+		return false;
+	if (!tr)
+		return true;
+	return x->fault == PT_FAULT_NONE && r->final_fault == PT_FAULT_NONE &&
+	       x->space == r->final_space && x->pa == r->final_next;
+}
+
+/* R's final columns from its newest page PG (translated as X, when TR). */
+static void final_set(struct pt_run *r, const struct pt_page *pg, bool tr, const struct pt_xlate *x,
+		      bool first)
+{
+	r->translated = tr;
+	if (!tr)
+		return;
+	if (first) {
+		r->final_fault = x->fault;
+		r->final_space = x->space;
+		r->final_pa = x->pa;
+	}
+	/* a page over several stage-2 pages may not be contiguous in the end: nothing joins it */
+	r->final_next = x->fault == PT_FAULT_NONE && x->avail >= pg->size ? x->pa + pg->size : UINT64_MAX;
+}
+
 /* The next mapped run (maps's merge over the kept pages). */
 static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 {
@@ -97,7 +135,8 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 	while (!it->pages_done) {
 		struct pt_page pg;
 		char flags[PT_FLAGS_LEN], kind[64];
-		bool fresh = !it->have_pend;
+		bool fresh = !it->have_pend, tr;
+		struct pt_xlate x;
 
 		if (it->have_pend) {
 			pg = it->pend;
@@ -129,10 +168,12 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		pt_format_kind(fmt, &pg.leaf, kind, sizeof kind);
 		if (!page_keep(it, &pg, kind))
 			continue;
+		tr = it->ctx->xlate && page_final(it, &pg, &x);
 		if (open && pg.va == r->end && pg.space == r->space && pg.size == r->page_size &&
 		    pg.pa == r->pa + (r->end - r->va) && !strcmp(flags, r->flags) &&
-		    !strcmp(kind, r->kind)) {
+		    !strcmp(kind, r->kind) && final_joins(r, tr, &x)) {
 			r->end += pg.size;
+			final_set(r, &pg, tr, &x, false);
 			continue;
 		}
 		if (open) {
@@ -159,6 +200,7 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		r->kind_id = pg.leaf.kind;
 		snprintf(r->flags, sizeof r->flags, "%s", flags);
 		snprintf(r->kind, sizeof r->kind, "%s", kind);
+		final_set(r, &pg, tr, &x, true);
 	}
 	return open;
 }
@@ -305,7 +347,13 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 			pt_jobj_str(&o, key, r->kind);
 			pt_jobj_hex(&o, "pa", r->pa);
 			pt_jobj_hex(&o, "page_size", r->page_size);
-			pt_jobj_str(&o, "space", fmt->spaces[r->space]);
+			pt_jobj_str(&o, "space", pt_context_space_name(ctx, r->space));
+			if (r->translated && r->final_fault == PT_FAULT_NONE) {
+				pt_jobj_hex(&o, "final_pa", r->final_pa);
+				pt_jobj_str(&o, "final_space", pt_capture_space_name(ctx->cap, r->final_space));
+			} else if (r->translated) {
+				pt_jobj_str(&o, "final_fault", pt_fault_name(r->final_fault));
+			}
 		} else {
 			pt_jobj_str(&o, "state", r->state);
 		}
@@ -323,9 +371,19 @@ void pt_render_run(struct pt_buf *b, const struct pt_context *ctx, const struct 
 			      d, r->va, d, r->end, size, "-", r->state);
 		return;
 	}
-	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s\n",
-		      d, r->va, d, r->end, size, page, fmt->spaces[r->space], r->pa, r->flags,
-		      r->kind);
+	pt_buf_printf(b, "0x%0*" PRIx64 "-0x%0*" PRIx64 " %6s %4s %-7s 0x%016" PRIx64 " %s %s",
+		      d, r->va, d, r->end, size, page, pt_context_space_name(ctx, r->space), r->pa,
+		      r->flags, r->kind);
+	/*
+	 * FINAL, last (FLAGS stays the sixth column), where the space is
+	 * translated: SPACE:0xADDR of the run's first byte, or stage2:FAULT.
+	 */
+	if (r->translated && r->final_fault == PT_FAULT_NONE)
+		pt_buf_printf(b, " %s:0x%016" PRIx64, pt_capture_space_name(ctx->cap, r->final_space),
+			      r->final_pa);
+	else if (r->translated)
+		pt_buf_printf(b, " stage2:%s", pt_fault_name(r->final_fault));
+	pt_buf_puts(b, "\n");
 }
 
 void pt_render_runs_truncated(struct pt_buf *b, const struct pt_runs_iter *it, enum pt_out out)

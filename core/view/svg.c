@@ -158,7 +158,7 @@ static void svg_legend(struct pt_buf *b, const struct pt_context *ctx, const str
 		      "height ~ page size, faded = no write, dashed = privileged</text>\n",
 		      ctx->fmt->name, runs, size);
 	for (unsigned i = 0; ctx->fmt->spaces[i]; i++) {
-		const char *sp = ctx->fmt->spaces[i];
+		const char *sp = pt_context_space_name(ctx, i);
 		size_t k = 0;
 
 		while (k < n && segs[k].space != i)

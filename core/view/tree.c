@@ -51,9 +51,7 @@ pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tre
 		free(t);
 		return PT_E_NOMEM;
 	}
-	if (pt_capture_format(cap))
-		while (pt_capture_format(cap)->spaces[t->nspaces])
-			t->nspaces++;
+	t->nspaces = pt_capture_space_count(cap);
 	*out = t;
 	return PT_OK;
 }
@@ -386,8 +384,7 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		child->va = va;
 		return PT_OK;
 	case PT_TN_PADIR:
-		space = pt_capture_format(tree->cap) ?
-			pt_format_space(pt_capture_format(tree->cap), name) : -1;
+		space = pt_capture_space_find(tree->cap, name);
 		if (space < 0 || (unsigned)space >= tree->nspaces)
 			return PT_E_NOTFOUND;
 		memset(child, 0, sizeof(*child));
@@ -446,7 +443,7 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 	return PT_OK;
 }
 
-/* pa/: one directory per space of the capture's format, in the format's order. */
+/* pa/: one directory per space of the capture, in the capture's order (its format's first). */
 static pt_err list_padir(const struct pt_tree *tree, struct fixed_list *l)
 {
 	struct pt_tnode n;
@@ -455,7 +452,7 @@ static pt_err list_padir(const struct pt_tree *tree, struct fixed_list *l)
 	n.type = PT_TN_PASPACE;
 	for (unsigned s = 0; s < tree->nspaces; s++) {
 		n.choice = s;
-		if (!fixed_add(l, pt_capture_format(tree->cap)->spaces[s], &n))
+		if (!fixed_add(l, pt_capture_space_name(tree->cap, s), &n))
 			break;
 	}
 	return PT_OK;

@@ -93,9 +93,19 @@ static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_
 	o->state = s->r.state;
 	if (!s->r.mapped)
 		return;
+	/* a page whose translation faults is not mapped in the end (docs/design.md §2.8) */
+	if (s->r.translated && s->r.final_fault != PT_FAULT_NONE) {
+		o->state = "stage2";
+		return;
+	}
 	o->mapped = true;
-	o->space = s->ctx->fmt->spaces[s->r.space];
+	o->space = pt_context_space_name(s->ctx, s->r.space);
 	o->pa = s->r.pa + (cur - s->r.va);
+	/* the final physical address after translated spaces is what the two must agree on */
+	if (s->r.translated) {
+		o->space = pt_capture_space_name(s->ctx->cap, s->r.final_space);
+		o->pa = s->r.final_pa + (cur - s->r.va);
+	}
 	o->page_size = s->r.page_size;
 	o->perm = s->r.perm;
 	snprintf(o->flags, sizeof o->flags, "%s", s->r.flags);

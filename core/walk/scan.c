@@ -171,7 +171,7 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
 
 		slot->reported = true;
 		report(sc, PT_AN_TABLE_TWO_LEVELS, "table %s:0x%" PRIx64 " read as %s and %s",
-		       sc->ctx->fmt->spaces[t->space], t->addr, levels[slot->level].name,
+		       pt_context_space_name(sc->ctx, t->space), t->addr, levels[slot->level].name,
 		       levels[t->level].name);
 	}
 	slot->levels |= (uint16_t)(1u << t->level);
@@ -206,7 +206,7 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 					report(sc, PT_AN_NOT_CAPTURED, "%s table %s:0x%" PRIx64
 					       " target_captured: %s",
 					       sc->ctx->fmt->levels[child.level].name,
-					       sc->ctx->fmt->spaces[child.space], child.addr,
+					       pt_context_space_name(sc->ctx, child.space), child.addr,
 					       pt_cover_name(child.cover));
 				if (child.cover != PT_COVER_NONE)
 					scan_table(sc, &child);
@@ -268,7 +268,7 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	 */
 	if (root.cover == PT_COVER_NONE)
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
-		       ctx->fmt->levels[root.level].name, ctx->fmt->spaces[root.space], root.addr);
+		       ctx->fmt->levels[root.level].name, pt_context_space_name(ctx, root.space), root.addr);
 	/* Mapped zero memory is read entry by entry: bound the table scan too. */
 	table_rc(&tc, rc);
 	sc.rc = &tc;
@@ -322,6 +322,6 @@ bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len
 	pt_text_escape(name, sizeof name, ctx->name);
 	snprintf(msg, len, "context '%s': its root table (%s at %s:0x%" PRIx64 ") is not captured: "
 		 "every VA of it reads not_captured", name, ctx->fmt->levels[root.level].name,
-		 ctx->fmt->spaces[root.space], root.addr);
+		 pt_context_space_name(ctx, root.space), root.addr);
 	return true;
 }

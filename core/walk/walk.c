@@ -28,7 +28,7 @@ static const struct pt_level *lvl(const struct pt_table *t)
 /* Sets T's cover from its place (space, addr, entries, level); no direct pointer yet. */
 static void table_place(struct pt_table *t)
 {
-	t->cover = pt_mem_cover(t->ctx->mem, t->space, t->addr, t->entries * lvl(t)->entry_size);
+	t->cover = pt_wk_mem_cover(t, t->entries * lvl(t)->entry_size);
 	t->direct = NULL;
 }
 
@@ -38,7 +38,7 @@ void pt_table_direct(struct pt_table *t)
 
 	t->direct = NULL;
 	if (t->cover == PT_COVER_FULL && t->entries <= UINT64_MAX / 16)
-		t->direct = pt_mem_direct(t->ctx->mem, t->space, t->addr, t->entries * sz);
+		t->direct = pt_wk_mem_direct(t, t->entries * sz);
 }
 
 void pt_table_root(const struct pt_context *ctx, struct pt_table *out)
@@ -144,7 +144,7 @@ bool pt_wk_raw(const struct pt_table *t, uint64_t index, uint8_t raw[16])
 		memcpy(raw, t->direct + index * sz, sz);
 		return true;
 	}
-	return pt_mem_read(t->ctx->mem, t->space, pt_table_entry_pa(t, index), raw, sz);
+	return pt_wk_mem_read(t, pt_table_entry_pa(t, index), raw, sz);
 }
 
 bool pt_wk_raw_zero(const uint8_t raw[16])
@@ -226,7 +226,10 @@ uint64_t pt_wk_next_captured(const struct pt_table *t, uint64_t i)
 {
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
 
-	if (pa == UINT64_MAX || !pt_mem_next(t->ctx->mem, t->space, pa + 1, &next))
+	/* a translated space has no map of what is captured: the next entry */
+	if (pt_wk_translated(t))
+		return i + 1;
+	if (pa == UINT64_MAX || !pt_mem_next(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + 1, &next))
 		return t->entries;
 	j = (next - t->addr) / lvl(t)->entry_size;
 	return j > i ? j : i + 1;
@@ -348,7 +351,9 @@ uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 	uint64_t sz = lvl(t)->entry_size;
 	uint64_t pa = pt_table_entry_pa(t, i), next, j;
 
-	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, t->space, pa + sz, &next) ||
+	if (pt_wk_translated(t))
+		return i + 1;
+	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + sz, &next) ||
 	    next < t->addr)
 		return t->entries;
 	j = (next - t->addr) / sz;
@@ -548,6 +553,8 @@ const char *pt_fault_name(enum pt_fault f)
 		[PT_FAULT_UNSUPPORTED] = "unsupported",
 		[PT_FAULT_OUT_OF_RANGE] = "out_of_range",
 		[PT_FAULT_NONCANONICAL] = "noncanonical",
+		[PT_FAULT_RIGHTS] = "rights",
+		[PT_FAULT_STAGE2] = "stage2",
 	};
 	if ((unsigned)f < sizeof names / sizeof names[0])
 		return names[f];
@@ -664,6 +671,50 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 	w->fault_step = (int)w->nsteps - 1;
 }
 
+/*
+ * An entry of step S that was not read: where its table's space is
+ * translated and the translation faults, that is the walk's fault
+ * (stage2), not "not captured".
+ */
+static void walk_unread(struct pt_walk *w, struct pt_walk_step *s)
+{
+	unsigned id = pt_context_space(s->table.ctx, s->table.space);
+	struct pt_xlate r;
+
+	if (pt_context_xlate(s->table.ctx, id) && !pt_xlate_addr(s->table.ctx, id, s->entry_pa, &r)) {
+		s->verdict = "stage2";
+		walk_fault(w, PT_FAULT_STAGE2);
+		w->s2.fault = r.fault;
+		w->s2.ctx = r.stage;
+		w->s2.addr = r.in;
+		w->s2.space = r.in_space;
+		return;
+	}
+	walk_fault(w, PT_FAULT_NOT_CAPTURED);
+}
+
+/* The page W resolved to, through the translations of its space. */
+static void walk_final(struct pt_walk *w, const struct pt_context *ctx)
+{
+	unsigned id = pt_context_space(ctx, w->space);
+	struct pt_xlate r;
+
+	if (!pt_context_xlate(ctx, id))
+		return;
+	w->translated = true;
+	if (pt_xlate_addr(ctx, id, w->pa, &r)) {
+		w->final_space = r.space;
+		w->final_pa = r.pa;
+		return;
+	}
+	w->fault = PT_FAULT_STAGE2;
+	w->fault_step = w->leaf_step;
+	w->s2.fault = r.fault;
+	w->s2.ctx = r.stage;
+	w->s2.addr = r.in;
+	w->s2.space = r.in_space;
+}
+
 /* The leaf of step S for the VA whose slot is SVA. */
 static void walk_leaf(struct pt_walk *w, const struct pt_walk_step *s, uint64_t sva)
 {
@@ -714,6 +765,10 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	w->node.ctx = ctx;
 	w->node.n = 0;
 	memset(&w->aperture, 0, sizeof w->aperture);
+	w->translated = false;
+	w->final_space = 0;
+	w->final_pa = 0;
+	memset(&w->s2, 0, sizeof w->s2);
 
 	pt_table_root(ctx, &t);
 	if (fmt->va_canonical && !pt_va_in_space(fmt, va)) {
@@ -750,7 +805,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 		s = walk_step(w, &t, idx);
 
 		if (!s->captured) {
-			walk_fault(w, PT_FAULT_NOT_CAPTURED);
+			walk_unread(w, s);
 			return PT_OK;
 		}
 		f = pt_wk_entry_fault(&s->entry, &s->verdict);
@@ -760,6 +815,8 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 		}
 		if (s->entry.state == PT_ST_MAPPED) {
 			walk_leaf(w, s, sva);
+			if (ctx->xlate)
+				walk_final(w, ctx);
 			return PT_OK;
 		}
 		has_big = pt_table_child(&t, idx, &s->entry, 0, &big);
@@ -774,6 +831,8 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 			switch (pt_wk_big_verdict(b->captured, &b->entry, &f, &b->verdict)) {
 			case BIG_LEAF:
 				walk_leaf(w, b, sva);
+				if (ctx->xlate)
+					walk_final(w, ctx);
 				return PT_OK;
 			case BIG_FAULT:
 				walk_fault(w, f);

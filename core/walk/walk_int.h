@@ -22,6 +22,24 @@
 /* How the big entry of a dual PDE decides: a page, a fault, or the small table. */
 enum big_verdict { BIG_LEAF, BIG_FAULT, BIG_DEFER };
 
+/* pt_mem_read() of T's space through its translation (xlate.c): the slow path. */
+bool pt_wk_mem_read_xlate(const struct pt_table *t, uint64_t pa, void *buf, size_t len);
+/* pt_mem_read() of T's space, through its translation; a capture without one pays one test. */
+static inline bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *buf, size_t len)
+{
+	if (!t->ctx->xlate)
+		return pt_mem_read(t->ctx->mem, pt_context_space(t->ctx, t->space), pa, buf, len);
+	return pt_wk_mem_read_xlate(t, pa, buf, len);
+}
+/* pt_mem_cover() / pt_mem_direct() of LEN bytes of T from its start, through its translation. */
+enum pt_cover pt_wk_mem_cover(const struct pt_table *t, uint64_t len);
+const uint8_t *pt_wk_mem_direct(const struct pt_table *t, uint64_t len);
+/* Whether T's space is translated (its reads go through another context). */
+static inline bool pt_wk_translated(const struct pt_table *t)
+{
+	return t->ctx->xlate && pt_context_xlate(t->ctx, pt_context_space(t->ctx, t->space));
+}
+
 /* The first VA slot entry INDEX of T covers (slots: core/walk/va.c). */
 uint64_t pt_wk_slot(const struct pt_table *t, uint64_t index);
 /* The raw bytes of entry INDEX of T into RAW (16 bytes); false where not captured. */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# test_mount_nested.sh — the real ptfs mounted over a two-stage capture
+# (fixtures/nested-ept: a guest's x86-64 tables in gpa behind its EPT,
+# docs/design.md §2.8): walk/ holds the nested trace and both addresses,
+# maps the FINAL column, pa/hpa/ finds the guest's VA through the stack,
+# va/ links go to the stage-1 leaf, a stage-2 fault reads as one; and a
+# [space] cycle is refused with nothing mounted.
+#
+# Environment and exit status as test_mount.sh (check_tests/meson.build sets
+# them): 77 (skip) without /dev/fuse unless CI=true.  Readiness is polled and
+# every mount undone by the EXIT trap (mount_lib.sh).
+
+set -u
+export LC_ALL=C
+
+PTFS=${PTFS:?PTFS must name the ptfs binary}
+FIX=${PTFS_FIXTURES:?PTFS_FIXTURES must name the fixtures directory}
+PTFS=$(readlink -f "$PTFS")
+FIX=$(readlink -f "$FIX")
+
+. "$(dirname "$0")/mount_lib.sh"
+
+need_fuse
+ml_tmpdir mount_nested
+
+M="$TMP/mnt"
+if do_mount "$FIX/nested-ept.tar.gz" "$M"; then
+	W=$(cat "$M/guest/walk/0x5123")
+	check "walk/: the result names the intermediate and the final address" \
+		grep -qx 'result: mapped pa=gpa:0x5123 final=hpa:0x20d123 page=4K flags=writable,user kind=- leaf=pml4/0/pdpt/0/pd/0/pt/5' <<<"$W"
+	check "walk/: the EPT's walk of the guest's pml4 entry is indented under it" \
+		bash -c 'grep -A1 "^pml4\[0\] gpa:0x1000 " <<<"$1" | grep -qx "  context: ept0 va: 0x000000001000"' _ "$W"
+	check "walk/: the final page's stage-2 result" grep -qx '  result: mapped pa=hpa:0x20d123 page=4K flags=read,write,execute memory_type=WB leaf=pml4/0/pdpt/0/pd/0/pt/5' <<<"$W"
+	check "walk/: a stage-2 fault at the final page" \
+		grep -q '^result: fault=stage2:rights at=gpa:0xb000 stage=ept0 level=pt index=8 ' "$M/guest/walk/0x8000"
+	check "walk/: a stage-2 fault at a stage-1 table read" \
+		grep -q '^result: fault=stage2:unmapped at=gpa:0x9000 stage=ept0 level=pt index=0 ' "$M/guest/walk/0x200000"
+	check "maps: the FINAL column" \
+		grep -qx '0x0000000000005000-0x0000000000006000     4K   4K gpa     0x0000000000005000 writable,user - hpa:0x000000000020d000' "$M/guest/maps"
+	check "maps: stage2:KIND where the translation faults" \
+		grep -q ' 0x0000000000009000 writable,user - stage2:unmapped$' "$M/guest/maps"
+	check "pa/hpa/: the guest's VA through the stack, and the EPT's own" \
+		bash -c 'grep -q "^guest 0x0000000000005123 pml4/0/pdpt/0/pd/0/pt/5 writable,user$" "$1" && grep -q "^ept0 0x000000005123 " "$1"' _ "$M/pa/hpa/0x20d123"
+	check "pa/gpa/: the intermediate address" grep -q '^guest 0x0000000000005123 ' "$M/pa/gpa/0x5123"
+	check "va/: the link goes to the stage-1 leaf" test "$(readlink "$M/guest/va/0x0000000000005000")" = ../pml4/0/pdpt/0/pd/0/pt/5
+	check "capture: every space of the capture under pa/" test "$(ls "$M/pa" | tr "\n" " ")" = "gpa hpa sysmem "
+	do_umount "$M"
+else
+	bad "nested-ept: mounts"
+fi
+
+# a cycle of translated spaces: one line naming the sections, exit 2, nothing mounted
+mkdir -p "$TMP/cyc" "$M"
+printf '[capture]\nversion = 1\nformat = x86-64\n[cpu g]\ncr3 = 0x1000\nspace = gpa\n[ept e]\neptp = 0x1e\nspace = gpa\noutput_space = hpa\n[space gpa]\ntranslate = e\n' >"$TMP/cyc/capture.ini"
+"$PTFS" "$TMP/cyc" "$M" 2>"$TMP/cyc.err"
+rc=$?
+check "a cycle: exits 2" test $rc = 2
+check "a cycle: one line naming the sections" \
+	bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "capture.ini:12: \[space gpa\] translate = e: a cycle of translated spaces (\[space gpa\] -> \[ept e\] -> \[space gpa\])" "$1"' _ "$TMP/cyc.err"
+check "a cycle: nothing mounted" not_mounted "$M"
+
+report
