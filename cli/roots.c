@@ -33,6 +33,8 @@ static const char roots_help[] =
 	"user copy at TWIN), else table.  A last line `# summary:` counts them.\n"
 	"  --format F       only format F (default: the formats of the contexts)\n"
 	"  --space S        only space S\n"
+	"  --min-score N    leave out the candidates no rule names (kind table) that\n"
+	"                   score below N (default 10; 0 lists every one)\n"
 	"  --json           one JSON object per candidate, then {\"summary\": {...}}\n"
 	"Exit status 0 (however many are found), 2 error.\n";
 
@@ -107,30 +109,56 @@ static void json_one(struct pt_buf *b, const struct pt_root_cand *c)
 	pt_buf_free(&sec);
 }
 
+/* Each kind's count, kinds in name order (a format's rule names them). */
+static size_t kind_counts(const struct pt_roots *r, const char **names, size_t *counts, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(names[k], r->c[i].kind) < 0)
+			k++;
+		if (k < n && !strcmp(names[k], r->c[i].kind)) {
+			counts[k]++;
+			continue;
+		}
+		if (n == max)
+			continue;
+		memmove(names + k + 1, names + k, (n - k) * sizeof *names);
+		memmove(counts + k + 1, counts + k, (n - k) * sizeof *counts);
+		names[k] = r->c[i].kind;
+		counts[k] = 1;
+		n++;
+	}
+	return n;
+}
+
 static void summary(struct pt_buf *b, const struct pt_roots *r, bool json)
 {
-	size_t kinds[3] = {0};   /* process, process_user, table */
+	const char *names[16];
+	size_t counts[16], nk = kind_counts(r, names, counts, 16);
 
-	for (size_t i = 0; i < r->n; i++)
-		kinds[!strcmp(r->c[i].kind, "process") ? 0 : !strcmp(r->c[i].kind, "process_user") ? 1 : 2]++;
 	if (json) {
-		struct pt_jobj o = {0}, s = {0};
+		struct pt_jobj o = {0}, s = {0}, k = {0};
 
+		for (size_t i = 0; i < nk; i++)
+			pt_jobj_u(&k, names[i], counts[i]);
 		pt_jobj_u(&s, "candidates", r->n);
 		pt_jobj_u(&s, "geometries", r->geometries);
+		pt_jobj_obj(&s, "kinds", &k);
 		pt_jobj_u(&s, "pages", r->pages);
-		pt_jobj_u(&s, "process", kinds[0]);
-		pt_jobj_u(&s, "process_user", kinds[1]);
-		pt_jobj_u(&s, "table", kinds[2]);
 		pt_jobj_u(&s, "tables", r->decoded);
 		pt_jobj_obj(&o, "summary", &s);
 		pt_jobj_finish(&o, b);
 		pt_buf_puts(b, "\n");
 		return;
 	}
-	pt_buf_printf(b, "# summary: %zu candidates (process %zu, process_user %zu, table %zu);"
-		      " %" PRIu64 " pages and %" PRIu64 " tables decoded in %u geometr%s\n",
-		      r->n, kinds[0], kinds[1], kinds[2], r->pages, r->decoded, r->geometries,
+	pt_buf_printf(b, "# summary: %zu candidates (", r->n);
+	for (size_t i = 0; i < nk; i++)
+		pt_buf_printf(b, "%s%s %zu", i ? ", " : "", names[i], counts[i]);
+	pt_buf_printf(b, "%s); %" PRIu64 " pages and %" PRIu64 " tables decoded in %u geometr%s\n",
+		      nk ? "" : "none", r->pages, r->decoded, r->geometries,
 		      r->geometries == 1 ? "y" : "ies");
 }
 
@@ -177,9 +205,11 @@ int cli_roots(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"format", required_argument, NULL, 'F'},
 		{"space", required_argument, NULL, 'S'},
+		{"min-score", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0},
 	};
-	struct pt_roots_opts o = {0};
+	struct pt_roots_opts o = {.min_score = 10};
+	uint64_t v;
 	struct pt_capture *cap;
 	bool json = false;
 	int c, st = CLI_EXIT_OK;
@@ -205,6 +235,12 @@ int cli_roots(int argc, char **argv)
 			break;
 		case 'S':
 			o.space = optarg;
+			break;
+		case 'M':
+			if (!cli_parse_u64(optarg, &v) || v > 100)
+				return cli_fail(PT_E_VALUE, "roots: bad --min-score '%s' (0 to 100)%s", optarg,
+						cli_parse_u64(optarg, &v) ? "" : cli_num_hint(optarg));
+			o.min_score = (unsigned)v;
 			break;
 		default:
 			return cli_opt_error("roots", argv, c);

@@ -531,6 +531,9 @@ static void x86_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
  * user entry to both, setting NX in the kernel copy, and clone_pgd_range()
  * gives the user copy its own kernel half (the entry trampoline only): the
  * pair's lower halves agree but for bit 63, their upper halves differ.
+ * A table of the family with no present entry in its lower half maps the
+ * kernel only: init_mm's (which maps no user address), or a process's
+ * before its first user mapping or after its last.
  */
 static uint64_t qword(const uint8_t *p, unsigned i)
 {
@@ -572,7 +575,13 @@ static void x86_root_rule(const uint8_t *ref, uint64_t ref_addr, const uint8_t *
 		out->twin_kind = user ? "process" : "process_user";
 		return;
 	}
-	out->kind = "process";
+	/* no user mapping: init_mm's table (init_top_pgt), or a process's without any */
+	for (unsigned i = 0; i < 256; i++)
+		if (qword(cand, i) & 1) {
+			out->kind = "process";
+			return;
+		}
+	out->kind = "kernel_only";
 }
 
 static const struct pt_blob_kind x86_blob_kinds[] = {

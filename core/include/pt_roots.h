@@ -70,6 +70,8 @@ struct pt_root_cand {
 struct pt_roots_opts {
 	const char *format;   /* only this format (NULL: the formats of the capture's contexts) */
 	const char *space;    /* only this space, by name (NULL: every space of the format) */
+	/* leave out candidates no format rule names (kind "table") scoring below this */
+	unsigned min_score;
 	pt_progress_fn progress;  /* called now and then with bytes passed and the total (may be NULL) */
 	void *progress_ud;
 };

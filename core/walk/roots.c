@@ -732,8 +732,13 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 		pt_roots_free(out);
 		return PT_E_NOTFOUND;
 	}
-	for (size_t i = 0; i < out->n; i++)
+	for (size_t i = 0, k = 0; i < out->n; i++) {
 		out->c[i].score = pt_roots_score(&out->c[i]);
+		if (out->c[i].score >= o->min_score || strcmp(out->c[i].kind, "table"))
+			out->c[k++] = out->c[i];
+		if (i + 1 == out->n)
+			out->n = k;
+	}
 	roots_of(cap, out);
 	qsort(out->c, out->n, sizeof *out->c, by_score);
 	dedup(out);
