@@ -48,12 +48,21 @@ struct scan {
 	const struct pt_context *geom;
 	unsigned geometry;
 	struct pt_readctl *rc;
+	/* the memory's id of each of the format's space ids (-1: the capture has no such space) */
+	int memsp[PT_CONTEXT_SPACES];
 	struct memo_ent *memo;
 	size_t memo_n, memo_cap;   /* cap: a power of two */
 	uint8_t *buf[PT_MAX_LEVELS + 1];
 	size_t buf_len[PT_MAX_LEVELS + 1];
 	bool nomem;
 };
+
+/* Reads in the format's space SPACE (its ids name the capture's spaces by name). */
+static bool sread(const struct scan *s, unsigned space, uint64_t pa, void *out, size_t len)
+{
+	return space < PT_CONTEXT_SPACES && s->memsp[space] >= 0 &&
+	       pt_mem_read(s->mem, (unsigned)s->memsp[space], pa, out, len);
+}
 
 static uint64_t mix(uint64_t x)
 {
@@ -274,7 +283,7 @@ static bool eval_child(struct scan *s, const struct pt_target *tg, unsigned pdep
 	len = (size_t)(entries * l->entry_size);
 	pt_readctl_poll(s->rc);
 	if (len > MAX_TABLE_BYTES || !(raw = depth_buf(s, l->depth, len)) ||
-	    !pt_mem_read(s->mem, tg->space, addr, raw, len)) {
+	    !sread(s, tg->space, addr, raw, len)) {
 		struct sub none = {.bad = true};
 
 		memo_put(s, tg->space, addr, tg->level, &none);
@@ -347,17 +356,28 @@ static pt_err add_cand(struct pt_roots *r, const struct scan *s, unsigned space,
 	return PT_OK;
 }
 
+/*
+ * The capture memory's id of FMT's space SP, by name (a --format other than
+ * the capture's numbers its spaces otherwise); -1 where the capture has none.
+ */
+static int mem_space(const struct pt_capture *cap, const struct pt_format *fmt, unsigned sp)
+{
+	const struct pt_format *cf = pt_capture_format(cap);
+
+	return cf ? pt_format_space(cf, fmt->spaces[sp]) : (int)sp;
+}
+
 /* Where SPACE's captured bytes begin and end (for the progress total). */
-static bool space_span(const struct pt_capture *cap, const struct pt_mem *mem, unsigned space,
+static bool space_span(const struct pt_capture *cap, const struct pt_mem *mem, int space,
 		       uint64_t *lo, uint64_t *hi)
 {
 	*hi = 0;
-	if (!pt_mem_next(mem, space, 0, lo))
+	if (space < 0 || !pt_mem_next(mem, (unsigned)space, 0, lo))
 		return false;
 	for (size_t i = 0; i < pt_capture_region_count(cap); i++) {
 		const struct pt_region_info *ri = pt_capture_region(cap, i);
 
-		if (ri->space == space && ri->base + ri->size > *hi)
+		if ((int)ri->space == space && ri->base + ri->size > *hi)
 			*hi = ri->base + ri->size;
 	}
 	return *hi > *lo;
@@ -376,7 +396,7 @@ static pt_err scan_space(struct scan *s, unsigned space, struct pt_roots *r, str
 
 	if (!raw)
 		return PT_E_NOMEM;
-	while (pt_mem_next_nonzero(s->mem, space, pa, &nx)) {
+	while (pt_mem_next_nonzero(s->mem, (unsigned)s->memsp[space], pa, &nx)) {
 		struct sub v;
 		uint64_t page = nx & ~(uint64_t)(PAGE - 1);
 
@@ -390,7 +410,7 @@ static pt_err scan_space(struct scan *s, unsigned space, struct pt_roots *r, str
 			pg->fn(pg->ud, pg->done + (page - lo), pg->total);
 			last = page;
 		}
-		if (pt_mem_read(s->mem, space, page, raw, len) && !all_zero(raw, len)) {
+		if (sread(s, space, page, raw, len) && !all_zero(raw, len)) {
 			r->pages++;
 			eval_table(s, raw, 0, entries, shift, 0, &v);
 			if (s->nomem)
@@ -438,7 +458,7 @@ static void mark_inner(struct scan *s, const uint8_t *raw, int level, uint64_t e
 			n = tg->shift ? (uint64_t)1 << tg->bits : (uint64_t)1 << cl->bits;
 			len = (size_t)(n * cl->entry_size);
 			if ((craw = depth_buf(s, cl->depth, len)) &&
-			    pt_mem_read(s->mem, tg->space, addr, craw, len))
+			    sread(s, tg->space, addr, craw, len))
 				mark_inner(s, craw, tg->level, n, tg->shift ? tg->shift : cl->va_shift, self);
 		}
 	}
@@ -470,7 +490,7 @@ static void drop_inner(struct scan *s, struct pt_roots *r, size_t from)
 	for (size_t i = from; raw && i < r->n; i++) {
 		struct pt_root_cand *c = &r->c[i];
 
-		if (c->bad_tables || c->bad_entries || !pt_mem_read(s->mem, c->space, c->addr, raw, len))
+		if (c->bad_tables || c->bad_entries || !sread(s, c->space, c->addr, raw, len))
 			continue;
 		/* its own root is not inner to itself (a self-map entry) */
 		mark_inner(s, raw, 0, entries, l0->bits ? l0->va_shift : 12, c->addr);
@@ -531,9 +551,9 @@ static void classify(struct scan *s, const struct refs *rf, struct pt_roots *r, 
 		struct pt_root_cand *c = &r->c[i], key, *tw;
 		bool has_other;
 
-		if (!pt_mem_read(s->mem, c->space, c->addr, cand, len))
+		if (!sread(s, c->space, c->addr, cand, len))
 			continue;
-		has_other = pt_mem_read(s->mem, c->space, c->addr ^ len, other, len);
+		has_other = sread(s, c->space, c->addr ^ len, other, len);
 		for (size_t k = 0; k < rf->n; k++) {
 			struct pt_root_rel rel;
 
@@ -667,7 +687,7 @@ static pt_err scan_geom(const struct pt_capture *cap, struct scan *s, const stru
 		if (o->space && strcmp(o->space, s->fmt->spaces[sp]))
 			continue;
 		*space_seen = true;
-		if (!space_span(cap, s->mem, sp, &lo, &hi))
+		if (!space_span(cap, s->mem, sp < PT_CONTEXT_SPACES ? s->memsp[sp] : -1, &lo, &hi))
 			continue;
 		err = scan_space(s, sp, r, pg, lo);
 		pg->done += hi - lo;
@@ -710,13 +730,17 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 			uint64_t lo, hi;
 
 			if ((!o->space || !strcmp(o->space, g[i].fmt->spaces[sp])) &&
-			    space_span(cap, pt_capture_mem(cap), sp, &lo, &hi))
+			    space_span(cap, pt_capture_mem(cap), mem_space(cap, g[i].fmt, sp), &lo, &hi))
 				pg.total += hi - lo;
 		}
 	for (unsigned i = 0; i < ng && !out->cut; i++) {
 		struct scan s = {.mem = pt_capture_mem(cap), .fmt = g[i].fmt, .geom = g[i].ctx,
 				 .geometry = i, .rc = rc};
 
+		for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
+			s.memsp[sp] = -1;
+		for (unsigned sp = 0; sp < PT_CONTEXT_SPACES && g[i].fmt->spaces[sp]; sp++)
+			s.memsp[sp] = mem_space(cap, g[i].fmt, sp);
 		e = scan_geom(cap, &s, o, out, &pg, &space_seen);
 		out->decoded += s.memo_n;
 		scan_free(&s);
