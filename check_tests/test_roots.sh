@@ -132,7 +132,7 @@ fmts() { grep -o '"format": "[^"]*"' "$1" | sort -u | tr '\n' ' '; }
 check "--format arm64: arm64 lines only ($(fmts "$TMP/ja"))" \
 	test -z "$(fmts "$TMP/ja" | sed 's/"format": "arm64" //')"
 check "--format arm64: the format's own geometry" grep -q '"geometries": 1,' "$TMP/ja"
-check "--format arm64: no x86-64 rule (no process kind)" test "$(grep -c '"kind": "process' "$TMP/ja")" = 0
+check "--format arm64: no x86-64 rule (no process kind)" test "$(grep -c '"root_kind": "process' "$TMP/ja")" = 0
 "$TOOL" roots --json --format x86-64 "$X" >"$TMP/jx"
 check "--format x86-64: x86-64 lines only" test "$(fmts "$TMP/jx")" = '"format": "x86-64" '
 check "--min-score 0 lists at least what the default lists" \
@@ -152,7 +152,8 @@ assert "summary" in objs[-1] and objs[-1]["summary"]["candidates"] == len(text)
 for o, t in zip(objs, text):
     assert ("root=%s " % o["pa"]) in t and ("score=%d " % o["score"]) in t, (o, t)
     assert o["section"].startswith("[cpu root-%s]\n" % o["pa"][2:]), o
-    assert isinstance(o["valid"], int) and isinstance(o["uncaptured"], int)
+    assert ("kind=%s " % o["root_kind"]) in t and ("valid=%d " % o["valid_entries"]) in t, (o, t)
+    assert isinstance(o["uncaptured"], int) and isinstance(o["levels_clean"], int)
 EOF
 then ok "--json: one sorted object per candidate, as the text, then the summary"; else bad "--json"; fi
 

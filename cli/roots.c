@@ -84,7 +84,7 @@ static void json_one(struct pt_buf *b, const struct pt_root_cand *c)
 	pt_jobj_u(&o, "bad_tables", c->bad_tables);
 	pt_jobj_str(&o, "format", c->fmt->name);
 	pt_jobj_str(&o, "geometry", geom_name(c));
-	pt_jobj_str(&o, "kind", c->kind);
+	pt_jobj_str(&o, "root_kind", c->kind);
 	pt_jobj_u(&o, "leaves", c->leaves);
 	pt_jobj_u(&o, "level_count", c->nlevels);
 	pt_jobj_u(&o, "levels_clean", c->levels);
@@ -103,7 +103,7 @@ static void json_one(struct pt_buf *b, const struct pt_root_cand *c)
 	else
 		pt_jobj_str(&o, "twin_pa", NULL);
 	pt_jobj_u(&o, "uncaptured", c->uncaptured);
-	pt_jobj_u(&o, "valid", c->valid);
+	pt_jobj_u(&o, "valid_entries", c->valid);
 	pt_jobj_finish(&o, b);
 	pt_buf_puts(b, "\n");
 	pt_buf_free(&sec);
