@@ -199,6 +199,11 @@ if [ "$arch" = x86_64 ]; then
 			grep -qE "^# score=[0-9]+ kind=process space=sysmem root=$r .*root_of=cpu$n( |\$)" "$TMP/roots.txt"
 		n=$((n + 1))
 	done
+	# the same listing from each kdump file ptfs opens (pages through libkdumpfile)
+	for d in "${readable[@]:1}"; do
+		"$TOOL" roots "$d" >"$TMP/roots-kdump.txt" 2>&1
+		check "roots on $(basename "$d") lists what it lists on the ELF" cmp -s "$TMP/roots.txt" "$TMP/roots-kdump.txt"
+	done
 	np=$(sed -n 's/.*ptfs-init: user processes \([0-9]*\).*/\1/p' "$WORK/serial.log" | tail -1)
 	found=$(grep -cE '^# score=[0-9]+ kind=process ' "$TMP/roots.txt")
 	check "roots finds at least as many process tables ($found) as the guest has user processes (${np:-?})" \
