@@ -50,6 +50,9 @@ offers crosscheck "" _ptfs_tool "$TOOL" cr
 offers --range "" _ptfs_tool "$TOOL" crosscheck --r
 offers proc "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz p
 offers svm "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz proc s
+offers roots "" _ptfs_tool "$TOOL" ro
+offers --min-score "" _ptfs_tool "$TOOL" roots --mi
+offers x86-64 "" _ptfs_tool "$TOOL" roots --format x8
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

@@ -195,6 +195,22 @@ for p in "${PAGES[@]}"; do
 		(cd "$SRC/fixtures" && "$TOOL" crosscheck "${args[@]}") >>"$REF" 2>&1
 	done
 done
+# The roots listings a page shows: every candidate, section and summary line
+# is the output of the roots commands it shows, run on the fixtures.
+for p in "${PAGES[@]}"; do
+	: >"$EXP/roots.ref"
+	sed 's/\\-/-/g' "$p" | sed -n 's/^\$ ptfs-tool roots //p' | while read -ra args; do
+		(cd "$SRC/fixtures" && "$TOOL" roots "${args[@]}") >>"$EXP/roots.ref" 2>&1
+	done
+	[ -s "$EXP/roots.ref" ] || continue   # a page without a roots command
+	shown=$(sed -e 's/\\-/-/g' "$p" | grep -E '^(# score=[0-9]|# summary: [0-9]+ candidates|\[cpu root-)')
+	if stale=$(grep -vxF -f "$EXP/roots.ref" <<<"$shown"); then
+		bad "$p: every roots line it shows is real output of the fixtures"
+		printf '%s\n' "$stale" | head -10 | sed 's/^/    /'
+	else
+		ok "$p: every roots line it shows is real output of the fixtures"
+	fi
+done
 for p in "${PAGES[@]}"; do
 	shown=$(sed -e 's/\\-/-/g' -e 's/\\&//g' "$p" |
 		grep -E '^(0x[0-9a-f]+-0x[0-9a-f]+ |(pde[0-3]|pte_big|pte_small|pte)\[[0-9]+\] |result: )')

@@ -6,7 +6,7 @@ Runs every `ptfs-tool` subcommand that takes --json on every fixture and
 checks what ptfs-tool(1) promises:
   - shape: one document for one answer (check, pa, audit, decode --value,
     decode --blob), JSON Lines for streams (walk: one line per VA, maps,
-    diff, crosscheck, info: one line per context, decode --oneline);
+    diff, crosscheck, roots, info: one line per context, decode --oneline);
   - keys sorted in every object;
   - the same key for the same thing: no `pa_start`, `addr`, `leaf`, or a
     context called `name`; the KIND column under the format's own key
@@ -38,7 +38,7 @@ KIND_KEY = {"amd-gart": "mtype_name", "amd-gpuvm": "mtype_name", "intel-vtd": "e
             "intel-ept": "memory_type_name", "arm64": "attr_index_name"}
 # Objects whose keys are names (levels, sizes, registers), not the convention's keys.
 NAME_MAPS = {"levels", "mapped_bytes", "annotations", "registers", "registers_written",
-             "pages_by_size"}
+             "pages_by_size", "kinds"}
 
 # Context name -> its KIND key, for the capture being checked: a nested walk
 # (a translated space's, docs/design.md §2.8) is another context's object.
@@ -212,6 +212,8 @@ def main():
                 case("decode --value %s %s" % (fmt, lv),
                      ["decode", "--json", "--format", fmt, "--level", lv, "--value", "0x1"],
                      "doc", kk, okrc=(0,))
+        # roots: one object per candidate, then the summary
+        case("roots %s" % base, ["roots", "--json", cap], "lines", "kind_name", okrc=(0,))
         # crosscheck: the first two contexts (any format), and the first against itself
         ctxs = [i.get("context") for i in infos]
         kk = kind_key(infos[0]) if infos else "kind_name"

@@ -90,5 +90,6 @@ int cli_build(int argc, char **argv);
 int cli_pa(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_crosscheck(int argc, char **argv);
+int cli_roots(int argc, char **argv);
 
 #endif

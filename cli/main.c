@@ -384,6 +384,7 @@ static const struct {
 	{"pa", cli_pa, "every context and VA that maps a physical address", true},
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
+	{"roots", cli_roots, "candidate root tables found by scanning captured memory", true},
 };
 
 /* The options every capture-reading command takes (cli_take_gfx, --asic). */

@@ -75,6 +75,12 @@ while [ \$n -lt $ncpus ]; do
 	n=\$((n + 1))
 done
 grep -i huge /proc/meminfo
+# User processes now (those with an executable: kernel threads have none;
+# a shell test, so that counting forks nothing),
+# for ptfs-tool roots, which must find at least as many process tables.
+np=0
+for p in /proc/[0-9]*; do [ -e \$p/exe ] && np=\$((np + 1)); done
+echo "ptfs-init: user processes \$np"
 echo PTFS-READY
 while :; do sleep 3600; done
 EOF

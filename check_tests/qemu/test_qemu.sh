@@ -180,6 +180,36 @@ for d in "${readable[@]}"; do
 		python3 "$HERE/agree.py" walks "$TOOL" "$d" "$WORK/truth.txt"
 done
 
+# roots (issue #24 item 3) on the same ELF dump: every vCPU's CR3 table is
+# found as a process's (the kernel half it shares with the kernel's), and
+# there are at least as many process tables as the guest counted user
+# processes just before PTFS-READY (mkinitramfs.sh).
+if [ "$arch" = x86_64 ]; then
+	if "$TOOL" roots "$WORK/vmcore.elf" >"$TMP/roots.txt" 2>"$TMP/roots.err"; then
+		ok "ptfs-tool roots scans the ELF dump ($(tail -1 "$TMP/roots.txt"))"
+		grep '^# score' "$TMP/roots.txt" | cut -c1-160 | sed 's/^/    /'
+	else
+		bad "ptfs-tool roots scans the ELF dump"
+		sed 's/^/    /' "$TMP/roots.err"
+	fi
+	n=0
+	while [ $n -lt $ncpus ]; do
+		r=$("$TOOL" info "$WORK/vmcore.elf" cpu$n | sed -n 's/^root: sysmem://p')
+		check "roots finds cpu$n's CR3 table $r as a process's" \
+			grep -qE "^# score=[0-9]+ kind=process space=sysmem root=$r .*root_of=cpu$n( |\$)" "$TMP/roots.txt"
+		n=$((n + 1))
+	done
+	# the same listing from each kdump file ptfs opens (pages through libkdumpfile)
+	for d in "${readable[@]:1}"; do
+		"$TOOL" roots "$d" >"$TMP/roots-kdump.txt" 2>&1
+		check "roots on $(basename "$d") lists what it lists on the ELF" cmp -s "$TMP/roots.txt" "$TMP/roots-kdump.txt"
+	done
+	np=$(sed -n 's/.*ptfs-init: user processes \([0-9]*\).*/\1/p' "$WORK/serial.log" | tail -1)
+	found=$(grep -cE '^# score=[0-9]+ kind=process ' "$TMP/roots.txt")
+	check "roots finds at least as many process tables ($found) as the guest has user processes (${np:-?})" \
+		test -n "$np" -a "$found" -ge "${np:-1}"
+fi
+
 # same_tree MNT DIR LABEL: the trees are equal but for walk/ (generated on
 # lookup), `capture` (it names the source file, its kind and regions) and
 # each context's x-source line in info (it names where in which file the

@@ -516,6 +516,71 @@ static void x86_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 		pt_buf_puts(ini, "la57 = 1\n");
 }
 
+/*
+ * ptfs-tool roots, the Linux rule: every process's top-level table gets
+ * the kernel half of the kernel's (arch/x86/mm/pgtable.c pgd_ctor():
+ * clone_pgd_range() of entries KERNEL_PGD_BOUNDARY..PTRS_PER_PGD-1, 256-511
+ * of 512, in the 4- and the 5-level layout alike), so a table whose upper
+ * half equals a context root's (one with a present entry there) is a
+ * process's.  With PTI (arch/x86/mm/pti.c) a process has a pair of
+ * 4 KiB tables 8 KiB aligned: the kernel copy, then the user copy
+ * (kernel_to_user_pgdp() sets bit 12).  __pti_set_user_pgtbl() writes each
+ * user entry to both, setting NX in the kernel copy, and clone_pgd_range()
+ * gives the user copy its own kernel half (the entry trampoline only): the
+ * pair's lower halves agree but for bit 63, their upper halves differ.
+ * A table of the family with no present entry in its lower half maps the
+ * kernel only: init_mm's (which maps no user address), or a process's
+ * before its first user mapping or after its last.
+ */
+static uint64_t qword(const uint8_t *p, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 8 * i, 8);
+	return v;
+}
+
+static bool x86_pti_pair(const uint8_t *a, const uint8_t *b)
+{
+	bool present = false;
+
+	for (unsigned i = 0; i < 256; i++) {
+		uint64_t x = qword(a, i), y = qword(b, i);
+
+		if ((x ^ y) & ~BIT(63))
+			return false;
+		present |= (x & 1) != 0;
+	}
+	return present && memcmp(a + 2048, b + 2048, 2048) != 0;
+}
+
+static void x86_root_rule(const uint8_t *ref, uint64_t ref_addr, const uint8_t *cand,
+			  uint64_t cand_addr, const uint8_t *other, struct pt_root_rel *out)
+{
+	bool kernel = false;
+
+	(void)ref_addr;
+	out->kind = out->twin_kind = NULL;
+	for (unsigned i = 256; i < 512 && !kernel; i++)
+		kernel = (qword(ref, i) & 1) != 0;
+	if (!kernel || memcmp(ref + 2048, cand + 2048, 2048))
+		return;
+	if (other && x86_pti_pair(cand, other)) {
+		bool user = (cand_addr & 0x1000) != 0;
+
+		out->kind = user ? "process_user" : "process";
+		out->twin_kind = user ? "process" : "process_user";
+		return;
+	}
+	/* no user mapping: init_mm's table (init_top_pgt), or a process's without any */
+	for (unsigned i = 0; i < 256; i++)
+		if (qword(cand, i) & 1) {
+			out->kind = "process";
+			return;
+		}
+	out->kind = "kernel_only";
+}
+
 static const struct pt_blob_kind x86_blob_kinds[] = {
 	{"x86", 8},
 	{NULL, 0},
@@ -554,4 +619,5 @@ const struct pt_format pt_format_x86_64 = {
 	.perm_names = x86_perm_names,
 	.encode = x86_encode,
 	.build_keys = x86_build_keys,
+	.root_rule = x86_root_rule,
 };

@@ -179,6 +179,7 @@ struct pt_buf;
 struct pt_jobj;
 struct pt_context;
 struct pt_build_keys;
+struct pt_root_rel;
 
 /*
  * One key = value of a context section, handed to the format's ctx_key
@@ -342,6 +343,23 @@ struct pt_format {
 	 * is the table the builder allocated (NULL: the format is not built).
 	 */
 	void (*build_keys)(const struct pt_build_keys *k, struct pt_buf *ini);
+	/*
+	 * ptfs-tool roots (core/walk/roots.c): what candidate root table CAND
+	 * (at CAND_ADDR) is to REF, the root table of one of the capture's
+	 * contexts (at REF_ADDR); both root-table bytes.  OTHER is the other
+	 * table of CAND's aligned pair (CAND_ADDR ^ the table's size), NULL
+	 * where not captured.  Sets OUT's kind (a static name, NULL: no rule
+	 * relates them) and, where OTHER is CAND's twin, twin_kind.  NULL: the
+	 * format has no such rule.
+	 */
+	void (*root_rule)(const uint8_t *ref, uint64_t ref_addr, const uint8_t *cand,
+			  uint64_t cand_addr, const uint8_t *other, struct pt_root_rel *out);
+};
+
+/* What a format's root_rule hook says of a candidate. */
+struct pt_root_rel {
+	const char *kind;        /* NULL: unrelated */
+	const char *twin_kind;   /* non-NULL: OTHER is its twin, of this kind */
 };
 
 /* What a format's build_keys hook is told. */

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_roots: the root scan (core/walk/roots.c, pt_roots.h) per area: the
+ * score from its counts; the scan of a capture built here entry by entry
+ * from Intel SDM vol. 3A §4.5 (tables 4-13 PML4E, 4-15 PDPTE, 4-18 PDE,
+ * 4-19 PTE) — counts, inner tables dropped, data pages refused, a stray
+ * refused entry tolerated; the x86-64 Linux rule (fmt_x86_64.c root_rule:
+ * arch/x86/mm/pgtable.c pgd_ctor, arch/x86/mm/pti.c); the pasted section;
+ * the read control and progress.  test_roots.sh checks the CLI on the
+ * x86-roots fixture.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_buf.h"
+#include "pt_capture.h"
+#include "pt_roots.h"
+#include "pt_walk.h"
+#include "testutil.h"
+
+#define P (1ull << 0)
+#define RW (1ull << 1)
+#define US (1ull << 2)
+#define PS (1ull << 7)
+#define TABLE (P | RW | US)
+
+/* ---- score ------------------------------------------------------------------ */
+
+START_TEST(test_score)
+{
+	struct pt_root_cand c = {.levels = 4, .nlevels = 4, .tables = 9};
+
+	ck_assert_uint_eq(pt_roots_score(&c), 100);
+	c.uncaptured = 1;   /* 10 good of 11 */
+	ck_assert_uint_eq(pt_roots_score(&c), 90);
+	c.uncaptured = 0;
+	c.levels = 3;
+	ck_assert_uint_eq(pt_roots_score(&c), 75);
+	c.levels = 4;
+	c.bad_tables = 1;   /* 9 good of 10 */
+	ck_assert_uint_eq(pt_roots_score(&c), 90);
+	c.bad_tables = 0;
+	c.bad_entries = 10; /* 10 good of 20 */
+	ck_assert_uint_eq(pt_roots_score(&c), 50);
+	c.nlevels = 0;
+	ck_assert_uint_eq(pt_roots_score(&c), 0);
+}
+END_TEST
+
+/* ---- scan --------------------------------------------------------------------- */
+
+/* sysmem 0x100000..0x10ffff, 16 pages; the pages by index. */
+#define BASE 0x100000ull
+static uint64_t img[16][512];
+
+static uint64_t pg(unsigned i)
+{
+	return BASE + 0x1000ull * i;
+}
+
+static struct pt_capture *load_img(char **dir, const char *contexts)
+{
+	struct pt_capture *cap = pt_capture_new();
+	char ini[1024];
+
+	*dir = tu_mkdtemp();
+	snprintf(ini, sizeof ini, "[capture]\nversion = 1\nformat = x86-64\n\n[memory m]\nspace = sysmem\n"
+		 "base = 0x100000\nfile = mem.bin\n\n%s", contexts);
+	tu_write(*dir, "capture.ini", ini, strlen(ini));
+	tu_write(*dir, "mem.bin", img, sizeof img);
+	ck_assert_msg(pt_capture_load(cap, *dir) == PT_OK, "%s", pt_capture_error(cap));
+	return cap;
+}
+
+static const struct pt_root_cand *find(const struct pt_roots *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->c[i].addr == addr)
+			return &r->c[i];
+	return NULL;
+}
+
+/*
+ * Page 0: a root (PML4[0] -> page 1 PDPT -> page 2 PD -> page 3 PT with
+ * three 4K leaves, the first mapping page 3; PML4[1] -> 0x900000, not
+ * captured).  Page 4: random
+ * qwords.  Page 5: a root with a PDPT 1 GiB leaf under PML4[0] and one
+ * entry with reserved bit 7 (PS in a PML4E), tolerated.  Page 6: two
+ * refused entries among three, given up.
+ */
+static void build(void)
+{
+	uint64_t s = 88172645463325252ull;
+
+	memset(img, 0, sizeof img);
+	img[0][0] = pg(1) | TABLE;
+	img[0][1] = 0x900000 | TABLE;
+	img[1][0] = pg(2) | TABLE;
+	img[2][0] = pg(3) | TABLE;
+	/* the PT maps itself (as Linux's direct map maps every table): its tables decode as roots */
+	img[3][0] = pg(3) | P | RW;
+	for (unsigned k = 1; k < 3; k++)
+		img[3][k] = (0x40000000ull + 0x1000ull * k) | P | RW | US;
+	for (unsigned k = 0; k < 512; k++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		img[4][k] = s;
+	}
+	img[5][0] = pg(7) | TABLE;
+	img[5][1] = pg(7) | TABLE;
+	img[5][2] = pg(7) | TABLE;
+	img[5][3] = pg(7) | TABLE | PS;      /* reserved in a PML4E */
+	img[7][0] = 0x80000000ull | P | RW | PS;   /* a 1 GiB page */
+	img[6][0] = pg(7) | TABLE;
+	img[6][1] = pg(7) | TABLE | PS;
+	img[6][2] = pg(7) | TABLE | PS;
+}
+
+START_TEST(test_scan_counts)
+{
+	struct pt_roots_opts o = {0};
+	struct pt_roots r;
+	const struct pt_root_cand *c;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build();
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x100000\nefer = 0xd01\n");
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	c = find(&r, pg(0));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->valid, 2);
+	ck_assert_uint_eq(c->levels, 4);
+	ck_assert_uint_eq(c->nlevels, 4);
+	ck_assert_uint_eq(c->tables, 3);
+	ck_assert_uint_eq(c->leaves, 3);
+	ck_assert_uint_eq(c->uncaptured, 1);
+	ck_assert_uint_eq(c->bad_tables, 0);
+	ck_assert_uint_eq(c->score, 100 * 4 * 4 / (4 * 5));
+	ck_assert_ptr_eq(c->root_of, pt_capture_context_find(cap, "a"));
+	ck_assert_str_eq(c->kind, "table");   /* the rule needs a kernel half */
+	/* the PDPT, PD and PT decode as roots too, but the root above points at them */
+	ck_assert_ptr_null(find(&r, pg(1)));
+	ck_assert_ptr_null(find(&r, pg(2)));
+	ck_assert_ptr_null(find(&r, pg(3)));
+	ck_assert_ptr_null(find(&r, pg(4)));   /* random qwords */
+	/* one refused entry among three valid: listed, counted */
+	c = find(&r, pg(5));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(c->valid, 3);
+	ck_assert_uint_eq(c->bad_entries, 1);
+	ck_assert_uint_eq(c->levels, 2);
+	ck_assert_ptr_null(find(&r, pg(6)));   /* two among three: given up */
+	ck_assert_uint_eq(r.n, 2);
+	/* best first */
+	ck_assert_uint_eq(r.c[0].addr, pg(0));
+	ck_assert_uint_ge(r.c[0].score, r.c[1].score);
+	ck_assert(!r.cut);
+	pt_roots_free(&r);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_scan_errors)
+{
+	struct pt_roots_opts o = {.format = "nope"};
+	struct pt_roots r;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build();
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x100000\n");
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_E_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err, "unknown format 'nope'"));
+	o.format = NULL;
+	o.space = "vram";
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_E_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err, "no space 'vram'"));
+	ck_assert_uint_eq(r.n, 0);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+static unsigned calls;
+static uint64_t last_done, last_total;
+
+static void on_progress(void *ud, uint64_t done, uint64_t total)
+{
+	(void)ud;
+	calls++;
+	last_done = done;
+	last_total = total;
+}
+
+START_TEST(test_scan_readctl_progress)
+{
+	struct pt_roots_opts o = {.progress = on_progress};
+	struct pt_readctl rc;
+	struct pt_roots r;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build();
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x100000\n");
+	calls = 0;
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_ge(calls, 1);
+	ck_assert_uint_eq(last_done, last_total);
+	ck_assert_uint_eq(last_total, sizeof img);
+	pt_roots_free(&r);
+	/* a work bound of one unit: cut at once, said so */
+	pt_readctl_init(&rc, NULL, NULL, 1);
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, &rc, err, sizeof err), PT_OK);
+	ck_assert(r.cut);
+	ck_assert_uint_le(r.pages, 1);
+	pt_roots_free(&r);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* ---- the x86-64 Linux rule ------------------------------------------------------ */
+
+static uint64_t ref[512], cand[512], other[512];
+
+static void rule(const uint64_t *c, uint64_t addr, const uint64_t *o, struct pt_root_rel *out)
+{
+	const struct pt_format *f = pt_format_find("x86-64");
+
+	ck_assert_ptr_nonnull(f->root_rule);
+	f->root_rule((const uint8_t *)ref, 0x100000, (const uint8_t *)c, addr, (const uint8_t *)o, out);
+}
+
+START_TEST(test_rule_x86)
+{
+	struct pt_root_rel rel;
+
+	memset(ref, 0, sizeof ref);
+	memset(cand, 0, sizeof cand);
+	memset(other, 0, sizeof other);
+	/* a reference without a kernel half relates nothing */
+	rule(cand, 0x200000, NULL, &rel);
+	ck_assert_ptr_null(rel.kind);
+	ref[256] = 0x300000 | P | RW;
+	ref[511] = 0x301000 | P | RW;
+	/* the same upper half, nothing below: the kernel's own (or an empty process) */
+	memcpy(cand + 256, ref + 256, 256 * 8);
+	rule(cand, 0x200000, NULL, &rel);
+	ck_assert_str_eq(rel.kind, "kernel_only");
+	cand[0] = 0x400000 | TABLE;
+	rule(cand, 0x200000, NULL, &rel);
+	ck_assert_str_eq(rel.kind, "process");
+	ck_assert_ptr_null(rel.twin_kind);
+	/* one upper entry differs: not of the family */
+	cand[300] = 1;
+	rule(cand, 0x200000, NULL, &rel);
+	ck_assert_ptr_null(rel.kind);
+	cand[300] = 0;
+	/* PTI: the user copy in the next page has the user entries without NX, its own kernel half */
+	cand[0] |= 1ull << 63;
+	other[0] = 0x400000 | TABLE;
+	other[510] = 0x302000 | P | RW;
+	rule(cand, 0x200000, other, &rel);
+	ck_assert_str_eq(rel.kind, "process");
+	ck_assert_str_eq(rel.twin_kind, "process_user");
+	/* seen from the odd page the roles swap */
+	rule(cand, 0x201000, other, &rel);
+	ck_assert_str_eq(rel.kind, "process_user");
+	ck_assert_str_eq(rel.twin_kind, "process");
+	/* a neighbour whose user entries differ (another process) is no twin */
+	other[0] = 0x500000 | TABLE;
+	rule(cand, 0x200000, other, &rel);
+	ck_assert_str_eq(rel.kind, "process");
+	ck_assert_ptr_null(rel.twin_kind);
+}
+END_TEST
+
+/* ---- the section to paste ----------------------------------------------------------- */
+
+START_TEST(test_section)
+{
+	struct pt_root_cand c = {.fmt = pt_format_find("x86-64"), .addr = 0x10e000};
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	/* the format's own descriptor is 5-level: la57 = 1 */
+	ck_assert(pt_roots_section(&c, &b));
+	ck_assert_str_eq(b.data, "[cpu root-10e000]\ncr3 = 0x10e000\nla57 = 1\n");
+	pt_buf_reset(&b);
+	/* VER3 in sysmem: [pdb] takes the capture's format, so it is said */
+	c.fmt = pt_format_find("nv-gmmu-ver3");
+	c.space = (unsigned)pt_format_space(c.fmt, "sysmem");
+	ck_assert(pt_roots_section(&c, &b));
+	ck_assert_ptr_nonnull(strstr(b.data, "[pdb root-sysmem-10e000]\nformat = nv-gmmu-ver3\n"));
+	pt_buf_free(&b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("roots");
+	TCase *t = tcase_create("score");
+
+	tcase_add_test(t, test_score);
+	suite_add_tcase(s, t);
+	t = tcase_create("scan");
+	tcase_add_test(t, test_scan_counts);
+	tcase_add_test(t, test_scan_errors);
+	tcase_add_test(t, test_scan_readctl_progress);
+	suite_add_tcase(s, t);
+	t = tcase_create("rule");
+	tcase_add_test(t, test_rule_x86);
+	suite_add_tcase(s, t);
+	t = tcase_create("section");
+	tcase_add_test(t, test_section);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,173 @@
+#!/bin/bash
+# test_roots.sh — ptfs-tool roots (issue #24 item 3) on the x86-roots
+# fixture, against the roots fixtures/mkfixtures planted there
+# (fixtures/x86-roots.expect, `# root` lines): exactly those candidates, with
+# their kinds and PTI twins, none of the decoys; the order (score, then
+# address); the counts behind a score; every pasted section loads and walks
+# as the context it stands for; --format, --space, --min-score, --json; and
+# bad arguments (one line, exit 2).
+#
+# Environment (check_tests/meson.build): PTFS_TOOL, PTFS_FIXTURES.
+set -u
+export LC_ALL=C
+TOOL=${PTFS_TOOL:?}
+FIX=${PTFS_FIXTURES:?}
+. "$(dirname "$0")/mount_lib.sh"
+ml_tmpdir roots
+X=$FIX/x86-roots.tar.gz
+
+# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS, its
+# stdout+stderr match the extended REGEX.
+expect() {
+	local d=$1 want=$2 re=$3 rc
+	shift 3
+	"$@" >"$TMP/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
+		ok "$d"
+	else
+		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
+	fi
+}
+
+# fails DESCRIPTION REGEX COMMAND...: exit 2 with exactly one line on stderr, matching REGEX, nothing on stdout.
+fails() {
+	local d=$1 re=$2 rc
+	shift 2
+	"$@" >"$TMP/fo" 2>"$TMP/fe"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "$TMP/fo" ] && [ "$(wc -l <"$TMP/fe")" = 1 ] && grep -Eq -- "$re" "$TMP/fe"; then
+		ok "$d"
+	else
+		bad "$d: exit $rc, stdout $(head -c 100 "$TMP/fo"), stderr $(head -c 300 "$TMP/fe")"
+	fi
+}
+
+# word FILE KEY: the value of KEY=VALUE words of each candidate line of FILE.
+word() {
+	awk -v k="$2" '/^# score=/ { v = "-"; for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2); print v }' "$1"
+}
+# brief FILE: "ROOT KIND [twin TWIN]" per candidate, sorted
+brief() {
+	grep '^# score=' "$1" | sed -E 's/.* kind=([^ ]*) .* root=([^ ]*) .*/\2 \1/' >"$TMP/b1"
+	grep '^# score=' "$1" | sed -E 's/.* twin=([^ ]*).*/twin \1/; t; s/.*//' >"$TMP/b2"
+	paste -d' ' "$TMP/b1" "$TMP/b2" | sed 's/ *$//' | sort
+}
+
+# ---- the planted roots -------------------------------------------------------
+"$TOOL" roots "$X" >"$TMP/text" 2>"$TMP/err"
+rc=$?
+if [ "$rc" = 0 ]; then ok "roots: exit 0"; else bad "roots: exit $rc ($(cat "$TMP/err"))"; fi
+if [ ! -s "$TMP/err" ]; then ok "no warnings, no progress off a terminal"; else bad "stderr: $(cat "$TMP/err")"; fi
+sed -n 's/^# root //p' "$FIX/x86-roots.expect" | sort >"$TMP/want"
+brief "$TMP/text" >"$TMP/got"
+same "$TMP/want" "$TMP/got" "roots finds exactly the roots x86-roots.expect plants (kinds, PTI twins)"
+check "a dozen process tables (kernel copies and PTI user copies)" \
+	test "$(grep -cE '^# score=[0-9]+ kind=process(_user)? ' "$TMP/text")" = 15
+for d in $(sed -n 's/^# not roots: //p' "$FIX/x86-roots.expect" | grep -oE '0x[0-9a-f]+'); do
+	if grep -q " root=$d " "$TMP/text"; then bad "decoy $d listed"; else ok "decoy $d not listed"; fi
+done
+"$TOOL" roots --min-score 0 "$X" >"$TMP/all"
+for d in $(sed -n 's/^# not roots: //p' "$FIX/x86-roots.expect" | grep -oE '0x[0-9a-f]+'); do
+	if grep -q " root=$d " "$TMP/all"; then bad "decoy $d listed with --min-score 0"; else ok "decoy $d not listed with --min-score 0"; fi
+done
+grep -q 'root=0x110000 .*root_of=cpu0' "$TMP/text" && ok "cpu0's CR3 table is named root_of=cpu0" || bad "no root_of=cpu0"
+grep -q 'kind=process_user .*root=0x11f000 .*ref=cpu1 root_of=cpu1 twin=0x11e000' "$TMP/text" &&
+	ok "cpu1's CR3, a PTI user copy: process_user, its kernel copy the twin" || bad "cpu1's user copy"
+grep -q 'kind=kernel_only .*root=0x100000 .*root_of=kernel' "$TMP/text" &&
+	ok "the kernel's own table: kernel_only" || bad "kernel_only"
+
+# ---- order and the counts behind the score ----------------------------------------
+word "$TMP/text" score >"$TMP/scores"
+word "$TMP/text" root >"$TMP/addrs"
+paste "$TMP/scores" "$TMP/addrs" | awk '{ h = sprintf("%16s", substr($2, 3)); gsub(/ /, "0", h); printf "%03d %s\n", 100 - $1, h }' >"$TMP/order"
+sort -c "$TMP/order" 2>/dev/null && ok "ordered by score, then address" || bad "order: $(cat "$TMP/order")"
+check "scores differ (100 and below)" test "$(sort -u "$TMP/scores" | wc -l)" -ge 2
+for r in 0x122000 0x124000 0x126000; do
+	check "$r: one pointer into uncaptured memory, a lower score" \
+		grep -qE "^# score=(9[0-9]|[1-8][0-9]) kind=process space=sysmem root=$r .* uncaptured=1 " "$TMP/text"
+done
+check "the others: levels 4/4, nothing uncaptured, score 100" \
+	test "$(grep -cE '^# score=100 .* levels=4/4 .* uncaptured=0( |$)' "$TMP/text")" = 13
+check "a process table: 4 valid entries (its PDPT and the kernel half's three)" \
+	grep -qE 'root=0x114000 valid=4 levels=4/4 ' "$TMP/text"
+
+# ---- every pasted section loads and walks as the context it stands for --------------
+mkdir -p "$TMP/cap"
+tar xzf "$X" -C "$TMP/cap"
+cat "$TMP/text" >>"$TMP/cap/capture.ini"
+if "$TOOL" info "$TMP/cap" >"$TMP/info" 2>"$TMP/ierr"; then
+	ok "the whole listing pasted into capture.ini loads ($(grep -c '^context:' "$TMP/info") contexts)"
+else
+	bad "pasted listing does not load: $(cat "$TMP/ierr")"
+fi
+K=0xffff800000201234
+for r in $(word "$TMP/text" root); do
+	n=root-${r#0x}
+	kind=$(grep " root=$r " "$TMP/text" | sed -E 's/.* kind=([^ ]*) .*/\1/')
+	"$TOOL" walk "$TMP/cap" "$n" $K >"$TMP/w" 2>&1
+	case $kind in
+	process_user) want='fault=unmapped level=pml4 index=256' ;;
+	*) want='result: mapped pa=sysmem:0x201234 page=2M' ;;
+	esac
+	check "walk $n $K ($kind): $want" grep -q "$want" "$TMP/w"
+done
+for pair in cpu0:root-110000 cpu1:root-11f000 kernel:root-100000; do
+	a=${pair%%:*} b=${pair#*:}
+	for va in 0x10 0x1010 0xffffff0000000010 $K; do
+		"$TOOL" walk "$X" "$a" $va | grep '^result' >"$TMP/wa"
+		"$TOOL" walk "$TMP/cap" "$b" $va | grep '^result' >"$TMP/wb"
+		same "$TMP/wa" "$TMP/wb" "walk $b $va = walk $a $va"
+	done
+done
+
+# ---- filters ----------------------------------------------------------------------
+"$TOOL" roots --format x86-64 "$X" >"$TMP/fx"
+same "$TMP/text" "$TMP/fx" "--format x86-64 (the capture's): the same listing"
+"$TOOL" roots --space sysmem "$X" >"$TMP/fs"
+same "$TMP/text" "$TMP/fs" "--space sysmem (its only space): the same listing"
+# --format of another format: its own geometry (no context of it), its lines only.
+"$TOOL" roots --json --min-score 0 --format arm64 "$X" >"$TMP/ja"
+fmts() { grep -o '"format": "[^"]*"' "$1" | sort -u | tr '\n' ' '; }
+check "--format arm64: arm64 lines only ($(fmts "$TMP/ja"))" \
+	test -z "$(fmts "$TMP/ja" | sed 's/"format": "arm64" //')"
+check "--format arm64: the format's own geometry" grep -q '"geometries": 1,' "$TMP/ja"
+check "--format arm64: no x86-64 rule (no process kind)" test "$(grep -c '"root_kind": "process' "$TMP/ja")" = 0
+"$TOOL" roots --json --format x86-64 "$X" >"$TMP/jx"
+check "--format x86-64: x86-64 lines only" test "$(fmts "$TMP/jx")" = '"format": "x86-64" '
+check "--min-score 0 lists at least what the default lists" \
+	test "$(grep -c '^# score' "$TMP/all")" -ge "$(grep -c '^# score' "$TMP/text")"
+
+# ---- JSON ---------------------------------------------------------------------------
+"$TOOL" roots --json "$X" >"$TMP/json"
+if python3 - "$TMP/json" "$TMP/text" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+text = [l for l in open(sys.argv[2]) if l.startswith("# score=")]
+objs = [json.loads(l, object_pairs_hook=lambda kv: (
+    [k for k, _ in kv] == sorted(k for k, _ in kv) or sys.exit("keys not sorted: %s" % kv), dict(kv))[1])
+    for l in lines]
+assert len(objs) == len(text) + 1, (len(objs), len(text))
+assert "summary" in objs[-1] and objs[-1]["summary"]["candidates"] == len(text)
+for o, t in zip(objs, text):
+    assert ("root=%s " % o["pa"]) in t and ("score=%d " % o["score"]) in t, (o, t)
+    assert o["section"].startswith("[cpu root-%s]\n" % o["pa"][2:]), o
+    assert ("kind=%s " % o["root_kind"]) in t and ("valid=%d " % o["valid_entries"]) in t, (o, t)
+    assert isinstance(o["uncaptured"], int) and isinstance(o["levels_clean"], int)
+EOF
+then ok "--json: one sorted object per candidate, as the text, then the summary"; else bad "--json"; fi
+
+# ---- bad arguments --------------------------------------------------------------------
+fails "no CAPTURE" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots
+fails "two captures" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots "$X" "$X"
+fails "unknown option" 'E_USAGE' "$TOOL" roots --bogus "$X"
+fails "--format missing its value" 'E_USAGE' "$TOOL" roots "$X" --format
+fails "unknown --format" "E_VALUE: roots: unknown --format 'nope' \(nv-gmmu-ver2, " "$TOOL" roots --format nope "$X"
+fails "--space the format lacks" "E_NOTFOUND: roots: no space 'vidmem' in x86-64" "$TOOL" roots --space vidmem "$X"
+fails "--min-score 101" "E_VALUE: roots: bad --min-score '101' \(0 to 100\)" "$TOOL" roots --min-score 101 "$X"
+fails "--min-score bare hex" "E_VALUE: roots: bad --min-score '1a'.*0x" "$TOOL" roots --min-score 1a "$X"
+fails "a capture that does not exist" 'E_' "$TOOL" roots "$TMP/nothing"
+expect "--help" 0 'Usage: ptfs-tool roots' "$TOOL" roots --help
+
+report
+exit $?
