@@ -150,4 +150,18 @@ if [ -f "$FIX/qemu-x86.elf" ]; then
 	head -c 4096 "$FIX/qemu-x86.elf" >"$OUT/fuzz_elf/qemu-x86-head.elf"
 fi
 
+# ---- fuzz_armctx: the [arm64] and [smmu] sections of the arm64 and smmu
+# fixtures, a NUL, the base and their memory (layout: fuzz_armctx.c)
+mkdir -p "$OUT/fuzz_armctx"
+for f in arm64-4k arm64-s2 smmu-v3; do
+	mkdir -p "$TMP/a-$f"
+	tar -xzf "$FIX/$f.tar.gz" -C "$TMP/a-$f"
+	mem=$(ls "$TMP/a-$f"/mem/sysmem-*.bin | head -n 1)
+	b=0x$(basename "$mem" .bin | sed 's/^sysmem-//')
+	{ awk '/^\[(arm64|smmu) / { on = 1 } /^\[memory / { on = 0 } on' "$TMP/a-$f/capture.ini"
+	  printf '\0'; printf "$(le64 "$b")"; cat "$mem"; } >"$OUT/fuzz_armctx/$f"
+	awk '/^\[(arm64|smmu) / { on = 1 } /^\[memory / { on = 0 } on' "$TMP/a-$f/capture.ini" \
+		>"$OUT/fuzz_armctx/$f-keys"
+done
+
 touch "$STAMP"
