@@ -8,8 +8,11 @@
  * Input layout:
  *   the section text (one or more "[arm64 NAME]" / "[smmu NAME]" sections
  *   and their "key = value" lines), up to the first NUL byte (or the end);
- *   then, optional: u64 little-endian BASE and the bytes of a sysmem image
- *   at BASE (at most 1 MiB).
+ *   then, optional: u64 little-endian BASE and records of 10 bytes, u16
+ *   INDEX and u64 VALUE: the sysmem image at BASE has VALUE at byte
+ *   8 * INDEX and zeros elsewhere (up to 512 KiB: the last record's page).
+ *   Sparse, so that an input is the few descriptors a walk reads and the
+ *   fuzzer's own cost per input stays small.
  * The capture is an uncompressed tar in a memfd (no file in TMPDIR)
  * holding capture.ini — [capture] with `format = arm-smmuv3` when the
  * text's first section is an [smmu] one, else arm64, a [memory] section
@@ -30,10 +33,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_TEXT 8192
-#define MAX_IMAGE (1u << 20)
+#define MAX_IMAGE (8u << 16)
 
 static int memfd = -1;
 static char path[64];
+static uint8_t img[MAX_IMAGE];
+static size_t img_len;
 static uint8_t tarbuf[2 * 512 + MAX_TEXT + 1024 + MAX_IMAGE + 2 * 512 + 1024];
 
 static void no_ctl(const char *s)
@@ -90,11 +95,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tlen > MAX_TEXT)
 		return 0;
 	if (nul && size - tlen - 1 >= 8) {
+		const uint8_t *r = nul + 9, *end = data + size;
+
 		base = le64(nul + 1) & ~0xfffull;
-		image = nul + 9;
-		ilen = size - tlen - 9;
-		if (ilen > MAX_IMAGE)
-			ilen = MAX_IMAGE;
+		memset(img, 0, img_len);
+		for (; end - r >= 10; r += 10) {
+			size_t at = 8u * (size_t)(r[0] | r[1] << 8);
+
+			memcpy(img + at, r + 2, 8);
+			if (at + 8 > ilen)
+				ilen = (at + 8 + 0xfff) & ~(size_t)0xfff;
+		}
+		img_len = ilen;
+		image = ilen ? img : NULL;
 	}
 	first = memchr(data, '[', tlen);
 	n = (size_t)snprintf(ini, sizeof ini, "[capture]\nversion = 1\nformat = %s\n",

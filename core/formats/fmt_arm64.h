@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_arm64.h — what fmt_arm64.c (the decoder and the context) and
- * fmt_arm64_enc.c (the encoder, ptfs-tool build) share.  Nothing else
- * includes this: the rest of ptfs reaches the format through struct
- * pt_format.
+ * fmt_arm64_enc.c (the encoder, ptfs-tool build) share, and what
+ * fmt_smmuv3.c reuses (the set-up, the decoder, the level table: SMMUv3
+ * tables are VMSAv8-64 tables).  Nothing else includes this: the rest of
+ * ptfs reaches the formats through struct pt_format.
  */
 #ifndef PT_FMT_ARM64_H
 #define PT_FMT_ARM64_H
