@@ -50,13 +50,6 @@ static struct pt_entry dec(unsigned level, uint64_t raw)
 	return e;
 }
 
-static uint64_t fv(const struct pt_entry *e, const char *key)
-{
-	const struct pt_field *f = pt_entry_field(e, key);
-
-	ck_assert_msg(f != NULL, "no field %s", key);
-	return f->v;
-}
 
 START_TEST(ve_entries)
 {
@@ -68,16 +61,16 @@ START_TEST(ve_entries)
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_int_eq(e.target[0].level, ROW(2));
 	ck_assert_uint_eq(e.target[0].addr, 0x12341000ull);
-	ck_assert_uint_eq(fv(&e, "next_level"), 2);
-	ck_assert_uint_eq(fv(&e, "ir"), 1);
-	ck_assert_uint_eq(fv(&e, "iw"), 1);
+	ck_assert_uint_eq(tu_field(&e, "next_level"), 2);
+	ck_assert_uint_eq(tu_field(&e, "ir"), 1);
+	ck_assert_uint_eq(tu_field(&e, "iw"), 1);
 	/* E05: L1 PTE, 4 KiB 0x87654000, FC IR IW */
 	e = dec(1, 0x87654000ull | IW | IR | FC | PR);
 	ck_assert_uint_eq(e.raw[0], 0x7000000087654001ull);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0x87654000ull);
 	ck_assert_uint_eq(e.page_size, 4096);
-	ck_assert_uint_eq(fv(&e, "fc"), 1);
+	ck_assert_uint_eq(tu_field(&e, "fc"), 1);
 	ck_assert_uint_eq(e.perm, PT_PERM_SNOOPED);
 	/* E06: NL 0 at L2 → 2 MiB */
 	e = dec(2, 0x80200000ull | IW | IR | PR);
@@ -92,20 +85,20 @@ START_TEST(ve_entries)
 	e = dec(2, 0x12343000ull | IW | NL(1) | PR);
 	ck_assert_uint_eq(e.raw[0], 0x4000000012343201ull);
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
-	ck_assert_uint_eq(fv(&e, "ir"), 0);
-	ck_assert_uint_eq(fv(&e, "iw"), 1);
+	ck_assert_uint_eq(tu_field(&e, "ir"), 0);
+	ck_assert_uint_eq(tu_field(&e, "iw"), 1);
 	ck_assert_uint_eq(e.perm, PT_PERM_NO_READ);   /* what it passes down (AND rule) */
 	/* E12: reserved bit 52 */
 	e = dec(1, 0x87654000ull | BIT(52) | IW | IR | PR);
 	ck_assert_uint_eq(e.raw[0], 0x6010000087654001ull);
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(52));
-	ck_assert_uint_eq(fv(&e, "reserved_bits"), 1);
+	ck_assert_uint_eq(tu_field(&e, "reserved_bits"), 1);
 	/* every other field at its bit: A 5, D 6, U 59; ignored 4:1, 8:7, 63 */
 	e = dec(1, 0x1000ull | AC | DI | U | BIT(63) | BIT(8) | BIT(1) | IR | PR);
-	ck_assert_uint_eq(fv(&e, "a"), 1);
-	ck_assert_uint_eq(fv(&e, "d"), 1);
-	ck_assert_uint_eq(fv(&e, "u"), 1);
-	ck_assert_uint_eq(fv(&e, "ignored"), BIT(63) | BIT(8) | BIT(1));
+	ck_assert_uint_eq(tu_field(&e, "a"), 1);
+	ck_assert_uint_eq(tu_field(&e, "d"), 1);
+	ck_assert_uint_eq(tu_field(&e, "u"), 1);
+	ck_assert_uint_eq(tu_field(&e, "ignored"), BIT(63) | BIT(8) | BIT(1));
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	ck_assert_uint_eq(e.perm, PT_PERM_NO_WRITE);
 	/* PR = 0: invalid, other bits unchecked; zero: unmapped */
@@ -131,7 +124,7 @@ START_TEST(ve_special)
 	ck_assert_uint_eq(e.raw[0], 0x7000000000043E01ull);
 	ck_assert_uint_eq(e.page_size, 32768);
 	ck_assert_uint_eq(e.pa, 0x40000ull);
-	ck_assert_uint_eq(fv(&e, "address"), 0x40000ull);
+	ck_assert_uint_eq(tu_field(&e, "address"), 0x40000ull);
 	/* E09: L2, bits 20:12 ones, 21 zero → 4 MiB at 0x400000 */
 	e = dec(2, 0x400000ull | 0x1ff000 | FC | IR | IW | NL(7) | PR);
 	ck_assert_uint_eq(e.raw[0], 0x70000000005FFE01ull);
@@ -155,12 +148,12 @@ START_TEST(ve_special)
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_int_eq(e.target[0].level, ROW(2));
 	ck_assert_uint_eq(e.target[0].addr, 0x12342000ull);
-	ck_assert_uint_eq(fv(&e, "skipped_levels"), 1);
-	ck_assert_uint_eq(fv(&e, "next_level"), 2);
+	ck_assert_uint_eq(tu_field(&e, "skipped_levels"), 1);
+	ck_assert_uint_eq(tu_field(&e, "next_level"), 2);
 	/* NL 1 at L5 skips three levels; a pointer one level down has no skipped_levels */
 	e = dec(5, 0x3000ull | IR | NL(1) | PR);
 	ck_assert_int_eq(e.target[0].level, ROW(1));
-	ck_assert_uint_eq(fv(&e, "skipped_levels"), 3);
+	ck_assert_uint_eq(tu_field(&e, "skipped_levels"), 3);
 	e = dec(5, 0x3000ull | IR | NL(4) | PR);
 	ck_assert_ptr_null(pt_entry_field(&e, "skipped_levels"));
 	/* NL pointing up or at its own level */
@@ -171,43 +164,19 @@ END_TEST
 
 /* ---- captures ----------------------------------------------------------------- */
 
-struct cap {
-	char *dir;
-	struct pt_capture *c;
-	pt_err rc;
-};
-
 #define MEMSZ 0x6000
 static uint8_t mem[MEMSZ];
 
 static void put(uint64_t pa, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		mem[pa + (uint64_t)i] = (uint8_t)(v >> (8 * i));
+	tu_put64(mem, sizeof mem, pa, v);
 }
 
-static struct cap load(const char *sections)
+static struct tu_cap load(const char *sections)
 {
-	struct cap k = {0};
-	char ini[4096];
-
-	k.dir = tu_mkdtemp();
-	snprintf(ini, sizeof ini,
-		 "[capture]\nversion = 1\nformat = amd-vi\n"
-		 "[memory m]\nspace = sysmem\nbase = 0\nfile = mem/sys.bin\n%s", sections);
-	tu_write(k.dir, "capture.ini", ini, strlen(ini));
-	tu_write(k.dir, "mem/sys.bin", mem, sizeof mem);
-	k.c = pt_capture_new();
-	k.rc = pt_capture_load(k.c, k.dir);
-	return k;
+	return tu_cap_load("amd-vi", 0, mem, sizeof mem, sections);
 }
 
-static void unload(struct cap *k)
-{
-	pt_capture_free(k->c);
-	tu_rmtree(k->dir);
-	free(k->dir);
-}
 
 /*
  * Mode 3 at the §V.E index example: IOVA 0x4012345000 = L3 0x100, L2 0x091,
@@ -249,7 +218,7 @@ static void walk_ok(const struct pt_context *ctx, uint64_t va, uint64_t pa, uint
 
 START_TEST(ve_walks)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 	uint64_t base = L3I(0x100) | L2I(0x91);
@@ -323,7 +292,7 @@ START_TEST(ve_walks)
 		ck_assert_int_eq(pt_node_resolve(&node, &loc), PT_OK);
 		ck_assert_int_eq(loc.entry.state, PT_ST_MAPPED);
 	}
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* mode + root: the same tables; Mode 2 roots at the L2 table, 30-bit IOVAs */
 	k = load("[amdvi d0]\nmode = 2\nroot = 0x2000\noutput_space = hpa\n");
@@ -334,7 +303,7 @@ START_TEST(ve_walks)
 	walk_ok(ctx, L2I(0x91) | L1I(0x145), 0x87654000ull, L2I(0x91) | L1I(0x145), 4096);
 	ck_assert_int_eq(pt_walk_va(ctx, L2I(0x94), &w), PT_OK);
 	ck_assert_str_eq(ctx->fmt->spaces[w.space], "hpa");
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* Mode 6: a 128-entry l6 root */
 	k = load("[amdvi d0]\nmode = 6\nroot = 0x4000\n");
@@ -342,7 +311,7 @@ START_TEST(ve_walks)
 	ctx = pt_capture_context(k.c, 0);
 	ck_assert_str_eq(ctx->fmt->levels[0].name, "l6");
 	ck_assert_uint_eq(ctx->root_entries, 128);
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
@@ -355,7 +324,7 @@ END_TEST
  */
 START_TEST(ve_skip)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 	const uint64_t l4 = 1ull << 39;
@@ -416,7 +385,7 @@ START_TEST(ve_skip)
 		node.s[1].level = 1;   /* l3: not on this path */
 		ck_assert_int_eq(pt_node_resolve(&node, &loc), PT_E_NOTFOUND);
 	}
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
@@ -427,7 +396,7 @@ END_TEST
  */
 START_TEST(ve_rights)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 	char flags[PT_FLAGS_LEN];
@@ -446,7 +415,7 @@ START_TEST(ve_rights)
 	/* the 2 MiB page beside that PDE keeps IR|IW */
 	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x100) | L2I(0x94), &w), PT_OK);
 	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* a DTE without IW (bit 62): every page of the device is read-only */
 	build_tables();
@@ -457,25 +426,21 @@ START_TEST(ve_rights)
 	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
 	ck_assert_int_eq(pt_walk_va(ctx, L3I(0x101), &w), PT_OK);
 	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), PT_PERM_NO_WRITE);
-	unload(&k);
+	tu_cap_free(&k);
 	/* mode + root: no DTE, nothing denied above the tables */
 	k = load("[amdvi d0]\nmode = 3\nroot = 0x1000\n");
 	ctx = pt_capture_context(k.c, 0);
 	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
 	ck_assert_uint_eq(w.perm & (PT_PERM_NO_READ | PT_PERM_NO_WRITE), 0);
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
 static void key_err(const char *body, pt_err want, const char *msg)
 {
-	struct cap k = load(body);
+	struct tu_cap k = load(body);
 
-	ck_assert_msg(k.rc == want, "%s: rc %d, want %d (%s)", body, k.rc, want,
-		      pt_capture_error(k.c));
-	ck_assert_msg(strstr(pt_capture_error(k.c), msg) != NULL, "'%s' not in '%s'", msg,
-		      pt_capture_error(k.c));
-	unload(&k);
+	tu_cap_refused(&k, body, want, msg);
 }
 
 START_TEST(key_errors)

@@ -171,6 +171,22 @@ START_TEST(vec_reserve)
 }
 END_TEST
 
+/* One wording for both front ends' load progress; a percentage never passes 100. */
+START_TEST(progress_str)
+{
+	char line[64];
+
+	pt_progress_str("a.tar", 1, 3, line, sizeof line);
+	ck_assert_str_eq(line, "loading a.tar:  33%");
+	pt_progress_str("a.tar", 5, 3, line, sizeof line);
+	ck_assert_str_eq(line, "loading a.tar: 100%");
+	pt_progress_str("a.tar", UINT64_C(17) << 20 | 5, 0, line, sizeof line);
+	ck_assert_str_eq(line, "loading a.tar: 17 MiB");
+	pt_progress_str("a-very-long-path-name-indeed.tar.gz", 1, 2, line, 12);
+	ck_assert_str_eq(line, "loading a-v");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("buf");
@@ -191,6 +207,9 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, buf_grow);
 	tcase_add_test(tc, vec_reserve);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("progress");
+	tcase_add_test(tc, progress_str);
 	suite_add_tcase(s, tc);
 	return s;
 }

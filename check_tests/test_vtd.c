@@ -53,13 +53,6 @@ static struct pt_entry dec(const char *fmt, unsigned row, uint64_t raw)
 	return e;
 }
 
-static uint64_t fv(const struct pt_entry *e, const char *key)
-{
-	const struct pt_field *f = pt_entry_field(e, key);
-
-	ck_assert_msg(f != NULL, "no field %s", key);
-	return f->v;
-}
 
 static bool has(const struct pt_entry *e, const char *key)
 {
@@ -78,9 +71,9 @@ START_TEST(vd_entries)
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0x87654000ull);
 	ck_assert_uint_eq(e.page_size, 4096);
-	ck_assert_uint_eq(fv(&e, "r"), 1);
-	ck_assert_uint_eq(fv(&e, "w"), 1);
-	ck_assert_uint_eq(fv(&e, "x"), 0);
+	ck_assert_uint_eq(tu_field(&e, "r"), 1);
+	ck_assert_uint_eq(tu_field(&e, "w"), 1);
+	ck_assert_uint_eq(tu_field(&e, "x"), 0);
 	ck_assert_uint_eq(e.perm, 0);
 	ck_assert(!has(&e, "ps"));   /* bit 7 of a PTE is not interpreted */
 	/* D05: PDE → table 0x12346000 */
@@ -100,13 +93,13 @@ START_TEST(vd_entries)
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0x80200000ull);
 	ck_assert_uint_eq(e.page_size, 2u << 20);
-	ck_assert_uint_eq(fv(&e, "ps"), 1);
+	ck_assert_uint_eq(tu_field(&e, "ps"), 1);
 	/* D07: 1 GiB page 0xC0000000 with SNP (a leaf field: snooped) */
 	e = dec("intel-vtd", PDPT, 0xC0000000ull | SNP | PS | R | W);
 	ck_assert_uint_eq(e.raw[0], 0x00000000C0000883ull);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.page_size, 1u << 30);
-	ck_assert_uint_eq(fv(&e, "snp"), 1);
+	ck_assert_uint_eq(tu_field(&e, "snp"), 1);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	ck_assert(e.perm & PT_PERM_SNOOPED);
 	/* D08: R = W = 0: not present (Linux dma_pte_present), other bits unchecked */
@@ -117,7 +110,7 @@ START_TEST(vd_entries)
 	e = dec("intel-vtd", PD, 0x80201000ull | PS | R | W);
 	ck_assert_uint_eq(e.raw[0], 0x0000000080201083ull);
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(12));
-	ck_assert_uint_eq(fv(&e, "reserved_bits"), 1);
+	ck_assert_uint_eq(tu_field(&e, "reserved_bits"), 1);
 	/* 29:12 of a 1 GiB leaf */
 	e = dec("intel-vtd", PDPT, 0xC0000000ull | BIT(29) | PS | R);
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(29));
@@ -131,7 +124,7 @@ START_TEST(vd_entries)
 	/* D11: TM 62 on a leaf */
 	e = dec("intel-vtd", PT, 0x87654000ull | TM | R | W);
 	ck_assert_uint_eq(e.raw[0], 0x4000000087654003ull);
-	ck_assert_uint_eq(fv(&e, "tm"), 1);
+	ck_assert_uint_eq(tu_field(&e, "tm"), 1);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	/* ... and reserved on a directory entry, as SNP is */
 	e = dec("intel-vtd", PD, 0x12346000ull | TM | SNP | R | W);
@@ -142,10 +135,10 @@ START_TEST(vd_entries)
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0x87654000ull);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
-	ck_assert_uint_eq(fv(&e, "ignored"), BIT(52));
+	ck_assert_uint_eq(tu_field(&e, "ignored"), BIT(52));
 	/* bits 63 and 61:52 ignored everywhere; bit 10 on a leaf; 6:3 and 10:9 on a directory */
 	e = dec("intel-vtd", PML4, 0x12346000ull | BIT(63) | BIT(61) | BIT(9) | BIT(3) | R);
-	ck_assert_uint_eq(fv(&e, "ignored"), BIT(63) | BIT(61) | BIT(9) | BIT(3));
+	ck_assert_uint_eq(tu_field(&e, "ignored"), BIT(63) | BIT(61) | BIT(9) | BIT(3));
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 }
 END_TEST
@@ -155,15 +148,15 @@ START_TEST(vd_leaf_fields)
 	/* Every leaf field at its own bit: X 2, EMT 5:3 (WB 6), IPAT 6, A 8, D 9 (§D.2). */
 	struct pt_entry e = dec("intel-vtd", PT, 0x1000ull | R | X | EMT(6) | IPAT | A | D);
 
-	ck_assert_uint_eq(fv(&e, "r"), 1);
-	ck_assert_uint_eq(fv(&e, "w"), 0);
-	ck_assert_uint_eq(fv(&e, "x"), 1);
-	ck_assert_uint_eq(fv(&e, "emt"), 6);
+	ck_assert_uint_eq(tu_field(&e, "r"), 1);
+	ck_assert_uint_eq(tu_field(&e, "w"), 0);
+	ck_assert_uint_eq(tu_field(&e, "x"), 1);
+	ck_assert_uint_eq(tu_field(&e, "emt"), 6);
 	ck_assert_str_eq(pt_entry_field(&e, "emt_name")->s, "WB");
-	ck_assert_uint_eq(fv(&e, "ipat"), 1);
-	ck_assert_uint_eq(fv(&e, "a"), 1);
-	ck_assert_uint_eq(fv(&e, "d"), 1);
-	ck_assert_uint_eq(fv(&e, "snp"), 0);
+	ck_assert_uint_eq(tu_field(&e, "ipat"), 1);
+	ck_assert_uint_eq(tu_field(&e, "a"), 1);
+	ck_assert_uint_eq(tu_field(&e, "d"), 1);
+	ck_assert_uint_eq(tu_field(&e, "snp"), 0);
 	ck_assert_uint_eq(e.perm, PT_PERM_NO_WRITE | PT_PERM_EXEC);
 	/* write-only: present (R|W), a read is denied */
 	e = dec("intel-vtd", PT, 0x1000ull | W);
@@ -193,9 +186,9 @@ START_TEST(vf_entries)
 	e = dec("intel-ept", PT, 0x87654000ull | EMT(6) | IPAT | R | W | X);
 	ck_assert_uint_eq(e.raw[0], 0x0000000087654077ull);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
-	ck_assert_uint_eq(fv(&e, "memory_type"), 6);
-	ck_assert_uint_eq(fv(&e, "ignore_pat"), 1);
-	ck_assert_uint_eq(fv(&e, "execute"), 1);
+	ck_assert_uint_eq(tu_field(&e, "memory_type"), 6);
+	ck_assert_uint_eq(tu_field(&e, "ignore_pat"), 1);
+	ck_assert_uint_eq(tu_field(&e, "execute"), 1);
 	ck_assert_uint_eq(e.perm, PT_PERM_EXEC);
 	/* F05: 2 MiB */
 	e = dec("intel-ept", PD, 0x80200000ull | PS | EMT(6) | IPAT | R | W | X);
@@ -206,12 +199,12 @@ START_TEST(vf_entries)
 	e = dec("intel-ept", PDPT, 0xC0000000ull | D | A | PS | EMT(6) | IPAT | R | W | X);
 	ck_assert_uint_eq(e.raw[0], 0x00000000C00003F7ull);
 	ck_assert_uint_eq(e.page_size, 1u << 30);
-	ck_assert_uint_eq(fv(&e, "accessed"), 1);
-	ck_assert_uint_eq(fv(&e, "dirty"), 1);
+	ck_assert_uint_eq(tu_field(&e, "accessed"), 1);
+	ck_assert_uint_eq(tu_field(&e, "dirty"), 1);
 	/* F07: write-only: misconfiguration */
 	e = dec("intel-ept", PT, 0x87654000ull | W);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
-	ck_assert_uint_eq(fv(&e, "misconfigured"), 1);
+	ck_assert_uint_eq(tu_field(&e, "misconfigured"), 1);
 	/* F08: execute-only: mapped, no read, no write */
 	e = dec("intel-ept", PT, 0x87654000ull | X | EMT(6));
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
@@ -228,7 +221,7 @@ START_TEST(vf_entries)
 	e = dec("intel-ept", PML4, 0x12346000ull | PS | R | W | X);
 	ck_assert_uint_eq(e.raw[0], 0x0000000012346087ull);
 	ck_assert_uint_eq(e.reserved_mask[0], PS);
-	ck_assert_uint_eq(fv(&e, "misconfigured"), 1);
+	ck_assert_uint_eq(tu_field(&e, "misconfigured"), 1);
 	/* 6:3 of a directory PDE */
 	e = dec("intel-ept", PD, 0x12346000ull | EMT(1) | R);
 	ck_assert_uint_eq(e.reserved_mask[0], EMT(1));
@@ -236,16 +229,16 @@ START_TEST(vf_entries)
 	e = dec("intel-ept", PT, SVE);
 	ck_assert_uint_eq(e.raw[0], 0x8000000000000000ull);
 	ck_assert_int_eq(e.state, PT_ST_INVALID);
-	ck_assert_uint_eq(fv(&e, "suppress_ve"), 1);
+	ck_assert_uint_eq(tu_field(&e, "suppress_ve"), 1);
 	/* F12: W+X, R = 0 (KVM's MMIO SPTE) */
 	e = dec("intel-ept", PT, W | X);
 	ck_assert_uint_eq(e.raw[0], 0x6);
 	ck_assert_int_eq(e.state, PT_ST_UNSUPPORTED);
 	/* user-execute 10 on leaf and directory; 2M reserved 20:12 */
 	e = dec("intel-ept", PT, 0x1000ull | UX | R | EMT(6));
-	ck_assert_uint_eq(fv(&e, "user_execute"), 1);
+	ck_assert_uint_eq(tu_field(&e, "user_execute"), 1);
 	e = dec("intel-ept", PML4, 0x1000ull | UX | R);
-	ck_assert_uint_eq(fv(&e, "user_execute"), 1);
+	ck_assert_uint_eq(tu_field(&e, "user_execute"), 1);
 	e = dec("intel-ept", PD, 0x80200000ull | BIT(20) | PS | R | EMT(6));
 	ck_assert_uint_eq(e.reserved_mask[0], BIT(20));
 }
@@ -253,43 +246,19 @@ END_TEST
 
 /* ---- captures ----------------------------------------------------------------- */
 
-struct cap {
-	char *dir;
-	struct pt_capture *c;
-	pt_err rc;
-};
-
 #define MEMSZ 0x8000
 static uint8_t mem[MEMSZ];
 
 static void put(uint64_t pa, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		mem[pa + (uint64_t)i] = (uint8_t)(v >> (8 * i));
+	tu_put64(mem, sizeof mem, pa, v);
 }
 
-static struct cap load(const char *fmt, const char *sections)
+static struct tu_cap load(const char *fmt, const char *sections)
 {
-	struct cap k = {0};
-	char ini[4096];
-
-	k.dir = tu_mkdtemp();
-	snprintf(ini, sizeof ini,
-		 "[capture]\nversion = 1\nformat = %s\n"
-		 "[memory m]\nspace = sysmem\nbase = 0\nfile = mem/sys.bin\n%s", fmt, sections);
-	tu_write(k.dir, "capture.ini", ini, strlen(ini));
-	tu_write(k.dir, "mem/sys.bin", mem, sizeof mem);
-	k.c = pt_capture_new();
-	k.rc = pt_capture_load(k.c, k.dir);
-	return k;
+	return tu_cap_load(fmt, 0, mem, sizeof mem, sections);
 }
 
-static void unload(struct cap *k)
-{
-	pt_capture_free(k->c);
-	tu_rmtree(k->dir);
-	free(k->dir);
-}
 
 /*
  * The §V.D index example: IOVA 0x7F1234567000 = PML4 0xFE, PDPT 0x48, PD
@@ -329,7 +298,7 @@ static void walk_ok(const struct pt_context *ctx, uint64_t va, uint64_t pa, uint
 
 START_TEST(vd_walks)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 
@@ -360,7 +329,7 @@ START_TEST(vd_walks)
 	ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
 	ck_assert_int_eq(pt_walk_va(ctx, 1ull << 48, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* D02: the legacy context entry: P, TT 0, SLPTPTR 0x1000 (here), AW 2 → 4 levels, DID 1 */
 	k = load("intel-vtd", "[vtd d0]\ncontext = 0x00000000000001020000000000001001\n");
@@ -369,7 +338,7 @@ START_TEST(vd_walks)
 	ck_assert_str_eq(ctx->fmt->levels[0].name, "pml4");
 	ck_assert_uint_eq(ctx->root_addr, 0x1000);
 	walk_ok(ctx, 0x00007F1234567abcull, 0x87654abcull, 4096, 4, "pt");
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* AW 39: 3 levels from pdpt (the same tables: pdpt at 0x2000) */
 	k = load("intel-vtd", "[vtd d0]\nslptptr = 0x2000\naw = 39\n");
@@ -379,7 +348,7 @@ START_TEST(vd_walks)
 	ck_assert_uint_eq(ctx->fmt->va_digits, 10);
 	walk_ok(ctx, (0x48ull << 30) | (0x1a2ull << 21) | (0x167ull << 12), 0x87654000ull, 4096, 3,
 		"pt");
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* AW 57: 5 levels from pml5 (the same tables one level down: pml5 at 0x1000 → ...) */
 	k = load("intel-vtd", "[vtd d0]\nslptptr = 0x1000\naw = 57\noutput_space = hpa\n");
@@ -400,13 +369,13 @@ START_TEST(vd_walks)
 	ck_assert_uint_eq(w.pa, 0x40000000ull);
 	ck_assert_uint_eq(w.page_size, 1u << 30);
 	ck_assert_str_eq(ctx->fmt->spaces[w.space], "hpa");
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
 START_TEST(vf_walks)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 
@@ -424,16 +393,16 @@ START_TEST(vf_walks)
 	ck_assert_int_eq(pt_walk_va(ctx, 0x00007F1234568000ull, &w), PT_OK);
 	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
 	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE);
-	unload(&k);
+	tu_cap_free(&k);
 	/* F02: + A/D; and 5-level */
 	k = load("intel-ept", "[ept g0]\neptp = 0x000000000000105E\n");
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
-	unload(&k);
+	tu_cap_free(&k);
 	k = load("intel-ept", "[ept g0]\neptp = 0x0000000000001026\n");
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
 	ctx = pt_capture_context(k.c, 0);
 	ck_assert_str_eq(ctx->fmt->levels[0].name, "pml5");
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
@@ -445,7 +414,7 @@ END_TEST
  */
 START_TEST(vd_rights)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 	char flags[PT_FLAGS_LEN];
@@ -460,7 +429,7 @@ START_TEST(vd_rights)
 	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
 	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE);
 	/* the leaf says R|W: the path removed W */
-	ck_assert_uint_eq(fv(&w.steps[3].entry, "w"), 1);
+	ck_assert_uint_eq(tu_field(&w.steps[3].entry, "w"), 1);
 	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
 	ck_assert_str_eq(flags, "r");
 	ck_assert_int_eq(pt_walk_va(ctx, va2m, &w), PT_OK);
@@ -468,7 +437,7 @@ START_TEST(vd_rights)
 	/* a sibling PDPTE's 1 GiB page keeps R|W */
 	ck_assert_int_eq(pt_walk_va(ctx, (0xfeull << 39) | (0x49ull << 30), &w), PT_OK);
 	ck_assert_uint_eq(w.perm, 0);
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* W without R on the PML4E: nothing below is readable; X on a pointer is not ANDed */
 	build_tables(false);
@@ -481,7 +450,7 @@ START_TEST(vd_rights)
 	ck_assert_uint_eq(w.perm, PT_PERM_NO_READ | PT_PERM_EXEC);
 	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
 	ck_assert_str_eq(flags, "w,x");
-	unload(&k);
+	tu_cap_free(&k);
 
 	/* EPT: read, write and execute are all ANDed */
 	build_tables(true);
@@ -495,24 +464,20 @@ START_TEST(vd_rights)
 	pt_format_flags(ctx->fmt, &w.steps[3].entry, flags, sizeof flags);
 	ck_assert_str_eq(flags, "read,write");
 	put(0x2000 + 8 * 0x48, 0x3000 | R | X);        /* without write */
-	unload(&k);
+	tu_cap_free(&k);
 	k = load("intel-ept", "[ept g0]\neptp = 0x000000000000101E\n");
 	ctx = pt_capture_context(k.c, 0);
 	ck_assert_int_eq(pt_walk_va(ctx, va4k, &w), PT_OK);
 	ck_assert_uint_eq(w.perm, PT_PERM_NO_WRITE | PT_PERM_EXEC);
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
 static void key_err(const char *fmt, const char *body, pt_err want, const char *msg)
 {
-	struct cap k = load(fmt, body);
+	struct tu_cap k = load(fmt, body);
 
-	ck_assert_msg(k.rc == want, "%s: rc %d, want %d (%s)", body, k.rc, want,
-		      pt_capture_error(k.c));
-	ck_assert_msg(strstr(pt_capture_error(k.c), msg) != NULL, "'%s' not in '%s'", msg,
-		      pt_capture_error(k.c));
-	unload(&k);
+	tu_cap_refused(&k, body, want, msg);
 }
 
 START_TEST(key_errors)

@@ -21,49 +21,21 @@
 
 /* ---- capture helpers ----------------------------------------------------- */
 
-struct cap {
-	char *dir;
-	struct pt_capture *c;
-	pt_err rc;
-};
-
 /* A directory capture: SECTIONS after [capture] and sysmem MEM at BASE. */
-static struct cap load_at(const char *sections, uint64_t base, const void *mem, size_t memlen)
+static struct tu_cap load_at(const char *sections, uint64_t base, const void *mem, size_t memlen)
 {
-	struct cap k = {0};
-	char ini[4096];
-
-	k.dir = tu_mkdtemp();
-	snprintf(ini, sizeof ini,
-		 "[capture]\nversion = 1\nformat = x86-64\n"
-		 "[memory m]\nspace = sysmem\nbase = 0x%" PRIx64 "\nfile = mem/sys.bin\n%s",
-		 base, sections);
-	tu_write(k.dir, "capture.ini", ini, strlen(ini));
-	tu_write(k.dir, "mem/sys.bin", mem, memlen);
-	k.c = pt_capture_new();
-	k.rc = pt_capture_load(k.c, k.dir);
-	return k;
+	return tu_cap_load("x86-64", base, mem, memlen, sections);
 }
 
-static void unload(struct cap *k)
-{
-	pt_capture_free(k->c);
-	tu_rmtree(k->dir);
-	free(k->dir);
-}
 
 static uint8_t zero_page[4096];
 
 /* Loads SECTIONS and expects RC with WANT in the message. */
 static void key_err(const char *sections, pt_err rc, const char *want)
 {
-	struct cap k = load_at(sections, 0x1000, zero_page, sizeof zero_page);
+	struct tu_cap k = load_at(sections, 0x1000, zero_page, sizeof zero_page);
 
-	ck_assert_msg(k.rc == rc, "%s: rc %d, want %d (%s)", sections, k.rc, rc,
-		      pt_capture_error(k.c));
-	ck_assert_msg(strstr(pt_capture_error(k.c), want), "%s: '%s' lacks '%s'", sections,
-		      pt_capture_error(k.c), want);
-	unload(&k);
+	tu_cap_refused(&k, sections, rc, want);
 }
 
 /*
@@ -73,7 +45,7 @@ static void key_err(const char *sections, pt_err rc, const char *want)
 static struct pt_entry dec_ctx(const char *efer, unsigned m, const char *level, uint64_t raw)
 {
 	char s[256];
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	const struct pt_level *l = NULL;
 	struct pt_entry e;
@@ -94,7 +66,7 @@ static struct pt_entry dec_ctx(const char *efer, unsigned m, const char *level, 
 	for (int j = 0; j < 8; j++)
 		b[j] = (uint8_t)(raw >> (8 * j));
 	ck_assert_int_eq(ctx->fmt->decode((unsigned)(l - ctx->fmt->levels), l->va_shift, b, 0, &e), PT_OK);
-	unload(&k);
+	tu_cap_free(&k);
 	return e;
 }
 
@@ -104,13 +76,6 @@ static struct pt_entry dec(const char *level, uint64_t raw)
 	return dec_ctx("0xd01", 0, level, raw);
 }
 
-static uint64_t fv(const struct pt_entry *e, const char *key)
-{
-	const struct pt_field *f = pt_entry_field(e, key);
-
-	ck_assert_msg(f != NULL, "no field %s", key);
-	return f->v;
-}
 
 static void no_field(const struct pt_entry *e, const char *key)
 {
@@ -126,57 +91,57 @@ START_TEST(vc_vectors)
 	/* X01: L1 zero: not present */
 	e = dec("pt", 0);
 	ck_assert_int_eq(e.state, PT_ST_UNMAPPED);
-	ck_assert_uint_eq(fv(&e, "present"), 0);
+	ck_assert_uint_eq(tu_field(&e, "present"), 0);
 	/* X02: L4 0x12345067: P RW US A, bit 6 ignored -> next table 0x12345000 */
 	e = dec("pml4", 0x0000000012345067ull);
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_uint_eq(e.target[0].addr, 0x12345000);
-	ck_assert_uint_eq(fv(&e, "ignored"), BIT(6));
+	ck_assert_uint_eq(tu_field(&e, "ignored"), BIT(6));
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	/* X03: L3 1 GiB, XD, PAT(12) 0 */
 	e = dec("pdpt", 0x80000000C00000E3ull);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0xC0000000);
 	ck_assert_uint_eq(e.page_size, 1ull << 30);
-	ck_assert_uint_eq(fv(&e, "xd"), 1);
-	ck_assert_uint_eq(fv(&e, "pat_large"), 0);
-	ck_assert_uint_eq(fv(&e, "ps"), 1);
+	ck_assert_uint_eq(tu_field(&e, "xd"), 1);
+	ck_assert_uint_eq(tu_field(&e, "pat_large"), 0);
+	ck_assert_uint_eq(tu_field(&e, "ps"), 1);
 	ck_assert(!(e.perm & PT_PERM_EXEC));
 	/* X04: L2 2 MiB global */
 	e = dec("pd", 0x00000000002001E3ull);
 	ck_assert_int_eq(e.state, PT_ST_MAPPED);
 	ck_assert_uint_eq(e.pa, 0x200000);
 	ck_assert_uint_eq(e.page_size, 2u << 20);
-	ck_assert_uint_eq(fv(&e, "global"), 1);
-	ck_assert_uint_eq(fv(&e, "dirty"), 1);
+	ck_assert_uint_eq(tu_field(&e, "global"), 1);
+	ck_assert_uint_eq(tu_field(&e, "dirty"), 1);
 	/* X05: __PAGE_KERNEL */
 	e = dec("pt", 0x8000000000001163ull);
 	ck_assert_uint_eq(e.pa, 0x1000);
-	ck_assert_uint_eq(fv(&e, "global"), 1);
-	ck_assert_uint_eq(fv(&e, "xd"), 1);
+	ck_assert_uint_eq(tu_field(&e, "global"), 1);
+	ck_assert_uint_eq(tu_field(&e, "xd"), 1);
 	ck_assert(e.perm & PT_PERM_PRIVILEGE);
 	ck_assert(!(e.perm & PT_PERM_NO_WRITE));
 	/* X06: PAGE_READONLY user */
 	e = dec("pt", 0x80000000ABCDE025ull);
 	ck_assert_uint_eq(e.pa, 0xABCDE000);
-	ck_assert_uint_eq(fv(&e, "writable"), 0);
-	ck_assert_uint_eq(fv(&e, "user"), 1);
+	ck_assert_uint_eq(tu_field(&e, "writable"), 0);
+	ck_assert_uint_eq(tu_field(&e, "user"), 1);
 	ck_assert(e.perm & PT_PERM_NO_WRITE);
 	ck_assert(!(e.perm & PT_PERM_PRIVILEGE));
 	/* X07: PAT(7) in a PTE */
 	e = dec("pt", 0x0000000000005083ull);
 	ck_assert_uint_eq(e.pa, 0x5000);
-	ck_assert_uint_eq(fv(&e, "pat"), 1);
+	ck_assert_uint_eq(tu_field(&e, "pat"), 1);
 	no_field(&e, "ps");
 	/* X08: PAT(12) in a 2 MiB leaf: not address */
 	e = dec("pd", 0x0000000000401083ull);
 	ck_assert_uint_eq(e.pa, 0x400000);
-	ck_assert_uint_eq(fv(&e, "pat_large"), 1);
-	ck_assert_uint_eq(fv(&e, "address"), 0x400000);
+	ck_assert_uint_eq(tu_field(&e, "pat_large"), 1);
+	ck_assert_uint_eq(tu_field(&e, "address"), 0x400000);
 	/* X09: PKEY 5 */
 	e = dec("pt", 0x2800000000007007ull);
 	ck_assert_uint_eq(e.pa, 0x7000);
-	ck_assert_uint_eq(fv(&e, "protection_key"), 5);
+	ck_assert_uint_eq(tu_field(&e, "protection_key"), 5);
 	/* X10: P=0 with bit 8 (Linux PROT_NONE): not present, raw kept, nothing decoded */
 	e = dec("pt", 0x0000000012345120ull);
 	ck_assert_int_eq(e.state, PT_ST_INVALID);
@@ -197,14 +162,14 @@ START_TEST(vc_vectors)
 	/* X14: PWT PCD XD */
 	e = dec("pt", 0x8000000000FED01Bull);
 	ck_assert_uint_eq(e.pa, 0xFED000);
-	ck_assert_uint_eq(fv(&e, "pwt"), 1);
-	ck_assert_uint_eq(fv(&e, "pcd"), 1);
-	ck_assert_uint_eq(fv(&e, "pat"), 0);
+	ck_assert_uint_eq(tu_field(&e, "pwt"), 1);
+	ck_assert_uint_eq(tu_field(&e, "pcd"), 1);
+	ck_assert_uint_eq(tu_field(&e, "pat"), 0);
 	/* X15: L2 PS = 0: pointer to a PT */
 	e = dec("pd", 0x0000000012345067ull);
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
 	ck_assert_uint_eq(e.target[0].addr, 0x12345000);
-	ck_assert_uint_eq(fv(&e, "ps"), 0);
+	ck_assert_uint_eq(tu_field(&e, "ps"), 0);
 }
 END_TEST
 
@@ -224,46 +189,46 @@ START_TEST(fields_one_by_one)
 		for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
 			e = dec(levels[l], 0x1000 | 1 | BIT(low[i].bit));
 			for (size_t j = 0; j < sizeof low / sizeof low[0]; j++)
-				ck_assert_uint_eq(fv(&e, low[j].key), j == i || j == 0);
+				ck_assert_uint_eq(tu_field(&e, low[j].key), j == i || j == 0);
 			ck_assert_uint_eq(e.reserved_mask[0], 0);
 		}
 	/* a PTE: dirty 6, pat 7, global 8, sw 11:9, address, sw_high 58:52, pkey 62:59, xd 63 */
 	e = dec("pt", 1 | BIT(6));
-	ck_assert_uint_eq(fv(&e, "dirty"), 1);
+	ck_assert_uint_eq(tu_field(&e, "dirty"), 1);
 	e = dec("pt", 1 | BIT(8));
-	ck_assert_uint_eq(fv(&e, "global"), 1);
+	ck_assert_uint_eq(tu_field(&e, "global"), 1);
 	e = dec("pt", 1 | (5ull << 9));
-	ck_assert_uint_eq(fv(&e, "sw"), 5);
+	ck_assert_uint_eq(tu_field(&e, "sw"), 5);
 	e = dec("pt", 1 | 0x000ffffffffff000ull);
-	ck_assert_uint_eq(fv(&e, "address"), 0x000ffffffffff000ull);
+	ck_assert_uint_eq(tu_field(&e, "address"), 0x000ffffffffff000ull);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	e = dec("pt", 1 | (0x55ull << 52));
-	ck_assert_uint_eq(fv(&e, "sw_high"), 0x55);
+	ck_assert_uint_eq(tu_field(&e, "sw_high"), 0x55);
 	e = dec("pt", 1 | (0xfull << 59));
-	ck_assert_uint_eq(fv(&e, "protection_key"), 15);
-	ck_assert_uint_eq(fv(&e, "sw_high"), 0);
+	ck_assert_uint_eq(tu_field(&e, "protection_key"), 15);
+	ck_assert_uint_eq(tu_field(&e, "sw_high"), 0);
 	e = dec("pt", 1 | BIT(63));
-	ck_assert_uint_eq(fv(&e, "xd"), 1);
+	ck_assert_uint_eq(tu_field(&e, "xd"), 1);
 	/* a 2 MiB leaf: address 51:21, pat_large 12 */
 	e = dec("pd", 1 | BIT(7) | 0x000fffffffe00000ull | BIT(12));
-	ck_assert_uint_eq(fv(&e, "address"), 0x000fffffffe00000ull);
-	ck_assert_uint_eq(fv(&e, "pat_large"), 1);
+	ck_assert_uint_eq(tu_field(&e, "address"), 0x000fffffffe00000ull);
+	ck_assert_uint_eq(tu_field(&e, "pat_large"), 1);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	/* a 1 GiB leaf: address 51:30 */
 	e = dec("pdpt", 1 | BIT(7) | 0x000fffffc0000000ull);
-	ck_assert_uint_eq(fv(&e, "address"), 0x000fffffc0000000ull);
+	ck_assert_uint_eq(tu_field(&e, "address"), 0x000fffffc0000000ull);
 	ck_assert_uint_eq(e.page_size, 1ull << 30);
 	/* a pointer: bits 6 and 8 ignored, 62:52 ignored (sw_high), no dirty/global/pkey */
 	e = dec("pdpt", 1 | BIT(6) | BIT(8) | (0x7ffull << 52) | 0x5000);
 	ck_assert_int_eq(e.state, PT_ST_POINTER);
-	ck_assert_uint_eq(fv(&e, "ignored"), BIT(6) | BIT(8));
-	ck_assert_uint_eq(fv(&e, "sw_high"), 0x7ff);
+	ck_assert_uint_eq(tu_field(&e, "ignored"), BIT(6) | BIT(8));
+	ck_assert_uint_eq(tu_field(&e, "sw_high"), 0x7ff);
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
 	no_field(&e, "dirty");
 	no_field(&e, "global");
 	no_field(&e, "protection_key");
 	e = dec("pml4", 1 | (7ull << 9) | 0x5000);
-	ck_assert_uint_eq(fv(&e, "sw"), 7);
+	ck_assert_uint_eq(tu_field(&e, "sw"), 7);
 	no_field(&e, "ps");   /* bit 7 of a PML4E is reserved, not a field */
 }
 END_TEST
@@ -317,7 +282,7 @@ START_TEST(reserved_rules)
 	/* EFER absent: NXE taken as 1 */
 	e = dec_ctx(NULL, 0, "pt", 1 | BIT(63));
 	ck_assert_uint_eq(e.reserved_mask[0], 0);
-	ck_assert_uint_eq(fv(&e, "xd"), 1);
+	ck_assert_uint_eq(tu_field(&e, "xd"), 1);
 	/* not present: nothing is reserved, whatever is set */
 	e = dec_ctx("0x501", 40, "pml4", ~1ull);
 	ck_assert_int_eq(e.state, PT_ST_INVALID);
@@ -366,7 +331,7 @@ START_TEST(context_registers)
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char s[256];
-		struct cap k;
+		struct tu_cap k;
 		const struct pt_context *ctx;
 
 		snprintf(s, sizeof s, "[cpu c]\n%s", cases[i].keys);
@@ -378,7 +343,7 @@ START_TEST(context_registers)
 		ck_assert_uint_eq(ctx->fmt->va_bits, cases[i].va_bits);
 		ck_assert(ctx->fmt->va_canonical);
 		ck_assert_uint_eq(ctx->fmt->va_digits, 16);
-		unload(&k);
+		tu_cap_free(&k);
 	}
 }
 END_TEST
@@ -388,8 +353,7 @@ static uint8_t img[0x8000];
 
 static void put(uint64_t pa, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		img[pa - 0x1000 + (uint64_t)i] = (uint8_t)(v >> (8 * i));
+	tu_put64(img, sizeof img, pa - 0x1000, v);
 }
 
 /*
@@ -399,7 +363,7 @@ static void put(uint64_t pa, uint64_t v)
  */
 START_TEST(effective_rights)
 {
-	struct cap k;
+	struct tu_cap k;
 	const struct pt_context *ctx;
 	struct pt_walk w;
 	struct pt_page_iter it;
@@ -425,7 +389,7 @@ START_TEST(effective_rights)
 	pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
 	ck_assert_str_eq(flags, "-");
 	/* the leaf's own fields stay its own */
-	ck_assert_uint_eq(fv(&w.steps[w.leaf_step].entry, "writable"), 1);
+	ck_assert_uint_eq(tu_field(&w.steps[w.leaf_step].entry, "writable"), 1);
 	pt_walk_va(ctx, 0x8000001234ull, &w);
 	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
 	ck_assert_uint_eq(w.pa, 0x40001234);
@@ -442,7 +406,7 @@ START_TEST(effective_rights)
 	ck_assert(pt_pages_next(&it, &pg));
 	ck_assert_uint_eq(pg.va, 0x8000000000ull);
 	ck_assert(!(pg.leaf.perm & PT_PERM_EXEC));
-	unload(&k);
+	tu_cap_free(&k);
 }
 END_TEST
 
@@ -462,7 +426,7 @@ START_TEST(indices_and_canonical)
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char s[128];
-		struct cap k;
+		struct tu_cap k;
 		struct pt_walk w;
 
 		/* a chain of pointers at the vector's indices, the leaf at 0x12345000 */
@@ -481,12 +445,12 @@ START_TEST(indices_and_canonical)
 		for (unsigned l = 0; l < cases[i].n; l++)
 			ck_assert_uint_eq(w.steps[l].index, cases[i].idx[l]);
 		ck_assert_uint_eq(w.pa, 0x12345000 | (cases[i].va & 0xfff));
-		unload(&k);
+		tu_cap_free(&k);
 	}
 	/* non-canonical: 63:47 (4-level) / 63:56 (5-level) not all equal; no table read */
 	{
-		struct cap k4 = load_at("[cpu c]\ncr3 = 0x1000\n", 0x1000, zero_page, sizeof zero_page);
-		struct cap k5 = load_at("[cpu c]\ncr3 = 0x1000\nla57 = 1\n", 0x1000, zero_page,
+		struct tu_cap k4 = load_at("[cpu c]\ncr3 = 0x1000\n", 0x1000, zero_page, sizeof zero_page);
+		struct tu_cap k5 = load_at("[cpu c]\ncr3 = 0x1000\nla57 = 1\n", 0x1000, zero_page,
 					sizeof zero_page);
 		struct pt_walk w;
 
@@ -501,8 +465,8 @@ START_TEST(indices_and_canonical)
 		ck_assert_int_eq(w.fault, PT_FAULT_NONCANONICAL);
 		pt_walk_va(pt_capture_context(k5.c, 0), 0xff00000000000000ull, &w);
 		ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
-		unload(&k4);
-		unload(&k5);
+		tu_cap_free(&k4);
+		tu_cap_free(&k5);
 	}
 }
 END_TEST

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,13 +262,10 @@ struct cli_progress {
 static void cli_on_progress(void *ud, uint64_t done, uint64_t total)
 {
 	struct cli_progress *p = ud;
+	char line[4 * PATH_MAX + 64]; /* the path arrives escaped: up to 4 bytes per byte */
 
-	if (total)
-		fprintf(stderr, "\rptfs-tool: loading %s: %3u%%", p->path,
-			(unsigned)(done >= total ? 100 : done * 100 / total));
-	else
-		fprintf(stderr, "\rptfs-tool: loading %s: %llu MiB", p->path,
-			(unsigned long long)(done >> 20));
+	pt_progress_str(p->path, done, total, line, sizeof line);
+	fprintf(stderr, "\rptfs-tool: %s", line);
 	p->shown = true;
 }
 

@@ -162,13 +162,10 @@ struct progress {
 static void on_progress(void *ud, uint64_t done, uint64_t total)
 {
 	struct progress *p = ud;
+	char line[4 * PATH_MAX + 64]; /* the path arrives escaped: up to 4 bytes per byte */
 
-	if (total)
-		fprintf(stderr, "\rptfs: loading %s: %3u%%", p->path,
-			(unsigned)(done >= total ? 100 : done * 100 / total));
-	else
-		fprintf(stderr, "\rptfs: loading %s: %llu MiB", p->path,
-			(unsigned long long)(done >> 20));
+	pt_progress_str(p->path, done, total, line, sizeof line);
+	fprintf(stderr, "\rptfs: %s", line);
 	p->shown = true;
 }
 

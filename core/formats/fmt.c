@@ -107,6 +107,20 @@ const char *pt_state_name(enum pt_state st)
 	return state_names[st];
 }
 
+void pt_entry_add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide)
+{
+	e->reserved_mask[0] = lo;
+	e->reserved_mask[1] = hi;
+	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, (lo | hi) != 0);
+	if (!wide) {
+		pt_entry_add(e, "reserved_mask", PT_FK_HEX, lo);
+		return;
+	}
+	pt_entry_add(e, "reserved_mask", PT_FK_HEX128, lo);
+	if (e->nfields)   /* none in summary-only mode */
+		e->fields[e->nfields - 1].v2 = hi;
+}
+
 void pt_entry_reset(struct pt_entry *e, unsigned size, const uint8_t *raw, unsigned flags)
 {
 	/*

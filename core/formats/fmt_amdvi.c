@@ -142,9 +142,7 @@ static pt_err vi_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned pa
 	if (nl == 0 || nl == 7)
 		pt_entry_add(out, "page_size", PT_FK_HEX, shift ? 1ull << shift : 0);
 	/* PR = 0: the IOMMU reads nothing else of it. */
-	out->reserved_mask[0] = pr ? r & RSV_MASK : 0;
-	pt_entry_add(out, "reserved_bits", PT_FK_BOOL, out->reserved_mask[0] != 0);
-	pt_entry_add(out, "reserved_mask", PT_FK_HEX, out->reserved_mask[0]);
+	pt_entry_add_reserved(out, pr ? r & RSV_MASK : 0, 0, false);
 
 	if (r == 0) {
 		out->state = PT_ST_UNMAPPED;

@@ -86,9 +86,7 @@ static uint64_t oa_of(const struct a64_cfg *c, uint64_t r, unsigned os, uint64_t
 
 static void add_tail(struct pt_entry *e, uint64_t r, uint64_t named)
 {
-	e->reserved_mask[0] = r & ~named;
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, r & ~named, 0, false);
 }
 
 static void add_oa_high(struct pt_entry *e, const struct a64_cfg *c, uint64_t r)
@@ -256,8 +254,7 @@ pt_err pt_a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned page
 	if (!(r & 1)) {
 		/* bit 0 clear: a fault; every other bit is the software's (Arm ARM D8.2.2) */
 		pt_entry_add(e, "valid", PT_FK_BIT, 0);
-		pt_entry_add(e, "reserved_bits", PT_FK_BOOL, false);
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX, 0);
+		pt_entry_add_reserved(e, 0, 0, false);
 		e->state = r ? PT_ST_INVALID : PT_ST_UNMAPPED;
 		return PT_OK;
 	}
@@ -265,8 +262,7 @@ pt_err pt_a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned page
 		/* 01 at level 3 is reserved; a block the granule has none of (QEMU ptw.c) */
 		pt_entry_add(e, "valid", PT_FK_BIT, 1);
 		pt_entry_add(e, "table", PT_FK_BIT, 0);
-		pt_entry_add(e, "reserved_bits", PT_FK_BOOL, false);
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX, 0);
+		pt_entry_add_reserved(e, 0, 0, false);
 		e->state = PT_ST_UNSUPPORTED;
 		return PT_OK;
 	}

@@ -143,8 +143,7 @@ static pt_err gart_decode_gen(unsigned gfx, unsigned level, unsigned page_shift,
 	pt_entry_add(out, "mtype", PT_FK_UINT, mt);
 	pt_entry_add_str(out, "mtype_name", mt < 4 ? g->mtypes[mt] : NULL);
 	pt_entry_add(out, "page_size", PT_FK_HEX, page_size);
-	pt_entry_add(out, "reserved_bits", PT_FK_BOOL, out->reserved_mask[0] != 0);
-	pt_entry_add(out, "reserved_mask", PT_FK_HEX, out->reserved_mask[0]);
+	pt_entry_add_reserved(out, out->reserved_mask[0], 0, false);
 	return PT_OK;
 }
 
@@ -172,8 +171,9 @@ static pt_err gart_decode12(unsigned level, unsigned page_shift, const uint8_t *
  * flag word greps as a field of the entry files (docs/design.md §4):
  *   e.g.  "readable,writeable,executable,snooped"  the GART default
  *         "readable,tmz,prt"
+ * amd-gpuvm's leaves have the same bits and names: it uses this one too.
  */
-static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
+void pt_gart_flags(const struct pt_entry *e, char *buf, size_t len)
 {
 	uint32_t p = e->perm;
 	const bool set[] = {
@@ -193,8 +193,8 @@ static void gart_flags(const struct pt_entry *e, char *buf, size_t len)
 	}
 }
 
-/* maps KIND column: the GART has no kinds; MTYPE is the memory type. */
-static void gart_kind_name(const struct pt_entry *e, char *buf, size_t len)
+/* maps KIND column: the GART has no kinds; MTYPE is the memory type (amd-gpuvm's too). */
+void pt_gart_kind_name(const struct pt_entry *e, char *buf, size_t len)
 {
 	const struct pt_field *n = pt_entry_field(e, "mtype_name");
 	const struct pt_field *m = pt_entry_field(e, "mtype");
@@ -650,8 +650,8 @@ const struct pt_format pt_format_gart = {
 	.va_digits = 12,
 	.spaces = gart_spaces,
 	.decode = gart_decode,
-	.flags = gart_flags,
-	.kind_name = gart_kind_name,
+	.flags = pt_gart_flags,
+	.kind_name = pt_gart_kind_name,
 	.kind_field = "mtype",   /* the KIND column is the memory type */
 	.blob_kinds = gart_blob_kinds,
 	.ctx_section = "gart",

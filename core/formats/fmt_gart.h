@@ -107,4 +107,12 @@ void pt_gart_space_bias(const struct pt_gart_layout *l, uint64_t bias[PT_CONTEXT
 /* The layout of a loaded amd-gart context (its ctx->priv). */
 const struct pt_gart_layout *pt_gart_of(const struct pt_context *ctx);
 
+/*
+ * The maps FLAGS and KIND columns of an AMD leaf (amd-gart and amd-gpuvm:
+ * the same permission bits and MTYPE field): set flags by their entry-file
+ * names joined by ','; the MTYPE name, or "mtypeN" for a value without one.
+ */
+void pt_gart_flags(const struct pt_entry *e, char *buf, size_t len);
+void pt_gart_kind_name(const struct pt_entry *e, char *buf, size_t len);
+
 #endif

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "fmt_ctx.h"
+#include "fmt_gart.h"
 #include "pt_buf.h"
 #include "pt_num.h"
 
@@ -195,8 +196,7 @@ static void add_pte_fields(struct pt_entry *e, unsigned gfx, const struct gen_bi
 	if (g->gcr >= 0)
 		pt_entry_add(e, "gcr", PT_FK_BIT, bits(r, (unsigned)g->gcr, (unsigned)g->gcr));
 	pt_entry_add(e, "page_size", PT_FK_HEX, page_size);
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
 }
 
 static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_t r, bool at_ptb)
@@ -222,8 +222,7 @@ static void add_pde_fields(struct pt_entry *e, const struct gen_bits *g, uint64_
 			     bits(r, (unsigned)g->pde_noalloc, (unsigned)g->pde_noalloc));
 	pt_entry_add(e, "block_fragment_size", PT_FK_UINT,
 		     bits(r, (unsigned)g->bfs_lo + 4, (unsigned)g->bfs_lo));
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
 }
 
 static void set_leaf(struct pt_entry *e, uint64_t r, uint64_t page_size)
@@ -371,40 +370,6 @@ static pt_err gpuvm_decode_gen(unsigned gi, unsigned depth, unsigned level, unsi
 /* One decoder per (generation gfx9 + GI, depth): the descriptor's decode has no context (fmt_ctx.h). */
 PT_FMT_A4(PT_FMT_B4, PT_FMT_DECODER, gpuvm_decode_gen)
 static const pt_fmt_decode_fn decoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_decode_gen)};
-
-/* maps FLAGS: the entry-file names of the set permission bits, as amd-gart. */
-static void gpuvm_flags(const struct pt_entry *e, char *buf, size_t len)
-{
-	uint32_t p = e->perm;
-	const struct pt_field *prt = pt_entry_field(e, "prt");
-	const bool set[] = {
-		!(p & PT_PERM_NO_READ), !(p & PT_PERM_NO_WRITE), p & PT_PERM_EXEC,
-		p & PT_PERM_SNOOPED, p & PT_PERM_TMZ, prt && prt->v,
-	};
-	static const char *const names[] = {
-		"readable", "writeable", "executable", "snooped", "tmz", "prt",
-	};
-	size_t off = 0;
-
-	snprintf(buf, len, "-");
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!set[i] || off >= len)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
-	}
-}
-
-/* maps KIND: the MTYPE name, or "mtypeN" for a value without one. */
-static void gpuvm_kind_name(const struct pt_entry *e, char *buf, size_t len)
-{
-	const struct pt_field *n = pt_entry_field(e, "mtype_name");
-	const struct pt_field *m = pt_entry_field(e, "mtype");
-
-	if (n && n->s)
-		snprintf(buf, len, "%s", n->s);
-	else
-		snprintf(buf, len, "mtype%" PRIu64, m ? m->v : 0);
-}
 
 /* ---- the encoder (ptfs-tool build) ---------------------------------------- */
 
@@ -838,8 +803,8 @@ const struct pt_format pt_format_gpuvm = {
 	.va_digits = 12,
 	.spaces = gpuvm_spaces,
 	.decode = gpuvm_decode_gen_0_3,
-	.flags = gpuvm_flags,
-	.kind_name = gpuvm_kind_name,
+	.flags = pt_gart_flags,      /* the same bits as amd-gart */
+	.kind_name = pt_gart_kind_name,
 	.kind_field = "mtype",   /* the KIND column is the memory type */
 	.blob_kinds = gpuvm_blob_kinds,
 	.ctx_section = "vm",

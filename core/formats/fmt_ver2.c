@@ -137,20 +137,6 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 #define DUAL_RESERVED_LO        0xffc0000000000000ull                  /* 63:54 */
 #define DUAL_RESERVED_HI        (0x1ull | 0xf0ull | 0xffc0000000000000ull) /* 64, 71:68, 127:118 */
 
-static void add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide)
-{
-	e->reserved_mask[0] = lo;
-	e->reserved_mask[1] = hi;
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, (lo | hi) != 0);
-	if (wide) {
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX128, lo);
-		if (e->nfields)   /* none in summary-only mode */
-			e->fields[e->nfields - 1].v2 = hi;
-	} else {
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX, lo);
-	}
-}
-
 /* Bit 0 of a directory entry, under its three names (docs/design.md §2.1). */
 static void add_is_pte(struct pt_entry *e, uint64_t bit0)
 {
@@ -307,7 +293,7 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r)
 	pt_entry_add_flags(e, "address_vid", PT_FK_HEX, PDE_ADDRESS_VID(r), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id", PT_FK_UINT, PDE_PEER(r));
 	pt_entry_add(e, "address", PT_FK_HEX, addr);
-	add_reserved(e, r & PDE_RESERVED, 0, false);
+	pt_entry_add_reserved(e, r & PDE_RESERVED, 0, false);
 }
 
 /* PD0: 16-byte dual PDE, or a 2 MiB PTE in the low half. */
@@ -322,7 +308,7 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	if (PDE_IS_PTE(lo)) {
 		/* The PTE layout fills all 64 low bits; the high half must be 0. */
 		decode_pte(e, lo, false, 1ull << lv->leaf_shift);
-		add_reserved(e, 0, hi, true);
+		pt_entry_add_reserved(e, 0, hi, true);
 		return;
 	}
 
@@ -365,7 +351,7 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	pt_entry_add_flags(e, "address_small_vid", PT_FK_HEX, DUAL_ADDR_SMALL_VID(hi), PT_FF_JSON_ONLY);
 	pt_entry_add(e, "peer_id_small", PT_FK_UINT, DUAL_PEER_SMALL(hi));
 	pt_entry_add(e, "address_small", PT_FK_HEX, small);
-	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
+	pt_entry_add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
 }
 
 static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *raw, unsigned flags,
@@ -391,7 +377,7 @@ static pt_err ver2_decode(unsigned level, unsigned page_shift, const uint8_t *ra
 		/* page_shift 0: a loose value whose table (64K or 4K) is unknown. */
 		decode_pte(out, out->raw[0], level == L_PTE_BIG,
 			   page_shift && page_shift < 64 ? 1ull << page_shift : 0);
-		add_reserved(out, 0, 0, false);   /* every PTE bit has a name */
+		pt_entry_add_reserved(out, 0, 0, false);   /* every PTE bit has a name */
 		break;
 	}
 	return PT_OK;

@@ -206,20 +206,6 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 #define DUAL_RESERVED_LO        0xfff00000000000c0ull   /* 7:6, 63:52 */
 #define DUAL_RESERVED_HI        0xfff0000000000fc1ull   /* 64, 75:70, 127:116 */
 
-static void add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide)
-{
-	e->reserved_mask[0] = lo;
-	e->reserved_mask[1] = hi;
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, (lo | hi) != 0);
-	if (wide) {
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX128, lo);
-		if (e->nfields)   /* none in summary-only mode */
-			e->fields[e->nfields - 1].v2 = hi;
-	} else {
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX, lo);
-	}
-}
-
 /* Bit 0 of a directory entry: IS_PTE, printed also as is_leaf like VER2's. */
 static void add_is_pte(struct pt_entry *e, uint64_t bit0)
 {
@@ -374,7 +360,7 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3
 	/* Without a context (FAMILY ANY): the superset of the families (see pt_ver3_leaf_allowed()). */
 	if (PDE_IS_PTE(r) && lv->leaf_shift && pt_ver3_leaf_allowed(family, level)) {
 		decode_pte(e, r, 1ull << lv->leaf_shift);
-		add_reserved(e, r & PTE_RESERVED, 0, false);
+		pt_entry_add_reserved(e, r & PTE_RESERVED, 0, false);
 		return;
 	}
 
@@ -396,7 +382,7 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3
 	 * whole: its bits are no PDE's, so they are not reserved bits of one
 	 * (the walk and check then say unsupported, not reserved_bits).
 	 */
-	add_reserved(e, PDE_IS_PTE(r) ? 0 : r & PDE_RESERVED, 0, false);
+	pt_entry_add_reserved(e, PDE_IS_PTE(r) ? 0 : r & PDE_RESERVED, 0, false);
 }
 
 /* PD0: 16-byte dual PDE, or a 2 MiB PTE in the low half. */
@@ -417,7 +403,7 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 		 * gh100_vmm_pd0_pte writes the high half 0, so any bit there is reserved.
 		 */
 		decode_pte(e, lo, 1ull << lv->leaf_shift);
-		add_reserved(e, lo & PTE_RESERVED, hi, true);
+		pt_entry_add_reserved(e, lo & PTE_RESERVED, hi, true);
 		return;
 	}
 
@@ -449,7 +435,7 @@ static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_
 	pt_entry_add_str(e, "aperture_small_name", pde_aperture_names[aps]);
 	add_pde_pcf(e, aps, pcfs, "pcf_small", "pcf_small_name", "uncached_small", "no_ats_small");
 	pt_entry_add(e, "address_small", PT_FK_HEX, small);
-	add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
+	pt_entry_add_reserved(e, lo & DUAL_RESERVED_LO, hi & DUAL_RESERVED_HI, true);
 }
 
 static pt_err decode_family(enum ver3_family family, unsigned level, unsigned page_shift,
@@ -475,7 +461,7 @@ static pt_err decode_family(enum ver3_family family, unsigned level, unsigned pa
 		/* page_shift 0: a loose value whose table (64K or 4K) is unknown. */
 		decode_pte(out, out->raw[0],
 			   page_shift && page_shift < 64 ? 1ull << page_shift : 0);
-		add_reserved(out, out->raw[0] & PTE_RESERVED, 0, false);
+		pt_entry_add_reserved(out, out->raw[0] & PTE_RESERVED, 0, false);
 		break;
 	}
 	return PT_OK;

@@ -142,8 +142,7 @@ static void add_tail(struct pt_entry *e, uint64_t addr, uint64_t ign, bool leaf,
 
 static void add_reserved(struct pt_entry *e)
 {
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
 }
 
 /* ---- VT-d second level ---------------------------------------------------- */

@@ -71,9 +71,7 @@ static void add_tail(struct pt_entry *e, uint64_t r, bool nxe, uint64_t named)
 {
 	if (nxe)
 		pt_entry_add(e, "xd", PT_FK_BIT, bits(r, 63, 63));
-	e->reserved_mask[0] = r & ~named;
-	pt_entry_add(e, "reserved_bits", PT_FK_BOOL, e->reserved_mask[0] != 0);
-	pt_entry_add(e, "reserved_mask", PT_FK_HEX, e->reserved_mask[0]);
+	pt_entry_add_reserved(e, r & ~named, 0, false);
 }
 
 /*
@@ -163,8 +161,7 @@ static pt_err x86_decode_with(bool nxe, unsigned m, unsigned level, unsigned pag
 	if (!(r & 1)) {
 		/* not present: the rest is the software's (SDM 4.5.4), reported raw */
 		pt_entry_add(e, "present", PT_FK_BIT, 0);
-		pt_entry_add(e, "reserved_bits", PT_FK_BOOL, false);
-		pt_entry_add(e, "reserved_mask", PT_FK_HEX, 0);
+		pt_entry_add_reserved(e, 0, 0, false);
 		e->state = r ? PT_ST_INVALID : PT_ST_UNMAPPED;
 		return PT_OK;
 	}

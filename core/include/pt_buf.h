@@ -90,5 +90,11 @@ pt_err pt_buf_status(const struct pt_buf *b);
 void pt_size_str(uint64_t size, char *buf, size_t len);
 /* A total in its largest unit with one decimal where needed: "2.7G", "640K", "512". */
 void pt_size_human(uint64_t size, char *buf, size_t len);
+/*
+ * A load's progress as both front ends show it on a terminal: "loading
+ * PATH: 42%" when TOTAL is known, else "loading PATH: 17 MiB" (DONE bytes).
+ * One wording for ptfs and ptfs-tool; the caller adds its name and the \r.
+ */
+void pt_progress_str(const char *path, uint64_t done, uint64_t total, char *buf, size_t len);
 
 #endif

@@ -429,6 +429,14 @@ static inline void pt_entry_add_str(struct pt_entry *e, const char *key, const c
 }
 
 /*
+ * The reserved bits every decoder reports last: sets E's reserved_mask to
+ * LO (and HI, the high word of a 16-byte entry) and adds `reserved_bits`
+ * (any set) and `reserved_mask` (HEX128 when WIDE, else HEX of LO).  One
+ * helper so that every format's pair of fields reads the same.
+ */
+void pt_entry_add_reserved(struct pt_entry *e, uint64_t lo, uint64_t hi, bool wide);
+
+/*
  * *DST = *SRC without the field slots past nfields (undefined anyway): a
  * struct copy moves the whole 2 KiB field array for every page listed.
  */

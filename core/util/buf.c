@@ -406,3 +406,12 @@ void pt_jobj_arr(struct pt_jobj *o, const char *key, struct pt_jarr *a)
 	pt_buf_free(&a->b);
 	a->n = 0;
 }
+
+void pt_progress_str(const char *path, uint64_t done, uint64_t total, char *buf, size_t len)
+{
+	if (total)
+		snprintf(buf, len, "loading %s: %3u%%", path,
+			 (unsigned)(done >= total ? 100 : done * 100 / total));
+	else
+		snprintf(buf, len, "loading %s: %" PRIu64 " MiB", path, done >> 20);
+}
