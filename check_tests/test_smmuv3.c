@@ -77,18 +77,12 @@ static uint8_t mem[MEMSZ];
 
 static void put(uint64_t pa, uint64_t v)
 {
-	ck_assert_uint_lt(pa + 8, MEMSZ + 1);
-	for (int i = 0; i < 8; i++)
-		mem[pa + (uint64_t)i] = (uint8_t)(v >> (8 * i));
+	tu_put64(mem, MEMSZ, pa, v);
 }
 
-struct cap {
-	char *dir;
-	struct pt_capture *c;
-	pt_err rc;
-};
+#define cap tu_cap
 
-/* A capture of MEM at 0 in SPACE and SECTIONS. */
+/* A capture of MEM at 0 in SPACE (tu_cap_load's, but for a gpa image) and SECTIONS. */
 static struct cap load_in(const char *space, const char *sections)
 {
 	struct cap k = {0};
@@ -107,7 +101,7 @@ static struct cap load_in(const char *space, const char *sections)
 
 static struct cap load(const char *sections)
 {
-	return load_in("sysmem", sections);
+	return tu_cap_load("arm-smmuv3", 0, mem, sizeof mem, sections);
 }
 
 static const struct pt_context *ctx_of(struct cap *k)
@@ -118,9 +112,7 @@ static const struct pt_context *ctx_of(struct cap *k)
 
 static void unload(struct cap *k)
 {
-	pt_capture_free(k->c);
-	tu_rmtree(k->dir);
-	free(k->dir);
+	tu_cap_free(k);
 }
 
 /* A section of the words given (0 = left out, except ste0). */
