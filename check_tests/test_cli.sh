@@ -44,7 +44,7 @@ for c in decode walk audit check export; do
 done
 # decode --help lists every format, level and --kind from the format table.
 "$TOOL" decode --help >"$TMP/decode-help" 2>&1
-for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi or arm64' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\|x86\|vtd\|ept\|amdvi\|arm64\]' \
+for w in 'nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64 or arm-smmuv3' '\[--kind ver2\|ver2_dual\|gart\|ver3\|ver3_dual\|gpuvm\|x86\|vtd\|ept\|amdvi\|arm64\]' \
 	'x86-64: depths 0-4, levels pml5 pml4 pdpt pd pt' \
 	'nv-gmmu-ver2: depths 0-4, levels pde3 pde2 pde1 pde0 pte_big pte_small' 'amd-gart: depth 0, level pte$' \
 	'nv-gmmu-ver3: depths 0-5, levels pde4 pde3 pde2 pde1 pde0 pte_big pte_small' \

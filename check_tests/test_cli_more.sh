@@ -522,4 +522,23 @@ has "amdvi-v1: a level-skipping PDE faults an IOVA whose skipped bits are not 0"
 run "$TOOL" walk "$FIX/amdvi-v1.tar.gz" gpu0 0xd040
 has "amd-vi walk through an NL 7 replica" '^result: mapped pa=sysmem:0x45040 page=32K flags=ir,iw,fc kind=- leaf=l3/0/l2/0/l1/8$'
 
+# arm-smmuv3 (issue #23 item 2): the arm64 descriptors at every level, alone; the fixture's streams
+decoded "arm-smmuv3: l0 table" 'j["state"]=="pointer" and j["address"]=="0x101000"' \
+	--format arm-smmuv3 --value 0x0000000000101003 --level l0
+decoded "arm-smmuv3: l1 1G block" 'j["state"]=="mapped" and j["address"]=="0xc0000000" and j["attr_index"]==1' \
+	--format arm-smmuv3 --value 0x00000000c0000f45 --level l1
+decoded "arm-smmuv3: l2 2M block" 'j["state"]=="mapped" and j["address"]=="0x40200000"' \
+	--format arm-smmuv3 --value 0x0000000040200f45 --level l2
+decoded "arm-smmuv3: l3 page (V.C C10)" 'j["state"]=="mapped" and j["pxn"]==1 and j["uxn"]==1 and j["ap_user"]==1 and j["ng"]==1' \
+	--format arm-smmuv3 --value 0x0060000012345F47 --level l3
+decoded "arm-smmuv3: l3 01 is reserved" 'j["state"]=="unsupported"' --format arm-smmuv3 --value 0x12347401 --level l3
+rc "smmu-v3: check reports its anomalies" 1 "$TOOL" check "$FIX/smmu-v3.tar.gz"
+has "smmu-v3: 01 at level 3" '^dma1 l0/1/l1/2/l2/3/l3/7 unsupported raw: 0x12347401$'
+run "$TOOL" walk "$FIX/smmu-v3.tar.gz" pass 0x1234
+has "smmu-v3: a bypass stream maps an address to itself" '^result: aperture=bypass pa=sysmem:0x1234$'
+run "$TOOL" info --json "$FIX/smmu-v3.tar.gz" dma1
+js "smmu-v3: info JSON names the CD fields" 'j["cd_asid"]==5 and j["cd_t0sz"]==16 and j["cd_ttb0"]=="0x100000" and j["config_name"]=="stage1" and j["half"]=="lower"'
+run "$TOOL" info --json "$FIX/smmu-v3.tar.gz" vm1
+js "smmu-v3: info JSON names the STE fields" 'j["ste_s2vmid"]==1 and j["ste_s2t0sz"]==24 and j["ste_s2sl0"]==1 and j["ste_s2ttb"]=="0x104000" and j["root_index_bits"]==10'
+
 report

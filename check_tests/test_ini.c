@@ -395,9 +395,9 @@ static const struct bad {
 
 	/* sections */
 	{NV_HEAD PDB "[pdbb x]\n", PT_E_VALUE,
-	 "capture.ini:7: unknown section [pdbb x] (capture, memory, pdb, gart, vm, cpu, vtd, ept, amdvi or arm64)"},
+	 "capture.ini:7: unknown section [pdbb x] (capture, memory, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
 	{NV_HEAD PDB "[Memory x]\n", PT_E_VALUE,
-	 "capture.ini:7: unknown section [Memory x] (capture, memory, pdb, gart, vm, cpu, vtd, ept, amdvi or arm64)"},
+	 "capture.ini:7: unknown section [Memory x] (capture, memory, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
 	{"[capture main]\nversion = 1\nformat = nv-gmmu-ver2\n" PDB, PT_E_VALUE,
 	 "capture.ini:1: section [capture] takes no name"},
 	{NV_HEAD PDB "[capture]\n", PT_E_VALUE, "capture.ini:7: duplicate section [capture] (first at line 1)"},
@@ -448,9 +448,9 @@ static const struct bad {
 	{"[capture]\nversion =\nformat = nv-gmmu-ver2\n", PT_E_VALUE,
 	 "capture.ini:2: empty value for 'version' in [capture]"},
 	{"[capture]\nversion = 1\nformat = nv-gmmu-ver9\n", PT_E_UNSUPPORTED,
-	 "capture.ini:3: unknown format 'nv-gmmu-ver9' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64)"},
+	 "capture.ini:3: unknown format 'nv-gmmu-ver9' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64, arm-smmuv3)"},
 	{"[capture]\nversion = 1\nformat = NV-GMMU-VER2\n", PT_E_UNSUPPORTED,
-	 "capture.ini:3: unknown format 'NV-GMMU-VER2' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64)"},
+	 "capture.ini:3: unknown format 'NV-GMMU-VER2' (supported: nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64, arm-smmuv3)"},
 	{"[capture]\nversion = 1\nformat =  ; none\n", PT_E_VALUE,
 	 "capture.ini:3: empty value for 'format' in [capture]"},
 	{NV_HEAD "version = 1\n", PT_E_VALUE, "capture.ini:4: duplicate key 'version' in [capture] (first at line 2)"},

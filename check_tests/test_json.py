@@ -35,7 +35,8 @@ BOOL_KEYS = {"captured", "complete", "address_complete", "reserved_bits"}
 FORBIDDEN = {"pa_start", "addr", "leaf", "name"}
 # Format: the key its KIND column has in walk/maps/diff (the maps header's KIND).
 KIND_KEY = {"amd-gart": "mtype_name", "amd-gpuvm": "mtype_name", "intel-vtd": "emt_name",
-            "intel-ept": "memory_type_name", "arm64": "attr_index_name"}
+            "intel-ept": "memory_type_name", "arm64": "attr_index_name",
+            "arm-smmuv3": "attr_index_name"}
 # Objects whose keys are names (levels, sizes, registers), not the convention's keys.
 NAME_MAPS = {"levels", "mapped_bytes", "annotations", "registers", "registers_written",
              "pages_by_size", "kinds"}
@@ -106,7 +107,9 @@ def check_value(key, v, where, errs):
 
 def walk(obj, where, errs, kind_key):
     if isinstance(obj, dict):
-        if "flags" in obj and "page_size" in obj and kind_key not in obj:
+        # KIND_KEY: one key, or a tuple of the keys of two contexts compared (crosscheck)
+        keys = kind_key if isinstance(kind_key, tuple) else (kind_key,)
+        if "flags" in obj and "page_size" in obj and not any(k in obj for k in keys):
             errs.append("%s: the KIND column is %r in this format" % (where, kind_key))
         for k, v in obj.items():
             check_value(k, v, where, errs)
@@ -161,7 +164,7 @@ def case(what, args, shape, kind_key, okrc=(0, 1), expect_lines=None):
 
 def kind_key(info):
     """The KIND column's key of the context INFO (info --json) describes."""
-    if info.get("format") == "arm64" and info.get("stage") == 2:
+    if info.get("format") in ("arm64", "arm-smmuv3") and info.get("stage") == 2:
         return "mem_attr_name"   # stage 2: MemAttr, not a MAIR index (ptfs-formats(7))
     return KIND_KEY.get(info.get("format"), "kind_name")
 

@@ -62,7 +62,7 @@ for cap in "${CAPTURES[@]}"; do
 	ok "$name: mounts"
 	check "$name: no error or warning on stderr" \
 		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
-	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64|intel-vtd|intel-ept|amd-vi|arm64)$' "$mnt/capture"
+	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64|intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx 'capture\|pa' | sort)" = "$ctxs" -a -n "$ctxs"
@@ -82,7 +82,7 @@ for cap in "${CAPTURES[@]}"; do
 			esac
 		fi
 		# IOMMU formats and arm64: the root level is the context's width (docs/design.md §2.6-§2.7); info lists it first
-		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi|arm64)$' "$mnt/capture"; then
+		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/capture"; then
 			root=$(sed -n 's/^level\.\([^:]*\):.*/\1/p' "$mnt/$ctx/info" | head -n 1)
 		fi
 		check "$name: $ctx lists info maps entries map.svg $root va walk vs" \

@@ -333,7 +333,8 @@ START_TEST(format_table)
 	ck_assert_ptr_eq(pt_format_at(6), pt_format_find("intel-ept"));
 	ck_assert_ptr_eq(pt_format_at(7), pt_format_find("amd-vi"));
 	ck_assert_ptr_eq(pt_format_at(8), pt_format_find("arm64"));
-	ck_assert_ptr_null(pt_format_at(9));
+	ck_assert_ptr_eq(pt_format_at(9), pt_format_find("arm-smmuv3"));
+	ck_assert_ptr_null(pt_format_at(10));
 	/* VER3 shares [pdb]: the section names the first format with it (the capture's own wins). */
 	ck_assert_ptr_eq(pt_format_by_section("pdb"), &pt_format_ver2);
 	ck_assert_ptr_eq(pt_format_by_section("gart"), &pt_format_gart);
@@ -341,7 +342,7 @@ START_TEST(format_table)
 	ck_assert_ptr_null(pt_format_by_section("capture"));
 	ck_assert_ptr_null(pt_format_by_section(NULL));
 	pt_format_list(buf, sizeof buf, ", ", " or ");
-	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi or arm64");
+	ck_assert_str_eq(buf, "nv-gmmu-ver2, amd-gart, nv-gmmu-ver3, amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64 or arm-smmuv3");
 	pt_format_list(buf, 5, ", ", " or ");
 	ck_assert_str_eq(buf, "nv-g");
 	ck_assert_str_eq(pt_format_ver2.blob_kinds[0].name, "ver2");

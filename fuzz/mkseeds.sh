@@ -159,4 +159,23 @@ for d in fuzz_decode_walk fuzz_ctx; do
 		printf '\x01' | dd of="$f-json" bs=1 seek=1 conv=notrunc status=none
 	done
 done
+
+# ---- fuzz_armctx: the [arm64] and [smmu] sections of the arm64 and smmu
+# fixtures, a NUL, the base and their non-zero descriptors as (u16 index,
+# u64 value) records (layout: fuzz_armctx.c)
+mkdir -p "$OUT/fuzz_armctx"
+for f in arm64-4k arm64-s2 smmu-v3; do
+	mkdir -p "$TMP/a-$f"
+	tar -xzf "$FIX/$f.tar.gz" -C "$TMP/a-$f"
+	mem=$(ls "$TMP/a-$f"/mem/sysmem-*.bin | head -n 1)
+	b=0x$(basename "$mem" .bin | sed 's/^sysmem-//')
+	{ awk '/^\[(arm64|smmu) / { on = 1 } /^\[memory / { on = 0 } on' "$TMP/a-$f/capture.ini"
+	  printf '\0'; printf "$(le64 "$b")"
+	  od -An -v -t x8 -w8 "$mem" | awk '$1 != "0000000000000000" { print NR - 1, $1 }' |
+		while read -r i v; do printf "$(printf '\\x%02x\\x%02x' $((i & 255)) $((i >> 8)))$(le64 "0x$v")"; done
+	} >"$OUT/fuzz_armctx/$f"
+	awk '/^\[(arm64|smmu) / { on = 1 } /^\[memory / { on = 0 } on' "$TMP/a-$f/capture.ini" \
+		>"$OUT/fuzz_armctx/$f-keys"
+done
+
 touch "$STAMP"

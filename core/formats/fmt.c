@@ -17,7 +17,8 @@
  */
 extern const struct pt_format pt_format_ver2, pt_format_gart, pt_format_ver3, pt_format_gpuvm,
 	pt_format_x86_64;
-extern const struct pt_format pt_format_vtd, pt_format_ept, pt_format_amdvi, pt_format_arm64;
+extern const struct pt_format pt_format_vtd, pt_format_ept, pt_format_amdvi, pt_format_arm64,
+	pt_format_smmuv3;
 static const struct pt_format *const formats[] = {
 	&pt_format_ver2,
 	&pt_format_gart,
@@ -28,6 +29,7 @@ static const struct pt_format *const formats[] = {
 	&pt_format_ept,
 	&pt_format_amdvi,
 	&pt_format_arm64,
+	&pt_format_smmuv3,
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 

@@ -232,7 +232,7 @@ static void decode_leaf(struct pt_entry *e, const struct a64_cfg *c, uint64_t r,
 	e->kind = (int)(c->s2 ? bits(r, 5, 2) : bits(r, 4, 2));
 }
 
-static pt_err a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned page_shift,
+pt_err pt_a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned page_shift,
 			      const uint8_t *raw, unsigned flags, struct pt_entry *e)
 {
 	unsigned grain = cfg_grain(c), stride = grain - 3, shift = page_shift;
@@ -287,7 +287,7 @@ typedef pt_err (*decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struc
 						     struct pt_entry *out)                     \
 	{                                                                                       \
 		static const struct a64_cfg c = {G, D, P, S, X};                                \
-		return a64_decode_with(&c, level, ps, raw, flags, out);                         \
+		return pt_a64_decode_with(&c, level, ps, raw, flags, out);                         \
 	}                                                                                       \
 	static pt_err enc_##G##_##D##_##P##_##S##_##X(unsigned level, const struct pt_entry *e, \
 						     uint8_t *raw, char *err, size_t len)      \
@@ -315,7 +315,7 @@ static const encode_fn a64_encoders[3][2][NPA][2][2] = {XS_ALL(A64_EPTR)};
  * ap_user (AP[1], and no APTable[0] above), pxn, uxn (the leaf's, a
  * table's, or PXN implied by an EL0-writable page), ns (NS or NSTable).
  */
-static void a64_flags(const struct pt_entry *e, char *buf, size_t len)
+void pt_a64_flags(const struct pt_entry *e, char *buf, size_t len)
 {
 	static const char *const names[] = {"ap_rdonly", "ap_user", "pxn", "uxn", "ns"};
 	const bool set[] = {
@@ -339,7 +339,7 @@ static void a64_s2_flags(const struct pt_entry *e, char *buf, size_t len)
 }
 
 /* maps KIND: the AttrIndx (stage 1: a MAIR slot, never a name guessed from Linux) or MemAttr. */
-static void a64_kind(const struct pt_entry *e, char *buf, size_t len)
+void pt_a64_kind(const struct pt_entry *e, char *buf, size_t len)
 {
 	if (e->kind < 0)
 		snprintf(buf, len, "-");
@@ -350,10 +350,6 @@ static void a64_kind(const struct pt_entry *e, char *buf, size_t len)
 
 /* ---- the [arm64 NAME] context ------------------------------------------------ */
 
-enum {
-	K_STAGE, K_TTBR, K_TCR, K_HALF, K_GRANULE, K_VA_BITS, K_PA_BITS, K_DS, K_VTTBR, K_VTCR,
-	K_XNX, K__COUNT
-};
 static const char *const key_names[K__COUNT] = {
 	"stage", "ttbr", "tcr", "half", "granule", "va_bits", "pa_bits", "ds", "vttbr", "vtcr", "xnx",
 };
@@ -363,17 +359,6 @@ static const char *const key_names[K__COUNT] = {
 #define S2_KEYS (BIT(K_VTTBR) | BIT(K_VTCR) | BIT(K_XNX))
 #define TCR_KEYS (BIT(K_GRANULE) | BIT(K_VA_BITS) | BIT(K_PA_BITS) | BIT(K_DS))
 
-struct a64_ctx {
-	uint64_t v[K__COUNT];
-	uint32_t has;           /* BIT(K_*) of the keys given */
-	bool upper;             /* half = upper: TTBR1 */
-	const char *space_name; /* `space = NAME` (capture.ini's string), NULL: sysmem */
-	/* set-up results */
-	unsigned grain, va, pa, ds, start_lvl, root_bits, hpd, xnx;
-	uint64_t root, ttbr_ignored;
-	struct pt_level levels[6];
-	struct pt_format fmt;
-};
 
 static const char *const lvl_names[] = {"l-1", "l0", "l1", "l2", "l3"};
 
@@ -602,9 +587,8 @@ static const struct pt_perm_name a64_s2_perm_names[] = {
 
 extern const struct pt_format pt_format_arm64;
 
-static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+pt_err pt_a64_setup(struct a64_ctx *c, struct pt_context *ctx, char *err, size_t errlen)
 {
-	struct a64_ctx *c = ctx->priv;
 	bool s2 = (c->has & BIT(K_STAGE)) ? c->v[K_STAGE] == 2 : (c->has & S2_KEYS) != 0;
 	uint64_t ttbr = s2 ? c->v[K_VTTBR] : c->v[K_TTBR], base;
 	struct a64_cfg cfg;
@@ -670,6 +654,11 @@ static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
 		ctx->space_bias[i] = 0;
 	return PT_OK;
+}
+
+static pt_err a64_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
+{
+	return pt_a64_setup(ctx->priv, ctx, err, errlen);
 }
 
 static bool ctx_s2(const struct a64_ctx *c)
@@ -745,7 +734,7 @@ static const struct pt_blob_kind a64_blob_kinds[] = {
 
 
 /* Levels without a context (ptfs-tool decode): 4 KiB granule, 48-bit VA, l0..l3. */
-static const struct pt_level a64_levels[] = {
+const struct pt_level pt_a64_levels[] = {
 	/* name depth va_shift bits size role         leaf_shift child */
 	{"l0",   0,    39,      9,   8,   PT_ROLE_DIR,  0,  {1, -1}},
 	{"l1",   1,    30,      9,   8,   PT_ROLE_DIR,  30, {2, -1}},
@@ -760,15 +749,15 @@ static const struct pt_level a64_levels[] = {
  */
 const struct pt_format pt_format_arm64 = {
 	.name = "arm64",
-	.levels = a64_levels,
+	.levels = pt_a64_levels,
 	.va_bits = 49,
 	.va_digits = 16,
 	.va_canonical = true,
 	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE | PT_PERM_PXN | PT_PERM_UXN | PT_PERM_NS,
 	.spaces = a64_spaces,
 	.decode = dec_0_0_5_0_0,
-	.flags = a64_flags,
-	.kind_name = a64_kind,
+	.flags = pt_a64_flags,
+	.kind_name = pt_a64_kind,
 	.kind_field = "attr_index",
 	.blob_kinds = a64_blob_kinds,
 	.ctx_section = "arm64",

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fmt_arm64.h — what fmt_arm64.c (the decoder and the context) and
- * fmt_arm64_enc.c (the encoder, ptfs-tool build) share.  Nothing else
- * includes this: the rest of ptfs reaches the format through struct
- * pt_format.
+ * fmt_arm64_enc.c (the encoder, ptfs-tool build) share, and what
+ * fmt_smmuv3.c reuses (the set-up, the decoder, the level table: SMMUv3
+ * tables are VMSAv8-64 tables).  Nothing else includes this: the rest of
+ * ptfs reaches the formats through struct pt_format.
  */
 #ifndef PT_FMT_ARM64_H
 #define PT_FMT_ARM64_H
@@ -13,6 +14,7 @@
 #error "fmt_arm64.h is internal to core/formats (HACKING.md, Layers)"
 #endif
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +51,42 @@ pt_err pt_a64_encode_with(const struct a64_cfg *c, const struct pt_entry *e, uin
 			  char *err, size_t errlen);
 /* The build_keys hook of the arm64 format (fmt_arm64_enc.c). */
 void pt_a64_build_keys(const struct pt_build_keys *k, struct pt_buf *ini);
+
+/* The keys of an [arm64] section (fmt_arm64.c key_names), and its context. */
+enum {
+	K_STAGE, K_TTBR, K_TCR, K_HALF, K_GRANULE, K_VA_BITS, K_PA_BITS, K_DS, K_VTTBR, K_VTCR,
+	K_XNX, K__COUNT
+};
+
+struct a64_ctx {
+	uint64_t v[K__COUNT];
+	uint32_t has;           /* BIT(K_*) of the keys given */
+	bool upper;             /* half = upper: TTBR1 */
+	const char *space_name; /* `space = NAME` (capture.ini's string), NULL: sysmem */
+	/* set-up results */
+	unsigned grain, va, pa, ds, start_lvl, root_bits, hpd, xnx;
+	uint64_t root, ttbr_ignored;
+	struct pt_level levels[6];
+	struct pt_format fmt;
+};
+
+/*
+ * The set-up of an [arm64] context from C's keys (C->v, C->has, C->upper):
+ * the geometry, C's own level table and format copy (C->fmt, the decoder of
+ * that geometry), and CTX's root.  Another format whose tables are VMSAv8-64
+ * tables (arm-smmuv3: the CD's TTBx/TCR fields, the STE's S2TTB/VTCR image)
+ * fills a struct a64_ctx with the register images and calls this: one
+ * decoder, two context set-ups.  A message in ERR on failure.
+ */
+pt_err pt_a64_setup(struct a64_ctx *c, struct pt_context *ctx, char *err, size_t errlen);
+/* The descriptor decoder of configuration C (the decode hooks call it with constants). */
+pt_err pt_a64_decode_with(const struct a64_cfg *c, unsigned level, unsigned page_shift,
+			  const uint8_t *raw, unsigned flags, struct pt_entry *e);
+/* Levels without a context (ptfs-tool decode): 4 KiB granule, 48-bit VA, l0..l3. */
+extern const struct pt_level pt_a64_levels[];
+extern const struct pt_format pt_format_arm64;
+/* The stage-1 maps FLAGS and KIND hooks (a stage-2 context's copy has its own flags). */
+void pt_a64_flags(const struct pt_entry *e, char *buf, size_t len);
+void pt_a64_kind(const struct pt_entry *e, char *buf, size_t len);
 
 #endif

@@ -266,7 +266,7 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 	 * not a clean capture.  A partly captured root is normal (e.g. a flat
 	 * table of 131072 entries where only the used pages were dumped).
 	 */
-	if (root.cover == PT_COVER_NONE)
+	if (root.cover == PT_COVER_NONE && root.entries)
 		report(&sc, PT_AN_ROOT_NOT_CAPTURED, "%s table %s:0x%" PRIx64 " root_captured: no",
 		       ctx->fmt->levels[root.level].name, pt_context_space_name(ctx, root.space), root.addr);
 	/* Mapped zero memory is read entry by entry: bound the table scan too. */
@@ -317,7 +317,8 @@ bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len
 	char name[256];
 
 	pt_table_root(ctx, &root);
-	if (root.cover != PT_COVER_NONE)
+	/* a root of no entries is no table (arm-smmuv3 bypass and abort streams): nothing to capture */
+	if (root.cover != PT_COVER_NONE || !root.entries)
 		return false;
 	pt_text_escape(name, sizeof name, ctx->name);
 	snprintf(msg, len, "context '%s': its root table (%s at %s:0x%" PRIx64 ") is not captured: "
