@@ -692,7 +692,8 @@ static pt_err scan_geom(const struct pt_capture *cap, struct scan *s, const stru
 		pg->done += hi - lo;
 		if (err)
 			break;
-		qsort(r->c + from, r->n - from, sizeof *r->c, by_addr);
+		if (r->n > from)   /* qsort(NULL, 0) is undefined: a space with no candidate */
+			qsort(r->c + from, r->n - from, sizeof *r->c, by_addr);
 		if (rf.n)
 			classify(s, &rf, r, from);
 		drop_inner(s, r, from);
@@ -763,7 +764,8 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 			out->n = k;
 	}
 	roots_of(cap, out);
-	qsort(out->c, out->n, sizeof *out->c, by_score);
+	if (out->n)   /* nothing found: out->c may be NULL */
+		qsort(out->c, out->n, sizeof *out->c, by_score);
 	dedup(out);
 	if (pg.fn)
 		pg.fn(pg.ud, pg.total, pg.total);
