@@ -3,7 +3,8 @@
 #
 #     . "$(dirname "$0")/mount_lib.sh"
 #
-# It gives them one way to count checks (ok / bad / check / same, then
+# It gives them one way to count checks (ok / bad / check / same / expect /
+# fails, then
 # `report` prints "N passed, M failed" and sets the exit status), one FUSE
 # precondition (need_fuse: exit 77 to skip without /dev/fuse, a failure
 # under CI=true), readiness by polling with a deadline (never by sleeping
@@ -40,6 +41,32 @@ same() {
 	else
 		bad "$3"
 		head -40 "$TMP/same.diff" | sed 's/^/    /'
+	fi
+}
+# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS and its
+# output (stdout and stderr together, in $TMP/out) matches REGEX.
+expect() {
+	local d=$1 want=$2 re=$3 rc
+	shift 3
+	"$@" >"$TMP/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
+		ok "$d"
+	else
+		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
+	fi
+}
+# fails DESCRIPTION REGEX COMMAND...: exit 2 with exactly one line on stderr,
+# matching REGEX, nothing on stdout (DESIGN §1: one clear line).
+fails() {
+	local d=$1 re=$2 rc
+	shift 2
+	"$@" >"$TMP/fo" 2>"$TMP/fe"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "$TMP/fo" ] && [ "$(wc -l <"$TMP/fe")" = 1 ] && grep -Eq -- "$re" "$TMP/fe"; then
+		ok "$d"
+	else
+		bad "$d: exit $rc, stdout $(head -c 100 "$TMP/fo"), stderr $(head -c 300 "$TMP/fe")"
 	fi
 }
 # report: the summary line; the status is 0 when nothing failed

@@ -13,20 +13,6 @@ FIX=${PTFS_FIXTURES:?}
 ml_tmpdir usability
 TM=$FIX/turing-mixed.tar.gz
 
-# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS and its
-# stdout+stderr match the extended REGEX.
-expect() {
-	local d=$1 want=$2 re=$3 rc
-	shift 3
-	"$@" >"$TMP/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
-		ok "$d"
-	else
-		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
-	fi
-}
-
 expect "no such context: the contexts there are" 2 "no context 'pdb9' in .*; it has pdb0, pdb1$" \
 	"$TOOL" walk "$TM" pdb9 0x0
 expect "no such context (info)" 2 "it has pdb0, pdb1$" "$TOOL" info "$TM" nosuch

@@ -13,20 +13,6 @@ FIX=${PTFS_FIXTURES:?}
 ml_tmpdir crosscheck
 X=$FIX/xcheck-mirror.tar.gz
 
-# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS and its
-# stdout+stderr match the extended REGEX.
-expect() {
-	local d=$1 want=$2 re=$3 rc
-	shift 3
-	"$@" >"$TMP/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
-		ok "$d"
-	else
-		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
-	fi
-}
-
 # brief: a crosscheck text listing as the .crosscheck file states it (each
 # side SPACE:PA, or the state of a side without a page; the summary's `# `
 # dropped).

@@ -19,20 +19,6 @@ A=$FIX/fetch-before.tar.gz
 B=$FIX/fetch-after.tar.gz
 T=$FIX/turing-mixed.tar.gz
 
-# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS and its
-# stdout+stderr match the extended REGEX.
-expect() {
-	local d=$1 want=$2 re=$3 rc
-	shift 3
-	"$@" >"$TMP/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
-		ok "$d"
-	else
-		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
-	fi
-}
-
 # run DESCRIPTION STATUS COMMAND...: stdout to $TMP/got, stderr must be empty.
 run() {
 	local d=$1 want=$2 rc

@@ -16,33 +16,6 @@ FIX=${PTFS_FIXTURES:?}
 ml_tmpdir roots
 X=$FIX/x86-roots.tar.gz
 
-# expect DESCRIPTION STATUS REGEX COMMAND...: COMMAND exits STATUS, its
-# stdout+stderr match the extended REGEX.
-expect() {
-	local d=$1 want=$2 re=$3 rc
-	shift 3
-	"$@" >"$TMP/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -Eq -- "$re" "$TMP/out"; then
-		ok "$d"
-	else
-		bad "$d: exit $rc, $(head -c 300 "$TMP/out")"
-	fi
-}
-
-# fails DESCRIPTION REGEX COMMAND...: exit 2 with exactly one line on stderr, matching REGEX, nothing on stdout.
-fails() {
-	local d=$1 re=$2 rc
-	shift 2
-	"$@" >"$TMP/fo" 2>"$TMP/fe"
-	rc=$?
-	if [ "$rc" = 2 ] && [ ! -s "$TMP/fo" ] && [ "$(wc -l <"$TMP/fe")" = 1 ] && grep -Eq -- "$re" "$TMP/fe"; then
-		ok "$d"
-	else
-		bad "$d: exit $rc, stdout $(head -c 100 "$TMP/fo"), stderr $(head -c 300 "$TMP/fe")"
-	fi
-}
-
 # word FILE KEY: the value of KEY=VALUE words of each candidate line of FILE.
 word() {
 	awk -v k="$2" '/^# score=/ { v = "-"; for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2); print v }' "$1"

@@ -140,11 +140,6 @@ static void add_tail(struct pt_entry *e, uint64_t addr, uint64_t ign, bool leaf,
 		pt_entry_add(e, "page_size", PT_FK_HEX, size);
 }
 
-static void add_reserved(struct pt_entry *e)
-{
-	pt_entry_add_reserved(e, e->reserved_mask[0], 0, false);
-}
-
 /* ---- VT-d second level ---------------------------------------------------- */
 
 /*
@@ -200,7 +195,7 @@ static pt_err vtd_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	/* Not present: the remapping hardware reads nothing else of it. */
 	out->reserved_mask[0] = present ? rsv : 0;
 	add_tail(out, addr, ign, leaf, span);
-	add_reserved(out);
+	pt_entry_add_reserved(out, out->reserved_mask[0], 0, false);
 	if (r == 0)
 		out->state = PT_ST_UNMAPPED;
 	else if (!present)
@@ -267,7 +262,7 @@ static pt_err ept_decode_sp(unsigned ts, unsigned os, unsigned level, unsigned p
 	out->reserved_mask[0] = present ? rsv : 0;
 	add_tail(out, addr, ign, leaf, span);
 	pt_entry_add(out, "misconfigured", PT_FK_BOOL, misconf || out->reserved_mask[0] != 0);
-	add_reserved(out);
+	pt_entry_add_reserved(out, out->reserved_mask[0], 0, false);
 	if (r == 0)
 		out->state = PT_ST_UNMAPPED;
 	else if (!present)

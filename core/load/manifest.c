@@ -502,11 +502,11 @@ static pt_err check_space(struct build *b, const struct pt_ini_section *s, const
 	return PT_OK;
 }
 
-/* "capture, memory, A or B" with every format's context section, for messages. */
+/* "capture, memory, space, A or B" with every format's context section, for messages. */
 static void section_list(char *buf, size_t len)
 {
 	const struct pt_format *f;
-	size_t n = (size_t)snprintf(buf, len, "capture, memory");
+	size_t n = (size_t)snprintf(buf, len, "capture, memory, space");
 	unsigned count = 0;
 
 	/* Each section type once (formats may share one): the first format that has it. */
