@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tree.c — the names, listings, contents and links of the tree (pt_tree.h).
+ * tree.c — the names, parents, sizes, contents and links of the tree
+ * (pt_tree.h); the listings are tree_list.c's.
  *
  * Both front ends go through here, so the mount and `ptfs-tool export` show
  * the same tree by construction.  Every node is re-resolved from its path
@@ -18,23 +19,11 @@
 #include "pt_svg.h"
 #include "pt_xcheck.h"
 #include "pt_tree.h"
+#include "tree_int.h"
 
 /* A table with more entries than this reports st_nlink 1 ("unknown", as btrfs
  * does) instead of decoding every entry to count its subdirectories. */
 #define NLINK_SCAN_MAX 4096
-
-/* The first cookie of a child: 1 and 2 are the caller's "." and "..". */
-#define COOKIE_BASE 3
-
-struct pt_tree {
-	const struct pt_capture *cap;
-	bool all_entries;
-	size_t nctx;
-	/* pa/: the reverse index, empty until the first pa/ lookup builds it */
-	struct pt_pa_index *pa;
-	/* the capture format's spaces (pa/ lists them); 0 without a format */
-	unsigned nspaces;
-};
 
 pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out)
 {
@@ -106,8 +95,8 @@ const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struc
 }
 
 /* A per-context node of type TYPE in context C. */
-static void ctx_node(const struct pt_tree *tree, unsigned c, enum pt_tnode_type type,
-		     struct pt_tnode *out)
+void pt_tree_ctx_node(const struct pt_tree *tree, unsigned c, enum pt_tnode_type type,
+		      struct pt_tnode *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = type;
@@ -140,7 +129,7 @@ static bool table_level_ok(const struct pt_tnode *n, int level)
 }
 
 /* The table a TABLEDIR shows. */
-static pt_err get_table(const struct pt_tnode *n, struct pt_table *t)
+pt_err pt_tree_get_table(const struct pt_tnode *n, struct pt_table *t)
 {
 	struct pt_loc loc;
 	pt_err err;
@@ -162,7 +151,7 @@ static pt_err get_table(const struct pt_tnode *n, struct pt_table *t)
 }
 
 /* The entry of an ENTRYDIR (which must be a pointer) or ENTRYFILE. */
-static pt_err get_entry(const struct pt_tnode *n, struct pt_loc *loc)
+pt_err pt_tree_get_entry(const struct pt_tnode *n, struct pt_loc *loc)
 {
 	pt_err err;
 
@@ -175,15 +164,15 @@ static pt_err get_entry(const struct pt_tnode *n, struct pt_loc *loc)
 }
 
 /* Target WHICH of pointer LOC as a listed table (cover not NONE). */
-static bool child_table(const struct pt_loc *loc, unsigned which, struct pt_table *t)
+bool pt_tree_child_table(const struct pt_loc *loc, unsigned which, struct pt_table *t)
 {
 	return pt_table_child(&loc->table, loc->index, &loc->entry, which, t) &&
 	       t->cover != PT_COVER_NONE;
 }
 
 /* Entry INDEX (decoded as E) of table T below TABLEDIR DIR. */
-static void entry_node(const struct pt_tnode *dir, const struct pt_table *t, uint64_t index,
-		       const struct pt_entry *e, struct pt_tnode *out)
+void pt_tree_entry_node(const struct pt_tnode *dir, const struct pt_table *t, uint64_t index,
+			const struct pt_entry *e, struct pt_tnode *out)
 {
 	*out = *dir;
 	out->choice = 0;
@@ -191,6 +180,17 @@ static void entry_node(const struct pt_tnode *dir, const struct pt_table *t, uin
 	out->node.s[out->node.n].index = index;
 	out->node.n++;
 	out->type = pt_entry_is_dir(e) ? PT_TN_ENTRYDIR : PT_TN_ENTRYFILE;
+}
+
+/*
+ * The next listed entry of T, decoded summary-only: a listing needs only
+ * "captured, non-zero, directory or file" (the state), not the named
+ * fields.
+ */
+bool pt_tree_next_summary(const struct pt_table *t, uint64_t *i, bool all_entries,
+			  struct pt_entry *e, struct pt_readctl *rc)
+{
+	return pt_table_next(t, i, all_entries, PT_DECODE_SUMMARY, e, rc);
 }
 
 /* ---- lookup ------------------------------------------------------------- */
@@ -218,7 +218,7 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 	ctx = pt_capture_context_find(tree->cap, name);
 	for (size_t i = 0; ctx && i < tree->nctx; i++) {
 		if (pt_capture_context(tree->cap, i) == ctx) {
-			ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, child);
+			pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, child);
 			return PT_OK;
 		}
 	}
@@ -242,12 +242,12 @@ static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *p
 		return PT_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		if (strcmp(name, fixed[i].name) == 0) {
-			ctx_node(tree, parent->ctx, fixed[i].type, child);
+			pt_tree_ctx_node(tree, parent->ctx, fixed[i].type, child);
 			return PT_OK;
 		}
 	}
 	if (strcmp(name, ctx->fmt->levels[0].name) == 0) {
-		ctx_node(tree, parent->ctx, PT_TN_TABLEDIR, child);   /* the root table: empty path */
+		pt_tree_ctx_node(tree, parent->ctx, PT_TN_TABLEDIR, child);   /* the root table: empty path */
 		return PT_OK;
 	}
 	return PT_E_NOTFOUND;
@@ -262,12 +262,12 @@ static pt_err lookup_table(const struct pt_tnode *parent, const char *name, stru
 
 	if (!parse_index(name, &index) || parent->node.n >= PT_MAX_DEPTH)
 		return PT_E_NOTFOUND;
-	err = get_table(parent, &t);
+	err = pt_tree_get_table(parent, &t);
 	if (err != PT_OK)
 		return err;
 	if (index >= t.entries || !pt_table_read(&t, index, &e))
 		return PT_E_NOTFOUND;   /* past the table, or not captured */
-	entry_node(parent, &t, index, &e, child);
+	pt_tree_entry_node(parent, &t, index, &e, child);
 	return PT_OK;
 }
 
@@ -277,7 +277,7 @@ static pt_err lookup_entrydir(const struct pt_tnode *parent, const char *name,
 	const struct pt_level *levels;
 	struct pt_loc loc;
 	struct pt_table t;
-	pt_err err = get_entry(parent, &loc);
+	pt_err err = pt_tree_get_entry(parent, &loc);
 
 	if (err != PT_OK)
 		return err;
@@ -288,7 +288,7 @@ static pt_err lookup_entrydir(const struct pt_tnode *parent, const char *name,
 		return PT_OK;
 	}
 	for (unsigned which = 0; which < 2; which++) {
-		if (child_table(&loc, which, &t) && strcmp(levels[t.level].name, name) == 0) {
+		if (pt_tree_child_table(&loc, which, &t) && strcmp(levels[t.level].name, name) == 0) {
 			child->type = PT_TN_TABLEDIR;
 			child->choice = which;
 			/* a path names target WHICH as child level WHICH: a format must agree */
@@ -312,7 +312,7 @@ static pt_err lookup_va(const struct pt_tree *tree, const struct pt_tnode *paren
 	pt_walk_va(ctx, va, &w);
 	if (w.fault != PT_FAULT_NONE)
 		return PT_E_NOTFOUND;   /* not mapped (the walk/ file says why) */
-	ctx_node(tree, parent->ctx, PT_TN_VALINK, child);
+	pt_tree_ctx_node(tree, parent->ctx, PT_TN_VALINK, child);
 	child->va = w.page_va;   /* any VA in the page names the page's link */
 	child->node = w.node;
 	return PT_OK;
@@ -354,7 +354,7 @@ static pt_err lookup_vs(const struct pt_tree *tree, const struct pt_tnode *paren
 	if (!pt_tree_context(tree, parent) || !other || other->index == parent->ctx ||
 	    pt_capture_context(tree->cap, other->index) != other)
 		return PT_E_NOTFOUND;
-	ctx_node(tree, parent->ctx, PT_TN_VSFILE, child);
+	pt_tree_ctx_node(tree, parent->ctx, PT_TN_VSFILE, child);
 	child->choice = other->index;
 	return PT_OK;
 }
@@ -380,7 +380,7 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 	case PT_TN_WALKDIR:
 		if (!pt_tree_context(tree, parent) || !pt_va_parse(name, &va))
 			return PT_E_NOTFOUND;
-		ctx_node(tree, parent->ctx, PT_TN_WALKFILE, child);
+		pt_tree_ctx_node(tree, parent->ctx, PT_TN_WALKFILE, child);
 		child->va = va;
 		return PT_OK;
 	case PT_TN_PADIR:
@@ -395,259 +395,6 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		return lookup_pa(tree, parent, name, child);
 	case PT_TN_VSDIR:
 		return lookup_vs(tree, parent, name, child);
-	default:
-		return PT_E_USAGE;
-	}
-}
-
-/* ---- listing ------------------------------------------------------------ */
-
-/* A fixed list in progress: child k has cookie k + COOKIE_BASE. */
-struct fixed_list {
-	pt_tree_list_fn fn;
-	void *ud;
-	uint64_t cookie;
-	uint64_t k;
-	bool stopped;
-};
-
-/* Offers one child of a fixed list; false once the callback stopped. */
-static bool fixed_add(struct fixed_list *l, const char *name, const struct pt_tnode *child)
-{
-	uint64_t next = l->k + COOKIE_BASE;
-
-	l->k++;
-	if (l->stopped || next <= l->cookie)
-		return !l->stopped;
-	if (!l->fn(l->ud, name, child, next))
-		l->stopped = true;
-	return !l->stopped;
-}
-
-static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
-{
-	struct pt_tnode n;
-
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_CAPTURE;
-	if (!fixed_add(l, "capture", &n))
-		return PT_OK;
-	for (size_t i = 0; i < tree->nctx; i++) {
-		ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
-		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
-			return PT_OK;
-	}
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_PADIR;
-	fixed_add(l, "pa", &n);
-	return PT_OK;
-}
-
-/* pa/: one directory per space of the capture, in the capture's order (its format's first). */
-static pt_err list_padir(const struct pt_tree *tree, struct fixed_list *l)
-{
-	struct pt_tnode n;
-
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_PASPACE;
-	for (unsigned s = 0; s < tree->nspaces; s++) {
-		n.choice = s;
-		if (!fixed_add(l, pt_capture_space_name(tree->cap, s), &n))
-			break;
-	}
-	return PT_OK;
-}
-
-static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir,
-			  struct fixed_list *l)
-{
-	const struct pt_context *ctx = pt_tree_context(tree, dir);
-	struct pt_tnode n;
-
-	if (!ctx)
-		return PT_E_NOTFOUND;
-	ctx_node(tree, dir->ctx, PT_TN_INFO, &n);
-	if (!fixed_add(l, "info", &n))
-		return PT_OK;
-	n.type = PT_TN_MAPS;
-	if (!fixed_add(l, "maps", &n))
-		return PT_OK;
-	n.type = PT_TN_ENTRIES;
-	if (!fixed_add(l, "entries", &n))
-		return PT_OK;
-	n.type = PT_TN_SVG;
-	if (!fixed_add(l, "map.svg", &n))
-		return PT_OK;
-	n.type = PT_TN_TABLEDIR;
-	if (!fixed_add(l, ctx->fmt->levels[0].name, &n))
-		return PT_OK;
-	n.type = PT_TN_VADIR;
-	if (!fixed_add(l, "va", &n))
-		return PT_OK;
-	n.type = PT_TN_WALKDIR;
-	if (!fixed_add(l, "walk", &n))
-		return PT_OK;
-	n.type = PT_TN_VSDIR;
-	fixed_add(l, "vs", &n);
-	return PT_OK;
-}
-
-static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
-{
-	struct pt_loc loc;
-	struct pt_table t;
-	struct pt_tnode n;
-	pt_err err = get_entry(dir, &loc);
-
-	if (err != PT_OK)
-		return err;
-	n = *dir;
-	n.type = PT_TN_ENTRYFILE;
-	if (!fixed_add(l, "entry", &n))
-		return PT_OK;
-	for (unsigned which = 0; which < 2; which++) {
-		if (!child_table(&loc, which, &t))
-			continue;
-		n = *dir;
-		n.type = PT_TN_TABLEDIR;
-		n.choice = which;
-		if (!fixed_add(l, dir->node.ctx->fmt->levels[t.level].name, &n))
-			break;
-	}
-	return PT_OK;
-}
-
-/*
- * The next listed entry of T, decoded summary-only: a listing needs only
- * "captured, non-zero, directory or file" (the state), not the named
- * fields.
- */
-static bool table_next_summary(const struct pt_table *t, uint64_t *i, bool all_entries,
-			       struct pt_entry *e, struct pt_readctl *rc)
-{
-	return pt_table_next(t, i, all_entries, PT_DECODE_SUMMARY, e, rc);
-}
-
-/*
- * Decimal I ending just before END (NUL-terminated there), by hand: the
- * snprintf of every listed index cost ~5% of a first `find` (bench/README.md).
- */
-static const char *index_name(uint64_t i, char *end)
-{
-	end[-1] = 0;
-	return pt_dec_before(end - 1, i);
-}
-
-/* A table: entry I has cookie I + 3, so a resumed listing starts at COOKIE - 2. */
-static pt_err list_table(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-			 pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
-{
-	uint64_t i = cookie >= COOKIE_BASE ? cookie - (COOKIE_BASE - 1) : 0;
-	struct pt_table t;
-	struct pt_entry e;
-	struct pt_tnode n;
-	char name[24];
-	pt_err err;
-
-	if (dir->node.n >= PT_MAX_DEPTH)
-		return PT_OK;   /* no entry could be named below it */
-	err = get_table(dir, &t);
-	if (err != PT_OK)
-		return err;
-	pt_table_direct(&t);
-	while (i < t.entries && table_next_summary(&t, &i, tree->all_entries, &e, rc)) {
-		entry_node(dir, &t, i, &e, &n);
-		if (!fn(ud, index_name(i, name + sizeof(name)), &n, i + COOKIE_BASE))
-			break;
-		i++;
-	}
-	return PT_OK;
-}
-
-/*
- * va/: streamed from the page iterator; the cookie of a page is the slot
- * (pt_va_slot(): the VA itself unless the format is canonical, where the
- * high half's VAs would wrap) just past it (+ 2, to stay clear of the
- * cookies of "." and ".."), so a huge va/
- * never holds a list of names and a resumed listing starts where it stopped.
- * The iterator knows each leaf, so the links need no walk for their targets.
- *
- * One call reads at most VA_LIST_BUDGET entries once it has listed a link
- * (tables of invalid but non-zero entries list nothing for minutes): the
- * caller resumes from the last cookie.  A call that has listed nothing
- * must not end early, since an empty reply ends the directory and a cookie
- * can only come with a link: it goes on from where the budget ran out with
- * twice the budget, until a link or the end (or a cancel).
- */
-#define VA_LIST_BUDGET ((uint64_t)1 << 16)
-
-/* The next page, its leaf decoded summary-only: a link needs no field (as table_next_summary). */
-static bool pages_next_summary(struct pt_page_iter *it, struct pt_page *page)
-{
-	it->flags = PT_DECODE_SUMMARY;
-	return pt_pages_next(it, page);
-}
-
-static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		      pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
-{
-	const struct pt_context *ctx = pt_tree_context(tree, dir);
-	struct pt_page_iter it;
-	struct pt_page page;
-	struct pt_tnode n;
-	char name[32];
-	uint64_t from = cookie > 2 ? cookie - 2 : 0, budget = VA_LIST_BUDGET;
-	bool any = false;
-
-	if (!ctx)
-		return PT_E_NOTFOUND;
-	if (from > pt_va_slot_last(ctx->fmt))
-		return PT_OK;   /* past the last page */
-	from = pt_va_at(ctx->fmt, from);
-	for (;;) {
-		pt_pages_init(&it, ctx, from, rc);
-		it.budget = budget;
-		while (pages_next_summary(&it, &page)) {
-			if (!pt_va_in_space(ctx->fmt, page.va))
-				return PT_OK;
-			ctx_node(tree, dir->ctx, PT_TN_VALINK, &n);
-			n.va = page.va;
-			n.node = page.node;
-			pt_va_name(ctx->fmt, page.va, name, sizeof(name));
-			if (!fn(ud, name, &n, pt_va_slot(ctx->fmt, page.va) + page.size + 2))
-				return PT_OK;
-			any = true;
-		}
-		if (!it.cut || any || pt_readctl_cancelled(rc) || !pt_va_in_space(ctx->fmt, it.cut_va))
-			return PT_OK;
-		from = it.cut_va;
-		budget = budget > UINT64_MAX / 2 ? budget : budget * 2;
-	}
-}
-
-pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		    pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
-{
-	struct fixed_list l = {fn, ud, cookie, 0, false};
-
-	switch (dir->type) {
-	case PT_TN_ROOT:
-		return list_root(tree, &l);
-	case PT_TN_CTXDIR:
-		return list_ctxdir(tree, dir, &l);
-	case PT_TN_ENTRYDIR:
-		return list_entrydir(dir, &l);
-	case PT_TN_TABLEDIR:
-		return list_table(tree, dir, cookie, fn, ud, rc);
-	case PT_TN_VADIR:
-		return list_va(tree, dir, cookie, fn, ud, rc);
-	case PT_TN_WALKDIR:
-	case PT_TN_VSDIR:
-		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
-	case PT_TN_PADIR:
-		return list_padir(tree, &l);
-	case PT_TN_PASPACE:
-		return dir->choice < tree->nspaces ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
 	default:
 		return PT_E_USAGE;
 	}
@@ -693,7 +440,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_VSFILE:
 		if (!pt_tree_context(tree, node))
 			return PT_E_NOTFOUND;
-		ctx_node(tree, node->ctx,
+		pt_tree_ctx_node(tree, node->ctx,
 			 node->type == PT_TN_VALINK ? PT_TN_VADIR :
 			 node->type == PT_TN_WALKFILE ? PT_TN_WALKDIR :
 			 node->type == PT_TN_VSFILE ? PT_TN_VSDIR : PT_TN_CTXDIR, parent);
@@ -702,7 +449,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 		if (node->node.n == 0) {
 			if (!pt_tree_context(tree, node))
 				return PT_E_NOTFOUND;
-			ctx_node(tree, node->ctx, PT_TN_CTXDIR, parent);
+			pt_tree_ctx_node(tree, node->ctx, PT_TN_CTXDIR, parent);
 			return PT_OK;
 		}
 		*parent = *node;
@@ -711,7 +458,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 		return PT_OK;
 	case PT_TN_ENTRYFILE:
 		/* a pointer's `entry` sits in its directory, a leaf in its table */
-		err = get_entry(node, &loc);
+		err = pt_tree_get_entry(node, &loc);
 		if (err != PT_OK)
 			return err;
 		if (pt_entry_is_dir(&loc.entry)) {
@@ -748,7 +495,7 @@ static uint64_t table_nlink(const struct pt_table *t, struct pt_readctl *rc)
 		return 2;   /* leaves only: no subdirectories */
 	if (t->entries > NLINK_SCAN_MAX)
 		return 1;
-	while (i < t->entries && table_next_summary(t, &i, false, &e, rc)) {
+	while (i < t->entries && pt_tree_next_summary(t, &i, false, &e, rc)) {
 		if (pt_entry_is_dir(&e))
 			n++;
 		i++;
@@ -785,19 +532,19 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 		*nlink = 2;
 		return PT_OK;
 	case PT_TN_TABLEDIR:
-		err = get_table(node, &t);
+		err = pt_tree_get_table(node, &t);
 		if (err == PT_OK) {
 			pt_table_direct(&t);
 			*nlink = table_nlink(&t, rc);
 		}
 		return err;
 	case PT_TN_ENTRYDIR:
-		err = get_entry(node, &loc);
+		err = pt_tree_get_entry(node, &loc);
 		if (err != PT_OK)
 			return err;
 		*nlink = 2;
 		for (unsigned which = 0; which < 2; which++)
-			if (child_table(&loc, which, &t))
+			if (pt_tree_child_table(&loc, which, &t))
 				(*nlink)++;
 		return PT_OK;
 	default:
@@ -841,7 +588,7 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		err = pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b, rc);
 		break;
 	case PT_TN_ENTRYFILE:
-		err = get_entry(node, &loc);
+		err = pt_tree_get_entry(node, &loc);
 		if (err == PT_OK)
 			err = pt_render_entry(b, &loc.table, loc.index, &loc.entry, PT_OUT_TEXT);
 		break;
