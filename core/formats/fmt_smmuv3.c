@@ -53,9 +53,10 @@
 
 #include "fmt_arm64.h"
 #include "fmt_ctx.h"
+#include "fmt_smmuv3.h"
 #include "pt_buf.h"
 
-static const char *const sm_spaces[] = {"sysmem", "hpa", "gpa", NULL};
+const char *const pt_smmuv3_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 
 /* The largest input of a bypass stream: IHI 0070 SMMU_IDR5.OAS tops at 52 bits. */
@@ -140,11 +141,11 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 
 	if (!strcmp(k->key, "space")) {
 		c->space_given = true;
-		return pt_fmt_space_key(k, "arm-smmuv3", sm_spaces, &c->space);
+		return pt_fmt_space_key(k, "arm-smmuv3", pt_smmuv3_spaces, &c->space);
 	}
 	if (!strcmp(k->key, "output_space")) {
 		c->output_given = true;
-		return pt_fmt_space_key(k, "arm-smmuv3", sm_spaces, &c->output_space);
+		return pt_fmt_space_key(k, "arm-smmuv3", pt_smmuv3_spaces, &c->output_space);
 	}
 	if (!strcmp(k->key, "half")) {
 		if (strcmp(k->value, "lower") && strcmp(k->value, "upper"))
@@ -425,10 +426,10 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->ttb_masked |= c->a.ttbr_ignored;
 	g = (c->a.grain - 12) / 2;
 	f->name = pt_format_smmuv3.name;
-	f->spaces = sm_spaces;
+	f->spaces = pt_smmuv3_spaces;
 	f->decode = sm_decoders[g][pa_index(c->a.pa)][c->stage == 2][c->space][c->output_space];
-	f->encode = NULL;
-	f->build_keys = NULL;
+	f->encode = pt_smmuv3_encoder(g, pa_index(c->a.pa), c->stage == 2, c->output_space);
+	f->build_keys = pt_smmuv3_build_keys;
 	f->blob_kinds = NULL;
 	f->ctx_section = pt_format_smmuv3.ctx_section;
 	f->ctx_size = pt_format_smmuv3.ctx_size;
@@ -537,7 +538,7 @@ static void sm_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, f->addr ? "%s: 0x%" PRIx64 "\n" : "%s: %" PRIu64 "\n", f->name,
 				      field_value(c, f));
 	}
-	pt_buf_printf(b, "space: %s\noutput_space: %s\n", sm_spaces[c->space], sm_spaces[c->output_space]);
+	pt_buf_printf(b, "space: %s\noutput_space: %s\n", pt_smmuv3_spaces[c->space], pt_smmuv3_spaces[c->output_space]);
 	if (!c->stage) {
 		pt_buf_printf(b, "tables: none (%s)\n", c->config == CFG_BYPASS ?
 			      "bypass: every address is its own output" : "abort: every address faults");
@@ -576,8 +577,8 @@ static void sm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		else
 			pt_jobj_u(o, f->name, field_value(c, f));
 	}
-	pt_jobj_str(o, "space", sm_spaces[c->space]);
-	pt_jobj_str(o, "output_space", sm_spaces[c->output_space]);
+	pt_jobj_str(o, "space", pt_smmuv3_spaces[c->space]);
+	pt_jobj_str(o, "output_space", pt_smmuv3_spaces[c->output_space]);
 	if (!c->stage)
 		return;
 	pt_jobj_str(o, "half", c->stage == 1 ? (c->a.upper ? "upper" : "lower") : NULL);
@@ -602,8 +603,10 @@ const struct pt_format pt_format_smmuv3 = {
 	.va_digits = 16,
 	.va_canonical = true,
 	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE | PT_PERM_PXN | PT_PERM_UXN | PT_PERM_NS,
-	.spaces = sm_spaces,
+	.spaces = pt_smmuv3_spaces,
 	.decode = SM_FN(0, 5, 0, 0, 0),
+	.encode = pt_smmuv3_encode,
+	.build_keys = pt_smmuv3_build_keys,
 	.flags = pt_a64_flags,
 	.kind_name = pt_a64_kind,
 	.kind_field = "attr_index",
