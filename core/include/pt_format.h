@@ -301,6 +301,15 @@ struct pt_format {
 	 * On failure a message without the "capture.ini:LINE:" prefix in ERR.
 	 */
 	pt_err (*ctx_setup)(struct pt_context *ctx, char *err, size_t errlen);
+	/*
+	 * The rest of the set-up where it reads the capture's memory (NULL:
+	 * none): called after every context's ctx_setup, once the memory is
+	 * sealed, ctx->mem set and the space ids bound (pt_context_space());
+	 * it may replace what ctx_setup filled (arm-smmuv3: the geometry of a
+	 * CD read from its CD table).  Messages as for ctx_setup (a warning
+	 * in ERR on success).
+	 */
+	pt_err (*ctx_memory)(struct pt_context *ctx, char *err, size_t errlen);
 	/* Lines of the context's info file after the root lines (may be NULL). */
 	void (*info_text)(const struct pt_context *ctx, struct pt_buf *b);
 	/* The same as members of the info JSON object (may be NULL). */
