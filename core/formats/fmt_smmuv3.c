@@ -311,10 +311,17 @@ static pt_err setup_s1(struct sm_ctx *c, char *err, size_t errlen)
 		       err, errlen);
 	if (rc)
 		return rc;
-	/* TCR_EL1 (Linux pgtable-hwdef.h TCR_*): T0SZ 5:0, EPD0 7, TG0 15:14, T1SZ 21:16, EPD1 23, TG1 31:30, IPS 34:32, HPD0 41, HPD1 42 */
+	/*
+	 * TCR_EL1 (Linux pgtable-hwdef.h TCR_*): T0SZ 5:0, EPD0 7, TG0 15:14,
+	 * T1SZ 21:16, EPD1 23, TG1 31:30, IPS 34:32, TBI0 37, TBI1 38, HPD0 41,
+	 * HPD1 42.  CD.TBI 39:38 is TBI1:TBI0 (QEMU smmuv3.c decode_cd: bit i
+	 * of CD.TBI for TTBi): a set bit makes the walk of that half ignore a
+	 * VA's top byte.
+	 */
 	tcr = bits(cd0, 5, 0) | bits(cd0, 14, 14) << 7 | bits(cd0, 7, 6) << 14 |
 	      bits(cd0, 21, 16) << 16 | bits(cd0, 30, 30) << 23 | bits(cd0, 23, 22) << 30 |
-	      (uint64_t)ips << 32 | bits(c->w[W_CD1], 1, 1) << 41 | bits(c->w[W_CD2], 1, 1) << 42;
+	      (uint64_t)ips << 32 | bits(cd0, 39, 38) << 37 | bits(c->w[W_CD1], 1, 1) << 41 |
+	      bits(c->w[W_CD2], 1, 1) << 42;
 	c->a.v[K_TCR] = tcr;
 	c->a.v[K_TTBR] = ttbr;
 	c->a.v[K_HALF] = up;

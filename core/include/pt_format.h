@@ -233,6 +233,14 @@ struct pt_format {
 	 */
 	bool va_canonical;
 	/*
+	 * Top Byte Ignore (Arm TBI: TCR_EL1.TBI0/TBI1, the SMMUv3 CD's TBI;
+	 * a context is one half, so one flag): the walk ignores bits 63:56 of
+	 * a VA and walks it as bits 55:0 with bit 55 copied into 63:56 (Arm
+	 * ARM D8.8 "Tagged addresses"), so the canonical check is on bits
+	 * 55..va_bits-1; names (va/) stay the canonical, untagged VAs.
+	 */
+	bool va_tbi;
+	/*
 	 * Rights a pointer passes down to everything below it (a CPU's
 	 * writable and user ANDed, xd ORed along the path): the PT_PERM_*
 	 * bits of perm_or_down set in a pointer's perm are set in every leaf
