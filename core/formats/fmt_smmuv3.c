@@ -3,8 +3,11 @@
  * fmt_smmuv3.c — Arm SMMUv3 translation, `arm-smmuv3`, [smmu NAME]
  * (docs/design.md §2.7): one stream's Stream Table Entry and the Context
  * Descriptor it points at, given as raw 64-bit words (ste0..ste3,
- * cd0..cd3), walked with the arm64 descriptors (fmt_arm64.c): one decoder,
- * two context set-ups.
+ * cd0..cd3) or, with `ssid`, the CD of that SubstreamID read from the
+ * STE's CD table once memory is loaded (§5.2 S1Fmt, §5.3 L1CD: cd_read,
+ * sm_ctx_memory), walked with the arm64 descriptors (fmt_arm64.c): one
+ * decoder, two context set-ups.  The encoder and build keys are in
+ * fmt_smmuv3_enc.c.
  *
  * Sources (restated, no code copied): Arm IHI 0070 (SMMUv3) §5.2 "Stream
  * Table Entry" and §5.4 "Context Descriptor", through Linux
