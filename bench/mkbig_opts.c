@@ -102,7 +102,7 @@ static void usage(FILE *f)
 	      "  --vas FILE         write mapped sample pages as 'CONTEXT VA PATH' lines ...\n"
 	      "  --nvas N           ... this many, in random order, default 1000\n"
 	      "  --format F         ver2 (default) or ver3 (nv-gmmu-ver3, chip gh100); or\n"
-	      "                     x86-64, intel-vtd, amd-vi, arm64: OUT is then a spec for\n"
+	      "                     x86-64, intel-vtd, amd-vi, arm64, arm-smmuv3: OUT is then a spec for\n"
 	      "                     `ptfs-tool build SPEC CAPTURE` (--mix 4k:P,2m:P only)\n"
 	      "  --blob             write OUT as a raw blob of --entries valid 4 KiB PTEs\n"
 	      "                     (for ptfs-tool decode --blob) instead of a capture\n", f);
@@ -182,7 +182,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 				break;
 			}
 			if (strcmp(optarg, "ver2") && strcmp(optarg, "ver3"))
-				die("--format: ver2, ver3, x86-64, intel-vtd, amd-vi or arm64, not '%s'",
+				die("--format: ver2, ver3, x86-64, intel-vtd, amd-vi, arm64 or arm-smmuv3, not '%s'",
 				    optarg);
 			o->ver3 = !strcmp(optarg, "ver3");
 			break;

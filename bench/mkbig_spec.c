@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mkbig_spec.c — `mkbig --format F` for the CPU and IOMMU formats (x86-64,
- * intel-vtd, amd-vi, arm64, ...): writes a `ptfs-tool build` spec (a
+ * intel-vtd, amd-vi, arm64, arm-smmuv3, ...): writes a `ptfs-tool build` spec (a
  * capture.ini without [memory], with `map = VA SIZE SPACE PA FLAGS` lines;
  * ptfs-tool(1) BUILD) of the same shape as mkbig's VER2 captures, and
  * bench/run turns it into a capture with `ptfs-tool build`.  The tables
@@ -40,7 +40,8 @@ static const struct spec_format spec_formats[] = {
 	{ "intel-vtd", "vtd", "" },
 	{ "amd-vi", "amdvi", "" },
 	{ "arm64", "arm64", "" },
-	/* arm-smmuv3 joins here once ptfs-tool build writes its STE/CD keys */
+	/* the STE and CD words come from ptfs-tool build (fmt_smmuv3_enc.c): stage 1, 4 KiB granule */
+	{ "arm-smmuv3", "smmu", "" },
 };
 
 bool mkbig_spec_format(const char *name)

@@ -370,6 +370,59 @@ START_TEST(walk_4k)
 END_TEST
 
 /*
+ * TBI (TCR_EL1.TBI0 bit 37, TBI1 bit 38; Linux pgtable-hwdef.h TCR_TBI0/1;
+ * Arm ARM D8.8): a VA's bits 63:56 are ignored, it walks as bits 55:0 with
+ * bit 55 copied up, and only bits 55..VA size must equal bit 55.  Without
+ * TBI the same tagged VA is noncanonical.
+ */
+START_TEST(walk_tbi)
+{
+	static const uint64_t TBI0 = BIT(37), TBI1 = BIT(38);
+	const uint64_t up = T1SZ(16) | TG1(2) | IPS(5), lo = T0SZ(25) | TG0(0) | IPS(2);
+	char ini[256];
+	struct tu_cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+
+	build_4k();
+	/* the upper half with TBI1: a tag 0x5a over 0xFFFF8000_12345678 walks as the untagged VA */
+	snprintf(ini, sizeof ini, "[arm64 k]\nttbr = 0x1000\nhalf = upper\ntcr = 0x%" PRIx64 "\n",
+		 up | TBI1);
+	k = load(ini);
+	ctx = ctx_of(&k);
+	ck_assert(ctx->fmt->va_tbi);
+	w = walk_ok(ctx, 0x5AFF800012345678ull, 0x41234678ull, 4096, 4, "l3");
+	ck_assert_uint_eq(w.va, 0x5AFF800012345678ull);          /* the VA as asked */
+	ck_assert_uint_eq(w.page_va, 0xFFFF800012345000ull);     /* the page by its canonical name */
+	walk_fault(ctx, 0x5A00000012345000ull, PT_FAULT_OUT_OF_RANGE);   /* bit 55 0: TTBR0's half */
+	walk_fault(ctx, 0x00FE800012345000ull, PT_FAULT_NONCANONICAL);   /* bit 48 != bit 55 */
+	tu_cap_free(&k);
+	/* TBI0 is the other half's: the upper half still checks the top byte */
+	snprintf(ini, sizeof ini, "[arm64 k]\nttbr = 0x1000\nhalf = upper\ntcr = 0x%" PRIx64 "\n",
+		 up | TBI0);
+	k = load(ini);
+	ctx = ctx_of(&k);
+	ck_assert(!ctx->fmt->va_tbi);
+	walk_fault(ctx, 0x5AFF800012345000ull, PT_FAULT_NONCANONICAL);
+	walk_ok(ctx, 0xFFFF800012345678ull, 0x41234678ull, 4096, 4, "l3");
+	tu_cap_free(&k);
+	/* the lower half, 39 bits, TBI0: bits 55:39 must be 0, 63:56 anything */
+	snprintf(ini, sizeof ini, "[arm64 u]\nttbr = 0x2000\nhalf = lower\ntcr = 0x%" PRIx64 "\n",
+		 lo | TBI0);
+	k = load(ini);
+	ctx = ctx_of(&k);
+	walk_ok(ctx, 0xF000000012345678ull, 0x41234678ull, 4096, 3, "l3");
+	walk_fault(ctx, 0xF000008000000000ull, PT_FAULT_NONCANONICAL);   /* bit 39 */
+	walk_fault(ctx, 0x00FFFFFF80000000ull, PT_FAULT_OUT_OF_RANGE);   /* bit 55: the upper half */
+	tu_cap_free(&k);
+	snprintf(ini, sizeof ini, "[arm64 u]\nttbr = 0x2000\nhalf = lower\ntcr = 0x%" PRIx64 "\n", lo);
+	k = load(ini);
+	walk_fault(ctx_of(&k), 0xF000000012345000ull, PT_FAULT_NONCANONICAL);
+	tu_cap_free(&k);
+}
+END_TEST
+
+/*
  * 16K, 48-bit TTBR0 (T0SZ 16, TG0 2): start level 0 with 2 entries (bit
  * 47), then L1 46:36, L2 35:25, L3 24:14 (reference §A.1).  VA = L1 1, L2
  * 2, L3 3 → a 16 KiB page; L2 4 → a 32 MiB block.
@@ -631,6 +684,7 @@ static Suite *suite(void)
 
 	tc = tcase_create("walk");
 	tcase_add_test(tc, walk_4k);
+	tcase_add_test(tc, walk_tbi);
 	tcase_add_test(tc, walk_16k);
 	tcase_add_test(tc, walk_64k);
 	tcase_add_test(tc, walk_lpa2);

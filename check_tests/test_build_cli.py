@@ -58,6 +58,11 @@ FORMATS = {
                     0xffff000000000000),
     "arm64-s2": ("format = arm64", "[arm64 c]\nstage = 2\n", ["sysmem"],
                  ["s2ap_read", "s2ap_write", "xn"], 48),
+    "smmuv3": ("format = arm-smmuv3", "[smmu c]\n", ["sysmem"], ["ap_rdonly", "ap_user", "pxn", "uxn", "ns"], 48),
+    "smmuv3-upper": ("format = arm-smmuv3", "[smmu c]\nspace = hpa\noutput_space = gpa\n", ["gpa"],
+                     ["ap_rdonly", "ap_user", "uxn"], 48, 0xffff000000000000),
+    "smmuv3-s2": ("format = arm-smmuv3", "[smmu c]\nste0 = 0xd\n", ["sysmem"],
+                  ["s2ap_read", "s2ap_write", "xn"], 48),
 }
 
 
@@ -69,7 +74,7 @@ def flags_for(name, fl):
         if "write" in fl and "read" not in fl:
             fl = fl + ["read"]     # write without read is a misconfiguration (SDM)
         return fl, fl if {"read", "write", "execute"} & set(fl) else fl + ["read"]
-    if name != "arm64-s2" and name.startswith("arm64") and "ap_user" in fl and "ap_rdonly" not in fl and "pxn" not in fl:
+    if not name.endswith("-s2") and name.startswith(("arm64", "smmuv3")) and "ap_user" in fl and "ap_rdonly" not in fl and "pxn" not in fl:
         return fl, fl + ["pxn"]    # EL0-writable is never EL1-executable (fmt_arm64.c s1_perm)
     return fl, fl
 PASS = FAIL = 0
@@ -164,6 +169,11 @@ def main():
             "arm64 VAs in both halves": ("[capture]\nversion = 1\nformat = arm64\n\n[arm64 c]\n"
                                          "map = 0x1000 4K sysmem 0\n"
                                          "map = 0xffff000000000000 4K sysmem 0x1000\n", ":5:"),
+            "smmuv3 VAs in both halves": ("[capture]\nversion = 1\nformat = arm-smmuv3\n\n[smmu c]\n"
+                                          "map = 0x1000 4K sysmem 0\n"
+                                          "map = 0xffff000000000000 4K sysmem 0x1000\n", ":5:"),
+            "an smmuv3 page outside output_space": ("[capture]\nversion = 1\nformat = arm-smmuv3\n\n"
+                                                    "[smmu c]\nmap = 0x1000 4K hpa 0\n", ":6:"),
         }
         for what, (text, line) in bad.items():
             r = build(text, os.path.join(tmp, "bad"), tmp)

@@ -2,7 +2,7 @@
 /*
  * test_build_fmt: the encoders of the formats whose context chooses the
  * geometry (amd-gpuvm, x86-64, intel-vtd, intel-ept, amd-vi, arm64; issue
- * #25 item 4), as properties:
+ * #25 item 4; arm-smmuv3, issue #23 item 6), as properties:
  *
  * - tables: encode(decode(x)) == x for every entry of every table of the
  *   committed fixtures of those formats, decoded where the walker reads it
@@ -102,6 +102,7 @@ START_TEST(test_fixture_tables)
 		{"qemu-x86.elf", "x86-64", 16}, {"vtd-sl.tar.gz", "intel-vtd", 8},
 		{"ept-guest.tar.gz", "intel-ept", 8}, {"amdvi-v1.tar.gz", "amd-vi", 8},
 		{"arm64-4k.tar.gz", "arm64", 8}, {"arm64-s2.tar.gz", "arm64", 4},
+		{"smmu-v3.tar.gz", "arm-smmuv3", 8},
 	};
 
 	for (size_t f = 0; f < sizeof fx / sizeof fx[0]; f++) {
@@ -198,6 +199,31 @@ static void arm64_variants(char *ini, size_t len, unsigned *checked)
 	}
 }
 
+/*
+ * arm-smmuv3: a stage-1 CD of each granule (TG0 0 4K, 2 16K, 1 64K) x IPS
+ * 2/5/6 (40, 48, 52 bits) with the pages in each space, and a stage-2 STE
+ * (Arm IHI 0070 §5.4 CD, §5.2 STE; field positions in fmt_smmuv3.c).
+ */
+static void smmuv3_variants(char *ini, size_t len, unsigned *checked)
+{
+	static const unsigned tg0[] = { 0, 2, 1 }, ips[] = { 2, 5, 6 };
+	static const char *const sp[] = { "sysmem", "hpa", "gpa" };
+
+	for (unsigned g = 0; g < 3; g++)
+		for (unsigned p = 0; p < 3; p++) {
+			unsigned long long cd0 = 16ull | (unsigned long long)tg0[g] << 6 | 1ull << 30 |
+						 1ull << 31 | (unsigned long long)ips[p] << 32 | 1ull << 41;
+
+			snprintf(ini, len, "[capture]\nversion = 1\nformat = arm-smmuv3\n[smmu v]\n"
+				 "ste0 = 0xb\ncd0 = 0x%llx\ncd1 = 0x100000\noutput_space = %s\n", cd0,
+				 sp[(g + p) % 3]);
+			*checked += variant(ini, 1000);
+		}
+	snprintf(ini, len, "[capture]\nversion = 1\nformat = arm-smmuv3\n[smmu v]\nste0 = 0xd\n"
+		 "ste2 = 0x%llx\nste3 = 0x200000\n", 16ull << 32 | 2ull << 38 | 5ull << 48 | 1ull << 51);
+	*checked += variant(ini, 4000);
+}
+
 START_TEST(test_variants)
 {
 	static const char *const sp[] = { "sysmem", "hpa", "gpa" };
@@ -237,6 +263,7 @@ START_TEST(test_variants)
 			checked += variant(ini, 2000);
 		}
 	arm64_variants(ini, sizeof ini, &checked);
+	smmuv3_variants(ini, sizeof ini, &checked);
 	ck_assert_uint_gt(checked, 250000);
 }
 END_TEST
@@ -404,6 +431,7 @@ START_TEST(test_build_walk)
 		"[capture]\nversion = 1\nformat = amd-vi\n[amdvi c]\n",
 		"[capture]\nversion = 1\nformat = amd-gpuvm\n[vm c]\n",
 		"[capture]\nversion = 1\nformat = arm64\n[arm64 c]\n",
+		"[capture]\nversion = 1\nformat = arm-smmuv3\n[smmu c]\n",
 	};
 	const uint32_t PX = PT_PERM_PXN, UX = PT_PERM_UXN, NS = PT_PERM_NS;
 	const struct fmt_case cases[] = {
@@ -434,10 +462,17 @@ START_TEST(test_build_walk)
 		 0xffff000000000000ull},
 		{head[5], "stage = 2\n", "sysmem", {"s2ap_read", "s2ap_write", "xn", "fnxs"},
 		 {NR, NW, PX | UX, 0}, NR | NW, 0, 0},
+		/* arm-smmuv3: the STE and CD words build_keys writes, the arm64 descriptors */
+		{head[6], "", "sysmem", {"ap_rdonly", "pxn", "uxn", "ns"}, {NW, PX, UX, NS}, PR, 0, 0},
+		{head[6], "space = hpa\noutput_space = gpa\n", "gpa", {"ap_rdonly", "ap_user", "uxn", "ns"},
+		 {NW, PR, UX, NS}, PR, 1, 0xffff000000000000ull},
+		{head[6], "stage = 2\n", "sysmem", {"s2ap_read", "s2ap_write", "xn", "fnxs"},
+		 {NR, NW, PX | UX, 0}, NR | NW, 0, 0},
 	};
 	static const char *const names[] = {
 		"x86-64", "x86-64", "x86-64", "intel-vtd", "intel-vtd", "intel-ept", "amd-vi", "amd-vi",
 		"amd-gpuvm", "amd-gpuvm", "amd-gpuvm", "amd-gpuvm", "arm64", "arm64", "arm64",
+		"arm-smmuv3", "arm-smmuv3", "arm-smmuv3",
 	};
 
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)

@@ -58,6 +58,7 @@
 #define CD_EPD1     BIT(30)
 #define CD_V        BIT(31)
 #define CD_IPS(n)   F(n, 32)
+#define CD_TBI(n)   F(n, 38)  /* TBI1:TBI0 */
 #define CD_AA64     BIT(41)
 #define CD_R        BIT(45)
 #define CD_A        BIT(46)
@@ -532,34 +533,102 @@ START_TEST(walk_s1)
 	walk_ok(ctx, 0xFFFF000000000000ull | va4 | 0x678, 0x12345678ull, 4096, "l3");
 	walk_fault(ctx, va4, PT_FAULT_OUT_OF_RANGE);
 	unload(&k);
-	/* 16K, 47-bit (T0SZ 17): L1 [1] → L2 [2] → L3 [3] a 16K page; L2 [4] a 32M block */
-	put(0x10000 + 8 * 1, 0x14000 | TABLE);
-	put(0x14000 + 8 * 2, 0x18000 | TABLE);
-	put(0x14000 + 8 * 4, 0x44000000ull | BLOCK | AF);
-	put(0x18000 + 8 * 3, 0x42004000ull | PAGE | AF);
-	k = load_words("", C01, 0, 0, (C06 & ~CD_T0SZ(63)) | CD_T0SZ(17) | CD_TG0(2), 0x10000, 0);
+	/*
+	 * CD.TBI 39:38 is TBI1:TBI0 (QEMU smmuv3.c decode_cd): with the walked
+	 * half's bit the top byte is ignored (bit 55 copied up), without it a
+	 * tagged VA is noncanonical; the other half's bit changes nothing.
+	 */
+	k = load_words("", C01, 0, 0, C06 | CD_TBI(1), 0x1000, 0);
 	ctx = ctx_of(&k);
-	walk_ok(ctx, (1ull << 36) | (2ull << 25) | (3ull << 14) | 0x3ff, 0x420043ffull, 16384, "l3");
-	walk_ok(ctx, (1ull << 36) | (4ull << 25) | 0x12345, 0x44012345ull, 32u << 20, "l2");
+	w = walk_ok(ctx, 0xA500000000000000ull | va4 | 0x678, 0x12345678ull, 4096, "l3");
+	ck_assert_uint_eq(w.page_va, va4);
+	walk_fault(ctx, 0xA500000000000000ull | BIT(48) | va4, PT_FAULT_NONCANONICAL);
+	walk_fault(ctx, 0xA5FF000000000000ull | va4, PT_FAULT_OUT_OF_RANGE);   /* bit 55: TTB1's */
 	unload(&k);
-	/* 64K, 42-bit (T0SZ 22): L2 [1] → L3 [2] a 64K page; L2 [3] a 512M block */
-	put(0x20000 + 8 * 1, 0x30000 | TABLE);
-	put(0x20000 + 8 * 3, 0x60000000ull | BLOCK | AF);
-	put(0x30000 + 8 * 2, 0x50010000ull | PAGE | AF);
+	k = load_words("", C01, 0, 0, C06 | CD_TBI(2), 0x1000, 0);
+	walk_fault(ctx_of(&k), 0xA500000000000000ull | va4, PT_FAULT_NONCANONICAL);
+	unload(&k);
+	k = load_words("", C01, 0, 0, (C06 & ~CD_EPD1) | CD_EPD0 | CD_T1SZ(16) | CD_TG1(2) | CD_TBI(2),
+		       0, 0x1000);
+	walk_ok(ctx_of(&k), 0x12FF000000000000ull | va4 | 0x678, 0x12345678ull, 4096, "l3");
+	unload(&k);
+	/* 64K tables in hpa, where the memory (sysmem's) has none */
 	k = load_words("space = hpa\noutput_space = gpa\n", C01, 0, 0,
 		       (C06 & ~CD_T0SZ(63)) | CD_T0SZ(22) | CD_TG0(1), 0x20000, 0);
-	ctx = ctx_of(&k);                              /* the memory is sysmem's: hpa has none */
+	ctx = ctx_of(&k);
 	ck_assert_uint_eq(ctx->root_space, 1);
 	walk_fault(ctx, (1ull << 29) | (2ull << 16), PT_FAULT_NOT_CAPTURED);
 	unload(&k);
-	k = load_words("output_space = gpa\n", C01, 0, 0, (C06 & ~CD_T0SZ(63)) | CD_T0SZ(22) | CD_TG0(1),
-		       0x20000, 0);
-	ctx = ctx_of(&k);
-	ck_assert_str_eq(ctx->fmt->levels[0].name, "l2");
-	w = walk_ok(ctx, (1ull << 29) | (2ull << 16) | 0xabc, 0x50010abcull, 65536, "l3");
-	ck_assert_uint_eq(w.space, 2);
-	walk_ok(ctx, (3ull << 29) | 0x1234567, 0x61234567ull, 512u << 20, "l2");
-	unload(&k);
+}
+END_TEST
+
+/*
+ * One walk per granule: the context (its extra keys and words; cd words 0
+ * at stage 2), its tables (PUTS), the root level and entries it gets, a
+ * page and a block walk (VA, PA, size, leaf level) and the space of both.
+ */
+struct gran_case {
+	const char *what, *extra;
+	uint64_t ste0, ste2, ste3, cd0, cd1;
+	struct { uint64_t at, v; } puts[4];      /* an at of 0 ends them */
+	const char *root_level;
+	uint64_t root_entries;
+	struct { uint64_t va, pa, size; const char *level; } walks[2];
+	unsigned space;
+};
+
+#define S2CFG (STE_V | STE_CFG(6))
+static const struct gran_case gran_cases[] = {
+	/* 16K, 47-bit (T0SZ 17): L1 [1] → L2 [2] → L3 [3] a 16K page; L2 [4] a 32M block */
+	{"s1 16K", "", C01, 0, 0, (C06 & ~CD_T0SZ(63)) | CD_T0SZ(17) | CD_TG0(2), 0x10000,
+	 {{0x10000 + 8 * 1, 0x14000 | TABLE}, {0x14000 + 8 * 2, 0x18000 | TABLE},
+	  {0x14000 + 8 * 4, 0x44000000ull | BLOCK | AF}, {0x18000 + 8 * 3, 0x42004000ull | PAGE | AF}},
+	 "l1", 2048,
+	 {{(1ull << 36) | (2ull << 25) | (3ull << 14) | 0x3ff, 0x420043ffull, 16384, "l3"},
+	  {(1ull << 36) | (4ull << 25) | 0x12345, 0x44012345ull, 32u << 20, "l2"}}, 0},
+	/* 64K, 42-bit (T0SZ 22): L2 [1] → L3 [2] a 64K page; L2 [3] a 512M block, pages in gpa */
+	{"s1 64K", "output_space = gpa\n", C01, 0, 0, (C06 & ~CD_T0SZ(63)) | CD_T0SZ(22) | CD_TG0(1),
+	 0x20000, {{0x20000 + 8 * 1, 0x30000 | TABLE}, {0x20000 + 8 * 3, 0x60000000ull | BLOCK | AF},
+		   {0x30000 + 8 * 2, 0x50010000ull | PAGE | AF}}, "l2", 8192,
+	 {{(1ull << 29) | (2ull << 16) | 0xabc, 0x50010abcull, 65536, "l3"},
+	  {(3ull << 29) | 0x1234567, 0x61234567ull, 512u << 20, "l2"}}, 2},
+	/* 16K, 36-bit IPA (S2T0SZ 28), SL0 1 → level 2 of 2048: a 16K page and a 32M block */
+	{"s2 16K", "", S2CFG, S2T0SZ(28) | S2SL0(1) | S2TG(2) | S2PS(1) | S2AA64, 0x100000, 0, 0,
+	 {{0x100000 + 8 * 1, 0x104000 | TABLE}, {0x100000 + 8 * 3, 0x06000000ull | S2RW | BLOCK},
+	  {0x104000 + 8 * 2, 0x03008000ull | S2RW | PAGE}}, "l2", 2048,
+	 {{(1ull << 25) | (2ull << 14) | 0x10, 0x03008010ull, 16384, "l3"},
+	  {(3ull << 25) | 0x10, 0x06000010ull, 32u << 20, "l2"}}, 0},
+	/* 64K, 42-bit IPA (S2T0SZ 22), SL0 1 → level 2 of 8192: a 64K page and a 512M block */
+	{"s2 64K", "", S2CFG, S2T0SZ(22) | S2SL0(1) | S2TG(1) | S2PS(2) | S2AA64, 0x300000, 0, 0,
+	 {{0x300000 + 8 * 1, 0x320000 | TABLE}, {0x300000 + 8 * 3, 0x80000000ull | S2RW | BLOCK},
+	  {0x320000 + 8 * 2, 0x70020000ull | S2RW | PAGE}}, "l2", 8192,
+	 {{(1ull << 29) | (2ull << 16) | 0x20, 0x70020020ull, 65536, "l3"},
+	  {(3ull << 29) | 0x20, 0x80000020ull, 512u << 20, "l2"}}, 0},
+};
+
+START_TEST(walk_granules)
+{
+	memset(mem, 0, sizeof mem);
+	for (size_t i = 0; i < sizeof gran_cases / sizeof gran_cases[0]; i++) {
+		const struct gran_case *g = &gran_cases[i];
+		struct cap k;
+		const struct pt_context *ctx;
+
+		for (unsigned j = 0; j < 4 && g->puts[j].at; j++)
+			put(g->puts[j].at, g->puts[j].v);
+		k = load_words(g->extra, g->ste0, g->ste2, g->ste3, g->cd0, g->cd1, 0);
+		ctx = ctx_of(&k);
+		ck_assert_msg(!strcmp(ctx->fmt->levels[0].name, g->root_level), "%s: root %s", g->what,
+			      ctx->fmt->levels[0].name);
+		ck_assert_uint_eq(ctx->root_entries, g->root_entries);
+		for (unsigned j = 0; j < 2; j++) {
+			struct pt_walk w = walk_ok(ctx, g->walks[j].va, g->walks[j].pa, g->walks[j].size,
+						   g->walks[j].level);
+
+			ck_assert_msg(w.space == g->space, "%s: space %u", g->what, w.space);
+		}
+		unload(&k);
+	}
 }
 END_TEST
 
@@ -590,27 +659,94 @@ START_TEST(walk_s2)
 	walk_ok(ctx, (1ull << 30) | 0x1234, 0x40001234ull, 1u << 30, "l1");
 	walk_fault(ctx, 1ull << 40, PT_FAULT_OUT_OF_RANGE);
 	unload(&k);
-	/* 16K, 36-bit IPA (S2T0SZ 28), SL0 1 → level 2 of 2048: a 16K page and a 32M block */
-	put(0x100000 + 8 * 1, 0x104000 | TABLE);
-	put(0x100000 + 8 * 3, 0x06000000ull | S2RW | BLOCK);
-	put(0x104000 + 8 * 2, 0x03008000ull | S2RW | PAGE);
-	k = load_words("", S2, S2T0SZ(28) | S2SL0(1) | S2TG(2) | S2PS(1) | S2AA64, 0x100000, 0, 0, 0);
+}
+END_TEST
+
+/* ---- CD tables: `ssid` (IHI 0070 §5.2 S1Fmt / S1CDMax, §5.3 L1CD) ------------ */
+
+#define L1CD_V BIT(0)        /* CTXDESC_L1_DESC_V; L2Ptr 51:12 in place */
+#define S1STE(fmt, ptr, max) (STE_V | STE_CFG(5) | STE_S1FMT(fmt) | (uint64_t)(ptr) | STE_S1CDMAX(max))
+
+/* A CD at ADDR: C06 with ASID ASID, TTB0 at 0x1000 (the 4K tables cd_tables puts). */
+static void put_cd(uint64_t addr, unsigned asid)
+{
+	put(addr, (C06 & ~CD_ASID(0xffff)) | CD_ASID(asid));
+	put(addr + 8, 0x1000);
+}
+
+/* SSID's CD through STE0: its address and ASID in info, and the 2M block of the tables. */
+static void ssid_ok(uint64_t ste0, const char *ssid, uint64_t cd_addr, unsigned asid)
+{
+	char extra[64];
+	struct cap k;
+	const struct pt_context *ctx;
+
+	snprintf(extra, sizeof extra, "ssid = %s\n", ssid);
+	k = load_words(extra, ste0, 0, 0, 0, 0, 0);
 	ctx = ctx_of(&k);
-	ck_assert_str_eq(ctx->fmt->levels[0].name, "l2");
-	ck_assert_uint_eq(ctx->root_entries, 2048);
-	walk_ok(ctx, (1ull << 25) | (2ull << 14) | 0x10, 0x03008010ull, 16384, "l3");
-	walk_ok(ctx, (3ull << 25) | 0x10, 0x06000010ull, 32u << 20, "l2");
+	ck_assert_uint_eq(info_u(ctx, "cd_address"), cd_addr);
+	ck_assert_uint_eq(info_u(ctx, "cd_asid"), asid);
+	ck_assert_uint_eq(info_u(ctx, "ssid"), strtoull(ssid, NULL, 0));
+	ck_assert_uint_eq(ctx->root_addr, 0x1000);
+	walk_ok(ctx, (1ull << 39) | (2ull << 30) | (5ull << 21) | 0x1234, 0x40201234ull, 2u << 20, "l2");
 	unload(&k);
-	/* 64K, 42-bit IPA (S2T0SZ 22), SL0 1 → level 2 of 8192: a 64K page and a 512M block */
-	put(0x300000 + 8 * 1, 0x320000 | TABLE);
-	put(0x300000 + 8 * 3, 0x80000000ull | S2RW | BLOCK);
-	put(0x320000 + 8 * 2, 0x70020000ull | S2RW | PAGE);
-	k = load_words("", S2, S2T0SZ(22) | S2SL0(1) | S2TG(1) | S2PS(2) | S2AA64, 0x300000, 0, 0, 0);
-	ctx = ctx_of(&k);
-	ck_assert_uint_eq(ctx->root_entries, 8192);
-	walk_ok(ctx, (1ull << 29) | (2ull << 16) | 0x20, 0x70020020ull, 65536, "l3");
-	walk_ok(ctx, (3ull << 29) | 0x20, 0x80000020ull, 512u << 20, "l2");
+}
+
+START_TEST(cd_tables)
+{
+	struct cap k;
+
+	memset(mem, 0, sizeof mem);
+	put(0x1000 + 8 * 1, 0x2000 | TABLE);
+	put(0x2000 + 8 * 2, 0x3000 | TABLE);
+	put(0x3000 + 8 * 5, 0x40200000ull | BLOCK | AF);
+	/* the vectors: S1Fmt 5:4, S1ContextPtr 51:6, S1CDMax 63:59; L1CD V 0, L2Ptr 51:12 */
+	ck_assert_uint_eq(S1STE(0, 0x380000, 3), 0x180000000038000Bull);
+	ck_assert_uint_eq(S1STE(2, 0x383000, 12), 0x600000000038302Bull);
+	ck_assert_uint_eq(0x382000 | L1CD_V, 0x382001ull);
+	/* linear (S1Fmt 00): CD[5] of 8 at S1ContextPtr + 5 * 64; CD[0..4] are zero */
+	put_cd(0x380000 + 5 * 64, 11);
+	ssid_ok(S1STE(0, 0x380000, 3), "5", 0x380140, 11);
+	/* S1Fmt 11 is reserved and behaves as 00 (IHI 0070 §5.2) */
+	ssid_ok(S1STE(3, 0x380000, 3), "5", 0x380140, 11);
+	/* two-level, 4 KiB L2 (S1Fmt 01): SubstreamID 0x83 = L1CD[2], CD[3] of 64 */
+	put(0x381000 + 8 * 2, 0x382000 | L1CD_V);
+	put_cd(0x382000 + 3 * 64, 12);
+	ssid_ok(S1STE(1, 0x381000, 8), "0x83", 0x3820c0, 12);
+	/* two-level, 64 KiB L2 (S1Fmt 10, Linux's): 0x805 = L1CD[2], CD[5] of 1024 */
+	put(0x383000 + 8 * 2, 0x390000 | L1CD_V);
+	put_cd(0x390000 + 5 * 64, 13);
+	ssid_ok(S1STE(2, 0x383000, 12), "0x805", 0x390140, 13);
+	k = load_words("ssid = 0x805\n", S1STE(2, 0x383000, 12), 0, 0, 0, 0, 0);
+	ck_assert_uint_eq(info_u(ctx_of(&k), "l1cd_address"), 0x383010);
+	ck_assert_uint_eq(info_u(ctx_of(&k), "l1cd"), 0x390001);
 	unload(&k);
+	/* S1CDMax 0: S1ContextPtr is the one CD (substreams disabled), S1Fmt ignored */
+	put_cd(0x384000, 14);
+	ssid_ok(S1STE(2, 0x384000, 0), "0", 0x384000, 14);
+	/* errors: SubstreamID at 2^S1CDMax, on one line naming the section's and the key's lines */
+	load_err(load_words("ssid = 8\n", S1STE(0, 0x380000, 3), 0, 0, 0, 0, 0), PT_E_VALUE,
+		 "capture.ini:8: [smmu s]: ssid 8 (line 10) is not below 2^STE.S1CDMax = 8");
+	load_err(load_words("ssid = 1\n", S1STE(0, 0x384000, 0), 0, 0, 0, 0, 0), PT_E_VALUE,
+		 "ssid 1 (line 10) is not below 2^STE.S1CDMax = 1");
+	/* an L1CD with V 0, one with a RES0 bit (5), an invalid CD (the zero CD[4]) */
+	load_err(load_words("ssid = 0x43\n", S1STE(1, 0x381000, 8), 0, 0, 0, 0, 0), PT_E_VALUE,
+		 "ssid 67 (line 10): its L1CD 0x0 at sysmem 0x381008 has V (bit 0) 0");
+	put(0x381000 + 8 * 3, 0x382000 | L1CD_V | BIT(5));
+	load_err(load_words("ssid = 0xc3\n", S1STE(1, 0x381000, 8), 0, 0, 0, 0, 0), PT_E_VALUE,
+		 "its L1CD 0x382021 at sysmem 0x381018 has RES0 bits set");
+	load_err(load_words("ssid = 4\n", S1STE(0, 0x380000, 3), 0, 0, 0, 0, 0), PT_E_VALUE,
+		 "cd0 0x0 (ssid 4's CD at sysmem 0x380100): CD.V (bit 31) is 0");
+	/* not captured: the CD past the memory, the L1CD past it */
+	load_err(load_words("ssid = 127\n", S1STE(0, 0x3ff000, 7), 0, 0, 0, 0, 0), PT_E_CAPTURE,
+		 "ssid 127 (line 10): its CD at sysmem 0x400fc0 is not captured");
+	load_err(load_words("ssid = 0x2000\n", S1STE(2, 0x3fffc0, 14), 0, 0, 0, 0, 0), PT_E_CAPTURE,
+		 "its L1CD at sysmem 0x400000 (S1Fmt 2, S1ContextPtr 0x3fffc0) is not captured");
+	/* ssid is stage 1's and replaces cd0..cd3 */
+	load_err(load_words("ssid = 5\n", S1STE(0, 0x380000, 3), 0, 0, C06, 0x1000, 0), PT_E_VALUE,
+		 "reads the CD from the CD table: no cd0..cd3 beside it");
+	load_err(load_words("ssid = 1\n", STE_V | STE_CFG(6), C04, 0x200000, 0, 0, 0), PT_E_VALUE,
+		 "ssid is a stage-1 key");
 }
 END_TEST
 
@@ -656,7 +792,9 @@ static Suite *suite(void)
 	tc = tcase_create("walk");
 	tcase_add_test(tc, walk_s1);
 	tcase_add_test(tc, walk_s2);
+	tcase_add_test(tc, walk_granules);
 	tcase_add_test(tc, nested);
+	tcase_add_test(tc, cd_tables);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -483,6 +483,8 @@ static pt_err s1_geometry(struct a64_ctx *c, char *err, size_t errlen)
 		c->pa = pa_sizes[ips];
 		c->ds = tg != 16 && (tcr & BIT(59));
 		c->hpd = (tcr & (c->upper ? BIT(42) : BIT(41))) != 0;
+		/* TBI0 37, TBI1 38 (Linux pgtable-hwdef.h TCR_TBI0/TCR_TBI1) */
+		c->tbi = (tcr & (c->upper ? BIT(38) : BIT(37))) != 0;
 	} else {
 		c->grain = (c->has & BIT(K_GRANULE)) ? (c->v[K_GRANULE] == 4096 ? 12 :
 			   c->v[K_GRANULE] == 16384 ? 14 : 16) : 12;
@@ -638,6 +640,7 @@ pt_err pt_a64_setup(struct a64_ctx *c, struct pt_context *ctx, char *err, size_t
 		c->fmt.perm_names = a64_s2_perm_names;
 	} else {
 		c->fmt.va_bits = c->va + 1;
+		c->fmt.va_tbi = c->tbi;
 		/* TCR.HPDn: no APTable/PXNTable/UXNTable, NSTable still (Arm ARM D8.4.2) */
 		if (c->hpd)
 			c->fmt.perm_or_down = PT_PERM_NS;
@@ -695,6 +698,8 @@ static void a64_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, "tcr: 0x%" PRIx64 " (hpd%d %u)\n", c->v[K_TCR], c->upper, c->hpd);
 		else
 			pt_buf_puts(b, "tcr: not given (granule, va_bits, pa_bits, ds as keyed)\n");
+		if (c->tbi)
+			pt_buf_printf(b, "tbi: 1 (TBI%d: bits 63:56 of a VA are ignored)\n", c->upper);
 	}
 	if (c->ttbr_ignored)
 		pt_buf_printf(b, "ttbr_ignored: 0x%" PRIx64 "\n", c->ttbr_ignored);
@@ -716,6 +721,8 @@ static void a64_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_bool(o, "ds", c->ds);
 	pt_jobj_str(o, "start_level", c->levels[0].name);
 	pt_jobj_u(o, "root_index_bits", c->root_bits);
+	if (c->tbi)
+		pt_jobj_bool(o, "tbi", true);
 	pt_jobj_hex(o, s2 ? "vttbr" : "ttbr", s2 ? c->v[K_VTTBR] : c->v[K_TTBR]);
 	if (s2)
 		pt_jobj_hex(o, "vtcr", c->v[K_VTCR]);

@@ -65,6 +65,7 @@ struct a64_ctx {
 	const char *space_name; /* `space = NAME` (capture.ini's string), NULL: sysmem */
 	/* set-up results */
 	unsigned grain, va, pa, ds, start_lvl, root_bits, hpd, xnx;
+	bool tbi;               /* TCR.TBI0/TBI1 of the half: the top byte is ignored */
 	uint64_t root, ttbr_ignored;
 	struct pt_level levels[6];
 	struct pt_format fmt;

@@ -3,8 +3,11 @@
  * fmt_smmuv3.c — Arm SMMUv3 translation, `arm-smmuv3`, [smmu NAME]
  * (docs/design.md §2.7): one stream's Stream Table Entry and the Context
  * Descriptor it points at, given as raw 64-bit words (ste0..ste3,
- * cd0..cd3), walked with the arm64 descriptors (fmt_arm64.c): one decoder,
- * two context set-ups.
+ * cd0..cd3) or, with `ssid`, the CD of that SubstreamID read from the
+ * STE's CD table once memory is loaded (§5.2 S1Fmt, §5.3 L1CD: cd_read,
+ * sm_ctx_memory), walked with the arm64 descriptors (fmt_arm64.c): one
+ * decoder, two context set-ups.  The encoder and build keys are in
+ * fmt_smmuv3_enc.c.
  *
  * Sources (restated, no code copied): Arm IHI 0070 (SMMUv3) §5.2 "Stream
  * Table Entry" and §5.4 "Context Descriptor", through Linux
@@ -53,9 +56,12 @@
 
 #include "fmt_arm64.h"
 #include "fmt_ctx.h"
+#include "fmt_smmuv3.h"
 #include "pt_buf.h"
+#include "pt_mem.h"
+#include "pt_num.h"
 
-static const char *const sm_spaces[] = {"sysmem", "hpa", "gpa", NULL};
+const char *const pt_smmuv3_spaces[] = {"sysmem", "hpa", "gpa", NULL};
 enum { SP_SYSMEM, SP_HPA, SP_GPA, SP__COUNT };
 
 /* The largest input of a bypass stream: IHI 0070 SMMU_IDR5.OAS tops at 52 bits. */
@@ -123,6 +129,10 @@ struct sm_ctx {
 	uint32_t has;               /* BIT(W_*) of the words given */
 	unsigned stage_key;         /* `stage`: 0 not given, 1, 2 */
 	unsigned half_key;          /* `half`: 0 not given, 1 lower (TTB0), 2 upper (TTB1) */
+	uint64_t ssid;              /* `ssid`: the CD of that SubstreamID, read from the CD table */
+	unsigned ssid_line;         /* 0: no ssid key (the CD is cd0..cd3, or there is none) */
+	bool cd_mem;                /* the CD words were read from memory (at cd_addr) */
+	uint64_t cd_addr, l1cd, l1cd_addr;   /* where; the L1CD of a two-level table (l1cd_addr 0: none) */
 	unsigned space, output_space;
 	bool space_given, output_given;
 	/* set-up results */
@@ -140,11 +150,11 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 
 	if (!strcmp(k->key, "space")) {
 		c->space_given = true;
-		return pt_fmt_space_key(k, "arm-smmuv3", sm_spaces, &c->space);
+		return pt_fmt_space_key(k, "arm-smmuv3", pt_smmuv3_spaces, &c->space);
 	}
 	if (!strcmp(k->key, "output_space")) {
 		c->output_given = true;
-		return pt_fmt_space_key(k, "arm-smmuv3", sm_spaces, &c->output_space);
+		return pt_fmt_space_key(k, "arm-smmuv3", pt_smmuv3_spaces, &c->output_space);
 	}
 	if (!strcmp(k->key, "half")) {
 		if (strcmp(k->value, "lower") && strcmp(k->value, "upper"))
@@ -152,6 +162,11 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 					       " upper (TTB1)", k->value, k->label);
 		c->half_key = !strcmp(k->value, "upper") ? 2 : 1;
 		return PT_OK;
+	}
+	if (!strcmp(k->key, "ssid")) {
+		rc = pt_ctx_key_uint(k, &c->ssid);
+		c->ssid_line = k->line;
+		return rc;
 	}
 	if (!strcmp(k->key, "stage")) {
 		rc = pt_ctx_key_uint(k, &v);
@@ -193,10 +208,14 @@ static const char *sm_ctx_missing(const void *priv)
 	return (c->has & BIT(W_STE0)) ? NULL : "ste0";
 }
 
-/* "cd0 0x... (line N)": the word a message is about. */
+/* "cd0 0x... (line N)" or "cd0 0x... (ssid N's CD at ADDR)": the word a message is about. */
 static const char *word_at(const struct sm_ctx *c, unsigned w, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s 0x%" PRIx64 " (line %u)", word_names[w], c->w[w], c->line[w]);
+	if (c->cd_mem && w >= W_CD0)
+		snprintf(buf, len, "%s 0x%" PRIx64 " (ssid %" PRIu64 "'s CD at %s 0x%" PRIx64 ")",
+			 word_names[w], c->w[w], c->ssid, pt_smmuv3_spaces[c->space], c->cd_addr);
+	else
+		snprintf(buf, len, "%s 0x%" PRIx64 " (line %u)", word_names[w], c->w[w], c->line[w]);
 	return buf;
 }
 
@@ -295,10 +314,17 @@ static pt_err setup_s1(struct sm_ctx *c, char *err, size_t errlen)
 		       err, errlen);
 	if (rc)
 		return rc;
-	/* TCR_EL1 (Linux pgtable-hwdef.h TCR_*): T0SZ 5:0, EPD0 7, TG0 15:14, T1SZ 21:16, EPD1 23, TG1 31:30, IPS 34:32, HPD0 41, HPD1 42 */
+	/*
+	 * TCR_EL1 (Linux pgtable-hwdef.h TCR_*): T0SZ 5:0, EPD0 7, TG0 15:14,
+	 * T1SZ 21:16, EPD1 23, TG1 31:30, IPS 34:32, TBI0 37, TBI1 38, HPD0 41,
+	 * HPD1 42.  CD.TBI 39:38 is TBI1:TBI0 (QEMU smmuv3.c decode_cd: bit i
+	 * of CD.TBI for TTBi): a set bit makes the walk of that half ignore a
+	 * VA's top byte.
+	 */
 	tcr = bits(cd0, 5, 0) | bits(cd0, 14, 14) << 7 | bits(cd0, 7, 6) << 14 |
 	      bits(cd0, 21, 16) << 16 | bits(cd0, 30, 30) << 23 | bits(cd0, 23, 22) << 30 |
-	      (uint64_t)ips << 32 | bits(c->w[W_CD1], 1, 1) << 41 | bits(c->w[W_CD2], 1, 1) << 42;
+	      (uint64_t)ips << 32 | bits(cd0, 39, 38) << 37 | bits(c->w[W_CD1], 1, 1) << 41 |
+	      bits(c->w[W_CD2], 1, 1) << 42;
 	c->a.v[K_TCR] = tcr;
 	c->a.v[K_TTBR] = ttbr;
 	c->a.v[K_HALF] = up;
@@ -371,10 +397,35 @@ static pt_err pick_stage(struct sm_ctx *c, char *err, size_t errlen)
 					 " %s", c->stage_key, c->config, config_name(c->config),
 					 c->stage ? "translates at the other stage only" :
 					 "translates at no stage");
-	if (c->half_key && c->stage != 1)
-		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "half is a stage-1 key (TTB0 or"
-					 " TTB1), and this section walks %s", c->stage == 2 ?
+	if ((c->half_key || c->ssid_line) && c->stage != 1)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "%s is a stage-1 key (%s), and this"
+					 " section walks %s", c->half_key ? "half" : "ssid", c->half_key ?
+					 "TTB0 or TTB1" : "the CD of a SubstreamID", c->stage == 2 ?
 					 "stage 2" : "no tables");
+	return PT_OK;
+}
+
+/*
+ * `ssid = N` (stage 1): the CD of SubstreamID N comes from the CD table at
+ * STE.S1ContextPtr, read once memory is loaded (sm_ctx_memory).  IHI 0070
+ * §5.2: S1CDMax (63:59) is log2 of the CDs there; with 0 the pointer is one
+ * CD (substreams disabled: N must be 0); a SubstreamID at or above
+ * 2^S1CDMax is C_BAD_SUBSTREAMID.
+ */
+static pt_err ssid_check(const struct sm_ctx *c, char *err, size_t errlen)
+{
+	unsigned max = (unsigned)bits(c->w[W_STE0], 63, 59);
+	char at[96];
+
+	if (c->has & (BIT(W_CD0) | BIT(W_CD1) | BIT(W_CD2) | BIT(W_CD3)))
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "ssid %" PRIu64 " (line %u) reads"
+					 " the CD from the CD table: no cd0..cd3 beside it", c->ssid,
+					 c->ssid_line);
+	if (c->ssid >> max)
+		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "ssid %" PRIu64 " (line %u) is not"
+					 " below 2^STE.S1CDMax = %" PRIu64 " (%s; IHI 0070 §5.2:"
+					 " C_BAD_SUBSTREAMID)", c->ssid, c->ssid_line, (uint64_t)BIT(max),
+					 word_at(c, W_STE0, at, sizeof at));
 	return PT_OK;
 }
 
@@ -391,11 +442,12 @@ static void sm_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt
 	}
 }
 
+static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
+static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
+
 static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct sm_ctx *c = ctx->priv;
-	struct pt_format *f = &c->a.fmt;
-	unsigned g;
 	pt_err rc = pick_stage(c, err, errlen);
 
 	if (rc)
@@ -417,7 +469,36 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 		pt_fmt_ctx_root(ctx, c->space, 0, 0);
 		return PT_OK;
 	}
-	rc = c->stage == 1 ? setup_s1(c, err, errlen) : setup_s2(c, err, errlen);
+	if (c->stage == 1 && c->ssid_line) {
+		/* no geometry before the CD is read (sm_ctx_memory): an empty root until then */
+		rc = ssid_check(c, err, errlen);
+		c->flat = pt_format_smmuv3;
+		ctx->fmt = &c->flat;
+		pt_fmt_ctx_root(ctx, c->space, 0, 0);
+		return rc;
+	}
+	return walk_setup(ctx, c, err, errlen);
+}
+
+/* The CD read from memory (ssid): the stage-1 set-up ctx_setup left for now. */
+static pt_err sm_ctx_memory(struct pt_context *ctx, char *err, size_t errlen)
+{
+	struct sm_ctx *c = ctx->priv;
+	pt_err rc;
+
+	if (c->stage != 1 || !c->ssid_line)
+		return PT_OK;
+	rc = cd_read(ctx, c, err, errlen);
+	return rc ? rc : walk_setup(ctx, c, err, errlen);
+}
+
+/* The walk of stage C->stage: the CD's or the STE's registers as arm64's, and the format copy. */
+static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen)
+{
+	struct pt_format *f = &c->a.fmt;
+	unsigned g;
+	pt_err rc = c->stage == 1 ? setup_s1(c, err, errlen) : setup_s2(c, err, errlen);
+
 	if (!rc)
 		rc = pt_a64_setup(&c->a, ctx, err, errlen);
 	if (rc)
@@ -425,16 +506,17 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	c->ttb_masked |= c->a.ttbr_ignored;
 	g = (c->a.grain - 12) / 2;
 	f->name = pt_format_smmuv3.name;
-	f->spaces = sm_spaces;
+	f->spaces = pt_smmuv3_spaces;
 	f->decode = sm_decoders[g][pa_index(c->a.pa)][c->stage == 2][c->space][c->output_space];
-	f->encode = NULL;
-	f->build_keys = NULL;
+	f->encode = pt_smmuv3_encoder(g, pa_index(c->a.pa), c->stage == 2, c->output_space);
+	f->build_keys = pt_smmuv3_build_keys;
 	f->blob_kinds = NULL;
 	f->ctx_section = pt_format_smmuv3.ctx_section;
 	f->ctx_size = pt_format_smmuv3.ctx_size;
 	f->ctx_key = pt_format_smmuv3.ctx_key;
 	f->ctx_missing = pt_format_smmuv3.ctx_missing;
 	f->ctx_setup = pt_format_smmuv3.ctx_setup;
+	f->ctx_memory = pt_format_smmuv3.ctx_memory;
 	f->info_text = pt_format_smmuv3.info_text;
 	f->info_json = pt_format_smmuv3.info_json;
 	ctx->root_space = c->space;
@@ -443,6 +525,59 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 			 " alignment are masked (QEMU hw/arm/smmu-common.c)", word_names[c->stage == 1 ?
 			 (c->a.upper ? W_CD2 : W_CD1) : W_STE3], c->ttb, c->stage == 1 ? (c->a.upper ?
 			 "CD.TTB1" : "CD.TTB0") : "STE.S2TTB", c->ttb_masked);
+	return PT_OK;
+}
+
+/*
+ * The CD of SubstreamID c->ssid (IHI 0070 §5.2 STE.S1Fmt, §5.3 L1CD):
+ * S1Fmt 00 a linear table of 2^S1CDMax 64-byte CDs at S1ContextPtr (11 is
+ * reserved and behaves as 00); 01 and 10 two-level, an L1 table of 8-byte
+ * L1CDs indexed by SubstreamID[S1CDMax-1:6] (4 KiB L2 tables of 64 CDs) or
+ * [S1CDMax-1:10] (64 KiB L2 tables of 1024 CDs), the L2 table by the bits
+ * below.  L1CD: V 0, bits 11:1 RES0, L2Ptr 51:12 (Linux arm-smmu-v3.h
+ * CTXDESC_L1_DESC_V, CTXDESC_L1_DESC_L2PTR_MASK), 63:52 RES0 here: an L1CD
+ * with V = 0 aborts the stream's transactions (C_BAD_SUBSTREAMID) and one
+ * with a RES0 bit set is not a pointer ptfs can follow: both fail the load
+ * (fail closed), as a CD or L1CD that is not captured does.  The table is
+ * read in `space`: for a nested STE, S1ContextPtr and the L1CDs are IPAs,
+ * as its stage-1 tables are.
+ */
+static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen)
+{
+	uint64_t ste0 = c->w[W_STE0], ptr = ste0 & span(51, 6);
+	unsigned max = (unsigned)bits(ste0, 63, 59), fmt = (unsigned)bits(ste0, 5, 4);
+	unsigned sp = pt_context_space(ctx, c->space), split = fmt == 1 ? 6 : 10;
+	const char *sn = pt_smmuv3_spaces[c->space];
+	uint8_t raw[32];
+
+	c->cd_addr = ptr + c->ssid * 64;
+	if (max && (fmt == 1 || fmt == 2)) {
+		c->l1cd_addr = ptr + (c->ssid >> split) * 8;
+		if (!pt_mem_read(ctx->mem, sp, c->l1cd_addr, raw, 8))
+			return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u):"
+						 " its L1CD at %s 0x%" PRIx64 " (S1Fmt %u, S1ContextPtr"
+						 " 0x%" PRIx64 ") is not captured", c->ssid, c->ssid_line,
+						 sn, c->l1cd_addr, fmt, ptr);
+		c->l1cd = pt_le64_load(raw);
+		if (!(c->l1cd & 1) || (c->l1cd & ~(span(51, 12) | 1)))
+			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "ssid %" PRIu64 " (line %u): its"
+						 " L1CD 0x%" PRIx64 " at %s 0x%" PRIx64 " %s (IHI 0070"
+						 " §5.3%s)", c->ssid, c->ssid_line, c->l1cd, sn,
+						 c->l1cd_addr, !(c->l1cd & 1) ? "has V (bit 0) 0: no L2"
+						 " CD table" : "has RES0 bits set (11:1 or 63:52)",
+						 !(c->l1cd & 1) ? ": C_BAD_SUBSTREAMID" : "");
+		c->cd_addr = (c->l1cd & span(51, 12)) + (c->ssid & (BIT(split) - 1)) * 64;
+	}
+	if (!pt_mem_read(ctx->mem, sp, c->cd_addr, raw, sizeof raw))
+		return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u): its CD"
+					 " at %s 0x%" PRIx64 " is not captured", c->ssid, c->ssid_line,
+					 sn, c->cd_addr);
+	for (unsigned i = 0; i < 4; i++) {
+		c->w[W_CD0 + i] = pt_le64_load(raw + 8 * i);
+		c->line[W_CD0 + i] = c->ssid_line;
+		c->has |= (uint32_t)BIT(W_CD0 + i);
+	}
+	c->cd_mem = true;
 	return PT_OK;
 }
 
@@ -537,7 +672,14 @@ static void sm_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_printf(b, f->addr ? "%s: 0x%" PRIx64 "\n" : "%s: %" PRIu64 "\n", f->name,
 				      field_value(c, f));
 	}
-	pt_buf_printf(b, "space: %s\noutput_space: %s\n", sm_spaces[c->space], sm_spaces[c->output_space]);
+	if (c->cd_mem) {
+		pt_buf_printf(b, "ssid: %" PRIu64 "\n", c->ssid);
+		if (c->l1cd_addr)
+			pt_buf_printf(b, "l1cd_address: 0x%" PRIx64 "\nl1cd: 0x%016" PRIx64 "\n", c->l1cd_addr,
+				      c->l1cd);
+		pt_buf_printf(b, "cd_address: 0x%" PRIx64 "\n", c->cd_addr);
+	}
+	pt_buf_printf(b, "space: %s\noutput_space: %s\n", pt_smmuv3_spaces[c->space], pt_smmuv3_spaces[c->output_space]);
 	if (!c->stage) {
 		pt_buf_printf(b, "tables: none (%s)\n", c->config == CFG_BYPASS ?
 			      "bypass: every address is its own output" : "abort: every address faults");
@@ -576,8 +718,16 @@ static void sm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 		else
 			pt_jobj_u(o, f->name, field_value(c, f));
 	}
-	pt_jobj_str(o, "space", sm_spaces[c->space]);
-	pt_jobj_str(o, "output_space", sm_spaces[c->output_space]);
+	if (c->cd_mem) {
+		pt_jobj_u(o, "ssid", c->ssid);
+		if (c->l1cd_addr) {
+			pt_jobj_hex(o, "l1cd_address", c->l1cd_addr);
+			pt_jobj_hex(o, "l1cd", c->l1cd);
+		}
+		pt_jobj_hex(o, "cd_address", c->cd_addr);
+	}
+	pt_jobj_str(o, "space", pt_smmuv3_spaces[c->space]);
+	pt_jobj_str(o, "output_space", pt_smmuv3_spaces[c->output_space]);
 	if (!c->stage)
 		return;
 	pt_jobj_str(o, "half", c->stage == 1 ? (c->a.upper ? "upper" : "lower") : NULL);
@@ -602,8 +752,10 @@ const struct pt_format pt_format_smmuv3 = {
 	.va_digits = 16,
 	.va_canonical = true,
 	.perm_or_down = PT_PERM_NO_WRITE | PT_PERM_PRIVILEGE | PT_PERM_PXN | PT_PERM_UXN | PT_PERM_NS,
-	.spaces = sm_spaces,
+	.spaces = pt_smmuv3_spaces,
 	.decode = SM_FN(0, 5, 0, 0, 0),
+	.encode = pt_smmuv3_encode,
+	.build_keys = pt_smmuv3_build_keys,
 	.flags = pt_a64_flags,
 	.kind_name = pt_a64_kind,
 	.kind_field = "attr_index",
@@ -612,6 +764,7 @@ const struct pt_format pt_format_smmuv3 = {
 	.ctx_key = sm_ctx_key,
 	.ctx_missing = sm_ctx_missing,
 	.ctx_setup = sm_ctx_setup,
+	.ctx_memory = sm_ctx_memory,
 	.info_text = sm_info_text,
 	.info_json = sm_info_json,
 };

@@ -233,6 +233,14 @@ struct pt_format {
 	 */
 	bool va_canonical;
 	/*
+	 * Top Byte Ignore (Arm TBI: TCR_EL1.TBI0/TBI1, the SMMUv3 CD's TBI;
+	 * a context is one half, so one flag): the walk ignores bits 63:56 of
+	 * a VA and walks it as bits 55:0 with bit 55 copied into 63:56 (Arm
+	 * ARM D8.8 "Tagged addresses"), so the canonical check is on bits
+	 * 55..va_bits-1; names (va/) stay the canonical, untagged VAs.
+	 */
+	bool va_tbi;
+	/*
 	 * Rights a pointer passes down to everything below it (a CPU's
 	 * writable and user ANDed, xd ORed along the path): the PT_PERM_*
 	 * bits of perm_or_down set in a pointer's perm are set in every leaf
@@ -301,6 +309,15 @@ struct pt_format {
 	 * On failure a message without the "capture.ini:LINE:" prefix in ERR.
 	 */
 	pt_err (*ctx_setup)(struct pt_context *ctx, char *err, size_t errlen);
+	/*
+	 * The rest of the set-up where it reads the capture's memory (NULL:
+	 * none): called after every context's ctx_setup, once the memory is
+	 * sealed, ctx->mem set and the space ids bound (pt_context_space());
+	 * it may replace what ctx_setup filled (arm-smmuv3: the geometry of a
+	 * CD read from its CD table).  Messages as for ctx_setup (a warning
+	 * in ERR on success).
+	 */
+	pt_err (*ctx_memory)(struct pt_context *ctx, char *err, size_t errlen);
 	/* Lines of the context's info file after the root lines (may be NULL). */
 	void (*info_text)(const struct pt_context *ctx, struct pt_buf *b);
 	/* The same as members of the info JSON object (may be NULL). */

@@ -242,6 +242,31 @@ static pt_err fill_contexts(struct pt_capture *cap)
 	return PT_OK;
 }
 
+/* The set-up steps that read memory (ctx_memory), in capture.ini order, once memory is sealed. */
+static pt_err memory_contexts(struct pt_capture *cap)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < cap->nctx; i++) {
+		struct pt_context *c = &cap->ctx[i];
+		pt_err rc;
+
+		if (!c->fmt->ctx_memory)
+			continue;
+		buf[0] = 0;
+		rc = c->fmt->ctx_memory(c, buf, sizeof buf);
+		if (rc) {
+			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
+					     c->fmt->ctx_section, c->name, buf[0] ? buf : pt_strerror(rc));
+			return rc;
+		}
+		if (buf[0])
+			pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
+					c->fmt->ctx_section, c->name, buf);
+	}
+	return PT_OK;
+}
+
 static int cmp_ctx(const void *a, const void *b)
 {
 	return strcmp((*(const struct pt_context *const *)a)->name,
@@ -560,6 +585,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		qsort(cap->ctx_sorted, cap->nctx, sizeof *cap->ctx_sorted, cmp_ctx);
 	for (size_t i = 0; i < cap->nctx; i++)
 		cap->ctx[i].mem = cap->mem;
+	rc = memory_contexts(cap);
 out:
 	free(mm);
 	free(wlen);

@@ -752,9 +752,13 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 {
 	const struct pt_format *fmt = ctx->fmt;
 	struct pt_table t;
-	uint64_t sva = pt_va_slot(fmt, va);
+	uint64_t sva;
 
 	w->va = va;
+	/* TBI: the tag byte is not part of the address; bit 55 says the half (pt_format.va_tbi) */
+	if (fmt->va_tbi)
+		va = (va & ((UINT64_C(1) << 56) - 1)) | ((UINT64_C(0) - (va >> 55 & 1)) << 56);
+	sva = pt_va_slot(fmt, va);
 	w->nsteps = 0;
 	w->fault = PT_FAULT_NONE;
 	w->fault_step = -1;
