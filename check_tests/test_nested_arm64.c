@@ -321,6 +321,18 @@ START_TEST(pa_final)
 	ck_assert_msg(strstr(b.data, "guest 0x0000000000205123 l1/0/l2/1 ap_user,pxn\n"), "%s", b.data);
 	ck_assert_msg(strstr(b.data, "vm 0x0000005123 l1/0/l2/0/l3/5 "), "%s", b.data);
 	pt_buf_free(&b);
+	/*
+	 * pa 0x40030000: IPA page 19, away from pages 0..15: the block at VA
+	 * 2M lands there at 0x213000, not where its first byte's final
+	 * address carried on would put it (0x220000, whose IPA faults)
+	 */
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_render_pa(&b, ix, (unsigned)pt_capture_space_find(c, "pa"), 0x40030000,
+				      PT_OUT_TEXT, &found), PT_OK);
+	ck_assert_uint_eq(found, 2);
+	ck_assert_msg(strstr(b.data, "guest 0x0000000000213000 l1/0/l2/1 ap_user,pxn\n"), "%s", b.data);
+	ck_assert_msg(strstr(b.data, "vm 0x0000013000 l1/0/l2/0/l3/19 "), "%s", b.data);
+	pt_buf_free(&b);
 	/* pa 0x40020000: where the block would land if stage 2 were linear; IPA 0x10000 faults */
 	pt_buf_init(&b);
 	ck_assert_int_eq(pt_render_pa(&b, ix, (unsigned)pt_capture_space_find(c, "pa"), 0x40020000,
@@ -348,9 +360,10 @@ static int collect(void *ud, const struct pt_xcheck_line *l)
 
 /*
  * The guest against itself over its 2 MiB block at VA 2M (IPA 0..2M):
- * stage 2 maps IPA 0..64K as 16 pages, then faults.  The final addresses
- * compared are those of each stage-2 piece, not the block's first byte
- * carried on: one same line of 64K, nothing past it.
+ * stage 2 maps IPA 0..64K as 16 pages, then faults but for page 19, at
+ * pa 0x40030000.  The final addresses compared are those of each stage-2
+ * piece, not the block's first byte carried on: one same line of 64K,
+ * one of page 19 at its own final address, nothing else.
  */
 START_TEST(xcheck_block_over_stage2_pages)
 {
@@ -364,12 +377,16 @@ START_TEST(xcheck_block_over_stage2_pages)
 	o.va_lo = 0x200000;
 	o.va_hi = 0x3fffff;
 	ck_assert_int_eq(pt_xcheck_run(g, g, &o, collect, &got, &res, NULL), PT_OK);
-	ck_assert_uint_eq(got.n, 1);
+	ck_assert_uint_eq(got.n, 2);
 	ck_assert_int_eq(got.l[0].verdict, PT_XC_SAME);
 	ck_assert_uint_eq(got.l[0].va, 0x200000);
 	ck_assert_uint_eq(got.l[0].last, 0x20ffff);
 	ck_assert_str_eq(got.l[0].a.space, "pa");
 	ck_assert_uint_eq(got.l[0].a.pa, 0x40010000);
+	ck_assert_int_eq(got.l[1].verdict, PT_XC_SAME);
+	ck_assert_uint_eq(got.l[1].va, 0x213000);
+	ck_assert_uint_eq(got.l[1].last, 0x213fff);
+	ck_assert_uint_eq(got.l[1].a.pa, 0x40030000);
 	pt_capture_free(c);
 }
 END_TEST
