@@ -3,8 +3,9 @@
 # (fixtures/nested-ept: a guest's x86-64 tables in gpa behind its EPT,
 # docs/design.md §2.8): walk/ holds the nested trace and both addresses,
 # maps the FINAL column, pa/hpa/ finds the guest's VA through the stack,
-# va/ links go to the stage-1 leaf, a stage-2 fault reads as one; and a
-# [space] cycle is refused with nothing mounted.
+# va/ links go to the stage-1 leaf, a stage-2 fault reads as one; the same
+# for arm64-guest (an arm64 guest behind its stage 2); and a [space] cycle
+# is refused with nothing mounted.
 #
 # Environment and exit status as test_mount.sh (check_tests/meson.build sets
 # them): 77 (skip) without /dev/fuse unless CI=true.  Readiness is polled and
@@ -47,6 +48,24 @@ if do_mount "$FIX/nested-ept.tar.gz" "$M"; then
 	do_umount "$M"
 else
 	bad "nested-ept: mounts"
+fi
+
+# arm64-guest: an arm64 guest's stage 1 in ipa behind its stage 2 in pa
+if do_mount "$FIX/arm64-guest.tar.gz" "$M"; then
+	W=$(cat "$M/guest/walk/0x40001234")
+	check "arm64 walk/: a block whose l2 table and page are in a stage-2 block" \
+		grep -qx 'result: mapped pa=ipa:0x201234 final=pa:0x40201234 page=2M flags=ap_user,pxn attr_index=0 leaf=l1/1/l2/0' <<<"$W"
+	check "arm64 walk/: the stage-2 walk of the l2 table read" \
+		bash -c 'grep -A4 "^l2\[0\] ipa:0x201000 " <<<"$1" | grep -qx "  result: mapped pa=pa:0x40201000 page=2M flags=s2ap_read,s2ap_write mem_attr=15 leaf=l1/0/l2/1"' _ "$W"
+	check "arm64 walk/: S2AP 00 under a table read is stage2:rights" \
+		grep -q '^result: fault=stage2:rights at=ipa:0x11000 stage=vm level=l3 index=0 ' "$M/guest/walk/0x600000"
+	check "arm64 maps: the FINAL column" \
+		grep -qx '0x0000000000000000-0x0000000000001000     4K   4K ipa     0x0000000000005000 ap_user,pxn 0 pa:0x0000000040015000' "$M/guest/maps"
+	check "arm64 pa/pa/: a stage-2 page away from the block's others finds its VA" \
+		bash -c 'grep -qx "guest 0x0000000000213000 l1/0/l2/1 ap_user,pxn" "$1" && grep -q "^vm 0x0000013000 " "$1"' _ "$M/pa/pa/0x40030000"
+	do_umount "$M"
+else
+	bad "arm64-guest: mounts"
 fi
 
 # a cycle of translated spaces: one line naming the sections, exit 2, nothing mounted

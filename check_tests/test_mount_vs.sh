@@ -48,6 +48,18 @@ else
 	bad "mount of xcheck-mirror failed"
 fi
 
+# Across formats: xcheck-gpuvm's proc (x86-64) against vmid (amd-gpuvm).
+G=$FIX/xcheck-gpuvm.tar.gz
+if do_mount "$G" "$M"; then
+	"$TOOL" crosscheck "$G" proc vmid >"$TMP/gwant.ab" 2>/dev/null
+	"$TOOL" crosscheck "$G" vmid proc >"$TMP/gwant.ba" 2>/dev/null
+	check "xcheck-gpuvm: proc/vs/vmid is ptfs-tool crosscheck proc vmid, byte for byte" cmp "$TMP/gwant.ab" "$M/proc/vs/vmid"
+	check "xcheck-gpuvm: vmid/vs/proc is crosscheck vmid proc" cmp "$TMP/gwant.ba" "$M/vmid/vs/proc"
+	do_umount "$M"
+else
+	bad "mount of xcheck-gpuvm failed"
+fi
+
 # A long render cut by SIGINT: three contexts over one self-pointing
 # amd-gpuvm table (every VA maps; the render stops at 64 MiB of text, which
 # takes seconds).  Cut after 0.3 s, the file must not be kept cut: the next

@@ -4,7 +4,9 @@
  * rights as PT_PERM_* bits give them, across formats (an amd-gpuvm page
  * against x86-64 pages); the verdicts, merging and window of
  * pt_xcheck_run() on xcheck-mirror, whose planted answers are in
- * fixtures/xcheck-mirror.crosscheck (test_crosscheck.sh compares them all).
+ * fixtures/xcheck-mirror.crosscheck (test_crosscheck.sh compares them all);
+ * and xcheck-gpuvm, an x86-64 process against an amd-gpuvm VMID in one
+ * mixed capture (fixtures/xcheck-gpuvm.crosscheck).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +247,41 @@ START_TEST(test_render)
 }
 END_TEST
 
+/*
+ * xcheck-gpuvm: the rights amd-gpuvm decodes (W: writable, X: executable,
+ * no privilege bit: always user), the spaces the two formats share by name
+ * (sysmem) and the one they do not (vram), pt_xcheck_run across formats.
+ */
+START_TEST(test_gpuvm_mirror)
+{
+	struct pt_capture *cap = load("xcheck-gpuvm.tar.gz");
+	const struct pt_context *a = pt_capture_context_find(cap, "proc"), *b = pt_capture_context_find(cap, "vmid");
+	struct pt_xcheck_opts o;
+	struct pt_xcheck_result res;
+	struct got g = {0};
+
+	ck_assert_str_ne(a->fmt->name, b->fmt->name);
+	ck_assert_uint_eq(pt_xcheck_rights(perm_at(cap, "vmid", 0x0)), PT_XC_WRITABLE | PT_XC_USER);
+	ck_assert_uint_eq(pt_xcheck_rights(perm_at(cap, "vmid", 0x6000)), PT_XC_USER);
+	ck_assert_uint_eq(pt_xcheck_rights(perm_at(cap, "vmid", 0xe000)), PT_XC_RIGHTS_ALL);
+	ck_assert_uint_eq(pt_xcheck_rights(perm_at(cap, "proc", 0x7000)), PT_XC_WRITABLE);
+	pt_xcheck_opts_init(&o);
+	o.va_lo = 0x6000;
+	o.va_hi = 0xcfff;
+	run(cap, "proc", "vmid", &o, &g, &res);
+	ck_assert_uint_eq(g.n, 7);
+	ck_assert_uint_eq(g.l[1].rights, PT_XC_USER);          /* 0x7000: a supervisor page */
+	ck_assert_int_eq(g.l[5].verdict, PT_XC_ONLY_B);        /* 0xb000: a vram page alone */
+	ck_assert_str_eq(g.l[5].b.space, "vram");
+	ck_assert_uint_eq(g.l[5].b.pa, 0x10000);
+	ck_assert_int_eq(g.l[6].verdict, PT_XC_PA_DIFFERS);    /* 0xc000: sysmem against vram */
+	ck_assert_str_eq(g.l[6].a.space, "sysmem");
+	ck_assert_str_eq(g.l[6].b.space, "vram");
+	ck_assert_uint_eq(res.lines[PT_XC_ONLY_B], 2);
+	pt_capture_free(cap);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("xcheck");
@@ -257,6 +294,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_run_verdicts);
 	tcase_add_test(t, test_run_window_and_stop);
 	tcase_add_test(t, test_render);
+	tcase_add_test(t, test_gpuvm_mirror);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "pt_vec.h"
 #include "pt_pa.h"
 #include "pt_runs.h"
+#include "pt_walk.h"
 
 struct pa_run {
 	uint64_t pa, len, va;
@@ -67,9 +68,66 @@ static int run_cmp(const void *a, const void *b)
 	return x->va < y->va ? -1 : x->va > y->va;
 }
 
+/* One more entry of the index; false when it is full (ix->incomplete) or out of memory (*ERR). */
+static bool add_run(struct pt_pa_index *ix, size_t *cap, const struct pa_run *r, pt_err *err)
+{
+	if (ix->n == PT_PA_INDEX_RUNS_MAX) {
+		ix->incomplete = true;
+		return false;
+	}
+	if (!pt_vec_reserve(&ix->r, cap, ix->n + 1, sizeof *ix->r)) {
+		*err = PT_E_NOMEM;
+		return false;
+	}
+	ix->r[ix->n++] = *r;
+	if (r->len > ix->max_len)
+		ix->max_len = r->len;
+	return true;
+}
+
+/*
+ * A run in a translated space is found at its final addresses too
+ * (docs/design.md §2.8), each stage-2 piece on its own: a stage-1 page
+ * over several stage-2 pages does not land contiguously, and a part of it
+ * may fault while the rest lands.  A piece that faults spans to the next
+ * 4 KiB boundary, the smallest page of every translating format (the
+ * walk tells no fault's extent); pieces that continue are one entry.
+ */
+static bool add_finals(struct pt_pa_index *ix, size_t *cap, const struct pt_context *ctx,
+		       const struct pt_run *run, uint32_t c, pt_err *err)
+{
+	unsigned id = pt_context_space(ctx, run->space);
+	uint64_t len = run->end - run->va, off = 0;
+	struct pa_run cur = {0};
+	bool have = false;
+
+	while (off < len) {
+		uint64_t in = run->pa + off, piece;
+		struct pt_xlate x;
+
+		if (!pt_xlate_addr(ctx, id, in, &x)) {
+			piece = 0x1000 - (in & 0xfff);
+		} else {
+			piece = x.avail < len - off ? x.avail : len - off;
+			if (have && cur.space == x.space && cur.pa + cur.len == x.pa) {
+				cur.len += piece;
+			} else {
+				if (have && !add_run(ix, cap, &cur, err))
+					return false;
+				cur = (struct pa_run){.pa = x.pa, .len = piece, .va = run->va + off, .ctx = c,
+						      .space = x.space};
+				have = true;
+			}
+		}
+		off += piece;
+	}
+	return !have || add_run(ix, cap, &cur, err);
+}
+
 static pt_err build(struct pt_pa_index *ix)
 {
 	size_t cap = 0;
+	pt_err err = PT_OK;
 
 	for (size_t c = 0; c < pt_capture_context_count(ix->cap); c++) {
 		const struct pt_context *ctx = pt_capture_context(ix->cap, c);
@@ -85,33 +143,17 @@ static pt_err build(struct pt_pa_index *ix)
 		 */
 		pt_runs_init(&it, ctx, &f, NULL);
 		while (pt_runs_next(&it, &run)) {
-			if (ix->n == PT_PA_INDEX_RUNS_MAX) {
-				ix->incomplete = true;
-				break;
-			}
-			if (!pt_vec_reserve(&ix->r, &cap, ix->n + 1, sizeof *ix->r))
-				return PT_E_NOMEM;
-			ix->r[ix->n] = (struct pa_run){
+			struct pa_run r = {
 				.pa = run.pa, .len = run.end - run.va, .va = run.va,
 				.ctx = (uint32_t)c, .space = pt_context_space(ctx, run.space),
 			};
-			if (run.end - run.va > ix->max_len)
-				ix->max_len = run.end - run.va;
-			ix->n++;
-			/* a run in a translated space is found at its final address too (docs/design.md §2.8) */
-			if (run.translated && run.final_fault == PT_FAULT_NONE) {
-				if (ix->n == PT_PA_INDEX_RUNS_MAX) {
-					ix->incomplete = true;
-					break;
-				}
-				if (!pt_vec_reserve(&ix->r, &cap, ix->n + 1, sizeof *ix->r))
-					return PT_E_NOMEM;
-				ix->r[ix->n] = ix->r[ix->n - 1];
-				ix->r[ix->n].pa = run.final_pa;
-				ix->r[ix->n].space = run.final_space;
-				ix->n++;
-			}
+
+			if (!add_run(ix, &cap, &r, &err) ||
+			    (run.translated && !add_finals(ix, &cap, ctx, &run, (uint32_t)c, &err)))
+				break;
 		}
+		if (err != PT_OK)
+			return err;
 		if (it.truncated)
 			ix->incomplete = true;
 	}
