@@ -168,14 +168,14 @@ else
 fi
 
 # Every maps line and walk trace line a man page shows is real output of the
-# sample captures (turing-mixed.tar.gz, gart-*.tar.gz): a change to the
+# sample captures (turing-mixed.tar.gz, gart-*.tar.gz, nested-ept, gpu-vtd): a change to the
 # renderer that leaves a page showing an old form (the flag columns
 # rw|----|... went that way) fails here.  The reference is every context's
 # maps (from the exports) and the walk of every CONTEXT/walk/VA a page names,
 # in every sample that has that context; a shown line must appear verbatim.
 REF="$EXP/ref"
 : >"$REF"
-for cap in turing-mixed gart-umr-kat gart-cosim hopper-mixed x86-64-4level nested-ept; do
+for cap in turing-mixed gart-umr-kat gart-cosim hopper-mixed x86-64-4level nested-ept gpu-vtd; do
 	out="$EXP/ref-$cap"
 	if ! "$TOOL" export "$SRC/fixtures/$cap.tar.gz" "$out" >/dev/null 2>&1; then
 		bad "ptfs-tool export of fixtures/$cap.tar.gz"

@@ -67,22 +67,24 @@ for cap in "${CAPTURES[@]}"; do
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx 'capture\|pa' | sort)" = "$ctxs" -a -n "$ctxs"
 	for ctx in $ctxs; do
+		# the context's own format: a two-stage capture mixes them (a VER2 GPU and its IOMMU)
+		fmt=$(sed -n 's/^format: //p' "$mnt/$ctx/info")
 		root=pde3
-		grep -q '^format: amd-gart' "$mnt/$ctx/info" && root=pte
-		grep -q '^format: nv-gmmu-ver3' "$mnt/$ctx/info" && root=pde4
+		[ "$fmt" = amd-gart ] && root=pte
+		[ "$fmt" = nv-gmmu-ver3 ] && root=pde4
 		# x86-64: pml5 with LA57, else pml4 (docs/design.md §2.5)
-		if grep -q '^format: x86-64' "$mnt/$ctx/info"; then
+		if [ "$fmt" = x86-64 ]; then
 			root=pml4
 			grep -qx 'paging: 5-level' "$mnt/$ctx/info" && root=pml5
 		fi
 		# amd-gpuvm: the root level is the context's depth (docs/design.md §2.4)
-		if grep -q '^format: amd-gpuvm' "$mnt/$ctx/info"; then
+		if [ "$fmt" = amd-gpuvm ]; then
 			case $(sed -n 's/^page_table_depth: //p' "$mnt/$ctx/info") in
 			0) root=ptb ;; 1) root=pdb0 ;; 2) root=pdb1 ;; *) root=pdb2 ;;
 			esac
 		fi
 		# IOMMU formats and arm64: the root level is the context's width (docs/design.md §2.6-§2.7); info lists it first
-		if grep -Eq '^format: (intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/$ctx/info"; then
+		if echo "$fmt" | grep -Eqx 'intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3'; then
 			root=$(sed -n 's/^level\.\([^:]*\):.*/\1/p' "$mnt/$ctx/info" | head -n 1)
 		fi
 		check "$name: $ctx lists info maps entries map.svg $root va walk vs" \

@@ -5,7 +5,8 @@
 # maps the FINAL column, pa/hpa/ finds the guest's VA through the stack,
 # va/ links go to the stage-1 leaf, a stage-2 fault reads as one; the same
 # for arm64-guest (an arm64 guest behind its stage 2); and a [space] cycle
-# is refused with nothing mounted.
+# is refused with nothing mounted.  Then fixtures/gpu-vtd, a GPU behind
+# VT-d: walk/ through the IOMMU, va/, maps and pa/hpa/.
 #
 # Environment and exit status as test_mount.sh (check_tests/meson.build sets
 # them): 77 (skip) without /dev/fuse unless CI=true.  Readiness is polled and
@@ -66,6 +67,34 @@ if do_mount "$FIX/arm64-guest.tar.gz" "$M"; then
 	do_umount "$M"
 else
 	bad "arm64-guest: mounts"
+fi
+
+# a GPU behind an IOMMU (fixtures/gpu-vtd: VER2 tables, sysmem an IOVA space behind VT-d)
+if do_mount "$FIX/gpu-vtd.tar.gz" "$M"; then
+	W=$(cat "$M/gpu0/walk/0x1123")
+	check "gpu-vtd walk/: the result names the IOVA and the host address" \
+		grep -qx 'result: mapped pa=sysmem:0x8123 final=hpa:0x87654123 page=4K flags=- kind=GENERIC_MEMORY leaf=pde3/0/pde2/0/pde1/0/pde0/0/pte_small/1' <<<"$W"
+	check "gpu-vtd walk/: VT-d's walk of the page, indented under the PTE" \
+		bash -c 'grep -A1 "^pte_small\[1\] vidmem:0x204008 " <<<"$1" | grep -qx "  context: iommu0 va: 0x0000008123"' _ "$W"
+	check "gpu-vtd walk/: a GPU PT in sysmem is read through VT-d" \
+		bash -c 'grep -A1 "^pte_small\[0\] sysmem:0x2000 " "$1" | grep -qx "  context: iommu0 va: 0x0000002000"' _ "$M/gpu0/walk/0x400000"
+	check "gpu-vtd walk/: a vidmem page is not translated" \
+		grep -q '^result: mapped pa=vidmem:0x10000000 page=4K ' "$M/gpu0/walk/0x0"
+	check "gpu-vtd walk/: a stage-2 fault at the final page" \
+		grep -q '^result: fault=stage2:rights at=sysmem:0xa000 stage=iommu0 level=pte_small index=6 ' "$M/gpu0/walk/0x6000"
+	check "gpu-vtd walk/: a stage-2 fault at a GPU PT read" \
+		grep -q '^result: fault=stage2:not_captured at=sysmem:0x600000 stage=iommu0 level=pte_small index=0 ' "$M/gpu0/walk/0xe00000"
+	check "gpu-vtd va/: the link goes to the GPU's leaf" \
+		test "$(readlink "$M/gpu0/va/0x0000000001000")" = ../pde3/0/pde2/0/pde1/0/pde0/0/pte_small/1
+	check "gpu-vtd va/: the 2 MiB page through the IOMMU's 2 MiB page" \
+		test "$(readlink "$M/gpu0/va/0x0000000200000")" = ../pde3/0/pde2/0/pde1/0/pde0/1
+	check "gpu-vtd maps: the FINAL column" \
+		grep -qx '0x0000000001000-0x0000000002000     4K   4K sysmem  0x0000000000008000 - GENERIC_MEMORY hpa:0x0000000087654000' "$M/gpu0/maps"
+	check "gpu-vtd pa/hpa/: the GPU VAs through the stack, and VT-d's own" \
+		bash -c 'grep -q "^gpu0 0x0000000001123 " "$1" && grep -q "^gpu0 0x0000000400123 " "$1" && grep -q "^iommu0 0x0000008123 " "$1"' _ "$M/pa/hpa/0x87654123"
+	do_umount "$M"
+else
+	bad "gpu-vtd: mounts"
 fi
 
 # a cycle of translated spaces: one line naming the sections, exit 2, nothing mounted
