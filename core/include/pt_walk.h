@@ -262,6 +262,13 @@ bool pt_va_in_space(const struct pt_format *fmt, uint64_t va);
 uint64_t pt_va_slot(const struct pt_format *fmt, uint64_t va);
 /* The VA of SLOT (sign-extended for a va_canonical format). */
 uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot);
+/*
+ * The address VA stands for: VA itself, or for a va_tbi format (Arm Top
+ * Byte Ignore) VA with bits 63:56 replaced by copies of bit 55 (Arm ARM
+ * D8.8 "Tagged addresses").  The walker walks this one; a walk's page_va
+ * and pa follow from it, its va stays the VA asked.
+ */
+uint64_t pt_va_untag(const struct pt_format *fmt, uint64_t va);
 /* The last slot of FMT's space: 2^va_bits - 1 (UINT64_MAX for 64 bits). */
 uint64_t pt_va_slot_last(const struct pt_format *fmt);
 

@@ -56,6 +56,13 @@ uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot)
 	return slot | ~((UINT64_C(1) << n) - 1);
 }
 
+uint64_t pt_va_untag(const struct pt_format *fmt, uint64_t va)
+{
+	if (!fmt->va_tbi)
+		return va;
+	return (va & ((UINT64_C(1) << 56) - 1)) | ((UINT64_C(0) - (va >> 55 & 1)) << 56);
+}
+
 uint64_t pt_va_slot_last(const struct pt_format *fmt)
 {
 	return fmt->va_bits >= 64 || fmt->va_bits == 0 ? UINT64_MAX

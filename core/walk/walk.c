@@ -755,9 +755,7 @@ pt_err pt_walk_va(const struct pt_context *ctx, uint64_t va, struct pt_walk *w)
 	uint64_t sva;
 
 	w->va = va;
-	/* TBI: the tag byte is not part of the address; bit 55 says the half (pt_format.va_tbi) */
-	if (fmt->va_tbi)
-		va = (va & ((UINT64_C(1) << 56) - 1)) | ((UINT64_C(0) - (va >> 55 & 1)) << 56);
+	va = pt_va_untag(fmt, va);   /* TBI: the tag byte is not part of the address */
 	sva = pt_va_slot(fmt, va);
 	w->nsteps = 0;
 	w->fault = PT_FAULT_NONE;
