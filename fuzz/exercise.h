@@ -124,7 +124,7 @@ static void fz_context_out(const struct pt_context *ctx, const uint64_t *vas, si
 	pt_table_root(ctx, &root);
 	/* list the root the way readdir does, render each entry */
 	fz_rc(&rc, ctx, bd);
-	for (uint64_t i = 0; i < 64 && pt_table_next(&root, &i, false, 0, &e, &rc); i++) {
+	for (uint64_t i = 0, k = 0; k < bd->pages && pt_table_next(&root, &i, false, 0, &e, &rc); i++, k++) {
 		pt_buf_reset(&b);
 		(void)pt_render_entry(&b, &root, i, &e, out == PT_OUT_TEXT ? PT_OUT_TEXT : PT_OUT_JSON);
 	}
