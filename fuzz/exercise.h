@@ -1,20 +1,24 @@
 /*
  * exercise.h — what the fuzz targets do with a context once they have one:
- * walk some VAs, stream pages, and, when the tree is small enough to finish
- * quickly, scan it and render everything.  Shared by fuzz_capture.c and
- * fuzz_decode_walk.c (static functions: one copy per target).
+ * walk some VAs, list the root, stream pages, scan it and render maps and
+ * info, each tree-wide pass within a bounded amount of work.  Shared by the
+ * targets that build contexts (static functions: one copy per target).
  *
  * Bounds (why): a hostile capture can alias tables so that the tree holds
  * ~1e11 pages or table visits, and a GART can span 2^36 mostly uncaptured
  * entries (fuzz/README.md, "Known slow inputs").  Those are slow, not
- * memory-unsafe; and every pass over a tree (pages, scan, maps, info,
- * text and JSON) costs the fuzzer executions: with no bound per input the
- * targets ran 34-108 inputs a second.  So each target passes its bounds to
- * fz_context() explicitly (struct fz_bounds): the tree-wide passes run
- * only on trees whose table entries, counted first by a memoised pass that
- * itself stops at the bound, fit FZ_BOUNDS.entries, and only while the
- * pages streamed fit .pages; the walker always runs, since every walk is
- * bounded by PT_MAX_DEPTH.
+ * memory-unsafe; and every pass over a tree costs the fuzzer executions.
+ * So each target passes its bounds explicitly (struct fz_bounds), and each
+ * tree-wide pass (the root listing, the page stream, the scan, maps, info)
+ * gets its own read control of FZ_BOUNDS.work units (pt_readctl_init(),
+ * the core's own bound: one unit per table entry read, zeros passed over
+ * included), so the passes run on every tree and stop where the work runs
+ * out (the cut paths are fuzzed too).  Until 2026-12-02 a memoised
+ * pre-count of the tree's entries decided whether they ran at all; it
+ * counted neither a table's trailing zeros nor the stage-2 walk of every
+ * read of a translated table, so trees it called small cost up to 40 ms
+ * (fuzz/README.md).  The walker always runs, since every walk is bounded by
+ * PT_MAX_DEPTH.
  */
 #ifndef FUZZ_EXERCISE_H
 #define FUZZ_EXERCISE_H
@@ -27,18 +31,16 @@
 #include "pt_render.h"
 #include "pt_walk.h"
 
-#define FZ_MAX_FLAT (1ull << 16)   /* flat (GART) root entries we are willing to list */
-
 /* The work one input may cost (each target passes its own to fz_context()). */
 struct fz_bounds {
-	uint64_t entries;   /* table entries a tree-wide pass reads (zeros passed over and aliases included) */
-	uint64_t pages;     /* pages streamed before scan, maps and info are left out */
+	uint64_t work;      /* read units (table entries, zeros passed over included) of each tree-wide pass */
+	uint64_t pages;     /* pages streamed (and checked against the scan when the tree has fewer) */
 	unsigned walks;     /* streamed pages walked again */
-	uint64_t json;      /* entries up to which maps and info are also rendered as JSON */
+	unsigned xlate;     /* divides .work in a capture with a translated space */
 };
 
 /* The targets' bounds, aiming at >= 1000 inputs a second under ASan + UBSan (fuzz/README.md: the figures). */
-#define FZ_BOUNDS ((struct fz_bounds){.entries = 256, .pages = 16, .walks = 2, .json = 16})
+#define FZ_BOUNDS ((struct fz_bounds){.work = 64, .pages = 16, .walks = 2, .xlate = 4})
 
 /*
  * What one input renders (fz_context_out()): PT_OUT_TEXT, PT_OUT_JSON, or
@@ -91,113 +93,73 @@ static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b,
 }
 
 /*
- * Table entries the page iterator would read under T (T included: the
- * listed ones and the zero ones between them), at most MAX + 1: a memoised walk over distinct (space, addr, level), so it reads
- * each distinct table once however the tables alias, and stops as soon as
- * the count passes MAX.  A child is always one level down, so this ends.
+ * A fresh read control of BD's work for one tree-wide pass over CTX.  In a
+ * capture with a translated space every table read may be a stage-2 walk
+ * of up to PT_MAX_DEPTH reads (and zeros are read one by one there:
+ * pt_wk_next_nonzero()), so such a context gets .work / .xlate units.
  */
-#define FZ_MEMO 256
-
-struct fz_memo {
-	struct {
-		uint64_t addr, entries;
-		unsigned space;
-		int level;
-	} m[FZ_MEMO];
-	unsigned n;
-};
-
-static uint64_t fz_entries(const struct pt_table *t, struct fz_memo *memo, uint64_t max)
+static void fz_rc(struct pt_readctl *rc, const struct pt_context *ctx, const struct fz_bounds *bd)
 {
-	struct pt_entry e;
-	uint64_t v = 0;
+	uint64_t w = ctx->xlate ? bd->work / bd->xlate : bd->work;
 
-	for (unsigned k = 0; k < memo->n; k++)
-		if (memo->m[k].addr == t->addr && memo->m[k].space == t->space &&
-		    memo->m[k].level == t->level)
-			return memo->m[k].entries;
-	if (memo->n == FZ_MEMO)
-		return max + 1;
-	for (uint64_t i = 0, from = 0; v <= max && pt_table_next(t, &i, false, 0, &e, NULL); from = ++i) {
-		/* the zero entries passed over were read too (unless known zero) */
-		v += i - from + 1;
-		if (e.state != PT_ST_POINTER)
-			continue;
-		for (unsigned w = 0; w < 2 && v <= max; w++) {
-			struct pt_table c;
-
-			if (pt_table_child(t, i, &e, w, &c) && c.cover != PT_COVER_NONE)
-				v += fz_entries(&c, memo, max - v);
-		}
-	}
-	if (v > max)
-		return max + 1;   /* not memoised: a partial count */
-	memo->m[memo->n].addr = t->addr;
-	memo->m[memo->n].space = t->space;
-	memo->m[memo->n].level = t->level;
-	memo->m[memo->n].entries = v;
-	memo->n++;
-	return v;
+	pt_readctl_init(rc, NULL, NULL, w ? w : 1);
 }
 
 static void fz_context_out(const struct pt_context *ctx, const uint64_t *vas, size_t nvas,
 			   const struct fz_bounds *bd, int out)
 {
 	struct pt_buf b;
+	struct pt_readctl rc;
 	struct pt_page_iter it;
 	struct pt_page pg;
 	struct pt_table root;
 	struct pt_entry e;
-	uint64_t n = 0, last = 0, size = 0;
-	bool small;
+	struct pt_stats st;
+	uint64_t n = 0, last = 0;
+	bool ended;
 
 	pt_buf_init(&b);
 	for (size_t i = 0; i < nvas; i++)
 		fz_walk(ctx, vas[i], &b, out);
 	pt_table_root(ctx, &root);
-	small = root.entries <= FZ_MAX_FLAT;
-	if (small) {
-		static struct fz_memo memo;
-
-		memo.n = 0;
-		size = fz_entries(&root, &memo, bd->entries);
-		small = size <= bd->entries;
+	/* list the root the way readdir does, render each entry */
+	fz_rc(&rc, ctx, bd);
+	for (uint64_t i = 0, k = 0; k < bd->pages && pt_table_next(&root, &i, false, 0, &e, &rc); i++, k++) {
+		pt_buf_reset(&b);
+		(void)pt_render_entry(&b, &root, i, &e, out == PT_OUT_TEXT ? PT_OUT_TEXT : PT_OUT_JSON);
 	}
-	if (small) {
-		/* list the root the way readdir does, render each entry */
-		for (uint64_t i = 0; pt_table_next(&root, &i, false, 0, &e, NULL) && i < 64; i++) {
-			pt_buf_reset(&b);
-			(void)pt_render_entry(&b, &root, i, &e, out == PT_OUT_TEXT ? PT_OUT_TEXT : PT_OUT_JSON);
-		}
-		pt_pages_init(&it, ctx, 0, NULL);
-		while (n < bd->pages && pt_pages_next(&it, &pg)) {
-			/* VA order, and each page is what the walker says */
-			if (n && pg.va < last)
-				abort();
-			last = pg.va;
-			if (n < bd->walks)
-				fz_walk(ctx, pg.va + pg.size / 2, &b, out);
-			n++;
-		}
-		if (n < bd->pages) {
-			struct pt_stats st;
-
-			if (pt_context_scan(ctx, &st, NULL, NULL, NULL) == PT_OK && st.pages != n)
-				abort();
-			/* JSON only for small trees: a JSON-only input of a larger one renders text */
-			if (out != PT_OUT_JSON || size > bd->json) {
-				pt_buf_reset(&b);
-				(void)pt_render_maps(&b, ctx, PT_OUT_TEXT, NULL);
-				pt_buf_reset(&b);
-				(void)pt_render_info(&b, ctx, PT_OUT_TEXT, NULL);
-			}
-			if (out != PT_OUT_TEXT && size <= bd->json) {
-				pt_buf_reset(&b);
-				(void)pt_render_maps(&b, ctx, PT_OUT_JSON, NULL);
-				pt_buf_reset(&b);
-				(void)pt_render_info(&b, ctx, PT_OUT_JSON, NULL);
-			}
-		}
+	fz_rc(&rc, ctx, bd);
+	pt_pages_init(&it, ctx, 0, &rc);
+	while (n < bd->pages && pt_pages_next(&it, &pg)) {
+		/* VA order, and each page is what the walker says */
+		if (n && pg.va < last)
+			abort();
+		last = pg.va;
+		if (n < bd->walks)
+			fz_walk(ctx, pg.va + pg.size / 2, &b, out);
+		n++;
+	}
+	/* the iterator saw the whole tree: neither the page bound nor the work bound stopped it */
+	ended = n < bd->pages && !rc.cut;
+	fz_rc(&rc, ctx, bd);
+	if (pt_context_scan(ctx, &st, NULL, NULL, &rc) == PT_OK && ended && !rc.cut &&
+	    !st.pages_truncated && !st.tables_truncated && st.pages != n)
+		abort();
+	if (out != PT_OUT_JSON) {
+		fz_rc(&rc, ctx, bd);
+		pt_buf_reset(&b);
+		(void)pt_render_maps(&b, ctx, PT_OUT_TEXT, &rc);
+		fz_rc(&rc, ctx, bd);
+		pt_buf_reset(&b);
+		(void)pt_render_info(&b, ctx, PT_OUT_TEXT, &rc);
+	}
+	if (out != PT_OUT_TEXT) {
+		fz_rc(&rc, ctx, bd);
+		pt_buf_reset(&b);
+		(void)pt_render_maps(&b, ctx, PT_OUT_JSON, &rc);
+		fz_rc(&rc, ctx, bd);
+		pt_buf_reset(&b);
+		(void)pt_render_info(&b, ctx, PT_OUT_JSON, &rc);
 	}
 	pt_buf_free(&b);
 }

@@ -13,21 +13,21 @@
  *   8 * INDEX and zeros elsewhere (up to 512 KiB: the last record's page).
  *   Sparse, so that an input is the few descriptors a walk reads and the
  *   fuzzer's own cost per input stays small.
- * The capture is an uncompressed tar in a memfd (no file in TMPDIR)
+ * The capture is an uncompressed tar loaded by fz_load_checked() (load.h)
  * holding capture.ini — [capture] with `format = arm-smmuv3` when the
  * text's first section is an [smmu] one, else arm64, a [memory] section
  * for the image — and the image.  The invariants are fuzz_capture's: a
  * failed load names its line and holds no context, messages are printable.
+ * Every render is in one form, text for a section text of even length, JSON
+ * for odd (until 2026-12-02: both).
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "exercise.h"
+#include "load.h"
 #include "pt_capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,18 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_TEXT 8192
 #define MAX_IMAGE (8u << 16)
 
-static int memfd = -1;
-static char path[64];
 static uint8_t img[MAX_IMAGE];
 static size_t img_len;
 static uint8_t tarbuf[2 * 512 + MAX_TEXT + 1024 + MAX_IMAGE + 2 * 512 + 1024];
-
-static void no_ctl(const char *s)
-{
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			abort();
-}
 
 /* One ustar member NAME of N bytes at P; returns the bytes written (header, data, padding). */
 static size_t tar_member(uint8_t *p, const char *name, const void *data, size_t n)
@@ -90,7 +81,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t base = 0;
 	const char *first;
 	struct pt_capture *cap;
-	pt_err rc;
 
 	if (tlen > MAX_TEXT)
 		return 0;
@@ -118,39 +108,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      "file = mem/m.bin\n", (unsigned long long)base);
 	memcpy(ini + n, data, tlen);
 	n += tlen;
-	if (memfd < 0) {
-		memfd = memfd_create("ptfs-fuzz-armctx", MFD_CLOEXEC);
-		if (memfd < 0)
-			abort();
-		snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-	}
 	off += tar_member(tarbuf + off, "capture.ini", ini, n);
 	if (ilen)
 		off += tar_member(tarbuf + off, "mem/m.bin", image, ilen);
 	memset(tarbuf + off, 0, 1024);
 	off += 1024;
-	if (ftruncate(memfd, 0) || pwrite(memfd, tarbuf, off, 0) != (ssize_t)off)
-		abort();
-	cap = pt_capture_new();
-	if (!cap)
-		return 0;
-	rc = pt_capture_load(cap, path);
-	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
-		no_ctl(pt_capture_warning(cap, i));
-	if (rc != PT_OK) {
-		if (!pt_capture_error(cap)[0] || pt_capture_context_count(cap) || pt_capture_mem(cap))
-			abort();
-		no_ctl(pt_capture_error(cap));
-	} else {
+	cap = fz_load_checked(tarbuf, off);
+	if (cap) {
+		/* one form per input: text for a section text of even length, JSON for odd */
+		int out = tlen & 1 ? PT_OUT_JSON : PT_OUT_TEXT;
+
 		for (size_t i = 0; i < pt_capture_context_count(cap) && i < 4; i++) {
 			const struct pt_context *c = pt_capture_context(cap, i);
 			/* the fixtures' VAs: the arm64-4k kernel, arm64-s2 and smmu-v3 streams */
 			uint64_t vas[] = {c->va_base, c->va_base + 0x201000, 0xffff800012345678ull,
 					  0x8040201000ull, 0x0000008080604678ull, 0x123456789ull};
 
-			fz_context(c, vas, sizeof vas / sizeof *vas, &FZ_BOUNDS);
+			fz_context_out(c, vas, sizeof vas / sizeof *vas, &FZ_BOUNDS, out);
 		}
+		pt_capture_free(cap);
 	}
-	pt_capture_free(cap);
 	return 0;
 }
