@@ -72,7 +72,9 @@ static void fz_walk(const struct pt_context *ctx, uint64_t va, struct pt_buf *b,
 		abort();
 	if (w.nsteps > PT_MAX_DEPTH + 1)
 		abort();
-	if (w.fault == PT_FAULT_NONE && (w.page_size == 0 || va - w.page_va >= w.page_size))
+	/* the page holds the VA (its untagged form where the format ignores a top byte) */
+	if (w.fault == PT_FAULT_NONE &&
+	    (w.page_size == 0 || pt_va_untag(ctx->fmt, va) - w.page_va >= w.page_size))
 		abort();
 	fz_render_walk(b, ctx, &w, out);
 	/* the leaf's node resolves back to an entry */
