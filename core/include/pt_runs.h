@@ -83,6 +83,7 @@ struct pt_runs_iter {
 	struct pt_runs_filter f;
 	struct pt_page_iter pages;
 	struct pt_page pend;       /* a page read but not yet used */
+	uint64_t pend_off;         /* bytes of it already in runs (a page over several stage-2 pieces) */
 	bool have_pend, pages_done, mapped_done;
 	struct pt_run held;        /* the next mapped run, waiting for the gaps before it */
 	bool have_held;

@@ -88,14 +88,27 @@ static bool page_keep(const struct pt_runs_iter *it, const struct pt_page *pg,
 	return true;
 }
 
-/* Where page PG lands through the translation of its space, into X; false: not translated. */
-static bool page_final(const struct pt_runs_iter *it, const struct pt_page *pg, struct pt_xlate *x)
+/*
+ * Where the byte at OFF of page PG lands through the translation of its
+ * space, into X; false: not translated.  *LEN: the bytes from OFF that
+ * translation holds for, at most the rest of the page.  A stage-1 page may
+ * lie over several stage-2 pages, not contiguous, some faulting, so maps
+ * cuts it into those pieces (as crosscheck does, xcheck.c side_final()): a
+ * piece that faults spans to the next 4 KiB boundary, the smallest page of
+ * every translating format (a walk tells no fault's extent).
+ */
+static bool page_final(const struct pt_runs_iter *it, const struct pt_page *pg, uint64_t off,
+		       struct pt_xlate *x, uint64_t *len)
 {
 	unsigned id = pt_context_space(it->ctx, pg->space);
+	uint64_t in = pg->pa + off, span;
 
+	*len = pg->size - off;
 	if (!pt_context_xlate(it->ctx, id))
 		return false;
-	pt_xlate_addr(it->ctx, id, pg->pa, x);
+	span = pt_xlate_addr(it->ctx, id, in, x) ? x->avail : 0x1000 - (in & 0xfff);
+	if (span < *len)
+		*len = span;
 	return true;
 }
 
@@ -106,13 +119,13 @@ static bool final_joins(const struct pt_run *r, bool tr, const struct pt_xlate *
 		return false;
 	if (!tr)
 		return true;
-	return x->fault == PT_FAULT_NONE && r->final_fault == PT_FAULT_NONE &&
-	       x->space == r->final_space && x->pa == r->final_next;
+	if (x->fault != PT_FAULT_NONE || r->final_fault != PT_FAULT_NONE)
+		return x->fault == r->final_fault;   /* pieces faulting alike are one run */
+	return x->space == r->final_space && x->pa == r->final_next;
 }
 
-/* R's final columns from its newest page PG (translated as X, when TR). */
-static void final_set(struct pt_run *r, const struct pt_page *pg, bool tr, const struct pt_xlate *x,
-		      bool first)
+/* R's final columns from its newest piece, LEN bytes (translated as X, when TR). */
+static void final_set(struct pt_run *r, uint64_t len, bool tr, const struct pt_xlate *x, bool first)
 {
 	r->translated = tr;
 	if (!tr)
@@ -122,11 +135,16 @@ static void final_set(struct pt_run *r, const struct pt_page *pg, bool tr, const
 		r->final_space = x->space;
 		r->final_pa = x->pa;
 	}
-	/* a page over several stage-2 pages may not be contiguous in the end: nothing joins it */
-	r->final_next = x->fault == PT_FAULT_NONE && x->avail >= pg->size ? x->pa + pg->size : UINT64_MAX;
+	/* a piece ends where its translation stops holding (page_final()): the next may join */
+	r->final_next = x->fault == PT_FAULT_NONE ? x->pa + len : UINT64_MAX;
 }
 
-/* The next mapped run (maps's merge over the kept pages). */
+/*
+ * The next mapped run (maps's merge over the kept pages).  The unit merged
+ * is a piece: a whole page, or, in a translated space, the part of a page
+ * one stage-2 translation holds for (page_final()); the rest of the page
+ * stays pending at it->pend_off.
+ */
 static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 {
 	const struct pt_format *fmt = it->ctx->fmt;
@@ -135,11 +153,13 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 	while (!it->pages_done) {
 		struct pt_page pg;
 		char flags[PT_FLAGS_LEN], kind[64];
-		bool fresh = !it->have_pend, tr;
+		bool fresh = !it->have_pend, tr = false;
 		struct pt_xlate x;
+		uint64_t off = 0, len, pva, ppa;
 
 		if (it->have_pend) {
 			pg = it->pend;
+			off = it->pend_off;
 			it->have_pend = false;
 		} else if (!pt_pages_next(&it->pages, &pg)) {
 			it->pages_done = true;
@@ -168,21 +188,31 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		pt_format_kind(fmt, &pg.leaf, kind, sizeof kind);
 		if (!page_keep(it, &pg, kind))
 			continue;
-		tr = it->ctx->xlate && page_final(it, &pg, &x);
-		if (open && pg.va == r->end && pg.space == r->space && pg.size == r->page_size &&
-		    pg.pa == r->pa + (r->end - r->va) && !strcmp(flags, r->flags) &&
+		len = pg.size - off;
+		if (it->ctx->xlate)
+			tr = page_final(it, &pg, off, &x, &len);
+		pva = pg.va + off;
+		ppa = pg.pa + off;
+		if (open && pva == r->end && pg.space == r->space && pg.size == r->page_size &&
+		    ppa == r->pa + (r->end - r->va) && !strcmp(flags, r->flags) &&
 		    !strcmp(kind, r->kind) && final_joins(r, tr, &x)) {
-			r->end += pg.size;
-			final_set(r, &pg, tr, &x, false);
+			r->end += len;
+			final_set(r, len, tr, &x, false);
+			if (off + len < pg.size) {
+				it->pend = pg;
+				it->pend_off = off + len;
+				it->have_pend = true;
+			}
 			continue;
 		}
 		if (open) {
 			it->pend = pg;
+			it->pend_off = off;
 			it->have_pend = true;
 			return true;
 		}
 		if (++it->nruns > PT_MAPS_RUNS_MAX) {
-			runs_cut(it, pg.va, PT_MAPS_RUNS_MAX, "runs");
+			runs_cut(it, pva, PT_MAPS_RUNS_MAX, "runs");
 			it->pages_done = true;
 			it->done = true;
 			return false;
@@ -191,16 +221,21 @@ static bool mapped_next(struct pt_runs_iter *it, struct pt_run *r)
 		open = true;
 		r->state = "mapped";
 		r->mapped = true;
-		r->va = pg.va;
-		r->end = pg.va + pg.size;
-		r->pa = pg.pa;
+		r->va = pva;
+		r->end = pva + len;
+		r->pa = ppa;
 		r->page_size = pg.size;
 		r->space = pg.space;
 		r->perm = pg.leaf.perm;
 		r->kind_id = pg.leaf.kind;
 		snprintf(r->flags, sizeof r->flags, "%s", flags);
 		snprintf(r->kind, sizeof r->kind, "%s", kind);
-		final_set(r, &pg, tr, &x, true);
+		final_set(r, len, tr, &x, true);
+		if (off + len < pg.size) {
+			it->pend = pg;
+			it->pend_off = off + len;
+			it->have_pend = true;
+		}
 	}
 	return open;
 }
