@@ -57,7 +57,7 @@ expect() {
 	fi
 }
 # fails DESCRIPTION REGEX COMMAND...: exit 2 with exactly one line on stderr,
-# matching REGEX, nothing on stdout (DESIGN §1: one clear line).
+# matching REGEX, nothing on stdout (bad input gets one line naming the problem: docs/design.md §1).
 fails() {
 	local d=$1 re=$2 rc
 	shift 2
