@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_crosscheck.sh — ptfs-tool crosscheck (issue #24 item 2) on the
 # xcheck-mirror fixture and the cross-format xcheck-gpuvm (x86-64 against
-# amd-gpuvm), against the answers fixtures/mkfixtures composed from the
+# amd-gpuvm) and a built arm64/nv-gmmu-ver3 pair, against the answers fixtures/mkfixtures composed from the
 # planted layouts (fixtures/*.crosscheck): every verdict kind,
 # the rights that differ, run merging, --range, exit codes, the JSON shape,
 # and the errors (a context that does not exist, a bad range, usage).
@@ -166,6 +166,45 @@ for r, f in zip(rows, text):
             assert key in s, s
             assert f[col] == "%s:0x%016x" % (s["space"], int(s["pa"], 16)), (f, s)
 PY
+
+# Across formats again, the issue's other pair: an arm64 process against an
+# nv-gmmu-ver3 GPU mirroring it.  ptfs-tool build writes each side from its
+# map lines (its encoders; every page is walked back to its line), the two
+# are put in one mixed capture (the capture's format VER3, since [pdb] is
+# shared by VER2 and VER3), and the answer is composed from the map lines:
+# 16K at the same PAs, one page elsewhere, one read-only on the CPU only,
+# one page on either side alone.
+mkdir -p "$TMP/a64" && cd "$TMP/a64" || exit 1
+printf '[capture]\nversion = 1\nformat = arm64\n[arm64 proc]\nhalf = lower\nspace = sysmem\ntcr = 0x500803510\n%s\n' \
+	'map = 0x400000 16K sysmem 0x200000 ap_user
+map = 0x404000 4K sysmem 0x300000 ap_user
+map = 0x405000 4K sysmem 0x305000 ap_user,ap_rdonly
+map = 0x406000 4K sysmem 0x306000 ap_user' >a.ini
+printf '[capture]\nversion = 1\nformat = nv-gmmu-ver3\n[pdb gpu]\nchip = gh100\n%s\n' \
+	'map = 0x400000 16K sysmem 0x200000
+map = 0x404000 4K sysmem 0x301000
+map = 0x405000 4K sysmem 0x305000
+map = 0x407000 4K sysmem 0x307000' >b.ini
+if "$TOOL" build a.ini A >/dev/null && "$TOOL" build b.ini B >/dev/null && mkdir -p C/mem &&
+	cp A/mem/* B/mem/* C/mem/ && { cat B/capture.ini; echo; sed -n '/^\[arm64 proc\]/,$p' A/capture.ini; } >C/capture.ini; then
+	ok "arm64 + ver3: two built sides, one mixed capture"
+else
+	bad "arm64 + ver3: building the sides"
+fi
+cat >want <<'EOF2'
+0x0000000000400000-0x0000000000404000 16K same sysmem:0x0000000000200000 sysmem:0x0000000000200000
+0x0000000000404000-0x0000000000405000 4K pa_differs sysmem:0x0000000000300000 sysmem:0x0000000000301000
+0x0000000000405000-0x0000000000406000 4K perm_differs sysmem:0x0000000000305000 sysmem:0x0000000000305000 differs=writable
+0x0000000000406000-0x0000000000407000 4K only_a sysmem:0x0000000000306000 unmapped
+0x0000000000407000-0x0000000000408000 4K only_b unmapped sysmem:0x0000000000307000
+summary: same 1, pa_differs 1, perm_differs 1, only_a 1, only_b 1
+EOF2
+"$TOOL" crosscheck C proc gpu >text 2>err
+rc=$?
+if [ "$rc" = 1 ] && [ ! -s err ]; then ok "arm64 + ver3: differences, exit 1, no warnings"; else bad "arm64 + ver3: exit $rc ($(cat err))"; fi
+brief text >got
+same want got "crosscheck of an arm64 process against an nv-gmmu-ver3 mirror: the answer composed from the map lines"
+cd - >/dev/null || exit 1
 
 # A context against itself, on every fixture: every line same, and one line
 # per maps run (the same merge rule), whatever the format.
