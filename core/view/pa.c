@@ -16,7 +16,6 @@
 #include "pt_vec.h"
 #include "pt_pa.h"
 #include "pt_runs.h"
-#include "pt_walk.h"
 
 struct pa_run {
 	uint64_t pa, len, va;
@@ -85,45 +84,6 @@ static bool add_run(struct pt_pa_index *ix, size_t *cap, const struct pa_run *r,
 	return true;
 }
 
-/*
- * A run in a translated space is found at its final addresses too
- * (docs/design.md §2.8), each stage-2 piece on its own: a stage-1 page
- * over several stage-2 pages does not land contiguously, and a part of it
- * may fault while the rest lands.  A piece that faults spans to the next
- * 4 KiB boundary, the smallest page of every translating format (the
- * walk tells no fault's extent); pieces that continue are one entry.
- */
-static bool add_finals(struct pt_pa_index *ix, size_t *cap, const struct pt_context *ctx,
-		       const struct pt_run *run, uint32_t c, pt_err *err)
-{
-	unsigned id = pt_context_space(ctx, run->space);
-	uint64_t len = run->end - run->va, off = 0;
-	struct pa_run cur = {0};
-	bool have = false;
-
-	while (off < len) {
-		uint64_t in = run->pa + off, piece;
-		struct pt_xlate x;
-
-		if (!pt_xlate_addr(ctx, id, in, &x)) {
-			piece = 0x1000 - (in & 0xfff);
-		} else {
-			piece = x.avail < len - off ? x.avail : len - off;
-			if (have && cur.space == x.space && cur.pa + cur.len == x.pa) {
-				cur.len += piece;
-			} else {
-				if (have && !add_run(ix, cap, &cur, err))
-					return false;
-				cur = (struct pa_run){.pa = x.pa, .len = piece, .va = run->va + off, .ctx = c,
-						      .space = x.space};
-				have = true;
-			}
-		}
-		off += piece;
-	}
-	return !have || add_run(ix, cap, &cur, err);
-}
-
 static pt_err build(struct pt_pa_index *ix)
 {
 	size_t cap = 0;
@@ -148,9 +108,20 @@ static pt_err build(struct pt_pa_index *ix)
 				.ctx = (uint32_t)c, .space = pt_context_space(ctx, run.space),
 			};
 
-			if (!add_run(ix, &cap, &r, &err) ||
-			    (run.translated && !add_finals(ix, &cap, ctx, &run, (uint32_t)c, &err)))
+			if (!add_run(ix, &cap, &r, &err))
 				break;
+			/*
+			 * A run in a translated space is found at its final address
+			 * too (docs/design.md §2.8).  Maps runs end where a stage-2
+			 * translation stops holding (runs.c cuts a page into its
+			 * stage-2 pieces), so the run's FINAL holds for all of it.
+			 */
+			if (run.translated && run.final_fault == PT_FAULT_NONE) {
+				r.pa = run.final_pa;
+				r.space = run.final_space;
+				if (!add_run(ix, &cap, &r, &err))
+					break;
+			}
 		}
 		if (err != PT_OK)
 			return err;

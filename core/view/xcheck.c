@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt_walk.h"
 #include "pt_xcheck.h"
 
 static const char *const verdict_names[PT_XC__COUNT] = {
@@ -83,36 +82,8 @@ static void side_advance(struct xside *s, uint64_t cur)
 		side_fetch(s);
 }
 
-/*
- * The final address of translated run R's byte at CUR (docs/design.md
- * §2.8), into O; *LAST cut to where that translation stops holding.  A
- * stage-1 page may lie over several stage-2 pages, not contiguous, some
- * faulting: the run's FINAL (its first byte) does not carry on, so each
- * stage-2 piece is translated on its own.  A piece that faults is not
- * mapped in the end; it spans to the next 4 KiB boundary, the smallest
- * page of every translating format (the walk tells no fault's extent).
- */
-static void side_final(const struct xside *s, uint64_t cur, struct pt_xcheck_side *o, uint64_t *last)
-{
-	uint64_t in = s->r.pa + (cur - s->r.va), span;
-	struct pt_xlate x;
-
-	if (pt_xlate_addr(s->ctx, pt_context_space(s->ctx, s->r.space), in, &x)) {
-		o->mapped = true;
-		o->space = pt_capture_space_name(s->ctx->cap, x.space);
-		o->pa = x.pa;
-		span = x.avail;
-	} else {
-		o->state = "stage2";
-		span = 0x1000 - (in & 0xfff);
-	}
-	if (span != UINT64_MAX && span - 1 < *last - cur)
-		*last = cur + span - 1;
-}
-
-/* What S has at CUR (its run covers CUR: COVERS); *LAST cut where a translation stops holding. */
-static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_xcheck_side *o,
-		    uint64_t *last)
+/* What S has at CUR (its run covers CUR: COVERS). */
+static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_xcheck_side *o)
 {
 	memset(o, 0, sizeof *o);
 	if (!covers) {
@@ -122,15 +93,23 @@ static void side_at(const struct xside *s, bool covers, uint64_t cur, struct pt_
 	o->state = s->r.state;
 	if (!s->r.mapped)
 		return;
+	/* a page whose translation faults is not mapped in the end (docs/design.md §2.8) */
+	if (s->r.translated && s->r.final_fault != PT_FAULT_NONE) {
+		o->state = "stage2";
+		return;
+	}
+	o->mapped = true;
+	o->space = pt_context_space_name(s->ctx, s->r.space);
+	o->pa = s->r.pa + (cur - s->r.va);
+	/*
+	 * The final physical address after translated spaces is what the two
+	 * must agree on.  A maps run ends where a stage-2 translation stops
+	 * holding (runs.c cuts a stage-1 page into its stage-2 pieces), so its
+	 * FINAL carries on over the whole run.
+	 */
 	if (s->r.translated) {
-		/* the final physical address after translated spaces is what the two must agree on */
-		side_final(s, cur, o, last);
-		if (!o->mapped)
-			return;
-	} else {
-		o->mapped = true;
-		o->space = pt_context_space_name(s->ctx, s->r.space);
-		o->pa = s->r.pa + (cur - s->r.va);
+		o->space = pt_capture_space_name(s->ctx->cap, s->r.final_space);
+		o->pa = s->r.final_pa + (cur - s->r.va);
 	}
 	o->page_size = s->r.page_size;
 	o->perm = s->r.perm;
@@ -282,10 +261,10 @@ pt_err pt_xcheck_run(const struct pt_context *a, const struct pt_context *b,
 			else if (s[i]->have)
 				last = min_u64(last, s[i]->r.va - 1);
 		memset(&l, 0, sizeof l);
-		side_at(s[0], cov[0], cur, &l.a, &last);
-		side_at(s[1], cov[1], cur, &l.b, &last);
 		l.va = cur;
 		l.last = last;
+		side_at(s[0], cov[0], cur, &l.a);
+		side_at(s[1], cov[1], cur, &l.b);
 		/* "Not mapped" on both sides (a hole not captured in either) is no line. */
 		if (l.a.mapped || l.b.mapped) {
 			classify(&l, o->rights);
