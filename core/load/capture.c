@@ -194,6 +194,29 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 /* Serials of loaded contexts (struct pt_context): from 1, shared by all threads. */
 static _Atomic uint64_t context_serials;
 
+/*
+ * The outcome of a format's set-up hook (ctx_setup, ctx_memory) for
+ * context C with its message MSG: an error fails the load; a hook that
+ * succeeds may leave a warning (a register masked to its field).
+ */
+static pt_err ctx_hook_report(struct pt_capture *cap, const struct pt_context *c, pt_err rc,
+			      const char *msg)
+{
+	if (rc) {
+		pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
+				     c->fmt->ctx_section, c->name, msg[0] ? msg : pt_strerror(rc));
+		return rc;
+	}
+	if (msg[0]) {
+		if (cap->source_kind)
+			pt_capture_warn(cap, "%s: %s", c->name, msg);
+		else
+			pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
+					c->fmt->ctx_section, c->name, msg);
+	}
+	return PT_OK;
+}
+
 static pt_err fill_contexts(struct pt_capture *cap)
 {
 	const struct pt_manifest *man = cap->man;
@@ -222,20 +245,9 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
 		c->serial = atomic_fetch_add(&context_serials, 1) + 1;
-		rc = c->fmt->ctx_setup(c, buf, sizeof buf);
-		if (rc) {
-			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
-					     c->fmt->ctx_section, mc->name, buf[0] ? buf : pt_strerror(rc));
+		rc = ctx_hook_report(cap, c, c->fmt->ctx_setup(c, buf, sizeof buf), buf);
+		if (rc)
 			return rc;
-		}
-		/* A set-up that succeeds may leave a warning (a register masked to its field). */
-		if (buf[0]) {
-			if (cap->source_kind)
-				pt_capture_warn(cap, "%s: %s", mc->name, buf);
-			else
-				pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", mc->line,
-						c->fmt->ctx_section, mc->name, buf);
-		}
 		cap->ctx_sorted[i] = c;
 	}
 	cap->nctx = man->nctx;
@@ -254,15 +266,9 @@ static pt_err memory_contexts(struct pt_capture *cap)
 		if (!c->fmt->ctx_memory)
 			continue;
 		buf[0] = 0;
-		rc = c->fmt->ctx_memory(c, buf, sizeof buf);
-		if (rc) {
-			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
-					     c->fmt->ctx_section, c->name, buf[0] ? buf : pt_strerror(rc));
+		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, buf, sizeof buf), buf);
+		if (rc)
 			return rc;
-		}
-		if (buf[0])
-			pt_capture_warn(cap, "capture.ini:%u: [%s %s]: %s", c->ini_line,
-					c->fmt->ctx_section, c->name, buf);
 	}
 	return PT_OK;
 }
