@@ -228,6 +228,19 @@ static inline bool pt_walk_aperture_hit(const struct pt_walk *w)
 	return w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name && w->aperture.hit;
 }
 
+/*
+ * True when W reached a stage-1 leaf: no fault, or a stage-2 fault of the
+ * final page itself (fault_step == leaf_step).  Such a page is a page of
+ * the context (docs/design.md §2.8: va/ and info count stage-1 pages
+ * whose stage 2 faults), so its va/ link resolves to the stage-1 leaf
+ * like every other; the walk/ file says where stage 2 faulted.
+ */
+static inline bool pt_walk_has_leaf(const struct pt_walk *w)
+{
+	return w->fault == PT_FAULT_NONE ||
+	       (w->fault == PT_FAULT_STAGE2 && w->leaf_step >= 0 && w->fault_step == w->leaf_step);
+}
+
 /* Where an address of a translated space lands (xlate.c). */
 struct pt_xlate {
 	unsigned space;          /* capture space id of the final address */

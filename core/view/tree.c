@@ -310,7 +310,7 @@ static pt_err lookup_va(const struct pt_tree *tree, const struct pt_tnode *paren
 	if (!ctx || !pt_va_parse(name, &va) || !pt_va_in_space(ctx->fmt, va))
 		return PT_E_NOTFOUND;
 	pt_walk_va(ctx, va, &w);
-	if (w.fault != PT_FAULT_NONE)
+	if (!pt_walk_has_leaf(&w))
 		return PT_E_NOTFOUND;   /* not mapped (the walk/ file says why) */
 	pt_tree_ctx_node(tree, parent->ctx, PT_TN_VALINK, child);
 	child->va = w.page_va;   /* any VA in the page names the page's link */
@@ -625,7 +625,7 @@ pt_err pt_tree_readlink(const struct pt_tree *tree, const struct pt_tnode *node,
 		return PT_E_NOTFOUND;
 	if (leaf->n == 0) {
 		pt_walk_va(ctx, node->va, &w);
-		if (w.fault != PT_FAULT_NONE || w.page_va != node->va)
+		if (!pt_walk_has_leaf(&w) || w.page_va != node->va)
 			return PT_E_NOTFOUND;
 		leaf = &w.node;
 	}
