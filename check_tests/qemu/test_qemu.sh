@@ -249,6 +249,15 @@ if do_mount "$WORK/vmcore.elf" "$mnt"; then
 		fi
 		chmod -R u+w "$ex" && rm -rf "$ex"   # 100+ MB each
 	done
+	# readdir and lookup agree on every node of the dump's tree (issue #34
+	# item 1): a second mount, where nothing was listed, resolves each name
+	if do_mount "$WORK/vmcore.elf" "$mnt.lookup"; then
+		check "the ELF dump's mount: readdir and lookup agree on every node" \
+			python3 "$HERE/../tree_agree.py" "$mnt" "$mnt.lookup"
+		do_umount "$mnt.lookup"
+	else
+		bad "ptfs mounts the ELF dump a second time"
+	fi
 	check "fusermount3 -u" fusermount3 -u "$mnt"
 else
 	bad "ptfs mounts the ELF dump"
