@@ -366,6 +366,74 @@ START_TEST(canonical_vas)
 }
 END_TEST
 
+/*
+ * walk/ names past the walk bits (issue #34 item 5): a slot held from
+ * lookup to forget numbers them; the same name held twice is one slot,
+ * each slot decodes to its own VA and context, a forgotten slot decodes to
+ * nothing and is reused, a forged slot number or another context's is
+ * ENOENT.
+ */
+START_TEST(walk_slots)
+{
+	static const uint64_t far[] = {
+		0x8000000000000000ull, 0xdead000000000100ull, UINT64_MAX, 0x7fffffffffffffffull,
+	};
+	struct pt_tnode id, back;
+	fuse_ino_t ino[4];
+	uint32_t slot[4], again;
+	unsigned ctx;
+	uint64_t va;
+
+	fs.wslots = ptfs_wslots_new();
+	ck_assert_ptr_nonnull(fs.wslots);
+	memset(&id, 0, sizeof id);
+	id.type = PT_TN_WALKFILE;
+	id.ctx = C_VER2;
+	id.node.ctx = &ctxs[C_VER2];
+	for (unsigned i = 0; i < 4; i++) {
+		id.va = far[i];
+		id.choice = 0;
+		ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);   /* past the bits: no number alone */
+		ck_assert_int_eq(ptfs_wslot_hold(fs.wslots, C_VER2, far[i], &slot[i]), 0);
+		id.choice = slot[i] + 1;
+		ino[i] = ptfs_ino_encode(&fs, &id);
+		ck_assert_uint_ne(ino[i], 0);
+		ck_assert_int_eq(ptfs_ino_decode(&fs, ino[i], &back), 0);
+		ck_assert_int_eq(back.type, PT_TN_WALKFILE);
+		ck_assert_uint_eq(back.ctx, C_VER2);
+		ck_assert_uint_eq(back.va, far[i]);
+		ck_assert(ptfs_ino_wslot(&fs, ino[i], &again) && again == slot[i]);
+		for (unsigned j = 0; j < i; j++)
+			ck_assert_uint_ne(ino[j], ino[i]);
+	}
+	ck_assert_uint_eq(ptfs_wslot_held(fs.wslots), 4);
+	/* a second lookup of a held name: the same slot, counted twice */
+	ck_assert_int_eq(ptfs_wslot_hold(fs.wslots, C_VER2, far[1], &again), 0);
+	ck_assert_uint_eq(again, slot[1]);
+	ptfs_wslot_forget(fs.wslots, slot[1], 1);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ino[1], &back), 0);   /* still held once */
+	ptfs_wslot_forget(fs.wslots, slot[1], 1);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ino[1], &back), ENOENT);
+	ck_assert_uint_eq(ptfs_wslot_held(fs.wslots), 3);
+	/* the freed slot is reused by the next name; the old number names it now, never far[1] */
+	ck_assert_int_eq(ptfs_wslot_hold(fs.wslots, C_VER2, 0x9000000000000000ull, &again), 0);
+	ck_assert_uint_eq(again, slot[1]);
+	ck_assert(ptfs_wslot_get(fs.wslots, again, &ctx, &va) && va == 0x9000000000000000ull);
+	/* a slot held for another context does not decode under this one */
+	id.ctx = C_V3;
+	id.node.ctx = &ctxs[C_V3];
+	id.choice = slot[0] + 1;
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ptfs_ino_encode(&fs, &id), &back), ENOENT);
+	/* a number with a slot never handed out, or stray bits above the slot */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, (ino[0] & ~UINT64_C(0xffffff0)) | (UINT64_C(999) << 4), &back), ENOENT);
+	ck_assert_int_eq(ptfs_ino_decode(&fs, ino[0] | UINT64_C(1) << 40, &back), ENOENT);
+	/* a VA inside the bits never takes a slot's number form */
+	ck_assert(!ptfs_ino_wslot(&fs, PTFS_INO_ROOT, &again));
+	ptfs_wslots_free(fs.wslots);
+	fs.wslots = NULL;
+}
+END_TEST
+
 /* The deepest VER3 tree path (6 tables, a dual PDE0 choice) in the entry node types. */
 START_TEST(ver3_deepest)
 {
@@ -649,6 +717,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, ver3_deepest);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, pa_nodes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("walk slots");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, walk_slots);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("width");
 	tcase_add_checked_fixture(tc, setup, NULL);

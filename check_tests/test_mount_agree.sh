@@ -6,8 +6,13 @@
 # component is a real FUSE lookup), readlink of every link and stat of
 # every link's target.
 #
-# Environment: PTFS (the ptfs binary), PTFS_FIXTURES (the fixtures directory).
+# Then the mount's walk/ answers what ptfs-tool walk answers, for every
+# 64-bit VA (issue #34 item 5), past the inode's bits too.
+#
+# Environment: PTFS (the ptfs binary), PTFS_TOOL (ptfs-tool), PTFS_FIXTURES
+# (the fixtures directory).
 PTFS=${PTFS:?PTFS must name the ptfs binary}
+TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
 FIX=${PTFS_FIXTURES:?PTFS_FIXTURES must name the fixtures directory}
 PTFS=$(readlink -f "$PTFS")
 FIX=$(readlink -f "$FIX")
@@ -45,6 +50,35 @@ for cap in "${CAPTURES[@]}"; do
 	fi
 	do_umount "$a"
 	do_umount "$b"
+done
+
+# ---- walk/ of any VA = ptfs-tool walk -------------------------------------
+# Non-canonical (x86-64, arm64: Linux's LIST_POISON1 among them), past a
+# GPU format's VA space, and the top of the canonical high half, in a
+# capture of one context (C = 2: VAs past 2^60 take a walk slot) and of
+# several.  Read, dropped from the kernel's caches (FORGET gives the slots
+# back), then read again: the same trace each time.
+VAS=(0x1000000000000000 0x7fffffffffffffff 0x8000000000000000 0xdead000000000100
+     0xffffffffffffffff 0xfffffffffffff123 0x0fffffffffffffff 0x201234 0x800000000000)
+walk_same() {   # CAP CTX MNT: every VA of VAS, twice in a row
+	local v
+	for v in "${VAS[@]}"; do
+		"$TOOL" walk "$1" "$2" "$v" >"$TMP/cli.txt" 2>&1 || return 1
+		cmp -s "$TMP/cli.txt" "$3/$2/walk/$v" || { echo "    $2 walk/$v differs"; return 1; }
+	done
+}
+for pair in x86-64-4level.tar.gz:cpu0 arm64-4k.tar.gz: turing-mixed.tar.gz:pdb0 \
+	    amd-gfx9-vm.tar.gz: smmu-v3.tar.gz:; do
+	cap="$FIX/${pair%%:*}" ctx=${pair#*:}
+	m="$TMP/w$((++n))"
+	do_mount "$cap" "$m" || { bad "${pair%%:*}: mounts"; continue; }
+	[ -n "$ctx" ] || ctx=$(ls "$m" | grep -vx -e capture -e pa | head -n 1)
+	check "$(basename "$cap") $ctx: walk/ of ${#VAS[@]} VAs (past the inode bits too) = ptfs-tool walk" \
+		walk_same "$cap" "$ctx" "$m"
+	# FORGET: the kernel drops its dentries and inodes (root only; a user run skips it)
+	[ "$(id -u)" = 0 ] && sync && echo 2 >/proc/sys/vm/drop_caches 2>/dev/null
+	check "$(basename "$cap") $ctx: the same after the kernel forgot them" walk_same "$cap" "$ctx" "$m"
+	do_umount "$m"
 done
 
 report

@@ -24,6 +24,7 @@
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
  *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7
  *     00 + zeros + other(10) + 8      vs/OTHER: the other context's index
+ *     00 + zeros + slot(20) + 9       a walk/ file past the walk bits: its slot
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
@@ -42,7 +43,9 @@
  *  (C <= 6) every 57-bit VA (VER3), with 1022 (C = 10) those below 2^53;
  *  a canonical format's VA is zigzag-coded first (walk_code()), so the
  *  same limit holds for its magnitude (x86-64 LA57: every canonical VA
- *  with C <= 6); a walk/ name past the limit is ENOENT, never a wrong trace.
+ *  with C <= 6); a walk/ name past the limit takes a slot held from its
+ *  LOOKUP to its FORGET (wslot.c): fixed code 9 with the slot number above
+ *  it, the slot remembering the VA; so every 64-bit VA has a walk/ file.
  *  A path (TABLEDIR: the pointer entry + which target, root: empty path;
  *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
  *  path (3 + 1+9+9+9+8+1+9 = 49).
@@ -99,6 +102,10 @@ _Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, ne
 #define INO_CODE_VSDIR 7u
 #define INO_CODE_VSFILE 8u
 #define VS_OTHER_SHIFT 4
+/* A walk/ file whose VA takes a slot (wslot.c): code 9, a free code too. */
+#define INO_CODE_WSLOT 9u
+#define WSLOT_SHIFT 4
+_Static_assert(PTFS_WSLOT_MAX <= (1u << 20), "a slot number fits bits 4..23");
 _Static_assert(PT_TN_ENTRYDIR == INO_CODE_VSDIR && PT_TN_ENTRYFILE == INO_CODE_VSFILE,
 	       "codes 7 and 8 are path node types, never fixed codes");
 
@@ -464,9 +471,12 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	pc = &fs->ctx[id->ctx];
 	switch (id->type) {
 	case PT_TN_WALKFILE:
-		if (walk_code(pc, id->va) >= walk_bit)
+		if (walk_code(pc, id->va) < walk_bit)
+			rest = walk_bit | walk_code(pc, id->va);
+		else if (id->choice)   /* its slot + 1 (wslot.c) */
+			rest = (uint64_t)(id->choice - 1) << WSLOT_SHIFT | INO_CODE_WSLOT;
+		else
 			return 0;
-		rest = walk_bit | walk_code(pc, id->va);
 		break;
 	case PT_TN_VALINK:
 		/* only a page's first VA names it: one number per link */
@@ -551,6 +561,15 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PT_TN_TABLEDIR,
 				 &id->node, &id->choice))
 			return ENOENT;
+	} else if ((rest & 0xf) == INO_CODE_WSLOT) {
+		unsigned ctx;
+		uint64_t slot = rest >> WSLOT_SHIFT;
+
+		if (!fs->wslots || slot >= PTFS_WSLOT_MAX ||
+		    !ptfs_wslot_get(fs->wslots, (uint32_t)slot, &ctx, &id->va) || ctx != id->ctx)
+			return ENOENT;
+		id->type = PT_TN_WALKFILE;
+		id->choice = (unsigned)slot + 1;
 	} else if ((rest & 0xf) == INO_CODE_VSFILE) {
 		id->type = PT_TN_VSFILE;
 		id->choice = (unsigned)(rest >> VS_OTHER_SHIFT);   /* a wider index fails the re-encode */
@@ -565,4 +584,16 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	if (ptfs_ino_encode(fs, id) != ino)
 		return ENOENT;
 	return 0;
+}
+
+bool ptfs_ino_wslot(const struct ptfs *fs, fuse_ino_t ino, uint32_t *slot)
+{
+	unsigned shift = 64 - ctx_bits(fs);
+	uint64_t rest = ino & ((UINT64_C(1) << shift) - 1);
+
+	if (ino >> shift == 0 || (rest & (UINT64_C(1) << (shift - 1))) != 0 ||
+	    (rest & 0xf) != INO_CODE_WSLOT || rest >> WSLOT_SHIFT >= PTFS_WSLOT_MAX)
+		return false;
+	*slot = (uint32_t)(rest >> WSLOT_SHIFT);
+	return true;
 }

@@ -307,6 +307,7 @@ static void unload(struct ptfs *fs)
 	pt_tree_free(fs->tree);
 	pt_capture_free(fs->cap);
 	ptfs_opens_free(fs);
+	ptfs_wslots_free(fs->wslots);
 	free(fs->opts.cache_max);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
@@ -616,6 +617,11 @@ int main(int argc, char *argv[])
 	ptfs_lru_init(&fs.lru, 0);
 	pthread_mutex_init(&fs.vs_lock, NULL);
 	ptfs_opens_init(&fs);
+	fs.wslots = ptfs_wslots_new();
+	if (!fs.wslots) {
+		fprintf(stderr, "ptfs: E_NOMEM: out of memory\n");
+		goto out_args;
+	}
 	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
 		goto out_args;
 	if (fs.opts.cache_max && !pt_num_parse(fs.opts.cache_max, PT_NUM_INI, &fs.lru.max)) {

@@ -219,8 +219,12 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 /* ---- lookup ------------------------------------------------------------- */
 
+/*
+ * *HELD: the walk/ slot this lookup holds (wslot.c), UINT32_MAX for none;
+ * op_lookup gives it back unless the reply that counts it is sent.
+ */
 static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
-		     struct fuse_entry_param *e, struct pt_readctl *rc)
+		     struct fuse_entry_param *e, struct pt_readctl *rc, uint32_t *held)
 {
 	struct pt_tnode pid, id;
 	int err = ptfs_ino_decode(fs, parent, &pid);
@@ -232,8 +236,16 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	err = ptfs_errno(pt_tree_lookup(fs->tree, &pid, name, &id));
 	if (err)
 		return err;
-	/* 0: a node the inode scheme cannot number (a walk/ VA past its limit) */
 	e->ino = ptfs_ino_encode(fs, &id);
+	if (e->ino == 0 && id.type == PT_TN_WALKFILE && fs->wslots) {
+		/* a walk/ VA past the inode's bits: a slot numbers it */
+		err = ptfs_wslot_hold(fs->wslots, id.ctx, id.va, held);
+		if (err)
+			return err;
+		id.choice = *held + 1;
+		e->ino = ptfs_ino_encode(fs, &id);
+	}
+	/* 0: a node the inode scheme cannot number */
 	if (e->ino == 0)
 		return ENOENT;
 	err = do_stat(fs, &id, e->ino, &e->attr, false, rc);
@@ -248,6 +260,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
 	struct pt_readctl rc;
+	uint32_t held = UINT32_MAX;
 	int err;
 
 	/* statfs promises PTFS_NAME_MAX; the kernel passes FUSE names up to 1024 bytes */
@@ -255,9 +268,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
 	req_arm(req, &rc);
-	err = do_lookup(fs_of(req), parent, name, &e, &rc);
+	err = do_lookup(fs_of(req), parent, name, &e, &rc, &held);
 	if (req_done(&rc))
 		err = EINTR;   /* never a negative entry from a cut lookup */
+	if (held != UINT32_MAX && (err || fuse_reply_entry(req, &e) != 0))
+		ptfs_wslot_forget(fs_of(req)->wslots, held, 1);   /* no reply counted it */
+	if (held != UINT32_MAX && !err)
+		return;
 	if (err == ENOENT) {
 		/* a negative entry the kernel may cache: the capture never changes */
 		memset(&e, 0, sizeof(e));
@@ -268,6 +285,31 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_entry(req, &e);
+}
+
+/*
+ * FORGET: only a walk/ slot's lookups are counted (every other inode is
+ * computed from where its node is, and needs no bookkeeping).
+ */
+static void forget_one(struct ptfs *fs, fuse_ino_t ino, uint64_t nlookup)
+{
+	uint32_t slot;
+
+	if (fs->wslots && ptfs_ino_wslot(fs, ino, &slot))
+		ptfs_wslot_forget(fs->wslots, slot, nlookup);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	forget_one(fs_of(req), ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		forget_one(fs_of(req), forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
 }
 
 /* ---- readlink ----------------------------------------------------------- */
@@ -787,6 +829,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 const struct fuse_lowlevel_ops ptfs_ops = {
 	.init = op_init,
 	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
 	.getattr = op_getattr,
 	.readlink = op_readlink,
 	.opendir = op_opendir,

@@ -99,6 +99,7 @@ struct ptfs_ctx {
 };
 
 struct ptfs_open;
+struct ptfs_wslots;
 
 /* The mount.  Immutable after main() set it up, except the caches and OPENS. */
 struct ptfs {
@@ -123,6 +124,7 @@ struct ptfs {
 	bool no_open;          /* the kernel skips OPEN/RELEASE of files (set in init) */
 	bool no_opendir;       /* the kernel skips OPENDIR/RELEASEDIR (set in init) */
 	struct fuse_session *se;  /* long renders end when it has exited (SIGTERM) */
+	struct ptfs_wslots *wslots;  /* walk/ names past the inode bits (wslot.c); NULL: none given */
 };
 
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
@@ -133,8 +135,23 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 		      char *why, size_t whylen);
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
 int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
-/* walk/ names: the VAs below this (fs/ino.c); any other walk/ name is ENOENT. */
+/* walk/ names: the VAs below this (fs/ino.c) are in their inode; any other takes a slot (wslot.c). */
 uint64_t ptfs_walk_limit(const struct ptfs *fs);
+/* The slot a walk/ inode past the limit holds; false for any other inode. */
+bool ptfs_ino_wslot(const struct ptfs *fs, fuse_ino_t ino, uint32_t *slot);
+
+/* wslot.c: walk/ names whose VA does not fit its inode, held from LOOKUP to FORGET */
+#define PTFS_WSLOT_MAX (1u << 20)
+struct ptfs_wslots *ptfs_wslots_new(void);
+void ptfs_wslots_free(struct ptfs_wslots *t);
+/* Holds (one more lookup of) CTX's walk/VA: its slot in *SLOT; ENOSPC when full. */
+int ptfs_wslot_hold(struct ptfs_wslots *t, unsigned ctx, uint64_t va, uint32_t *slot);
+/* The context and VA of a held slot; false when SLOT is not held. */
+bool ptfs_wslot_get(struct ptfs_wslots *t, uint32_t slot, unsigned *ctx, uint64_t *va);
+/* The kernel forgot NLOOKUP lookups of SLOT's inode; at zero the slot is free again. */
+void ptfs_wslot_forget(struct ptfs_wslots *t, uint32_t slot, uint64_t nlookup);
+/* How many slots are held (the tests' view). */
+unsigned ptfs_wslot_held(struct ptfs_wslots *t);
 /* pa/SPACE/ names addresses below this (fs/ino.c) */
 uint64_t ptfs_pa_limit(const struct ptfs *fs);
 

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wslot.c — walk/ names past the inode scheme's bits.
+ *
+ * A walk/ file's inode carries its VA (ino.c), in the 63 - C bits the
+ * context field leaves: every VA below 2^(63-C), and for a canonical
+ * format (x86-64, arm64) every VA whose magnitude is below 2^(62-C).
+ * ptfs-tool walk takes any 64-bit VA (issue #34 item 5: walk/0x1000000000000000
+ * on x86-64 was ENOENT where the CLI says fault=noncanonical, and a
+ * non-canonical pointer such as Linux's LIST_POISON1 0xdead000000000100 is
+ * exactly what one asks about), so a VA past those bits gets a slot:
+ * a number handed out at LOOKUP and taken back when the kernel FORGETs
+ * the inode, its lookups counted as the FUSE protocol defines
+ * (fuse_lowlevel.h: every successful lookup reply adds one, forget(N)
+ * takes N).  The same name gets the same slot while it is held, so a
+ * second lookup of a cached name returns the same inode; a slot number is
+ * only reused once the kernel has forgotten it, so a held inode never
+ * names another VA.  Such a number is stable while the kernel holds it,
+ * not across mounts (ptfs(1) says so).
+ *
+ * The table is a chained hash of (context, VA) over a growing slot array,
+ * bounded by PTFS_WSLOT_MAX held names; past it such a lookup fails with
+ * ENOSPC, never a wrong trace.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptfs.h"
+
+#define NO_SLOT UINT32_MAX
+
+struct wslot {
+	uint64_t va;
+	uint64_t nlookup;   /* 0: free (on the free list) */
+	uint32_t ctx;
+	uint32_t next;      /* hash chain, or the free list */
+};
+
+struct ptfs_wslots {
+	pthread_mutex_t lock;
+	struct wslot *v;
+	uint32_t n, cap;      /* slots made, allocated */
+	uint32_t *bucket;     /* PTFS_WSLOT_BUCKETS chain heads */
+	uint32_t free;        /* free list head */
+};
+
+#define PTFS_WSLOT_BUCKETS 4096u
+
+struct ptfs_wslots *ptfs_wslots_new(void)
+{
+	struct ptfs_wslots *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->bucket = malloc(PTFS_WSLOT_BUCKETS * sizeof(*t->bucket));
+	if (!t->bucket) {
+		free(t);
+		return NULL;
+	}
+	for (unsigned i = 0; i < PTFS_WSLOT_BUCKETS; i++)
+		t->bucket[i] = NO_SLOT;
+	t->free = NO_SLOT;
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+void ptfs_wslots_free(struct ptfs_wslots *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t->v);
+	free(t->bucket);
+	free(t);
+}
+
+static uint32_t hash_of(unsigned ctx, uint64_t va)
+{
+	uint64_t h = (va ^ ((uint64_t)ctx << 56)) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (uint32_t)(h >> 52) & (PTFS_WSLOT_BUCKETS - 1);
+}
+
+/* A slot off the free list or a new one; NO_SLOT when the table is full. */
+static uint32_t slot_take(struct ptfs_wslots *t)
+{
+	uint32_t s = t->free;
+
+	if (s != NO_SLOT) {
+		t->free = t->v[s].next;
+		return s;
+	}
+	if (t->n == PTFS_WSLOT_MAX)
+		return NO_SLOT;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct wslot *v;
+
+		if (cap > PTFS_WSLOT_MAX)
+			cap = PTFS_WSLOT_MAX;
+		v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return NO_SLOT;
+		t->v = v;
+		t->cap = cap;
+	}
+	return t->n++;
+}
+
+int ptfs_wslot_hold(struct ptfs_wslots *t, unsigned ctx, uint64_t va, uint32_t *slot)
+{
+	uint32_t h = hash_of(ctx, va), s;
+
+	pthread_mutex_lock(&t->lock);
+	for (s = t->bucket[h]; s != NO_SLOT; s = t->v[s].next)
+		if (t->v[s].ctx == ctx && t->v[s].va == va)
+			break;
+	if (s == NO_SLOT) {
+		s = slot_take(t);
+		if (s == NO_SLOT) {
+			pthread_mutex_unlock(&t->lock);
+			return ENOSPC;
+		}
+		t->v[s] = (struct wslot){ .va = va, .ctx = ctx, .next = t->bucket[h] };
+		t->bucket[h] = s;
+	}
+	t->v[s].nlookup++;
+	*slot = s;
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+bool ptfs_wslot_get(struct ptfs_wslots *t, uint32_t slot, unsigned *ctx, uint64_t *va)
+{
+	bool held;
+
+	pthread_mutex_lock(&t->lock);
+	held = slot < t->n && t->v[slot].nlookup > 0;
+	if (held) {
+		*ctx = t->v[slot].ctx;
+		*va = t->v[slot].va;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return held;
+}
+
+void ptfs_wslot_forget(struct ptfs_wslots *t, uint32_t slot, uint64_t nlookup)
+{
+	struct wslot *w;
+	uint32_t *p;
+
+	pthread_mutex_lock(&t->lock);
+	if (slot >= t->n || t->v[slot].nlookup == 0)
+		goto out;   /* not ours to count: never held */
+	w = &t->v[slot];
+	w->nlookup = nlookup >= w->nlookup ? 0 : w->nlookup - nlookup;
+	if (w->nlookup)
+		goto out;
+	for (p = &t->bucket[hash_of(w->ctx, w->va)]; *p != slot; p = &t->v[*p].next)
+		;
+	*p = w->next;
+	w->next = t->free;
+	t->free = slot;
+out:
+	pthread_mutex_unlock(&t->lock);
+}
+
+unsigned ptfs_wslot_held(struct ptfs_wslots *t)
+{
+	unsigned held = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t s = 0; s < t->n; s++)
+		held += t->v[s].nlookup > 0;
+	pthread_mutex_unlock(&t->lock);
+	return held;
+}
