@@ -438,7 +438,16 @@ static const struct bad {
 
 	/* [capture] */
 	{"[capture]\nformat = nv-gmmu-ver2\n" PDB, PT_E_VALUE, "capture.ini:1: missing key 'version' in [capture]"},
-	{"[capture]\nversion = 1\n" PDB, PT_E_VALUE, "capture.ini:1: missing key 'format' in [capture]"},
+	/* docs/design.md §3: format is required where a [pdb] needs it (issue #34 item 10) */
+	{"[capture]\nversion = 1\n" PDB, PT_E_VALUE,
+	 "capture.ini:3: [pdb] takes its format from [capture]: add 'format = nv-gmmu-ver2' or "
+	 "'format = nv-gmmu-ver3' there"},
+	{"[capture]\nversion = 1\n" GART PDB, PT_E_VALUE,
+	 "capture.ini:7: [pdb] takes its format from [capture]: add 'format = nv-gmmu-ver2' or "
+	 "'format = nv-gmmu-ver3' there"},
+	{"[capture]\nversion = 1\n", PT_E_VALUE, "capture.ini:1: missing key 'format' in [capture]"},
+	{"[capture]\nversion = 1\n[memory m]\nspace = sysmem\nbase = 0\nfile = f\n", PT_E_VALUE,
+	 "capture.ini:1: missing key 'format' in [capture]"},
 	{"[capture]\nversion = 2\nformat = nv-gmmu-ver2\n", PT_E_UNSUPPORTED,
 	 "capture.ini:2: capture version 2 is not supported (this ptfs reads version 1)"},
 	{"[capture]\nversion = 0\nformat = nv-gmmu-ver2\n", PT_E_UNSUPPORTED,
@@ -670,6 +679,31 @@ START_TEST(mixed_formats)
 }
 END_TEST
 
+/*
+ * Without [capture] format, every context section names its own format
+ * (issue #34 item 10, docs/design.md §3); the capture's is the first one's.
+ */
+START_TEST(format_from_sections)
+{
+	static const char cpu_gart[] = "[capture]\nversion = 1\n[cpu c0]\ncr3 = 0x1000\n" GART
+		"[vtd d0]\nslptptr = 0x2000\naw = 48\n";
+	static const char gart_only[] = "[capture]\nversion = 1\n" GART;
+	struct pt_manifest *m = NULL;
+	char err[512] = "";
+
+	ck_assert_msg(parse(cpu_gart, &m, err, sizeof err) == PT_OK, "%s", err);
+	ck_assert_str_eq(m->fmt->name, "x86-64");
+	ck_assert_uint_eq(m->nctx, 3);
+	ck_assert_str_eq(m->ctx[0].fmt->name, "x86-64");
+	ck_assert_str_eq(m->ctx[1].fmt->name, "amd-gart");
+	ck_assert_str_eq(m->ctx[2].fmt->name, "intel-vtd");
+	pt_manifest_free(m);
+	m = parse_ok(gart_only);
+	ck_assert_str_eq(m->fmt->name, "amd-gart");
+	pt_manifest_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ini");
@@ -682,6 +716,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bom_and_no_final_newline);
 	tcase_add_test(tc, ini_layer);
 	tcase_add_test(tc, many_sections);
+	tcase_add_test(tc, format_from_sections);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("values");

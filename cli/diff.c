@@ -70,31 +70,43 @@ static pt_err runs_load(const struct pt_context *ctx, struct side *s)
 	return it.truncated ? PT_E_UNSUPPORTED : PT_OK;
 }
 
+/*
+ * The rights bits a run carries, with the generic "FIELD=V" names that
+ * the formats without perm_names use as their own (nv-gmmu-ver2, amd-gart,
+ * amd-gpuvm); every other format names its own fields
+ * (pt_format_perm_field()), so that diff prints writable for x86-64
+ * where the entry files say writable (issue #34 item 4).
+ */
 static const struct {
 	uint32_t bit;
-	const char *name;
-	bool inverted;     /* the entry field is the opposite of the bit */
+	const char *generic;
 } perm_fields[] = {
-	{PT_PERM_READ_ONLY, "read_only", false},
-	{PT_PERM_ATOMIC_DISABLE, "atomic_disable", false},
-	{PT_PERM_PRIVILEGE, "privilege", false},
-	{PT_PERM_VOLATILE, "volatile", false},
-	{PT_PERM_ENCRYPTED, "encrypted", false},
-	{PT_PERM_NO_READ, "readable", true},
-	{PT_PERM_NO_WRITE, "writeable", true},
-	{PT_PERM_EXEC, "executable", false},
-	{PT_PERM_SNOOPED, "snooped", false},
-	{PT_PERM_TMZ, "tmz", false},
-	{PT_PERM_PXN, "pxn", false},
-	{PT_PERM_UXN, "uxn", false},
-	{PT_PERM_NS, "ns", false},
+	{PT_PERM_READ_ONLY, "read_only=1"},
+	{PT_PERM_ATOMIC_DISABLE, "atomic_disable=1"},
+	{PT_PERM_PRIVILEGE, "privilege=1"},
+	{PT_PERM_VOLATILE, "volatile=1"},
+	{PT_PERM_ENCRYPTED, "encrypted=1"},
+	{PT_PERM_NO_READ, "readable=0"},
+	{PT_PERM_NO_WRITE, "writeable=0"},
+	{PT_PERM_EXEC, "executable=1"},
+	{PT_PERM_SNOOPED, "snooped=1"},
+	{PT_PERM_TMZ, "tmz=1"},
+	{PT_PERM_PXN, "pxn=1"},
+	{PT_PERM_UXN, "uxn=1"},
+	{PT_PERM_NS, "ns=1"},
 };
 
-/* The fields that differ between two runs, text "f: a -> b, ..." and JSON names. */
-static void attr_diff(const struct pt_run *a, const struct pt_run *b, struct pt_buf *txt,
-		      struct pt_buf *names)
+/*
+ * The fields that differ between two runs of format FMT, text "f: a -> b,
+ * ..." and JSON names.  A rights bit the format names no single field for
+ * (arm64 stage 2's XN[1:0]) shows as the maps flag words, which are field
+ * names, before and after.
+ */
+static void attr_diff(const struct pt_format *fmt, const struct pt_run *a, const struct pt_run *b,
+		      struct pt_buf *txt, struct pt_buf *names)
 {
-	char x[24], y[24];
+	char x[24], y[24], field[64];
+	bool unnamed = false;
 
 	if (a->page_size != b->page_size) {
 		pt_size_str(a->page_size, x, sizeof x);
@@ -104,23 +116,31 @@ static void attr_diff(const struct pt_run *a, const struct pt_run *b, struct pt_
 	}
 	for (size_t i = 0; i < sizeof perm_fields / sizeof perm_fields[0]; i++) {
 		unsigned va = !!(a->perm & perm_fields[i].bit), vb = !!(b->perm & perm_fields[i].bit);
+		bool inverted;
 
 		if (va == vb)
 			continue;
-		if (perm_fields[i].inverted) {
+		if (!pt_format_perm_field(fmt, perm_fields[i].bit, perm_fields[i].generic, field,
+					  sizeof field, &inverted)) {
+			unnamed = true;
+			continue;
+		}
+		if (inverted) {
 			va = !va;
 			vb = !vb;
 		}
-		pt_buf_printf(txt, "%s%s: %u -> %u", txt->len ? ", " : "", perm_fields[i].name, va, vb);
-		pt_buf_printf(names, "%s\"%s\"", names->len ? ", " : "", perm_fields[i].name);
+		pt_buf_printf(txt, "%s%s: %u -> %u", txt->len ? ", " : "", field, va, vb);
+		pt_buf_printf(names, "%s\"%s\"", names->len ? ", " : "", field);
 	}
 	if (strcmp(a->kind, b->kind)) {
-		pt_buf_printf(txt, "%skind: %s -> %s", txt->len ? ", " : "", a->kind, b->kind);
-		pt_buf_printf(names, "%s\"kind\"", names->len ? ", " : "");
+		/* the format's own word for it (mtype, memory_type_name, attr_index...), as maps --json */
+		pt_format_kind_key(fmt, field, sizeof field);
+		pt_buf_printf(txt, "%s%s: %s -> %s", txt->len ? ", " : "", field, a->kind, b->kind);
+		pt_buf_printf(names, "%s\"%s\"", names->len ? ", " : "", field);
 	}
-	if (!txt->len && strcmp(a->flags, b->flags)) {
-		pt_buf_printf(txt, "flags: %s -> %s", a->flags, b->flags);
-		pt_buf_printf(names, "\"flags\"");
+	if ((unnamed || !txt->len) && strcmp(a->flags, b->flags)) {
+		pt_buf_printf(txt, "%sflags: %s -> %s", txt->len ? ", " : "", a->flags, b->flags);
+		pt_buf_printf(names, "%s\"flags\"", names->len ? ", " : "");
 	}
 }
 
@@ -259,7 +279,7 @@ static void seg_classify(const struct ctxdiff *d, struct seg *g)
 	}
 	pt_buf_init(&txt);
 	pt_buf_init(&names);
-	attr_diff(g->a, g->b, &txt, &names);
+	attr_diff(d->fb ? d->fb : d->fa, g->a, g->b, &txt, &names);
 	snprintf(g->key, sizeof g->key, "%s", txt.data ? txt.data : "");
 	if (strcmp(space_a(d, g->a), space_b(d, g->b)) || g->pa_a != g->pa_b) {
 		g->type = CHG_REMAPPED;

@@ -221,6 +221,27 @@ void pt_format_flag_words(char *buf, size_t len, const bool *set, const char *co
 	}
 }
 
+bool pt_format_perm_field(const struct pt_format *fmt, uint32_t perm, const char *generic,
+			  char *buf, size_t len, bool *inverted)
+{
+	const char *name = fmt->perm_names ? NULL : generic, *eq;
+	size_t n;
+
+	for (const struct pt_perm_name *p = fmt->perm_names; p && p->perm; p++)
+		if (p->perm == perm)
+			name = p->name;
+	if (!name || len == 0)
+		return false;
+	eq = strchr(name, '=');
+	n = eq ? (size_t)(eq - name) : strlen(name);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	*inverted = eq && eq[1] == '0';
+	return true;
+}
+
 void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len)
 {
 	/* the decoder's name field of the KIND column: kind_name, mtype_name, emt_name... */

@@ -412,7 +412,7 @@ static void vi_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 
 static const struct pt_blob_kind vi_blob_kinds[] = {{"amdvi", 8}, {NULL, 0}};
 static const struct pt_perm_name vi_perm_names[] = {
-	{PT_PERM_NO_READ, "ir=0"}, {PT_PERM_NO_WRITE, "iw=0"}, {0, NULL},
+	{PT_PERM_NO_READ, "ir=0"}, {PT_PERM_NO_WRITE, "iw=0"}, {PT_PERM_SNOOPED, "fc=1"}, {0, NULL},
 };
 
 /* Without a context (ptfs-tool decode): Mode 6, tables and pages in sysmem. */

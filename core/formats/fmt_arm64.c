@@ -579,8 +579,12 @@ static void make_levels(struct a64_ctx *c, const struct a64_cfg *cfg)
 static const struct pt_perm_name a64_perm_names[] = {
 	{PT_PERM_NO_WRITE, "ap_rdonly=1"},
 	{PT_PERM_PRIVILEGE, "ap_user=0"},
+	{PT_PERM_PXN, "pxn=1"},
+	{PT_PERM_UXN, "uxn=1"},
+	{PT_PERM_NS, "ns=1"},
 	{0, NULL},
 };
+/* Stage 2: PXN and UXN come from XN[1:0] together (s2_perm()): no one field each. */
 static const struct pt_perm_name a64_s2_perm_names[] = {
 	{PT_PERM_NO_READ, "s2ap_read=0"},
 	{PT_PERM_NO_WRITE, "s2ap_write=0"},

@@ -661,6 +661,7 @@ static const struct pt_perm_name ver3_perm_names[] = {
 	{PT_PERM_READ_ONLY, "read_only"},
 	{PT_PERM_ATOMIC_DISABLE, "no_atomic"},
 	{PT_PERM_PRIVILEGE, "privileged"},
+	{PT_PERM_VOLATILE, "uncached=1"},
 	{0, NULL},
 };
 

@@ -757,10 +757,12 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 static const struct pt_blob_kind vtd_blob_kinds[] = {{"vtd", 8}, {NULL, 0}};
 static const struct pt_blob_kind ept_blob_kinds[] = {{"ept", 8}, {NULL, 0}};
 static const struct pt_perm_name vtd_perm_names[] = {
-	{PT_PERM_NO_READ, "r=0"}, {PT_PERM_NO_WRITE, "w=0"}, {0, NULL},
+	{PT_PERM_NO_READ, "r=0"}, {PT_PERM_NO_WRITE, "w=0"}, {PT_PERM_EXEC, "x=1"},
+	{PT_PERM_SNOOPED, "snp=1"}, {0, NULL},
 };
 static const struct pt_perm_name ept_perm_names[] = {
-	{PT_PERM_NO_READ, "read=0"}, {PT_PERM_NO_WRITE, "write=0"}, {0, NULL},
+	{PT_PERM_NO_READ, "read=0"}, {PT_PERM_NO_WRITE, "write=0"}, {PT_PERM_EXEC, "execute=1"},
+	{0, NULL},
 };
 
 /* Without a context (ptfs-tool decode): 5 levels, tables and pages in sysmem. */

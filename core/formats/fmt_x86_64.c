@@ -586,10 +586,11 @@ static const struct pt_blob_kind x86_blob_kinds[] = {
 	{NULL, 0},
 };
 
-/* Audit reasons: the entry fields whose 0 denies (writable, user). */
+/* The entry fields behind the rights: writable and user deny at 0 (audit reasons); xd. */
 static const struct pt_perm_name x86_perm_names[] = {
 	{PT_PERM_NO_WRITE, "writable=0"},
 	{PT_PERM_PRIVILEGE, "user=0"},
+	{PT_PERM_EXEC, "xd=0"},
 	{0, NULL},
 };
 

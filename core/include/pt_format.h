@@ -208,7 +208,11 @@ struct pt_aperture {
 	uint64_t last;        /* the aperture's last VA, inclusive (hit only) */
 };
 
-/* A PT_PERM_* bit and the name of the entry field that sets it (audit reasons). */
+/*
+ * A PT_PERM_* bit and the entry field behind it, as "FIELD=V": the field
+ * holds V when the bit is set (audit prints it as the reason, diff names
+ * FIELD and its values: issue #34 item 4, one name for one field).
+ */
 struct pt_perm_name {
 	uint32_t perm;        /* one PT_PERM_* bit; 0 ends the list */
 	const char *name;
@@ -330,9 +334,11 @@ struct pt_format {
 	 */
 	void (*out_of_range)(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out);
 	/*
-	 * The format's field names of PT_PERM_* bits where they differ from
-	 * the generic ones (read_only, atomic_disable, privilege, readable=0,
-	 * writeable=0), so that an audit reason greps as a field (may be NULL).
+	 * The format's fields behind the PT_PERM_* bits it sets, "FIELD=V"
+	 * (struct pt_perm_name), so that an audit reason and a diff name grep
+	 * as fields.  NULL: the generic names are the format's own (read_only,
+	 * atomic_disable, privilege, volatile, encrypted; readable, writeable,
+	 * executable, snooped, tmz: nv-gmmu-ver2, amd-gart, amd-gpuvm).
 	 */
 	const struct pt_perm_name *perm_names;
 	/*
@@ -416,6 +422,14 @@ void pt_format_flags(const struct pt_format *fmt, const struct pt_entry *e, char
 void pt_format_flag_words(char *buf, size_t len, const bool *set, const char *const *names,
 			  size_t n);
 void pt_format_kind_key(const struct pt_format *fmt, char *buf, size_t len);
+/*
+ * The entry field behind perm bit PERM in FMT into BUF, and in *INVERTED
+ * whether the field is 0 when the bit is set.  GENERIC ("name=V") stands
+ * where the format has no perm_names; false when the format names no
+ * single field for the bit (arm64 stage 2's XN[1:0] gives two bits).
+ */
+bool pt_format_perm_field(const struct pt_format *fmt, uint32_t perm, const char *generic,
+			  char *buf, size_t len, bool *inverted);
 /* A leaf's KIND column into BUF ("-" where the format has none). */
 void pt_format_kind(const struct pt_format *fmt, const struct pt_entry *e, char *buf, size_t len);
 

@@ -202,7 +202,23 @@ struct build {
 	size_t errlen;
 	size_t memcap, ctxcap;
 	bool mixed;             /* contexts may be of other formats with the same spaces */
+	/*
+	 * Without [capture] format: the first context section's format
+	 * (IMPLIED), or the line of the first section whose type several
+	 * formats share ([pdb]: nv-gmmu-ver2 and -ver3), which needs it (SHARED_LINE).
+	 */
+	const struct pt_format *implied;
+	unsigned shared_line;
 };
+
+/* The type of the section that starts at LINE (a message's word). */
+static const char *section_type_at(const struct build *b, unsigned line)
+{
+	for (size_t i = 0; i < b->m->ini->nsec; i++)
+		if (b->m->ini->sec[i].line == line)
+			return b->m->ini->sec[i].type;
+	return "?";
+}
 
 /* Whether section type TYPE belongs to more than one format ([pdb]: it takes the [capture] format). */
 static bool section_shared(const char *type)
@@ -314,8 +330,17 @@ static pt_err check_capture(struct build *b, const struct pt_ini_section *s, con
 	}
 	if (!version)
 		return missing(b, s, "version");
-	if (!format)
+	/* docs/design.md §3: the key is required only where a [pdb] section needs it */
+	if (!format && b->shared_line) {
+		pt_ini_set_error(b->err, b->errlen, b->shared_line,
+		       "[%s] takes its format from [capture]: add 'format = nv-gmmu-ver2' or "
+		       "'format = nv-gmmu-ver3' there", section_type_at(b, b->shared_line));
+		return PT_E_VALUE;
+	}
+	if (!format && !b->implied)
 		return missing(b, s, "format");
+	if (!format)
+		m->fmt = b->implied;
 	return PT_OK;
 }
 
@@ -607,6 +632,7 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 	struct pt_manifest *m;
 	const struct pt_format *fmt = NULL;
 	unsigned first_capture = 0, *dup_name_of = NULL;
+	bool has_format = false;
 	struct sname *names = NULL;
 	size_t nnames = 0;
 	pt_err rc = PT_OK;
@@ -632,9 +658,25 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 		for (size_t k = 0; k < s->nkv; k++)
 			if (!strcmp(s->kv[k].key, "format")) {
 				fmt = pt_format_find(s->kv[k].value);
+				has_format = true;
 				break;
 			}
 	}
+	/*
+	 * No format key: every context section names its own ([cpu], [vtd],
+	 * [gart]...), and the capture's format (its `capture` summary, its
+	 * spaces first) is the first one's; a [pdb] needs the key.
+	 */
+	for (size_t i = 0; i < ini->nsec && !has_format && !b.shared_line; i++) {
+		const struct pt_format *cf = pt_format_by_section(ini->sec[i].type);
+
+		if (cf && section_shared(ini->sec[i].type))
+			b.shared_line = ini->sec[i].line;
+		else if (cf && !b.implied)
+			b.implied = cf;
+	}
+	if (!has_format && !b.shared_line)
+		fmt = b.implied;
 	if ((rc = collect_spaces(m, ini, fmt, err, errlen)))
 		goto out;
 	/* Duplicate names, found by sorting: the later section is at fault. */
