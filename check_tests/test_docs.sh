@@ -245,5 +245,20 @@ else
 	grep -v '^ok' <<<"$out" | sed 's/^/    /'
 fi
 
+# The README's test command runs what CI runs (issue #34 item 6): .ci/run
+# calls scripts/test without --quick, and scripts/test then installs the
+# qemu suite's packages and kernels itself (a newcomer's green run is CI's).
+readme_cmd=$(sed -n 's/^\(scripts\/test\)[[:space:]]*#.*/\1/p' README.md | head -n 1)
+ci_cmd=$(grep -oE '(^|[[:space:]])\./scripts/test( [^#]*)?' .ci/run | head -n 1)
+if [ "$readme_cmd" = scripts/test ] && [ "$(echo $ci_cmd)" = ./scripts/test ] &&
+   (set -u; . scripts/deps.sh; [ ${#PTFS_QEMU_PACKAGES[@]} -gt 0 ]) &&
+   grep -q 'ptfs_install_deps "${PTFS_QEMU_PACKAGES\[@\]}"' scripts/test &&
+   grep -q '^[[:space:]]*ptfs_fetch_kernels$' scripts/test &&
+   ! grep -qE 'qemu-system|fetch_kernel' .ci/run; then
+	ok "README's scripts/test is .ci/run's, and installs what the qemu suite needs"
+else
+	bad "README's scripts/test ($readme_cmd) is .ci/run's ($ci_cmd), and installs what the qemu suite needs"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -5,6 +5,16 @@ PTFS_PACKAGES=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3
 	libarchive-dev check zstd xz-utils zip unzip gzip tar diffutils findutils
 	util-linux valgrind strace groff-base python3 librsvg2-bin libkdumpfile-dev)
 
+# The qemu suite's (check_tests/qemu/README.md): QEMU, a static busybox,
+# cpio and makedumpfile; its guest kernels come from ptfs_fetch_kernels.
+PTFS_QEMU_PACKAGES=(qemu-system-x86 qemu-system-arm busybox-static cpio makedumpfile)
+
+# Debian's guest kernels for the qemu suite, unpacked from their .debs into
+# ~/.cache/ptfs-qemu* (never installed; check_tests/qemu/fetch_kernel.sh).
+ptfs_fetch_kernels() {
+	check_tests/qemu/fetch_kernel.sh && check_tests/qemu/fetch_kernel.sh arm64
+}
+
 ptfs_install_deps() {
 	local missing=() p
 	for p in "${PTFS_PACKAGES[@]}" "$@"; do
