@@ -570,6 +570,15 @@ if [ "$RC" = 0 ] && grep -q "^warning: \[memory vram0\] (mem/vram-902000.bin): [
 run "$TOOL" walk "$TMP/oddblob" gart0 0x444000
 if grep -q 'warning: .*not a multiple of the 8-byte entry size' "$TMP/err"; then ok; else bad "odd blob: other commands warn on stderr: $ERR"; fi
 
+# ---- a [memory] base off a 4 KiB page: a warning (a hex base typed without 0x) -------
+
+cp -r "$TMP/iniarg" "$TMP/nox"
+sed -i 's/^base = 0x\([0-9]*\)$/base = \1/' "$TMP/nox/capture.ini"
+run "$TOOL" check "$TMP/nox"
+if grep -Eq "^warning: capture.ini:[0-9]+: \[memory [a-z0-9]+\] base [0-9]+ \(0x[0-9a-f]+\) is not 4 KiB aligned.*needs 0x" "$TMP/out"; then ok; else bad "base without 0x: a warning naming the line: rc $RC $OUT"; fi
+run "$TOOL" check "$TMP/iniarg"
+if ! grep -q "aligned" "$TMP/out"; then ok; else bad "aligned bases: no warning: $OUT"; fi
+
 # ---- untrusted names are shown escaped ------------------------------------------------
 
 ESC=$(printf '\033') BEL=$(printf '\007')

@@ -16,8 +16,13 @@ TM=$FIX/turing-mixed.tar.gz
 expect "no such context: the contexts there are" 2 "no context 'pdb9' in .*; it has pdb0, pdb1$" \
 	"$TOOL" walk "$TM" pdb9 0x0
 expect "no such context (info)" 2 "it has pdb0, pdb1$" "$TOOL" info "$TM" nosuch
-expect "pa: no such space: the spaces there are" 2 "no space 'vram' in format nv-gmmu-ver2; its spaces: vidmem, sysmem, peer0" \
+expect "pa: no such space: the spaces there are" 2 "no space 'vram' in .*turing-mixed.tar.gz; its spaces: vidmem, sysmem, peer0" \
 	"$TOOL" pa "$TM" vram:0x1000
+# an address without its space lists the capture's own spaces (issue #34 item 7),
+# a mixed capture's too (gpu-vtd: the GPU's and the IOMMU's hpa)
+expect "pa: an address without its space: the capture's spaces" 2 \
+	"'0x6000' names no space: write SPACE:ADDR, e.g. vidmem:0x6000 \(the spaces of .*gpu-vtd.tar.gz: vidmem, sysmem, .*, hpa" \
+	"$TOOL" pa "$FIX/gpu-vtd.tar.gz" 0x6000
 # kind 0xfe is planted at pte_small/9 of pdb0 (mkfixtures: kind_non_native)
 "$TOOL" maps "$TM" pdb0 --kind 0xfe >"$TMP/hex" 2>&1
 "$TOOL" maps "$TM" pdb0 --kind 254 >"$TMP/dec" 2>&1

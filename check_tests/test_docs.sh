@@ -245,6 +245,21 @@ else
 	grep -v '^ok' <<<"$out" | sed 's/^/    /'
 fi
 
+# fixtures/README.md's table names every fixture (issue #34 item 7): each
+# capture, expect file and composed answer in fixtures/ (not the generator's
+# sources) is in a row as `NAME`.
+missing=
+for f in fixtures/*; do
+	n=${f#fixtures/}
+	case $n in *.c | *.h | *.tsv | meson.build | README.md) continue ;; esac
+	grep -q "^| .*\`$n[\`/]" fixtures/README.md || missing="$missing $n"
+done
+if [ -z "$missing" ]; then
+	ok "fixtures/README.md's table names every fixture"
+else
+	bad "fixtures/README.md's table lacks:$missing"
+fi
+
 # The README's test command runs what CI runs (issue #34 item 6): .ci/run
 # calls scripts/test without --quick, and scripts/test then installs the
 # qemu suite's packages and kernels itself (a newcomer's green run is CI's).

@@ -56,25 +56,35 @@ int cli_pa(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_fail(PT_E_USAGE, "pa: needs CAPTURE SPACE:ADDR (try 'ptfs-tool pa --help')");
 	colon = strchr(argv[optind + 1], ':');
-	if (!colon || colon == argv[optind + 1] ||
-	    (size_t)(colon - argv[optind + 1]) >= sizeof name || !cli_parse_u64(colon + 1, &addr))
+	if (colon && (colon == argv[optind + 1] || (size_t)(colon - argv[optind + 1]) >= sizeof name ||
+		      !cli_parse_u64(colon + 1, &addr)))
 		return cli_fail(PT_E_VALUE, "pa: bad address '%s' (SPACE:ADDR; spaces: ptfs-tool pa --help)%s",
-				argv[optind + 1], colon && pt_num_bare_hex(colon + 1) ? cli_num_hint(colon + 1) : "");
-	memcpy(name, argv[optind + 1], (size_t)(colon - argv[optind + 1]));
-	name[colon - argv[optind + 1]] = 0;
+				argv[optind + 1], pt_num_bare_hex(colon + 1) ? cli_num_hint(colon + 1) : "");
+	if (colon) {
+		memcpy(name, argv[optind + 1], (size_t)(colon - argv[optind + 1]));
+		name[colon - argv[optind + 1]] = 0;
+	}
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
-	space = pt_capture_space_find(cap, name);
+	space = colon ? pt_capture_space_find(cap, name) : -1;
 	if (space < 0) {
-		const struct pt_format *fmt = pt_capture_format(cap);
 		struct pt_buf have;
 
-		/* the spaces there are, so that the next try is right (issue #25 item 7) */
+		/*
+		 * the capture's own spaces, so that the next try is right (issue
+		 * #25 item 7; #34 item 7: an address without its space too)
+		 */
 		pt_buf_init(&have);
 		for (unsigned i = 0; i < pt_capture_space_count(cap); i++)
 			pt_buf_printf(&have, "%s%s", i ? ", " : "", pt_capture_space_name(cap, i));
-		st = cli_fail(PT_E_VALUE, "pa: no space '%s' in format %s; its spaces: %s", name,
-			      fmt->name, have.data ? have.data : "none");
+		if (colon)
+			st = cli_fail(PT_E_VALUE, "pa: no space '%s' in %s; its spaces: %s", name,
+				      argv[optind], have.data ? have.data : "none");
+		else
+			st = cli_fail(PT_E_VALUE, "pa: '%s' names no space: write SPACE:ADDR, e.g. %s:%s "
+				      "(the spaces of %s: %s)", argv[optind + 1],
+				      pt_capture_space_count(cap) ? pt_capture_space_name(cap, 0) : "sysmem",
+				      argv[optind + 1], argv[optind], have.data ? have.data : "none");
 		pt_buf_free(&have);
 		pt_capture_free(cap);
 		return st;

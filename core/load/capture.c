@@ -487,7 +487,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	struct member **mm;
 	uint64_t *wlen;
 	unsigned a = 0, b = 0, min_entry = 16;
-	size_t nshort = 0, short_first = 0, ntext = man->nmem;
+	size_t nshort = 0, short_first = 0, ntext = man->nmem, nmisaligned = 0, misaligned_first = 0;
 	pt_err rc;
 
 	/* A blob is a set of tables: its size should be whole entries of the smallest kind. */
@@ -539,6 +539,21 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 			mm[i]->users++;
 		if (wlen[i] % min_entry && !nshort++)
 			short_first = i;
+		if (i < ntext && !cap->source_kind && (s->base & 0xfff) && !nmisaligned++)
+			misaligned_first = i;
+	}
+	/*
+	 * A capture.ini base off a 4 KiB page: legal (a window of a table),
+	 * but usually a hex number typed without 0x (issue #34 item 7), which
+	 * the number rule reads as decimal.  One warning, however many.
+	 */
+	if (nmisaligned) {
+		const struct pt_manifest_mem *s = &man->mem[misaligned_first];
+
+		pt_capture_warn(cap, "capture.ini:%u: [memory %s] base %llu (0x%llx) is not 4 KiB aligned"
+		     "%s (a hex base needs 0x: 'base = 1000' is decimal 1000)", s->line, s->name,
+		     (unsigned long long)s->base, (unsigned long long)s->base,
+		     nmisaligned > 1 ? ", nor are other [memory] bases" : "");
 	}
 	/*
 	 * Blobs that are not whole entries: one warning, however many (a umr
