@@ -384,6 +384,8 @@ static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct
 	}
 	/* check_window() allows a reader member only windows from 0: its reads are whole pages of it */
 	rc = pt_mem_add_reader(cap->mem, s->space, s->base, len, m->read, m->ud, id);
+	if (rc == PT_OK && m->why)
+		rc = pt_mem_reader_why(cap->mem, *id, m->why);
 	return rc;
 }
 

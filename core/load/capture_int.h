@@ -64,6 +64,7 @@ struct member {
 	struct schunk *c;
 	size_t nc, cap;
 	pt_read_fn read;    /* MK_READER */
+	pt_why_fn why;      /* MK_READER: NULL, or why a page cannot be read */
 	void *ud;
 	void (*free_fn)(void *ud);
 	bool ud_given;      /* UD now belongs to the capture (freed with it) */

@@ -231,6 +231,16 @@ pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t siz
 	return PT_OK;
 }
 
+pt_err pt_loader_reader_why(struct pt_loader *ld, const char *name, pt_why_fn why)
+{
+	struct member *m = ld->nm ? &ld->m[ld->nm - 1] : NULL;
+
+	if (!m || m->kind != MK_READER || !name || strcmp(m->name, name))
+		return PT_E_USAGE;
+	m->why = why;
+	return PT_OK;
+}
+
 pt_err pt_loader_add_absent(struct pt_loader *ld, const char *name, const char *what)
 {
 	struct member *m = ld->cur < ld->nm ? &ld->m[ld->cur] : NULL;

@@ -114,6 +114,13 @@ pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
 pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
 			    pt_read_fn read, void *ud, void (*free_fn)(void *ud));
 /*
+ * Gives the reader member NAME, the one just added, a WHY callback
+ * (pt_mem.h's pt_why_fn, with the same UD): a page that fails to read
+ * and that WHY says the source holds is "unreadable" (walk, check,
+ * info), not "not captured".
+ */
+pt_err pt_loader_reader_why(struct pt_loader *ld, const char *name, pt_why_fn why);
+/*
  * A [memory NAME] section given as data rather than text: the same as
  * emitting "[memory NAME]", "space = SPACE", "base = BASE", "file = NAME"
  * from PROVENANCE and adding member NAME as LEN bytes of DATA (copied), at

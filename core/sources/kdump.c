@@ -24,6 +24,11 @@ static pt_err kdump_read_fn(void *ud, uint64_t off, void *buf, size_t len)
 	return pt_kdump_read(ud, off, buf, len) ? PT_OK : PT_E_CAPTURE;
 }
 
+static bool kdump_why_fn(void *ud, uint64_t off, char *why, size_t len)
+{
+	return pt_kdump_unreadable(ud, off, why, len);
+}
+
 static void kdump_free_fn(void *ud)
 {
 	pt_kdump_close(ud);
@@ -42,7 +47,12 @@ static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 		return pt_loader_fail(ld, rc, "%s", err);
 	r.length = pt_kdump_size(k);
 	/* from here the loader owns K (pt_kdump_close() when the capture is freed) */
+	/* the file's warnings (pages it cannot read) before the loader owns K */
+	for (const char *w = pt_kdump_warnings(k), *nl; (nl = strchr(w, '\n')); w = nl + 1)
+		pt_loader_warn(ld, "%.*s", (int)(nl - w), w);
 	rc = pt_loader_add_reader(ld, "physmem", r.length, kdump_read_fn, k, kdump_free_fn);
+	if (rc == PT_OK)
+		rc = pt_loader_reader_why(ld, "physmem", kdump_why_fn);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: out of memory", label);
 	return pt_dump_emit(ld, pt_kdump_facts(k), "kdump file", label, "physmem", &r, 1);
