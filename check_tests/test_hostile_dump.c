@@ -296,7 +296,7 @@ START_TEST(kdump_bitmap_claims_more)
 		memmove(b + data, b + 0x43000, 4096);
 		eu_put64(b + desc, data);
 		len = (size_t)data + 4096;
-		snprintf(want, sizeof want, "vmcore: the kdump bitmap marks 5001 pages dumped, but only 1 page "
+		snprintf(want, sizeof want, "the kdump bitmap marks 5001 pages dumped, but only 1 page "
 			 "descriptors fit between 0x%" PRIx64 " and the page data at 0x%" PRIx64 ": the other "
 			 "5000 pages have none (they read unreadable)", desc, data);
 	}
@@ -392,7 +392,7 @@ START_TEST(kdump_page_unreadable)
 		ck_assert_msg(strstr(msg, "context 'cpu0': its root table (pml4 at sysmem:0x1000) cannot be read: "
 				     "kdump page 0x1000 (pfn 0x1): libkdumpfile: "), "%s", msg);
 		if (c[i].warning) {
-			snprintf(msg, sizeof msg, "vmcore: kdump page 0x1000 (pfn 0x1) is marked dumped but its "
+			snprintf(msg, sizeof msg, "kdump page 0x1000 (pfn 0x1) is marked dumped but its "
 				 "descriptor 0 at 0x%x cannot be read: %s", KD_DESC(0), c[i].warning);
 			ck_assert_msg(warned(cap, msg), "case %zu: no warning '%s'", i, msg);
 		}
@@ -442,6 +442,86 @@ START_TEST(kdump_notes_lie)
 }
 END_TEST
 
+START_TEST(kdump_flat_lies)
+{
+	/*
+	 * Hostile flattened streams (makedumpfile.h makedumpfile_data_header):
+	 * refused in one line before anything is opened, never a read or a
+	 * write outside the records, never a file of a size the stream cannot
+	 * fill.
+	 */
+	static uint8_t pg[4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 1, 64, 0};
+	size_t rlen, len, last;
+	uint8_t *raw, *b;
+	char msg[512];
+
+	eu_qemu_state(q, 0x1000, 0);
+	raw = eu_kdump_build(&k, &rlen);
+	/* one record per 4 KiB block, in order: record i at 4096 + i * (16 + 4096) */
+#define REC(i) (4096 + (i) * (16 + 4096))
+	last = rlen / 4096;                             /* the end record's index */
+	/* the whole stream, sound: loads */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	done(load_bytes(b, len, PT_OK, NULL));
+	free(b);
+	/* another type or version */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + 24, 2);
+	fails(b, len, PT_E_UNSUPPORTED, "vmcore: a flattened kdump file of type 1, version 2 (this ptfs reads "
+	      "type 1, version 1)");
+	/* a negative offset (not the end flag), and a negative size */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1), (uint64_t)-4096);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x (0x1000 bytes for offset "
+		 "0xfffffffffffff000) runs past the end of the file (0x%zx bytes)", REC(1), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(2) + 8, (uint64_t)-16);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 2 at 0x%x (0xfffffffffffffff0 bytes for "
+		 "offset 0x2000) runs past the end of the file (0x%zx bytes)", REC(2), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* a size past the end of the stream */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1) + 8, 0x7fff0000);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x (0x7fff0000 bytes for offset "
+		 "0x1000) runs past the end of the file (0x%zx bytes)", REC(1), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* an offset far past anything the stream could fill: no sparse file of 2^62 bytes */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1), 1ull << 62);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x writes 0x1000 bytes at "
+		 "0x4000000000000000, past the 0x%zx bytes the stream can fill", REC(1), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* no end record: cut after the last data record, and inside a record header */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	snprintf(msg, sizeof msg, "vmcore: the flattened kdump stream stops at 0x%zx after %zu records, "
+		 "without its end record (a dump cut short?)", (size_t)REC(last), last);
+	fails(b, REC(last), PT_E_CAPTURE, msg);
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	fails(b, REC(last) + 8, PT_E_CAPTURE, msg);
+	/* a stream of a stream (each reassembling into the other's start): refused, not followed */
+	{
+		size_t l2;
+		uint8_t *inner = eu_flatten(raw, rlen, 4096, 1, &len);
+
+		b = eu_flatten(inner, len, 4096, 1, &l2);
+		free(inner);
+		fails(b, l2, PT_E_CAPTURE, "vmcore: the flattened kdump file reassembles into no kdump file "
+		      "(it must start with \"KDUMP   \" at offset 0)");
+	}
+	/* records that leave offset 0 unwritten: a hole, not a kdump file */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(0), 0x1000);
+	fails(b, len, PT_E_CAPTURE, "vmcore: the flattened kdump file reassembles into no kdump file "
+	      "(it must start with \"KDUMP   \" at offset 0)");
+#undef REC
+	free(raw);
+}
+END_TEST
+
 START_TEST(kdump_counts_lie)
 {
 	/*
@@ -483,6 +563,7 @@ int main(void)
 	tcase_add_test(tc, kdump_notes_lie);
 	tcase_add_test(tc, kdump_page_unreadable);
 	tcase_add_test(tc, kdump_bitmap_claims_more);
+	tcase_add_test(tc, kdump_flat_lies);
 	tcase_add_test(tc, kdump_counts_lie);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -666,6 +667,63 @@ START_TEST(load_kdump)
 }
 END_TEST
 
+START_TEST(load_kdump_flattened)
+{
+	/*
+	 * QEMU 7.2's dump-guest-memory -z writes the flattened stream: read as
+	 * it is, through an unlinked temporary file in $TMPDIR (none left
+	 * behind), giving what the seekable file gives; the load says so with
+	 * the size.
+	 */
+	struct pt_capture *cap = pt_capture_new(), *raw = pt_capture_new();
+	char *dir, *tmp = tu_mkdtemp(), path[4200], *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	uint8_t a[4096], b[4096], *bytes, *flat;
+	size_t len, flen;
+	int fd = kdump_file(&dir, 0, "x86_64");
+	struct stat st;
+
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	len = (size_t)st.st_size;
+	bytes = malloc(len);
+	ck_assert_int_eq(pread(fd, bytes, len, 0), (ssize_t)len);
+	close(fd);
+	/* 1000-byte records in a shuffled order (7 is prime to the count) */
+	flat = eu_flatten(bytes, len, 1000, 7, &flen);
+	tu_write(dir, "vmcore.flat", flat, flen);
+	setenv("TMPDIR", tmp, 1);
+	snprintf(path, sizeof path, "%s/vmcore.flat", dir);
+	ck_assert_msg(pt_capture_load(cap, path) == PT_OK, "%s", pt_capture_error(cap));
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	ck_assert_str_eq(pt_capture_source_kind(cap), "kdump file");
+	snprintf(path, sizeof path, "a flattened kdump file (makedumpfile's stream format): reassembled into "
+		 "an unlinked temporary file of %zuK (0x%zx bytes) in %s, freed when the capture is closed",
+		 len >> 10, len, tmp);
+	ck_assert_msg(au_warned(cap, path), "no warning '%s'", path);
+	ck_assert_int_eq(rmdir(tmp), 0);                /* empty: the file was never linked there */
+	snprintf(path, sizeof path, "%s/vmcore.kdump", dir);
+	ck_assert_int_eq(pt_capture_load(raw, path), PT_OK);
+	for (uint64_t pa = 0; pa < 256 * 4096; pa += 4096) {
+		bool ga = pt_mem_read(pt_capture_mem(cap), 0, pa, a, sizeof a);
+
+		ck_assert_int_eq(ga, pt_mem_read(pt_capture_mem(raw), 0, pa, b, sizeof b));
+		ck_assert(!ga || !memcmp(a, b, sizeof a));
+	}
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 100 * 4096, a, 8));
+	ck_assert_uint_eq(pt_capture_context_find(cap, "cpu0")->root_addr, 0x7000);
+	pt_capture_free(cap);
+	pt_capture_free(raw);
+	free(bytes);
+	free(flat);
+	free(old);
+	free(tmp);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("src_elf");
@@ -688,6 +746,7 @@ int main(void)
 	tc = tcase_create("load");
 	tcase_add_test(tc, load_fixture);
 	tcase_add_test(tc, load_kdump);
+	tcase_add_test(tc, load_kdump_flattened);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ini");
 	tcase_add_test(tc, ini_text);

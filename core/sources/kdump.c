@@ -5,10 +5,16 @@
  * The reader is src_kdump.c (libkdumpfile).  Physical memory is one
  * member read on demand, page by page, through libkdumpfile: nothing is
  * decompressed at mount, and a page the dump excludes is not captured.
+ * A flattened file (QEMU before 8.2) is reassembled into an unlinked
+ * temporary file first (src_kdump_flat.c).
  */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "pt_buf.h"
 #include "pt_source.h"
 #include "pt_src_kdump.h"
 
@@ -34,6 +40,17 @@ static void kdump_free_fn(void *ud)
 	pt_kdump_close(ud);
 }
 
+/*
+ * Where a flattened file is reassembled: $TMPDIR, else /var/tmp (on disk
+ * where /tmp is a tmpfs: the point is that the data never sits in memory).
+ */
+static const char *tmp_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && d[0] == '/' ? d : "/var/tmp";
+}
+
 static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 {
 	const char *label = base_name(p->path);
@@ -41,8 +58,25 @@ static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 	struct pt_kdump *k;
 	char err[1024];
 	pt_err rc;
+	int fd = p->fd;
 
-	rc = pt_kdump_open(p->fd, label, &k, err, sizeof err);
+	/* QEMU before 8.2's kdump-* and makedumpfile -F: libkdumpfile 0.5.1 reads the seekable layout only */
+	if (pt_kdump_detect(p->head, p->head_len) == PT_KDUMP_FLAT) {
+		uint64_t size;
+		char sz[24];
+
+		rc = pt_kdump_unflatten(p->fd, label, tmp_dir(), &fd, &size, err, sizeof err);
+		if (rc)
+			return pt_loader_fail(ld, rc, "%s", err);
+		pt_size_str(size, sz, sizeof sz);
+		pt_loader_warn(ld, "a flattened kdump file (makedumpfile's stream format): reassembled into "
+			       "an unlinked temporary file of %s (0x%" PRIx64 " bytes) in %s, freed when the "
+			       "capture is closed", sz, size, tmp_dir());
+	}
+	rc = pt_kdump_open(fd, label, &k, err, sizeof err);
+	/* K reads through its own duplicate: the temporary file lives as long as it does */
+	if (fd != p->fd)
+		close(fd);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s", err);
 	r.length = pt_kdump_size(k);

@@ -30,6 +30,17 @@ struct pt_kdump;
 enum pt_kdump_kind pt_kdump_detect(const void *p, size_t n);
 
 /*
+ * src_kdump_flat.c: the flattened kdump file FD (PT_KDUMP_FLAT) written
+ * back to its seekable layout in an unlinked temporary file in DIR: its
+ * descriptor in *OUT (the caller's to close) and its size in *SIZE.  Every
+ * record is checked against the file (offsets and sizes, the end record,
+ * a result that is a plain kdump file); errors are one line in ERR
+ * naming LABEL.
+ */
+pt_err pt_kdump_unflatten(int fd, const char *label, const char *dir, int *out, uint64_t *size,
+			  char *err, size_t errlen);
+
+/*
  * Opens the kdump file open as FD (which stays the caller's: K reads
  * through a duplicate) and reads its notes.  LABEL names it in errors.
  */
@@ -69,9 +80,8 @@ const char *pt_kdump_warnings(const struct pt_kdump *k);
  * blocks, MAX_PFN pages) checked without decompressing: one line per page
  * the bitmap marks dumped whose descriptor cannot be read (the first few,
  * then a count), and one when the bitmap marks more pages than the file
- * has descriptors for, appended to WARN ("LABEL: ...").
+ * has descriptors for, appended to WARN.
  */
-void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, const char *label,
-			  struct pt_buf *warn);
+void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, struct pt_buf *warn);
 
 #endif

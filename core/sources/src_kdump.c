@@ -10,8 +10,9 @@
  * fields of the KdumpSubHeader64 (offset_note @48, note_size @56; QEMU
  * include/sysemu/dump.h, makedumpfile diskdump_mod.h) and walked with the
  * ELF note walker.  It does not read the flattened format (makedumpfile's
- * stream, what QEMU before 8.2 writes for kdump-zlib|lzo|snappy): such a
- * file is refused with the command that rewrites it.
+ * stream, what QEMU before 8.2 writes for kdump-zlib|lzo|snappy): the
+ * source reassembles such a file first (src_kdump_flat.c), and
+ * pt_kdump_open() refuses one given as is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -326,7 +327,7 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	rc = read_notes(k, fd, label, err, errlen);
 	if (rc)
 		goto bad;
-	pt_kdump_check_pages(fd, k->page_size, k->max_pfn, label, &k->warn);
+	pt_kdump_check_pages(fd, k->page_size, k->max_pfn, &k->warn);
 	vmcoreinfo_blob(k);
 	/*
 	 * QEMU names an Arm guest's machine "Unknown" (dump/dump.c: no

@@ -134,7 +134,6 @@ static uint64_t dumped_pages(struct seq *s, uint64_t bmp_bytes, uint64_t max_pfn
 
 struct bad {
 	struct pt_buf *warn;
-	const char *label;
 	uint64_t page_size, n, first_pfn;
 };
 
@@ -143,16 +142,15 @@ static void bad_page(struct bad *b, uint64_t pfn, uint64_t i, uint64_t at, const
 	if (!b->n++)
 		b->first_pfn = pfn;
 	if (b->n <= SHOWN)
-		pt_buf_printf(b->warn, "%s: kdump page 0x%" PRIx64 " (pfn 0x%" PRIx64 ") is marked dumped but "
+		pt_buf_printf(b->warn, "kdump page 0x%" PRIx64 " (pfn 0x%" PRIx64 ") is marked dumped but "
 			      "its descriptor %" PRIu64 " at 0x%" PRIx64 " cannot be read: %s: it reads "
-			      "unreadable, not filtered\n", b->label, pfn * b->page_size, pfn, i, at, why);
+			      "unreadable, not filtered\n", pfn * b->page_size, pfn, i, at, why);
 }
 
-void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, const char *label,
-			  struct pt_buf *warn)
+void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, struct pt_buf *warn)
 {
 	static struct seq bm, ds;   /* 128 KiB: off the stack; the load is single-threaded */
-	struct bad b = {warn, label, page_size, 0, 0};
+	struct bad b = {warn, page_size, 0, 0};
 	uint64_t bitmap2, bmp_bytes, desc, n, room, data, i = 0, pfn = 0;
 	struct stat st;
 	uint8_t byte = 0;
@@ -185,11 +183,11 @@ void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, const ch
 		i++;
 	}
 	if (b.n > SHOWN)
-		pt_buf_printf(warn, "%s: %" PRIu64 " more kdump pages marked dumped have descriptors that cannot "
-			      "be read (%" PRIu64 " in all): they read unreadable\n", label, b.n - SHOWN, b.n);
+		pt_buf_printf(warn, "%" PRIu64 " more kdump pages marked dumped have descriptors that cannot "
+			      "be read (%" PRIu64 " in all): they read unreadable\n", b.n - SHOWN, b.n);
 	if (n > room)
-		pt_buf_printf(warn, "%s: the kdump bitmap marks %" PRIu64 " pages dumped, but only %" PRIu64
+		pt_buf_printf(warn, "the kdump bitmap marks %" PRIu64 " pages dumped, but only %" PRIu64
 			      " page descriptors fit between 0x%" PRIx64 " and %s at 0x%" PRIx64 ": the other %"
-			      PRIu64 " pages have none (they read unreadable)\n", label, n, room, desc,
+			      PRIu64 " pages have none (they read unreadable)\n", n, room, desc,
 			      data < (uint64_t)st.st_size ? "the page data" : "the end of the file", data, n - room);
 }
