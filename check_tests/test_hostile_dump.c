@@ -109,6 +109,11 @@ START_TEST(load_past_eof)
 	b = good(&len);
 	eu_put64(b + PH(1) + 24, UINT64_MAX - 0xfff);   /* p_paddr: the segment would end past 2^64 */
 	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 (0x2000 bytes at 0xfffffffffffff000) ends past 2^64");
+	/* the same through p_memsz (issue #34 item 9): loaded with a warning before */
+	b = good(&len);
+	eu_put64(b + PH(1) + 24, 0x2000);
+	eu_put64(b + PH(1) + 40, UINT64_MAX);
+	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 (p_memsz 0xffffffffffffffff at 0x2000) ends past 2^64");
 }
 END_TEST
 

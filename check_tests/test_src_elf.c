@@ -332,7 +332,30 @@ START_TEST(kernel_from_vmcoreinfo)
 			 "no kernel context\n");
 	pt_buf_free(&warn);
 	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=zz\nNUMBER(phys_base)=0\n", &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO SYMBOL(init_top_pgt)=zz is not an address that fits in 64 bits: "
+			 "no kernel context\n");
+	pt_buf_free(&warn);
+	ck_assert_ptr_null(kernel_ctx("NUMBER(phys_base)=0\n", &warn));
 	ck_assert_str_eq(warn.data, "VMCOREINFO has no SYMBOL(init_top_pgt): no kernel context\n");
+	pt_buf_free(&warn);
+	/* a NUMBER past 64 bits is said to be one, not "absent" (issue #34 item 9) */
+	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=18446744073709551616\n",
+				      &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO NUMBER(phys_base)=18446744073709551616 is not a number that fits "
+			 "in 64 bits: no kernel context\n");
+	pt_buf_free(&warn);
+	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=1ffffffff82e0a000\nNUMBER(phys_base)=0\n", &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO SYMBOL(init_top_pgt)=1ffffffff82e0a000 is not an address that "
+			 "fits in 64 bits: no kernel context\n");
+	pt_buf_free(&warn);
+	/* a key given twice with another value: warned with both, the first used */
+	k = kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=16777216\nOSRELEASE=6.1\n"
+		       "NUMBER(phys_base)=0\nNUMBER(phys_base)=16777216\nOSRELEASE=6.1\n", &warn);
+	ck_assert_ptr_nonnull(k);
+	ck_assert(strstr(k, "cr3 = 0x3e0a000\n"));
+	ck_assert_str_eq(warn.data, "VMCOREINFO gives NUMBER(phys_base) twice: 16777216, then 0 (the first is "
+			 "used)\n");
+	free(k);
 	pt_buf_free(&warn);
 	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=0\n"
 				      "NUMBER(pgtable_l5_enabled)=2\n", &warn));
