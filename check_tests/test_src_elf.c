@@ -17,6 +17,8 @@
 #include "pt_src_kdump.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
+#include "pt_render.h"
+#include "pt_walk.h"
 #include "archive_util.h"
 #include "testutil.h"
 
@@ -127,13 +129,25 @@ START_TEST(parse_aarch64)
 				     err, sizeof err), PT_OK);
 	ck_assert_msg(strstr(text.data, "format = arm64\n") != NULL, "%s", text.data);
 	ck_assert_msg(strstr(text.data, "[arm64 kernel]\nttbr = 0x141a5e000\nhalf = upper\n"
-			     "granule = 4096\nva_bits = 48\npa_bits = 48\nds = 0\n"
+			     "granule = 4096\nva_bits = 48\npa_bits = 48\nds = 0\ntbi = unknown\n"
 			     "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=ffff800081a5e000 - "
 			     "NUMBER(kimage_voffset)=0xffff7fff40000000; va_bits: "
-			     "NUMBER(TCR_EL1_T1SZ)=0x10 (64 - T1SZ); granule: no PAGESIZE: 4096\n") != NULL,
+			     "NUMBER(TCR_EL1_T1SZ)=0x10 (64 - T1SZ); granule: no PAGESIZE: 4096; tbi: unknown, "
+			     "the dump holds no TCR_EL1 (Linux sets TBI1 with CONFIG_ARM64_MTE; -o tbi=1 / --tbi 1 "
+			     "says so)\n") != NULL,
 		      "%s", text.data);
 	ck_assert_msg(strstr(text.data, "x-root-kernel = ttbr: VMCOREINFO") != NULL, "%s", text.data);
 	ck_assert_uint_eq(warn.len, 0);
+	pt_buf_free(&text);
+	pt_buf_free(&warn);
+	/* the user's TBI1 (-o tbi=1, --tbi 1: pt_load_opts.tbi 2) */
+	c.facts.tbi = 2;
+	pt_buf_init(&text);
+	pt_buf_init(&warn);
+	ck_assert_int_eq(pt_dump_ini(&c.facts, "ELF core", "arm.core", "arm.core", &r, 1, &text, &warn,
+				     err, sizeof err), PT_OK);
+	ck_assert_msg(strstr(text.data, "ds = 0\ntbi = 1\n") && strstr(text.data, "; tbi: as the user set it "
+		      "(-o tbi / --tbi)\n"), "%s", text.data);
 	pt_buf_free(&text);
 	pt_buf_free(&warn);
 	pt_elf_core_free(&c);
@@ -398,9 +412,9 @@ START_TEST(arm64_kernel_variants)
 	k = arm64_ctx(vi, &warn);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_msg(!strncmp(k, "[arm64 kernel]\nttbr = 0x141a5fe00\nhalf = upper\ngranule = 65536\n"
-			       "va_bits = 48\npa_bits = 52\nds = 0\n", strlen("[arm64 kernel]\nttbr = "
-			       "0x141a5fe00\nhalf = upper\ngranule = 65536\nva_bits = 48\npa_bits = 52\n"
-			       "ds = 0\n")), "%s", k);
+			       "va_bits = 48\npa_bits = 52\nds = 0\ntbi = unknown\n", strlen("[arm64 kernel]\n"
+			       "ttbr = 0x141a5fe00\nhalf = upper\ngranule = 65536\nva_bits = 48\npa_bits = 52\n"
+			       "ds = 0\ntbi = unknown\n")), "%s", k);
 	ck_assert_ptr_nonnull(strstr(k, "+ TTBR1_BADDR_4852_OFFSET 0x1e00"));
 	free(k);
 	pt_buf_free(&warn);
@@ -747,6 +761,70 @@ START_TEST(load_kdump_flattened)
 }
 END_TEST
 
+START_TEST(arm64_tagged_va)
+{
+	/*
+	 * An arm64 dump holds no TCR_EL1: its kernel context says tbi is
+	 * unknown (info), walks a tagged VA as TBI clear and says in the
+	 * fault what it walks as with TBI set; -o tbi=1 / --tbi 1 (load
+	 * option tbi 2) walks it as Debian's MTE kernel does (Linux
+	 * arch/arm64/mm/proc.S TCR_MTE_FLAGS: QEMU's gva2gpa 0xfeff000000000000
+	 * gives 0x40000000).  Tables: L0 at 0x40001000, L0[0] -> L1 at
+	 * 0x40002000, L1[0] a 1 GiB block at 0x40000000 (Arm ARM D8.3).
+	 */
+	static const char vi[] = "SYMBOL(swapper_pg_dir)=ffff800081001000\n"
+		"NUMBER(kimage_voffset)=0xffff800041000000\nNUMBER(TCR_EL1_T1SZ)=0x10\n";
+	static uint8_t mem[0x3000];
+	struct eu_note notes[] = {{"VMCOREINFO", 0, vi, sizeof vi - 1}};
+	struct eu_seg segs[] = {{0x40000000, mem, sizeof mem, sizeof mem, false}};
+	struct eu_core ec = {.machine = PT_EM_AARCH64, .notes = notes, .nnotes = 1, .segs = segs, .nsegs = 1};
+	char *dir = tu_mkdtemp(), path[4200];
+	struct pt_buf out;
+	size_t len;
+	uint8_t *b;
+
+	memset(mem, 0, sizeof mem);
+	eu_put64(mem + 0x1000, 0x40002003);             /* L0[0]: table */
+	eu_put64(mem + 0x2000, 0x40000401);             /* L1[0]: block, AF */
+	b = eu_build(&ec, &len);
+	tu_write(dir, "arm.core", b, len);
+	free(b);
+	snprintf(path, sizeof path, "%s/arm.core", dir);
+	for (unsigned tbi = 0; tbi <= 2; tbi++) {
+		struct pt_capture *cap = pt_capture_new();
+		const struct pt_context *k;
+		struct pt_walk w;
+
+		ck_assert_int_eq(pt_capture_load_opts(cap, path, &(struct pt_load_opts){.tbi = tbi}), PT_OK);
+		k = pt_capture_context_find(cap, "kernel");
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(pt_walk_va(k, 0xffff000000000000ull, &w), PT_OK);
+		ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+		ck_assert_uint_eq(w.pa, 0x40000000);
+		ck_assert_int_eq(pt_walk_va(k, 0xfeff000000000000ull, &w), PT_OK);
+		ck_assert_int_eq(w.fault, tbi == 2 ? PT_FAULT_NONE : PT_FAULT_NONCANONICAL);
+		if (tbi == 2)
+			ck_assert_uint_eq(w.pa, 0x40000000);
+		pt_buf_init(&out);
+		ck_assert_int_eq(pt_render_walk(&out, k, &w, PT_OUT_TEXT), PT_OK);
+		/* the fault says what the answer depends on only while TBI is unknown */
+		ck_assert_msg(!!strstr(out.data, "tbi=unknown: with TBI set the top byte is a tag and this VA "
+				      "walks as 0xffff000000000000") == (tbi == 0), "%s", out.data);
+		pt_buf_free(&out);
+		pt_buf_init(&out);
+		ck_assert_int_eq(pt_render_info(&out, k, PT_OUT_TEXT, NULL), PT_OK);
+		ck_assert_msg(strstr(out.data, tbi == 0 ? "tbi: unknown (no TCR_EL1 says TBI1" :
+				     tbi == 1 ? "tbi: 0 (TBI1" : "tbi: 1 (TBI1"), "%s", out.data);
+		ck_assert_msg(strstr(out.data, tbi ? "tbi: as the user set it" : "tbi: unknown, the dump holds no "
+				     "TCR_EL1"), "%s", out.data);
+		pt_buf_free(&out);
+		pt_capture_free(cap);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("src_elf");
@@ -770,6 +848,7 @@ int main(void)
 	tcase_add_test(tc, load_fixture);
 	tcase_add_test(tc, load_kdump);
 	tcase_add_test(tc, load_kdump_flattened);
+	tcase_add_test(tc, arm64_tagged_va);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ini");
 	tcase_add_test(tc, ini_text);

@@ -220,7 +220,7 @@ if [ "$arch" = x86_64 ]; then
 	done
 	# the same listing from each kdump file ptfs opens (pages through libkdumpfile)
 	for d in "${readable[@]:1}"; do
-		"$TOOL" roots "$d" >"$TMP/roots-kdump.txt" 2>&1
+		"$TOOL" roots "$d" >"$TMP/roots-kdump.txt" 2>"$TMP/roots-kdump.err"
 		check "roots on $(basename "$d") lists what it lists on the ELF" cmp -s "$TMP/roots.txt" "$TMP/roots-kdump.txt"
 	done
 	np=$(sed -n 's/.*ptfs-init: user processes \([0-9]*\).*/\1/p' "$WORK/serial.log" | tail -1)

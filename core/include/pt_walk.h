@@ -290,6 +290,12 @@ uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot);
  * and pa follow from it, its va stays the VA asked.
  */
 uint64_t pt_va_untag(const struct pt_format *fmt, uint64_t va);
+/*
+ * For a format whose TBI is unknown (va_tbi_unknown): whether VA, which
+ * faults noncanonical as it is, is a tagged VA that walks with TBI set;
+ * the VA it then stands for in *AS.
+ */
+bool pt_va_tbi_depends(const struct pt_format *fmt, uint64_t va, uint64_t *as);
 /* The last slot of FMT's space: 2^va_bits - 1 (UINT64_MAX for 64 bits). */
 uint64_t pt_va_slot_last(const struct pt_format *fmt);
 

@@ -99,6 +99,7 @@ static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
 	if (core.uncaptured)
 		pt_loader_warn(ld, "0x%" PRIx64 " bytes of PT_LOAD segments past their p_filesz: not captured",
 			       core.uncaptured);
+	core.facts.tbi = pt_loader_opts(ld)->tbi;
 	rc = pt_dump_emit(ld, &core.facts, "ELF core", label, name, r, core.nseg);
 out:
 	free(r);

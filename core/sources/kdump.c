@@ -9,6 +9,7 @@
  * temporary file first (src_kdump_flat.c).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,24 @@ static void kdump_free_fn(void *ud)
 	pt_kdump_close(ud);
 }
 
+/* SIZE as people say it: the unit's whole number when exact (32K), else one decimal (35.1M). */
+static void approx_size(uint64_t size, char *out, size_t len)
+{
+	static const char unit[] = "KMGT";
+	unsigned u = 0;
+
+	if (size < 1024) {
+		snprintf(out, len, "%" PRIu64 "B", size);
+		return;
+	}
+	while (u + 1 < sizeof unit - 1 && size >> (10 * (u + 2)))
+		u++;
+	if (!(size & ((UINT64_C(1) << (10 * (u + 1))) - 1)))
+		snprintf(out, len, "%" PRIu64 "%c", size >> (10 * (u + 1)), unit[u]);
+	else
+		snprintf(out, len, "%.1f%c", (double)size / (double)(UINT64_C(1) << (10 * (u + 1))), unit[u]);
+}
+
 /*
  * Where a flattened file is reassembled: $TMPDIR, else /var/tmp (on disk
  * where /tmp is a tmpfs: the point is that the data never sits in memory).
@@ -68,7 +87,7 @@ static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 		rc = pt_kdump_unflatten(p->fd, label, tmp_dir(), &fd, &size, err, sizeof err);
 		if (rc)
 			return pt_loader_fail(ld, rc, "%s", err);
-		pt_size_str(size, sz, sizeof sz);
+		approx_size(size, sz, sizeof sz);
 		pt_loader_warn(ld, "a flattened kdump file (makedumpfile's stream format): reassembled into "
 			       "an unlinked temporary file of %s (0x%" PRIx64 " bytes) in %s, freed when the "
 			       "capture is closed", sz, size, tmp_dir());
@@ -89,7 +108,12 @@ static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 		rc = pt_loader_reader_why(ld, "physmem", kdump_why_fn);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: out of memory", label);
-	return pt_dump_emit(ld, pt_kdump_facts(k), "kdump file", label, "physmem", &r, 1);
+	{
+		struct pt_dump_facts f = *pt_kdump_facts(k);
+
+		f.tbi = pt_loader_opts(ld)->tbi;
+		return pt_dump_emit(ld, &f, "kdump file", label, "physmem", &r, 1);
+	}
 }
 
 static int kdump_bid(const struct pt_probe *p)

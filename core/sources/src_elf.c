@@ -682,11 +682,17 @@ static unsigned kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *out, 
 		return 0;
 	}
 	pt_buf_printf(out, "[arm64 kernel]\nttbr = 0x%" PRIx64 "\nhalf = upper\ngranule = %" PRIu64
-		      "\nva_bits = %" PRIu64 "\npa_bits = %" PRIu64 "\nds = %d\n", root, page, vabits,
-		      maxpa, ds);
+		      "\nva_bits = %" PRIu64 "\npa_bits = %" PRIu64 "\nds = %d\ntbi = %s\n", root, page, vabits,
+		      maxpa, ds, f->tbi == 2 ? "1" : f->tbi == 1 ? "0" : "unknown");
+	/*
+	 * TBI1: a dump holds no TCR_EL1, and VMCOREINFO does not say it.  Linux
+	 * sets TCR_EL1.TBI1 when built with CONFIG_ARM64_MTE (arch/arm64/mm/proc.S
+	 * TCR_MTE_FLAGS) or the tag-based KASAN modes: unknown unless the user says.
+	 */
 	pt_buf_printf(out, "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=%s - "
-		      "NUMBER(kimage_voffset)=%s%s; va_bits: %s; granule: %s\n", sraw, kraw, obuf, vsrc,
-		      gbuf);
+		      "NUMBER(kimage_voffset)=%s%s; va_bits: %s; granule: %s; tbi: %s\n", sraw, kraw, obuf, vsrc,
+		      gbuf, f->tbi ? "as the user set it (-o tbi / --tbi)" : "unknown, the dump holds no TCR_EL1 "
+		      "(Linux sets TBI1 with CONFIG_ARM64_MTE; -o tbi=1 / --tbi 1 says so)");
 	return 1;
 }
 
