@@ -498,7 +498,8 @@ START_TEST(kdump_flat_lies)
 	b = eu_flatten(raw, rlen, 4096, 1, &len);
 	eu_put64be(b + REC(1), 1ull << 62);
 	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x writes 0x1000 bytes at "
-		 "0x4000000000000000, past the 0x%zx bytes the stream can fill", REC(1), len);
+		 "0x4000000000000000, past the 0x%zx bytes a stream of 0x%zx bytes can fill", REC(1),
+		 2 * len + (16 << 20), len);
 	fails(b, len, PT_E_CAPTURE, msg);
 	/* no end record: cut after the last data record, and inside a record header */
 	b = eu_flatten(raw, rlen, 4096, 1, &len);

@@ -199,6 +199,22 @@ for d in "${readable[@]}"; do
 		python3 "$HERE/agree.py" walks "$TOOL" "$d" "$WORK/truth.txt"
 done
 
+# arm64: a tagged kernel VA (issue #34 item 12).  The dump holds no TCR_EL1:
+# without --tbi the walk faults noncanonical saying what it walks as with
+# TBI1 set; with --tbi 1 (Debian's kernel has CONFIG_ARM64_MTE, which sets
+# TCR_EL1.TBI1: arch/arm64/mm/proc.S) it gives QEMU's PA of the untagged VA.
+if [ "$arch" = aarch64 ]; then
+	l=$(awk '$1 == "kernel" && $3 ~ /^0x/ {print; exit}' "$WORK/truth.txt")
+	va=$(echo "$l" | cut -d' ' -f2) pa=$(echo "$l" | cut -d' ' -f3)
+	tv=0xfe${va#0xff}
+	for d in "${readable[@]}"; do
+		check "$(basename "$d"): tagged $tv faults noncanonical naming TBI and $va" \
+			grep -q "fault=noncanonical tbi=unknown: .* walks as $va " <("$TOOL" walk "$d" kernel "$tv" 2>/dev/null)
+		check "$(basename "$d"): --tbi 1 walks tagged $tv to QEMU's $pa" \
+			grep -q "^result: mapped pa=sysmem:$pa " <("$TOOL" walk --tbi 1 "$d" kernel "$tv" 2>/dev/null)
+	done
+fi
+
 # roots (issue #24 item 3) on the same ELF dump: every vCPU's CR3 table is
 # found as a process's (the kernel half it shares with the kernel's), and
 # there are at least as many process tables as the guest counted user

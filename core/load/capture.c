@@ -420,6 +420,10 @@ static pt_err append_dregions(struct pt_loader *ld)
 		}
 		memset(s, 0, sizeof *s);
 		s->name = s->file = cap->pool + d->name;
+		if (d->member != SIZE_MAX) {
+			s->file = ld->m[d->member].name;
+			s->offset = d->offset;
+		}
 		s->space = (unsigned)sp;
 		s->base = d->base;
 		s->length = d->len;
@@ -525,6 +529,12 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 			rc = pt_loader_resolve(ld, s, &mm[i]);
 			if (!rc)
 				rc = check_window(cap, s, mm[i], &wlen[i]);
+			if (rc)
+				goto out;
+		} else if (ld->dreg[i - ntext].member != SIZE_MAX) {
+			/* a window of a member in place: checked as a text section's window is */
+			mm[i] = &ld->m[ld->dreg[i - ntext].member];
+			rc = check_window(cap, s, mm[i], &wlen[i]);
 			if (rc)
 				goto out;
 		} else {

@@ -151,6 +151,9 @@ struct dregion {
 	size_t name, space, prov;
 	uint64_t base;
 	size_t data, len;
+	/* pt_loader_add_window(): the index in ld->m of the member it is a window of; SIZE_MAX: DATA */
+	size_t member;
+	uint64_t offset;
 };
 
 /* The state of one load: what pt_source.h calls struct pt_loader. */

@@ -344,6 +344,13 @@ pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint
 		return PT_E_USAGE;
 	if (!len)
 		return PT_OK;
+	/* most regions have one hole or none: the first is allocated alone (70,000 ELF segments) */
+	if (!r->hole_cap) {
+		r->holes = malloc(sizeof *r->holes);
+		if (!r->holes)
+			return PT_E_NOMEM;
+		r->hole_cap = 1;
+	}
 	if (!pt_vec_reserve(&r->holes, &r->hole_cap, r->nholes + 1, sizeof *r->holes))
 		return PT_E_NOMEM;
 	r->holes[r->nholes].off = offset;

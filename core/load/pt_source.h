@@ -132,6 +132,16 @@ pt_err pt_loader_reader_why(struct pt_loader *ld, const char *name, pt_why_fn wh
 pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const char *name,
 			    const char *space, uint64_t base, const void *data, size_t len);
 /*
+ * The same, for a section that is LEN bytes from OFFSET of member MEMBER
+ * (one added by pt_loader_add_mapped(), served in place): a window, no
+ * copy, no text — an ELF core's PT_LOAD segments, tens of thousands of
+ * them (issue #34 item 9).  Checked against the member as a [memory]
+ * section's offset and length are.
+ */
+pt_err pt_loader_add_window(struct pt_loader *ld, const char *provenance, const char *name,
+			    const char *space, uint64_t base, const char *member, uint64_t offset,
+			    uint64_t len);
+/*
  * Member NAME is in the source but unusable: a section naming it fails
  * with "capture.ini:LINE: file '...' of [memory S] WHAT" (WHAT static,
  * e.g. "is a symbolic link in the capture (only regular files are read)").
