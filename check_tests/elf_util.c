@@ -215,3 +215,33 @@ uint8_t *eu_kdump_build(const struct eu_kdump *k, size_t *len)
 	*len = total;
 	return b;
 }
+
+void eu_put64be(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+uint8_t *eu_flatten(const uint8_t *raw, size_t len, size_t chunk, size_t stride, size_t *outlen)
+{
+	size_t n = (len + chunk - 1) / chunk, at = 4096;
+	uint8_t *b = calloc(1, 4096 + n * 16 + len + 16);
+
+	if (!b)
+		abort();
+	memcpy(b, "makedumpfile", 12);
+	eu_put64be(b + 16, 1);                          /* TYPE_FLAT_HEADER */
+	eu_put64be(b + 24, 1);                          /* VERSION_FLAT_HEADER */
+	for (size_t i = 0; i < n; i++) {
+		size_t c = (i * stride) % n, off = c * chunk, sz = len - off < chunk ? len - off : chunk;
+
+		eu_put64be(b + at, off);
+		eu_put64be(b + at + 8, sz);
+		memcpy(b + at + 16, raw + off, sz);
+		at += 16 + sz;
+	}
+	eu_put64be(b + at, UINT64_MAX);                 /* END_FLAG_FLAT_HEADER */
+	eu_put64be(b + at + 8, UINT64_MAX);
+	*outlen = at + 16;
+	return b;
+}

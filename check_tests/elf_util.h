@@ -72,4 +72,18 @@ struct eu_kdump {
 
 uint8_t *eu_kdump_build(const struct eu_kdump *k, size_t *len);
 
+/*
+ * LEN bytes of RAW as makedumpfile's flattened stream (makedumpfile.h
+ * struct makedumpfile_header / makedumpfile_data_header; QEMU
+ * include/sysemu/dump.h): the 4096-byte header ("makedumpfile", type 1,
+ * version 1, big-endian), records of {offset, size} (big-endian) and
+ * their bytes, CHUNK bytes each, written in the order a stride of STRIDE
+ * chunks visits them (1: in order; a stride prime to the count shuffles
+ * them, as QEMU's interleaved descriptor and data writes do), then the
+ * end record {-1, -1}.  *OUTLEN its size.
+ */
+uint8_t *eu_flatten(const uint8_t *raw, size_t len, size_t chunk, size_t stride, size_t *outlen);
+/* Big-endian store (the flattened format's numbers). */
+void eu_put64be(uint8_t *p, uint64_t v);
+
 #endif

@@ -15,6 +15,7 @@
 #include "elf_util.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
+#include "pt_walk.h"
 #include "testutil.h"
 
 static char *dir;
@@ -59,6 +60,15 @@ static void fails(uint8_t *b, size_t len, pt_err want, const char *msg)
 	free(b);
 }
 
+/* True when some load warning of CAP contains S. */
+static bool warned(const struct pt_capture *cap, const char *s)
+{
+	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
+		if (strstr(pt_capture_warning(cap, i), s))
+			return true;
+	return false;
+}
+
 static uint8_t q[432];
 static uint8_t page[0x2000];
 
@@ -99,6 +109,11 @@ START_TEST(load_past_eof)
 	b = good(&len);
 	eu_put64(b + PH(1) + 24, UINT64_MAX - 0xfff);   /* p_paddr: the segment would end past 2^64 */
 	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 (0x2000 bytes at 0xfffffffffffff000) ends past 2^64");
+	/* the same through p_memsz (issue #34 item 9): loaded with a warning before */
+	b = good(&len);
+	eu_put64(b + PH(1) + 24, 0x2000);
+	eu_put64(b + PH(1) + 40, UINT64_MAX);
+	fails(b, len, PT_E_CAPTURE, "vmcore: PT_LOAD 1 (p_memsz 0xffffffffffffffff at 0x2000) ends past 2^64");
 }
 END_TEST
 
@@ -249,11 +264,149 @@ START_TEST(kdump_bitmap_lies)
 	mem = pt_capture_mem(cap);
 	ck_assert(pt_mem_read(mem, 0, 0x1000, buf, sizeof buf));
 	ck_assert_uint_eq(buf[0], 0x33);
-	for (uint64_t pfn = 3; pfn < 8; pfn++)
+	for (uint64_t pfn = 3; pfn < 8; pfn++) {
+		char why[200];
+
 		ck_assert(!pt_mem_read(mem, 0, pfn * 4096, buf, sizeof buf));
+		/* marked dumped, no descriptor of its own: unreadable, not "not captured" */
+		ck_assert(pt_mem_unreadable(mem, 0, pfn * 4096, 8, NULL, why, sizeof why));
+	}
 	ck_assert(!pt_mem_read(mem, 0, 0, buf, sizeof buf));
 	done(cap);
 	free(b);
+}
+END_TEST
+
+START_TEST(kdump_bitmap_claims_more)
+{
+	/*
+	 * max_mapnr 2^20 and 5000 bits set past the last page, no descriptors
+	 * or data for them: the load says both counts (accepted silently before).
+	 */
+	static uint8_t pg[4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 1, 1u << 20, 5000};
+	struct pt_capture *cap;
+	char want[300];
+	size_t len;
+	uint8_t *b;
+
+	eu_qemu_state(q, 0x1000, 0);
+	b = eu_kdump_build(&k, &len);
+	/* the page data right after the descriptors, as makedumpfile and QEMU write it */
+	{
+		uint64_t desc = (1 + 1 + 2 * 32) * 4096ull, data = desc + 24;
+
+		memmove(b + data, b + 0x43000, 4096);
+		eu_put64(b + desc, data);
+		len = (size_t)data + 4096;
+		snprintf(want, sizeof want, "the kdump bitmap marks 5001 pages dumped, but only 1 page "
+			 "descriptors fit between 0x%" PRIx64 " and the page data at 0x%" PRIx64 ": the other "
+			 "5000 pages have none (they read unreadable)", desc, data);
+	}
+	cap = load_bytes(b, len, PT_OK, NULL);
+	ck_assert_msg(warned(cap, want), "no warning '%s'", want);
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x1000, want, 8));
+	ck_assert(pt_mem_unreadable(pt_capture_mem(cap), 0, 0x2000, 8, NULL, want, sizeof want));
+	done(cap);
+	free(b);
+}
+END_TEST
+
+/* x86-64 tables for cr3 0x1000: PML4 (pfn 1) -> PDPT (pfn 2) -> PD (pfn 3) with a 2 MiB page at 0x200000. */
+static uint8_t tpg[3][4096];
+
+static void tables(void)
+{
+	memset(tpg, 0, sizeof tpg);
+	eu_put64(tpg[0], 0x2003);
+	eu_put64(tpg[1], 0x3003);
+	eu_put64(tpg[2] + 8, 0x200083);
+}
+
+/* File offset of page descriptor I in eu_kdump_build()'s layout (sub-header 1 block, bitmaps 2). */
+#define KD_DESC(i) (4 * 4096 + 24 * (i))
+
+static void on_anomaly(void *ud, const struct pt_anomaly *a)
+{
+	struct pt_anomaly *out = ud;
+
+	if (a->kind == PT_AN_UNREADABLE)
+		*out = *a;
+}
+
+START_TEST(kdump_page_unreadable)
+{
+	/*
+	 * The root page (PML4, pfn 1) marked dumped, its descriptor over
+	 * garbage: compression flags over bytes that are not that compression,
+	 * data past the end of the file, a size of 0xffffffff.  Each is
+	 * "unreadable" with libkdumpfile's reason in walk and scan, and the
+	 * root's load line names the page: never "not captured", 0 anomalies.
+	 */
+	static const struct {
+		uint64_t off;           /* 0: the page's own data */
+		uint32_t size, flags;
+		const char *reason;     /* libkdumpfile's words */
+		const char *warning;    /* the load's, from the descriptor alone (NULL: none) */
+	} c[] = {
+		{0, 100, 0x1, "Decompresion failed", NULL},                /* zlib (libkdumpfile's spelling) */
+		{0, 100, 0x2, "Decompression failed", NULL},               /* lzo */
+		{0, 100, 0x4, "Decompression failed", NULL},               /* snappy */
+		{0, 100, 0x20, "Decompression failed", NULL},              /* zstd */
+		{0x7ffffffffffff000, 4096, 0, "Cannot read page data",
+		 "0x1000 bytes at 0x7ffffffffffff000 run past the end of the file"},
+		{0, 0xffffffff, 0, "Wrong page size", "size 0xffffffff (a page holds 0x1000 bytes)"},
+		{0, 0xffffffff, 0x1, "Wrong compressed size", "size 0xffffffff (a page holds 0x1000 bytes)"},
+	};
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, tpg[0]}, {2, tpg[1]}, {3, tpg[2]}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 3, 64, 0};
+
+	eu_qemu_state(q, 0x1000, 0);
+	tables();
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct pt_anomaly an = {0};
+		struct pt_capture *cap;
+		struct pt_walk w;
+		struct pt_stats st;
+		char why[200], msg[512];
+		size_t len;
+		uint8_t *b = eu_kdump_build(&k, &len);
+		const struct pt_context *ctx;
+
+		if (c[i].off)
+			eu_put64(b + KD_DESC(0), c[i].off);
+		eu_put32(b + KD_DESC(0) + 8, c[i].size);
+		eu_put32(b + KD_DESC(0) + 12, c[i].flags);
+		cap = load_bytes(b, len, PT_OK, NULL);
+		ctx = pt_capture_context(cap, 0);
+		ck_assert_str_eq(ctx->name, "cpu0");
+		ck_assert_int_eq(pt_walk_va(ctx, 0x200000, &w), PT_OK);
+		ck_assert_msg(w.fault == PT_FAULT_UNREADABLE, "case %zu: fault=%s", i, pt_fault_name(w.fault));
+		ck_assert_str_eq(w.steps[0].verdict, "unreadable");
+		ck_assert(pt_walk_unreadable(&w, NULL, why, sizeof why));
+		ck_assert_msg(strstr(why, "kdump page 0x1000 (pfn 0x1): libkdumpfile: ") && strstr(why, c[i].reason),
+			      "case %zu: %s", i, why);
+		ck_assert_int_eq(pt_context_scan(ctx, &st, on_anomaly, &an, NULL), PT_OK);
+		ck_assert_uint_eq(st.anomalies, 1);
+		ck_assert_int_eq(an.kind, PT_AN_UNREADABLE);
+		ck_assert_msg(!strncmp(an.detail, "pml4 table sysmem:0x1000: kdump page 0x1000", 43), "%s", an.detail);
+		ck_assert(pt_context_root_missing(ctx, msg, sizeof msg));
+		ck_assert_msg(strstr(msg, "context 'cpu0': its root table (pml4 at sysmem:0x1000) cannot be read: "
+				     "kdump page 0x1000 (pfn 0x1): libkdumpfile: "), "%s", msg);
+		if (c[i].warning) {
+			snprintf(msg, sizeof msg, "kdump page 0x1000 (pfn 0x1) is marked dumped but its "
+				 "descriptor 0 at 0x%x cannot be read: %s", KD_DESC(0), c[i].warning);
+			ck_assert_msg(warned(cap, msg), "case %zu: no warning '%s'", i, msg);
+		}
+		/* the other pages read as before; a page the bitmap leaves out is not captured, not unreadable */
+		ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 0x2000, why, 8));
+		ck_assert(!pt_mem_unreadable(pt_capture_mem(cap), 0, 0x5000, 8, NULL, why, sizeof why));
+		done(cap);
+		free(b);
+	}
 }
 END_TEST
 
@@ -274,10 +427,104 @@ START_TEST(kdump_notes_lie)
 	snprintf(msg, sizeof msg, "vmcore: the kdump notes (0x40000000 bytes at 0x1068) run past the end of "
 		 "the file (0x%zx bytes)", len);
 	fails(b, len, PT_E_CAPTURE, msg);
+	/* note_size 2^64-16: libkdumpfile 0.5.1 allocated it before reading (an abort under ASan) */
+	b = eu_kdump_build(&k, &len);
+	eu_put64(b + 4096 + 56, 0xfffffffffffffff0ull);
+	snprintf(msg, sizeof msg, "vmcore: the kdump notes (0xfffffffffffffff0 bytes at 0x1068) run past the "
+		 "end of the file (0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* offset_vmcoreinfo + size_vmcoreinfo past the end, checked before libkdumpfile reads it */
+	b = eu_kdump_build(&k, &len);
+	eu_put64(b + 4096 + 32, 0x7ffffffffffff000ull);
+	eu_put64(b + 4096 + 40, 0x100);
+	snprintf(msg, sizeof msg, "vmcore: the kdump VMCOREINFO (0x100 bytes at 0x7ffffffffffff000) run past "
+		 "the end of the file (0x%zx bytes)", len);
+	fails(b, len, PT_E_CAPTURE, msg);
 	b = eu_kdump_build(&k, &len);
 	eu_put32(b + 4096 + 104 + 4, 0x100000);         /* the QEMU note's descsz */
 	fails(b, len, PT_E_CAPTURE, "vmcore: kdump notes: the note at 0x1068 (name 5 bytes, desc 1048576 "
 	      "bytes) runs past the end of its 452 bytes of notes");
+}
+END_TEST
+
+START_TEST(kdump_flat_lies)
+{
+	/*
+	 * Hostile flattened streams (makedumpfile.h makedumpfile_data_header):
+	 * refused in one line before anything is opened, never a read or a
+	 * write outside the records, never a file of a size the stream cannot
+	 * fill.
+	 */
+	static uint8_t pg[4096];
+	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
+	struct eu_page p[] = {{1, pg}};
+	struct eu_kdump k = {"x86_64", n, 1, NULL, p, 1, 64, 0};
+	size_t rlen, len, last;
+	uint8_t *raw, *b;
+	char msg[512];
+
+	eu_qemu_state(q, 0x1000, 0);
+	raw = eu_kdump_build(&k, &rlen);
+	/* one record per 4 KiB block, in order: record i at 4096 + i * (16 + 4096) */
+#define REC(i) (4096 + (i) * (16 + 4096))
+	last = rlen / 4096;                             /* the end record's index */
+	/* the whole stream, sound: loads */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	done(load_bytes(b, len, PT_OK, NULL));
+	free(b);
+	/* another type or version */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + 24, 2);
+	fails(b, len, PT_E_UNSUPPORTED, "vmcore: a flattened kdump file of type 1, version 2 (this ptfs reads "
+	      "type 1, version 1)");
+	/* a negative offset (not the end flag), and a negative size */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1), (uint64_t)-4096);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x (0x1000 bytes for offset "
+		 "0xfffffffffffff000) runs past the end of the file (0x%zx bytes)", REC(1), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(2) + 8, (uint64_t)-16);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 2 at 0x%x (0xfffffffffffffff0 bytes for "
+		 "offset 0x2000) runs past the end of the file (0x%zx bytes)", REC(2), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* a size past the end of the stream */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1) + 8, 0x7fff0000);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x (0x7fff0000 bytes for offset "
+		 "0x1000) runs past the end of the file (0x%zx bytes)", REC(1), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* an offset far past anything the stream could fill: no sparse file of 2^62 bytes */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(1), 1ull << 62);
+	snprintf(msg, sizeof msg, "vmcore: flattened kdump record 1 at 0x%x writes 0x1000 bytes at "
+		 "0x4000000000000000, past the 0x%zx bytes a stream of 0x%zx bytes can fill", REC(1),
+		 2 * len + (16 << 20), len);
+	fails(b, len, PT_E_CAPTURE, msg);
+	/* no end record: cut after the last data record, and inside a record header */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	snprintf(msg, sizeof msg, "vmcore: the flattened kdump stream stops at 0x%zx after %zu records, "
+		 "without its end record (a dump cut short?)", (size_t)REC(last), last);
+	fails(b, REC(last), PT_E_CAPTURE, msg);
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	fails(b, REC(last) + 8, PT_E_CAPTURE, msg);
+	/* a stream of a stream (each reassembling into the other's start): refused, not followed */
+	{
+		size_t l2;
+		uint8_t *inner = eu_flatten(raw, rlen, 4096, 1, &len);
+
+		b = eu_flatten(inner, len, 4096, 1, &l2);
+		free(inner);
+		fails(b, l2, PT_E_CAPTURE, "vmcore: the flattened kdump file reassembles into no kdump file "
+		      "(it must start with \"KDUMP   \" at offset 0)");
+	}
+	/* records that leave offset 0 unwritten: a hole, not a kdump file */
+	b = eu_flatten(raw, rlen, 4096, 1, &len);
+	eu_put64be(b + REC(0), 0x1000);
+	fails(b, len, PT_E_CAPTURE, "vmcore: the flattened kdump file reassembles into no kdump file "
+	      "(it must start with \"KDUMP   \" at offset 0)");
+#undef REC
+	free(raw);
 }
 END_TEST
 
@@ -320,6 +567,9 @@ int main(void)
 	tc = tcase_create("kdump");
 	tcase_add_test(tc, kdump_bitmap_lies);
 	tcase_add_test(tc, kdump_notes_lie);
+	tcase_add_test(tc, kdump_page_unreadable);
+	tcase_add_test(tc, kdump_bitmap_claims_more);
+	tcase_add_test(tc, kdump_flat_lies);
 	tcase_add_test(tc, kdump_counts_lie);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -622,6 +622,49 @@ START_TEST(reader_fails_closed)
 }
 END_TEST
 
+/* The pattern reader's why: its failing page is held but unreadable; any other is not. */
+static bool pat_why(void *ud, uint64_t off, char *why, size_t len)
+{
+	struct pat *p = ud;
+
+	if (off >> 12 != p->fail_page)
+		return false;
+	snprintf(why, len, "page %u is corrupt", (unsigned)(off >> 12));
+	return true;
+}
+
+START_TEST(reader_unreadable)
+{
+	/* a page the source holds but cannot read is told apart from one it does not hold */
+	struct pat p = {.size = 4 * 4096, .fail_page = 2};
+	struct pt_mem *m = pt_mem_new(1);
+	char why[64] = "";
+	uint64_t bad = 0;
+	unsigned id;
+
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0x100000, p.size, pat_read, &p, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_reader_why(m, id, pat_why), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_reader_why(m, id, pat_why), PT_E_USAGE);   /* sealed */
+	ck_assert(pt_mem_unreadable(m, 0, 0x100000 + 2 * 4096 + 8, 8, &bad, why, sizeof why));
+	ck_assert_uint_eq(bad, 0x100000 + 2 * 4096 + 8);
+	ck_assert_str_eq(why, "page 2 is corrupt");
+	/* a range across it names its first unreadable byte */
+	ck_assert(pt_mem_unreadable(m, 0, 0x100000 + 4096, 3 * 4096, &bad, why, sizeof why));
+	ck_assert_uint_eq(bad, 0x100000 + 2 * 4096);
+	/* a page that reads, and memory outside the region: never unreadable, and not asked */
+	ck_assert(!pt_mem_unreadable(m, 0, 0x100000, 4096, &bad, why, sizeof why));
+	ck_assert(!pt_mem_unreadable(m, 0, 0, 0x1000, &bad, why, sizeof why));
+	pt_mem_free(m);
+	/* a reader without WHY: a failed read is only not captured */
+	m = pt_mem_new(1);
+	ck_assert_int_eq(pt_mem_add_reader(m, 0, 0, p.size, pat_read, &p, NULL), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(m, NULL, NULL), PT_OK);
+	ck_assert(!pt_mem_unreadable(m, 0, 2 * 4096, 8, &bad, why, sizeof why));
+	pt_mem_free(m);
+}
+END_TEST
+
 START_TEST(reader_overlap_checked)
 {
 	struct pat p = {.size = 8192, .fail_page = UINT64_MAX};
@@ -684,6 +727,7 @@ static Suite *suite(void)
 	tc = tcase_create("reader");
 	tcase_add_test(tc, reader_read);
 	tcase_add_test(tc, reader_fails_closed);
+	tcase_add_test(tc, reader_unreadable);
 	tcase_add_test(tc, reader_overlap_checked);
 	suite_add_tcase(s, tc);
 

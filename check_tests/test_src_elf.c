@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "pt_src_kdump.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
+#include "pt_render.h"
+#include "pt_walk.h"
 #include "archive_util.h"
 #include "testutil.h"
 
@@ -126,13 +129,25 @@ START_TEST(parse_aarch64)
 				     err, sizeof err), PT_OK);
 	ck_assert_msg(strstr(text.data, "format = arm64\n") != NULL, "%s", text.data);
 	ck_assert_msg(strstr(text.data, "[arm64 kernel]\nttbr = 0x141a5e000\nhalf = upper\n"
-			     "granule = 4096\nva_bits = 48\npa_bits = 48\nds = 0\n"
+			     "granule = 4096\nva_bits = 48\npa_bits = 48\nds = 0\ntbi = unknown\n"
 			     "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=ffff800081a5e000 - "
 			     "NUMBER(kimage_voffset)=0xffff7fff40000000; va_bits: "
-			     "NUMBER(TCR_EL1_T1SZ)=0x10 (64 - T1SZ); granule: no PAGESIZE: 4096\n") != NULL,
+			     "NUMBER(TCR_EL1_T1SZ)=0x10 (64 - T1SZ); granule: no PAGESIZE: 4096; tbi: unknown, "
+			     "the dump holds no TCR_EL1 (Linux sets TBI1 with CONFIG_ARM64_MTE; -o tbi=1 / --tbi 1 "
+			     "says so)\n") != NULL,
 		      "%s", text.data);
 	ck_assert_msg(strstr(text.data, "x-root-kernel = ttbr: VMCOREINFO") != NULL, "%s", text.data);
 	ck_assert_uint_eq(warn.len, 0);
+	pt_buf_free(&text);
+	pt_buf_free(&warn);
+	/* the user's TBI1 (-o tbi=1, --tbi 1: pt_load_opts.tbi 2) */
+	c.facts.tbi = 2;
+	pt_buf_init(&text);
+	pt_buf_init(&warn);
+	ck_assert_int_eq(pt_dump_ini(&c.facts, "ELF core", "arm.core", "arm.core", &r, 1, &text, &warn,
+				     err, sizeof err), PT_OK);
+	ck_assert_msg(strstr(text.data, "ds = 0\ntbi = 1\n") && strstr(text.data, "; tbi: as the user set it "
+		      "(-o tbi / --tbi)\n"), "%s", text.data);
 	pt_buf_free(&text);
 	pt_buf_free(&warn);
 	pt_elf_core_free(&c);
@@ -331,7 +346,30 @@ START_TEST(kernel_from_vmcoreinfo)
 			 "no kernel context\n");
 	pt_buf_free(&warn);
 	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=zz\nNUMBER(phys_base)=0\n", &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO SYMBOL(init_top_pgt)=zz is not an address that fits in 64 bits: "
+			 "no kernel context\n");
+	pt_buf_free(&warn);
+	ck_assert_ptr_null(kernel_ctx("NUMBER(phys_base)=0\n", &warn));
 	ck_assert_str_eq(warn.data, "VMCOREINFO has no SYMBOL(init_top_pgt): no kernel context\n");
+	pt_buf_free(&warn);
+	/* a NUMBER past 64 bits is said to be one, not "absent" (issue #34 item 9) */
+	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=18446744073709551616\n",
+				      &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO NUMBER(phys_base)=18446744073709551616 is not a number that fits "
+			 "in 64 bits: no kernel context\n");
+	pt_buf_free(&warn);
+	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=1ffffffff82e0a000\nNUMBER(phys_base)=0\n", &warn));
+	ck_assert_str_eq(warn.data, "VMCOREINFO SYMBOL(init_top_pgt)=1ffffffff82e0a000 is not an address that "
+			 "fits in 64 bits: no kernel context\n");
+	pt_buf_free(&warn);
+	/* a key given twice with another value: warned with both, the first used */
+	k = kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=16777216\nOSRELEASE=6.1\n"
+		       "NUMBER(phys_base)=0\nNUMBER(phys_base)=16777216\nOSRELEASE=6.1\n", &warn);
+	ck_assert_ptr_nonnull(k);
+	ck_assert(strstr(k, "cr3 = 0x3e0a000\n"));
+	ck_assert_str_eq(warn.data, "VMCOREINFO gives NUMBER(phys_base) twice: 16777216, then 0 (the first is "
+			 "used)\n");
+	free(k);
 	pt_buf_free(&warn);
 	ck_assert_ptr_null(kernel_ctx("SYMBOL(init_top_pgt)=ffffffff82e0a000\nNUMBER(phys_base)=0\n"
 				      "NUMBER(pgtable_l5_enabled)=2\n", &warn));
@@ -374,9 +412,9 @@ START_TEST(arm64_kernel_variants)
 	k = arm64_ctx(vi, &warn);
 	ck_assert_ptr_nonnull(k);
 	ck_assert_msg(!strncmp(k, "[arm64 kernel]\nttbr = 0x141a5fe00\nhalf = upper\ngranule = 65536\n"
-			       "va_bits = 48\npa_bits = 52\nds = 0\n", strlen("[arm64 kernel]\nttbr = "
-			       "0x141a5fe00\nhalf = upper\ngranule = 65536\nva_bits = 48\npa_bits = 52\n"
-			       "ds = 0\n")), "%s", k);
+			       "va_bits = 48\npa_bits = 52\nds = 0\ntbi = unknown\n", strlen("[arm64 kernel]\n"
+			       "ttbr = 0x141a5fe00\nhalf = upper\ngranule = 65536\nva_bits = 48\npa_bits = 52\n"
+			       "ds = 0\ntbi = unknown\n")), "%s", k);
 	ck_assert_ptr_nonnull(strstr(k, "+ TTBR1_BADDR_4852_OFFSET 0x1e00"));
 	free(k);
 	pt_buf_free(&warn);
@@ -666,6 +704,127 @@ START_TEST(load_kdump)
 }
 END_TEST
 
+START_TEST(load_kdump_flattened)
+{
+	/*
+	 * QEMU 7.2's dump-guest-memory -z writes the flattened stream: read as
+	 * it is, through an unlinked temporary file in $TMPDIR (none left
+	 * behind), giving what the seekable file gives; the load says so with
+	 * the size.
+	 */
+	struct pt_capture *cap = pt_capture_new(), *raw = pt_capture_new();
+	char *dir, *tmp = tu_mkdtemp(), path[4200], *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	uint8_t a[4096], b[4096], *bytes, *flat;
+	size_t len, flen;
+	int fd = kdump_file(&dir, 0, "x86_64");
+	struct stat st;
+
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	len = (size_t)st.st_size;
+	bytes = malloc(len);
+	ck_assert_int_eq(pread(fd, bytes, len, 0), (ssize_t)len);
+	close(fd);
+	/* 1000-byte records in a shuffled order (7 is prime to the count) */
+	flat = eu_flatten(bytes, len, 1000, 7, &flen);
+	tu_write(dir, "vmcore.flat", flat, flen);
+	setenv("TMPDIR", tmp, 1);
+	snprintf(path, sizeof path, "%s/vmcore.flat", dir);
+	ck_assert_msg(pt_capture_load(cap, path) == PT_OK, "%s", pt_capture_error(cap));
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	ck_assert_str_eq(pt_capture_source_kind(cap), "kdump file");
+	snprintf(path, sizeof path, "a flattened kdump file (makedumpfile's stream format): reassembled into "
+		 "an unlinked temporary file of %zuK (0x%zx bytes) in %s, freed when the capture is closed",
+		 len >> 10, len, tmp);
+	ck_assert_msg(au_warned(cap, path), "no warning '%s'", path);
+	ck_assert_int_eq(rmdir(tmp), 0);                /* empty: the file was never linked there */
+	snprintf(path, sizeof path, "%s/vmcore.kdump", dir);
+	ck_assert_int_eq(pt_capture_load(raw, path), PT_OK);
+	for (uint64_t pa = 0; pa < 256 * 4096; pa += 4096) {
+		bool ga = pt_mem_read(pt_capture_mem(cap), 0, pa, a, sizeof a);
+
+		ck_assert_int_eq(ga, pt_mem_read(pt_capture_mem(raw), 0, pa, b, sizeof b));
+		ck_assert(!ga || !memcmp(a, b, sizeof a));
+	}
+	ck_assert(pt_mem_read(pt_capture_mem(cap), 0, 100 * 4096, a, 8));
+	ck_assert_uint_eq(pt_capture_context_find(cap, "cpu0")->root_addr, 0x7000);
+	pt_capture_free(cap);
+	pt_capture_free(raw);
+	free(bytes);
+	free(flat);
+	free(old);
+	free(tmp);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(arm64_tagged_va)
+{
+	/*
+	 * An arm64 dump holds no TCR_EL1: its kernel context says tbi is
+	 * unknown (info), walks a tagged VA as TBI clear and says in the
+	 * fault what it walks as with TBI set; -o tbi=1 / --tbi 1 (load
+	 * option tbi 2) walks it as Debian's MTE kernel does (Linux
+	 * arch/arm64/mm/proc.S TCR_MTE_FLAGS: QEMU's gva2gpa 0xfeff000000000000
+	 * gives 0x40000000).  Tables: L0 at 0x40001000, L0[0] -> L1 at
+	 * 0x40002000, L1[0] a 1 GiB block at 0x40000000 (Arm ARM D8.3).
+	 */
+	static const char vi[] = "SYMBOL(swapper_pg_dir)=ffff800081001000\n"
+		"NUMBER(kimage_voffset)=0xffff800041000000\nNUMBER(TCR_EL1_T1SZ)=0x10\n";
+	static uint8_t mem[0x3000];
+	struct eu_note notes[] = {{"VMCOREINFO", 0, vi, sizeof vi - 1}};
+	struct eu_seg segs[] = {{0x40000000, mem, sizeof mem, sizeof mem, false}};
+	struct eu_core ec = {.machine = PT_EM_AARCH64, .notes = notes, .nnotes = 1, .segs = segs, .nsegs = 1};
+	char *dir = tu_mkdtemp(), path[4200];
+	struct pt_buf out;
+	size_t len;
+	uint8_t *b;
+
+	memset(mem, 0, sizeof mem);
+	eu_put64(mem + 0x1000, 0x40002003);             /* L0[0]: table */
+	eu_put64(mem + 0x2000, 0x40000401);             /* L1[0]: block, AF */
+	b = eu_build(&ec, &len);
+	tu_write(dir, "arm.core", b, len);
+	free(b);
+	snprintf(path, sizeof path, "%s/arm.core", dir);
+	for (unsigned tbi = 0; tbi <= 2; tbi++) {
+		struct pt_capture *cap = pt_capture_new();
+		const struct pt_context *k;
+		struct pt_walk w;
+
+		ck_assert_int_eq(pt_capture_load_opts(cap, path, &(struct pt_load_opts){.tbi = tbi}), PT_OK);
+		k = pt_capture_context_find(cap, "kernel");
+		ck_assert_ptr_nonnull(k);
+		ck_assert_int_eq(pt_walk_va(k, 0xffff000000000000ull, &w), PT_OK);
+		ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+		ck_assert_uint_eq(w.pa, 0x40000000);
+		ck_assert_int_eq(pt_walk_va(k, 0xfeff000000000000ull, &w), PT_OK);
+		ck_assert_int_eq(w.fault, tbi == 2 ? PT_FAULT_NONE : PT_FAULT_NONCANONICAL);
+		if (tbi == 2)
+			ck_assert_uint_eq(w.pa, 0x40000000);
+		pt_buf_init(&out);
+		ck_assert_int_eq(pt_render_walk(&out, k, &w, PT_OUT_TEXT), PT_OK);
+		/* the fault says what the answer depends on only while TBI is unknown */
+		ck_assert_msg(!!strstr(out.data, "tbi=unknown: with TBI set the top byte is a tag and this VA "
+				      "walks as 0xffff000000000000") == (tbi == 0), "%s", out.data);
+		pt_buf_free(&out);
+		pt_buf_init(&out);
+		ck_assert_int_eq(pt_render_info(&out, k, PT_OUT_TEXT, NULL), PT_OK);
+		ck_assert_msg(strstr(out.data, tbi == 0 ? "tbi: unknown (no TCR_EL1 says TBI1" :
+				     tbi == 1 ? "tbi: 0 (TBI1" : "tbi: 1 (TBI1"), "%s", out.data);
+		ck_assert_msg(strstr(out.data, tbi ? "tbi: as the user set it" : "tbi: unknown, the dump holds no "
+				     "TCR_EL1"), "%s", out.data);
+		pt_buf_free(&out);
+		pt_capture_free(cap);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("src_elf");
@@ -688,6 +847,8 @@ int main(void)
 	tc = tcase_create("load");
 	tcase_add_test(tc, load_fixture);
 	tcase_add_test(tc, load_kdump);
+	tcase_add_test(tc, load_kdump_flattened);
+	tcase_add_test(tc, arm64_tagged_va);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ini");
 	tcase_add_test(tc, ini_text);

@@ -184,6 +184,17 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			load_strict = true;
 			continue;
 		}
+		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
+			/* TCR_EL1.TBI1 of an arm64 dump's kernel context (the dump does not hold it) */
+			const char *t = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < *argc ? argv[++i] : NULL;
+
+			if (!t || (strcmp(t, "0") && strcmp(t, "1"))) {
+				*status = cli_fail(PT_E_USAGE, "--tbi '%s': TBI is 0 or 1", t ? t : "");
+				return false;
+			}
+			load_opts.tbi = 1u + (t[0] == '1');
+			continue;
+		}
 		if (strcmp(argv[i], "--asic") == 0 || strncmp(argv[i], "--asic=", 7) == 0) {
 			/* A umr ASIC name: its generation (--gfx N by another name). */
 			const char *a = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < *argc ? argv[++i] : NULL;
@@ -395,7 +406,9 @@ static const char load_help[] =
 	"                    register addresses do not tell it\n"
 	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n"
 	"  --strict          refuse a capture with a context whose root table is not\n"
-	"                    captured (without it: a warning on stderr)\n";
+	"                    captured (without it: a warning on stderr)\n"
+	"  --tbi 0|1         TCR_EL1.TBI1 of an arm64 dump's kernel context, which the\n"
+	"                    dump does not hold (without it: unknown, said in info)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)
@@ -454,6 +467,8 @@ int main(int argc, char **argv)
 					"another generation", load_opts.gfx);
 		if (strcmp(cmd, "decode") == 0 && load_strict)
 			return cli_fail(PT_E_USAGE, "decode: --strict is a load option: decode reads no capture");
+		if (strcmp(cmd, "decode") == 0 && load_opts.tbi)
+			return cli_fail(PT_E_USAGE, "decode: --tbi is a load option: decode reads no capture");
 		status = commands[i].run(sub_argc, argv + 1);
 		/* Every command that reads a capture takes the load options: its --help says so once, here. */
 		if (status == CLI_EXIT_OK && wants_help(sub_argc, argv + 1) && commands[i].loads)

@@ -28,14 +28,14 @@ static const char maps_help2[] =
 	"                   when K is a number (0xfe, 254)\n"
 	"  --range A-B      pages overlapping VA A..B (inclusive; decimal, or hex with 0x)\n"
 	"  --page-size P    pages of size P (4K, 64K, 2M, or a number)\n"
-	"  --state S        mapped, sparse, not_captured, reserved_bits or\n"
-	"                   unsupported (any but mapped implies --all)\n"
+	"  --state S        mapped, sparse, not_captured, reserved_bits,\n"
+	"                   unsupported or unreadable (any but mapped implies --all)\n"
 	"  --all            also the ranges no page covers that are not plain\n"
 	"                   unmapped: VA_START-VA_END SIZE - STATE\n"
 	"  --json           one JSON object per line\n";
 
 static const char *const states[] = {
-	"mapped", "sparse", "not_captured", "reserved_bits", "unsupported", NULL,
+	"mapped", "sparse", "not_captured", "reserved_bits", "unsupported", "unreadable", NULL,
 };
 
 static bool parse_range(const char *s, uint64_t *lo, uint64_t *hi)
@@ -153,7 +153,7 @@ int cli_maps(int argc, char **argv)
 			for (i = 0; states[i] && strcmp(states[i], optarg); i++)
 				;
 			if (!states[i])
-				return cli_fail(PT_E_VALUE, "maps: bad --state '%s' (mapped, sparse, not_captured, reserved_bits, unsupported)", optarg);
+				return cli_fail(PT_E_VALUE, "maps: bad --state '%s' (mapped, sparse, not_captured, reserved_bits, unsupported, unreadable)", optarg);
 			f.state = states[i];
 			if (i)
 				f.all = true;

@@ -59,6 +59,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("max_read=%u", max_read, 0),
 	PTFS_OPT("gfx=%u", gfx, 0),
 	PTFS_OPT("asic=%s", asic, 0),
+	PTFS_OPT("tbi=%s", tbi, 0),
 	PTFS_OPT("cache_max=%s", cache_max, 0),
 	PTFS_OPT("strict", strict, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -84,6 +85,8 @@ static void usage(FILE *out)
 	      "    -o all_entries         list zero (unmapped) entries in table directories too\n"
 	      "    -o gfx=N               GFX generation (9-12) of a umr log\n"
 	      "    -o asic=NAME           the same, by umr ASIC name (vega10, navi10, ...)\n"
+	      "    -o tbi=0|1             TCR_EL1.TBI1 of an arm64 dump's kernel context (the\n"
+	      "                           dump does not hold it; default: unknown)\n"
 	      "    -o cache_max=SIZE      memory for the renders of capture, info, maps and\n"
 	      "                           entries of every context together, least recently\n"
 	      "                           used dropped first (default: the larger of 256M and\n"
@@ -225,8 +228,14 @@ static bool load(struct ptfs *fs)
 		}
 		fs->opts.gfx = g;
 	}
+	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
+		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
+		free(shown);
+		return false;
+	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
-				   &(struct pt_load_opts){.gfx = fs->opts.gfx});
+				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
+							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {
@@ -312,6 +321,7 @@ static void unload(struct ptfs *fs)
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);
+	free(fs->opts.tbi);
 }
 
 /* -o ro,default_permissions,fsname=CAPTURE: read-only, kernel-checked modes, named in mount(8). */

@@ -30,6 +30,7 @@ struct ptfs_opts {
 	unsigned max_read;   /* -o max_read=N (0: not given), repeated to libfuse at INIT */
 	unsigned gfx;        /* -o gfx=N: GFX generation of a umr log (0: not given) */
 	char *asic;          /* -o asic=NAME: a umr ASIC name, its generation (NULL: not given) */
+	char *tbi;           /* -o tbi=0|1: TBI1 of an arm64 dump's kernel context (NULL: unknown) */
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
 };

@@ -352,12 +352,13 @@ void pt_a64_kind(const struct pt_entry *e, char *buf, size_t len)
 
 static const char *const key_names[K__COUNT] = {
 	"stage", "ttbr", "tcr", "half", "granule", "va_bits", "pa_bits", "ds", "vttbr", "vtcr", "xnx",
+	"tbi",
 };
 /* Keys of stage 1 only, of stage 2 only, and those tcr (or vtcr) replaces. */
 #define S1_KEYS (BIT(K_TTBR) | BIT(K_TCR) | BIT(K_HALF) | BIT(K_GRANULE) | BIT(K_VA_BITS) | \
-		 BIT(K_PA_BITS) | BIT(K_DS))
+		 BIT(K_PA_BITS) | BIT(K_DS) | BIT(K_TBI))
 #define S2_KEYS (BIT(K_VTTBR) | BIT(K_VTCR) | BIT(K_XNX))
-#define TCR_KEYS (BIT(K_GRANULE) | BIT(K_VA_BITS) | BIT(K_PA_BITS) | BIT(K_DS))
+#define TCR_KEYS (BIT(K_GRANULE) | BIT(K_VA_BITS) | BIT(K_PA_BITS) | BIT(K_DS) | BIT(K_TBI))
 
 
 static const char *const lvl_names[] = {"l-1", "l0", "l1", "l2", "l3"};
@@ -383,6 +384,12 @@ static pt_err a64_ctx_key(void *priv, const struct pt_ctx_key *k)
 						       " (TTBR0) or upper (TTBR1)", k->value, k->label);
 			c->upper = !strcmp(k->value, "upper");
 			v = c->upper;
+		} else if (i == K_TBI) {
+			/* TCR_ELx.TBI of the half, which a dump does not hold: 0, 1, or unknown (2) */
+			if (strcmp(k->value, "0") && strcmp(k->value, "1") && strcmp(k->value, "unknown"))
+				return pt_ctx_key_fail(k, PT_E_VALUE, "tbi '%s' in %s is not 0, 1 or unknown",
+						       k->value, k->label);
+			v = !strcmp(k->value, "unknown") ? 2 : k->value[0] == '1';
 		} else {
 			rc = pt_ctx_key_uint(k, &v);
 			if (rc)
@@ -400,7 +407,7 @@ static pt_err a64_ctx_key(void *priv, const struct pt_ctx_key *k)
 					       : i == K_VA_BITS ? "25..52" : i == K_PA_BITS
 					       ? "32, 36, 40, 42, 44, 48, 52" : "0, 1");
 		if ((i == K_TCR && (c->has & TCR_KEYS)) || ((BIT(i) & TCR_KEYS) && (c->has & BIT(K_TCR))))
-			return pt_ctx_key_fail(k, PT_E_VALUE, "%s in %s: tcr and granule/va_bits/pa_bits/ds"
+			return pt_ctx_key_fail(k, PT_E_VALUE, "%s in %s: tcr and granule/va_bits/pa_bits/ds/tbi"
 					       " both given (tcr says them)", k->key, k->label);
 		if (((BIT(i) & S1_KEYS) && (c->has & S2_KEYS)) ||
 		    ((BIT(i) & S2_KEYS) && (c->has & S1_KEYS)))
@@ -491,6 +498,8 @@ static pt_err s1_geometry(struct a64_ctx *c, char *err, size_t errlen)
 		c->va = (c->has & BIT(K_VA_BITS)) ? (unsigned)c->v[K_VA_BITS] : 48;
 		c->ds = c->grain != 16 && c->v[K_DS];
 		c->pa = (c->has & BIT(K_PA_BITS)) ? (unsigned)c->v[K_PA_BITS] : c->ds ? 52 : 48;
+		c->tbi = (c->has & BIT(K_TBI)) && c->v[K_TBI] == 1;
+		c->tbi_unknown = (c->has & BIT(K_TBI)) && c->v[K_TBI] == 2;
 	}
 	/* without DS a 4K/16K walk outputs at most 48 bits (QEMU ptw.c) */
 	if (c->grain != 16 && !c->ds && c->pa > 48)
@@ -645,6 +654,7 @@ pt_err pt_a64_setup(struct a64_ctx *c, struct pt_context *ctx, char *err, size_t
 	} else {
 		c->fmt.va_bits = c->va + 1;
 		c->fmt.va_tbi = c->tbi;
+		c->fmt.va_tbi_unknown = c->tbi_unknown;
 		/* TCR.HPDn: no APTable/PXNTable/UXNTable, NSTable still (Arm ARM D8.4.2) */
 		if (c->hpd)
 			c->fmt.perm_or_down = PT_PERM_NS;
@@ -704,6 +714,12 @@ static void a64_info_text(const struct pt_context *ctx, struct pt_buf *b)
 			pt_buf_puts(b, "tcr: not given (granule, va_bits, pa_bits, ds as keyed)\n");
 		if (c->tbi)
 			pt_buf_printf(b, "tbi: 1 (TBI%d: bits 63:56 of a VA are ignored)\n", c->upper);
+		else if (c->tbi_unknown)
+			pt_buf_printf(b, "tbi: unknown (no TCR_EL1 says TBI%d: walked as 0, so a tagged VA "
+				      "faults noncanonical and says what it walks as with TBI%d set; tbi = 0|1 "
+				      "sets it)\n", c->upper, c->upper);
+		else if (c->has & BIT(K_TBI))
+			pt_buf_printf(b, "tbi: 0 (TBI%d: bits 63:56 are part of a VA)\n", c->upper);
 	}
 	if (c->ttbr_ignored)
 		pt_buf_printf(b, "ttbr_ignored: 0x%" PRIx64 "\n", c->ttbr_ignored);
@@ -727,6 +743,10 @@ static void a64_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_u(o, "root_index_bits", c->root_bits);
 	if (c->tbi)
 		pt_jobj_bool(o, "tbi", true);
+	else if (c->tbi_unknown)
+		pt_jobj_str(o, "tbi", "unknown");
+	else if (c->has & BIT(K_TBI))
+		pt_jobj_bool(o, "tbi", false);
 	pt_jobj_hex(o, s2 ? "vttbr" : "ttbr", s2 ? c->v[K_VTTBR] : c->v[K_TTBR]);
 	if (s2)
 		pt_jobj_hex(o, "vtcr", c->v[K_VTCR]);

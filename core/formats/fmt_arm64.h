@@ -55,7 +55,7 @@ void pt_a64_build_keys(const struct pt_build_keys *k, struct pt_buf *ini);
 /* The keys of an [arm64] section (fmt_arm64.c key_names), and its context. */
 enum {
 	K_STAGE, K_TTBR, K_TCR, K_HALF, K_GRANULE, K_VA_BITS, K_PA_BITS, K_DS, K_VTTBR, K_VTCR,
-	K_XNX, K__COUNT
+	K_XNX, K_TBI, K__COUNT
 };
 
 struct a64_ctx {
@@ -66,6 +66,7 @@ struct a64_ctx {
 	/* set-up results */
 	unsigned grain, va, pa, ds, start_lvl, root_bits, hpd, xnx;
 	bool tbi;               /* TCR.TBI0/TBI1 of the half: the top byte is ignored */
+	bool tbi_unknown;       /* `tbi = unknown`: no TCR says (a dump); walked as TBI clear, and said */
 	uint64_t root, ttbr_ignored;
 	struct pt_level levels[6];
 	struct pt_format fmt;

@@ -138,6 +138,12 @@ struct pt_load_opts {
 	 * table (docs/design.md §3.1); 0 = not given (the comment names may tell it).
 	 */
 	unsigned gfx;
+	/*
+	 * TCR_EL1.TBI1 of an arm64 dump's kernel context, which the dump does
+	 * not hold (ptfs -o tbi=N, ptfs-tool --tbi N): 0 not given (the
+	 * context says `tbi = unknown`), 1 clear, 2 set.
+	 */
+	unsigned tbi;
 };
 
 /*

@@ -245,6 +245,12 @@ struct pt_format {
 	 */
 	bool va_tbi;
 	/*
+	 * No register says whether TBI is set (an arm64 dump holds no
+	 * TCR_EL1): walked as clear, and a tagged VA that would walk with it
+	 * set says so in its fault (pt_va_tbi_depends()).
+	 */
+	bool va_tbi_unknown;
+	/*
 	 * Rights a pointer passes down to everything below it (a CPU's
 	 * writable and user ANDed, xd ORed along the path): the PT_PERM_*
 	 * bits of perm_or_down set in a pointer's perm are set in every leaf

@@ -76,6 +76,19 @@ typedef pt_err (*pt_read_fn)(void *ud, uint64_t off, void *buf, size_t len);
 pt_err pt_mem_add_reader(struct pt_mem *mem, unsigned space, uint64_t base, uint64_t size,
 			 pt_read_fn read, void *ud, unsigned *id);
 
+/*
+ * Why a reader could not read the 4 KiB page at data offset OFF: true,
+ * with one line in WHY (LEN bytes), when its source holds the page but
+ * cannot read it (a kdump page whose descriptor or compressed bytes are
+ * corrupt: docs/design.md §1, "unreadable" is neither "not captured"
+ * nor "not mapped"); false when the source simply does not hold it (a
+ * page the dump filtered out: not captured).  Called under the region's
+ * lock, only after a read failed.
+ */
+typedef bool (*pt_why_fn)(void *ud, uint64_t off, char *why, size_t len);
+/* Gives reader region ID its WHY callback (before the seal). */
+pt_err pt_mem_reader_why(struct pt_mem *mem, unsigned id, pt_why_fn why);
+
 /* Copies LEN bytes into built region ID at byte OFFSET; all-zero chunks stay unallocated. */
 pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 			   const void *data, size_t len);
@@ -147,6 +160,16 @@ bool pt_mem_copy_mapped(void *dst, const void *src, size_t len);
  * entry by entry resolves its address once instead of per entry.
  */
 const uint8_t *pt_mem_direct(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t len);
+
+/*
+ * Whether some byte of [PA, PA+LEN) of SPACE is in a region read on
+ * demand whose source holds it but cannot read it (pt_why_fn): the first
+ * such address in *BAD (may be NULL) and the source's reason in WHY.
+ * False for everything else, captured or not.  Asks the source only
+ * about pages that fail to read.
+ */
+bool pt_mem_unreadable(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t len,
+		       uint64_t *bad, char *why, size_t wlen);
 
 /* How much of [PA, PA+LEN) is captured.  LEN 0 gives PT_COVER_NONE. */
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,

@@ -163,6 +163,7 @@ enum pt_fault {
 	PT_FAULT_NONCANONICAL,   /* "noncanonical": not a canonical VA of a va_canonical format */
 	PT_FAULT_RIGHTS,         /* "rights": a stage-2 page the reader may not read */
 	PT_FAULT_STAGE2,         /* "stage2": a read in a translated space faulted (pt_walk.s2) */
+	PT_FAULT_UNREADABLE,     /* "unreadable": an entry on the path is in the dump but cannot be read */
 };
 const char *pt_fault_name(enum pt_fault f);
 
@@ -229,6 +230,13 @@ static inline bool pt_walk_aperture_hit(const struct pt_walk *w)
 }
 
 /*
+ * W faulted unreadable: the first address its source cannot read in *BAD
+ * (may be NULL) and the source's reason in WHY ("libkdumpfile: ..."),
+ * asked again of the memory (a walk holds no text).
+ */
+bool pt_walk_unreadable(const struct pt_walk *w, uint64_t *bad, char *why, size_t wlen);
+
+/*
  * True when W reached a stage-1 leaf: no fault, or a stage-2 fault of the
  * final page itself (fault_step == leaf_step).  Such a page is a page of
  * the context (docs/design.md §2.8: va/ and info count stage-1 pages
@@ -282,6 +290,12 @@ uint64_t pt_va_at(const struct pt_format *fmt, uint64_t slot);
  * and pa follow from it, its va stays the VA asked.
  */
 uint64_t pt_va_untag(const struct pt_format *fmt, uint64_t va);
+/*
+ * For a format whose TBI is unknown (va_tbi_unknown): whether VA, which
+ * faults noncanonical as it is, is a tagged VA that walks with TBI set;
+ * the VA it then stands for in *AS.
+ */
+bool pt_va_tbi_depends(const struct pt_format *fmt, uint64_t va, uint64_t *as);
 /* The last slot of FMT's space: 2^va_bits - 1 (UINT64_MAX for 64 bits). */
 uint64_t pt_va_slot_last(const struct pt_format *fmt);
 
@@ -361,6 +375,7 @@ enum pt_anomaly_kind {
 	PT_AN_PA_NOT_CAPTURED,     /* "page_outside_capture": a system page outside captured memory (info only) */
 	PT_AN_ROOT_NOT_CAPTURED,   /* "root_not_captured": none of the root table is captured */
 	PT_AN_UNUSUAL,             /* "unusual": walked as the hardware debugger does, but no driver writes it */
+	PT_AN_UNREADABLE,          /* "unreadable": a table the dump holds but cannot be read (a corrupt kdump page) */
 };
 const char *pt_anomaly_name(enum pt_anomaly_kind k);
 
@@ -401,8 +416,10 @@ struct pt_stats {
 
 /*
  * Whether none of CTX's root table is captured (every VA then reads
- * not_captured); if so MSG gets the one line the programs print at load,
- * "context 'NAME': its root table (LEVEL at SPACE:0xADDR) is not captured: ...".
+ * not_captured), or the dump holds it but cannot read it (unreadable: a
+ * corrupt kdump page); if so MSG gets the one line the programs print at
+ * load, "context 'NAME': its root table (LEVEL at SPACE:0xADDR) is not
+ * captured: ..." or "... cannot be read: page SPACE:0xADDR: REASON: ...".
  */
 bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len);
 

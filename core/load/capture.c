@@ -365,6 +365,29 @@ static pt_err check_window(struct pt_capture *cap, const struct pt_manifest_mem 
 }
 
 /*
+ * The member of [memory] section I and its window's length: a text
+ * section's file, a window given as data (pt_loader_add_window(): checked
+ * as a text section's window is), or none (bytes given as data).
+ */
+static pt_err section_member(struct pt_loader *ld, size_t i, size_t ntext, struct member **m,
+			     uint64_t *wlen)
+{
+	const struct pt_manifest_mem *s = &ld->cap->man->mem[i];
+	pt_err rc;
+
+	if (i < ntext) {
+		rc = pt_loader_resolve(ld, s, m);
+		return rc ? rc : check_window(ld->cap, s, *m, wlen);
+	}
+	if (ld->dreg[i - ntext].member != SIZE_MAX) {
+		*m = &ld->m[ld->dreg[i - ntext].member];
+		return check_window(ld->cap, s, *m, wlen);
+	}
+	*wlen = s->length;
+	return PT_OK;
+}
+
+/*
  * The shared end of a load: the manifest is in cap->man; bind its [memory]
  * sections through RESOLVE, seal the memory, fill the contexts.
  */
@@ -384,6 +407,8 @@ static pt_err bind_reader(struct pt_capture *cap, struct member *m, const struct
 	}
 	/* check_window() allows a reader member only windows from 0: its reads are whole pages of it */
 	rc = pt_mem_add_reader(cap->mem, s->space, s->base, len, m->read, m->ud, id);
+	if (rc == PT_OK && m->why)
+		rc = pt_mem_reader_why(cap->mem, *id, m->why);
 	return rc;
 }
 
@@ -418,6 +443,10 @@ static pt_err append_dregions(struct pt_loader *ld)
 		}
 		memset(s, 0, sizeof *s);
 		s->name = s->file = cap->pool + d->name;
+		if (d->member != SIZE_MAX) {
+			s->file = ld->m[d->member].name;
+			s->offset = d->offset;
+		}
 		s->space = (unsigned)sp;
 		s->base = d->base;
 		s->length = d->len;
@@ -519,15 +548,9 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		const struct pt_manifest_mem *s = &man->mem[i];
 		char where[32];
 
-		if (i < ntext) {
-			rc = pt_loader_resolve(ld, s, &mm[i]);
-			if (!rc)
-				rc = check_window(cap, s, mm[i], &wlen[i]);
-			if (rc)
-				goto out;
-		} else {
-			wlen[i] = s->length;
-		}
+		rc = section_member(ld, i, ntext, &mm[i], &wlen[i]);
+		if (rc)
+			goto out;
 		if (wlen[i] && wlen[i] - 1 > UINT64_MAX - s->base) {
 			pt_capture_set_error(cap, "%s: [memory %s] of 0x%llx bytes at 0x%llx ends past 2^64",
 				sec_where(ld, i, ntext, where, sizeof where), s->name, (unsigned long long)wlen[i],

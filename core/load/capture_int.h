@@ -64,6 +64,7 @@ struct member {
 	struct schunk *c;
 	size_t nc, cap;
 	pt_read_fn read;    /* MK_READER */
+	pt_why_fn why;      /* MK_READER: NULL, or why a page cannot be read */
 	void *ud;
 	void (*free_fn)(void *ud);
 	bool ud_given;      /* UD now belongs to the capture (freed with it) */
@@ -150,6 +151,9 @@ struct dregion {
 	size_t name, space, prov;
 	uint64_t base;
 	size_t data, len;
+	/* pt_loader_add_window(): the index in ld->m of the member it is a window of; SIZE_MAX: DATA */
+	size_t member;
+	uint64_t offset;
 };
 
 /* The state of one load: what pt_source.h calls struct pt_loader. */

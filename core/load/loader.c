@@ -161,9 +161,45 @@ pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const 
 	d->base = base;
 	d->data = ld->nddata;
 	d->len = len;
+	d->member = SIZE_MAX;
+	d->offset = 0;
 	if (len)
 		memcpy(ld->ddata + ld->nddata, data, len);
 	ld->nddata += len;
+	ld->ndreg++;
+	return PT_OK;
+}
+
+pt_err pt_loader_add_window(struct pt_loader *ld, const char *provenance, const char *name,
+			    const char *space, uint64_t base, const char *member, uint64_t offset,
+			    uint64_t len)
+{
+	struct dregion *d;
+	size_t mi = ld->nm;
+
+	if (!provenance || !name || !space || !member)
+		return PT_E_USAGE;
+	/* the member the source added last, as a rule (one mapping, many windows) */
+	while (mi > 0 && strcmp(ld->m[mi - 1].name, member))
+		mi--;
+	if (!mi || ld->m[mi - 1].kind != MK_INPLACE)
+		return PT_E_USAGE;
+	if (!pt_vec_reserve(&ld->dreg, &ld->dregcap, ld->ndreg + 1, sizeof *ld->dreg))
+		return PT_E_NOMEM;
+	d = &ld->dreg[ld->ndreg];
+	d->name = pool_add(ld->cap, name);
+	/* one copy of the space and provenance strings a source repeats for every window */
+	d->space = ld->ndreg && !strcmp(ld->cap->pool + ld->dreg[ld->ndreg - 1].space, space)
+		   ? ld->dreg[ld->ndreg - 1].space : pool_add(ld->cap, space);
+	d->prov = ld->ndreg && !strcmp(ld->cap->pool + ld->dreg[ld->ndreg - 1].prov, provenance)
+		  ? ld->dreg[ld->ndreg - 1].prov : pool_add(ld->cap, provenance);
+	if (d->name == SIZE_MAX || d->space == SIZE_MAX || d->prov == SIZE_MAX)
+		return PT_E_NOMEM;
+	d->base = base;
+	d->data = 0;
+	d->len = (size_t)len;
+	d->member = mi - 1;
+	d->offset = offset;
 	ld->ndreg++;
 	return PT_OK;
 }
@@ -228,6 +264,16 @@ pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t siz
 	m->read = read;
 	m->ud = ud;
 	m->free_fn = free_fn;
+	return PT_OK;
+}
+
+pt_err pt_loader_reader_why(struct pt_loader *ld, const char *name, pt_why_fn why)
+{
+	struct member *m = ld->nm ? &ld->m[ld->nm - 1] : NULL;
+
+	if (!m || m->kind != MK_READER || !name || strcmp(m->name, name))
+		return PT_E_USAGE;
+	m->why = why;
 	return PT_OK;
 }
 

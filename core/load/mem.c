@@ -44,6 +44,7 @@ struct chunk {
 #define READER_SLOTS 8
 struct reader {
 	pt_read_fn read;
+	pt_why_fn why;             /* NULL: a failed read is never "unreadable" */
 	void *ud;
 	uint64_t size;             /* bytes of data (the region's size before the seal) */
 	pthread_mutex_t lock;
@@ -186,6 +187,14 @@ pt_err pt_mem_add_reader(struct pt_mem *mem, unsigned space, uint64_t base, uint
 	mem->regions[n].reader = rd;
 	if (id)
 		*id = n;
+	return PT_OK;
+}
+
+pt_err pt_mem_reader_why(struct pt_mem *mem, unsigned id, pt_why_fn why)
+{
+	if (!mem || mem->sealed || id >= mem->nregions || !mem->regions[id].reader)
+		return PT_E_USAGE;
+	mem->regions[id].reader->why = why;
 	return PT_OK;
 }
 
@@ -335,6 +344,13 @@ pt_err pt_mem_region_hole(struct pt_mem *mem, unsigned id, uint64_t offset, uint
 		return PT_E_USAGE;
 	if (!len)
 		return PT_OK;
+	/* most regions have one hole or none: the first is allocated alone (70,000 ELF segments) */
+	if (!r->hole_cap) {
+		r->holes = malloc(sizeof *r->holes);
+		if (!r->holes)
+			return PT_E_NOMEM;
+		r->hole_cap = 1;
+	}
 	if (!pt_vec_reserve(&r->holes, &r->hole_cap, r->nholes + 1, sizeof *r->holes))
 		return PT_E_NOMEM;
 	r->holes[r->nholes].off = offset;
@@ -698,6 +714,60 @@ const uint8_t *pt_mem_direct(const struct pt_mem *mem, unsigned space, uint64_t 
 	if (pos >= r->nchunks || r->chunks[pos].idx != idx)
 		return NULL;
 	return r->chunks[pos].data + (off & (CHUNK_SIZE - 1));
+}
+
+/*
+ * Whether page IDX of reader RD fails to read although its source holds
+ * it: a read through the page slots first (a page read a moment ago is
+ * readable), then, only when that fails, the source's own answer.
+ */
+static bool reader_unreadable(struct reader *rd, uint64_t idx, char *why, size_t wlen)
+{
+	uint8_t one;
+	bool bad;
+
+	if (reader_copy(rd, idx << CHUNK_SHIFT, &one, 1))
+		return false;
+	pthread_mutex_lock(&rd->lock);
+	bad = rd->why(rd->ud, idx << CHUNK_SHIFT, why, wlen);
+	pthread_mutex_unlock(&rd->lock);
+	return bad;
+}
+
+bool pt_mem_unreadable(const struct pt_mem *mem, unsigned space, uint64_t pa, uint64_t len,
+		       uint64_t *bad, char *why, size_t wlen)
+{
+	uint64_t last;
+	size_t pos, end;
+
+	if (!mem || !mem->sealed || space >= mem->nspaces || len == 0)
+		return false;
+	last = len - 1 > UINT64_MAX - pa ? UINT64_MAX : pa + (len - 1);
+	end = mem->space_start[space + 1];
+	for (pos = find_region(mem, space, pa); pos < end; pos++) {
+		const struct region *r = &mem->regions[mem->sorted[pos]];
+		uint64_t lo, hi;
+
+		if (r->base > last)
+			break;
+		if (!r->reader || !r->reader->why)
+			continue;
+		lo = (r->base > pa ? r->base : pa) - r->base + r->skip;
+		hi = (region_last(r) < last ? region_last(r) : last) - r->base + r->skip;
+		for (uint64_t idx = lo >> CHUNK_SHIFT; idx <= hi >> CHUNK_SHIFT; idx++) {
+			if (!reader_unreadable(r->reader, idx, why, wlen))
+				continue;
+			if (bad) {
+				uint64_t at = idx << CHUNK_SHIFT;
+
+				*bad = r->base + (at > r->skip ? at - r->skip : 0);
+				if (*bad < pa)
+					*bad = pa;
+			}
+			return true;
+		}
+	}
+	return false;
 }
 
 enum pt_cover pt_mem_cover(const struct pt_mem *mem, unsigned space,

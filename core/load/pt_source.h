@@ -114,6 +114,13 @@ pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
 pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
 			    pt_read_fn read, void *ud, void (*free_fn)(void *ud));
 /*
+ * Gives the reader member NAME, the one just added, a WHY callback
+ * (pt_mem.h's pt_why_fn, with the same UD): a page that fails to read
+ * and that WHY says the source holds is "unreadable" (walk, check,
+ * info), not "not captured".
+ */
+pt_err pt_loader_reader_why(struct pt_loader *ld, const char *name, pt_why_fn why);
+/*
  * A [memory NAME] section given as data rather than text: the same as
  * emitting "[memory NAME]", "space = SPACE", "base = BASE", "file = NAME"
  * from PROVENANCE and adding member NAME as LEN bytes of DATA (copied), at
@@ -124,6 +131,16 @@ pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t siz
  */
 pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const char *name,
 			    const char *space, uint64_t base, const void *data, size_t len);
+/*
+ * The same, for a section that is LEN bytes from OFFSET of member MEMBER
+ * (one added by pt_loader_add_mapped(), served in place): a window, no
+ * copy, no text — an ELF core's PT_LOAD segments, tens of thousands of
+ * them (issue #34 item 9).  Checked against the member as a [memory]
+ * section's offset and length are.
+ */
+pt_err pt_loader_add_window(struct pt_loader *ld, const char *provenance, const char *name,
+			    const char *space, uint64_t base, const char *member, uint64_t offset,
+			    uint64_t len);
 /*
  * Member NAME is in the source but unusable: a section naming it fails
  * with "capture.ini:LINE: file '...' of [memory S] WHAT" (WHAT static,

@@ -66,7 +66,6 @@ static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
 	const char *label = base_name(p->path);
 	uint64_t size = (uint64_t)p->st->st_size;
 	struct pt_elf_core core;
-	struct pt_dump_region *r = NULL;
 	char err[1024], name[256];
 	void *map;
 	pt_err rc;
@@ -81,17 +80,24 @@ static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
 		goto out;
 	}
 	member_name(name, sizeof name, label);
-	r = calloc(core.nseg ? core.nseg : 1, sizeof *r);
-	if (!r || pt_loader_add_mapped(ld, name, p->fd, 0, size)) {
-		rc = pt_loader_fail(ld, r ? PT_E_IO : PT_E_NOMEM, "%s: %s", p->path,
-				    r ? "cannot map the file" : "out of memory");
+	if (pt_loader_add_mapped(ld, name, p->fd, 0, size)) {
+		rc = pt_loader_fail(ld, PT_E_IO, "%s: cannot map the file", p->path);
 		goto out;
 	}
+	/*
+	 * One [memory loadN] window of the mapping per segment, given as data:
+	 * no capture.ini text to write, lex and check per segment, so 70,000
+	 * PT_LOADs cost little more than their program headers (issue #34 item 9).
+	 */
 	for (size_t i = 0; i < core.nseg; i++) {
-		snprintf(r[i].name, sizeof r[i].name, "load%" PRIu32, core.seg[i].phdr);
-		r[i].base = core.seg[i].paddr;
-		r[i].offset = core.seg[i].offset;
-		r[i].length = core.seg[i].filesz;
+		char rname[32];
+
+		snprintf(rname, sizeof rname, "load%" PRIu32, core.seg[i].phdr);
+		if (pt_loader_add_window(ld, label, rname, "sysmem", core.seg[i].paddr, name, core.seg[i].offset,
+					 core.seg[i].filesz)) {
+			rc = pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", label);
+			goto out;
+		}
 	}
 	if (core.nempty)
 		pt_loader_warn(ld, "%zu PT_LOAD segments without file bytes (p_offset -1 or p_filesz 0): "
@@ -99,9 +105,9 @@ static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
 	if (core.uncaptured)
 		pt_loader_warn(ld, "0x%" PRIx64 " bytes of PT_LOAD segments past their p_filesz: not captured",
 			       core.uncaptured);
-	rc = pt_dump_emit(ld, &core.facts, "ELF core", label, name, r, core.nseg);
+	core.facts.tbi = pt_loader_opts(ld)->tbi;
+	rc = pt_dump_emit(ld, &core.facts, "ELF core", label, name, NULL, 0);
 out:
-	free(r);
 	pt_elf_core_free(&core);
 	munmap(map, (size_t)size);
 	return rc;

@@ -53,6 +53,7 @@ struct pt_dump_facts {
 	const char *vmcoreinfo; /* into the caller's bytes; NULL when absent */
 	size_t vmcoreinfo_len;
 	uint64_t vmcoreinfo_off;/* file offset of its text */
+	unsigned tbi;           /* the caller's TBI1 for an arm64 kernel context (pt_load_opts.tbi) */
 };
 
 /* A PT_LOAD with file bytes: PADDR .. PADDR+FILESZ from file offset OFFSET. */

@@ -216,6 +216,102 @@ static bool vi_number(const struct pt_dump_facts *f, const char *key, uint64_t *
 	return true;
 }
 
+/*
+ * Whether KEY has a line at all (its value into RAW, cut to RL): a value
+ * vi_symbol() or vi_number() refused is then "does not fit", not "absent".
+ */
+static bool vi_present(const struct pt_dump_facts *f, const char *key, char *raw, size_t rl)
+{
+	char big[256];
+
+	if (!pt_vmcoreinfo_get(f, key, big, sizeof big)) {
+		/* longer than 255 characters: present, and no number of 64 bits */
+		if (!f->vmcoreinfo || !memmem(f->vmcoreinfo, f->vmcoreinfo_len, key, strlen(key)))
+			return false;
+		snprintf(raw, rl, "(over 255 characters)");
+		return true;
+	}
+	{
+		size_t n = strlen(big) < rl - 1 ? strlen(big) : rl - 1;
+
+		memcpy(raw, big, n);
+		raw[n] = 0;
+	}
+	return true;
+}
+
+/*
+ * VMCOREINFO keys given twice with different values (the kernel writes
+ * each once: Linux kernel/vmcore_info.c): one warning per key naming both
+ * values; pt_vmcoreinfo_get() takes the first.  Lines are sorted by key
+ * (then by place), so a hostile note of millions of lines costs n log n.
+ */
+struct vi_line {
+	const char *p;          /* the line */
+	size_t klen, len;       /* its key's length, its length */
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct vi_line *x = a, *y = b;
+	size_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = memcmp(x->p, y->p, n);
+
+	if (c)
+		return c;
+	if (x->klen != y->klen)
+		return x->klen < y->klen ? -1 : 1;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+static void vi_repeats(const struct pt_dump_facts *f, struct pt_buf *warn)
+{
+	const char *p = f->vmcoreinfo, *end = p ? p + f->vmcoreinfo_len : NULL;
+	struct vi_line *l = NULL;
+	size_t n = 0, cap = 0, said = 0;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end, *eq;
+		size_t len = (size_t)(le - p);
+
+		while (len && (p[len - 1] == 0 || p[len - 1] == '\r'))
+			len--;
+		eq = memchr(p, '=', len);
+		if (eq && eq > p) {
+			if (n == cap) {
+				struct vi_line *nw = realloc(l, (cap = cap ? cap * 2 : 256) * sizeof *l);
+
+				if (!nw)
+					break;
+				l = nw;
+			}
+			l[n++] = (struct vi_line){p, (size_t)(eq - p), len};
+		}
+		p = le + 1;
+	}
+	if (n > 1)
+		qsort(l, n, sizeof *l, cmp_line);
+	for (size_t i = 1, first = 0; i < n; i++) {
+		const struct vi_line *a, *b = &l[i];
+
+		if (l[first].klen != b->klen || memcmp(l[first].p, b->p, b->klen)) {
+			first = i;      /* a new key */
+			continue;
+		}
+		/* the key's first line (the one used) against each later one that differs */
+		a = &l[first];
+		if (a->len == b->len && !memcmp(a->p, b->p, a->len))
+			continue;
+		if (said++ < 8)
+			pt_buf_printf(warn, "VMCOREINFO gives %.*s twice: %.*s, then %.*s (the first is used)\n",
+				      (int)a->klen, a->p, (int)(a->len - a->klen - 1), a->p + a->klen + 1,
+				      (int)(b->len - b->klen - 1), b->p + b->klen + 1);
+	}
+	if (said > 8)
+		pt_buf_printf(warn, "VMCOREINFO: %zu more keys given twice with different values\n", said - 8);
+	free(l);
+}
+
 /* ---- ELF ---- */
 
 void pt_elf_core_free(struct pt_elf_core *core)
@@ -332,7 +428,13 @@ static pt_err load_seg(const uint8_t *ph, uint64_t size, uint64_t i, const char 
 	if (filesz - 1 > UINT64_MAX - paddr)
 		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (0x%" PRIx64 " bytes at "
 			    "0x%" PRIx64 ") ends past 2^64", label, i, filesz, paddr);
-	c->uncaptured += memsz - filesz;
+	/* the memory it describes must be addressable as well as its file bytes: p_memsz too */
+	if (memsz - 1 > UINT64_MAX - paddr)
+		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (p_memsz 0x%" PRIx64 " at "
+			    "0x%" PRIx64 ") ends past 2^64", label, i, memsz, paddr);
+	/* saturating: the warning's count, never a wrapped one */
+	c->uncaptured = memsz - filesz > UINT64_MAX - c->uncaptured ? UINT64_MAX
+			: c->uncaptured + (memsz - filesz);
 	c->seg[c->nseg].paddr = paddr;
 	c->seg[c->nseg].offset = off;
 	c->seg[c->nseg].filesz = filesz;
@@ -431,6 +533,11 @@ static unsigned kernel_x86(const struct pt_dump_facts *f, struct pt_buf *out, st
 	bool has_l5;
 
 	if (!vi_symbol(f, sym, &top, sraw, sizeof sraw)) {
+		if (vi_present(f, sym, sraw, sizeof sraw)) {
+			pt_buf_printf(warn, "VMCOREINFO %s=%s is not an address that fits in 64 bits: no kernel "
+				      "context\n", sym, sraw);
+			return 0;
+		}
 		/* before Linux 4.13 the top table was init_level4_pgt (arch/x86/kernel/machine_kexec_64.c) */
 		sym = "SYMBOL(init_level4_pgt)";
 		if (!vi_symbol(f, sym, &top, sraw, sizeof sraw)) {
@@ -439,7 +546,11 @@ static unsigned kernel_x86(const struct pt_dump_facts *f, struct pt_buf *out, st
 		}
 	}
 	if (!vi_number(f, "NUMBER(phys_base)", &phys_base, praw, sizeof praw)) {
-		pt_buf_printf(warn, "VMCOREINFO has %s but no NUMBER(phys_base): no kernel context\n", sym);
+		if (vi_present(f, "NUMBER(phys_base)", praw, sizeof praw))
+			pt_buf_printf(warn, "VMCOREINFO NUMBER(phys_base)=%s is not a number that fits in 64 bits: "
+				      "no kernel context\n", praw);
+		else
+			pt_buf_printf(warn, "VMCOREINFO has %s but no NUMBER(phys_base): no kernel context\n", sym);
 		return 0;
 	}
 	has_l5 = vi_number(f, "NUMBER(pgtable_l5_enabled)", &l5, lraw, sizeof lraw);
@@ -495,6 +606,18 @@ static unsigned kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *out, 
 	bool has_t, has_va, ds;
 	unsigned grain;
 
+	if (!vi_symbol(f, "SYMBOL(swapper_pg_dir)", &swapper, sraw, sizeof sraw) &&
+	    vi_present(f, "SYMBOL(swapper_pg_dir)", sraw, sizeof sraw)) {
+		pt_buf_printf(warn, "VMCOREINFO SYMBOL(swapper_pg_dir)=%s is not an address that fits in 64 bits: "
+			      "no kernel context\n", sraw);
+		return 0;
+	}
+	if (!vi_number(f, "NUMBER(kimage_voffset)", &voff, kraw, sizeof kraw) &&
+	    vi_present(f, "NUMBER(kimage_voffset)", kraw, sizeof kraw)) {
+		pt_buf_printf(warn, "VMCOREINFO NUMBER(kimage_voffset)=%s is not a number that fits in 64 bits: "
+			      "no kernel context\n", kraw);
+		return 0;
+	}
 	if (!vi_symbol(f, "SYMBOL(swapper_pg_dir)", &swapper, sraw, sizeof sraw) ||
 	    !vi_number(f, "NUMBER(kimage_voffset)", &voff, kraw, sizeof kraw)) {
 		pt_buf_printf(warn, "VMCOREINFO has no SYMBOL(swapper_pg_dir) and NUMBER(kimage_voffset): "
@@ -559,11 +682,17 @@ static unsigned kernel_arm64(const struct pt_dump_facts *f, struct pt_buf *out, 
 		return 0;
 	}
 	pt_buf_printf(out, "[arm64 kernel]\nttbr = 0x%" PRIx64 "\nhalf = upper\ngranule = %" PRIu64
-		      "\nva_bits = %" PRIu64 "\npa_bits = %" PRIu64 "\nds = %d\n", root, page, vabits,
-		      maxpa, ds);
+		      "\nva_bits = %" PRIu64 "\npa_bits = %" PRIu64 "\nds = %d\ntbi = %s\n", root, page, vabits,
+		      maxpa, ds, f->tbi == 2 ? "1" : f->tbi == 1 ? "0" : "unknown");
+	/*
+	 * TBI1: a dump holds no TCR_EL1, and VMCOREINFO does not say it.  Linux
+	 * sets TCR_EL1.TBI1 when built with CONFIG_ARM64_MTE (arch/arm64/mm/proc.S
+	 * TCR_MTE_FLAGS) or the tag-based KASAN modes: unknown unless the user says.
+	 */
 	pt_buf_printf(out, "x-source = ttbr: VMCOREINFO SYMBOL(swapper_pg_dir)=%s - "
-		      "NUMBER(kimage_voffset)=%s%s; va_bits: %s; granule: %s\n", sraw, kraw, obuf, vsrc,
-		      gbuf);
+		      "NUMBER(kimage_voffset)=%s%s; va_bits: %s; granule: %s; tbi: %s\n", sraw, kraw, obuf, vsrc,
+		      gbuf, f->tbi ? "as the user set it (-o tbi / --tbi)" : "unknown, the dump holds no TCR_EL1 "
+		      "(Linux sets TBI1 with CONFIG_ARM64_MTE; -o tbi=1 / --tbi 1 says so)");
 	return 1;
 }
 
@@ -605,6 +734,7 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 
 	pt_buf_init(&ctx);
 	nctx += cpu_contexts(f, &ctx, warn);
+	vi_repeats(f, warn);
 	if (!f->vmcoreinfo)
 		pt_buf_printf(warn, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo): "
 			      "no kernel context\n");

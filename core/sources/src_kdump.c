@@ -10,8 +10,9 @@
  * fields of the KdumpSubHeader64 (offset_note @48, note_size @56; QEMU
  * include/sysemu/dump.h, makedumpfile diskdump_mod.h) and walked with the
  * ELF note walker.  It does not read the flattened format (makedumpfile's
- * stream, what QEMU before 8.2 writes for kdump-zlib|lzo|snappy): such a
- * file is refused with the command that rewrites it.
+ * stream, what QEMU before 8.2 writes for kdump-zlib|lzo|snappy): the
+ * source reassembles such a file first (src_kdump_flat.c), and
+ * pt_kdump_open() refuses one given as is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@ struct pt_kdump {
 	char *vmcoreinfo;       /* libkdumpfile's copy when the notes have none, owned */
 	uint64_t page_size, max_pfn;
 	const char *format;
+	struct pt_buf warn;     /* load warnings, one per line (pt_kdump_warnings()) */
 };
 
 static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
@@ -124,6 +126,44 @@ static bool diskdump_fits(int fd)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Before libkdumpfile sees the file: the sub-header's VMCOREINFO
+ * (offset_vmcoreinfo @32, size_vmcoreinfo @40, header_version >= 3) and
+ * notes (offset_note @48, note_size @56, header_version >= 4) must lie in
+ * the file (makedumpfile diskdump_mod.h struct kdump_sub_header, 64-bit
+ * layout; QEMU include/sysemu/dump.h KdumpSubHeader64).  libkdumpfile
+ * 0.5.1 allocates note_size bytes before it reads them: 0xfffffffffffffff0
+ * aborted it under ASan.  PT_OK, or the one line in ERR.
+ */
+static pt_err subheader_fits(int fd, uint64_t block, const char *label, char *err, size_t errlen)
+{
+	static const struct {
+		unsigned at, version;
+		const char *what;
+	} part[] = {{32, 3, "VMCOREINFO"}, {48, 4, "notes"}};
+	uint8_t h[12], sh[64];
+	struct stat st;
+	int32_t version;
+
+	if (!block || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(fd, &st))
+		return PT_OK;   /* no 64-bit layout: libkdumpfile's own checks, then read_notes() */
+	version = (int32_t)(h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24);
+	if (pread(fd, sh, sizeof sh, (off_t)block) != (ssize_t)sizeof sh)
+		return version < 3 ? PT_OK : fail(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%"
+						   PRIx64 " is past the end of the file", label, block);
+	for (unsigned i = 0; i < sizeof part / sizeof part[0]; i++) {
+		uint64_t off = rd64(sh + part[i].at), len = rd64(sh + part[i].at + 8);
+
+		if (version < (int32_t)part[i].version || !len)
+			continue;
+		if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off)
+			return fail(err, errlen, PT_E_CAPTURE, "%s: the kdump %s (0x%" PRIx64 " bytes at 0x%"
+				    PRIx64 ") run past the end of the file (0x%llx bytes)", label, part[i].what,
+				    len, off, (unsigned long long)st.st_size);
+	}
+	return PT_OK;
 }
 
 /* The note blob: offset_note and note_size of the sub-header at block 1 (header_version >= 4). */
@@ -211,6 +251,7 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	}
 	k->fd = -1;
+	pt_buf_init(&k->warn);
 	pthread_mutex_init(&k->lock, NULL);
 	/* libkdumpfile reads through the descriptor for as long as the dump is used: its own copy */
 	k->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -235,6 +276,9 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 			  "counts run past the end of the file", label);
 		goto bad;
 	}
+	rc = subheader_fits(k->fd, diskdump_block(k->fd), label, err, errlen);
+	if (rc)
+		goto bad;
 	if (kdump_open_fd(k->ctx, k->fd) != KDUMP_OK) {
 		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
 		goto bad;
@@ -283,6 +327,7 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	rc = read_notes(k, fd, label, err, errlen);
 	if (rc)
 		goto bad;
+	pt_kdump_check_pages(fd, k->page_size, k->max_pfn, &k->warn);
 	vmcoreinfo_blob(k);
 	/*
 	 * QEMU names an Arm guest's machine "Unknown" (dump/dump.c: no
@@ -319,6 +364,7 @@ void pt_kdump_close(struct pt_kdump *k)
 	free(k->facts.cpu);
 	free(k->notes);
 	free(k->vmcoreinfo);
+	pt_buf_free(&k->warn);
 	free(k);
 }
 
@@ -365,4 +411,30 @@ bool pt_kdump_read(struct pt_kdump *k, uint64_t pa, void *buf, size_t len)
 	}
 	pthread_mutex_unlock(&k->lock);
 	return ok;
+}
+
+bool pt_kdump_unreadable(struct pt_kdump *k, uint64_t pa, char *why, size_t len)
+{
+	uint8_t one;
+	size_t got = 1;
+	kdump_status st;
+
+	pthread_mutex_lock(&k->lock);
+	st = kdump_read(k->ctx, KDUMP_MACHPHYSADDR, pa, &one, &got);
+	/* KDUMP_ERR_NODATA: a page the bitmap does not mark dumped (filtered, or past max_pfn) */
+	if (st != KDUMP_OK && st != KDUMP_ERR_NODATA)
+		snprintf(why, len, "kdump page 0x%" PRIx64 " (pfn 0x%" PRIx64 "): libkdumpfile: %s",
+			 pa & ~(k->page_size - 1), pa / k->page_size, kdump_get_err(k->ctx));
+	if (st != KDUMP_OK) {
+		/* the cache after a failed read: pt_kdump_read() */
+		kdump_set_number_attr(k->ctx, "cache.size", KDUMP_CACHE - 1);
+		kdump_set_number_attr(k->ctx, "cache.size", KDUMP_CACHE);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return st != KDUMP_OK && st != KDUMP_ERR_NODATA;
+}
+
+const char *pt_kdump_warnings(const struct pt_kdump *k)
+{
+	return k->warn.len ? k->warn.data : "";
 }

@@ -129,6 +129,22 @@ static void fault_json(struct pt_jobj *r, const struct pt_context *ctx, const st
 		pt_jobj_u(r, "index", s->index);
 		pt_jobj_str(r, "path", path);
 	}
+	if (w->fault == PT_FAULT_UNREADABLE) {
+		char why[160];
+		uint64_t bad;
+
+		if (pt_walk_unreadable(w, &bad, why, sizeof why))
+			pt_jobj_str(r, "reason", why);
+	}
+	if (w->fault == PT_FAULT_NONCANONICAL) {
+		uint64_t as;
+
+		/* the answer depends on a TBI no register gave (an arm64 dump): say so */
+		if (pt_va_tbi_depends(ctx->fmt, w->va, &as)) {
+			pt_jobj_str(r, "tbi", "unknown");
+			pt_jobj_hex(r, "va_with_tbi", as);
+		}
+	}
 	if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 		pt_jobj_str(r, "aperture_name", w->aperture.name);   /* "aperture" is a field number */
 		if (w->aperture.hit) {
@@ -226,6 +242,25 @@ static void fault_text(struct pt_buf *b, const struct pt_context *ctx, const str
 
 		pt_buf_printf(b, " level=%s index=%" PRIu64 " entry=%s",
 			      ctx->fmt->levels[s->table.level].name, s->index, path);
+	}
+	if (w->fault == PT_FAULT_UNREADABLE) {
+		char why[160];
+		uint64_t bad;
+
+		/* the source's reason last: it is free text */
+		if (pt_walk_unreadable(w, &bad, why, sizeof why))
+			pt_buf_printf(b, " reason: %s", why);
+	}
+	if (w->fault == PT_FAULT_NONCANONICAL) {
+		uint64_t as;
+		char v[32];
+
+		/* the answer depends on a TBI no register gave (an arm64 dump): say so */
+		if (pt_va_tbi_depends(ctx->fmt, w->va, &as)) {
+			pt_va_name(ctx->fmt, as, v, sizeof v);
+			pt_buf_printf(b, " tbi=unknown: with TBI set the top byte is a tag and this VA walks "
+				      "as %s (tbi = 1, -o tbi=1 or --tbi 1 says so)", v);
+		}
 	}
 	if (w->fault == PT_FAULT_OUT_OF_RANGE && w->aperture.name) {
 		pt_buf_printf(b, " aperture=%s", w->aperture.name);

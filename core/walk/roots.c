@@ -35,12 +35,33 @@ struct sub {
 	uint64_t tables, bad_tables, leaves, uncaptured;
 };
 
+/*
+ * One decoded (table, level): its struct sub in 40 bytes, counts held to
+ * 32 bits (saturated: only aliasing tables count past 2^32), since there
+ * is one per table of every level in a guest's RAM — a 2.3 GiB QEMU dump
+ * has millions, and the memo is most of roots' anonymous memory
+ * (issue #34 item 9).
+ */
 struct memo_ent {
 	uint64_t addr;
 	uint32_t key;          /* (space << 8 | level) + 1; 0: empty slot */
+	uint8_t levels;        /* sub.levels (at most PT_MAX_LEVELS) */
+	bool bad;              /* sub.bad */
 	bool inner;            /* below a candidate whose whole tree is clean */
-	struct sub s;
+	uint32_t valid, bad_entries, tables, bad_tables, leaves, uncaptured;
 };
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void memo_get(const struct memo_ent *m, struct sub *s)
+{
+	*s = (struct sub){.levels = m->levels, .bad = m->bad, .valid = m->valid,
+			  .bad_entries = m->bad_entries, .tables = m->tables, .bad_tables = m->bad_tables,
+			  .leaves = m->leaves, .uncaptured = m->uncaptured};
+}
 
 struct scan {
 	const struct pt_mem *mem;
@@ -114,7 +135,8 @@ static void memo_put(struct scan *s, unsigned space, uint64_t addr, int level, c
 	uint32_t key = ((uint32_t)space << 8 | (uint32_t)level) + 1;
 	size_t i;
 
-	if ((s->memo_n + 1) * 2 > s->memo_cap && !memo_grow(s)) {
+	/* linear probing at up to 3/4 full */
+	if ((s->memo_n + 1) * 4 > s->memo_cap * 3 && !memo_grow(s)) {
 		s->nomem = true;
 		return;
 	}
@@ -123,7 +145,14 @@ static void memo_put(struct scan *s, unsigned space, uint64_t addr, int level, c
 		s->memo_n++;
 	s->memo[i].addr = addr;
 	s->memo[i].key = key;
-	s->memo[i].s = *v;
+	s->memo[i].levels = (uint8_t)v->levels;
+	s->memo[i].bad = v->bad;
+	s->memo[i].valid = v->valid;
+	s->memo[i].bad_entries = sat32(v->bad_entries);
+	s->memo[i].tables = sat32(v->tables);
+	s->memo[i].bad_tables = sat32(v->bad_tables);
+	s->memo[i].leaves = sat32(v->leaves);
+	s->memo[i].uncaptured = sat32(v->uncaptured);
 }
 
 /* A buffer of LEN bytes for the table at DEPTH (one per depth: a descent holds one each). */
@@ -277,8 +306,8 @@ static bool eval_child(struct scan *s, const struct pt_target *tg, unsigned pdep
 	}
 	m = memo_find(s, tg->space, addr, tg->level);
 	if (m) {
-		*out = m->s;
-		return !(m->s.bad && m->s.bad_tables == 0);   /* bad, no bad_tables: not captured */
+		memo_get(m, out);
+		return !(m->bad && m->bad_tables == 0);   /* bad, no bad_tables: not captured */
 	}
 	len = (size_t)(entries * l->entry_size);
 	pt_readctl_poll(s->rc);
@@ -450,7 +479,7 @@ static void mark_inner(struct scan *s, const uint8_t *raw, int level, uint64_t e
 			size_t len;
 
 			if (!tg->present || !unbias(s, tg->space, &addr) || addr == self ||
-			    !(m = memo_find(s, tg->space, addr, tg->level)) || m->inner || m->s.bad)
+			    !(m = memo_find(s, tg->space, addr, tg->level)) || m->inner || m->bad)
 				continue;
 			m->inner = true;
 			cl = &s->fmt->levels[tg->level];

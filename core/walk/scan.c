@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt_walk.h"
+#include "walk_int.h"
 
 /* ---- anomaly scan ------------------------------------------------------- */
 
@@ -37,6 +38,8 @@ const char *pt_anomaly_name(enum pt_anomaly_kind k)
 		return "root_not_captured";
 	case PT_AN_UNUSUAL:
 		return "unusual";
+	case PT_AN_UNREADABLE:
+		return "unreadable";
 	}
 	return "unknown";
 }
@@ -179,6 +182,24 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
 	return true;
 }
 
+/*
+ * A table the dump holds but cannot read (a kdump page whose descriptor
+ * or compressed bytes are corrupt) reads as if not captured: said here,
+ * at the pointer to it (or the root), with the source's reason.  Asked
+ * after the entries were read, so a readable table costs a page-slot hit.
+ */
+static void unreadable(struct scan *sc, const struct pt_table *t)
+{
+	char why[120];
+
+	if (t->cover == PT_COVER_NONE ||
+	    !pt_wk_unreadable(t, t->addr, t->entries * sc->ctx->fmt->levels[t->level].entry_size, NULL,
+			      why, sizeof why))
+		return;
+	report(sc, PT_AN_UNREADABLE, "%s table %s:0x%" PRIx64 ": %s",
+	       sc->ctx->fmt->levels[t->level].name, pt_context_space_name(sc->ctx, t->space), t->addr, why);
+}
+
 static void scan_table(struct scan *sc, const struct pt_table *tab)
 {
 	struct pt_table direct = *tab, *t = &direct;
@@ -214,6 +235,7 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 		}
 		sc->node.n--;
 	}
+	unreadable(sc, t);
 }
 
 /*
@@ -316,11 +338,24 @@ bool pt_context_root_missing(const struct pt_context *ctx, char *msg, size_t len
 	struct pt_table root;
 	char name[256];
 
+	char why[120];
+
 	pt_table_root(ctx, &root);
 	/* a root of no entries is no table (arm-smmuv3 bypass and abort streams): nothing to capture */
-	if (root.cover != PT_COVER_NONE || !root.entries)
+	if (!root.entries)
 		return false;
 	pt_text_escape(name, sizeof name, ctx->name);
+	/* the dump holds it but cannot read it (a corrupt kdump page): say which page, and why */
+	if (root.cover != PT_COVER_NONE &&
+	    pt_wk_unreadable(&root, root.addr, root.entries * ctx->fmt->levels[root.level].entry_size, NULL,
+			     why, sizeof why)) {
+		snprintf(msg, len, "context '%s': its root table (%s at %s:0x%" PRIx64 ") cannot be read: "
+			 "%s: every VA of it reads unreadable", name, ctx->fmt->levels[root.level].name,
+			 pt_context_space_name(ctx, root.space), root.addr, why);
+		return true;
+	}
+	if (root.cover != PT_COVER_NONE)
+		return false;
 	snprintf(msg, len, "context '%s': its root table (%s at %s:0x%" PRIx64 ") is not captured: "
 		 "every VA of it reads not_captured", name, ctx->fmt->levels[root.level].name,
 		 pt_context_space_name(ctx, root.space), root.addr);

@@ -63,6 +63,18 @@ uint64_t pt_va_untag(const struct pt_format *fmt, uint64_t va)
 	return (va & ((UINT64_C(1) << 56) - 1)) | ((UINT64_C(0) - (va >> 55 & 1)) << 56);
 }
 
+bool pt_va_tbi_depends(const struct pt_format *fmt, uint64_t va, uint64_t *as)
+{
+	/* the tag byte dropped and bit 55 copied up, as TBI does (Arm ARM D8.8) */
+	uint64_t u = (va & ((UINT64_C(1) << 56) - 1)) | ((UINT64_C(0) - (va >> 55 & 1)) << 56);
+
+	if (!fmt->va_tbi_unknown || fmt->va_tbi || u == va || pt_va_in_space(fmt, va) ||
+	    !pt_va_in_space(fmt, u))
+		return false;
+	*as = u;
+	return true;
+}
+
 uint64_t pt_va_slot_last(const struct pt_format *fmt)
 {
 	return fmt->va_bits >= 64 || fmt->va_bits == 0 ? UINT64_MAX

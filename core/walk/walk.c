@@ -555,6 +555,7 @@ const char *pt_fault_name(enum pt_fault f)
 		[PT_FAULT_NONCANONICAL] = "noncanonical",
 		[PT_FAULT_RIGHTS] = "rights",
 		[PT_FAULT_STAGE2] = "stage2",
+		[PT_FAULT_UNREADABLE] = "unreadable",
 	};
 	if ((unsigned)f < sizeof names / sizeof names[0])
 		return names[f];
@@ -674,7 +675,8 @@ static void walk_fault(struct pt_walk *w, enum pt_fault f)
 /*
  * An entry of step S that was not read: where its table's space is
  * translated and the translation faults, that is the walk's fault
- * (stage2), not "not captured".
+ * (stage2); where the source holds the page but cannot read it (a
+ * corrupt kdump page), "unreadable"; else "not captured".
  */
 static void walk_unread(struct pt_walk *w, struct pt_walk_step *s)
 {
@@ -688,6 +690,12 @@ static void walk_unread(struct pt_walk *w, struct pt_walk_step *s)
 		w->s2.ctx = r.stage;
 		w->s2.addr = r.in;
 		w->s2.space = r.in_space;
+		return;
+	}
+	if (pt_wk_unreadable(&s->table, s->entry_pa, s->table.ctx->fmt->levels[s->table.level].entry_size,
+			     NULL, NULL, 0)) {
+		s->verdict = "unreadable";
+		walk_fault(w, PT_FAULT_UNREADABLE);
 		return;
 	}
 	walk_fault(w, PT_FAULT_NOT_CAPTURED);

@@ -34,6 +34,13 @@ static inline bool pt_wk_mem_read(const struct pt_table *t, uint64_t pa, void *b
 /* pt_mem_cover() / pt_mem_direct() of LEN bytes of T from its start, through its translation. */
 enum pt_cover pt_wk_mem_cover(const struct pt_table *t, uint64_t len);
 const uint8_t *pt_wk_mem_direct(const struct pt_table *t, uint64_t len);
+/*
+ * pt_mem_unreadable() of LEN bytes at PA of T's space, through its
+ * translation: the first unreadable address in *BAD (its own space's),
+ * the source's reason in WHY.
+ */
+bool pt_wk_unreadable(const struct pt_table *t, uint64_t pa, uint64_t len, uint64_t *bad,
+		      char *why, size_t wlen);
 /* Whether T's space is translated (its reads go through another context). */
 static inline bool pt_wk_translated(const struct pt_table *t)
 {

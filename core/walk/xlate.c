@@ -5,7 +5,10 @@
  * CTX, and every read there (a stage-1 table entry as well as the final
  * page) goes through CTX's walk, as a nested hardware walk does.  The load
  * layer only binds and checks the translation (load/spaces.c); walking it
- * is this layer's, so that the include rule holds.
+ * is this layer's, so that the include rule holds.  A read that fails
+ * is asked here whether its source holds the page but cannot read it
+ * (pt_wk_unreadable(): a corrupt kdump page is "unreadable", not "not
+ * captured").
  *
  * A capture without translated spaces has ctx->xlate NULL: every reader
  * here is then one test and the plain memory call.
@@ -98,4 +101,33 @@ const uint8_t *pt_wk_mem_direct(const struct pt_table *t, uint64_t len)
 	if (!pt_xlate_addr(t->ctx, id, t->addr, &r) || r.avail < len)
 		return NULL;
 	return pt_mem_direct(t->ctx->mem, r.space, r.pa, len);
+}
+
+bool pt_wk_unreadable(const struct pt_table *t, uint64_t pa, uint64_t len, uint64_t *bad,
+		      char *why, size_t wlen)
+{
+	unsigned id = pt_context_space(t->ctx, t->space);
+	struct pt_xlate r;
+	uint64_t b;
+
+	if (!pt_context_xlate(t->ctx, id))
+		return pt_mem_unreadable(t->ctx->mem, id, pa, len, bad, why, wlen);
+	if (!pt_xlate_addr(t->ctx, id, pa, &r))
+		return false;
+	if (!pt_mem_unreadable(t->ctx->mem, r.space, r.pa, len < r.avail ? len : r.avail, &b, why, wlen))
+		return false;
+	if (bad)
+		*bad = pa + (b - r.pa);
+	return true;
+}
+
+bool pt_walk_unreadable(const struct pt_walk *w, uint64_t *bad, char *why, size_t wlen)
+{
+	const struct pt_walk_step *s;
+
+	if (w->fault != PT_FAULT_UNREADABLE || w->fault_step < 0)
+		return false;
+	s = &w->steps[w->fault_step];
+	return pt_wk_unreadable(&s->table, s->entry_pa, s->table.ctx->fmt->levels[s->table.level].entry_size,
+				bad, why, wlen);
 }
