@@ -491,6 +491,40 @@ static pt_err bind_region(struct pt_loader *ld, size_t i, size_t ntext, struct m
 	return rc;
 }
 
+/*
+ * Blobs that are not whole entries, and capture.ini bases off a 4 KiB
+ * page: one warning each, however many (a umr log of 10^6 one-byte reads
+ * must not bury the others, issue #26.3).  A base off a page is legal (a
+ * window of a table) but usually a hex number typed without 0x (issue
+ * #34 item 7), which the number rule reads as decimal.
+ */
+static void warn_shapes(struct pt_capture *cap, size_t nshort, size_t short_first, uint64_t short_len,
+			unsigned min_entry, size_t nmisaligned, size_t misaligned_first)
+{
+	const struct pt_manifest *man = cap->man;
+
+	if (nshort == 1) {
+		const struct pt_manifest_mem *s = &man->mem[short_first];
+
+		pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
+		     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
+		     (unsigned long long)short_len, min_entry,
+		     (unsigned long long)(short_len % min_entry));
+	} else if (nshort) {
+		pt_capture_warn(cap, "%zu [memory] sections (the first [memory %s]) are not a multiple of "
+		     "the %u-byte entry size; their last bytes hold no whole entry", nshort,
+		     man->mem[short_first].name, min_entry);
+	}
+	if (nmisaligned) {
+		const struct pt_manifest_mem *s = &man->mem[misaligned_first];
+
+		pt_capture_warn(cap, "capture.ini:%u: [memory %s] base %llu (0x%llx) is not 4 KiB aligned"
+		     "%s (a hex base needs 0x: 'base = 1000' is decimal 1000)", s->line, s->name,
+		     (unsigned long long)s->base, (unsigned long long)s->base,
+		     nmisaligned > 1 ? ", nor are other [memory] bases" : "");
+	}
+}
+
 /* The seal's error: regions A and B overlap with different bytes. */
 static void overlap_error(struct pt_loader *ld, unsigned a, unsigned b, size_t ntext)
 {
@@ -578,22 +612,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		     (unsigned long long)s->base, (unsigned long long)s->base,
 		     nmisaligned > 1 ? ", nor are other [memory] bases" : "");
 	}
-	/*
-	 * Blobs that are not whole entries: one warning, however many (a umr
-	 * log of 10^6 one-byte reads must not bury the others, issue #26.3).
-	 */
-	if (nshort == 1) {
-		const struct pt_manifest_mem *s = &man->mem[short_first];
-
-		pt_capture_warn(cap, "[memory %s] (%s): %llu bytes is not a multiple of the %u-byte "
-		     "entry size; the last %llu bytes hold no whole entry", s->name, s->file,
-		     (unsigned long long)wlen[short_first], min_entry,
-		     (unsigned long long)(wlen[short_first] % min_entry));
-	} else if (nshort) {
-		pt_capture_warn(cap, "%zu [memory] sections (the first [memory %s]) are not a multiple of "
-		     "the %u-byte entry size; their last bytes hold no whole entry", nshort,
-		     man->mem[short_first].name, min_entry);
-	}
+	warn_shapes(cap, nshort, short_first, wlen[short_first], min_entry, nmisaligned, misaligned_first);
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
 		struct member *m = mm[i];
