@@ -599,19 +599,6 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		if (i < ntext && !cap->source_kind && (s->base & 0xfff) && !nmisaligned++)
 			misaligned_first = i;
 	}
-	/*
-	 * A capture.ini base off a 4 KiB page: legal (a window of a table),
-	 * but usually a hex number typed without 0x (issue #34 item 7), which
-	 * the number rule reads as decimal.  One warning, however many.
-	 */
-	if (nmisaligned) {
-		const struct pt_manifest_mem *s = &man->mem[misaligned_first];
-
-		pt_capture_warn(cap, "capture.ini:%u: [memory %s] base %llu (0x%llx) is not 4 KiB aligned"
-		     "%s (a hex base needs 0x: 'base = 1000' is decimal 1000)", s->line, s->name,
-		     (unsigned long long)s->base, (unsigned long long)s->base,
-		     nmisaligned > 1 ? ", nor are other [memory] bases" : "");
-	}
 	warn_shapes(cap, nshort, short_first, wlen[short_first], min_entry, nmisaligned, misaligned_first);
 	for (size_t i = 0; i < man->nmem; i++) {
 		const struct pt_manifest_mem *s = &man->mem[i];
