@@ -50,7 +50,7 @@ IOMMUS = {
                'intel_iommu=on,sm_on', ['vtd_dmar_translate', 'vtd_iotlb_page_update',
                                         'vtd_reg_dmar_root']),
     'amdvi': ('x86_64', 'q35', ['-device', 'amd-iommu'], 'ttyS0',
-              '', ['amdvi_translation_result', 'amdvi_mmio_write']),
+              '', ['amdvi_translation_result']),
     'smmuv3': ('aarch64', 'virt,iommu=smmuv3', [], 'ttyAMA0', '',
                ['smmuv3_translate_success', 'smmuv3_write_mmio']),
 }
