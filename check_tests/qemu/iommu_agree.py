@@ -245,6 +245,7 @@ def compare(tool, cap, devs, ctxname, traces):
     """Counts per kind of evidence: (agree, unmapped-stale, reused,
     disagree), and the disagreements."""
     counts = {'module': [0, 0, 0, 0], 'trace': [0, 0, 0, 0]}
+    sizes = collections.Counter()   # the leaves the module's pages walk through
     bad = []
     for dev in devs.values():
         ctx = ctxname(dev)
@@ -262,6 +263,7 @@ def compare(tool, cap, devs, ctxname, traces):
             got = walked_pa(res)
             if got == pa:
                 counts['module'][0] += 1
+                sizes[int(res['page_size'], 16)] += 1
             else:
                 counts['module'][3] += 1
                 bad.append('%s IOVA 0x%x: the guest maps 0x%x, ptfs %s' % (
@@ -284,6 +286,8 @@ def compare(tool, cap, devs, ctxname, traces):
             else:
                 counts['trace'][3] += 1
                 bad.append('%s traced IOVA 0x%x -> 0x%x, ptfs %s' % (dev.bdf, iova, pa, got))
+    print('iommu_agree: the guest module\'s pages agree through leaves of %s' %
+          ', '.join('%d KiB: %d' % (k >> 10, v) for k, v in sorted(sizes.items())))
     return counts, bad
 
 
