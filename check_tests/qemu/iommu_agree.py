@@ -3,7 +3,7 @@
 what iommu_truth.py recorded in DIR (vmcore.elf, regs.txt, trace.log,
 serial.log with the test module's `ptfs-dma` lines):
 
-  iommu_agree.py TOOL IOMMU DIR       IOMMU: vtd, vtd-sm, amdvi or smmuv3
+  iommu_agree.py [--perturb] TOOL IOMMU DIR    IOMMU: vtd, vtd-sm, amdvi or smmuv3
 
 Two modes, each reported on its own:
   device  the device's entry is read here from the dump, only to find its
@@ -30,7 +30,9 @@ amdvi_translation_result, smmuv3_translate_success): agree, unmapped-stale
 (streaming DMA torn down since), reused (the IOVA now holds a buffer of the
 guest module, and the walk reaches that) or disagree.  The guest's own
 iommu_iova_to_phys() must have agreed with the CPU's address of each page.
-Exit 1 on any disagreement."""
+Exit 1 on any disagreement.  --perturb moves every physical address the
+module printed for its first device by a page: each of that device's pages
+must then disagree (the test checks that it would see a wrong walk)."""
 import collections
 import json
 import os
@@ -99,15 +101,16 @@ def read_regs(work, iommu):
         regs[name] = int(value, 16)
     traced = {}
     for line in open(os.path.join(work, 'trace.log'), errors='replace'):
-        m = re.search(r'vtd_reg_dmar_root addr 0x([0-9a-f]+)', line)
+        # QEMU hw/i386/intel_iommu.c vtd_root_table_setup traces the root
+        # table's address and, apart, whether TTM is scalable (bit 10, Linux
+        # DMA_RTADDR_SMT): put back together as RTADDR_REG holds them.
+        m = re.search(r'vtd_reg_dmar_root addr 0x([0-9a-f]+) scalable ([01])', line)
         if m:
-            traced['rtaddr'] = int(m.group(1), 16)
+            traced['rtaddr'] = int(m.group(1), 16) | int(m.group(2)) << 10
         m = re.search(r'smmuv3_write_mmio addr: 0x(8[08]) val:0x([0-9a-f]+)', line)
         if m:
             traced['strtab_base' if m.group(1) == '80' else 'strtab_base_cfg'] = int(m.group(2), 16)
     for k, v in traced.items():
-        # VT-d's trace is of RTADDR_REG as SRTP latched it (the TTM bits
-        # included, QEMU hw/i386/intel_iommu.c vtd_root_table_setup).
         if k in regs and regs[k] != v:
             fail('register %s: xp reads 0x%x, the trace says 0x%x' % (k, regs[k], v))
     print('iommu_agree: registers %s (xp%s)' % (
@@ -164,7 +167,13 @@ def smmu_ste(dump, regs, sid):
 
 def section_for(iommu, dump, regs, dev):
     if iommu in ('vtd', 'vtd-sm'):
-        body = vtd_section(dump, regs, dev, iommu == 'vtd-sm')
+        # RTADDR_REG.TTM (11:10): 00 legacy, 01 scalable (VT-d spec 10.4.6);
+        # the test of each mode must have got it
+        ttm = regs['rtaddr'] >> 10 & 3
+        if ttm != (iommu == 'vtd-sm'):
+            fail('RTADDR_REG 0x%x: TTM %d, not the %s mode this test is of' %
+                 (regs['rtaddr'], ttm, 'scalable' if iommu == 'vtd-sm' else 'legacy'))
+        body = vtd_section(dump, regs, dev, ttm == 1)
         return '[vtd %s]\n%s\n' % (dev.name, body) if body else None
     if iommu == 'amdvi':
         body = amdvi_section(dump, regs, dev)
@@ -330,12 +339,18 @@ def mode_iommu(tool, iommu, work, dump_path, dump, regs, devs, traces):
 
 
 def main(argv):
+    perturb = argv[1:2] == ['--perturb']
+    if perturb:
+        argv = argv[:1] + argv[2:]
     if len(argv) != 4 or argv[2] not in FORMAT:
         sys.exit(__doc__)
     tool, iommu, work = argv[1], argv[2], argv[3]
     dump_path = os.path.join(work, 'vmcore.elf')
     dump = dumpwalk.Dump(dump_path)
     devs = read_module(os.path.join(work, 'serial.log'))
+    if perturb:   # the harness's own check: a wrong answer must be caught
+        d = next(iter(devs.values()))
+        d.maps = [(iova, phys + PAGE, ln) for iova, phys, ln in d.maps]
     guest_bad = sum(d.guest_bad for d in devs.values())
     npages = sum(ln // PAGE for d in devs.values() for _, _, ln in d.maps)
     print('iommu_agree: the guest module mapped %d pages on %d devices (%s); '
