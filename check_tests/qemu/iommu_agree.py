@@ -329,11 +329,16 @@ def mode_iommu(tool, iommu, work, dump_path, dump, regs, devs, traces):
     names = set(re.findall(r'^# (\S+)', r.stdout, re.M))
 
     def ctxname(dev):
+        # VT-d: the device's RID_PASID entry is the device's context (.pasidN
+        # are the others); SMMUv3 stage 1: the CD of SubstreamID 0.
         base = 'io0.' + ('sid%d' % dev.sid if iommu == 'smmuv3' else dev.short)
-        for n in (base, base + ('.ssid0' if iommu == 'smmuv3' else '.pasid0')):
+        order = (base + '.ssid0', base) if iommu == 'smmuv3' else (base, base + '.pasid0')
+        for n in order:
             if n in names:
                 return n
         return None
+    print('iommu_agree: %s iommu mode: contexts %s' % (
+        iommu, ' '.join(str(ctxname(d)) for d in devs.values())))
     counts, bad = compare(tool, cap, devs, ctxname, traces)
     return report(iommu, 'iommu', counts, bad)
 
