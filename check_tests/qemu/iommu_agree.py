@@ -51,6 +51,10 @@ TRACES = {
     # QEMU hw/i386/trace-events, hw/arm/trace-events (the log backend's text)
     'vtd': re.compile(r'vtd_dmar_translate dev ([0-9a-f]+):([0-9a-f]+)\.([0-9a-f]+) '
                       r'iova 0x([0-9a-f]+) -> gpa 0x([0-9a-f]+)'),
+    # the IOTLB entry QEMU fills: sid = bus << 8 | devfn, the request's
+    # address, the raw leaf (its address bits the page: 51:12 masked below)
+    'vtd-iotlb': re.compile(r'vtd_iotlb_page_update IOTLB page update sid 0x([0-9a-f]+) '
+                            r'iova 0x([0-9a-f]+) slpte 0x([0-9a-f]+)'),
     'amdvi': re.compile(r'amdvi_translation_result devid: ([0-9a-f]+):([0-9a-f]+)\.([0-9a-f]+) '
                         r'gpa 0x([0-9a-f]+) hpa 0x([0-9a-f]+)'),
     'smmuv3': re.compile(r'smmuv3_translate_success \S+ sid=0x([0-9a-f]+) '
@@ -233,10 +237,13 @@ def read_traces(iommu, work, devs):
     other = 0
     for line in open(os.path.join(work, 'trace.log'), errors='replace'):
         m = rx.search(line)
-        if not m:
+        iotlb = not m and iommu in ('vtd', 'vtd-sm') and TRACES['vtd-iotlb'].search(line)
+        if not m and not iotlb:
             continue
-        g = m.groups()
-        if iommu == 'smmuv3':
+        g = (m or iotlb).groups()
+        if iotlb:
+            dev, iova, pa = by_rid.get(int(g[0], 16)), int(g[1], 16), int(g[2], 16) & A52 & ~0xfff
+        elif iommu == 'smmuv3':
             dev, iova, pa = by_sid.get(int(g[0], 16)), int(g[1], 16), int(g[2], 16)
         else:
             rid = int(g[0], 16) << 8 | int(g[1], 16) << 3 | int(g[2], 16)

@@ -33,10 +33,10 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}
 
 skip() {
 	if [ "${CI:-}" = true ]; then
-		echo "qemu-iommu: FAIL (CI=true, no skipping): $*"
+		echo "qemu-agreement: FAIL (CI=true, no skipping): $*"
 		exit 1
 	fi
-	echo "qemu-iommu: skipped: $*"
+	echo "qemu-agreement: skipped: $*"   # scripts/test repeats it
 	exit 77
 }
 
