@@ -43,7 +43,7 @@ skip() {
 case $iommu in
 vtd | vtd-sm | amdvi)
 	arch=x86_64 deb=amd64 qpkg=qemu-system-x86 dir=$cache/ptfs-qemu-iommu flavour=amd64
-	busybox=${BUSYBOX:-/bin/busybox} cross= gcc=gcc-12 ;;
+	busybox=${BUSYBOX:-/bin/busybox} cross='' gcc=gcc-12 ;;
 smmuv3)
 	arch=aarch64 deb=arm64 qpkg=qemu-system-arm dir=$cache/ptfs-qemu-iommu-arm64 flavour=cloud-arm64
 	busybox=${BUSYBOX:-$dir/bin/busybox} cross=aarch64-linux-gnu- gcc=aarch64-linux-gnu-gcc-12 ;;
