@@ -6,13 +6,19 @@ PTFS_PACKAGES=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3
 	util-linux valgrind strace groff-base python3 librsvg2-bin libkdumpfile-dev)
 
 # The qemu suite's (check_tests/qemu/README.md): QEMU, a static busybox,
-# cpio and makedumpfile; its guest kernels come from ptfs_fetch_kernels.
-PTFS_QEMU_PACKAGES=(qemu-system-x86 qemu-system-arm busybox-static cpio makedumpfile)
+# cpio and makedumpfile; its IOMMU tests build a guest module (libelf1 for
+# the headers' objtool, the arm64 cross compiler).  Its guest kernels come
+# from ptfs_fetch_kernels.
+PTFS_QEMU_PACKAGES=(qemu-system-x86 qemu-system-arm busybox-static cpio makedumpfile
+	libelf1 gcc-aarch64-linux-gnu)
 
-# Debian's guest kernels for the qemu suite, unpacked from their .debs into
-# ~/.cache/ptfs-qemu* (never installed; check_tests/qemu/fetch_kernel.sh).
+# Debian's guest kernels for the qemu suite, and the IOMMU tests' kernels
+# with their headers, unpacked from their .debs into ~/.cache/ptfs-qemu*
+# (never installed; check_tests/qemu/fetch_kernel.sh).
 ptfs_fetch_kernels() {
-	check_tests/qemu/fetch_kernel.sh && check_tests/qemu/fetch_kernel.sh arm64
+	check_tests/qemu/fetch_kernel.sh && check_tests/qemu/fetch_kernel.sh arm64 &&
+		check_tests/qemu/fetch_kernel.sh --iommu amd64 &&
+		check_tests/qemu/fetch_kernel.sh --iommu arm64
 }
 
 ptfs_install_deps() {
