@@ -214,6 +214,30 @@ START_TEST(smmu_linear)
 	ck_assert_uint_eq(pt_capture_context_find(k.c, "s.sid7")->iommu->sid, 7);
 	ck_assert(warned(k.c, "the STE of StreamID 4096 at sysmem 0x140000 is not captured"));
 	tu_cap_free(&k);
+
+	/*
+	 * sid 9: stage 1, S1CDMax 1 (two CDs), S1DSS 10 (SSID0): CD 0 is the
+	 * stream's own context, CD 1 its `.ssid1`; CD word 0 T0SZ 16, EPD1, V,
+	 * IPS 5, AA64; word 1 TTB0; a 4 KiB page at 0x1000 (AF, AttrIndx 1)
+	 */
+	for (unsigned i = 0; i < 2; i++) {
+		put(0x120000 + 64 * i, 16 | 1ull << 30 | 1ull << 31 | 5ull << 32 | 1ull << 41);
+		put(0x120008 + 64 * i, 0x121000);
+	}
+	put(0x121000, 0x122000 | 3);
+	put(0x122000, 0x123000 | 3);
+	put(0x123000, 0x124000 | 3);
+	put(0x124008, 0x12345000ull | 3 | 1 << 10 | 1 << 2);
+	put(BASE + 64 * 9, 1 | 5 << 1 | 0x120000 | 1ull << 59);
+	put(BASE + 64 * 9 + 8, 2);
+	k = load("arm-smmuv3", "[iommu s]\ntype = arm-smmuv3\nstrtab_base = 0x100000\n"
+		 "strtab_base_cfg = 4\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	walks_to(k.c, "s.sid9", 0x1234, 0x12345234ull);
+	walks_to(k.c, "s.sid9.ssid1", 0x1234, 0x12345234ull);
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "s.sid9")->iommu->sid, 9);
+	tu_cap_free(&k);
 }
 END_TEST
 

@@ -23,7 +23,8 @@
  *  - Arm SMMUv3 (IHI 0070 §6.3.23/24 STRTAB_BASE: ADDR 51:6, RA 62;
  *    STRTAB_BASE_CFG: LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16; §5.1 L1STD:
  *    Span 4:0 (2^(Span−1) STEs, 0 invalid), L2Ptr 51:6; §5.2 STE 64 B:
- *    V 0, Config 3:1, S1Fmt 5:4, S1ContextPtr 51:6, S1CDMax 63:59; §5.3
+ *    V 0, Config 3:1, S1Fmt 5:4, S1ContextPtr 51:6, S1CDMax 63:59, S1DSS
+ *    word 1 1:0; §5.3
  *    L1CD: V 0, L2Ptr 51:12; §5.4 CD: V 31 — Linux
  *    drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.h).
  */
@@ -299,8 +300,15 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 
 /* ---- Arm SMMUv3 ------------------------------------------------------------ */
 
-/* A context per valid CD of stream SID's stage-1 STE (S1CDMax > 0: SubstreamIDs, §5.2). */
-static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0)
+/*
+ * A context per valid CD of stream SID's stage-1 STE (S1CDMax > 0:
+ * SubstreamIDs, §5.2).  With STE.S1DSS 10 (Linux STRTAB_STE_1_S1DSS_SSID0)
+ * a transaction without a SubstreamID uses CD 0: that CD is the stream's
+ * own context, `.sidN`, as a VT-d device's RID_PASID entry is; the other
+ * CDs are `.sidN.ssidM`.
+ */
+static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0,
+		       uint64_t ste1)
 {
 	unsigned max = (unsigned)(ste0 >> 59), fmt = (unsigned)(ste0 >> 4) & 3;
 	unsigned split = fmt == 1 ? 6 : 10;
@@ -335,8 +343,11 @@ static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t
 		if (!(le64(raw) & (1ull << 31)))
 			continue;
 		d->nkeys = base_keys;
-		snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64 ".ssid%" PRIu64, w->io->name, sid,
-			 ssid);
+		if (ssid == 0 && (ste1 & 3) == 2)
+			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64, w->io->name, sid);
+		else
+			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64 ".ssid%" PRIu64, w->io->name,
+				 sid, ssid);
 		d->origin.has_ssid = true;
 		d->origin.ssid = ssid;
 		dev_key(d, "ssid", "%" PRIu64, ssid);
@@ -365,7 +376,7 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 	if (cfg == 7)
 		dev_key(&d, "stage", "2");
 	if (cfg == 5 && (s0 >> 59))
-		return smmu_cds(w, &d, sid, s0);
+		return smmu_cds(w, &d, sid, s0, le64(ste + 8));
 	if (cfg == 5)
 		dev_key(&d, "ssid", "0");
 	return pt_iommu_device(w, &d);
