@@ -162,11 +162,14 @@ START_TEST(vtd_scalable)
 	put(0x102000 + 8, 0x104000 | 1);                /* PASIDs 64-127 */
 	put(0x103000 + 64 * 3, 0x110000 | 2 << 6 | 1 << 2 | 1);
 	put(0x104000 + 64 * 1, 0x110000 | 2 << 6 | 1 << 2 | 1);
+	put(0x104000 + 64 * 2, 0x110000 | 3 << 6 | 1 << 2 | 1);   /* PGTT 011: nested */
 	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
-	ck_assert_uint_eq(pt_capture_context_count(k.c), 2);
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
 	walks_to(k.c, "d.00:10.5", 0x10, 0x87654010ull);
 	walks_to(k.c, "d.00:10.5.pasid65", 0x10, 0x87654010ull);
+	walks_to(k.c, "d.00:10.5.pasid66", 0x10, 0x87654010ull);
+	ck_assert(warned(k.c, "1 PASID entries are nested"));
 	ctx = pt_capture_context_find(k.c, "d.00:10.5");
 	ck_assert(ctx->iommu->has_pasid);
 	ck_assert_uint_eq(ctx->iommu->pasid, 3);

@@ -286,7 +286,9 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 		goto fail;
 	if (rc) {
 		/* one line: the format's message, "capture.ini:LINE: " dropped where it has one */
-		const char *m = strncmp(msg, "capture.ini:", 12) ? msg : strchr(msg + 12, ' ') + 1;
+		const char *m = strncmp(msg, "capture.ini:", 12) ? NULL : strchr(msg + 12, ' ');
+
+		m = m ? m + 1 : msg;
 
 		pt_iommu_warn(w, "%s %s at %s 0x%" PRIx64 ": %s: no context", d->name, d->origin.entry,
 			      w->space_name, d->origin.entry_addr, m[0] ? m : pt_strerror(rc));

@@ -43,6 +43,7 @@ struct pt_iommu_walk {
 	unsigned space_id;          /* capture space id of space_name */
 	unsigned reads;
 	bool stopped;               /* PT_IOMMU_MAX_READS reached: nothing more is read */
+	unsigned nested;            /* nested entries (VT-d PGTT 011, SMMUv3 Config 111): stage 2 only */
 	struct pt_manifest_ctx *mc; /* the device contexts so far */
 	struct pt_context *ctx;
 	size_t nmc, mccap, ctxcap;

@@ -149,6 +149,7 @@ static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, u
 	struct pt_iommu_dev d;
 	char sfx[32] = "";
 
+	w->nested += pgtt == 3;
 	dev_init(w, &d, pgtt == 1 ? "x86-64" : "intel-vtd", "PASID entry", addr, pgtt != 1);
 	if (pasid != rid_pasid)
 		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
@@ -256,6 +257,9 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 		if (rc)
 			return rc;
 	}
+	if (w->nested)
+		pt_iommu_warn(w, "%u PASID entries are nested (PGTT 011): each context is their second"
+			      " stage; their first-level tables are not made contexts", w->nested);
 	return PT_OK;
 }
 
@@ -373,8 +377,10 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 		dev_key(&d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
 			"0x%016" PRIx64, le64(ste + 8 * i));
 	/* nested (Config 111): the STE's stage 2; its CDs' tables are IPAs of that stage */
-	if (cfg == 7)
+	if (cfg == 7) {
 		dev_key(&d, "stage", "2");
+		w->nested++;
+	}
 	if (cfg == 5 && (s0 >> 59))
 		return smmu_cds(w, &d, sid, s0, le64(ste + 8));
 	if (cfg == 5)
@@ -429,5 +435,8 @@ pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 				return rc;
 		}
 	}
+	if (w->nested)
+		pt_iommu_warn(w, "%u STEs are nested (Config 111): each context is their stage 2;"
+			      " their CDs' stage-1 tables are not made contexts", w->nested);
 	return PT_OK;
 }
