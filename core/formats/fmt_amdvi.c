@@ -382,7 +382,10 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 				  " address of at most 52 bits", c->root);
 	}
 	if (c->pass) {
+		/* one (empty) level: no table, and tree paths as short as a 1-level context's */
+		pt_fmt_levels_tail(c->levels, vi_levels, L__COUNT, 1);
 		c->fmt = pt_format_amdvi;
+		c->fmt.levels = c->levels;
 		c->fmt.out_of_range = vi_pass_range;
 		ctx->fmt = &c->fmt;
 		pt_fmt_ctx_root(ctx, c->space, 0, 0);
