@@ -436,6 +436,34 @@ START_TEST(ve_rights)
 }
 END_TEST
 
+/*
+ * E02: DTE Mode 0 translates nothing: a pass-through aperture of every
+ * address (QEMU amd_iommu.c "no translation"), `blocked` with IR = IW = 0.
+ */
+START_TEST(ve_pass)
+{
+	struct tu_cap k;
+	const struct pt_context *ctx;
+	struct pt_walk w;
+
+	build_tables();
+	k = load("[amdvi d0]\ndte = 0x6000000000000003\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, 0xfedcba987654321ull, &w), PT_OK);
+	ck_assert(pt_walk_aperture_hit(&w));
+	ck_assert_str_eq(w.aperture.name, "pass-through");
+	ck_assert_uint_eq(w.aperture.pa, 0xfedcba987654321ull);
+	tu_cap_free(&k);
+	k = load("[amdvi d0]\ndte = 0x0000000000000003\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_int_eq(pt_walk_va(pt_capture_context(k.c, 0), 0x1000, &w), PT_OK);
+	ck_assert(!pt_walk_aperture_hit(&w));
+	ck_assert_str_eq(w.aperture.name, "blocked");
+	tu_cap_free(&k);
+}
+END_TEST
+
 static void key_err(const char *body, pt_err want, const char *msg)
 {
 	struct tu_cap k = load(body);
@@ -453,8 +481,6 @@ START_TEST(key_errors)
 	key_err("[amdvi d]\nmode = 0\nroot = 0x1000\n", PT_E_VALUE, "mode 0 in [amdvi d]");
 	key_err("[amdvi d]\nmode = 3\nroot = 0x1008\n", PT_E_VALUE,
 		"root 0x1008 is not a 4 KiB aligned address");
-	/* E02: Mode 0, no translation */
-	key_err("[amdvi d]\ndte = 0x6000000000000003\n", PT_E_UNSUPPORTED, "has Mode 0");
 	/* E03: V, TV = 0 */
 	key_err("[amdvi d]\ndte = 0x0000000000000001\n", PT_E_VALUE, "has TV=0: no page table");
 	key_err("[amdvi d]\ndte = 0x6000000000001602\n", PT_E_VALUE, "is not valid (V=0)");
@@ -482,6 +508,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ve_walks);
 	tcase_add_test(tc, ve_rights);
 	tcase_add_test(tc, ve_skip);
+	tcase_add_test(tc, ve_pass);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

@@ -395,9 +395,9 @@ static const struct bad {
 
 	/* sections */
 	{NV_HEAD PDB "[pdbb x]\n", PT_E_VALUE,
-	 "capture.ini:7: unknown section [pdbb x] (capture, memory, space, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
+	 "capture.ini:7: unknown section [pdbb x] (capture, memory, space, iommu, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
 	{NV_HEAD PDB "[Memory x]\n", PT_E_VALUE,
-	 "capture.ini:7: unknown section [Memory x] (capture, memory, space, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
+	 "capture.ini:7: unknown section [Memory x] (capture, memory, space, iommu, pdb, gart, vm, cpu, vtd, ept, amdvi, arm64 or smmu)"},
 	{"[capture main]\nversion = 1\nformat = nv-gmmu-ver2\n" PDB, PT_E_VALUE,
 	 "capture.ini:1: section [capture] takes no name"},
 	{NV_HEAD PDB "[capture]\n", PT_E_VALUE, "capture.ini:7: duplicate section [capture] (first at line 1)"},

@@ -60,8 +60,9 @@ for cap in "${CAPTURES[@]}"; do
 		continue
 	fi
 	ok "$name: mounts"
+	# the iommu-* fixtures plant bad device entries: their warnings name the [iommu] section
 	check "$name: no error or warning on stderr" \
-		bash -c '! grep -Eiq "error|warning" "$1"' _ "$mnt.err"
+		bash -c '! grep -Ei "error|warning" "$1" | grep -Ev "^ptfs: warning: [^ ]*/iommu-[a-z-]*\.tar\.gz: capture\.ini:[0-9]+: \[iommu [^]]*\]: " | grep -q .' _ "$mnt.err"
 	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64|intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	check "$name: one directory per context" \

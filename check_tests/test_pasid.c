@@ -190,6 +190,18 @@ START_TEST(contexts)
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
 	ck_assert_str_eq(pt_capture_context(k.c, 0)->fmt->levels[0].name, "pml5");
 	unload(&k);
+	/* PGTT 4, AW 2: pass-through (§9.6), every address below 2^48 is its own output */
+	k = load("[vtd d]\npasid_entry = 0x1109\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	{
+		struct pt_walk w;
+
+		ck_assert_int_eq(pt_walk_va(pt_capture_context(k.c, 0), 0x123456789ull, &w), PT_OK);
+		ck_assert(pt_walk_aperture_hit(&w));
+		ck_assert_str_eq(w.aperture.name, "pass-through");
+		ck_assert_uint_eq(w.aperture.pa, 0x123456789ull);
+	}
+	unload(&k);
 }
 END_TEST
 
@@ -209,7 +221,6 @@ START_TEST(refusals)
 	tables();
 	refused("[vtd d]\npasid_entry = 0x1084\n", "is not present (P=0)");
 	refused("[vtd d]\npasid_entry = 0x1045\n", "PGTT 1 is first-level only");
-	refused("[vtd d]\npasid_entry = 0x1105\n", "PGTT 4 is pass-through");
 	refused("[vtd d]\npasid_entry = 0x1145\n", "PGTT 5 is reserved");
 	refused("[vtd d]\npasid_entry = 0x1081\n", "AW 0 is not supported");
 	refused("[vtd d]\npasid_entry = 0x1085\naw = 39\n", "both given");

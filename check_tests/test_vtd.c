@@ -480,6 +480,31 @@ static void key_err(const char *fmt, const char *body, pt_err want, const char *
 	tu_cap_refused(&k, body, want, msg);
 }
 
+/*
+ * D03: TT 10 is pass-through (VT-d spec §9.3): no table, every address
+ * below 2^AW is its own output, the rest faults (Linux writes the
+ * hardware's largest AGAW there).
+ */
+START_TEST(vd_pass)
+{
+	struct tu_cap k;
+	struct pt_walk w;
+	const struct pt_context *ctx;
+
+	k = load("intel-vtd", "[vtd d0]\ncontext = 0x00000000000001020000000012345009\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ctx = pt_capture_context(k.c, 0);
+	ck_assert_int_eq(pt_walk_va(ctx, 0xabcdef12345ull, &w), PT_OK);
+	ck_assert(pt_walk_aperture_hit(&w));
+	ck_assert_str_eq(w.aperture.name, "pass-through");
+	ck_assert_uint_eq(w.aperture.pa, 0xabcdef12345ull);
+	ck_assert_int_eq(pt_walk_va(ctx, 1ull << 48, &w), PT_OK);
+	ck_assert(!pt_walk_aperture_hit(&w));
+	ck_assert_int_eq(w.fault, PT_FAULT_OUT_OF_RANGE);
+	tu_cap_free(&k);
+}
+END_TEST
+
 START_TEST(key_errors)
 {
 	memset(mem, 0, sizeof mem);
@@ -501,9 +526,6 @@ START_TEST(key_errors)
 		"up to 32 hex digits");
 	key_err("intel-vtd", "[vtd d]\ncontext = 0x00000000000001020000000000001000\n", PT_E_VALUE,
 		"is not present (P=0)");
-	/* D03: TT 2 pass-through */
-	key_err("intel-vtd", "[vtd d]\ncontext = 0x00000000000001020000000012345009\n",
-		PT_E_UNSUPPORTED, "TT 2 is pass-through");
 	key_err("intel-vtd", "[vtd d]\ncontext = 0x0000000000000102000000001234500d\n",
 		PT_E_UNSUPPORTED, "TT 3 is reserved");
 	key_err("intel-vtd", "[vtd d]\ncontext = 0x00000000000001000000000012345001\n",
@@ -540,6 +562,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, vd_walks);
 	tcase_add_test(tc, vf_walks);
 	tcase_add_test(tc, vd_rights);
+	tcase_add_test(tc, vd_pass);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

@@ -275,6 +275,7 @@ static void vi_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 struct vi_ctx {
 	uint64_t dte, mode, root;
 	bool has_dte, has_mode, has_root;
+	bool pass;              /* DTE Mode 0: no translation */
 	unsigned space, output_space;
 	unsigned levels_n;
 	struct pt_format fmt;
@@ -337,9 +338,7 @@ static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 	if (!(d & 2))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
 				  " table", d);
-	if (mode == 0)
-		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 0:"
-				  " requests are not translated, no table to walk", d);
+	c->pass = mode == 0;
 	if (mode == 7)
 		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "dte 0x%016" PRIx64 " has Mode 7,"
 				  " which is reserved", d);
@@ -349,6 +348,26 @@ static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 }
 
 extern const struct pt_format pt_format_amdvi;
+
+/*
+ * DTE Mode 0: translation disabled, an IOVA is its own address (QEMU
+ * amd_iommu.c: "no translation" with the DTE's IR/IW as the rights; Linux
+ * writes Mode 0 for an identity domain): a `pass-through` aperture of the
+ * whole 64-bit range in output_space, or, with IR = IW = 0, `blocked`
+ * (no access is allowed: Linux's DTE of a device without a domain).
+ */
+static void vi_pass_range(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out)
+{
+	const struct vi_ctx *c = ctx->priv;
+
+	out->hit = (c->dte >> 61) & 3;
+	out->name = out->hit ? "pass-through" : "blocked";
+	if (out->hit) {
+		out->space = c->output_space;
+		out->pa = va;
+		out->last = UINT64_MAX;
+	}
+}
 
 static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
@@ -361,6 +380,17 @@ static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	} else if ((c->root & 0xfff) || (c->root & ~ADDR_MASK)) {
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "root 0x%" PRIx64 " is not a 4 KiB aligned"
 				  " address of at most 52 bits", c->root);
+	}
+	if (c->pass) {
+		/* one (empty) level: no table, and tree paths as short as a 1-level context's */
+		pt_fmt_levels_tail(c->levels, vi_levels, L__COUNT, 1);
+		c->fmt = pt_format_amdvi;
+		c->fmt.levels = c->levels;
+		c->fmt.out_of_range = vi_pass_range;
+		ctx->fmt = &c->fmt;
+		pt_fmt_ctx_root(ctx, c->space, 0, 0);
+		ctx->space_used = 1u << c->space | 1u << c->output_space;
+		return PT_OK;
 	}
 	c->levels_n = (unsigned)c->mode;
 	pt_fmt_levels_tail(c->levels, vi_levels, L__COUNT, c->levels_n);
@@ -384,11 +414,15 @@ static void vi_info_text(const struct pt_context *ctx, struct pt_buf *b)
 {
 	const struct vi_ctx *c = ctx->priv;
 
-	if (!c || !c->levels_n)
+	if (!c || (!c->levels_n && !c->pass))
 		return;
 	if (c->has_dte)
 		pt_buf_printf(b, "dte: 0x%016" PRIx64 "\ndte_ir: %u\ndte_iw: %u\n", c->dte,
 			      (unsigned)bits(c->dte, 61, 61), (unsigned)bits(c->dte, 62, 62));
+	if (c->pass)
+		pt_buf_printf(b, "translation: %s\n", (c->dte >> 61) & 3 ? "pass-through (Mode 0:"
+			      " every address is its own output; no table)" : "blocked (Mode 0 with"
+			      " IR = IW = 0: every request is refused)");
 	/* the root's address is the generic root: line */
 	pt_buf_printf(b, "mode: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
 		      vi_spaces[c->space], vi_spaces[c->output_space]);
@@ -398,8 +432,10 @@ static void vi_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 {
 	const struct vi_ctx *c = ctx->priv;
 
-	if (!c || !c->levels_n)
+	if (!c || (!c->levels_n && !c->pass))
 		return;
+	if (c->pass)
+		pt_jobj_str(o, "translation", (c->dte >> 61) & 3 ? "pass-through" : "blocked");
 	if (c->has_dte) {
 		pt_jobj_hex(o, "dte", c->dte);
 		pt_jobj_u(o, "dte_ir", bits(c->dte, 61, 61));

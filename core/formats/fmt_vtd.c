@@ -451,6 +451,7 @@ struct sl_ctx {
 	/* keys */
 	uint64_t slptptr, aw, ctx_lo, ctx_hi, eptp;
 	bool has_slptptr, has_aw, has_context, has_eptp, has_pasid;
+	bool pass;              /* pass-through: context TT 2, PASID entry PGTT 4 */
 	struct pt_pasid pasid;   /* a scalable-mode PASID entry (pasid_entry) */
 	unsigned space, output_space;
 	/* set-up results */
@@ -569,9 +570,7 @@ static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " has reserved bits set (lo 11:4, hi 7 and 63:24): the hardware"
 				  " faults it", hi, lo);
-	if (tt == 2)
-		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 2 is pass-through:"
-				  " requests are not translated, no second-level table");
+	c->pass = tt == 2;
 	if (tt == 3)
 		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "context entry TT 3 is reserved");
 	if (aw < 1 || aw > 3)
@@ -602,10 +601,8 @@ static pt_err vtd_pasid_entry(struct sl_ctx *c, char *err, size_t errlen)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry PGTT 1 is first-level"
 					 " only: no second-level table (its FLPTR is an x86-64 table:"
 					 " [cpu NAME] pasid_entry = ...)");
-	if (pe->pgtt == PT_PGTT_PASS)
-		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT 4 is"
-					 " pass-through: requests are not translated, no table");
-	if (pe->pgtt != PT_PGTT_SECOND && pe->pgtt != PT_PGTT_NESTED)
+	c->pass = pe->pgtt == PT_PGTT_PASS;
+	if (pe->pgtt != PT_PGTT_SECOND && pe->pgtt != PT_PGTT_NESTED && !c->pass)
 		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "pasid_entry PGTT %u is"
 					 " reserved", pe->pgtt);
 	if (pe->aw < 1 || pe->aw > 3)
@@ -617,6 +614,27 @@ static pt_err vtd_pasid_entry(struct sl_ctx *c, char *err, size_t errlen)
 }
 
 extern const struct pt_format pt_format_vtd, pt_format_ept;
+
+/*
+ * Pass-through (legacy context TT 10, VT-d spec §9.3; PASID entry PGTT
+ * 100, §9.6): requests are not translated, an input address is its own
+ * output up to the AGAW its AW gives (the spec has software program the
+ * largest AGAW the hardware supports; Linux writes iommu->agaw /
+ * msagaw): a `pass-through` aperture of that width in output_space, and
+ * no table.
+ */
+static void vtd_pass_range(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out)
+{
+	const struct sl_ctx *c = ctx->priv;
+
+	out->name = "pass-through";
+	out->hit = !(va >> c->aw);
+	if (out->hit) {
+		out->space = c->output_space;
+		out->pa = va;
+		out->last = (1ull << c->aw) - 1;
+	}
+}
 
 static void sl_finish(struct pt_context *ctx, struct sl_ctx *c, const struct pt_format *base,
 		      const pt_fmt_decode_fn (*dec)[SP__COUNT])
@@ -657,6 +675,13 @@ static pt_err vtd_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 				  " bits", c->root);
 	c->levels_n = (unsigned)(c->aw - 30) / 9 + 2;
 	sl_finish(ctx, c, &pt_format_vtd, vtd_decoders);
+	if (c->pass) {
+		c->fmt.va_bits = (unsigned)c->aw;
+		c->fmt.va_digits = (c->fmt.va_bits + 3) / 4;
+		c->fmt.out_of_range = vtd_pass_range;
+		pt_fmt_ctx_root(ctx, c->space, 0, 0);
+		ctx->space_used = 1u << c->space | 1u << c->output_space;
+	}
 	return PT_OK;
 }
 
@@ -708,9 +733,14 @@ static void sl_info_text(const struct pt_context *ctx, struct pt_buf *b)
 				      "pgsnp: %u\n", c->pasid.qw[0], c->pasid.qw[1], c->pasid.qw[2],
 				      c->pasid.pgtt, pt_fmt_pgtt_name(c->pasid.pgtt), c->pasid.fpd,
 				      c->pasid.slade, c->pasid.did, c->pasid.pwsnp, c->pasid.pgsnp);
-		pt_buf_printf(b, "slptptr: 0x%" PRIx64 "\naw: %u\n", c->root, (unsigned)c->aw);
+		if (c->pass)
+			pt_buf_printf(b, "translation: pass-through (every address below 2^%u is its own"
+				      " output; no table)\n", (unsigned)c->aw);
+		else
+			pt_buf_printf(b, "slptptr: 0x%" PRIx64 "\n", c->root);
+		pt_buf_printf(b, "aw: %u\n", (unsigned)c->aw);
 	}
-	pt_buf_printf(b, "levels: %u\nspace: %s\noutput_space: %s\n", c->levels_n,
+	pt_buf_printf(b, "levels: %u\nspace: %s\noutput_space: %s\n", c->pass ? 0 : c->levels_n,
 		      sl_spaces[c->space], sl_spaces[c->output_space]);
 }
 
@@ -746,10 +776,13 @@ static void sl_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 			pt_jobj_u(o, "pwsnp", c->pasid.pwsnp);
 			pt_jobj_u(o, "pgsnp", c->pasid.pgsnp);
 		}
-		pt_jobj_hex(o, "slptptr", c->root);
+		if (c->pass)
+			pt_jobj_str(o, "translation", "pass-through");
+		else
+			pt_jobj_hex(o, "slptptr", c->root);
 		pt_jobj_u(o, "aw", c->aw);
 	}
-	pt_jobj_u(o, "level_count", c->levels_n);   /* "levels" is the core's per-level table */
+	pt_jobj_u(o, "level_count", c->pass ? 0 : c->levels_n);   /* "levels" is the core's per-level table */
 	pt_jobj_str(o, "space", sl_spaces[c->space]);
 	pt_jobj_str(o, "output_space", sl_spaces[c->output_space]);
 }

@@ -36,6 +36,21 @@ struct pt_kv {
 	const char *value;
 };
 
+/*
+ * Where a context an [iommu NAME] section found comes from (docs/design.md
+ * §2.7 "IOMMUs from the top"): the IOMMU, the device (PCI requester ID, or
+ * SMMUv3 StreamID) and its PASID or SubstreamID, and where its entry is.
+ */
+struct pt_ctx_iommu {
+	const char *iommu;                 /* the section's NAME */
+	const char *type;                  /* intel-vtd, amd-vi, arm-smmuv3 */
+	bool has_bdf, has_sid, has_pasid, has_ssid;
+	unsigned segment, bdf;             /* bdf: bus 15:8, device 7:3, function 2:0 */
+	uint64_t sid, pasid, ssid;
+	const char *entry;                 /* static: what the entry is ("context entry", "DTE", "STE") */
+	uint64_t entry_addr;               /* where it is, in the IOMMU's `space` */
+};
+
 /* Space ids a context can give a bias to (more than any format has spaces). */
 #define PT_CONTEXT_SPACES 16
 /* One context section of capture.ini: one address space. Immutable after load. */
@@ -92,6 +107,7 @@ struct pt_context {
 	size_t nannotations;
 	const struct pt_kv *annotations;   /* x- keys of the section, in file order */
 	unsigned ini_line;                 /* line of its section header */
+	const struct pt_ctx_iommu *iommu;  /* found by an [iommu] section (ini_line is its), NULL: none */
 	/*
 	 * Unique for each context a capture load makes, never reused in the
 	 * process: the walker caches resolved paths under it (a freed

@@ -194,6 +194,11 @@ pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int f
 /* Serials of loaded contexts (struct pt_context): from 1, shared by all threads. */
 static _Atomic uint64_t context_serials;
 
+uint64_t pt_capture_serial_next(void)
+{
+	return atomic_fetch_add(&context_serials, 1) + 1;
+}
+
 /*
  * The outcome of a format's set-up hook (ctx_setup, ctx_memory) for
  * context C with its message MSG: an error fails the load; a hook that
@@ -636,6 +641,8 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 	for (size_t i = 0; i < cap->nctx; i++)
 		cap->ctx[i].mem = cap->mem;
 	rc = memory_contexts(cap);
+	if (!rc)
+		rc = pt_iommu_expand(cap);
 out:
 	free(mm);
 	free(wlen);

@@ -139,6 +139,16 @@ struct pt_capture {
  * binds [space] translate = CTX and checks it (spaces.c).
  */
 pt_err pt_capture_bind_spaces(struct pt_capture *cap);
+/* The capture space ids of context CTX's format spaces (a part of pt_capture_bind_spaces()). */
+pt_err pt_capture_bind_ctx_spaces(struct pt_capture *cap, struct pt_context *ctx);
+/* A new context serial (struct pt_context.serial). */
+uint64_t pt_capture_serial_next(void);
+/*
+ * After the memory is sealed and every context set up: the device
+ * contexts of the [iommu] sections, read from their tables (iommu.c),
+ * appended to the capture's contexts, the sorted list remade.
+ */
+pt_err pt_iommu_expand(struct pt_capture *cap);
 
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 

@@ -89,6 +89,27 @@ struct pt_manifest_ctx {
 	void *priv;             /* fmt->ctx_size bytes its ctx_key hook filled; freed with the manifest */
 	struct pt_kv *ann;      /* x- keys in file order */
 	size_t nann;
+	/* a device context an [iommu] section found (iommu.c): its name and origin, owned here */
+	char *owned_name;
+	struct pt_ctx_iommu *origin;
+};
+
+/*
+ * One [iommu NAME] section (iommu.c, docs/design.md §2.7 "IOMMUs from the
+ * top"): an IOMMU's registers, from which its device contexts are read
+ * once memory is loaded.
+ */
+enum pt_iommu_type { PT_IOMMU_VTD = 1, PT_IOMMU_AMDVI, PT_IOMMU_SMMUV3 };
+enum {
+	PT_IK_RTADDR, PT_IK_DTB, PT_IK_SEGMENT, PT_IK_STRTAB, PT_IK_STRCFG, PT_IK__COUNT,
+};
+struct pt_manifest_iommu {
+	const char *name;
+	unsigned line;
+	unsigned type;                 /* enum pt_iommu_type */
+	uint64_t v[PT_IK__COUNT];      /* the registers, by PT_IK_* */
+	unsigned vline[PT_IK__COUNT];  /* their lines, 0: not given */
+	const char *space, *output_space;   /* NULL: not given (sysmem) */
 };
 
 /*
@@ -118,6 +139,8 @@ struct pt_manifest {
 	size_t nmem;
 	struct pt_manifest_ctx *ctx;
 	size_t nctx;
+	struct pt_manifest_iommu *iommu;
+	size_t niommu;
 	struct pt_manifest_space spaces[PT_CAPTURE_SPACES];
 	unsigned nspaces;
 	bool one_format;        /* every context section is of the [capture] format */
@@ -144,6 +167,12 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
 			       char *err, size_t errlen);
 void pt_manifest_free(struct pt_manifest *m);
+
+/* The keys of [iommu NAME] section S (iommu.c): appended to M->iommu; an error in ERR. */
+pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, const unsigned *dup,
+			char *err, size_t errlen);
+/* The formats an [iommu] of any type makes contexts of (their spaces join the capture's). */
+extern const char *const pt_iommu_formats[];
 
 /*
  * Integer value: decimal (no leading zero) or 0x hex, optional K/M/G

@@ -35,12 +35,15 @@ void pt_manifest_free(struct pt_manifest *m)
 		free(m->mem[i].path);
 	for (size_t i = 0; i < m->nctx; i++) {
 		free(m->ctx[i].ann);
+		free(m->ctx[i].owned_name);
+		free(m->ctx[i].origin);
 		if (m->ctx[i].fmt->ctx_free)
 			m->ctx[i].fmt->ctx_free(m->ctx[i].priv);
 		free(m->ctx[i].priv);
 	}
 	free(m->mem);
 	free(m->ctx);
+	free(m->iommu);
 	free(m->ann);
 	pt_ini_free(m->ini);
 	free(m);
@@ -162,16 +165,22 @@ static pt_err collect_spaces(struct pt_manifest *m, const struct pt_ini *ini,
 	for (size_t i = 0; i < ini->nsec; i++) {
 		const struct pt_ini_section *s = &ini->sec[i];
 		const struct pt_format *cf = section_format(s, fmt);
+		bool iommu = !strcmp(s->type, "iommu");
 
 		if (!strcmp(s->type, "space") && s->name && pt_ini_name_ok(s->name)) {
 			if (!space_add(m, s->name))
 				goto many;
 			continue;
 		}
-		if (!cf)
+		if (!cf && !iommu)
 			continue;
 		m->one_format &= cf == fmt;
-		for (unsigned k = 0; cf->spaces[k]; k++)
+		/* an [iommu] section's device contexts are of these formats (iommu.c) */
+		for (unsigned f = 0; iommu && pt_iommu_formats[f]; f++)
+			for (unsigned k = 0; pt_format_find(pt_iommu_formats[f])->spaces[k]; k++)
+				if (!space_add(m, pt_format_find(pt_iommu_formats[f])->spaces[k]))
+					goto many;
+		for (unsigned k = 0; cf && cf->spaces[k]; k++)
 			if (!space_add(m, cf->spaces[k]))
 				goto many;
 		for (size_t k = 0; k < s->nkv; k++) {
@@ -531,7 +540,7 @@ static pt_err check_space(struct build *b, const struct pt_ini_section *s, const
 static void section_list(char *buf, size_t len)
 {
 	const struct pt_format *f;
-	size_t n = (size_t)snprintf(buf, len, "capture, memory, space");
+	size_t n = (size_t)snprintf(buf, len, "capture, memory, space, iommu");
 	unsigned count = 0;
 
 	/* Each section type once (formats may share one): the first format that has it. */
@@ -551,12 +560,13 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	bool is_capture = !strcmp(s->type, "capture");
 	bool is_memory = !strcmp(s->type, "memory");
 	bool is_space = !strcmp(s->type, "space");
+	bool is_iommu = !strcmp(s->type, "iommu");
 	const struct pt_format *cf = section_format(s, fmt);
 	unsigned *dup;
 	pt_err rc;
 
 	sec_label(s, label, sizeof label);
-	if (!is_capture && !is_memory && !is_space && !cf) {
+	if (!is_capture && !is_memory && !is_space && !is_iommu && !cf) {
 		char list[256];
 
 		section_list(list, sizeof list);
@@ -584,14 +594,14 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		return PT_E_VALUE;
 	}
 	/* `capture` is the summary file at the top of the mounted tree. */
-	if (cf && !strcmp(s->name, "capture")) {
+	if ((cf || is_iommu) && !strcmp(s->name, "capture")) {
 		pt_ini_set_error(b->err, b->errlen, s->line,
 		       "context name 'capture' in %s is reserved (the mounted tree's summary file)",
 		       label);
 		return PT_E_VALUE;
 	}
 	/* `pa` is the reverse-lookup directory at the top of the mounted tree. */
-	if (cf && !strcmp(s->name, "pa")) {
+	if ((cf || is_iommu) && !strcmp(s->name, "pa")) {
 		pt_ini_set_error(b->err, b->errlen, s->line,
 		       "context name 'pa' in %s is reserved (the mounted tree's pa/ directory)", label);
 		return PT_E_VALUE;
@@ -618,6 +628,8 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 			rc = check_memory(b, s, dup, fmt);
 		else if (is_space)
 			rc = check_space(b, s, dup);
+		else if (is_iommu)
+			rc = pt_iommu_section(b->m, s, dup, b->err, b->errlen);
 		else
 			rc = check_context(b, s, dup, cf);
 	}
@@ -712,7 +724,7 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 		goto out;
 	}
 	m->capture_line = first_capture;
-	if (m->nctx == 0) {
+	if (m->nctx == 0 && m->niommu == 0) {
 		pt_ini_set_error(err, errlen, first_capture,
 		       "no context: an %s capture needs at least one [%s NAME] section",
 		       m->fmt->name, m->fmt->ctx_section);

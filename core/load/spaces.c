@@ -145,30 +145,34 @@ static pt_err bind_translations(struct pt_capture *cap)
 	return any ? PT_OK : PT_E_NOTFOUND;
 }
 
+pt_err pt_capture_bind_ctx_spaces(struct pt_capture *cap, struct pt_context *ctx)
+{
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
+		const char *name = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
+		int id = pt_manifest_space_find(cap->man, name);
+
+		/* every name was collected from capture.ini before the sections were checked */
+		if (id < 0) {
+			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: space '%s' is not a space"
+					     " of the capture", ctx->ini_line, ctx->fmt->ctx_section,
+					     ctx->name, name);
+			return PT_E_VALUE;
+		}
+		ctx->space_id[i] = (unsigned)id;
+	}
+	ctx->space_mapped = true;
+	return PT_OK;
+}
+
 pt_err pt_capture_bind_spaces(struct pt_capture *cap)
 {
 	const struct pt_manifest *man = cap->man;
 	unsigned chain[4];
 	pt_err rc;
 
-	for (size_t c = 0; c < cap->nctx; c++) {
-		struct pt_context *ctx = &cap->ctx[c];
-
-		for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
-			const char *name = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
-			int id = pt_manifest_space_find(man, name);
-
-			/* every name was collected from capture.ini before the sections were checked */
-			if (id < 0) {
-				pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: space '%s' is not a space"
-						     " of the capture", ctx->ini_line, ctx->fmt->ctx_section,
-						     ctx->name, name);
-				return PT_E_VALUE;
-			}
-			ctx->space_id[i] = (unsigned)id;
-		}
-		ctx->space_mapped = true;
-	}
+	for (size_t c = 0; c < cap->nctx; c++)
+		if ((rc = pt_capture_bind_ctx_spaces(cap, &cap->ctx[c])))
+			return rc;
 	cap->xlate = calloc(man->nspaces ? man->nspaces : 1, sizeof *cap->xlate);
 	if (!cap->xlate) {
 		pt_capture_set_error(cap, "%s: out of memory", cap->source);

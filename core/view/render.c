@@ -334,6 +334,44 @@ static void info_anomaly(void *ud, const struct pt_anomaly *a)
 	ac->n++;
 }
 
+/*
+ * Where a context an [iommu] section found comes from (docs/design.md
+ * §2.7): the IOMMU, the device, its PASID; an SMMUv3 context's SubstreamID
+ * is its format's own `ssid` line.
+ */
+static void info_iommu(struct pt_buf *b, struct pt_jobj *o, const struct pt_ctx_iommu *io)
+{
+	char bdf[24];
+
+	if (io->segment)
+		snprintf(bdf, sizeof bdf, "%04x:%02x:%02x.%x", io->segment, io->bdf >> 8,
+			 (io->bdf >> 3) & 31, io->bdf & 7);
+	else
+		snprintf(bdf, sizeof bdf, "%02x:%02x.%x", io->bdf >> 8, (io->bdf >> 3) & 31, io->bdf & 7);
+	if (o) {
+		pt_jobj_str(o, "iommu", io->iommu);
+		pt_jobj_str(o, "iommu_type", io->type);
+		if (io->has_bdf)
+			pt_jobj_str(o, "bdf", bdf);
+		if (io->has_sid)
+			pt_jobj_u(o, "sid", io->sid);
+		if (io->has_pasid)
+			pt_jobj_u(o, "pasid", io->pasid);
+		pt_jobj_str(o, "iommu_entry", io->entry);
+		pt_jobj_hex(o, "iommu_entry_address", io->entry_addr);
+		return;
+	}
+	pt_buf_printf(b, "iommu: %s\niommu_type: %s\n", io->iommu, io->type);
+	if (io->has_bdf)
+		pt_buf_printf(b, "bdf: %s\n", bdf);
+	if (io->has_sid)
+		pt_buf_printf(b, "sid: %" PRIu64 "\n", io->sid);
+	if (io->has_pasid)
+		pt_buf_printf(b, "pasid: %" PRIu64 "\n", io->pasid);
+	pt_buf_printf(b, "iommu_entry: %s\niommu_entry_address: 0x%" PRIx64 "\n", io->entry,
+		      io->entry_addr);
+}
+
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
 		      struct pt_readctl *rc)
 {
@@ -364,6 +402,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		jobj_cover(&o, "root_captured", root.cover);
 		if (fmt->info_json)
 			fmt->info_json(ctx, &o);
+		if (ctx->iommu)
+			info_iommu(b, &o, ctx->iommu);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			pt_jobj_str(&ann, ctx->annotations[i].key, ctx->annotations[i].value);
 		pt_jobj_obj(&o, "annotations", &ann);
@@ -409,6 +449,8 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 			      pt_cover_name(root.cover));
 		if (fmt->info_text)
 			fmt->info_text(ctx, b);
+		if (ctx->iommu)
+			info_iommu(b, NULL, ctx->iommu);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			pt_buf_printf(b, "%s: %s\n", ctx->annotations[i].key, ctx->annotations[i].value);
 		for (unsigned i = 0; i < nl; i++)

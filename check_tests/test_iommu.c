@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_iommu.c — [iommu NAME] (core/load/iommu.c, iommu_walk.c): the
+ * section's keys, the device contexts read from a VT-d (legacy and
+ * scalable), AMD-Vi and SMMUv3 IOMMU's tables, and hostile tables.  Every
+ * table is written here from the layouts the specs give (VT-d spec §9.1,
+ * §9.3-9.6, §11.4.5; AMD IOMMU spec §2.2.2, §3.3.1; Arm IHI 0070 §5.1-5.4,
+ * §6.3.23/24), never by the code under test.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_capture.h"
+#include "pt_walk.h"
+#include "testutil.h"
+
+#define BASE 0x100000ull
+#define MEMSZ 0x40000
+static uint8_t mem[MEMSZ];
+
+static void put(uint64_t pa, uint64_t v)
+{
+	tu_put64(mem, sizeof mem, pa - BASE, v);
+}
+
+static struct tu_cap load(const char *fmt, const char *sections)
+{
+	return tu_cap_load(fmt, BASE, mem, sizeof mem, sections);
+}
+
+/* A 3-level VT-d second-level table at 0x110000 (AW 39): 4 KiB page 0x87654000 at 0. */
+static void sl_tables(void)
+{
+	put(0x110000, 0x111000 | 3);
+	put(0x111000, 0x112000 | 3);
+	put(0x112000, 0x87654000ull | 3);
+}
+
+static void walks_to(const struct pt_capture *c, const char *name, uint64_t va, uint64_t pa)
+{
+	const struct pt_context *ctx = pt_capture_context_find(c, name);
+	struct pt_walk w;
+
+	ck_assert_msg(ctx != NULL, "no context %s", name);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_msg(w.fault == PT_FAULT_NONE, "%s 0x%" PRIx64 ": %s", name, va,
+		      pt_fault_name(w.fault));
+	ck_assert_uint_eq(w.pa, pa);
+}
+
+static bool warned(const struct pt_capture *c, const char *what)
+{
+	for (size_t i = 0; i < pt_capture_warning_count(c); i++)
+		if (strstr(pt_capture_warning(c, i), what))
+			return true;
+	return false;
+}
+
+START_TEST(keys)
+{
+	static const struct {
+		const char *sec, *msg;
+	} bad[] = {
+		{"[iommu i]\nrtaddr = 0x1000\n", "missing key 'type' in [iommu i]"},
+		{"[iommu i]\ntype = intel\n", "type 'intel' in [iommu i] is not intel-vtd"},
+		{"[iommu i]\ntype = intel-vtd\n", "missing key 'rtaddr' in [iommu i]"},
+		{"[iommu i]\ntype = amd-vi\nrtaddr = 0x1000\n", "'rtaddr' in [iommu i] is not a register"
+		 " of an amd-vi IOMMU"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 0x100800\n", "TTM (bits 11:10) 10 is reserved"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 0x100001\n", "reserved bits 9:0"},
+		{"[iommu i]\ntype = amd-vi\ndev_table_base = 0x100200\n", "reserved bits set (11:9"},
+		{"[iommu i]\ntype = amd-vi\ndev_table_base = 0x100000\nsegment = 0x10000\n",
+		 "not a PCI segment"},
+		{"[iommu i]\ntype = arm-smmuv3\nstrtab_base = 0x100000\n", "missing key 'strtab_base_cfg'"},
+		{"[iommu i]\ntype = arm-smmuv3\nstrtab_base = 0x100000\nstrtab_base_cfg = 0x20000\n",
+		 "FMT is reserved"},
+		{"[iommu i]\ntype = arm-smmuv3\nstrtab_base = 0x100000\nstrtab_base_cfg = 0x101c8\n",
+		 "SPLIT 7 is reserved"},
+		{"[iommu i]\ntype = arm-smmuv3\nstrtab_base = 0x100000\nstrtab_base_cfg = 33\n",
+		 "LOG2SIZE 33 is above 32"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 0x100000\nspace = vram\n",
+		 "space 'vram' in [iommu i] is not a space of an IOMMU"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 0x100000\nbogus = 1\n", "unknown key 'bogus'"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 100000a\n", "bad integer"},
+		{"[iommu i]\ntype = intel-vtd\nrtaddr = 0x200000\n", "its root table at sysmem 0x200000"
+		 " (rtaddr 0x200000) is not captured"},
+	};
+
+	memset(mem, 0, sizeof mem);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct tu_cap k = load("intel-vtd", bad[i].sec);
+
+		ck_assert_msg(k.rc != PT_OK, "%s loaded", bad[i].sec);
+		ck_assert_msg(strstr(pt_capture_error(k.c), bad[i].msg), "%s: '%s' lacks '%s'",
+			      bad[i].sec, pt_capture_error(k.c), bad[i].msg);
+		tu_cap_free(&k);
+	}
+}
+END_TEST
+
+/* Legacy mode: bus 0x3a's context table, a shared domain, pass-through, a bad entry. */
+START_TEST(vtd_legacy)
+{
+	const struct pt_context *ctx;
+	struct pt_walk w;
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	sl_tables();
+	put(BASE + 16 * 0x3a, 0x101000 | 1);
+	/* 3a:02.0, 3a:02.1: TT 00, AW 1, DIDs 7; 3a:1f.7 TT 10 AW 2; 3a:03.0 reserved bit 4 */
+	put(0x101000 + 16 * 0x10, 0x110000 | 1);
+	put(0x101000 + 16 * 0x10 + 8, 1 | 7 << 8);
+	put(0x101000 + 16 * 0x11, 0x110000 | 1);
+	put(0x101000 + 16 * 0x11 + 8, 1 | 7 << 8);
+	put(0x101000 + 16 * 0xff, 2 << 2 | 1);
+	put(0x101000 + 16 * 0xff + 8, 2);
+	put(0x101000 + 16 * 0x18, 0x110000 | 1 << 4 | 1);
+	put(0x101000 + 16 * 0x18 + 8, 1);
+	k = load("intel-vtd", "[iommu dmar3]\ntype = intel-vtd\nrtaddr = 0x100000\nsegment = 2\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	walks_to(k.c, "dmar3.0002:3a:02.0", 0x123, 0x87654123ull);
+	walks_to(k.c, "dmar3.0002:3a:02.1", 0x123, 0x87654123ull);
+	ctx = pt_capture_context_find(k.c, "dmar3.0002:3a:1f.7");
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(pt_walk_va(ctx, 0x5000, &w), PT_OK);
+	ck_assert(pt_walk_aperture_hit(&w));
+	ck_assert_str_eq(w.aperture.name, "pass-through");
+	ck_assert_ptr_nonnull(ctx->iommu);
+	ck_assert_str_eq(ctx->iommu->iommu, "dmar3");
+	ck_assert_uint_eq(ctx->iommu->bdf, 0x3aff);
+	ck_assert_uint_eq(ctx->iommu->segment, 2);
+	ck_assert_uint_eq(ctx->iommu->entry_addr, 0x101000 + 16 * 0xff);
+	ck_assert(warned(k.c, "dmar3.0002:3a:03.0 context entry at sysmem 0x101180"));
+	ck_assert(warned(k.c, "reserved bits"));
+	tu_cap_free(&k);
+
+	/* TTM 11: abort-DMA mode reads nothing and says so */
+	k = load("intel-vtd", "[iommu dmar3]\ntype = intel-vtd\nrtaddr = 0x100c00\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 0);
+	ck_assert(warned(k.c, "abort-DMA mode"));
+	tu_cap_free(&k);
+}
+END_TEST
+
+/* Scalable mode: RID_PASID 3 is the device context, PASID 0x41 second-level too. */
+START_TEST(vtd_scalable)
+{
+	const struct pt_context *ctx;
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	sl_tables();
+	put(BASE + 8, 0x101000 | 1);                    /* bus 0, upper half: devfn 128-255 */
+	put(0x101000 + 32 * 5, 0x102000 | 1 << 9 | 1);  /* devfn 0x85: PDTS 1, 256 dir entries */
+	put(0x101000 + 32 * 5 + 8, 3);                  /* RID_PASID 3 */
+	put(0x102000, 0x103000 | 1);                    /* PASIDs 0-63 */
+	put(0x102000 + 8, 0x104000 | 1);                /* PASIDs 64-127 */
+	put(0x103000 + 64 * 3, 0x110000 | 2 << 6 | 1 << 2 | 1);
+	put(0x104000 + 64 * 1, 0x110000 | 2 << 6 | 1 << 2 | 1);
+	put(0x104000 + 64 * 2, 0x110000 | 3 << 6 | 1 << 2 | 1);   /* PGTT 011: nested */
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	walks_to(k.c, "d.00:10.5", 0x10, 0x87654010ull);
+	walks_to(k.c, "d.00:10.5.pasid65", 0x10, 0x87654010ull);
+	walks_to(k.c, "d.00:10.5.pasid66", 0x10, 0x87654010ull);
+	ck_assert(warned(k.c, "1 PASID entries are nested"));
+	ctx = pt_capture_context_find(k.c, "d.00:10.5");
+	ck_assert(ctx->iommu->has_pasid);
+	ck_assert_uint_eq(ctx->iommu->pasid, 3);
+	tu_cap_free(&k);
+}
+END_TEST
+
+START_TEST(amdvi)
+{
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	/* Mode 3 tables at 0x110000: the same layout reads as AMD-Vi PDEs with NL and PR */
+	put(0x110000, 0x111000 | 2 << 9 | 1 | 3ull << 61);
+	put(0x111000, 0x112000 | 1 << 9 | 1 | 3ull << 61);
+	put(0x112000, 0x87654000ull | 1 | 3ull << 61);
+	/* DTEs: 01:00.0 (DeviceID 0x100, page 2) Mode 3; 00:00.1 V without TV: no context */
+	put(BASE + 32 * 0x100, 0x110000 | 3 << 9 | 3 | 3ull << 61);
+	put(BASE + 32 * 1, 1);
+	k = load("amd-vi", "[iommu v]\ntype = amd-vi\ndev_table_base = 0x100002\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 1);
+	walks_to(k.c, "v.01:00.0", 0x10, 0x87654010ull);
+	tu_cap_free(&k);
+	/* Size 0: one page, DeviceIDs 0-127 only */
+	k = load("amd-vi", "[iommu v]\ntype = amd-vi\ndev_table_base = 0x100000\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 0);
+	tu_cap_free(&k);
+}
+END_TEST
+
+/* A linear stream table past the capture: read up to there, one warning, bounded work. */
+START_TEST(smmu_linear)
+{
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	put(BASE + 64 * 7, 1 | 4 << 1);                 /* sid 7: bypass */
+	k = load("arm-smmuv3", "[iommu s]\ntype = arm-smmuv3\nstrtab_base = 0x100000\n"
+		 "strtab_base_cfg = 32\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 1);
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "s.sid7"));
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "s.sid7")->iommu->sid, 7);
+	ck_assert(warned(k.c, "the STE of StreamID 4096 at sysmem 0x140000 is not captured"));
+	tu_cap_free(&k);
+
+	/*
+	 * sid 9: stage 1, S1CDMax 1 (two CDs), S1DSS 10 (SSID0): CD 0 is the
+	 * stream's own context, CD 1 its `.ssid1`; CD word 0 T0SZ 16, EPD1, V,
+	 * IPS 5, AA64; word 1 TTB0; a 4 KiB page at 0x1000 (AF, AttrIndx 1)
+	 */
+	for (unsigned i = 0; i < 2; i++) {
+		put(0x120000 + 64 * i, 16 | 1ull << 30 | 1ull << 31 | 5ull << 32 | 1ull << 41);
+		put(0x120008 + 64 * i, 0x121000);
+	}
+	put(0x121000, 0x122000 | 3);
+	put(0x122000, 0x123000 | 3);
+	put(0x123000, 0x124000 | 3);
+	put(0x124008, 0x12345000ull | 3 | 1 << 10 | 1 << 2);
+	put(BASE + 64 * 9, 1 | 5 << 1 | 0x120000 | 1ull << 59);
+	put(BASE + 64 * 9 + 8, 2);
+	k = load("arm-smmuv3", "[iommu s]\ntype = arm-smmuv3\nstrtab_base = 0x100000\n"
+		 "strtab_base_cfg = 4\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	walks_to(k.c, "s.sid9", 0x1234, 0x12345234ull);
+	walks_to(k.c, "s.sid9.ssid1", 0x1234, 0x12345234ull);
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "s.sid9")->iommu->sid, 9);
+	tu_cap_free(&k);
+}
+END_TEST
+
+/* Hostile: every root entry's context table is the root table; a name taken by a section. */
+START_TEST(hostile)
+{
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	for (unsigned b = 0; b < 256; b++)
+		put(BASE + 16 * b, BASE | 1);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100000\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 0);
+	ck_assert(warned(k.c, "bus 00: its context table is the root table"));
+	tu_cap_free(&k);
+	/* scalable: a directory of 2^14 entries, each pointing at the same PASID table of 64 */
+	memset(mem, 0, sizeof mem);
+	put(BASE, 0x101000 | 1);
+	put(0x101000, 0x110000 | 7 << 9 | 1);
+	for (unsigned i = 0; i < 1u << 14; i++)
+		put(0x110000 + 8 * i, 0x130000 | 1);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 0);
+	tu_cap_free(&k);
+	/* a device context named as a section is an error */
+	memset(mem, 0, sizeof mem);
+	put(BASE + 64 * 7, 1 | 4 << 1);
+	k = load("arm-smmuv3", "[smmu s.sid7]\nste0 = 0x9\n[iommu s]\ntype = arm-smmuv3\n"
+		 "strtab_base = 0x100000\nstrtab_base_cfg = 4\n");
+	ck_assert_int_eq(k.rc, PT_E_VALUE);
+	ck_assert_msg(strstr(pt_capture_error(k.c), "capture.ini:10: [iommu s]: its device context"
+			     " 's.sid7' has the name of [smmu s.sid7] (line 8)"), "%s",
+		      pt_capture_error(k.c));
+	tu_cap_free(&k);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("iommu");
+	TCase *tc;
+
+	tc = tcase_create("keys");
+	tcase_add_test(tc, keys);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("vtd");
+	tcase_add_test(tc, vtd_legacy);
+	tcase_add_test(tc, vtd_scalable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("amdvi");
+	tcase_add_test(tc, amdvi);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("smmuv3");
+	tcase_add_test(tc, smmu_linear);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile");
+	tcase_add_test(tc, hostile);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iommu.c — an IOMMU from its registers, [iommu NAME] (docs/design.md §2.7
+ * "IOMMUs from the top"): the section's keys, and, once memory is loaded,
+ * its root/context, device or stream tables read from the capture, every
+ * present device made a context.  Each device context is the section the
+ * user would have written for it by hand — [vtd] context = …, [vtd] or
+ * [cpu] pasid_entry = …, [amdvi] dte = …, [smmu] ste0..3 (+ ssid) — given
+ * to that format's own ctx_key, ctx_setup and ctx_memory hooks, so that a
+ * device walks exactly as its per-device section does.  Messages name the
+ * [iommu] section's line and the device; a bad device entry is one warning
+ * and no context, never a failed load (the rest of the IOMMU stays usable).
+ *
+ * The table layouts (restated, no code copied) are in iommu_walk.c.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_int.h"
+#include "iommu_int.h"
+
+const char *const pt_iommu_formats[] = {"intel-vtd", "amd-vi", "arm-smmuv3", "x86-64", NULL};
+static const char *const type_names[] = {"?", "intel-vtd", "amd-vi", "arm-smmuv3"};
+static const char *const key_names[PT_IK__COUNT] = {
+	"rtaddr", "dev_table_base", "segment", "strtab_base", "strtab_base_cfg",
+};
+/* The type each register key belongs to (segment: VT-d's DRHD and AMD-Vi's IVHD both name one). */
+static bool key_fits(unsigned k, unsigned type)
+{
+	switch (k) {
+	case PT_IK_RTADDR:
+		return type == PT_IOMMU_VTD;
+	case PT_IK_DTB:
+		return type == PT_IOMMU_AMDVI;
+	case PT_IK_SEGMENT:
+		return type == PT_IOMMU_VTD || type == PT_IOMMU_AMDVI;
+	default:
+		return type == PT_IOMMU_SMMUV3;
+	}
+}
+
+/* Device context names add up to 22 bytes (".ssss:bb:dd.f.pasid1048575"). */
+#define NAME_MAX_IOMMU 220
+
+static pt_err sec_fail(char *err, size_t errlen, unsigned line, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static pt_err sec_fail(char *err, size_t errlen, unsigned line, pt_err rc, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pt_ini_set_error(err, errlen, line, "%s", msg);
+	return rc;
+}
+
+/*
+ * The registers' own checks, at the key's line (the fields as the specs
+ * define them: iommu_walk.c cites each).
+ */
+static pt_err check_regs(const struct pt_manifest_iommu *io, const char *label, char *err,
+			 size_t errlen)
+{
+	const uint64_t *v = io->v;
+	const unsigned *l = io->vline;
+
+	if (l[PT_IK_RTADDR]) {
+		uint64_t r = v[PT_IK_RTADDR];
+
+		if (((r >> 10) & 3) == 2)
+			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
+					" %s: TTM (bits 11:10) 10 is reserved (00 legacy, 01 scalable, 11"
+					" abort-DMA; VT-d spec §11.4.5 RTADDR_REG)", r, label);
+		if (r & 0x3ff)
+			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
+					" %s has reserved bits 9:0 set (VT-d spec §11.4.5 RTADDR_REG)", r,
+					label);
+		if (r >> 52)
+			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
+					" %s: the root table address is above 52 bits", r, label);
+	}
+	if (l[PT_IK_DTB] && (v[PT_IK_DTB] & (0xe00ull | ~0ull << 52)))
+		return sec_fail(err, errlen, l[PT_IK_DTB], PT_E_VALUE, "dev_table_base 0x%" PRIx64 " in %s"
+				" has reserved bits set (11:9 or 63:52; base 51:12, Size 8:0: AMD IOMMU"
+				" spec §3.3.1 Device Table Base Address Register)", v[PT_IK_DTB], label);
+	if (l[PT_IK_SEGMENT] && v[PT_IK_SEGMENT] > 0xffff)
+		return sec_fail(err, errlen, l[PT_IK_SEGMENT], PT_E_VALUE, "segment %" PRIu64 " in %s is"
+				" not a PCI segment (0 to 0xffff)", v[PT_IK_SEGMENT], label);
+	if (l[PT_IK_STRTAB] && (v[PT_IK_STRTAB] & ~(0xfffffffffffc0ull | 1ull << 62)))
+		return sec_fail(err, errlen, l[PT_IK_STRTAB], PT_E_VALUE, "strtab_base 0x%" PRIx64 " in %s"
+				" has reserved bits set (ADDR 51:6, RA 62: IHI 0070 §6.3.23"
+				" SMMU_STRTAB_BASE)", v[PT_IK_STRTAB], label);
+	if (l[PT_IK_STRCFG]) {
+		uint64_t c = v[PT_IK_STRCFG], fmt = (c >> 16) & 3, split = (c >> 6) & 31;
+
+		if (c & ~0x307ffull || fmt > 1)
+			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
+					" in %s: %s (LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16 0 linear or 1"
+					" 2-level: IHI 0070 §6.3.24 SMMU_STRTAB_BASE_CFG)", c, label,
+					fmt > 1 ? "FMT is reserved" : "reserved bits are set");
+		if ((c & 63) > 32)
+			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
+					" in %s: LOG2SIZE %u is above 32 (StreamIDs are at most 32 bits)",
+					c, label, (unsigned)(c & 63));
+		if (fmt == 1 && split != 6 && split != 8 && split != 10)
+			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
+					" in %s: SPLIT %u is reserved (6, 8 or 10: IHI 0070 §6.3.24)", c,
+					label, (unsigned)split);
+	}
+	return PT_OK;
+}
+
+static pt_err space_value(const struct pt_ini_kv *kv, const char *label, char *err, size_t errlen)
+{
+	static const char *const ok[] = {"sysmem", "hpa", "gpa"};
+
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(kv->value, ok[i]))
+			return PT_OK;
+	return sec_fail(err, errlen, kv->line, PT_E_VALUE, "%s '%s' in %s is not a space of an IOMMU"
+			" (sysmem, hpa, gpa)", kv->key, kv->value, label);
+}
+
+pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, const unsigned *dup,
+			char *err, size_t errlen)
+{
+	struct pt_manifest_iommu io = {.name = s->name, .line = s->line};
+	struct pt_manifest_iommu *arr;
+	char label[PT_INI_MAX_NAME + 16], why[96];
+	const struct pt_ini_kv *type = NULL;
+	pt_err rc;
+
+	snprintf(label, sizeof label, "[iommu %s]", s->name);
+	if (strlen(s->name) > NAME_MAX_IOMMU)
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "%s: the name is longer than %u bytes"
+				" (its device contexts add their BDF and PASID to it)", label,
+				NAME_MAX_IOMMU);
+	for (size_t i = 0; i < s->nkv; i++) {
+		const struct pt_ini_kv *kv = &s->kv[i];
+		unsigned k;
+
+		if (dup[i])
+			return sec_fail(err, errlen, kv->line, PT_E_VALUE, "duplicate key '%s' in %s (first"
+					" at line %u)", kv->key, label, dup[i]);
+		if (kv->key[0] == 'x' && kv->key[1] == '-' && kv->key[2])
+			continue;
+		if (!strcmp(kv->key, "type")) {
+			for (io.type = PT_IOMMU_VTD; io.type <= PT_IOMMU_SMMUV3; io.type++)
+				if (!strcmp(kv->value, type_names[io.type]))
+					break;
+			if (io.type > PT_IOMMU_SMMUV3)
+				return sec_fail(err, errlen, kv->line, PT_E_VALUE, "type '%s' in %s is not"
+						" intel-vtd, amd-vi or arm-smmuv3", kv->value, label);
+			type = kv;
+			continue;
+		}
+		if (!strcmp(kv->key, "space") || !strcmp(kv->key, "output_space")) {
+			if ((rc = space_value(kv, label, err, errlen)))
+				return rc;
+			*(kv->key[0] == 's' ? &io.space : &io.output_space) = kv->value;
+			continue;
+		}
+		for (k = 0; k < PT_IK__COUNT && strcmp(kv->key, key_names[k]); k++)
+			;
+		if (k == PT_IK__COUNT)
+			return sec_fail(err, errlen, kv->line, PT_E_VALUE, "unknown key '%s' in %s",
+					kv->key, label);
+		if (pt_ini_uint(kv->value, &io.v[k]))
+			return sec_fail(err, errlen, kv->line, PT_E_VALUE, "bad integer '%s' for '%s' in"
+					" %s%s", kv->value, kv->key, label,
+					pt_ini_uint_why(kv->value, why, sizeof why));
+		io.vline[k] = kv->line;
+	}
+	if (!type)
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'type' in %s (intel-vtd,"
+				" amd-vi or arm-smmuv3)", label);
+	for (unsigned k = 0; k < PT_IK__COUNT; k++)
+		if (io.vline[k] && !key_fits(k, io.type))
+			return sec_fail(err, errlen, io.vline[k], PT_E_VALUE, "'%s' in %s is not a"
+					" register of an %s IOMMU", key_names[k], label,
+					type_names[io.type]);
+	if (io.type == PT_IOMMU_VTD && !io.vline[PT_IK_RTADDR])
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'rtaddr' in %s", label);
+	if (io.type == PT_IOMMU_AMDVI && !io.vline[PT_IK_DTB])
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'dev_table_base' in %s",
+				label);
+	if (io.type == PT_IOMMU_SMMUV3 && (!io.vline[PT_IK_STRTAB] || !io.vline[PT_IK_STRCFG]))
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key '%s' in %s",
+				io.vline[PT_IK_STRTAB] ? "strtab_base_cfg" : "strtab_base", label);
+	if ((rc = check_regs(&io, label, err, errlen)))
+		return rc;
+	arr = realloc(m->iommu, (m->niommu + 1) * sizeof *arr);
+	if (!arr)
+		return PT_E_NOMEM;
+	m->iommu = arr;
+	arr[m->niommu++] = io;
+	return PT_OK;
+}
+
+/* ---- expansion: device contexts ------------------------------------------- */
+
+const char *pt_iommu_type_name(unsigned type)
+{
+	return type <= PT_IOMMU_SMMUV3 ? type_names[type] : "?";
+}
+
+void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pt_capture_warn(w->cap, "capture.ini:%u: [iommu %s]: %s", w->io->line, w->io->name, msg);
+}
+
+bool pt_iommu_read(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len)
+{
+	if (w->reads >= PT_IOMMU_MAX_READS) {
+		if (!w->stopped)
+			pt_iommu_warn(w, "more than %u table entries read: the rest of the tables is not"
+				      " read (a loop or a table past any real IOMMU's size)",
+				      PT_IOMMU_MAX_READS);
+		w->stopped = true;
+		return false;
+	}
+	w->reads++;
+	return pt_mem_read(w->cap->mem, w->space_id, addr, buf, len);
+}
+
+/* The set-up of one device context D: a pt_context in W's list, or a warning and none. */
+pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
+{
+	struct pt_capture *cap = w->cap;
+	const struct pt_format *f = pt_format_find(d->format);
+	struct pt_manifest_ctx mc = {0};
+	struct pt_context c = {0};
+	char label[PT_INI_MAX_NAME + 64], msg[1024];
+	const char *miss;
+	pt_err rc = PT_OK;
+
+	if (w->stopped)
+		return PT_OK;
+	msg[0] = 0;
+	snprintf(label, sizeof label, "[iommu %s] %s", w->io->name, d->name);
+	mc.priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
+	mc.owned_name = strdup(d->name);
+	mc.origin = malloc(sizeof *mc.origin);
+	if (!mc.priv || !mc.owned_name || !mc.origin) {
+		rc = PT_E_NOMEM;
+		goto fail;
+	}
+	*mc.origin = d->origin;
+	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
+		struct pt_ctx_key k = {d->key[i], d->val[i], w->io->line, label, msg, sizeof msg};
+
+		rc = f->ctx_key(mc.priv, &k);
+	}
+	if (!rc && (miss = f->ctx_missing(mc.priv))) {
+		snprintf(msg, sizeof msg, "missing %s", miss);
+		rc = PT_E_VALUE;
+	}
+	c.name = mc.owned_name;
+	c.cap = cap;
+	c.fmt = f;
+	c.ini_line = w->io->line;
+	c.priv = mc.priv;
+	c.iommu = mc.origin;
+	c.mem = cap->mem;
+	c.xlate = cap->xlate;
+	if (!rc)
+		rc = f->ctx_setup(&c, msg, sizeof msg);
+	if (!rc)
+		rc = pt_capture_bind_ctx_spaces(cap, &c);
+	if (!rc && f->ctx_memory) {
+		msg[0] = 0;
+		rc = f->ctx_memory(&c, msg, sizeof msg);
+	}
+	if (rc == PT_E_NOMEM)
+		goto fail;
+	if (rc) {
+		/* one line: the format's message, "capture.ini:LINE: " dropped where it has one */
+		const char *m = strncmp(msg, "capture.ini:", 12) ? NULL : strchr(msg + 12, ' ');
+
+		m = m ? m + 1 : msg;
+
+		pt_iommu_warn(w, "%s %s at %s 0x%" PRIx64 ": %s: no context", d->name, d->origin.entry,
+			      w->space_name, d->origin.entry_addr, m[0] ? m : pt_strerror(rc));
+		rc = PT_OK;
+		goto fail;
+	}
+	if (msg[0])
+		pt_iommu_warn(w, "%s: %s", d->name, msg);
+	c.annotations = NULL;
+	if (!pt_vec_reserve(&w->mc, &w->mccap, w->nmc + 1, sizeof *w->mc) ||
+	    !pt_vec_reserve(&w->ctx, &w->ctxcap, w->nmc + 1, sizeof *w->ctx)) {
+		rc = PT_E_NOMEM;
+		goto fail;
+	}
+	mc.name = mc.owned_name;
+	mc.line = w->io->line;
+	mc.fmt = f;
+	w->mc[w->nmc] = mc;
+	w->ctx[w->nmc++] = c;
+	return PT_OK;
+fail:
+	if (f->ctx_free && mc.priv)
+		f->ctx_free(mc.priv);
+	free(mc.priv);
+	free(mc.owned_name);
+	free(mc.origin);
+	return rc;
+}
+
+/* W's contexts appended to CAP's (cap->ctx moves: the translated spaces' pointers follow it). */
+static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
+{
+	struct pt_manifest *man = cap->man;
+	size_t n = cap->nctx + w->nmc, *xi = NULL;
+	struct pt_manifest_ctx *mc;
+	struct pt_context *ctx;
+	const struct pt_context **sorted;
+
+	if (!w->nmc)
+		return PT_OK;
+	if (cap->xlate) {
+		xi = calloc(man->nspaces, sizeof *xi);
+		if (!xi)
+			return PT_E_NOMEM;
+		for (unsigned id = 0; id < man->nspaces; id++)
+			xi[id] = cap->xlate[id] ? (size_t)(cap->xlate[id] - cap->ctx) + 1 : 0;
+	}
+	mc = realloc(man->ctx, (man->nctx + w->nmc) * sizeof *mc);
+	if (mc)
+		man->ctx = mc;
+	ctx = mc ? realloc(cap->ctx, n * sizeof *ctx) : NULL;
+	if (ctx)
+		cap->ctx = ctx;
+	sorted = ctx ? realloc(cap->ctx_sorted, n * sizeof *sorted) : NULL;
+	if (sorted)
+		cap->ctx_sorted = sorted;
+	if (!sorted) {
+		free(xi);
+		return PT_E_NOMEM;
+	}
+	for (unsigned id = 0; xi && id < man->nspaces; id++)
+		cap->xlate[id] = xi[id] ? &cap->ctx[xi[id] - 1] : NULL;
+	free(xi);
+	for (size_t i = 0; i < w->nmc; i++) {
+		man->ctx[man->nctx + i] = w->mc[i];
+		cap->ctx[cap->nctx + i] = w->ctx[i];
+		cap->ctx[cap->nctx + i].index = (unsigned)(cap->nctx + i);
+		cap->ctx[cap->nctx + i].serial = pt_capture_serial_next();
+	}
+	man->nctx += w->nmc;
+	cap->nctx = n;
+	w->nmc = 0;
+	return PT_OK;
+}
+
+static int cmp_ctx(const void *a, const void *b)
+{
+	return strcmp((*(const struct pt_context *const *)a)->name,
+		      (*(const struct pt_context *const *)b)->name);
+}
+
+pt_err pt_iommu_expand(struct pt_capture *cap)
+{
+	const struct pt_manifest *man = cap->man;
+	size_t before = cap->nctx;
+	pt_err rc = PT_OK;
+
+	for (size_t i = 0; i < man->niommu && !rc; i++) {
+		const struct pt_manifest_iommu *io = &man->iommu[i];
+		struct pt_iommu_walk w = {.cap = cap, .io = io};
+
+		w.space_name = io->space ? io->space : "sysmem";
+		w.output_name = io->output_space ? io->output_space : "sysmem";
+		w.space_id = (unsigned)pt_manifest_space_find(man, w.space_name);
+		rc = io->type == PT_IOMMU_VTD ? pt_iommu_vtd(&w) :
+		     io->type == PT_IOMMU_AMDVI ? pt_iommu_amdvi(&w) : pt_iommu_smmuv3(&w);
+		if (!rc)
+			rc = commit(cap, &w);
+		for (size_t k = 0; k < w.nmc; k++) {
+			if (w.mc[k].fmt->ctx_free)
+				w.mc[k].fmt->ctx_free(w.mc[k].priv);
+			free(w.mc[k].priv);
+			free(w.mc[k].owned_name);
+			free(w.mc[k].origin);
+		}
+		free(w.mc);
+		free(w.ctx);
+	}
+	if (rc == PT_E_NOMEM)
+		pt_capture_set_error(cap, "%s: out of memory", cap->source);
+	if (rc || cap->nctx == before)
+		return rc;
+	for (size_t i = 0; i < cap->nctx; i++)
+		cap->ctx_sorted[i] = &cap->ctx[i];
+	qsort(cap->ctx_sorted, cap->nctx, sizeof *cap->ctx_sorted, cmp_ctx);
+	for (size_t i = 1; i < cap->nctx; i++)
+		if (!strcmp(cap->ctx_sorted[i - 1]->name, cap->ctx_sorted[i]->name)) {
+			const struct pt_context *a = cap->ctx_sorted[i - 1], *b = cap->ctx_sorted[i];
+
+			if (a->index > b->index) {
+				const struct pt_context *t = a;
+
+				a = b;
+				b = t;
+			}
+			pt_capture_set_error(cap, "capture.ini:%u: [iommu %s]: its device context '%s'"
+					     " has the name of [%s %s] (line %u)", b->ini_line,
+					     b->iommu ? b->iommu->iommu : "?", b->name,
+					     a->fmt->ctx_section, a->name, a->ini_line);
+			return PT_E_VALUE;
+		}
+	return PT_OK;
+}

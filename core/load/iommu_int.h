@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iommu_int.h — what iommu.c (the [iommu] section, device contexts) and
+ * iommu_walk.c (reading an IOMMU's tables) share (internal to core/load).
+ */
+#ifndef PT_IOMMU_INT_H
+#define PT_IOMMU_INT_H
+
+#if !defined(PT_LAYER_LOAD) && !defined(PT_TESTING)
+#error "iommu_int.h is internal to core/load (HACKING.md, Layers)"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture_int.h"
+
+/*
+ * Table entries one [iommu] section reads at most (root, context, PASID
+ * directory and table entries, DTEs, STEs, L1 descriptors, CDs): more than
+ * any real IOMMU's tables (65,536 devices, a PASID table per device), so
+ * that loops and sizes past the capture are bounded work.
+ */
+#define PT_IOMMU_MAX_READS (1u << 24)
+#define PT_IOMMU_MAX_KEYS 8
+
+/* One device context: the section its format would read, as key = value lines. */
+struct pt_iommu_dev {
+	const char *format;
+	char name[PT_INI_MAX_NAME + 1];
+	const char *key[PT_IOMMU_MAX_KEYS];
+	char val[PT_IOMMU_MAX_KEYS][192];
+	unsigned nkeys;
+	struct pt_ctx_iommu origin;
+};
+
+/* The state of reading one [iommu] section's tables. */
+struct pt_iommu_walk {
+	struct pt_capture *cap;
+	const struct pt_manifest_iommu *io;
+	const char *space_name, *output_name;
+	unsigned space_id;          /* capture space id of space_name */
+	unsigned reads;
+	bool stopped;               /* PT_IOMMU_MAX_READS reached: nothing more is read */
+	unsigned nested;            /* nested entries (VT-d PGTT 011, SMMUv3 Config 111): stage 2 only */
+	struct pt_manifest_ctx *mc; /* the device contexts so far */
+	struct pt_context *ctx;
+	size_t nmc, mccap, ctxcap;
+};
+
+/* LEN bytes at ADDR of the IOMMU's space into BUF: false when not captured or past the bound. */
+bool pt_iommu_read(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len);
+/* One warning "capture.ini:LINE: [iommu NAME]: MESSAGE". */
+void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Sets up device context D (a warning and no context when its entry is refused). */
+pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
+const char *pt_iommu_type_name(unsigned type);
+
+/* The walkers (iommu_walk.c): every present device of one IOMMU through pt_iommu_device(). */
+pt_err pt_iommu_vtd(struct pt_iommu_walk *w);
+pt_err pt_iommu_amdvi(struct pt_iommu_walk *w);
+pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w);
+
+#endif

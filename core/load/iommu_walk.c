@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iommu_walk.c — an IOMMU's own tables, read from the capture once memory
+ * is loaded (iommu.c): every present device handed to pt_iommu_device() as
+ * the section its format reads.  Layouts restated, no code copied:
+ *
+ *  - Intel VT-d (VT-d spec §11.4.5 RTADDR_REG: root table 63:12, TTM 11:10
+ *    00 legacy, 01 scalable (Linux drivers/iommu/intel/iommu.h
+ *    DMA_RTADDR_SMT), 10 reserved, 11 abort-DMA (VirtualBox
+ *    include/VBox/iommu-intel.h VTD_TTM_*); §9.1 root entry: lo P 0,
+ *    context-table pointer 63:12 (scalable: lo for devfn 0-127, hi for
+ *    128-255); §9.3 legacy context entry (16 B, by devfn); §9.4 scalable
+ *    context entry (32 B, 128 per table): P 0, PDTS 11:9 (2^(PDTS+7)
+ *    directory entries), PASID directory 63:12, RID_PASID qw1 19:0;
+ *    §9.5 PASID directory entry (8 B): P 0, PASID table 63:12, indexed by
+ *    PASID 19:6; §9.6 PASID entry (64 B, 64 per table, by PASID 5:0):
+ *    P 0, PGTT 8:6 — Linux drivers/iommu/intel/pasid.h, QEMU
+ *    hw/i386/intel_iommu_internal.h);
+ *  - AMD-Vi (AMD IOMMU spec 48882 §3.3.1 Device Table Base Address
+ *    Register: base 51:12, Size 8:0 = 4 KiB pages − 1; §2.2.2 DTE, 32 B
+ *    by DeviceID: V 0, TV 1, Mode 11:9, GV 55 — Linux
+ *    drivers/iommu/amd/amd_iommu_types.h, Xen iommu-defs.h);
+ *  - Arm SMMUv3 (IHI 0070 §6.3.23/24 STRTAB_BASE: ADDR 51:6, RA 62;
+ *    STRTAB_BASE_CFG: LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16; §5.1 L1STD:
+ *    Span 4:0 (2^(Span−1) STEs, 0 invalid), L2Ptr 51:6; §5.2 STE 64 B:
+ *    V 0, Config 3:1, S1Fmt 5:4, S1ContextPtr 51:6, S1CDMax 63:59, S1DSS
+ *    word 1 1:0; §5.3
+ *    L1CD: V 0, L2Ptr 51:12; §5.4 CD: V 31 — Linux
+ *    drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "iommu_int.h"
+#include "pt_num.h"
+
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+
+static uint64_t le64(const uint8_t *p)
+{
+	return pt_le64_load(p);
+}
+
+static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->nkeys == PT_IOMMU_MAX_KEYS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->val[d->nkeys], sizeof d->val[0], fmt, ap);
+	va_end(ap);
+	d->key[d->nkeys++] = key;
+}
+
+/* D for a context of FORMAT whose ENTRY is at ADDR, with the section's space keys. */
+static void dev_init(struct pt_iommu_walk *w, struct pt_iommu_dev *d, const char *format,
+		     const char *entry, uint64_t addr, bool output)
+{
+	d->format = format;
+	d->nkeys = 0;
+	memset(&d->origin, 0, sizeof d->origin);
+	d->origin.iommu = w->io->name;
+	d->origin.type = pt_iommu_type_name(w->io->type);
+	d->origin.entry = entry;
+	d->origin.entry_addr = addr;
+	if (w->io->space)
+		dev_key(d, "space", "%s", w->io->space);
+	if (w->io->output_space && output)
+		dev_key(d, "output_space", "%s", w->io->output_space);
+}
+
+/* "NAME.BB:DD.F" (lspci's hex; "NAME.SSSS:BB:DD.F" off segment 0) + SUFFIX. */
+static void bdf_name(struct pt_iommu_walk *w, struct pt_iommu_dev *d, unsigned bdf,
+		     const char *suffix)
+{
+	unsigned seg = (unsigned)w->io->v[PT_IK_SEGMENT];
+
+	if (seg)
+		snprintf(d->name, sizeof d->name, "%s.%04x:%02x:%02x.%x%s", w->io->name, seg, bdf >> 8,
+			 (bdf >> 3) & 31, bdf & 7, suffix);
+	else
+		snprintf(d->name, sizeof d->name, "%s.%02x:%02x.%x%s", w->io->name, bdf >> 8,
+			 (bdf >> 3) & 31, bdf & 7, suffix);
+	d->origin.has_bdf = true;
+	d->origin.segment = seg;
+	d->origin.bdf = bdf;
+}
+
+/* ---- Intel VT-d -------------------------------------------------------------- */
+
+/* A table pointer of an entry that is the root table itself: a loop (VT-d has two fixed levels). */
+static bool vtd_table(struct pt_iommu_walk *w, uint64_t ptr, const char *what, unsigned bus,
+		      uint8_t *buf)
+{
+	uint64_t root = w->io->v[PT_IK_RTADDR] & MASK(51, 12);
+
+	if (ptr == root) {
+		pt_iommu_warn(w, "bus %02x: its %s is the root table at %s 0x%" PRIx64 ": not read",
+			      bus, what, w->space_name, ptr);
+		return false;
+	}
+	if (!pt_iommu_read(w, ptr, buf, 4096)) {
+		if (!w->stopped)
+			pt_iommu_warn(w, "bus %02x: its %s at %s 0x%" PRIx64 " is not captured", bus,
+				      what, w->space_name, ptr);
+		return false;
+	}
+	return true;
+}
+
+static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp)
+{
+	uint8_t ct[4096];
+	struct pt_iommu_dev d;
+	pt_err rc;
+
+	if (!vtd_table(w, ctp, "context table", bus, ct))
+		return PT_OK;
+	for (unsigned devfn = 0; devfn < 256; devfn++) {
+		uint64_t lo = le64(ct + 16 * devfn), hi = le64(ct + 16 * devfn + 8);
+
+		if (!(lo & 1))
+			continue;
+		dev_init(w, &d, "intel-vtd", "context entry", ctp + 16 * devfn, true);
+		bdf_name(w, &d, bus << 8 | devfn, "");
+		dev_key(&d, "context", "0x%016" PRIx64 "%016" PRIx64, hi, lo);
+		if ((rc = pt_iommu_device(w, &d)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * One present PASID entry PE (64 bytes at ADDR) of device BDF: PGTT 1 is
+ * a first-level (x86-64) table, 2/3 second-level (nested: its second
+ * stage), 4 pass-through; the format refuses the others.  The device's
+ * RID_PASID entry (the one requests without a PASID use, VT-d spec §9.4)
+ * is the device context itself, the others `.pasidN`.
+ */
+static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
+			const uint8_t *pe, uint64_t addr)
+{
+	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
+	struct pt_iommu_dev d;
+	char sfx[32] = "";
+
+	w->nested += pgtt == 3;
+	dev_init(w, &d, pgtt == 1 ? "x86-64" : "intel-vtd", "PASID entry", addr, pgtt != 1);
+	if (pasid != rid_pasid)
+		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
+	bdf_name(w, &d, bdf, sfx);
+	d.origin.has_pasid = true;
+	d.origin.pasid = pasid;
+	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
+		le64(pe + 8), le64(pe + 16));
+	return pt_iommu_device(w, &d);
+}
+
+/* Device BDF's scalable-mode context entry CE (32 bytes): its PASID directory and tables. */
+static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t *ce)
+{
+	uint8_t dir[4096], tbl[4096];
+	uint64_t q0 = le64(ce), dirp = q0 & MASK(51, 12), rid = le64(ce + 8) & 0xfffff;
+	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
+	pt_err rc;
+
+	if (dirp == (w->io->v[PT_IK_RTADDR] & MASK(51, 12))) {
+		pt_iommu_warn(w, "%02x:%02x.%x: its PASID directory is the root table: not read",
+			      bdf >> 8, (bdf >> 3) & 31, bdf & 7);
+		return PT_OK;
+	}
+	for (uint64_t di = 0; di < n && !w->stopped; di++) {
+		uint64_t de, tp;
+
+		if (di % 512 == 0 && !pt_iommu_read(w, dirp + di * 8, dir,
+						    (size_t)(n - di < 512 ? n - di : 512) * 8)) {
+			if (!w->stopped)
+				pt_iommu_warn(w, "%02x:%02x.%x: its PASID directory at %s 0x%" PRIx64
+					      " is not captured", bdf >> 8, (bdf >> 3) & 31, bdf & 7,
+					      w->space_name, dirp + di * 8);
+			return PT_OK;
+		}
+		de = le64(dir + (di % 512) * 8);
+		if (!(de & 1))
+			continue;
+		tp = de & MASK(51, 12);
+		if (!pt_iommu_read(w, tp, tbl, 4096)) {
+			if (!w->stopped)
+				pt_iommu_warn(w, "%02x:%02x.%x: the PASID table of PASIDs 0x%" PRIx64
+					      "-0x%" PRIx64 " at %s 0x%" PRIx64 " is not captured",
+					      bdf >> 8, (bdf >> 3) & 31, bdf & 7, di * 64, di * 64 + 63,
+					      w->space_name, tp);
+			continue;
+		}
+		for (unsigned ti = 0; ti < 64; ti++)
+			if ((le64(tbl + 64 * ti) & 1) &&
+			    (rc = vtd_pasid(w, bdf, di * 64 + ti, rid, tbl + 64 * ti, tp + 64 * ti)))
+				return rc;
+	}
+	return PT_OK;
+}
+
+static pt_err vtd_sm_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t lo, uint64_t hi)
+{
+	uint8_t ct[4096];
+	pt_err rc;
+
+	for (unsigned half = 0; half < 2; half++) {
+		uint64_t e = half ? hi : lo;
+
+		if (!(e & 1) || !vtd_table(w, e & MASK(51, 12), half ? "upper context table" :
+					   "lower context table", bus, ct))
+			continue;
+		for (unsigned i = 0; i < 128; i++)
+			if ((le64(ct + 32 * i) & 1) &&
+			    (rc = vtd_sm_device(w, bus << 8 | half << 7 | i, ct + 32 * i)))
+				return rc;
+	}
+	return PT_OK;
+}
+
+pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
+{
+	uint8_t rt[4096];
+	uint64_t reg = w->io->v[PT_IK_RTADDR], root = reg & MASK(51, 12);
+	unsigned ttm = (unsigned)(reg >> 10) & 3;
+	pt_err rc;
+
+	if (ttm == 3) {
+		pt_iommu_warn(w, "rtaddr 0x%" PRIx64 ": TTM 11 is abort-DMA mode: every DMA request is"
+			      " blocked and no table is read (VT-d spec §11.4.5)", reg);
+		return PT_OK;
+	}
+	if (!pt_iommu_read(w, root, rt, sizeof rt)) {
+		pt_capture_set_error(w->cap, "capture.ini:%u: [iommu %s]: its root table at %s 0x%"
+				     PRIx64 " (rtaddr 0x%" PRIx64 ") is not captured", w->io->line,
+				     w->io->name, w->space_name, root, reg);
+		return PT_E_CAPTURE;
+	}
+	for (unsigned bus = 0; bus < 256 && !w->stopped; bus++) {
+		uint64_t lo = le64(rt + 16 * bus), hi = le64(rt + 16 * bus + 8);
+
+		if (!(lo & 1) && !(ttm == 1 && (hi & 1)))
+			continue;
+		if (ttm == 0 && ((lo & MASK(11, 1)) || hi)) {
+			pt_iommu_warn(w, "bus %02x: root entry 0x%016" PRIx64 "%016" PRIx64 " at %s 0x%"
+				      PRIx64 " has reserved bits set (lo 11:1, hi: VT-d spec §9.1):"
+				      " not read", bus, hi, lo, w->space_name, root + 16 * bus);
+			continue;
+		}
+		rc = ttm ? vtd_sm_bus(w, bus, lo, hi) : vtd_legacy_bus(w, bus, lo & MASK(51, 12));
+		if (rc)
+			return rc;
+	}
+	if (w->nested)
+		pt_iommu_warn(w, "%u PASID entries are nested (PGTT 011): each context is their second"
+			      " stage; their first-level tables are not made contexts", w->nested);
+	return PT_OK;
+}
+
+/* ---- AMD-Vi ---------------------------------------------------------------- */
+
+pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
+{
+	uint8_t page[4096];
+	uint64_t reg = w->io->v[PT_IK_DTB], base = reg & MASK(51, 12);
+	unsigned pages = (unsigned)(reg & 0x1ff) + 1, ngv = 0;
+	struct pt_iommu_dev d;
+	pt_err rc;
+
+	for (unsigned p = 0; p < pages && !w->stopped; p++) {
+		if (!pt_iommu_read(w, base + (uint64_t)4096 * p, page, sizeof page)) {
+			if (!w->stopped)
+				pt_iommu_warn(w, "the device table's page %u (DeviceIDs 0x%04x-0x%04x) at"
+					      " %s 0x%" PRIx64 " is not captured (Size %u: %u pages)", p,
+					      p * 128, p * 128 + 127, w->space_name,
+					      base + (uint64_t)4096 * p, pages - 1, pages);
+			continue;
+		}
+		for (unsigned i = 0; i < 128; i++) {
+			uint64_t q0 = le64(page + 32 * i);
+
+			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
+			if ((q0 & 3) != 3)
+				continue;
+			ngv += (q0 >> 55) & 1;
+			dev_init(w, &d, "amd-vi", "DTE", base + (uint64_t)4096 * p + 32 * i, true);
+			bdf_name(w, &d, p * 128 + i, "");
+			dev_key(&d, "dte", "0x%016" PRIx64, q0);
+			if ((rc = pt_iommu_device(w, &d)))
+				return rc;
+		}
+	}
+	if (ngv)
+		pt_iommu_warn(w, "%u DTEs have GV = 1: their guest (GCR3) tables are not read, only"
+			      " their host tables", ngv);
+	return PT_OK;
+}
+
+/* ---- Arm SMMUv3 ------------------------------------------------------------ */
+
+/*
+ * A context per valid CD of stream SID's stage-1 STE (S1CDMax > 0:
+ * SubstreamIDs, §5.2).  With STE.S1DSS 10 (Linux STRTAB_STE_1_S1DSS_SSID0)
+ * a transaction without a SubstreamID uses CD 0: that CD is the stream's
+ * own context, `.sidN`, as a VT-d device's RID_PASID entry is; the other
+ * CDs are `.sidN.ssidM`.
+ */
+static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0,
+		       uint64_t ste1)
+{
+	unsigned max = (unsigned)(ste0 >> 59), fmt = (unsigned)(ste0 >> 4) & 3;
+	unsigned split = fmt == 1 ? 6 : 10;
+	uint64_t ptr = ste0 & MASK(51, 6), n = 1ull << max;
+	unsigned base_keys = d->nkeys;
+	uint8_t raw[8];
+	pt_err rc;
+
+	for (uint64_t ssid = 0; ssid < n && !w->stopped; ssid++) {
+		uint64_t cd = ptr + ssid * 64;
+
+		if (fmt == 1 || fmt == 2) {
+			uint64_t l1 = ptr + (ssid >> split) * 8, l1cd;
+
+			if (!pt_iommu_read(w, l1, raw, 8))
+				break;
+			l1cd = le64(raw);
+			if (!(l1cd & 1)) {
+				/* the whole L2 table is absent: on to the next L1CD */
+				ssid |= (1ull << split) - 1;
+				continue;
+			}
+			cd = (l1cd & MASK(51, 12)) + (ssid & ((1ull << split) - 1)) * 64;
+		}
+		if (!pt_iommu_read(w, cd, raw, 8)) {
+			if (!w->stopped)
+				pt_iommu_warn(w, "sid %" PRIu64 ": the CD of SSID %" PRIu64 " at %s 0x%"
+					      PRIx64 " is not captured: its CD table is read up to there",
+					      sid, ssid, w->space_name, cd);
+			break;
+		}
+		if (!(le64(raw) & (1ull << 31)))
+			continue;
+		d->nkeys = base_keys;
+		if (ssid == 0 && (ste1 & 3) == 2)
+			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64, w->io->name, sid);
+		else
+			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64 ".ssid%" PRIu64, w->io->name,
+				 sid, ssid);
+		d->origin.has_ssid = true;
+		d->origin.ssid = ssid;
+		dev_key(d, "ssid", "%" PRIu64, ssid);
+		if ((rc = pt_iommu_device(w, d)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, const uint8_t *ste)
+{
+	uint64_t s0 = le64(ste);
+	unsigned cfg = (unsigned)(s0 >> 1) & 7;
+	struct pt_iommu_dev d;
+
+	if (!(s0 & 1))
+		return PT_OK;
+	dev_init(w, &d, "arm-smmuv3", "STE", addr, true);
+	snprintf(d.name, sizeof d.name, "%s.sid%" PRIu64, w->io->name, sid);
+	d.origin.has_sid = true;
+	d.origin.sid = sid;
+	for (unsigned i = 0; i < 4; i++)
+		dev_key(&d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
+			"0x%016" PRIx64, le64(ste + 8 * i));
+	/* nested (Config 111): the STE's stage 2; its CDs' tables are IPAs of that stage */
+	if (cfg == 7) {
+		dev_key(&d, "stage", "2");
+		w->nested++;
+	}
+	if (cfg == 5 && (s0 >> 59))
+		return smmu_cds(w, &d, sid, s0, le64(ste + 8));
+	if (cfg == 5)
+		dev_key(&d, "ssid", "0");
+	return pt_iommu_device(w, &d);
+}
+
+pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
+{
+	uint64_t base = w->io->v[PT_IK_STRTAB] & MASK(51, 6), cfg = w->io->v[PT_IK_STRCFG];
+	unsigned log2 = (unsigned)cfg & 63, split = (unsigned)(cfg >> 6) & 31;
+	bool two = (cfg >> 16) & 3;
+	uint64_t nl1 = two ? (log2 > split ? 1ull << (log2 - split) : 1) : 1;
+	uint8_t ste[64], raw[8];
+	pt_err rc;
+
+	for (uint64_t i = 0; i < nl1 && !w->stopped; i++) {
+		uint64_t l2 = base, n = 1ull << log2, l1d = 0, sid0 = 0;
+
+		if (two) {
+			if (!pt_iommu_read(w, base + 8 * i, raw, 8)) {
+				if (!w->stopped)
+					pt_iommu_warn(w, "L1STD %" PRIu64 " at %s 0x%" PRIx64 " is not"
+						      " captured: the stream table is read up to there",
+						      i, w->space_name, base + 8 * i);
+				break;
+			}
+			l1d = le64(raw);
+			if (!(l1d & 31))
+				continue;
+			if ((l1d & 31) > split + 1 || (l1d & (MASK(63, 52) | 1ull << 5))) {
+				pt_iommu_warn(w, "L1STD %" PRIu64 " 0x%016" PRIx64 " at %s 0x%" PRIx64
+					      ": %s (IHI 0070 §5.1): its StreamIDs are not read", i,
+					      l1d, w->space_name, base + 8 * i, (l1d & 31) > split + 1 ?
+					      "Span is above SPLIT + 1" : "reserved bits are set");
+				continue;
+			}
+			l2 = l1d & MASK(51, 6);
+			n = 1ull << ((l1d & 31) - 1);
+			sid0 = i << split;
+		}
+		for (uint64_t j = 0; j < n && !w->stopped; j++) {
+			if (!pt_iommu_read(w, l2 + 64 * j, ste, sizeof ste)) {
+				if (!w->stopped)
+					pt_iommu_warn(w, "the STE of StreamID %" PRIu64 " at %s 0x%" PRIx64
+						      " is not captured: the stream table (%s) is read up"
+						      " to there", sid0 + j, w->space_name, l2 + 64 * j,
+						      two ? "its L2 table" : "linear");
+				break;
+			}
+			if ((rc = smmu_ste(w, sid0 + j, l2 + 64 * j, ste)))
+				return rc;
+		}
+	}
+	if (w->nested)
+		pt_iommu_warn(w, "%u STEs are nested (Config 111): each context is their stage 2;"
+			      " their CDs' stage-1 tables are not made contexts", w->nested);
+	return PT_OK;
+}
