@@ -520,6 +520,8 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
 	f->info_text = pt_format_smmuv3.info_text;
 	f->info_json = pt_format_smmuv3.info_json;
 	ctx->root_space = c->space;
+	/* tables (and CDs) in `space`, pages in `output_space`: a GPU's IOVA space behind it is no cycle */
+	ctx->space_used = 1u << c->space | 1u << c->output_space;
 	if (c->ttb_masked && err && errlen)
 		snprintf(err, errlen, "%s 0x%" PRIx64 ": %s bits 0x%" PRIx64 " below the root table's"
 			 " alignment are masked (QEMU hw/arm/smmu-common.c)", word_names[c->stage == 1 ?
