@@ -294,11 +294,12 @@ START_TEST(test_section)
 	ck_assert(pt_roots_section(&c, &b));
 	ck_assert_str_eq(b.data, "[cpu root-10e000]\ncr3 = 0x10e000\nla57 = 1\n");
 	pt_buf_reset(&b);
-	/* VER3 in sysmem: [pdb] takes the capture's format, so it is said */
+	/* VER3 in sysmem: [pdb] takes the capture's format (no key of the section), so a comment says it */
 	c.fmt = pt_format_find("nv-gmmu-ver3");
 	c.space = (unsigned)pt_format_space(c.fmt, "sysmem");
 	ck_assert(pt_roots_section(&c, &b));
-	ck_assert_ptr_nonnull(strstr(b.data, "[pdb root-sysmem-10e000]\nformat = nv-gmmu-ver3\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "[pdb root-sysmem-10e000]\n; needs [capture] format = nv-gmmu-ver3\n"));
+	ck_assert_ptr_null(strstr(b.data, "\nformat ="));
 	pt_buf_free(&b);
 }
 END_TEST

@@ -37,10 +37,12 @@ static const char build_help[] =
 	"    map = VA SIZE SPACE PA [FLAG,...]\n"
 	"\n"
 	"(numbers decimal or 0x hex, SIZE may end in K, M or G; SPACE a space of\n"
-	"the context's format; FLAG a one-bit leaf field to set, as maps prints\n"
-	"it, e.g. read_only).  Tables are allocated in the context's space and\n"
-	"written by the format's encoder, pages as large as the levels and the\n"
-	"alignment allow; OUT is then walked page by page and must give SPEC back.\n";
+	"the context as its section names it, e.g. gpa for a guest with\n"
+	"space = gpa; FLAG a one-bit leaf field to set, as maps prints it, e.g.\n"
+	"read_only).  Tables are allocated in the context's space (in a translated\n"
+	"space, at addresses its translator is made to map) and written by the\n"
+	"format's encoder, pages as large as the levels and the alignment allow;\n"
+	"OUT is then walked page by page and must give SPEC back, or is removed.\n";
 
 /* Trims blanks at both ends of S in place. */
 static char *trim(char *s)

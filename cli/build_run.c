@@ -131,36 +131,41 @@ static int geometry_load(const struct spec *sp, struct pt_capture **cap, char *d
  * Tables of each space go in the first 2 MiB-aligned window of 64 MiB from
  * 1 MiB up that no mapped page of that space overlaps, so that a table
  * never aliases a mapped page and stays within narrow address fields
- * (VER2 video memory: 37 bits).
+ * (VER2 video memory: 37 bits).  In a translated space the window also
+ * avoids the translator's own map lines (their VAs are that space's
+ * addresses): the builder maps the window there itself.
  */
-static bool window_free(const struct spec *sp, const char *space, uint64_t lo, uint64_t *next)
+static bool window_free(const struct spec *sp, const char *space, const char *xlate, uint64_t lo,
+			uint64_t *next)
 {
 	const uint64_t hi = lo + (UINT64_C(64) << 20);
 
 	for (size_t s = 0; s < sp->nsec; s++)
 		for (size_t m = 0; sp->sec[s].fmt && m < sp->sec[s].nmaps; m++) {
 			const struct spec_map *mp = &sp->sec[s].maps[m];
+			bool in = strcmp(mp->space, space) == 0;
+			uint64_t a = in ? mp->pa : mp->va;
 
-			if (strcmp(mp->space, space) == 0 && mp->pa < hi && lo < mp->pa + mp->size) {
-				*next = (mp->pa + mp->size + 0x1fffff) & ~(uint64_t)0x1fffff;
+			if (!in && !(xlate && strcmp(sp->sec[s].name, xlate) == 0))
+				continue;
+			if (a < hi && lo < a + mp->size) {
+				*next = (a + mp->size + 0x1fffff) & ~(uint64_t)0x1fffff;
 				return false;
 			}
 		}
 	return true;
 }
 
-static void place_spaces(const struct spec *sp, struct pt_build *b)
+static void place_spaces(const struct spec *sp, const struct pt_capture *geo, struct pt_build *b)
 {
-	for (size_t i = 0; i < sp->nsec; i++) {
-		const struct pt_format *fmt = sp->sec[i].fmt;
+	for (unsigned id = 0; id < pt_capture_space_count(geo); id++) {
+		const char *name = pt_capture_space_name(geo, id);
+		const struct pt_context *x = pt_capture_space_translate(geo, id);
+		uint64_t base = UINT64_C(1) << 20, next = base;
 
-		for (size_t k = 0; fmt && fmt->spaces[k]; k++) {
-			uint64_t base = UINT64_C(1) << 20, next = base;
-
-			while (!window_free(sp, fmt->spaces[k], base, &next) && next > base)
-				base = next;
-			pt_build_space(b, fmt->spaces[k], base);
-		}
+		while (!window_free(sp, name, x ? x->name : NULL, base, &next) && next > base)
+			base = next;
+		pt_build_space(b, name, base);
 	}
 }
 
@@ -169,7 +174,7 @@ static int tables_build(struct spec *sp, const struct pt_capture *geo, struct pt
 {
 	char err[512];
 
-	place_spaces(sp, b);
+	place_spaces(sp, geo, b);
 	for (size_t i = 0; i < sp->nsec; i++) {
 		struct spec_section *sec = &sp->sec[i];
 		const struct pt_context *ctx;
@@ -261,7 +266,9 @@ static bool write_file(const char *path, const void *data, size_t size)
 	return fclose(f) == 0 && ok;   /* closed whether or not the write failed */
 }
 
-static int write_dir(const char *out, const struct ini_out *o, const struct pt_build *b)
+/* *TOUCHED: OUT was empty or absent and something may be written (*MADE: the directory is new). */
+static int write_dir(const char *out, const struct ini_out *o, const struct pt_build *b, bool *touched,
+		     bool *made)
 {
 	char path[4400];
 	DIR *d = opendir(out);
@@ -277,7 +284,10 @@ static int write_dir(const char *out, const struct ini_out *o, const struct pt_b
 			return cli_fail(PT_E_USAGE, "build: %s is not empty", out);
 	} else if (mkdir(out, 0755) != 0) {
 		return cli_fail(PT_E_IO, "build: %s: %s", out, strerror(errno));
+	} else {
+		*made = true;
 	}
+	*touched = true;
 	snprintf(path, sizeof path, "%s/mem", out);
 	if (mkdir(path, 0755) != 0)
 		return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
@@ -305,7 +315,53 @@ static bool has_word(const char *flags, const char *flag)
 	return false;
 }
 
-/* Walks every page of every map line of SP in OUT: the spec back, or an error. */
+/* What walk W gave, for a message: "fault=unmapped" or "gpa 0x10000 (flags r,w)". */
+static void walk_text(const struct pt_context *ctx, const struct pt_walk *w, char *buf, size_t len)
+{
+	char flags[PT_FLAGS_LEN];
+
+	if (w->fault == PT_FAULT_STAGE2 && !pt_walk_has_leaf(w)) {
+		/* a table read in a translated space faulted: say which stage, where */
+		snprintf(buf, len, "fault=stage2:%s in %s at %s:0x%" PRIx64, pt_fault_name(w->s2.fault),
+			 w->s2.ctx ? w->s2.ctx->name : "?", pt_capture_space_name(ctx->cap, w->s2.space),
+			 w->s2.addr);
+		return;
+	}
+	if (!pt_walk_has_leaf(w) || w->leaf_step < 0) {
+		snprintf(buf, len, "fault=%s", pt_fault_name(w->fault));
+		return;
+	}
+	pt_format_flags(ctx->fmt, &w->steps[w->leaf_step].entry, flags, sizeof flags);
+	snprintf(buf, len, "%s 0x%" PRIx64 " (flags %s)", pt_context_space_name(ctx, w->space), w->pa,
+		 flags[0] ? flags : "-");
+}
+
+/* Walks one page of map line M at OFF into W: its space, its PA, each flag. */
+static bool verify_page(const struct pt_context *ctx, const struct spec_map *m, uint64_t off,
+			struct pt_walk *w)
+{
+	char flags[PT_FLAGS_LEN];
+	bool ok;
+
+	pt_walk_va(ctx, m->va + off, w);
+	/* a page whose stage 2 faults is still this context's page (the stage-2 spec says where it lands) */
+	ok = pt_walk_has_leaf(w) && w->leaf_step >= 0 &&
+	     strcmp(pt_context_space_name(ctx, w->space), m->space) == 0 && w->pa == m->pa + off;
+	if (ok) {
+		pt_format_flags(ctx->fmt, &w->steps[w->leaf_step].entry, flags, sizeof flags);
+		for (unsigned f = 0; ok && f < m->nflags; f++)
+			ok = has_word(flags, m->flags[f]);
+	}
+	return ok;
+}
+
+/*
+ * Walks every page of every map line of SP in OUT: the spec back, or an
+ * error saying what the walk gave instead.  Every entry was decoded back
+ * as it was written (core/walk/build.c), so a difference here is the
+ * context's own walk (a flag its set-up implies, a stage 2 that faults),
+ * not an encoder's.
+ */
 static int verify(const struct spec *sp, const char *out, uint64_t *pages)
 {
 	struct pt_capture *cap;
@@ -322,23 +378,14 @@ static int verify(const struct spec *sp, const char *out, uint64_t *pages)
 
 			for (uint64_t off = 0; off < m->size;) {
 				struct pt_walk w;
-				char flags[PT_FLAGS_LEN];
-				bool ok;
+				char got[PT_FLAGS_LEN + 128];
 
-				pt_walk_va(ctx, m->va + off, &w);
-				ok = w.fault == PT_FAULT_NONE && w.leaf_step >= 0 &&
-				     strcmp(ctx->fmt->spaces[w.space], m->space) == 0 && w.pa == m->pa + off;
-				if (ok) {
-					pt_format_flags(ctx->fmt, &w.steps[w.leaf_step].entry, flags, sizeof flags);
-					for (unsigned f = 0; ok && f < m->nflags; f++)
-						ok = has_word(flags, m->flags[f]);
-				}
-				if (!ok) {
+				if (!verify_page(ctx, m, off, &w)) {
+					walk_text(ctx, &w, got, sizeof got);
 					pt_capture_free(cap);
-					return cli_fail(PT_E_VALUE, "%s:%u: VA 0x%" PRIx64 " of the built capture does "
-							"not walk to %s 0x%" PRIx64 " with the flags asked (a bug in the "
-							"%s encoder)", sp->path, m->line, m->va + off, m->space,
-							m->pa + off, ctx->fmt->name);
+					return cli_fail(PT_E_VALUE, "%s:%u: VA 0x%" PRIx64 " of the built capture walks"
+							" to %s, not to %s 0x%" PRIx64 " with the flags asked",
+							sp->path, m->line, m->va + off, got, m->space, m->pa + off);
 				}
 				(*pages)++;
 				off += w.page_va + w.page_size - (m->va + off);
@@ -349,6 +396,27 @@ static int verify(const struct spec *sp, const char *out, uint64_t *pages)
 	return CLI_EXIT_OK;
 }
 
+/* Removes what a failed build wrote at OUT (MADE: OUT is a directory the build created). */
+static void out_remove(const struct pt_build *b, const char *out, bool dir, bool made)
+{
+	char path[4400];
+
+	if (!dir) {
+		unlink(out);
+		return;
+	}
+	for (size_t i = 0; i < pt_build_blob_count(b); i++) {
+		snprintf(path, sizeof path, "%s/mem/%s.bin", out, pt_build_blob(b, i)->space);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/capture.ini", out);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/mem", out);
+	rmdir(path);
+	if (made)
+		rmdir(out);
+}
+
 int cli_build_run(struct spec *sp, const char *out)
 {
 	struct pt_capture *geo = NULL;
@@ -357,6 +425,7 @@ int cli_build_run(struct spec *sp, const char *out)
 	char dir[4096];
 	uint64_t pages = 0, bytes = 0;
 	size_t nctx = 0, nmaps = 0;
+	bool tgz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz"), touched = false, made = false;
 	int st;
 
 	if (!b)
@@ -364,15 +433,22 @@ int cli_build_run(struct spec *sp, const char *out)
 	st = geometry_load(sp, &geo, dir, sizeof dir);
 	if (st == CLI_EXIT_OK)
 		st = tables_build(sp, geo, b);
-	pt_capture_free(geo);
 	pt_buf_init(&o.text);
 	if (st == CLI_EXIT_OK) {
 		ini_write(sp, b, &o);
-		st = ends_with(out, ".tar.gz") || ends_with(out, ".tgz") ? write_tgz(out, &o, b)
-									 : write_dir(out, &o, b);
+		if (tgz) {
+			touched = true;
+			st = write_tgz(out, &o, b);
+		} else {
+			st = write_dir(out, &o, b, &touched, &made);
+		}
 	}
+	pt_capture_free(geo);   /* after the writes: the blobs' and contexts' names */
 	if (st == CLI_EXIT_OK)
 		st = verify(sp, out, &pages);
+	/* a failed build leaves nothing behind: no half-written archive or directory */
+	if (st != CLI_EXIT_OK && touched)
+		out_remove(b, out, !tgz, made);
 	if (st == CLI_EXIT_OK) {
 		for (size_t i = 0; i < sp->nsec; i++) {
 			nctx += sp->sec[i].fmt != NULL;

@@ -59,7 +59,7 @@ static void text_one(struct pt_buf *b, const struct pt_root_cand *c)
 {
 	pt_buf_printf(b, "# score=%u kind=%s space=%s root=0x%" PRIx64 " valid=%u levels=%u/%u"
 		      " tables=%" PRIu64 " bad_tables=%" PRIu64 " bad_entries=%" PRIu64 " leaves=%" PRIu64
-		      " uncaptured=%" PRIu64, c->score, c->kind, c->fmt->spaces[c->space], c->addr,
+		      " uncaptured=%" PRIu64, c->score, c->kind, pt_roots_space_name(c), c->addr,
 		      c->valid, c->levels, c->nlevels, c->tables, c->bad_tables, c->bad_entries,
 		      c->leaves, c->uncaptured);
 	if (c->ref)
@@ -96,7 +96,7 @@ static void json_one(struct pt_buf *b, const struct pt_root_cand *c)
 		pt_jobj_str(&o, "section", sec.data);
 	else
 		pt_jobj_str(&o, "section", NULL);
-	pt_jobj_str(&o, "space", c->fmt->spaces[c->space]);
+	pt_jobj_str(&o, "space", pt_roots_space_name(c));
 	pt_jobj_u(&o, "tables", c->tables);
 	if (c->has_twin)
 		pt_jobj_hex(&o, "twin_pa", c->twin);

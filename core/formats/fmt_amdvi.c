@@ -369,6 +369,19 @@ static void vi_pass_range(const struct pt_context *ctx, uint64_t va, struct pt_a
 	}
 }
 
+/* ptfs-tool roots: CTX's DTE (its IR/IW) with the root at ROOT, or root and mode; its spaces. */
+static void vi_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct vi_ctx *c = ctx->priv;
+
+	if (c->has_dte)
+		pt_buf_printf(ini, "dte = 0x%" PRIx64 "\n", (uint64_t)((c->dte & ~ADDR_MASK) | (root & ADDR_MASK)));
+	else
+		pt_buf_printf(ini, "root = 0x%" PRIx64 "\nmode = %u\n", root, c->levels_n);
+	pt_buf_printf(ini, "space = %s\noutput_space = %s\n", vi_spaces[space], vi_spaces[c->output_space]);
+}
+
 static pt_err vi_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct vi_ctx *c = ctx->priv;
@@ -473,4 +486,5 @@ const struct pt_format pt_format_amdvi = {
 	.perm_names = vi_perm_names,
 	.encode = vi_encode,
 	.build_keys = vi_build_keys,
+	.geom_keys = vi_geom_keys,
 };

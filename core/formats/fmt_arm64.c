@@ -683,6 +683,34 @@ static bool ctx_s2(const struct a64_ctx *c)
 	return c->fmt.perm_or_down == 0 && !c->fmt.va_canonical;
 }
 
+/*
+ * ptfs-tool roots: CTX's keys as given (stage, tcr or its parts, half,
+ * vtcr, xnx, space) with TTBR (VTTBR) at ROOT; a 52-bit root's bits 51:48
+ * in BADDR 5:2 (Arm ARM D8.2.3 "TTBR0_EL1").
+ */
+static void a64_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct a64_ctx *c = ctx->priv;
+	bool s2 = (c->has & (BIT(K_VTTBR) | BIT(K_VTCR) | BIT(K_XNX))) ||
+		  ((c->has & BIT(K_STAGE)) && c->v[K_STAGE] == 2);
+	uint64_t r = root >> 48 ? (root & span(47, 0)) | (root >> 48 & 0xf) << 2 : root;
+
+	for (int i = 0; i < K__COUNT; i++) {
+		if (!(c->has & BIT(i)) || i == K_TTBR || i == K_VTTBR)
+			continue;
+		if (i == K_HALF)
+			pt_buf_printf(ini, "half = %s\n", c->upper ? "upper" : "lower");
+		else
+			pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[i], c->v[i]);
+	}
+	pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", s2 ? "vttbr" : "ttbr", r);
+	if (!s2 && !(c->has & BIT(K_HALF)) && c->upper)
+		pt_buf_puts(ini, "half = upper\n");
+	if (c->space_name)
+		pt_buf_printf(ini, "space = %s\n", c->space_name);
+}
+
 static void a64_info_text(const struct pt_context *ctx, struct pt_buf *b)
 {
 	const struct a64_ctx *c = ctx->priv;
@@ -801,4 +829,5 @@ const struct pt_format pt_format_arm64 = {
 	.perm_names = a64_perm_names,
 	.encode = enc_0_0_5_0_0,
 	.build_keys = pt_a64_build_keys,
+	.geom_keys = a64_geom_keys,
 };

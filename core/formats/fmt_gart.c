@@ -643,6 +643,24 @@ static void gart_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 		pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[PT_GR_PT_END], k->va_hi >> 12);
 }
 
+/*
+ * ptfs-tool roots: CTX's registers as written and its generation, BASE
+ * naming the table at ROOT (its valid, system and block fragment size
+ * bits kept; in vram plus FB_OFFSET<<24).
+ */
+static void gart_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct pt_gart_layout *l = ctx->priv;
+	uint64_t at = space == SP_SYSMEM ? root | 2 : root + l->fb_offset;
+
+	for (int r = 0; r < PT_GR__COUNT; r++)
+		if (l->has[r])
+			pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", reg_names[r], r != PT_GR_PT_BASE ? l->written[r] :
+				      (l->written[r] & ~(BASE_ADDR(UINT64_MAX) | 2)) | BASE_ADDR(at) | (at & 2));
+	pt_buf_printf(ini, "gfx = %u\n", l->gfx ? l->gfx : 9);
+}
+
 const struct pt_format pt_format_gart = {
 	.name = "amd-gart",
 	.levels = gart_levels,
@@ -664,4 +682,5 @@ const struct pt_format pt_format_gart = {
 	.out_of_range = gart_out_of_range,
 	.encode = gart_encode,
 	.build_keys = gart_build_keys,
+	.geom_keys = gart_geom_keys,
 };

@@ -777,6 +777,29 @@ static void gpuvm_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 		pt_buf_printf(ini, "%s = 0\n", key_names[K_BS]);
 }
 
+/*
+ * ptfs-tool roots: CTX's keys as written, BASE the PDE of the table at
+ * ROOT (its other bits kept; in vram plus fb_offset<<24, §B.5 step 3).
+ */
+static void gpuvm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct gpuvm_ctx *c = ctx->priv;
+	uint64_t at = space == SP_SYSMEM ? root | 2 : root + c->fbo;
+
+	for (int i = 0; i < K__COUNT; i++) {
+		if (!c->has[i])
+			continue;
+		if (i == K_BASE)
+			pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[i],
+				      (uint64_t)((c->written[i] & ~(ADDR_PDE | 2)) | (at & (ADDR_PDE | 2))));
+		else if (key_is_register(i))
+			pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[i], c->written[i]);
+		else
+			pt_buf_printf(ini, "%s = %" PRIu64 "\n", key_names[i], c->written[i]);
+	}
+}
+
 static const struct pt_blob_kind gpuvm_blob_kinds[] = {
 	{"gpuvm", 8},
 	{NULL, 0},
@@ -816,4 +839,5 @@ const struct pt_format pt_format_gpuvm = {
 	.info_json = gpuvm_info_json,
 	.encode = gpuvm_encode_gen_0_3,
 	.build_keys = gpuvm_build_keys,
+	.geom_keys = gpuvm_geom_keys,
 };

@@ -445,6 +445,9 @@ static void sm_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt
 static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
 static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
 
+static void sm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini);
+
 static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
 	struct sm_ctx *c = ctx->priv;
@@ -510,6 +513,7 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
 	f->decode = sm_decoders[g][pa_index(c->a.pa)][c->stage == 2][c->space][c->output_space];
 	f->encode = pt_smmuv3_encoder(g, pa_index(c->a.pa), c->stage == 2, c->output_space);
 	f->build_keys = pt_smmuv3_build_keys;
+	f->geom_keys = sm_geom_keys;
 	f->blob_kinds = NULL;
 	f->ctx_section = pt_format_smmuv3.ctx_section;
 	f->ctx_size = pt_format_smmuv3.ctx_size;
@@ -520,6 +524,8 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
 	f->info_text = pt_format_smmuv3.info_text;
 	f->info_json = pt_format_smmuv3.info_json;
 	ctx->root_space = c->space;
+	/* tables (and CDs) in `space`, pages in `output_space`: a GPU's IOVA space behind it is no cycle */
+	ctx->space_used = 1u << c->space | 1u << c->output_space;
 	if (c->ttb_masked && err && errlen)
 		snprintf(err, errlen, "%s 0x%" PRIx64 ": %s bits 0x%" PRIx64 " below the root table's"
 			 " alignment are masked (QEMU hw/arm/smmu-common.c)", word_names[c->stage == 1 ?
@@ -655,6 +661,34 @@ static uint64_t field_value(const struct sm_ctx *c, const struct sm_field *f)
 	return f->addr ? c->w[f->word] & span(f->hi, f->lo) : bits(c->w[f->word], f->hi, f->lo);
 }
 
+/*
+ * ptfs-tool roots: words that walk as CTX from the table at ROOT.  Stage
+ * 2: Config 110 (IHI 0070 5.2), CTX's STE word 2 (the VTCR image) and
+ * S2TTB = ROOT.  Stage 1: Config 101 and CTX's CD words (given, or read
+ * from its CD table) with the walked half's TTB = ROOT, so no CD table is
+ * needed.  Its spaces.
+ */
+static void sm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct sm_ctx *c = ctx->priv;
+
+	if (c->stage == 2) {
+		pt_buf_printf(ini, "ste0 = 0x%x\nste2 = 0x%" PRIx64 "\nste3 = 0x%" PRIx64 "\n", 1u | CFG_S2 << 1,
+			      c->w[W_STE2], (c->w[W_STE3] & ~span(51, 4)) | (root & span(51, 4)));
+	} else if (c->stage == 1) {
+		unsigned ttb = c->a.upper ? W_CD2 : W_CD1;
+
+		pt_buf_printf(ini, "ste0 = 0x%x\nhalf = %s\n", 1u | CFG_S1 << 1, c->a.upper ? "upper" : "lower");
+		for (unsigned w = W_CD0; w <= W_CD3; w++)
+			if ((c->has & BIT(w)) || w == ttb)
+				pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", word_names[w], w != ttb ? c->w[w] :
+					      (c->w[w] & ~span(51, 4)) | (root & span(51, 4)));
+	}
+	pt_buf_printf(ini, "space = %s\noutput_space = %s\n", pt_smmuv3_spaces[space],
+		      pt_smmuv3_spaces[c->output_space]);
+}
+
 static void sm_info_text(const struct pt_context *ctx, struct pt_buf *b)
 {
 	const struct sm_ctx *c = ctx->priv;
@@ -756,6 +790,7 @@ const struct pt_format pt_format_smmuv3 = {
 	.decode = SM_FN(0, 5, 0, 0, 0),
 	.encode = pt_smmuv3_encode,
 	.build_keys = pt_smmuv3_build_keys,
+	.geom_keys = sm_geom_keys,
 	.flags = pt_a64_flags,
 	.kind_name = pt_a64_kind,
 	.kind_field = "attr_index",

@@ -688,6 +688,16 @@ void pt_nv_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 		pt_buf_printf(ini, "address = 0x%" PRIx64 "\n", k->root);
 }
 
+/* ptfs-tool roots, both NVIDIA formats (a VER3 context's data starts with the [pdb] keys): CTX's space and big page size, ROOT. */
+void pt_nv_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct pt_ver2_ctx *c = ctx->priv;
+
+	pt_buf_printf(ini, "space = %s\naddress = 0x%" PRIx64 "\nbig_page_size = %" PRIu64 "K\n",
+		      ctx->fmt->spaces[space], root, (c->big_page_size ? c->big_page_size : 65536) >> 10);
+}
+
 const struct pt_format pt_format_ver2 = {
 	.name = "nv-gmmu-ver2",
 	.levels = ver2_levels,
@@ -707,4 +717,5 @@ const struct pt_format pt_format_ver2 = {
 	.info_json = ver2_info_json,
 	.encode = ver2_encode,
 	.build_keys = pt_nv_build_keys,
+	.geom_keys = pt_nv_geom_keys,
 };

@@ -44,6 +44,9 @@ pt_err pt_nv_pdb_key(struct pt_ver2_ctx *c, const struct pt_ctx_key *k,
 struct pt_build_keys;
 struct pt_buf;
 void pt_nv_build_keys(const struct pt_build_keys *k, struct pt_buf *ini);
+/* ptfs-tool roots: a [pdb] section that walks as CTX from ROOT (space, address, big_page_size). */
+void pt_nv_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini);
 
 /* The [pdb] data of a loaded context (its ctx->priv). */
 const struct pt_ver2_ctx *pt_ver2_of(const struct pt_context *ctx);

@@ -768,6 +768,16 @@ static pt_err ver3_encode(unsigned level, const struct pt_entry *e, uint8_t *raw
 	return rc;
 }
 
+/* ptfs-tool roots: the [pdb] keys of CTX (pt_nv_geom_keys: struct ver3_ctx starts with them) and its chip. */
+static void ver3_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct ver3_ctx *c = ctx->priv;
+
+	pt_nv_geom_keys(ctx, space, root, ini);
+	pt_buf_printf(ini, "chip = %s\n", ver3_chips[c->chip].name);
+}
+
 const struct pt_format pt_format_ver3 = {
 	.name = "nv-gmmu-ver3",
 	.levels = ver3_levels,
@@ -788,4 +798,5 @@ const struct pt_format pt_format_ver3 = {
 	.perm_names = ver3_perm_names,
 	.encode = ver3_encode,
 	.build_keys = pt_nv_build_keys,
+	.geom_keys = ver3_geom_keys,
 };

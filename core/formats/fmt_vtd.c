@@ -446,6 +446,11 @@ static void ept_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 
 /* ---- contexts ------------------------------------------------------------- */
 
+static void vtd_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini);
+static void ept_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini);
+
 struct sl_ctx {
 	bool ept;
 	/* keys */
@@ -706,6 +711,27 @@ static pt_err ept_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	return PT_OK;
 }
 
+/* ptfs-tool roots: SLPTPTR at ROOT, AW of CTX's levels (a context or PASID entry's AW said as aw), its spaces. */
+static void vtd_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct sl_ctx *c = ctx->priv;
+
+	pt_buf_printf(ini, "slptptr = 0x%" PRIx64 "\naw = %u\nspace = %s\noutput_space = %s\n", root,
+		      30 + 9 * (c->levels_n - 2), sl_spaces[space], sl_spaces[c->output_space]);
+}
+
+/* ptfs-tool roots: CTX's EPTP (memory type, walk length, A/D) with the root at ROOT, its spaces. */
+static void ept_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct sl_ctx *c = ctx->priv;
+
+	pt_buf_printf(ini, "eptp = 0x%" PRIx64 "\nspace = %s\noutput_space = %s\n",
+		      (uint64_t)((c->eptp & ~ADDR_MASK) | (root & ADDR_MASK)), sl_spaces[space],
+		      sl_spaces[c->output_space]);
+}
+
 static pt_err ept_ctx_init(void *priv, const struct pt_ctx_key *k)
 {
 	((struct sl_ctx *)priv)->ept = true;
@@ -821,6 +847,7 @@ const struct pt_format pt_format_vtd = {
 	.perm_names = vtd_perm_names,
 	.encode = vtd_encode,
 	.build_keys = vtd_build_keys,
+	.geom_keys = vtd_geom_keys,
 };
 
 const struct pt_format pt_format_ept = {
@@ -846,4 +873,5 @@ const struct pt_format pt_format_ept = {
 	.perm_names = ept_perm_names,
 	.encode = ept_encode,
 	.build_keys = ept_build_keys,
+	.geom_keys = ept_geom_keys,
 };

@@ -517,6 +517,26 @@ static void x86_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 }
 
 /*
+ * ptfs-tool roots: CTX's keys as given (cr4, la57, efer, maxphyaddr,
+ * space) with CR3 at ROOT; a PASID entry's first-level paging mode is
+ * said as la57 (its FLPM: VT-d spec 9.6).
+ */
+static void x86_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini)
+{
+	const struct x86_ctx *c = ctx->priv;
+
+	pt_buf_printf(ini, "cr3 = 0x%" PRIx64 "\n", root);
+	for (int i = K_CR4; i < K__COUNT; i++)
+		if (c->has[i])
+			pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", key_names[i], c->v[i]);
+	if (!c->has[K_CR4] && !c->has[K_LA57])
+		pt_buf_printf(ini, "la57 = %d\n", c->la57);
+	if (c->space_name)
+		pt_buf_printf(ini, "space = %s\n", c->space_name);
+}
+
+/*
  * ptfs-tool roots, the Linux rule: every process's top-level table gets
  * the kernel half of the kernel's (arch/x86/mm/pgtable.c pgd_ctor():
  * clone_pgd_range() of entries KERNEL_PGD_BOUNDARY..PTRS_PER_PGD-1, 256-511
@@ -620,5 +640,6 @@ const struct pt_format pt_format_x86_64 = {
 	.perm_names = x86_perm_names,
 	.encode = x86_encode,
 	.build_keys = x86_build_keys,
+	.geom_keys = x86_geom_keys,
 	.root_rule = x86_root_rule,
 };

@@ -373,6 +373,15 @@ struct pt_format {
 	 */
 	void (*build_keys)(const struct pt_build_keys *k, struct pt_buf *ini);
 	/*
+	 * ptfs-tool roots: the keys of a context section that walks exactly
+	 * as CTX (a context of this format) does — its registers, levels and
+	 * spaces, everything its walk depends on — but from the root table at
+	 * ROOT in its space SPACE (a format space index), into INI.  NULL: build_keys with no
+	 * spec keys (the format's own geometry).
+	 */
+	void (*geom_keys)(const struct pt_context *ctx, unsigned space, uint64_t root,
+			  struct pt_buf *ini);
+	/*
 	 * ptfs-tool roots (core/walk/roots.c): what candidate root table CAND
 	 * (at CAND_ADDR) is to REF, the root table of one of the capture's
 	 * contexts (at REF_ADDR); both root-table bytes.  OTHER is the other

@@ -105,11 +105,15 @@ unsigned pt_roots_score(const struct pt_root_cand *c);
 
 /*
  * The capture.ini section that makes C a context, into B: a comment line,
- * then `[SECTION NAME]` and the format's build keys for a root at C's
- * address (pt_format.build_keys); NAME is root-ADDR (root-SPACE-ADDR off
- * the format's first space).  False (B untouched) for a format with no
+ * then `[SECTION NAME]` and, for a candidate decoded in a context's
+ * geometry, that context's keys with C's root (pt_format.geom_keys: it
+ * walks as that context would from there), else the format's build keys
+ * for a root at C's address (pt_format.build_keys); NAME is root-ADDR
+ * (root-SPACE-ADDR off the format's first space).  False (B untouched) for a format with no
  * build keys.
  */
 bool pt_roots_section(const struct pt_root_cand *c, struct pt_buf *b);
+/* The capture's name of C's space (a guest's `space = gpa`), or the format's without a geometry context. */
+const char *pt_roots_space_name(const struct pt_root_cand *c);
 
 #endif

@@ -56,10 +56,22 @@ struct node {
 };
 
 struct bspace {
-	const char *name;          /* the format's static space name */
+	char *name;                /* the capture's name of the space (pt_context_space_name()) */
 	uint64_t base, next;       /* allocation: [base, next) is used */
 	uint8_t *data;             /* next - base bytes */
 	size_t cap;
+	/*
+	 * A translated space ([space NAME] translate = CTX): its bytes are
+	 * written at BACK_ADDR of space BACK (an index into spaces), which the
+	 * translating context maps [base, next) to (resolve_spaces()).
+	 */
+	const struct pt_context *xlate;
+	int back;
+	unsigned back_space;       /* the translator's format space index of BACK */
+	uint64_t back_addr;
+	const char *back_flag;     /* a one-bit field its pages need to be readable, or NULL */
+	const char **back_flags;   /* what its map's slots point at (allocated: the array of spaces moves) */
+	bool resolved;
 };
 
 struct bctx {
@@ -101,8 +113,11 @@ void pt_build_free(struct pt_build *b)
 		return;
 	for (size_t i = 0; i < b->nnodes; i++)
 		free(b->nodes[i].slots);
-	for (size_t i = 0; i < b->nspaces; i++)
+	for (size_t i = 0; i < b->nspaces; i++) {
 		free(b->spaces[i].data);
+		free(b->spaces[i].name);
+		free(b->spaces[i].back_flags);
+	}
 	free(b->nodes);
 	free(b->spaces);
 	free(b->ctxs);
@@ -117,11 +132,15 @@ static struct bspace *space_get(struct pt_build *b, const char *name, bool creat
 			return &b->spaces[i];
 	if (!create || !pt_vec_reserve(&b->spaces, &b->spacecap, b->nspaces + 1, sizeof *b->spaces))
 		return NULL;
-	struct bspace *s = &b->spaces[b->nspaces++];
+	struct bspace *s = &b->spaces[b->nspaces];
 
 	memset(s, 0, sizeof *s);
-	s->name = name;
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
 	s->base = s->next = BUILD_DEFAULT_BASE;
+	s->back = -1;
+	b->nspaces++;
 	return s;
 }
 
@@ -170,7 +189,8 @@ static pt_err node_new(struct pt_build *b, unsigned ctx, int level, uint64_t ent
 {
 	const struct pt_context *c = b->ctxs[ctx].ctx;
 	const struct pt_level *l = &c->fmt->levels[level];
-	const char *sname = c->fmt->spaces[c->root_space];
+	/* the capture's name: a guest's `space = gpa` puts its tables in gpa, where the walker reads them */
+	const char *sname = pt_context_space_name(c, c->root_space);
 	struct bspace *s = space_get(b, sname, true);
 	uint64_t bytes = entries * l->entry_size, align = 4096;
 	struct node *n;
@@ -325,15 +345,42 @@ static unsigned min_page_shift(const struct pt_context *ctx)
 	return m;
 }
 
+/*
+ * The format space index of the space CTX calls NAME in its capture (a
+ * guest's `space = gpa` renames x86-64's one space; VT-d's `space` and
+ * `output_space` choose two of its three), or -1.
+ */
+static int ctx_space(const struct pt_context *c, const char *name)
+{
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && c->fmt->spaces[i]; i++)
+		if ((!c->space_used || (c->space_used >> i & 1)) &&
+		    strcmp(pt_context_space_name(c, i), name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "context C has no space 'X' (its spaces: a, b)". */
+static pt_err no_space(const struct pt_context *c, const char *name, char *err, size_t len)
+{
+	char list[256] = "";
+	size_t off = 0;
+
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && c->fmt->spaces[i] && off < sizeof list; i++)
+		if (!c->space_used || (c->space_used >> i & 1))
+			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "",
+						pt_context_space_name(c, i));
+	return fail(err, len, PT_E_VALUE, "context %s has no space '%s' (its spaces: %s)", c->name, name, list);
+}
+
 pt_err pt_build_map(struct pt_build *b, unsigned id, uint64_t va, uint64_t size,
 		    const char *space, uint64_t pa, const char *const *flags, size_t nflags,
 		    char *err, size_t errlen)
 {
 	const struct pt_context *c = b->ctxs[id].ctx;
-	int sp = pt_format_space(c->fmt, space);
+	int sp = ctx_space(c, space);
 
 	if (sp < 0)
-		return fail(err, errlen, PT_E_VALUE, "format %s has no space '%s'", c->fmt->name, space);
+		return no_space(c, space, err, errlen);
 	if (nflags > BUILD_FLAGS_MAX)
 		return fail(err, errlen, PT_E_VALUE, "more than %d flags", BUILD_FLAGS_MAX);
 	if (size == 0 || va + size - 1 < va || pa + size - 1 < pa)
@@ -419,6 +466,21 @@ static void slot_entry(const struct pt_build *b, const struct node *n, const str
 	}
 }
 
+/* "'read' is not a one-bit field of intel-vtd's pt entries (those are: r, w, ...)". */
+static pt_err bad_flag(const struct pt_context *c, const struct pt_level *l, const struct pt_entry *got,
+		       const char *flag, char *err, size_t len)
+{
+	char list[512] = "";
+	size_t off = 0;
+
+	for (unsigned i = 0; i < got->nfields && off < sizeof list; i++)
+		if (got->fields[i].kind == PT_FK_BIT)
+			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "",
+						got->fields[i].key);
+	return fail(err, len, PT_E_VALUE, "'%s' is not a one-bit field of %s's %s entries (%s%s)", flag,
+		    c->fmt->name, l->name, off ? "those are: " : "it has none", list);
+}
+
 /* Decodes what slot S became and compares it with the request E. */
 static pt_err slot_check(const struct pt_context *c, const struct node *n, uint64_t idx,
 			 const uint8_t *raw, const struct pt_entry *want, char *err, size_t len)
@@ -441,8 +503,7 @@ static pt_err slot_check(const struct pt_context *c, const struct node *n, uint6
 		const struct pt_field *f = pt_entry_field(&got, want->fields[i].key);
 
 		if (!f || f->v != 1 || f->kind != PT_FK_BIT)
-			return fail(err, len, PT_E_VALUE, "'%s' is not a one-bit field of a %s %s entry",
-				    want->fields[i].key, c->fmt->name, l->name);
+			return bad_flag(c, l, &got, want->fields[i].key, err, len);
 	}
 	if (!ok)
 		return fail(err, len, PT_E_VALUE, "%s %s[%" PRIu64 "]: the %s encoder wrote an entry that "
@@ -455,7 +516,7 @@ static pt_err node_encode(struct pt_build *b, const struct node *n, char *err, s
 {
 	const struct pt_context *c = b->ctxs[n->ctx].ctx;
 	const struct pt_level *l = &c->fmt->levels[n->level];
-	struct bspace *sp = space_get(b, c->fmt->spaces[n->space], false);
+	struct bspace *sp = space_get(b, pt_context_space_name(c, n->space), false);
 	struct pt_entry e;
 
 	for (uint64_t i = 0; i < n->entries; i++) {
@@ -476,13 +537,221 @@ static pt_err node_encode(struct pt_build *b, const struct node *n, char *err, s
 	return PT_OK;
 }
 
+/* Whether X's finest page at LEVEL in space SP with flags FL[0..N) decodes as a readable page there. */
+static bool probe_page(const struct pt_context *x, int level, unsigned shift, unsigned sp,
+		       const char *const *fl, size_t n)
+{
+	struct pt_entry e, got;
+	uint8_t raw[16] = { 0 };
+	char msg[256];
+
+	memset(&e, 0, offsetof(struct pt_entry, fields));
+	e.size = x->fmt->levels[level].entry_size;
+	e.kind = -1;
+	e.state = PT_ST_MAPPED;
+	e.leaf = true;
+	e.space = sp;
+	e.pa = (UINT64_C(1) << (shift > 21 ? shift : 21)) + x->space_bias[sp];
+	e.page_size = UINT64_C(1) << shift;
+	for (size_t i = 0; i < n; i++)
+		pt_entry_push(&e, fl[i], PT_FK_BIT, 1, 0, NULL);
+	return x->fmt->encode((unsigned)level, &e, raw, msg, sizeof msg) == PT_OK &&
+	       x->fmt->decode((unsigned)level, shift, raw, 0, &got) == PT_OK &&
+	       got.state == PT_ST_MAPPED && got.space == sp && got.pa == e.pa &&
+	       !(got.perm & PT_PERM_NO_READ);
+}
+
+/*
+ * Where translator X puts the pages that hold another space's tables: the
+ * first of its spaces (its table space first) in which its encoder writes
+ * a page that decodes as readable (a stage-2 read denied is a fault:
+ * walk/xlate.c), other than AVOID (the translated space) and with the first
+ * one-bit field that makes it readable where a bare page is not (AMD-Vi's
+ * ir, arm64 stage 2's s2ap_read).  False: X has no such page.
+ */
+static bool back_probe(const struct pt_context *x, const char *avoid, unsigned *space,
+		       const char **flag)
+{
+	unsigned shift = min_page_shift(x);
+	int level = -1;
+
+	for (int i = 0; x->fmt->levels[i].name && level < 0; i++) {
+		const struct pt_level *l = &x->fmt->levels[i];
+
+		if (l->bits && ((l->role == PT_ROLE_LEAF && l->va_shift == shift) || l->leaf_shift == shift))
+			level = i;
+	}
+	if (level < 0)
+		return false;
+	for (unsigned k = 0; k <= PT_CONTEXT_SPACES; k++) {
+		unsigned sp = k == 0 ? x->root_space : k - 1;
+		struct pt_entry got;
+		uint8_t raw[16] = { 0 };
+		char msg[256];
+		struct pt_entry e;
+
+		if (sp >= PT_CONTEXT_SPACES || (k && sp == x->root_space) || (k && !x->fmt->spaces[sp]) ||
+		    ctx_space(x, pt_context_space_name(x, sp)) != (int)sp ||
+		    strcmp(pt_context_space_name(x, sp), avoid) == 0)
+			continue;
+		*flag = NULL;
+		if (probe_page(x, level, shift, sp, NULL, 0)) {
+			*space = sp;
+			return true;
+		}
+		/* the one-bit fields a page there has: one of them may grant the read */
+		memset(&e, 0, offsetof(struct pt_entry, fields));
+		e.size = x->fmt->levels[level].entry_size;
+		e.kind = -1;
+		e.state = PT_ST_MAPPED;
+		e.leaf = true;
+		e.space = sp;
+		e.pa = (UINT64_C(1) << (shift > 21 ? shift : 21)) + x->space_bias[sp];
+		e.page_size = UINT64_C(1) << shift;
+		if (x->fmt->encode((unsigned)level, &e, raw, msg, sizeof msg) != PT_OK ||
+		    x->fmt->decode((unsigned)level, shift, raw, 0, &got) != PT_OK)
+			continue;
+		for (unsigned f = 0; f < got.nfields; f++)
+			if (got.fields[f].kind == PT_FK_BIT && got.fields[f].v == 0 &&
+			    probe_page(x, level, shift, sp, &got.fields[f].key, 1)) {
+				*space = sp;
+				*flag = got.fields[f].key;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* The handle of context X in B, or -1. */
+static int ctx_handle(const struct pt_build *b, const struct pt_context *x)
+{
+	for (size_t i = 0; i < b->nctxs; i++)
+		if (b->ctxs[i].ctx == x)
+			return (int)i;
+	return -1;
+}
+
+/* Finds each translated space's translator and where its bytes go (no allocation yet). */
+static pt_err spaces_bind(struct pt_build *b, char *err, size_t len)
+{
+	const struct pt_capture *cap = b->nctxs ? b->ctxs[0].ctx->cap : NULL;
+
+	for (size_t i = 0; cap && i < b->nspaces; i++) {
+		struct bspace *s = &b->spaces[i];
+		int id = pt_capture_space_find(cap, s->name);
+		const struct pt_context *x = id >= 0 ? pt_capture_space_translate(cap, (unsigned)id) : NULL;
+		unsigned sp;
+		const char *flag;
+
+		if (!x)
+			continue;
+		s->xlate = x;
+		if (ctx_handle(b, x) < 0)
+			return fail(err, len, PT_E_VALUE, "space %s is translated by %s, which is not built",
+				    s->name, x->name);
+		if (!back_probe(x, s->name, &sp, &flag))
+			return fail(err, len, PT_E_UNSUPPORTED, "space %s is translated by %s, which maps"
+				    " no readable %s page the builder can write for the tables there",
+				    s->name, x->name, x->fmt->name);
+		s->back_flag = flag;
+		s->back_space = sp;
+		s->back = -1;
+		for (size_t k = 0; k < b->nspaces; k++)
+			if (strcmp(b->spaces[k].name, pt_context_space_name(x, sp)) == 0)
+				s->back = (int)k;
+		if (s->back < 0)
+			return fail(err, len, PT_E_VALUE, "space %s: no allocation in %s", s->name,
+				    pt_context_space_name(x, sp));
+	}
+	return PT_OK;
+}
+
+/* Whether space K lies below a translated space not yet resolved (its translator's tables or pages are there). */
+static bool below_pending(const struct pt_build *b, size_t k)
+{
+	for (size_t i = 0; i < b->nspaces; i++) {
+		const struct bspace *s = &b->spaces[i];
+
+		if (i == k || !s->xlate || s->resolved)
+			continue;
+		if ((size_t)s->back == k ||
+		    strcmp(pt_context_space_name(s->xlate, s->xlate->root_space), b->spaces[k].name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The tables of a translated space ([space NAME] translate = CTX) are at
+ * its own addresses, as the walker reads them (walk/xlate.c): the
+ * translator maps [base, next) to as many bytes allocated in its page
+ * space, where they are written (a nested walk reads a guest's tables
+ * through its stage 2: Intel SDM Vol. 3C 29.3.2).  Spaces are resolved top
+ * down: one whose translator's tables or pages are in a space still to
+ * resolve waits for it (at most three stages: load/spaces.c).
+ */
+static pt_err spaces_resolve(struct pt_build *b, size_t *order, size_t *norder, char *err, size_t len)
+{
+	pt_err rc = spaces_bind(b, err, len);
+
+	*norder = 0;
+	for (size_t round = 0; rc == PT_OK && round < b->nspaces; round++)
+		for (size_t i = 0; rc == PT_OK && i < b->nspaces; i++) {
+			struct bspace *s = &b->spaces[i];
+			uint64_t size = s->next - s->base, addr;
+			const char *fl[1] = { s->back_flag };
+			int xid;
+
+			if (!s->xlate || s->resolved || below_pending(b, i))
+				continue;
+			s->resolved = true;
+			if (!size)
+				continue;
+			xid = ctx_handle(b, s->xlate);
+			rc = space_alloc(&b->spaces[s->back], size, 4096, &addr);
+			if (rc != PT_OK)
+				return fail(err, len, rc, "%s: cannot allocate %" PRIu64 " bytes for the tables"
+					    " of %s", b->spaces[s->back].name, size, s->name);
+			s->back_addr = addr;
+			s->back_flags = malloc(sizeof *s->back_flags);
+			if (!s->back_flags)
+				return PT_E_NOMEM;
+			s->back_flags[0] = fl[0];
+			rc = pt_build_map(b, (unsigned)xid, s->base, size, b->spaces[s->back].name, addr,
+					  s->back_flags, fl[0] ? 1 : 0, err, len);
+			if (rc != PT_OK) {
+				char why[512];
+
+				snprintf(why, sizeof why, "%s", err);
+				return fail(err, len, rc, "the tables in %s (%s 0x%" PRIx64 "..0x%" PRIx64 ") through"
+					    " %s: %s", s->name, s->name, s->base, s->next - 1, s->xlate->name, why);
+			}
+			order[(*norder)++] = i;
+		}
+	return rc;
+}
+
 pt_err pt_build_finish(struct pt_build *b, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < b->nnodes; i++) {
-		pt_err rc = node_encode(b, &b->nodes[i], err, errlen);
+	size_t order[PT_CONTEXT_SPACES * 4], norder = 0;
+	pt_err rc;
 
+	if (b->nspaces > sizeof order / sizeof *order)
+		return fail(err, errlen, PT_E_VALUE, "more than %zu spaces", sizeof order / sizeof *order);
+	rc = spaces_resolve(b, order, &norder, err, errlen);
+	if (rc != PT_OK)
+		return rc;
+	for (size_t i = 0; i < b->nnodes; i++) {
+		rc = node_encode(b, &b->nodes[i], err, errlen);
 		if (rc != PT_OK)
 			return rc;
+	}
+	/* top down: a space's bytes land in its backing before those move further down */
+	for (size_t k = 0; k < norder; k++) {
+		const struct bspace *s = &b->spaces[order[k]];
+		struct bspace *t = &b->spaces[s->back];
+
+		memcpy(t->data + (s->back_addr - t->base), s->data, (size_t)(s->next - s->base));
 	}
 	free(b->blobs);
 	b->blobs = calloc(b->nspaces ? b->nspaces : 1, sizeof *b->blobs);
@@ -492,8 +761,8 @@ pt_err pt_build_finish(struct pt_build *b, char *err, size_t errlen)
 	for (size_t i = 0; i < b->nspaces; i++) {
 		const struct bspace *s = &b->spaces[i];
 
-		if (s->next == s->base)
-			continue;
+		if (s->next == s->base || s->xlate)
+			continue;   /* a translated space's bytes are in its backing */
 		b->blobs[b->nblobs++] = (struct pt_build_blob){ s->name, s->base, s->next - s->base, s->data };
 	}
 	return PT_OK;

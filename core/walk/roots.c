@@ -508,6 +508,8 @@ static bool is_inner(const struct scan *s, const struct pt_root_cand *c)
  * Drops the candidates [FROM, r->n) a clean candidate's tree points at (an
  * inner table decodes as a root too), unless the format's rule named them.
  */
+static bool same_geom(const struct pt_format *a, const struct pt_format *b);
+
 static void drop_inner(struct scan *s, struct pt_roots *r, size_t from)
 {
 	uint64_t entries;
@@ -611,7 +613,13 @@ static void classify(struct scan *s, const struct refs *rf, struct pt_roots *r, 
 	}
 }
 
-/* Which contexts' roots the candidates are. */
+static bool same_geom(const struct pt_format *a, const struct pt_format *b);
+
+/*
+ * Which contexts' roots the candidates are: a context's root table decoded
+ * in that context's geometry (the same table read with another context's
+ * registers is not what the context walks: issue #34 item 3).
+ */
 static void roots_of(const struct pt_capture *cap, struct pt_roots *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -620,8 +628,7 @@ static void roots_of(const struct pt_capture *cap, struct pt_roots *r)
 		for (size_t k = 0; k < pt_capture_context_count(cap) && !c->root_of; k++) {
 			const struct pt_context *x = pt_capture_context(cap, k);
 
-			if (!strcmp(x->fmt->name, c->fmt->name) && x->root_space == c->space &&
-			    x->root_addr == c->addr)
+			if (same_geom(x->fmt, c->fmt) && x->root_space == c->space && x->root_addr == c->addr)
 				c->root_of = x;
 		}
 	}
@@ -683,7 +690,10 @@ static int by_score(const void *a, const void *b)
 	return x->geometry < y->geometry ? -1 : x->geometry > y->geometry;
 }
 
-/* One line per table: the geometry it scores best in (R sorted by by_score). */
+/*
+ * One line per table (R sorted by by_score): the geometry of the context
+ * whose root it is, else the geometry it scores best in; then sorted again.
+ */
 static void dedup(struct pt_roots *r)
 {
 	size_t k = 0;
@@ -691,13 +701,18 @@ static void dedup(struct pt_roots *r)
 	for (size_t i = 0; i < r->n; i++) {
 		bool seen = false;
 
-		for (size_t j = 0; j < k && !seen; j++)
+		for (size_t j = 0; j < k && !seen; j++) {
 			seen = r->c[j].addr == r->c[i].addr && r->c[j].space == r->c[i].space &&
 			       !strcmp(r->c[j].fmt->name, r->c[i].fmt->name);
+			if (seen && !r->c[j].root_of && r->c[i].root_of)
+				r->c[j] = r->c[i];
+		}
 		if (!seen)
 			r->c[k++] = r->c[i];
 	}
 	r->n = k;
+	if (k)
+		qsort(r->c, k, sizeof *r->c, by_score);
 }
 
 static pt_err scan_geom(const struct pt_capture *cap, struct scan *s, const struct pt_roots_opts *o,
@@ -785,14 +800,15 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 		pt_roots_free(out);
 		return PT_E_NOTFOUND;
 	}
+	roots_of(cap, out);
+	/* a context's root is kept whatever its score: what it walks like is the question */
 	for (size_t i = 0, k = 0; i < out->n; i++) {
 		out->c[i].score = pt_roots_score(&out->c[i]);
-		if (out->c[i].score >= o->min_score || strcmp(out->c[i].kind, "table"))
+		if (out->c[i].score >= o->min_score || strcmp(out->c[i].kind, "table") || out->c[i].root_of)
 			out->c[k++] = out->c[i];
 		if (i + 1 == out->n)
 			out->n = k;
 	}
-	roots_of(cap, out);
 	if (out->n)   /* nothing found: out->c may be NULL */
 		qsort(out->c, out->n, sizeof *out->c, by_score);
 	dedup(out);
@@ -815,10 +831,15 @@ static const char *no_key(void *ud, const char *key)
 	return NULL;
 }
 
+const char *pt_roots_space_name(const struct pt_root_cand *c)
+{
+	return c->geom ? pt_context_space_name(c->geom, c->space) : c->fmt->spaces[c->space];
+}
+
 bool pt_roots_section(const struct pt_root_cand *c, struct pt_buf *b)
 {
 	const struct pt_format *by = pt_format_by_section(c->fmt->ctx_section);
-	const char *sp = c->fmt->spaces[c->space];
+	const char *sp = pt_roots_space_name(c);
 	struct pt_build_keys k = {.space = c->space, .root = c->addr, .get = no_key};
 	unsigned vb = c->fmt->va_canonical ? c->fmt->va_bits - 1 : c->fmt->va_bits;
 
@@ -829,8 +850,18 @@ bool pt_roots_section(const struct pt_root_cand *c, struct pt_buf *b)
 		pt_buf_printf(b, "[%s root-%s-%" PRIx64 "]\n", c->fmt->ctx_section, sp, c->addr);
 	else
 		pt_buf_printf(b, "[%s root-%" PRIx64 "]\n", c->fmt->ctx_section, c->addr);
+	/* a [pdb] section's format is the capture's (docs/design.md §3): no key of the section */
 	if (!by || strcmp(by->name, c->fmt->name))
-		pt_buf_printf(b, "format = %s\n", c->fmt->name);
-	c->fmt->build_keys(&k, b);
+		pt_buf_printf(b, "; needs [capture] format = %s\n", c->fmt->name);
+	/*
+	 * Decoded in a context's geometry: that context's keys (the one whose
+	 * root it is, where it is one: its range and rights too) with this root,
+	 * so that the section walks as the candidate was scored (issue #34:
+	 * a 3-level VT-d context's aw, its spaces); else the format's own.
+	 */
+	if (c->geom && c->fmt->geom_keys)
+		c->fmt->geom_keys(c->root_of ? c->root_of : c->geom, c->space, c->addr, b);
+	else
+		c->fmt->build_keys(&k, b);
 	return true;
 }
