@@ -206,9 +206,9 @@ fi
 # ---- 3. the entries text kept by the budget ------------------------------------
 
 # K = 12: 12^4 = 20736 leaves, a 9.3 MB entries text.  Kept, the daemon's
-# VmHWM grows by at least its size; not kept, by at most 4 MiB: the 2 MiB
-# the pass holds before it gives up, the checkpoints and a read's slice (the
-# fixed 8 MiB before grew it 7 MiB either way: a 9.3 MB text was dropped).
+# VmHWM grows by at least its size; not kept, by at most 6 MiB: the 2 MiB
+# the pass holds before it gives up, the checkpoints and the reads' slices
+# (the fixed 8 MiB before grew it 8 MiB either way: a 9.3 MB text dropped).
 K=$TMP/keep
 self_capture "$K" 12 1
 "$TOOL" export "$K" "$TMP/keep.x" >/dev/null 2>&1
@@ -230,9 +230,11 @@ for budget in default 16M; do
 			memcheck "default budget: the text is kept (VmHWM grew $grow KiB, at least its $((ksize / 1024)))" \
 				test "$grow" -ge $((ksize / 1024))
 		else
-			# 2 MiB are kept while the pass grows the text, then dropped
-			memcheck "cache_max=16M: the text is not kept (VmHWM grew $grow KiB, at most 4096)" \
-				test "$grow" -le 4096
+			# the 2 MiB held while the pass grows the text, then dropped,
+			# and each worker thread's read slice and malloc arena (2-4.5
+			# MiB measured; the fixed 8 MiB grew it 8 MiB)
+			memcheck "cache_max=16M: the text is not kept (VmHWM grew $grow KiB, at most 6144)" \
+				test "$grow" -le 6144
 		fi
 		fusermount3 -u "$M"
 		wait_exit "$pid" 60
