@@ -114,9 +114,6 @@ struct pt_entries_file {
 	struct pt_buf text;        /* the whole text when it fit KEEP_MAX (len == size), else empty */
 };
 
-/* What the mount keeps of one context's entries text (bytes): 10^4 entries are ~3 MB. */
-#define PT_ENTRIES_KEEP_MAX ((uint64_t)8 << 20)
-
 /*
  * The first pass: size and checkpoints of context CTX's entries, and the
  * text itself when it is at most KEEP_MAX bytes (F is filled, free it).
