@@ -449,7 +449,7 @@ static pt_err append_dregions(struct pt_loader *ld)
 		memset(s, 0, sizeof *s);
 		s->name = s->file = cap->pool + d->name;
 		if (d->member != SIZE_MAX) {
-			s->file = ld->m[d->member].name;
+			s->file = cap->pool + d->file;
 			s->offset = d->offset;
 		}
 		s->space = (unsigned)sp;

@@ -163,6 +163,7 @@ struct dregion {
 	size_t data, len;
 	/* pt_loader_add_window(): the index in ld->m of the member it is a window of; SIZE_MAX: DATA */
 	size_t member;
+	size_t file;            /* the member's name in the pool (the loader's members do not outlive it) */
 	uint64_t offset;
 };
 

@@ -162,6 +162,7 @@ pt_err pt_loader_add_region(struct pt_loader *ld, const char *provenance, const 
 	d->data = ld->nddata;
 	d->len = len;
 	d->member = SIZE_MAX;
+	d->file = SIZE_MAX;
 	d->offset = 0;
 	if (len)
 		memcpy(ld->ddata + ld->nddata, data, len);
@@ -193,7 +194,9 @@ pt_err pt_loader_add_window(struct pt_loader *ld, const char *provenance, const 
 		   ? ld->dreg[ld->ndreg - 1].space : pool_add(ld->cap, space);
 	d->prov = ld->ndreg && !strcmp(ld->cap->pool + ld->dreg[ld->ndreg - 1].prov, provenance)
 		  ? ld->dreg[ld->ndreg - 1].prov : pool_add(ld->cap, provenance);
-	if (d->name == SIZE_MAX || d->space == SIZE_MAX || d->prov == SIZE_MAX)
+	d->file = ld->ndreg && ld->dreg[ld->ndreg - 1].member == mi - 1 ? ld->dreg[ld->ndreg - 1].file
+		  : pool_add(ld->cap, ld->m[mi - 1].name);
+	if (d->name == SIZE_MAX || d->space == SIZE_MAX || d->prov == SIZE_MAX || d->file == SIZE_MAX)
 		return PT_E_NOMEM;
 	d->base = base;
 	d->data = 0;
