@@ -369,7 +369,10 @@ START_TEST(test_perm_names)
 	ck_assert_str_eq(p[1].name, "no_atomic");
 	ck_assert_uint_eq(p[2].perm, PT_PERM_PRIVILEGE);
 	ck_assert_str_eq(p[2].name, "privileged");
-	ck_assert_uint_eq(p[3].perm, 0);
+	/* the field behind PT_PERM_VOLATILE, for diff (issue #34 item 4) */
+	ck_assert_uint_eq(p[3].perm, PT_PERM_VOLATILE);
+	ck_assert_str_eq(p[3].name, "uncached=1");
+	ck_assert_uint_eq(p[4].perm, 0);
 	/* Each name is a field of the decoded PTE. */
 	{
 		struct pt_entry e = decode(PTE_SMALL, 12, PTE(1, 0, 0xe, 6, 0x1000, 0), 0);
