@@ -537,6 +537,20 @@ static pt_err node_encode(struct pt_build *b, const struct node *n, char *err, s
 	return PT_OK;
 }
 
+/* The bare page a probe of X writes at LEVEL in space SP: no flags, a PA off every table. */
+static void probe_entry(const struct pt_context *x, int level, unsigned shift, unsigned sp,
+			struct pt_entry *e)
+{
+	memset(e, 0, offsetof(struct pt_entry, fields));
+	e->size = x->fmt->levels[level].entry_size;
+	e->kind = -1;
+	e->state = PT_ST_MAPPED;
+	e->leaf = true;
+	e->space = sp;
+	e->pa = (UINT64_C(1) << (shift > 21 ? shift : 21)) + x->space_bias[sp];
+	e->page_size = UINT64_C(1) << shift;
+}
+
 /* Whether X's finest page at LEVEL in space SP with flags FL[0..N) decodes as a readable page there. */
 static bool probe_page(const struct pt_context *x, int level, unsigned shift, unsigned sp,
 		       const char *const *fl, size_t n)
@@ -545,14 +559,7 @@ static bool probe_page(const struct pt_context *x, int level, unsigned shift, un
 	uint8_t raw[16] = { 0 };
 	char msg[256];
 
-	memset(&e, 0, offsetof(struct pt_entry, fields));
-	e.size = x->fmt->levels[level].entry_size;
-	e.kind = -1;
-	e.state = PT_ST_MAPPED;
-	e.leaf = true;
-	e.space = sp;
-	e.pa = (UINT64_C(1) << (shift > 21 ? shift : 21)) + x->space_bias[sp];
-	e.page_size = UINT64_C(1) << shift;
+	probe_entry(x, level, shift, sp, &e);
 	for (size_t i = 0; i < n; i++)
 		pt_entry_push(&e, fl[i], PT_FK_BIT, 1, 0, NULL);
 	return x->fmt->encode((unsigned)level, &e, raw, msg, sizeof msg) == PT_OK &&
@@ -600,14 +607,7 @@ static bool back_probe(const struct pt_context *x, const char *avoid, unsigned *
 			return true;
 		}
 		/* the one-bit fields a page there has: one of them may grant the read */
-		memset(&e, 0, offsetof(struct pt_entry, fields));
-		e.size = x->fmt->levels[level].entry_size;
-		e.kind = -1;
-		e.state = PT_ST_MAPPED;
-		e.leaf = true;
-		e.space = sp;
-		e.pa = (UINT64_C(1) << (shift > 21 ? shift : 21)) + x->space_bias[sp];
-		e.page_size = UINT64_C(1) << shift;
+		probe_entry(x, level, shift, sp, &e);
 		if (x->fmt->encode((unsigned)level, &e, raw, msg, sizeof msg) != PT_OK ||
 		    x->fmt->decode((unsigned)level, shift, raw, 0, &got) != PT_OK)
 			continue;
