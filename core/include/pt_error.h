@@ -37,6 +37,9 @@ typedef enum pt_err {
 
 /* A short lowercase description, e.g. "value out of range".  Never NULL. */
 const char *pt_strerror(pt_err err);
+/* Writes one message line (printf FMT) into ERR of ERRLEN and returns RC: a parser's failure in one call. */
+pt_err pt_err_fmt(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The code's stable name as printed by the programs, e.g. "E_VALUE".  Never NULL. */
 const char *pt_errname(pt_err err);

@@ -51,18 +51,6 @@ static uint64_t le64(const uint8_t *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 bool pt_elf_detect(const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -99,20 +87,20 @@ static pt_err qemu_note(struct pt_dump_facts *f, const uint8_t *desc, uint64_t d
 	uint32_t version, size;
 
 	if (descsz < 8)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: QEMU note at 0x%" PRIx64 " of %" PRIu64
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: QEMU note at 0x%" PRIx64 " of %" PRIu64
 			    " bytes holds no QEMUCPUState", where, off, descsz);
 	version = le32(desc);
 	size = le32(desc + 4);
 	if (version != PT_QEMU_CPUSTATE_VERSION)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: QEMU note at 0x%" PRIx64 ": QEMUCPUState "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: QEMU note at 0x%" PRIx64 ": QEMUCPUState "
 			    "version %" PRIu32 " (this ptfs reads version 1)", where, off, version);
 	if (size < PT_QEMU_CPUSTATE_MIN || size > descsz)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: QEMU note at 0x%" PRIx64 ": QEMUCPUState size "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: QEMU note at 0x%" PRIx64 ": QEMUCPUState size "
 			    "%" PRIu32 " in a note of %" PRIu64 " bytes (version 1 is at least %u, CR3 at %u, "
 			    "CR4 at %u)", where, off, size, descsz, PT_QEMU_CPUSTATE_MIN, PT_QEMU_CR3_OFF,
 			    PT_QEMU_CR4_OFF);
 	if (add_cpu(f, le64(desc + PT_QEMU_CR3_OFF), le64(desc + PT_QEMU_CR4_OFF), off))
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", where);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", where);
 	return PT_OK;
 }
 
@@ -133,7 +121,7 @@ pt_err pt_dump_notes(const uint8_t *p, uint64_t len, uint64_t file_off, const ch
 		if (npad > len - at - 12 || dpad > len - at - 12 - npad) {
 			/* the last desc may lack its padding; its own bytes must be there */
 			if (npad > len - at - 12 || descsz > len - at - 12 - npad)
-				return fail(err, errlen, PT_E_CAPTURE, "%s: the note at 0x%" PRIx64 " (name %" PRIu64
+				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the note at 0x%" PRIx64 " (name %" PRIu64
 					    " bytes, desc %" PRIu64 " bytes) runs past the end of its %" PRIu64
 					    " bytes of notes", where, off, namesz, descsz, len);
 			dpad = len - at - 12 - npad;
@@ -144,7 +132,7 @@ pt_err pt_dump_notes(const uint8_t *p, uint64_t len, uint64_t file_off, const ch
 				return rc;
 		} else if (namesz == 11 && !memcmp(name, "VMCOREINFO", 11) && type == 0) {
 			if (f->vmcoreinfo)
-				return fail(err, errlen, PT_E_CAPTURE, "%s: a second VMCOREINFO note at 0x%" PRIx64
+				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: a second VMCOREINFO note at 0x%" PRIx64
 					    " (the first at 0x%" PRIx64 ")", where, off, f->vmcoreinfo_off);
 			f->vmcoreinfo = (const char *)desc;
 			f->vmcoreinfo_len = (size_t)descsz;
@@ -356,7 +344,7 @@ static pt_err dedupe(const uint8_t *p, const char *label, struct pt_elf_core *c,
 				uint64_t n = (s.paddr + s.filesz < cend ? s.paddr + s.filesz : cend) - s.paddr;
 
 				if (memcmp(p + cv->offset + (s.paddr - cv->paddr), p + s.offset, (size_t)n))
-					return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu32 " (0x%" PRIx64
+					return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu32 " (0x%" PRIx64
 						    "-0x%" PRIx64 ") overlaps PT_LOAD %" PRIu32 " (0x%" PRIx64 "-0x%"
 						    PRIx64 ") with different bytes", label, s.phdr, s.paddr,
 						    s.paddr + s.filesz - 1, cv->phdr, cv->paddr, cend - 1);
@@ -382,7 +370,7 @@ static pt_err dedupe(const uint8_t *p, const char *label, struct pt_elf_core *c,
 	}
 	c->nseg = out;
 	if (out > PT_ELF_MAX_SEGS)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %zu separate PT_LOAD segments with file bytes "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: %zu separate PT_LOAD segments with file bytes "
 			    "(this ptfs reads at most %u)", label, out, PT_ELF_MAX_SEGS);
 	return PT_OK;
 }
@@ -399,7 +387,7 @@ static pt_err ph_count(const uint8_t *p, uint64_t size, const char *label, struc
 		return PT_OK;
 	c->xnum = true;
 	if (!shoff || shentsize < SHDR_SIZE || shoff > size || size - shoff < SHDR_SIZE)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: e_phnum is PN_XNUM but section header 0 "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: e_phnum is PN_XNUM but section header 0 "
 			    "(e_shoff 0x%" PRIx64 ", e_shentsize %u) is not in the file (0x%" PRIx64 " bytes)",
 			    label, shoff, shentsize, size);
 	c->phnum = le32(p + shoff + 44);
@@ -419,18 +407,18 @@ static pt_err load_seg(const uint8_t *ph, uint64_t size, uint64_t i, const char 
 		return PT_OK;
 	}
 	if (filesz > memsz)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " has p_filesz 0x%" PRIx64
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " has p_filesz 0x%" PRIx64
 			    " above its p_memsz 0x%" PRIx64, label, i, filesz, memsz);
 	if (off > size || filesz > size - off)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (0x%" PRIx64 " bytes at file "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (0x%" PRIx64 " bytes at file "
 			    "offset 0x%" PRIx64 ") runs past the end of the file (0x%" PRIx64 " bytes)",
 			    label, i, filesz, off, size);
 	if (filesz - 1 > UINT64_MAX - paddr)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (0x%" PRIx64 " bytes at "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (0x%" PRIx64 " bytes at "
 			    "0x%" PRIx64 ") ends past 2^64", label, i, filesz, paddr);
 	/* the memory it describes must be addressable as well as its file bytes: p_memsz too */
 	if (memsz - 1 > UINT64_MAX - paddr)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (p_memsz 0x%" PRIx64 " at "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_LOAD %" PRIu64 " (p_memsz 0x%" PRIx64 " at "
 			    "0x%" PRIx64 ") ends past 2^64", label, i, memsz, paddr);
 	/* saturating: the warning's count, never a wrapped one */
 	c->uncaptured = memsz - filesz > UINT64_MAX - c->uncaptured ? UINT64_MAX
@@ -452,9 +440,9 @@ pt_err pt_elf_parse(const uint8_t *p, uint64_t size, const char *label,
 
 	memset(c, 0, sizeof *c);
 	if (size < EHDR_SIZE || !pt_elf_detect(p, (size_t)size))
-		return fail(err, errlen, PT_E_CAPTURE, "%s: not an ELF core file", label);
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: not an ELF core file", label);
 	if (p[4] != 2 || p[5] != 1)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %s ELF core: this ptfs reads 64-bit "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: %s ELF core: this ptfs reads 64-bit "
 			    "little-endian (ELFCLASS64, ELFDATA2LSB) cores", label,
 			    p[4] == 1 ? "a 32-bit" : p[5] != 1 ? "a big-endian" : "an unknown-class");
 	c->facts.machine = le16(p + 18);
@@ -462,14 +450,14 @@ pt_err pt_elf_parse(const uint8_t *p, uint64_t size, const char *label,
 	if ((rc = ph_count(p, size, label, c, err, errlen)))
 		return rc;
 	if (c->phnum && le16(p + 54) != PHDR_SIZE)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: e_phentsize %u (an Elf64_Phdr is %u bytes)",
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: e_phentsize %u (an Elf64_Phdr is %u bytes)",
 			    label, le16(p + 54), PHDR_SIZE);
 	if (phoff > size || c->phnum > (size - phoff) / PHDR_SIZE)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: %" PRIu64 " program headers at 0x%" PRIx64
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: %" PRIu64 " program headers at 0x%" PRIx64
 			    " run past the end of the file (0x%" PRIx64 " bytes)", label, c->phnum, phoff, size);
 	c->seg = malloc((c->phnum ? c->phnum : 1) * sizeof *c->seg);
 	if (!c->seg)
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	for (uint64_t i = 0; i < c->phnum; i++) {
 		const uint8_t *ph = p + phoff + i * PHDR_SIZE;
 		uint32_t type = le32(ph);
@@ -481,7 +469,7 @@ pt_err pt_elf_parse(const uint8_t *p, uint64_t size, const char *label,
 			char where[600];
 
 			if (off > size || fsz > size - off)
-				return fail(err, errlen, PT_E_CAPTURE, "%s: PT_NOTE %" PRIu64 " (0x%" PRIx64 " bytes "
+				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: PT_NOTE %" PRIu64 " (0x%" PRIx64 " bytes "
 					    "at file offset 0x%" PRIx64 ") runs past the end of the file (0x%"
 					    PRIx64 " bytes)", label, i, fsz, off, size);
 			snprintf(where, sizeof where, "%s: PT_NOTE %" PRIu64, label, i);
@@ -757,15 +745,15 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		pt_buf_put(out, ctx.data, ctx.len);
 	if (out->oom || warn->oom || ctx.oom) {
 		pt_buf_free(&ctx);
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	}
 	pt_buf_free(&ctx);
 	if (!nctx)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: %s with no page-table root: no QEMU CPU note "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: %s with no page-table root: no QEMU CPU note "
 			    "of an x86-64 guest and no usable VMCOREINFO (%s)", label, kind,
 			    warn->len ? "see the warnings" : "nothing to say where the tables are");
 	if (!pt_format_find(fmt))
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: %s of an %s guest: this build has no "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: %s of an %s guest: this build has no "
 			    "%s format for its contexts", label, kind, fmt, fmt);
 	return PT_OK;
 }

@@ -44,18 +44,6 @@ struct pt_kdump {
 	struct pt_buf warn;     /* load warnings, one per line (pt_kdump_warnings()) */
 };
 
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 enum pt_kdump_kind pt_kdump_detect(const void *p, size_t n)
 {
 	/* signatures: makedumpfile diskdump_mod.h (KDUMP_SIGNATURE, DISK_DUMP_SIGNATURE), makedumpfile.h (MAKEDUMPFILE_SIGNATURE) */
@@ -151,7 +139,7 @@ static pt_err subheader_fits(int fd, uint64_t block, const char *label, char *er
 		return PT_OK;   /* no 64-bit layout: libkdumpfile's own checks, then read_notes() */
 	version = (int32_t)(h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24);
 	if (pread(fd, sh, sizeof sh, (off_t)block) != (ssize_t)sizeof sh)
-		return version < 3 ? PT_OK : fail(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%"
+		return version < 3 ? PT_OK : pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%"
 						   PRIx64 " is past the end of the file", label, block);
 	for (unsigned i = 0; i < sizeof part / sizeof part[0]; i++) {
 		uint64_t off = rd64(sh + part[i].at), len = rd64(sh + part[i].at + 8);
@@ -159,7 +147,7 @@ static pt_err subheader_fits(int fd, uint64_t block, const char *label, char *er
 		if (version < (int32_t)part[i].version || !len)
 			continue;
 		if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off)
-			return fail(err, errlen, PT_E_CAPTURE, "%s: the kdump %s (0x%" PRIx64 " bytes at 0x%"
+			return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the kdump %s (0x%" PRIx64 " bytes at 0x%"
 				    PRIx64 ") run past the end of the file (0x%llx bytes)", label, part[i].what,
 				    len, off, (unsigned long long)st.st_size);
 	}
@@ -175,31 +163,31 @@ static pt_err read_notes(struct pt_kdump *k, int fd, const char *label, char *er
 	int32_t version;
 
 	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || fstat(fd, &st))
-		return fail(err, errlen, PT_E_IO, "%s: cannot read the kdump header", label);
+		return pt_err_fmt(err, errlen, PT_E_IO, "%s: cannot read the kdump header", label);
 	version = (int32_t)(h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24);
 	if (version < 4)
 		return PT_OK;   /* no notes before header version 4 (makedumpfile diskdump_mod.h) */
 	/* the sub-header is one block in (the page size: pt_kdump_open) */
 	block = k->page_size;
 	if (pread(fd, sh, sizeof sh, (off_t)block) != (ssize_t)sizeof sh)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%" PRIx64
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the kdump sub-header at 0x%" PRIx64
 			    " is past the end of the file", label, block);
 	off = rd64(sh + 48);
 	len = rd64(sh + 56);
 	if (!len)
 		return PT_OK;
 	if (off > (uint64_t)st.st_size || len > (uint64_t)st.st_size - off)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: the kdump notes (0x%" PRIx64 " bytes at 0x%"
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the kdump notes (0x%" PRIx64 " bytes at 0x%"
 			    PRIx64 ") run past the end of the file (0x%llx bytes)", label, len, off,
 			    (unsigned long long)st.st_size);
 	if (len > MAX_NOTES)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: the kdump notes (0x%" PRIx64 " bytes) are "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: the kdump notes (0x%" PRIx64 " bytes) are "
 			    "larger than the %u MiB ptfs reads", label, len, MAX_NOTES >> 20);
 	k->notes = malloc((size_t)len);
 	if (!k->notes)
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	if (pread(fd, k->notes, (size_t)len, (off_t)off) != (ssize_t)len)
-		return fail(err, errlen, PT_E_IO, "%s: cannot read the kdump notes", label);
+		return pt_err_fmt(err, errlen, PT_E_IO, "%s: cannot read the kdump notes", label);
 	{
 		char where[600];
 
@@ -239,16 +227,16 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 
 	*out = NULL;
 	if (pread(fd, sig, sizeof sig, 0) != (ssize_t)sizeof sig)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: not a kdump file", label);
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: not a kdump file", label);
 	if (pt_kdump_detect(sig, sizeof sig) == PT_KDUMP_FLAT)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: a flattened kdump file (makedumpfile's stream "
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: a flattened kdump file (makedumpfile's stream "
 			    "format, QEMU's kdump-zlib|lzo|snappy before 8.2): libkdumpfile %s does not read it; "
 			    "'makedumpfile -R %s.raw < %s' rewrites it as a plain kdump file", label,
 			    "0.5.1", label, label);
 	k = calloc(1, sizeof *k);
 	if (!k || !(k->ctx = kdump_new())) {
 		free(k);
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	}
 	k->fd = -1;
 	pt_buf_init(&k->warn);
@@ -256,7 +244,7 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	/* libkdumpfile reads through the descriptor for as long as the dump is used: its own copy */
 	k->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (k->fd < 0) {
-		rc = fail(err, errlen, PT_E_IO, "%s: %s", label, strerror(errno));
+		rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: %s", label, strerror(errno));
 		goto bad;
 	}
 	/*
@@ -268,11 +256,11 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	 */
 	if (kdump_set_number_attr(k->ctx, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER) != KDUMP_OK ||
 	    kdump_set_number_attr(k->ctx, "cache.size", KDUMP_CACHE) != KDUMP_OK) {
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
 		goto bad;
 	}
 	if (!diskdump_fits(k->fd)) {
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: the kdump header's bitmap or sub-header block "
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the kdump header's bitmap or sub-header block "
 			  "counts run past the end of the file", label);
 		goto bad;
 	}
@@ -280,13 +268,13 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	if (rc)
 		goto bad;
 	if (kdump_open_fd(k->ctx, k->fd) != KDUMP_OK) {
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile: %s", label, kdump_get_err(k->ctx));
 		goto bad;
 	}
 	if (kdump_get_string_attr(k->ctx, KDUMP_ATTR_FILE_FORMAT, &k->format) != KDUMP_OK)
 		k->format = "kdump";
 	if (kdump_get_number_attr(k->ctx, KDUMP_ATTR_PAGE_SIZE, &num) != KDUMP_OK || !num || num & (num - 1)) {
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no page size", label);
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no page size", label);
 		goto bad;
 	}
 	/*
@@ -304,7 +292,7 @@ pt_err pt_kdump_open(int fd, const char *label, struct pt_kdump **out, char *err
 	}
 	k->page_size = num;
 	if (kdump_get_number_attr(k->ctx, "max_pfn", &num) != KDUMP_OK || num > UINT64_MAX / k->page_size) {
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no usable max_pfn", label);
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: libkdumpfile gives no usable max_pfn", label);
 		goto bad;
 	}
 	k->max_pfn = num;

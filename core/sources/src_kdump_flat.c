@@ -34,18 +34,6 @@
 #define COPY_CHUNK (1u << 20)
 #define FLAT_SLACK (UINT64_C(16) << 20)   /* holes a reassembled file may have beyond twice its stream */
 
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static pt_err fail(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 static uint64_t be64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -104,13 +92,13 @@ static pt_err records(int fd, uint64_t size, int out, const char *label, uint64_
 	pt_err rc = PT_OK;
 
 	if (!buf)
-		return fail(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
+		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	*end = 0;
 	for (;; n++) {
 		uint64_t off, len;
 
 		if (size - at < sizeof h || pread(fd, h, sizeof h, (off_t)at) != (ssize_t)sizeof h) {
-			rc = fail(err, errlen, PT_E_CAPTURE, "%s: the flattened kdump stream stops at 0x%" PRIx64
+			rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the flattened kdump stream stops at 0x%" PRIx64
 				  " after %" PRIu64 " records, without its end record (a dump cut short?)",
 				  label, at, n);
 			break;
@@ -121,7 +109,7 @@ static pt_err records(int fd, uint64_t size, int out, const char *label, uint64_
 			break;
 		/* offsets and sizes are signed (int64_t): each must be >= 0 */
 		if (off >> 63 || len >> 63 || len > size - at - sizeof h) {
-			rc = fail(err, errlen, PT_E_CAPTURE, "%s: flattened kdump record %" PRIu64 " at 0x%"
+			rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: flattened kdump record %" PRIu64 " at 0x%"
 				  PRIx64 " (0x%" PRIx64 " bytes for offset 0x%" PRIx64 ") runs past the end of the "
 				  "file (0x%" PRIx64 " bytes)", label, n, at, len, off, size);
 			break;
@@ -134,14 +122,14 @@ static pt_err records(int fd, uint64_t size, int out, const char *label, uint64_
 		 * would only make a sparse file of any size.
 		 */
 		if (off > limit || len > limit - off) {
-			rc = fail(err, errlen, PT_E_CAPTURE, "%s: flattened kdump record %" PRIu64 " at 0x%"
+			rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: flattened kdump record %" PRIu64 " at 0x%"
 				  PRIx64 " writes 0x%" PRIx64 " bytes at 0x%" PRIx64 ", past the 0x%" PRIx64
 				  " bytes a stream of 0x%" PRIx64 " bytes can fill", label, n, at, len, off, limit,
 				  size);
 			break;
 		}
 		if (len && !copy(fd, at + sizeof h, out, off, len, buf)) {
-			rc = fail(err, errlen, PT_E_IO, "%s: cannot reassemble the flattened kdump file "
+			rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: cannot reassemble the flattened kdump file "
 				  "(record %" PRIu64 "): %s", label, n, strerror(errno ? errno : EIO));
 			break;
 		}
@@ -166,21 +154,21 @@ pt_err pt_kdump_unflatten(int fd, const char *label, const char *dir, int *out, 
 	*size = 0;
 	if (fstat(fd, &st) || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
 	    pt_kdump_detect(h, sizeof h) != PT_KDUMP_FLAT || (uint64_t)st.st_size < FLAT_HEADER)
-		return fail(err, errlen, PT_E_CAPTURE, "%s: not a flattened kdump file (a %u-byte "
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: not a flattened kdump file (a %u-byte "
 			    "makedumpfile header)", label, FLAT_HEADER);
 	if (be64(h + 16) != 1 || be64(h + 24) != 1)
-		return fail(err, errlen, PT_E_UNSUPPORTED, "%s: a flattened kdump file of type %" PRIu64
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: a flattened kdump file of type %" PRIu64
 			    ", version %" PRIu64 " (this ptfs reads type 1, version 1)", label, be64(h + 16),
 			    be64(h + 24));
 	t = tmp_file(dir);
 	if (t < 0)
-		return fail(err, errlen, PT_E_IO, "%s: a flattened kdump file, and no temporary file in %s to "
+		return pt_err_fmt(err, errlen, PT_E_IO, "%s: a flattened kdump file, and no temporary file in %s to "
 			    "reassemble it: %s ('makedumpfile -R %s.raw < %s' rewrites it as a plain kdump "
 			    "file)", label, dir, strerror(errno), label, label);
 	rc = records(fd, (uint64_t)st.st_size, t, label, &end, err, errlen);
 	if (rc == PT_OK && (pread(t, sig, sizeof sig, 0) != (ssize_t)sizeof sig ||
 			    pt_kdump_detect(sig, sizeof sig) != PT_KDUMP_RAW))
-		rc = fail(err, errlen, PT_E_CAPTURE, "%s: the flattened kdump file reassembles into no kdump "
+		rc = pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: the flattened kdump file reassembles into no kdump "
 			  "file (it must start with \"KDUMP   \" at offset 0)", label);
 	if (rc) {
 		close(t);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "pt_error.h"
@@ -58,4 +59,14 @@ void pt_error_at(char *err, size_t len, const char *file, unsigned line, const c
 	va_start(ap, fmt);
 	pt_error_vat(err, len, file, line, fmt, ap);
 	va_end(ap);
+}
+
+pt_err pt_err_fmt(char *err, size_t errlen, pt_err rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
 }
