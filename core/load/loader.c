@@ -507,6 +507,16 @@ void pt_loader_set_resolve(struct pt_loader *ld, pt_resolve_fn fn, void *ud, voi
 	ld->resolve_done = done;
 }
 
+void pt_loader_set_open(struct pt_loader *ld, pt_open_fn fn)
+{
+	ld->open = fn;
+}
+
+bool pt_loader_as_memory(const struct pt_loader *ld)
+{
+	return ld->as_memory;
+}
+
 /* ---- errors, warnings, options, progress ---- */
 
 pt_err pt_loader_fail(struct pt_loader *ld, pt_err rc, const char *fmt, ...)
@@ -693,6 +703,18 @@ static void remap_error(struct pt_loader *ld)
 	if (end == msg + 12 || *end != ':' || line < 1 || line > ld->nlines)
 		return;
 	snprintf(copy, sizeof copy, "%s", end + 1);
+	/* "(first at line M)" of a duplicate names M's origin too: a dump's line and capture.ini's meet */
+	{
+		char *first = strstr(copy, "(first at line ");
+		unsigned long m = first ? strtoul(first + 15, &end, 10) : 0;
+
+		if (first && *end == ')' && m >= 1 && m <= ld->nlines) {
+			*first = 0;
+			pt_capture_set_error(ld->cap, "%s:%s(first at %s%s", ld->origin[line - 1], copy,
+					     ld->origin[m - 1], end);
+			return;
+		}
+	}
 	pt_capture_set_error(ld->cap, "%s:%s", ld->origin[line - 1], copy);
 }
 
@@ -711,6 +733,15 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 			   : pt_manifest_parse(ld->text, ld->len, &ld->cap->man, err, sizeof err);
 	if (rc)
 		pt_capture_set_error(ld->cap, "%s", err);
+	/* capture.ini's memory is a dump: the dump's text and this one's, parsed as one */
+	if (!rc && !ld->generated && ld->cap->man->dump) {
+		rc = pt_dumpmem_load(ld);
+		if (rc)
+			return rc;
+		rc = pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err);
+		if (rc)
+			pt_capture_set_error(ld->cap, "%s", err);
+	}
 	if (!rc)
 		rc = pt_loader_bind(ld);
 	if (rc && ld->generated)
