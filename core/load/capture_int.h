@@ -190,6 +190,8 @@ struct pt_loader {
 	void (*resolve_done)(void *ud);
 	pt_open_fn open;    /* the source's opener (pt_loader_set_open()), NULL: none */
 	bool as_memory;     /* a dump source is loading capture.ini's dump (dumpmem.c) */
+	/* dumpmem.c: [line - 1] true for a line of the dump's text (its [memory] files are the dump's members) */
+	bool *dumpline;
 	/* [memory] sections given as data */
 	struct dregion *dreg;
 	size_t ndreg, dregcap;

@@ -73,17 +73,24 @@ struct newtext {
 	size_t len, cap;
 	char **origin;
 	size_t n, ocap;
+	bool *dump;             /* the line is the dump's */
+	size_t dcap;
 	bool oom;
 };
 
-/* Appends the PLEN bytes of P as one line from ORIGIN. */
-static void nt_put(struct newtext *t, const char *p, size_t plen, const char *origin)
+/* Appends the PLEN bytes of P as one line from ORIGIN (DUMP: of the dump's text). */
+static void nt_put(struct newtext *t, const char *p, size_t plen, const char *origin, bool dump)
 {
 	if (t->oom || !pt_vec_reserve(&t->text, &t->cap, t->len + plen + 2, 1) ||
 	    !pt_vec_reserve(&t->origin, &t->ocap, t->n + 1, sizeof *t->origin)) {
 		t->oom = true;
 		return;
 	}
+	if (!pt_vec_reserve(&t->dump, &t->dcap, t->n + 1, sizeof *t->dump)) {
+		t->oom = true;
+		return;
+	}
+	t->dump[t->n] = dump;
 	memcpy(t->text + t->len, p, plen);
 	t->len += plen;
 	t->text[t->len++] = '\n';
@@ -130,7 +137,7 @@ static pt_err merge(struct pt_loader *ld, const struct pt_manifest *um, const ch
 	}
 	for (size_t l = 1; !t.oom && l <= dn && l <= ld->nlines; l++) {
 		line_get(ld->text, dat, l, &p, &n);
-		nt_put(&t, p, n, ld->origin[l - 1]);
+		nt_put(&t, p, n, ld->origin[l - 1], true);
 		/* capture.ini's own [capture] keys after the dump's, but version and format (the dump's) */
 		for (size_t k = 0; l == head && csec && k < csec->nkv; k++) {
 			const struct pt_ini_kv *kv = &csec->kv[k];
@@ -139,7 +146,7 @@ static pt_err merge(struct pt_loader *ld, const struct pt_manifest *um, const ch
 				continue;
 			snprintf(org, sizeof org, "capture.ini:%u", kv->line);
 			line_get(utext, uat, kv->line, &p, &n);
-			nt_put(&t, p, n, org);
+			nt_put(&t, p, n, org, false);
 		}
 	}
 	/* capture.ini's other lines, but its [capture] and the section naming the dump */
@@ -148,7 +155,7 @@ static pt_err merge(struct pt_loader *ld, const struct pt_manifest *um, const ch
 			continue;
 		snprintf(org, sizeof org, "capture.ini:%zu", l);
 		line_get(utext, uat, l, &p, &n);
-		nt_put(&t, p, n, org);
+		nt_put(&t, p, n, org, false);
 	}
 	free(dat);
 	free(uat);
@@ -156,6 +163,7 @@ static pt_err merge(struct pt_loader *ld, const struct pt_manifest *um, const ch
 		for (size_t i = 0; i < t.n; i++)
 			free(t.origin[i]);
 		free(t.origin);
+		free(t.dump);
 		free(t.text);
 		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
 	}
@@ -169,6 +177,8 @@ static pt_err merge(struct pt_loader *ld, const struct pt_manifest *um, const ch
 	ld->origin = t.origin;
 	ld->nlines = t.n;
 	ld->origincap = t.ocap;
+	free(ld->dumpline);
+	ld->dumpline = t.dump;
 	return PT_OK;
 }
 

@@ -664,7 +664,9 @@ pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm,
 	char *full;
 	pt_err rc;
 
-	if (ld->resolve && (rc = ld->resolve(ld, ld->resolve_ud, mm)))
+	/* a section of a dump's own text names the dump's member, never a file of the directory */
+	if (ld->resolve && !(ld->dumpline && mm->line <= ld->nlines && ld->dumpline[mm->line - 1]) &&
+	    (rc = ld->resolve(ld, ld->resolve_ud, mm)))
 		return rc;
 	if (asprintf(&full, "%s%s", ld->root ? ld->root : "", mm->path) < 0)
 		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
@@ -757,6 +759,7 @@ void pt_loader_free(struct pt_loader *ld)
 	for (size_t i = 0; i < ld->nlines; i++)
 		free(ld->origin[i]);
 	free(ld->origin);
+	free(ld->dumpline);
 	free(ld->text);
 	free(ld->root);
 	free(ld->dreg);
