@@ -40,7 +40,7 @@ static void guest_ram(uint8_t *ram)
 	put(ram, 0x15000 + 8, 0x8000 | 3);
 }
 
-unsigned char *dm_dump(int kdump, unsigned long *len)
+unsigned char *dm_dump(int kdump, int notes, unsigned long *len)
 {
 	static uint8_t ram[RAM], q[432];
 	struct eu_note n[] = {{"QEMU", 0, q, sizeof q}};
@@ -60,12 +60,12 @@ unsigned char *dm_dump(int kdump, unsigned long *len)
 			if (d[0] || memcmp(d, d + 1, PG - 1))
 				p[np++] = (struct eu_page){pfn, d};
 		}
-		struct eu_kdump k = {"x86_64", n, 1, NULL, p, np, RAM / PG, 0};
+		struct eu_kdump k = {"x86_64", n, notes ? 1 : 0, NULL, p, np, RAM / PG, 0};
 
 		b = eu_kdump_build(&k, &l);
 	} else {
 		struct eu_seg s[] = {{0, ram, RAM, RAM, false}};
-		struct eu_core c = {.notes = n, .nnotes = 1, .segs = s, .nsegs = 1};
+		struct eu_core c = {.notes = n, .nnotes = notes ? 1 : 0, .segs = s, .nsegs = 1};
 
 		b = eu_build(&c, &l);
 	}
@@ -76,7 +76,7 @@ unsigned char *dm_dump(int kdump, unsigned long *len)
 int dm_write(const char *dir, const char *dump, int kdump)
 {
 	unsigned long len;
-	unsigned char *b = dm_dump(kdump, &len);
+	unsigned char *b = dm_dump(kdump, 1, &len);
 	char path[4200];
 	FILE *f;
 	int ok;

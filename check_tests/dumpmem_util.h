@@ -29,7 +29,7 @@
  * DIR/capture.ini naming it beside [iommu dmar0].  False on a write error.
  */
 int dm_write(const char *dir, const char *dump, int kdump);
-/* The dump's bytes alone (malloc'd, *LEN). */
-unsigned char *dm_dump(int kdump, unsigned long *len);
+/* The dump's bytes alone (malloc'd, *LEN); NOTES 0: without the QEMU note (no context of its own). */
+unsigned char *dm_dump(int kdump, int notes, unsigned long *len);
 
 #endif

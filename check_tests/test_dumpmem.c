@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dumpmem_util.h"
+#include "elf_util.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
 #include "pt_walk.h"
@@ -135,6 +136,77 @@ START_TEST(dump_in_subdir)
 }
 END_TEST
 
+/* Writes LEN bytes of B as DIR/guest.elf (over dm_write()'s) and frees B. */
+static void rewrite_dump(unsigned char *b, unsigned long len)
+{
+	tu_write(dir, "guest.elf", b, len);
+	free(b);
+}
+
+/*
+ * A dump with no context of its own (no QEMU note, no VMCOREINFO) is
+ * refused alone, but is memory for capture.ini's contexts: one warning.
+ */
+START_TEST(dump_without_contexts)
+{
+	struct pt_capture *cap = pt_capture_new();
+	unsigned long len;
+	unsigned char *b;
+	char path[4200];
+	bool warned = false;
+
+	dir = tu_mkdtemp();
+	ck_assert(dm_write(dir, "guest.elf", 0));
+	b = dm_dump(0, 0, &len);
+	rewrite_dump(b, len);
+	snprintf(path, sizeof path, "%s/guest.elf", dir);
+	ck_assert_int_eq(pt_capture_load(cap, path), PT_E_CAPTURE);
+	ck_assert_msg(strstr(pt_capture_error(cap), "with no page-table root"), "%s", pt_capture_error(cap));
+	pt_capture_free(cap);
+	cap = load(dir);
+	ck_assert_uint_eq(pt_capture_context_count(cap), 2);
+	ck_assert_uint_eq(walk(cap, "dmar0.00:03.0", 0x1234), 0x8234);
+	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
+		warned |= strstr(pt_capture_warning(cap, i), "guest.elf: no page-table root in the ELF core: its "
+				 "memory only (capture.ini's contexts)") != NULL;
+	ck_assert(warned);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* A device entry the format refuses: the [iommu] section's warning names capture.ini's line. */
+START_TEST(bad_entry_names_ini_line)
+{
+	struct pt_capture *cap;
+	unsigned long len;
+	unsigned char *b;
+	bool named = false;
+
+	dir = tu_mkdtemp();
+	ck_assert(dm_write(dir, "guest.elf", 0));
+	b = dm_dump(0, 1, &len);
+	/* 00:05.0 (devfn 0x28): present with reserved bit 5 of its context entry's low word (VT-d §9.3) */
+	eu_put64(b + eu_seg_offset(0) + 0x11000 + 16 * 0x28, 0x12000 | 1 << 5 | 1);
+	eu_put64(b + eu_seg_offset(0) + 0x11000 + 16 * 0x28 + 8, 2 | 3 << 8);
+	rewrite_dump(b, len);
+	cap = load(dir);
+	ck_assert_ptr_null(pt_capture_context_find(cap, "dmar0.00:05.0"));
+	ck_assert_ptr_nonnull(pt_capture_context_find(cap, "dmar0.00:03.0"));
+	/* capture.ini (dumpmem_util.c): [iommu dmar0] is its line 9 */
+	for (size_t i = 0; i < pt_capture_warning_count(cap); i++)
+		named |= !strncmp(pt_capture_warning(cap, i), "capture.ini:9: [iommu dmar0]: ", 30) &&
+			 strstr(pt_capture_warning(cap, i), "00:05.0") != NULL;
+	for (size_t i = 0; !named && i < pt_capture_warning_count(cap); i++)
+		fprintf(stderr, "warning: %s\n", pt_capture_warning(cap, i));
+	ck_assert(named);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dumpmem");
@@ -143,6 +215,8 @@ int main(void)
 	tcase_add_test(tc, elf_beside_ini);
 	tcase_add_test(tc, kdump_beside_ini);
 	tcase_add_test(tc, dump_in_subdir);
+	tcase_add_test(tc, dump_without_contexts);
+	tcase_add_test(tc, bad_entry_names_ini_line);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

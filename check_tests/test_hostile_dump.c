@@ -625,7 +625,7 @@ START_TEST(dumpmem_hostile)
 		ck_assert(mkdir(path, 0700) == 0);
 	if (c->setup == 't') {
 		unsigned long len;
-		unsigned char *b = dm_dump(0, &len);
+		unsigned char *b = dm_dump(0, 1, &len);
 
 		tu_write(dir, "bad.elf", b, 100);
 		free(b);
@@ -650,7 +650,7 @@ START_TEST(dumpmem_in_archive)
 	static const char ini[] = "[capture]\nversion = 1\n[memory g]\ndump = guest.elf\n";
 	struct pt_capture *cap = pt_capture_new();
 	unsigned long len;
-	unsigned char *b = dm_dump(0, &len);
+	unsigned char *b = dm_dump(0, 1, &len);
 	struct mspec m[] = {INI(ini), {"guest.elf", 'f', b, len, 0, NULL}};
 	char path[4200];
 

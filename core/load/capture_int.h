@@ -232,6 +232,8 @@ const struct pt_source *pt_source_best(const struct pt_probe *p);
  * and bind (dumpmem.c).  Takes cap->man; the error set on failure.
  */
 pt_err pt_dumpmem_load(struct pt_loader *ld);
+/* Warnings FROM on that start "capture.ini:N:" (N a line of the merged text) name N's origin. */
+void pt_dumpmem_warnings(struct pt_loader *ld, size_t from);
 /* Frees what the loader holds (not the capture's). */
 void pt_loader_free(struct pt_loader *ld);
 /* Frees M's copied data. */

@@ -300,3 +300,23 @@ out:
 	pt_manifest_free(um);
 	return rc;
 }
+
+void pt_dumpmem_warnings(struct pt_loader *ld, size_t from)
+{
+	struct pt_capture *cap = ld->cap;
+
+	for (size_t i = from; i < cap->nwarn; i++) {
+		char *w = cap->warn[i], *end, *s;
+		unsigned long line;
+
+		if (strncmp(w, "capture.ini:", 12))
+			continue;
+		line = strtoul(w + 12, &end, 10);
+		if (end == w + 12 || *end != ':' || line < 1 || line > ld->nlines)
+			continue;
+		if (asprintf(&s, "%s%s", ld->origin[line - 1], end) < 0)
+			continue;
+		free(w);
+		cap->warn[i] = s;
+	}
+}

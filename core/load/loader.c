@@ -723,6 +723,7 @@ static void remap_error(struct pt_loader *ld)
 pt_err pt_loader_finish(struct pt_loader *ld)
 {
 	char err[sizeof ld->cap->err];
+	size_t w0 = SIZE_MAX;
 	pt_err rc;
 
 	if (ld->nomem)
@@ -740,12 +741,16 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		rc = pt_dumpmem_load(ld);
 		if (rc)
 			return rc;
+		w0 = ld->cap->nwarn;
 		rc = pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err);
 		if (rc)
 			pt_capture_set_error(ld->cap, "%s", err);
 	}
 	if (!rc)
 		rc = pt_loader_bind(ld);
+	/* the set-up's warnings "capture.ini:N: ..." name the merged text's lines: name capture.ini's */
+	if (w0 != SIZE_MAX)
+		pt_dumpmem_warnings(ld, w0);
 	if (rc && ld->generated)
 		remap_error(ld);
 	return rc;
