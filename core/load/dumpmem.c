@@ -41,10 +41,9 @@ static size_t *line_index(const char *text, size_t len, size_t *n)
 	size_t *at = NULL, k = 0, cap = 0;
 
 	for (size_t i = 0; i <= len; i++) {
+		/* a line starts at 0 and after each newline; LEN itself is the end */
 		if (i < len && i && text[i - 1] != '\n')
 			continue;
-		if (i == len && k && at[k - 1] == len)
-			break;
 		if (!pt_vec_reserve(&at, &cap, k + 1, sizeof *at)) {
 			free(at);
 			return NULL;
@@ -82,11 +81,8 @@ struct newtext {
 static void nt_put(struct newtext *t, const char *p, size_t plen, const char *origin, bool dump)
 {
 	if (t->oom || !pt_vec_reserve(&t->text, &t->cap, t->len + plen + 2, 1) ||
-	    !pt_vec_reserve(&t->origin, &t->ocap, t->n + 1, sizeof *t->origin)) {
-		t->oom = true;
-		return;
-	}
-	if (!pt_vec_reserve(&t->dump, &t->dcap, t->n + 1, sizeof *t->dump)) {
+	    !pt_vec_reserve(&t->origin, &t->ocap, t->n + 1, sizeof *t->origin) ||
+	    !pt_vec_reserve(&t->dump, &t->dcap, t->n + 1, sizeof *t->dump)) {
 		t->oom = true;
 		return;
 	}
