@@ -10,12 +10,13 @@
 #      lines), and capture.ini's contexts are added;
 #   3. the mount serves the same walk; a capture.ini naming a missing dump
 #      mounts nothing and says one line.
-# Environment (check_tests/meson.build): PTFS_TOOL, PTFS_MKDUMPMEM, optional
+# Environment (check_tests/meson.build): PTFS_TOOL, PTFS_MKDUMPMEM, PTFS_FIXTURES, optional
 # PTFS (the mount part; skipped without it or without /dev/fuse unless CI=true).
 set -u
 export LC_ALL=C
 TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name ptfs-tool}")
 MK=$(readlink -f "${PTFS_MKDUMPMEM:?PTFS_MKDUMPMEM must name mkdumpmem}")
+FIX=$(readlink -f "${PTFS_FIXTURES:?PTFS_FIXTURES must name the fixtures directory}")
 . "$(dirname "$0")/mount_lib.sh"
 ml_tmpdir dumpmem
 PASS=0 FAIL=0
@@ -49,6 +50,24 @@ for kind in elf kdump; do
 		>"$TMP/summary-want"
 	same "$TMP/summary-want" "$TMP/summary-$kind" "$kind: the summary is the dump's plus capture.ini's lines"
 done
+
+# VMCOREINFO's kernel context and the vCPUs' (fixtures/qemu-x86.elf: cpu0, cpu1,
+# kernel) as alone, beside a context capture.ini adds
+vi=$TMP/cap-vmcoreinfo
+mkdir -p "$vi" && cp "$FIX/qemu-x86.elf" "$vi/guest.elf"
+printf '[capture]\nversion = 1\n[memory g]\ndump = guest.elf\n[vtd dev0]\nslptptr = 0x1000\naw = 48\n' >"$vi/capture.ini"
+"$TOOL" export "$vi/guest.elf" "$TMP/alone-vi" 2>/dev/null
+"$TOOL" export "$vi" "$TMP/both-vi" 2>/dev/null
+(cd "$TMP/alone-vi" && find . -type f ! -path ./capture | sort) >"$TMP/files-vi"
+check "qemu-x86.elf alone has its kernel context from VMCOREINFO" grep -q '^./kernel/info$' "$TMP/files-vi"
+n=0
+while read -r f; do
+	cmp -s "$TMP/alone-vi/$f" "$TMP/both-vi/$f" || { n=$((n + 1)); echo "    differs: $f"; }
+done <"$TMP/files-vi"
+check "qemu-x86.elf: cpu0, cpu1 and kernel (VMCOREINFO) the same beside capture.ini" test $n = 0
+check "qemu-x86.elf: capture.ini's [vtd dev0] is added" test -f "$TMP/both-vi/dev0/info"
+check "qemu-x86.elf: the VMCOREINFO line of the summary is the dump's" \
+	grep -q '^x-root-kernel: cr3: VMCOREINFO SYMBOL(init_top_pgt)=' "$TMP/both-vi/capture"
 
 # Bad capture.ini: one line naming its line, exit 2 (ptfs-tool) ...
 bad=$TMP/bad
