@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "archive_util.h"
+#include "dumpmem_util.h"
 #include "elf_util.h"
 #include "pt_capture.h"
 #include "pt_mem.h"
@@ -553,6 +557,119 @@ START_TEST(kdump_counts_lie)
 }
 END_TEST
 
+/*
+ * A capture.ini naming a dump as its memory ([memory NAME] dump = FILE;
+ * man/ptfs-capture.5, "Memory from a dump"), written wrong: one line
+ * naming capture.ini's line, nothing loaded.  Each case runs in a capture
+ * directory holding guest.elf (dumpmem_util.c); SETUP adds its file.
+ */
+static const struct dumpmem_case {
+	const char *ini;        /* after "[capture]\nversion = 1\n" */
+	char setup;             /* 0, l: link.elf -> guest.elf, d: sub -> . , p: a FIFO, t: a truncated ELF, s: a subdirectory */
+	pt_err want;
+	const char *msg;        /* the error's start */
+} dumpmem_cases[] = {
+	{"[memory g]\ndump = missing.elf\n", 0, PT_E_CAPTURE,
+	 "capture.ini:4: dump 'missing.elf' of [memory g] is not in capture.ini's directory"},
+	{"[memory g]\ndump = ../guest.elf\n", 0, PT_E_CAPTURE,
+	 "capture.ini:4: dump '../guest.elf' in [memory g] contains '..': nothing outside capture.ini's directory is read"},
+	{"[memory g]\ndump = /etc/passwd\n", 0, PT_E_CAPTURE,
+	 "capture.ini:4: dump '/etc/passwd' in [memory g] is absolute: a dump is named from capture.ini's directory"},
+	{"[memory g]\ndump =\n", 0, PT_E_VALUE, "capture.ini:4: empty value for 'dump' in [memory g]"},
+	{"[memory g]\ndump = capture.ini\n", 0, PT_E_CAPTURE,
+	 "capture.ini:4: dump 'capture.ini' of [memory g] is neither an ELF core nor a kdump file"},
+	{"[memory g]\ndump = guest.elf\n[memory h]\ndump = guest.elf\n", 0, PT_E_CAPTURE,
+	 "capture.ini:6: a second dump 'guest.elf' in [memory h] (the first, 'guest.elf', at line 4)"},
+	{"[memory g]\ndump = guest.elf\nbase = 0\n", 0, PT_E_VALUE,
+	 "capture.ini:5: 'base' in [memory g]: a section naming a dump takes no other key"},
+	{"format = arm64\n[memory g]\ndump = guest.elf\n", 0, PT_E_CAPTURE,
+	 "capture.ini:3: format 'arm64' in [capture], but the dump 'guest.elf' is of an x86-64 guest"},
+	{"[memory g]\ndump = link.elf\n", 'l', PT_E_CAPTURE,
+	 "capture.ini:4: dump 'link.elf' of [memory g] is a symbolic link or under one"},
+	{"[memory g]\ndump = sub/guest.elf\n", 'd', PT_E_CAPTURE,
+	 "capture.ini:4: dump 'sub/guest.elf' of [memory g] is a symbolic link or under one"},
+	{"[memory g]\ndump = fifo\n", 'p', PT_E_CAPTURE, "capture.ini:4: dump 'fifo' of [memory g] is a FIFO"},
+	{"[memory g]\ndump = sub\n", 's', PT_E_CAPTURE, "capture.ini:4: dump 'sub' of [memory g] is a directory"},
+	{"[memory g]\ndump = bad.elf\n", 't', PT_E_CAPTURE,
+	 "capture.ini:4: dump 'bad.elf' of [memory g]: bad.elf: "},
+	/* conflicting memory over the dump's: the seal names capture.ini's line and the dump's file */
+	{"[memory g]\ndump = guest.elf\n[memory extra]\nspace = sysmem\nbase = 0x8000\nfile = capture.ini\n", 0,
+	 PT_E_CAPTURE, "capture.ini:5: [memory extra] (sysmem 0x8000-"},
+	/* a context the dump has already */
+	{"[memory g]\ndump = guest.elf\n[cpu cpu0]\ncr3 = 0x1000\n", 0, PT_E_VALUE,
+	 "capture.ini:5: duplicate section name 'cpu0' in [cpu cpu0] (first at guest.elf)"},
+	{"x-dump = mine\n[memory g]\ndump = guest.elf\n", 0, PT_E_VALUE,
+	 "capture.ini:3: duplicate key 'x-dump' in [capture] (first at guest.elf)"},
+};
+
+START_TEST(dumpmem_hostile)
+{
+	const struct dumpmem_case *c = &dumpmem_cases[_i];
+	struct pt_capture *cap = pt_capture_new();
+	char text[1024], path[4200];
+	pt_err rc;
+
+	dir = tu_mkdtemp();
+	ck_assert(dm_write(dir, "guest.elf", 0));
+	snprintf(text, sizeof text, "[capture]\nversion = 1\n%s", c->ini);
+	tu_write(dir, "capture.ini", text, strlen(text));
+	snprintf(path, sizeof path, "%s/%s", dir, c->setup == 'l' ? "link.elf" : c->setup == 'd' ? "sub"
+		 : c->setup == 'p' ? "fifo" : c->setup == 's' ? "sub" : "bad.elf");
+	if (c->setup == 'l')
+		ck_assert(symlink("guest.elf", path) == 0);
+	if (c->setup == 'd')
+		ck_assert(symlink(".", path) == 0);
+	if (c->setup == 'p')
+		ck_assert(mkfifo(path, 0600) == 0);
+	if (c->setup == 's')
+		ck_assert(mkdir(path, 0700) == 0);
+	if (c->setup == 't') {
+		unsigned long len;
+		unsigned char *b = dm_dump(0, 1, &len);
+
+		tu_write(dir, "bad.elf", b, 100);
+		free(b);
+	}
+	rc = pt_capture_load(cap, dir);
+	ck_assert_msg(rc == c->want, "case %d: %s (%s)", _i, pt_errname(rc), pt_capture_error(cap));
+	ck_assert_msg(!strncmp(pt_capture_error(cap), c->msg, strlen(c->msg)), "case %d: %s", _i,
+		      pt_capture_error(cap));
+	ck_assert_ptr_null(strchr(pt_capture_error(cap), '\n'));
+	ck_assert_ptr_null(pt_capture_mem(cap));
+	ck_assert_uint_eq(pt_capture_context_count(cap), 0);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+	dir = NULL;
+}
+END_TEST
+
+/* An archive's capture.ini names a dump: refused (a dump is read in place from a directory). */
+START_TEST(dumpmem_in_archive)
+{
+	static const char ini[] = "[capture]\nversion = 1\n[memory g]\ndump = guest.elf\n";
+	struct pt_capture *cap = pt_capture_new();
+	unsigned long len;
+	unsigned char *b = dm_dump(0, 1, &len);
+	struct mspec m[] = {INI(ini), {"guest.elf", 'f', b, len, 0, NULL}};
+	char path[4200];
+
+	dir = tu_mkdtemp();
+	snprintf(path, sizeof path, "%s/cap.tar", dir);
+	au_write(path, AU_PAX, AU_NONE, m, 2);
+	free(b);
+	ck_assert_int_eq(pt_capture_load(cap, path), PT_E_CAPTURE);
+	ck_assert_str_eq(pt_capture_error(cap), "capture.ini:4: dump 'guest.elf' of [memory g]: a dump is read "
+			 "in place from a capture directory, not from an archive (unpack it, or put capture.ini "
+			 "beside the dump in a directory)");
+	ck_assert_ptr_null(pt_capture_mem(cap));
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+	dir = NULL;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile_dump");
@@ -571,6 +688,10 @@ int main(void)
 	tcase_add_test(tc, kdump_bitmap_claims_more);
 	tcase_add_test(tc, kdump_flat_lies);
 	tcase_add_test(tc, kdump_counts_lie);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("capture.ini beside a dump");
+	tcase_add_loop_test(tc, dumpmem_hostile, 0, (int)(sizeof dumpmem_cases / sizeof *dumpmem_cases));
+	tcase_add_test(tc, dumpmem_in_archive);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -74,9 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		volatile size_t sink = 0;
 
-		/* an [iommu] section's device contexts are made at load, from memory */
-		if (!m || !m->fmt || (m->nctx == 0 && m->niommu == 0))
+		/*
+		 * an [iommu] section's device contexts are made at load, from memory;
+		 * a capture whose memory is a dump takes the dump's format and contexts
+		 */
+		if (!m || (!m->dump && (!m->fmt || (m->nctx == 0 && m->niommu == 0))))
 			abort();
+		if (m->dump)
+			check_path(m->dump_path);
 		for (size_t i = 0; i < m->nmem; i++) {
 			sink += strlen(m->mem[i].name) + strlen(m->mem[i].file) + strlen(m->mem[i].path);
 			check_path(m->mem[i].path);

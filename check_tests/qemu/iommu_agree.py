@@ -16,13 +16,12 @@ Two modes, each reported on its own:
           table (Arm IHI 0070 5.1-5.2) -- and ptfs walks it through the
           per-device sections ([vtd] context / pasid_entry, [amdvi] dte,
           [smmu] ste0..3 + ssid 0, which ptfs reads the CD of itself), in a
-          capture directory whose [memory] sections are windows into the
-          ELF dump's PT_LOAD segments (ptfs-capture(5): a window of a
-          member is served in place);
+          capture.ini written beside the ELF dump that names it as its
+          memory ([memory guest] dump = vmcore.elf: ptfs-capture(5),
+          "Memory from a dump"; read in place);
   iommu   the same walks from the registers alone: one [iommu NAME] section
-          (issue #32 item 1) and contexts NAME.BB:DD.F or NAME.sidN.  Where
-          this ptfs has no [iommu] section yet, the mode says so and is not
-          counted.
+          (issue #32 item 1) and contexts NAME.BB:DD.F or NAME.sidN, in
+          the same capture.ini beside the dump.
 Each mode walks every page of every buffer the guest module printed (its
 IOVA must reach the printed physical address) and the last traced
 translation of every IOVA page QEMU traced (vtd_dmar_translate,
@@ -189,20 +188,21 @@ def section_for(iommu, dump, regs, dev):
                                                        for i, w in enumerate(words)))
 
 
-def write_capture(top, dump_path, dump, fmt, sections):
-    """A capture directory: capture.ini and a hard link of the dump (a
-    directory capture opens no symbolic link), its PT_LOAD segments as
-    [memory] windows."""
-    if os.path.exists(top):
-        shutil.rmtree(top)
-    os.makedirs(top)
-    os.link(dump_path, os.path.join(top, 'vmcore.elf'))
-    ini = ['[capture]', 'version = 1', 'format = ' + fmt, '']
-    for i, (base, size, off) in enumerate(dump.loads):
-        ini += ['[memory seg%d]' % i, 'space = sysmem', 'base = 0x%x' % base,
-                'file = vmcore.elf', 'offset = 0x%x' % off, 'length = 0x%x' % size, '']
-    with open(os.path.join(top, 'capture.ini'), 'w') as f:
-        f.write('\n'.join(ini) + '\n'.join(sections))
+def write_capture(work, mode, sections):
+    """WORK as a capture directory: a capture.ini beside the dump naming it
+    as its memory ([memory guest] dump = vmcore.elf, read in place;
+    ptfs-capture(5) "Memory from a dump") with SECTIONS beside the dump's
+    own contexts.  A copy is kept as capture-MODE.ini."""
+    for old in os.listdir(work):   # an earlier run's capture directories (two capture.ini are refused)
+        if old.startswith('cap-') and os.path.isdir(os.path.join(work, old)):
+            shutil.rmtree(os.path.join(work, old))
+    ini = ['[capture]', 'version = 1', 'description = ptfs qemu-iommu, %s mode' % mode, '',
+           '[memory guest]', 'dump = vmcore.elf', '']
+    text = '\n'.join(ini) + '\n'.join(sections)
+    for name in ('capture.ini', 'capture-%s.ini' % mode):
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    return work
 
 
 def ptfs_walk(tool, cap, ctx, vas):
@@ -317,19 +317,13 @@ def report(iommu, mode, counts, bad):
     return 1 if bad else 0
 
 
-def mode_iommu(tool, iommu, work, dump_path, dump, regs, devs, traces):
-    """The registers alone: [iommu io0] (issue #32 item 1), if this ptfs
-    has it."""
+def mode_iommu(tool, iommu, work, regs, devs, traces):
+    """The registers alone: [iommu io0] (issue #32 item 1)."""
     body = ['[iommu io0]', 'type = ' + FORMAT[iommu]]
     body += ['%s = 0x%x' % kv for kv in sorted(regs.items())]
-    cap = os.path.join(work, 'cap-iommu')
-    write_capture(cap, dump_path, dump, FORMAT[iommu], ['\n'.join(body) + '\n'])
+    cap = write_capture(work, 'iommu', ['\n'.join(body) + '\n'])
     r = subprocess.run([tool, 'info', cap], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
-    if r.returncode != 0 and re.search(r'unknown section \[iommu', r.stderr):
-        print('iommu_agree: %s iommu mode: not run, this ptfs has no [iommu] section yet (%s)' %
-              (iommu, r.stderr.strip()))
-        return 0
     if r.returncode != 0:
         print('iommu_agree: DISAGREE (iommu) ptfs-tool info: ' + r.stderr.strip())
         return 1
@@ -380,11 +374,10 @@ def main(argv):
             sections.append(s)
         else:
             dev.name = None
-    cap = os.path.join(work, 'cap-device')
-    write_capture(cap, dump_path, dump, FORMAT[iommu], sections)
+    cap = write_capture(work, 'device', sections)
     counts, bad = compare(tool, cap, devs, lambda d: d.name, traces)
     rc = report(iommu, 'device', counts, bad)
-    rc |= mode_iommu(tool, iommu, work, dump_path, dump, regs, devs, traces)
+    rc |= mode_iommu(tool, iommu, work, regs, devs, traces)
     if guest_bad:
         print('iommu_agree: DISAGREE the guest: iommu_iova_to_phys differs from the CPU '
               'on %d pages' % guest_bad)

@@ -14,8 +14,10 @@
 #   3. every page the module printed must walk in the dump to the printed
 #      physical address through the device's context, and QEMU's traced
 #      translations must agree or be unmapped since (iommu_agree.py): from
-#      the device's entry (found here from the registers) and, where ptfs
-#      has the [iommu] section, from the registers alone.
+#      the device's entry (found here from the registers) and from the
+#      registers alone ([iommu]), each in a capture.ini written beside the
+#      dump that names it as its memory ([memory guest] dump = vmcore.elf,
+#      ptfs-capture(5): the dump read in place, its cpu0 kept).
 #
 # Environment (meson.build here): PTFS_TOOL, PTFS_QEMU_WORK (a scratch
 # directory: the build dir), optional PTFS_QEMU_KEEP=1 (keep the dump).
@@ -71,7 +73,7 @@ ml_tmpdir qemu-iommu
 iommu_cleanup() {
 	ml_cleanup
 	if [ "$FAIL" = 0 ] && [ "${PTFS_QEMU_KEEP:-0}" != 1 ]; then
-		rm -rf "$WORK"/vmcore.elf "$WORK"/cap-* "$WORK"/disk.img
+		rm -rf "$WORK"/vmcore.elf "$WORK"/capture*.ini "$WORK"/disk.img
 	else
 		echo "the dump and QEMU's answers kept in $WORK"
 	fi

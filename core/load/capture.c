@@ -534,17 +534,26 @@ static void warn_shapes(struct pt_capture *cap, size_t nshort, size_t short_firs
 static void overlap_error(struct pt_loader *ld, unsigned a, unsigned b, size_t ntext)
 {
 	struct pt_capture *cap = ld->cap;
-	const struct pt_region_info *x = &cap->regions[a], *y = &cap->regions[b];
+	const struct pt_region_info *x, *y;
 	char wa[32], wb[32];
-	const char *at = sec_where(ld, a, ntext, wa, sizeof wa);
+	const char *at;
+	unsigned t = a;
 
-	/* "line N" of the text, as before; a section given as data names its provenance */
+	/* generated text (a dump beside capture.ini): a line of the text leads, the data names its file */
+	if (ld->generated && a < ntext && b >= ntext)
+		a = b, b = t;
+	x = &cap->regions[a];
+	y = &cap->regions[b];
+	at = sec_where(ld, a, ntext, wa, sizeof wa);
+	/* "line N" of the text, as before (its origin when generated); a section given as data names its provenance */
+	if (a < ntext && ld->generated && cap->man->mem[a].line <= ld->nlines)
+		at = ld->origin[cap->man->mem[a].line - 1];
 	pt_capture_set_error(cap,
 		"%s: [memory %s] (%s 0x%llx-0x%llx) overlaps [memory %s] (%s%s, 0x%llx-0x%llx) "
 		"with different bytes",
 		sec_where(ld, b, ntext, wb, sizeof wb), y->name, cap->man->spaces[y->space].name,
 		(unsigned long long)y->base, (unsigned long long)(y->base + y->size - 1),
-		x->name, a < ntext ? "line " : "", a < ntext ? at + 12 : at,
+		x->name, a < ntext && !ld->generated ? "line " : "", a < ntext && !ld->generated ? at + 12 : at,
 		(unsigned long long)x->base, (unsigned long long)(x->base + x->size - 1));
 }
 

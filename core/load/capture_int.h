@@ -7,6 +7,7 @@
  *                    to members (regions, contexts), the public getters
  *   loader.c         the loader API of pt_source.h: members, capture.ini text
  *   capture_guard.c  leases on the files served in place
+ *   dumpmem.c        a capture.ini whose memory is a dump ([memory] dump =)
  *
  * Sources (core/sources/) never include this file: they see pt_source.h.
  */
@@ -187,6 +188,10 @@ struct pt_loader {
 	pt_resolve_fn resolve;
 	void *resolve_ud;
 	void (*resolve_done)(void *ud);
+	pt_open_fn open;    /* the source's opener (pt_loader_set_open()), NULL: none */
+	bool as_memory;     /* a dump source is loading capture.ini's dump (dumpmem.c) */
+	/* dumpmem.c: [line - 1] true for a line of the dump's text (its [memory] files are the dump's members) */
+	bool *dumpline;
 	/* [memory] sections given as data */
 	struct dregion *dreg;
 	size_t ndreg, dregcap;
@@ -220,6 +225,15 @@ pt_err pt_loader_bind(struct pt_loader *ld);
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
 /* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
 const struct pt_source *pt_source_best(const struct pt_probe *p);
+/*
+ * Capture.ini (parsed into cap->man, not generated) names a dump: loads
+ * it through its source on LD and makes one generated text of the dump's
+ * capture.ini and this one (each line keeping its origin), ready to parse
+ * and bind (dumpmem.c).  Takes cap->man; the error set on failure.
+ */
+pt_err pt_dumpmem_load(struct pt_loader *ld);
+/* Warnings FROM on that start "capture.ini:N:" (N a line of the merged text) name N's origin. */
+void pt_dumpmem_warnings(struct pt_loader *ld, size_t from);
 /* Frees what the loader holds (not the capture's). */
 void pt_loader_free(struct pt_loader *ld);
 /* Frees M's copied data. */

@@ -141,6 +141,15 @@ struct pt_manifest {
 	size_t nctx;
 	struct pt_manifest_iommu *iommu;
 	size_t niommu;
+	/*
+	 * [memory NAME] dump = FILE: the capture's memory is a dump (an ELF
+	 * core or a kdump file) beside capture.ini, read in place, its own
+	 * contexts and spaces kept (load/dumpmem.c).  NULL: none.
+	 */
+	const char *dump;       /* as written */
+	char *dump_path;        /* normalised, relative to the capture root */
+	const char *dump_sec;   /* the section's name */
+	unsigned dump_line;     /* line of the dump = key */
 	struct pt_manifest_space spaces[PT_CAPTURE_SPACES];
 	unsigned nspaces;
 	bool one_format;        /* every context section is of the [capture] format */

@@ -507,6 +507,16 @@ void pt_loader_set_resolve(struct pt_loader *ld, pt_resolve_fn fn, void *ud, voi
 	ld->resolve_done = done;
 }
 
+void pt_loader_set_open(struct pt_loader *ld, pt_open_fn fn)
+{
+	ld->open = fn;
+}
+
+bool pt_loader_as_memory(const struct pt_loader *ld)
+{
+	return ld->as_memory;
+}
+
 /* ---- errors, warnings, options, progress ---- */
 
 pt_err pt_loader_fail(struct pt_loader *ld, pt_err rc, const char *fmt, ...)
@@ -654,7 +664,9 @@ pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm,
 	char *full;
 	pt_err rc;
 
-	if (ld->resolve && (rc = ld->resolve(ld, ld->resolve_ud, mm)))
+	/* a section of a dump's own text names the dump's member, never a file of the directory */
+	if (ld->resolve && !(ld->dumpline && mm->line <= ld->nlines && ld->dumpline[mm->line - 1]) &&
+	    (rc = ld->resolve(ld, ld->resolve_ud, mm)))
 		return rc;
 	if (asprintf(&full, "%s%s", ld->root ? ld->root : "", mm->path) < 0)
 		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
@@ -693,12 +705,25 @@ static void remap_error(struct pt_loader *ld)
 	if (end == msg + 12 || *end != ':' || line < 1 || line > ld->nlines)
 		return;
 	snprintf(copy, sizeof copy, "%s", end + 1);
+	/* "(first at line M)" of a duplicate names M's origin too: a dump's line and capture.ini's meet */
+	{
+		char *first = strstr(copy, "(first at line ");
+		unsigned long m = first ? strtoul(first + 15, &end, 10) : 0;
+
+		if (first && *end == ')' && m >= 1 && m <= ld->nlines) {
+			*first = 0;
+			pt_capture_set_error(ld->cap, "%s:%s(first at %s%s", ld->origin[line - 1], copy,
+					     ld->origin[m - 1], end);
+			return;
+		}
+	}
 	pt_capture_set_error(ld->cap, "%s:%s", ld->origin[line - 1], copy);
 }
 
 pt_err pt_loader_finish(struct pt_loader *ld)
 {
 	char err[sizeof ld->cap->err];
+	size_t w0 = SIZE_MAX;
 	pt_err rc;
 
 	if (ld->nomem)
@@ -711,8 +736,21 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 			   : pt_manifest_parse(ld->text, ld->len, &ld->cap->man, err, sizeof err);
 	if (rc)
 		pt_capture_set_error(ld->cap, "%s", err);
+	/* capture.ini's memory is a dump: the dump's text and this one's, parsed as one */
+	if (!rc && !ld->generated && ld->cap->man->dump) {
+		rc = pt_dumpmem_load(ld);
+		if (rc)
+			return rc;
+		w0 = ld->cap->nwarn;
+		rc = pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err);
+		if (rc)
+			pt_capture_set_error(ld->cap, "%s", err);
+	}
 	if (!rc)
 		rc = pt_loader_bind(ld);
+	/* the set-up's warnings "capture.ini:N: ..." name the merged text's lines: name capture.ini's */
+	if (w0 != SIZE_MAX)
+		pt_dumpmem_warnings(ld, w0);
 	if (rc && ld->generated)
 		remap_error(ld);
 	return rc;
@@ -726,6 +764,7 @@ void pt_loader_free(struct pt_loader *ld)
 	for (size_t i = 0; i < ld->nlines; i++)
 		free(ld->origin[i]);
 	free(ld->origin);
+	free(ld->dumpline);
 	free(ld->text);
 	free(ld->root);
 	free(ld->dreg);

@@ -42,6 +42,7 @@ void pt_manifest_free(struct pt_manifest *m)
 		free(m->ctx[i].priv);
 	}
 	free(m->mem);
+	free(m->dump_path);
 	free(m->ctx);
 	free(m->iommu);
 	free(m->ann);
@@ -218,6 +219,8 @@ struct build {
 	 */
 	const struct pt_format *implied;
 	unsigned shared_line;
+	/* a [memory] section names a dump: the format and the contexts may be the dump's (dumpmem.c) */
+	bool has_dump;
 };
 
 /* The type of the section that starts at LINE (a message's word). */
@@ -346,10 +349,73 @@ static pt_err check_capture(struct build *b, const struct pt_ini_section *s, con
 		       "'format = nv-gmmu-ver3' there", section_type_at(b, b->shared_line));
 		return PT_E_VALUE;
 	}
-	if (!format && !b->implied)
+	if (!format && !b->implied && !b->has_dump)
 		return missing(b, s, "format");
 	if (!format)
 		m->fmt = b->implied;
+	return PT_OK;
+}
+
+/*
+ * A path a [memory] section names (file =, dump =) normalised into *OUT:
+ * relative to the capture root and never leaving it (no '/' first, no
+ * '..'), so that a capture names only what is inside it.
+ */
+static pt_err member_path(struct build *b, const struct pt_ini_kv *kv, const char *label, char **out)
+{
+	if (kv->value[0] == 0) {
+		pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for '%s' in %s", kv->key, label);
+		return PT_E_VALUE;
+	}
+	if (kv->value[0] == '/') {
+		pt_ini_set_error(b->err, b->errlen, kv->line,
+		       "%s '%s' in %s is absolute: %s", kv->key, kv->value, label,
+		       kv->key[0] == 'f' ? "members are named from the capture root"
+		       : "a dump is named from capture.ini's directory, and nothing outside it is read");
+		return PT_E_CAPTURE;
+	}
+	free(*out);
+	*out = strdup(kv->value);
+	if (!*out)
+		return PT_E_NOMEM;
+	if (!pt_path_normalise(*out)) {
+		pt_ini_set_error(b->err, b->errlen, kv->line,
+		       !strstr(kv->value, "..") ? "%s '%s' in %s names no member"
+		       : kv->key[0] == 'f' ? "%s '%s' in %s contains '..': such a member is never used"
+		       : "%s '%s' in %s contains '..': nothing outside capture.ini's directory is read",
+		       kv->key, kv->value, label);
+		return PT_E_CAPTURE;
+	}
+	return PT_OK;
+}
+
+/*
+ * [memory NAME] dump = FILE (KV; PATH normalised, taken): the capture's
+ * one dump.  OTHER is a key that has no place beside it (the dump gives
+ * its own spaces and bases), or NULL.
+ */
+static pt_err memory_dump(struct build *b, const struct pt_ini_section *s, const struct pt_ini_kv *kv,
+			  char *path, const struct pt_ini_kv *other)
+{
+	char label[PT_INI_MAX_LINE + 8];
+
+	sec_label(s, label, sizeof label);
+	if (other) {
+		free(path);
+		pt_ini_set_error(b->err, b->errlen, other->line, "'%s' in %s: a section naming a dump takes "
+		       "no other key (the dump gives its own spaces, bases and contexts)", other->key, label);
+		return PT_E_VALUE;
+	}
+	if (b->m->dump) {
+		free(path);
+		pt_ini_set_error(b->err, b->errlen, kv->line, "a second dump '%s' in %s (the first, '%s', at "
+		       "line %u): a capture's memory is one dump", kv->value, label, b->m->dump, b->m->dump_line);
+		return PT_E_CAPTURE;
+	}
+	b->m->dump = kv->value;
+	b->m->dump_path = path;
+	b->m->dump_sec = s->name;
+	b->m->dump_line = kv->line;
 	return PT_OK;
 }
 
@@ -357,8 +423,9 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 			   const struct pt_format *fmt)
 {
 	char label[PT_INI_MAX_LINE + 8], list[256];
-	const struct pt_ini_kv *space = NULL, *base = NULL, *file = NULL;
+	const struct pt_ini_kv *space = NULL, *base = NULL, *file = NULL, *dump = NULL;
 	struct pt_manifest_mem mm = {0};
+	char *dump_path = NULL;
 	pt_err rc = PT_OK;
 
 	sec_label(s, label, sizeof label);
@@ -385,25 +452,11 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 			rc = get_uint(b, kv, label, &mm.base);
 			base = kv;
 		} else if (!strcmp(kv->key, "file")) {
-			if (kv->value[0] == 0) {
-				pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for 'file' in %s", label);
-				rc = PT_E_VALUE;
-			} else if (kv->value[0] == '/') {
-				pt_ini_set_error(b->err, b->errlen, kv->line,
-				       "file '%s' in %s is absolute: members are named from the capture root",
-				       kv->value, label);
-				rc = PT_E_CAPTURE;
-			} else if (!(mm.path = strdup(kv->value))) {
-				rc = PT_E_NOMEM;
-			} else if (!pt_path_normalise(mm.path)) {
-				pt_ini_set_error(b->err, b->errlen, kv->line,
-				       strstr(kv->value, "..")
-				       ? "file '%s' in %s contains '..': such a member is never used"
-				       : "file '%s' in %s names no member",
-				       kv->value, label);
-				rc = PT_E_CAPTURE;
-			}
+			rc = member_path(b, kv, label, &mm.path);
 			file = kv;
+		} else if (!strcmp(kv->key, "dump")) {
+			rc = member_path(b, kv, label, &dump_path);
+			dump = kv;
 		} else if (!strcmp(kv->key, "offset")) {
 			rc = get_uint(b, kv, label, &mm.offset);
 			mm.offset_line = kv->line;
@@ -417,12 +470,23 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 		}
 		/* x- keys of a [memory] section are accepted and not kept. */
 	}
+	if (!rc && dump) {
+		const struct pt_ini_kv *other = NULL;
+
+		/* the first key that has no place beside a dump */
+		for (size_t i = 0; i < s->nkv && !other; i++)
+			if (strcmp(s->kv[i].key, "dump") && !is_x_key(s->kv[i].key))
+				other = &s->kv[i];
+		free(mm.path);
+		return memory_dump(b, s, dump, dump_path, other);
+	}
 	if (!rc && (!space || !base || !file))
 		rc = missing(b, s, !space ? "space" : !base ? "base" : "file");
 	if (!rc && !pt_vec_reserve(&b->m->mem, &b->memcap, b->m->nmem + 1, sizeof *b->m->mem))
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(mm.path);
+		free(dump_path);
 		return rc;
 	}
 	mm.name = s->name;
@@ -689,6 +753,9 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 	}
 	if (!has_format && !b.shared_line)
 		fmt = b.implied;
+	for (size_t i = 0; i < ini->nsec; i++)
+		for (size_t k = 0; k < ini->sec[i].nkv && !strcmp(ini->sec[i].type, "memory"); k++)
+			b.has_dump |= !strcmp(ini->sec[i].kv[k].key, "dump");
 	if ((rc = collect_spaces(m, ini, fmt, err, errlen)))
 		goto out;
 	/* Duplicate names, found by sorting: the later section is at fault. */
@@ -724,7 +791,7 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 		goto out;
 	}
 	m->capture_line = first_capture;
-	if (m->nctx == 0 && m->niommu == 0) {
+	if (m->nctx == 0 && m->niommu == 0 && !m->dump) {
 		pt_ini_set_error(err, errlen, first_capture,
 		       "no context: an %s capture needs at least one [%s NAME] section",
 		       m->fmt->name, m->fmt->ctx_section);

@@ -73,6 +73,12 @@ struct pt_source {
 	 * or what pt_loader_fail() returned.
 	 */
 	pt_err (*load)(struct pt_loader *ld, const struct pt_probe *probe);
+	/*
+	 * A memory dump (ELF core, kdump file): a capture.ini may name one as
+	 * its memory ([memory NAME] dump = FILE, load/dumpmem.c); LOAD then
+	 * runs on the same loader with pt_loader_as_memory() true.
+	 */
+	bool dump;
 };
 
 /* The source table, NULL-terminated (sources.c). */
@@ -192,6 +198,22 @@ pt_err pt_loader_set_root(struct pt_loader *ld, const char *prefix);
 typedef pt_err (*pt_resolve_fn)(struct pt_loader *ld, void *ud, const struct pt_manifest_mem *mm);
 /* DONE(UD), if not NULL, runs when the load ends (the loader owns UD from this call on). */
 void pt_loader_set_resolve(struct pt_loader *ld, pt_resolve_fn fn, void *ud, void (*done)(void *ud));
+/*
+ * How the source opens a file of its capture by path, as it opens its
+ * members (NAME normalised, relative to the capture root; never following
+ * a symbolic link, never blocking): a descriptor and its fstat, or -1
+ * with errno (ELOOP or ENOTDIR: a link on the way; ENOENT: absent).  UD
+ * is the resolver's (pt_loader_set_resolve()).  Only a source that sets
+ * one can have a capture.ini naming a dump (load/dumpmem.c): a directory.
+ */
+typedef int (*pt_open_fn)(void *ud, const char *name, struct stat *st);
+void pt_loader_set_open(struct pt_loader *ld, pt_open_fn fn);
+/*
+ * True while a dump source loads a dump that capture.ini names as its
+ * memory: the dump may then give no context of its own (capture.ini has
+ * them).
+ */
+bool pt_loader_as_memory(const struct pt_loader *ld);
 
 /* ---- errors, warnings, options, progress ---- */
 

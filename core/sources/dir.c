@@ -106,6 +106,12 @@ static pt_err resolve_dir(struct pt_loader *ld, void *ud, const struct pt_manife
 	return PT_OK;
 }
 
+/* A file of the directory by path (a dump capture.ini names, load/dumpmem.c): opened as a member is. */
+static int open_dir_file(void *ud, const char *name, struct stat *st)
+{
+	return open_nofollow(((struct dirload *)ud)->rootfd, name, st);
+}
+
 /* Reads the regular file NAME under DIRFD (at most PT_INI_MAX_SIZE bytes). */
 static pt_err read_small(struct pt_loader *ld, const char *path, int dirfd, const char *name,
 			 char **text, size_t *len)
@@ -197,6 +203,7 @@ static pt_err dir_load(struct pt_loader *ld, const struct pt_probe *p)
 	dl->rootfd = -1;
 	/* The loader binds after this returns: it closes the root then. */
 	pt_loader_set_resolve(ld, resolve_dir, dl, dir_done);
+	pt_loader_set_open(ld, open_dir_file);
 	char *topdir = NULL, *dirini = NULL, *text = NULL;
 	int ndirs = 0, dupfd;
 	bool at_root, in_dir = false;

@@ -41,13 +41,16 @@ static void member_name(char *out, size_t len, const char *label)
 pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const char *kind,
 		    const char *label, const char *member, const struct pt_dump_region *r, size_t nr)
 {
+	struct pt_dump_facts g = *f;
 	struct pt_buf text, warn;
 	char err[1024];
 	pt_err rc;
 
 	pt_buf_init(&text);
 	pt_buf_init(&warn);
-	rc = pt_dump_ini(f, kind, label, member, r, nr, &text, &warn, err, sizeof err);
+	/* the memory of a capture.ini (load/dumpmem.c): its contexts may all be capture.ini's */
+	g.ctx_optional = pt_loader_as_memory(ld);
+	rc = pt_dump_ini(&g, kind, label, member, r, nr, &text, &warn, err, sizeof err);
 	for (char *w = warn.data, *nl; w && (nl = strchr(w, '\n')); w = nl + 1) {
 		*nl = 0;
 		pt_loader_warn(ld, "%s", w);
@@ -125,4 +128,5 @@ const struct pt_source pt_source_elf = {
 	.kind = "ELF core",
 	.bid = elf_bid,
 	.load = elf_load,
+	.dump = true,
 };

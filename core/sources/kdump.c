@@ -128,4 +128,5 @@ const struct pt_source pt_source_kdump = {
 	.kind = "kdump file",
 	.bid = kdump_bid,
 	.load = kdump_load,
+	.dump = true,
 };

@@ -54,6 +54,7 @@ struct pt_dump_facts {
 	size_t vmcoreinfo_len;
 	uint64_t vmcoreinfo_off;/* file offset of its text */
 	unsigned tbi;           /* the caller's TBI1 for an arm64 kernel context (pt_load_opts.tbi) */
+	bool ctx_optional;      /* no context is no error: capture.ini beside the dump has them */
 };
 
 /* A PT_LOAD with file bytes: PADDR .. PADDR+FILESZ from file offset OFFSET. */

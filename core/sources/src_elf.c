@@ -748,7 +748,10 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	}
 	pt_buf_free(&ctx);
-	if (!nctx)
+	if (!nctx && f->ctx_optional)
+		pt_buf_printf(warn, "%s: no page-table root in the %s: its memory only (capture.ini's contexts)\n",
+			      label, kind);
+	else if (!nctx)
 		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: %s with no page-table root: no QEMU CPU note "
 			    "of an x86-64 guest and no usable VMCOREINFO (%s)", label, kind,
 			    warn->len ? "see the warnings" : "nothing to say where the tables are");
