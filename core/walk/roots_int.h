@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roots_int.h — what the roots scan (roots.c: candidate page-table roots;
+ * roots_iommu.c: candidate IOMMU root, device and stream tables) shares
+ * with roots_eval.c: a table and everything below it decoded once per
+ * (space, address, level), remembered in the memo.  Internal to core/walk.
+ */
+#ifndef PT_ROOTS_INT_H
+#define PT_ROOTS_INT_H
+
+#if !defined(PT_LAYER_WALK) && !defined(PT_TESTING)
+#error "roots_int.h is internal to core/walk (HACKING.md, Layers)"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_roots.h"
+
+#define PAGE 4096u
+/* A table larger than this is not followed (no format has one below the root). */
+#define MAX_TABLE_BYTES (16u << 20)
+
+/*
+ * A table is given up (not followed, and a root candidate no more) when
+ * more than a third as many as its valid entries, or more than TOLERATED_BAD in
+ * all, are entries the hardware refuses: a data page decoded as a table
+ * has many, a real table one stray entry at most (a fault where it is
+ * walked through, not a reason to lose the rest).
+ */
+#define TOLERATED_BAD 16u
+
+/* What a table and everything below it decode to. */
+struct pt_rsub {
+	unsigned levels;       /* clean levels down to a leaf; 0: none */
+	bool bad;              /* the table itself is refused (too_bad()) */
+	unsigned valid;
+	uint64_t bad_entries;  /* refused entries in the tables passed */
+	uint64_t tables, bad_tables, leaves, uncaptured;
+};
+
+/*
+ * One decoded (table, level): its struct pt_rsub in 40 bytes, counts held to
+ * 32 bits (saturated: only aliasing tables count past 2^32), since there
+ * is one per table of every level in a guest's RAM — a 2.3 GiB QEMU dump
+ * has millions, and the memo is most of roots' anonymous memory
+ * (issue #34 item 9).
+ */
+struct pt_rmemo {
+	uint64_t addr;
+	uint32_t key;          /* (space << 8 | level) + 1; 0: empty slot */
+	uint8_t levels;        /* sub.levels (at most PT_MAX_LEVELS) */
+	bool bad;              /* sub.bad */
+	bool inner;            /* below a candidate whose whole tree is clean */
+	uint32_t valid, bad_entries, tables, bad_tables, leaves, uncaptured;
+};
+
+struct pt_rscan {
+	const struct pt_mem *mem;
+	const struct pt_format *fmt;
+	const struct pt_context *geom;
+	unsigned geometry;
+	struct pt_readctl *rc;
+	/* the memory's id of each of the format's space ids (-1: the capture has no such space) */
+	int memsp[PT_CONTEXT_SPACES];
+	struct pt_rmemo *memo;
+	size_t memo_n, memo_cap;   /* cap: a power of two */
+	uint8_t *buf[PT_MAX_LEVELS + 1];
+	size_t buf_len[PT_MAX_LEVELS + 1];
+	bool nomem;
+};
+
+/* Reads in the format's space SPACE (its ids name the capture's spaces by name). */
+bool pt_rscan_read(const struct pt_rscan *s, unsigned space, uint64_t pa, void *out, size_t len);
+struct pt_rmemo *pt_rscan_memo_find(const struct pt_rscan *s, unsigned space, uint64_t addr, int level);
+/* A buffer of LEN bytes for the table at DEPTH (one per depth: a descent holds one each); NULL: out of memory. */
+uint8_t *pt_rscan_buf(struct pt_rscan *s, unsigned depth, size_t len);
+/*
+ * Decodes the table of LEVEL in RAW (ENTRIES entries, page shift SHIFT) and
+ * follows its pointers (not those of refused entries) into OUT.
+ */
+void pt_rscan_table(struct pt_rscan *s, const uint8_t *raw, int level, uint64_t entries,
+		    unsigned shift, unsigned depth, struct pt_rsub *out);
+/*
+ * The table TG points at, from the memo or decoded now.  False: not wholly
+ * captured (or not a table the walker would read: a level not below the
+ * parent's, a flat level, a table wider than its level).
+ */
+bool pt_rscan_child(struct pt_rscan *s, const struct pt_target *tg, unsigned pdepth,
+		    struct pt_rsub *out);
+/* The geometry's space bias of SPACE (a bus address in a pointer), as the walker applies it. */
+bool pt_rscan_unbias(const struct pt_rscan *s, unsigned space, uint64_t *addr);
+/* The memo and buffers of S (S itself is the caller's). */
+void pt_rscan_free(struct pt_rscan *s);
+
+#endif
