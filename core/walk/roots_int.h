@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pt_capture.h"
 #include "pt_roots.h"
 
 #define PAGE 4096u
@@ -93,5 +94,64 @@ bool pt_rscan_child(struct pt_rscan *s, const struct pt_target *tg, unsigned pde
 bool pt_rscan_unbias(const struct pt_rscan *s, unsigned space, uint64_t *addr);
 /* The memo and buffers of S (S itself is the caller's). */
 void pt_rscan_free(struct pt_rscan *s);
+
+/* ---- the IOMMU table scan (roots_iommu.c: the pass; roots_iotab.c: reading one candidate) ---- */
+
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+#define IO_MAX_READS (1u << 18)
+#define IO_MAX_IDS 1024u
+
+/* A context an [iommu] section made: where its entry is, for root_of. */
+struct pt_rio_origin {
+	uint64_t addr;
+	const char *type, *iommu;
+};
+
+/* One domain decoded: a device sharing it costs a lookup. */
+struct pt_rio_dom {
+	const char *fmt;
+	unsigned nlevels, space;
+	uint64_t root;
+	bool good;
+	uint64_t tables, leaves;
+};
+
+/* A table read below a candidate (BY while it is read), and how many contexts that candidate explains. */
+struct pt_rio_reach {
+	uint64_t addr;
+	unsigned good;
+	struct pt_iommu_cand *by;   /* while the candidate is read; GOOD is set once it is scored */
+};
+
+struct pt_rio_scan {
+	const struct pt_capture *cap;
+	const struct pt_mem *mem;
+	struct pt_readctl *rc;
+	unsigned space_id;
+	const char *space;
+	const struct pt_rio_origin *org;
+	size_t norg;
+	struct pt_iommu_cand *c;    /* the candidate being read */
+	unsigned reads;
+	struct pt_rio_dom *dom;
+	size_t ndom, domcap;
+	struct pt_rio_reach *reached;      /* tables below the candidates (context, PASID, L2, CD tables) */
+	size_t nreached, reachedcap;
+	bool nomem;
+};
+
+uint64_t pt_rio_le64(const uint8_t *p);
+/* The page checks: VALID entries and refused ones BAD (a data page has many). */
+void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad);
+void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad);
+void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad);
+void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad);
+/* L1STD D: 1 valid (under SPLIT), 0 absent, -1 refused. */
+int pt_rio_l1std(uint64_t d, unsigned split);
+/* Candidate S->c read as an [iommu] section reads it: every device tried, counted into S->c. */
+void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm);
+void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages);
+void pt_rio_stes(struct pt_rio_scan *s, uint64_t addr, uint64_t n);
+void pt_rio_l1_read(struct pt_rio_scan *s, uint64_t nl1, unsigned split);
 
 #endif

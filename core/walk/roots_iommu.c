@@ -39,540 +39,15 @@
  * the capture), a PASID directory or CD table read up to IO_MAX_IDS ids.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt_buf.h"
-#include "pt_num.h"
 #include "pt_vec.h"
 #include "roots_int.h"
 
-#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
-#define IO_MAX_READS (1u << 18)
-#define IO_MAX_IDS 1024u
-
 const char *const pt_roots_iommu_types[] = {"intel-vtd", "amd-vi", "arm-smmuv3", NULL};
-
-/* A context an [iommu] section made: where its entry is, for root_of. */
-struct origin {
-	uint64_t addr;
-	const char *type, *iommu;
-};
-
-/* One domain decoded: a device sharing it costs a lookup. */
-struct dom {
-	const char *fmt;
-	unsigned nlevels, space;
-	uint64_t root;
-	bool good;
-	uint64_t tables, leaves;
-};
-
-/* A table read below candidate GOOD contexts strong. */
-struct reach {
-	uint64_t addr;
-	unsigned good;
-	struct pt_iommu_cand *by;   /* while the candidate is read; GOOD is set once it is scored */
-};
-
-struct ioscan {
-	const struct pt_capture *cap;
-	const struct pt_mem *mem;
-	struct pt_readctl *rc;
-	unsigned space_id;
-	const char *space;
-	const struct origin *org;
-	size_t norg;
-	struct pt_iommu_cand *c;    /* the candidate being read */
-	unsigned reads;
-	struct dom *dom;
-	size_t ndom, domcap;
-	struct reach *reached;      /* tables below the candidates (context, PASID, L2, CD tables) */
-	size_t nreached, reachedcap;
-	bool nomem;
-};
-
-static uint64_t le64(const uint8_t *p)
-{
-	return pt_le64_load(p);
-}
-
-static bool ioread(struct ioscan *s, uint64_t addr, void *buf, size_t len)
-{
-	if (s->reads >= IO_MAX_READS) {
-		s->c->cut = true;
-		return false;
-	}
-	s->reads++;
-	return pt_mem_read(s->mem, s->space_id, addr, buf, len);
-}
-
-/* A table below the candidate, read at ADDR: not a candidate of its own. */
-static void reached(struct ioscan *s, uint64_t addr)
-{
-	if (!pt_vec_reserve(&s->reached, &s->reachedcap, s->nreached + 1, sizeof *s->reached)) {
-		s->nomem = true;
-		return;
-	}
-	s->reached[s->nreached++] = (struct reach){addr, 0, s->c};
-}
-
-/* ---- one device context -------------------------------------------------- */
-
-/* The key = value lines of one device entry, as iommu_walk.c gives them to its format. */
-struct kvs {
-	const char *key[8];
-	char val[8][160];
-	unsigned n;
-};
-
-static void kv(struct kvs *k, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void kv(struct kvs *k, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (k->n == 8)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(k->val[k->n], sizeof k->val[0], fmt, ap);
-	va_end(ap);
-	k->key[k->n++] = key;
-}
-
-/* The space keys of an [iommu] section with `space` and `output_space` both S->space. */
-static void kv_spaces(const struct ioscan *s, struct kvs *k, bool output)
-{
-	k->n = 0;
-	if (!strcmp(s->space, "sysmem"))
-		return;
-	kv(k, "space", "%s", s->space);
-	if (output)
-		kv(k, "output_space", "%s", s->space);
-}
-
-static void note_origin(struct ioscan *s, uint64_t entry)
-{
-	size_t lo = 0, hi = s->norg;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->org[mid].addr < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < s->norg && s->org[lo].addr == entry; lo++)
-		if (!strcmp(s->org[lo].type, s->c->type) &&
-		    (!s->c->root_of || strcmp(s->org[lo].iommu, s->c->root_of) < 0))
-			s->c->root_of = s->org[lo].iommu;
-}
-
-/* The format's hooks on K: CTX set up as pt_iommu_device() sets one up (core/load/iommu.c). */
-static bool dev_setup(struct ioscan *s, const struct pt_format *f, const struct kvs *k,
-		      struct pt_context *ctx)
-{
-	char msg[512];
-
-	memset(ctx, 0, sizeof *ctx);
-	ctx->name = "roots";
-	ctx->cap = s->cap;
-	ctx->fmt = f;
-	ctx->mem = s->mem;
-	if (!(ctx->priv = calloc(1, f->ctx_size ? f->ctx_size : 1))) {
-		s->nomem = true;
-		return false;
-	}
-	for (unsigned i = 0; i < k->n; i++) {
-		/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
-		struct pt_ctx_key key = {k->key[i], k->val[i], 1, "[iommu]", msg, sizeof msg};
-
-		if (f->ctx_key(ctx->priv, &key))
-			return false;
-	}
-	msg[0] = 0;
-	if (f->ctx_missing(ctx->priv) || f->ctx_setup(ctx, msg, sizeof msg))
-		return false;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
-		const char *n = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
-		int id = pt_capture_space_find(s->cap, n);
-
-		if (id < 0)
-			return false;
-		ctx->space_id[i] = (unsigned)id;
-	}
-	ctx->space_mapped = true;
-	return !f->ctx_memory || !f->ctx_memory(ctx, msg, sizeof msg);
-}
-
-static void dev_free(const struct pt_format *f, struct pt_context *ctx)
-{
-	if (ctx->priv && f->ctx_free)
-		f->ctx_free(ctx->priv);
-	free(ctx->priv);
-}
-
-/* CTX's root table and everything below it, as the page-table scan decodes a root. */
-static void dom_eval(struct ioscan *s, const struct pt_context *ctx, struct dom *d)
-{
-	const struct pt_format *f = ctx->fmt;
-	const struct pt_level *l0 = &f->levels[0];
-	struct pt_rscan r = {.mem = s->mem, .fmt = f, .geom = ctx, .rc = s->rc};
-	size_t len = (size_t)(ctx->root_entries * l0->entry_size);
-	unsigned shift = l0->bits ? l0->va_shift : (ctx->root_page_shift ? ctx->root_page_shift : 12);
-	struct pt_rsub v;
-	uint8_t *raw;
-
-	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
-		r.memsp[sp] = sp < PT_CONTEXT_SPACES && f->spaces[sp] ? (int)ctx->space_id[sp] : -1;
-	d->good = false;
-	if (len <= MAX_TABLE_BYTES && (raw = pt_rscan_buf(&r, 0, len)) &&
-	    pt_rscan_read(&r, ctx->root_space, ctx->root_addr, raw, len)) {
-		pt_rscan_table(&r, raw, 0, ctx->root_entries, shift, 0, &v);
-		d->good = !v.bad;
-		d->tables = v.tables;
-		d->leaves = v.leaves;
-	}
-	s->nomem |= r.nomem;
-	pt_rscan_free(&r);
-}
-
-/* One device context of the candidate from the entry at ENTRY: set up, its tables decoded. */
-static void dev_try(struct ioscan *s, uint64_t entry, const char *format, const struct kvs *k)
-{
-	const struct pt_format *f = pt_format_find(format);
-	struct pt_context ctx;
-	struct dom *d = NULL;
-
-	s->c->contexts++;
-	note_origin(s, entry);
-	if (!f || !dev_setup(s, f, k, &ctx)) {
-		s->c->bad++;
-		if (f)
-			dev_free(f, &ctx);
-		return;
-	}
-	if (!ctx.root_entries) {   /* pass-through, blocked, bypass, abort: no table */
-		s->c->good++;
-		dev_free(f, &ctx);
-		return;
-	}
-	for (size_t i = 0; i < s->ndom && !d; i++)
-		if (!strcmp(s->dom[i].fmt, ctx.fmt->name) && s->dom[i].root == ctx.root_addr &&
-		    s->dom[i].space == ctx.root_space &&
-		    s->dom[i].nlevels == pt_format_nlevels(ctx.fmt))
-			d = &s->dom[i];
-	if (!d && pt_vec_reserve(&s->dom, &s->domcap, s->ndom + 1, sizeof *s->dom)) {
-		d = &s->dom[s->ndom++];
-		*d = (struct dom){.fmt = ctx.fmt->name, .nlevels = pt_format_nlevels(ctx.fmt),
-				  .space = ctx.root_space, .root = ctx.root_addr};
-		dom_eval(s, &ctx, d);
-		s->c->tables += d->tables;
-		s->c->leaves += d->leaves;
-	}
-	if (!d)
-		s->nomem = true;
-	else if (d->good)
-		s->c->good++;
-	else
-		s->c->bad++;
-	dev_free(f, &ctx);
-}
-
-/* ---- Intel VT-d -------------------------------------------------------------- */
-
-/* Root entry E (one half in scalable mode): 1 present, 0 absent, -1 refused. */
-static int vtd_root_entry(uint64_t e)
-{
-	if (!(e & 1))
-		return e ? -1 : 0;
-	return (e & (MASK(11, 1) | MASK(63, 52))) ? -1 : 1;
-}
-
-/* The page check: present root entries and refused ones (a data page has many). */
-static void vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad)
-{
-	*valid = *bad = 0;
-	for (unsigned bus = 0; bus < 256 && *bad <= TOLERATED_BAD; bus++) {
-		uint64_t lo = le64(rt + 16 * bus), hi = le64(rt + 16 * bus + 8);
-		int a = vtd_root_entry(lo), b = sm ? vtd_root_entry(hi) : (hi ? -1 : 0);
-
-		*valid += (a > 0) + (b > 0);
-		*bad += (a < 0) + (b < 0);
-	}
-}
-
-/* A context table (or PASID directory) pointer back at the root table is a loop: refused. */
-static bool vtd_table(struct ioscan *s, uint64_t ptr, uint8_t *buf, size_t len)
-{
-	if (ptr == s->c->addr) {
-		s->c->bad++;
-		return false;
-	}
-	if (!ioread(s, ptr, buf, len)) {
-		s->c->uncaptured++;
-		return false;
-	}
-	reached(s, ptr);
-	return true;
-}
-
-/* Scalable-mode context entry CE of device BDF: its PASID directory, tables and entries. */
-static void vtd_sm_device(struct ioscan *s, const uint8_t *ce)
-{
-	uint8_t dir[4096], tbl[4096];
-	uint64_t q0 = le64(ce), dirp = q0 & MASK(51, 12);
-	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
-	struct kvs k;
-
-	if (n > IO_MAX_IDS / 64 * 8)
-		n = IO_MAX_IDS / 64 * 8;
-	for (uint64_t di = 0; di < n && !s->c->cut; di++) {
-		uint64_t de, tp;
-
-		if (di % 512 == 0 && !vtd_table(s, dirp + di * 8, dir, (size_t)(n - di < 512 ? n - di : 512) * 8))
-			return;
-		de = le64(dir + (di % 512) * 8);
-		if (!(de & 1))
-			continue;
-		tp = de & MASK(51, 12);
-		if (!vtd_table(s, tp, tbl, sizeof tbl))
-			continue;
-		for (unsigned ti = 0; ti < 64; ti++) {
-			const uint8_t *pe = tbl + 64 * ti;
-			unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
-
-			if (!(le64(pe) & 1))
-				continue;
-			kv_spaces(s, &k, pgtt != 1);
-			kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
-			   le64(pe + 8), le64(pe + 16));
-			dev_try(s, tp + 64 * ti, pgtt == 1 ? "x86-64" : "intel-vtd", &k);
-		}
-	}
-}
-
-static void vtd_read(struct ioscan *s, const uint8_t *rt, bool sm)
-{
-	uint8_t ct[4096];
-	struct kvs k;
-
-	for (unsigned bus = 0; bus < 256 && !s->c->cut; bus++) {
-		for (unsigned half = 0; half < (sm ? 2u : 1u); half++) {
-			uint64_t e = le64(rt + 16 * bus + 8 * half), ctp = e & MASK(51, 12);
-			int st = vtd_root_entry(e);
-
-			if (!sm && half == 0 && le64(rt + 16 * bus + 8))
-				st = -1;   /* legacy: the upper 64 bits are reserved */
-			s->c->bad += st < 0;
-			if (st <= 0 || !vtd_table(s, ctp, ct, sizeof ct))
-				continue;
-			for (unsigned i = 0; i < (sm ? 128u : 256u); i++) {
-				const uint8_t *ce = ct + (sm ? 32 : 16) * i;
-
-				if (!(le64(ce) & 1))
-					continue;
-				s->c->devices++;
-				if (sm) {
-					vtd_sm_device(s, ce);
-					continue;
-				}
-				kv_spaces(s, &k, true);
-				kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, le64(ce + 8), le64(ce));
-				dev_try(s, ctp + 16 * i, "intel-vtd", &k);
-			}
-		}
-	}
-}
-
-/* ---- AMD-Vi ---------------------------------------------------------------- */
-
-/*
- * VALID: the DTEs that are contexts (V = 1, TV = 1: Linux writes both in
- * every DTE of its table, amd_iommu_init.c); BAD: V = 1 with 6:2 set or
- * Mode 7 (§2.2.2).  A page of v1 page tables read as DTEs has PTEs with
- * PR (bit 0) and bit 1 clear at its 32-byte stride: not contexts.
- */
-static void amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
-{
-	*valid = *bad = 0;
-	for (unsigned i = 0; i < 128; i++) {
-		uint64_t q0 = le64(pg + 32 * i);
-
-		if (!(q0 & 1))
-			continue;
-		*valid += (q0 & 3) == 3;
-		*bad += (q0 & MASK(6, 2)) || ((q0 >> 9) & 7) == 7;
-	}
-}
-
-static void amdvi_read(struct ioscan *s, unsigned pages)
-{
-	uint8_t pg[4096];
-	struct kvs k;
-
-	for (unsigned p = 0; p < pages && !s->c->cut; p++) {
-		uint64_t a = s->c->addr + (uint64_t)4096 * p;
-
-		if (!ioread(s, a, pg, sizeof pg)) {
-			s->c->uncaptured++;
-			continue;
-		}
-		for (unsigned i = 0; i < 128; i++) {
-			uint64_t q0 = le64(pg + 32 * i);
-
-			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2), a context */
-			if ((q0 & 3) != 3)
-				continue;
-			s->c->devices++;
-			if ((q0 & MASK(6, 2))) {
-				s->c->bad++;
-				continue;
-			}
-			kv_spaces(s, &k, true);
-			kv(&k, "dte", "0x%016" PRIx64, q0);
-			dev_try(s, a + 32 * i, "amd-vi", &k);
-		}
-	}
-}
-
-/* ---- Arm SMMUv3 ------------------------------------------------------------ */
-
-static void ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
-{
-	*valid = *bad = 0;
-	for (unsigned i = 0; i < 64; i++) {
-		uint64_t s0 = le64(pg + 64 * i);
-		unsigned cfg = (unsigned)(s0 >> 1) & 7;
-
-		if (!(s0 & 1))
-			continue;
-		(*valid)++;
-		*bad += cfg >= 1 && cfg <= 3;
-	}
-}
-
-/* L1STD D: 1 valid (under SPLIT), 0 absent, -1 refused. */
-static int l1std(uint64_t d, unsigned split)
-{
-	unsigned span = (unsigned)d & 31;
-
-	if (!span)
-		return 0;
-	if ((d & (MASK(63, 52) | 1ull << 5)) || !(d & MASK(51, 6)) || span > split + 1)
-		return -1;
-	return 1;
-}
-
-static void l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad)
-{
-	*valid = *bad = 0;
-	for (unsigned i = 0; i < 512; i++) {
-		int st = l1std(le64(pg + 8 * i), split);
-
-		*valid += st > 0;
-		*bad += st < 0;
-	}
-}
-
-/* The CDs of stage-1 STE S0/S1 (S1CDMax > 0), as iommu_walk.c's smmu_cds() makes them contexts. */
-static void smmu_cds(struct ioscan *s, uint64_t ste_addr, const struct kvs *base, uint64_t s0)
-{
-	unsigned max = (unsigned)(s0 >> 59), fmt = (unsigned)(s0 >> 4) & 3;
-	unsigned split = fmt == 1 ? 6 : 10;
-	uint64_t ptr = s0 & MASK(51, 6), n = 1ull << max;
-	uint8_t raw[8];
-	struct kvs k;
-
-	reached(s, ptr & ~0xfffull);
-	for (uint64_t ssid = 0; ssid < n && ssid < IO_MAX_IDS && !s->c->cut; ssid++) {
-		uint64_t cd = ptr + ssid * 64;
-
-		if (fmt == 1 || fmt == 2) {
-			if (!ioread(s, ptr + (ssid >> split) * 8, raw, 8)) {
-				s->c->uncaptured++;
-				return;
-			}
-			if (!(le64(raw) & 1)) {
-				ssid |= (1ull << split) - 1;
-				continue;
-			}
-			cd = (le64(raw) & MASK(51, 12)) + (ssid & ((1ull << split) - 1)) * 64;
-		}
-		if (!ioread(s, cd, raw, 8)) {
-			s->c->uncaptured++;
-			return;
-		}
-		if (!(le64(raw) & (1ull << 31)))
-			continue;
-		k = *base;
-		kv(&k, "ssid", "%" PRIu64, ssid);
-		dev_try(s, ste_addr, "arm-smmuv3", &k);
-	}
-}
-
-static void smmu_ste(struct ioscan *s, uint64_t addr, const uint8_t *ste)
-{
-	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
-	uint64_t s0 = le64(ste);
-	unsigned cfg = (unsigned)(s0 >> 1) & 7;
-	struct kvs k;
-
-	if (!(s0 & 1))
-		return;
-	s->c->devices++;
-	kv_spaces(s, &k, true);
-	for (unsigned i = 0; i < 4; i++)
-		kv(&k, w[i], "0x%016" PRIx64, le64(ste + 8 * i));
-	if (cfg == 7)
-		kv(&k, "stage", "2");
-	if (cfg == 5 && (s0 >> 59)) {
-		smmu_cds(s, addr, &k, s0);
-		return;
-	}
-	if (cfg == 5)
-		kv(&k, "ssid", "0");
-	dev_try(s, addr, "arm-smmuv3", &k);
-}
-
-/* N STEs at ADDR (a linear table or one L2 table). */
-static void smmu_stes(struct ioscan *s, uint64_t addr, uint64_t n)
-{
-	uint8_t ste[64];
-
-	for (uint64_t j = 0; j < n && !s->c->cut; j++) {
-		if (!ioread(s, addr + 64 * j, ste, sizeof ste)) {
-			s->c->uncaptured++;
-			return;
-		}
-		smmu_ste(s, addr + 64 * j, ste);
-	}
-}
-
-static void smmu_l1_read(struct ioscan *s, uint64_t nl1, unsigned split)
-{
-	uint8_t raw[8];
-
-	for (uint64_t i = 0; i < nl1 && !s->c->cut; i++) {
-		uint64_t d;
-		int st;
-
-		if (!ioread(s, s->c->addr + 8 * i, raw, 8)) {
-			s->c->uncaptured++;
-			return;
-		}
-		d = le64(raw);
-		st = l1std(d, split);
-		s->c->bad += st < 0;
-		if (st <= 0)
-			continue;
-		reached(s, d & MASK(51, 6));
-		smmu_stes(s, d & MASK(51, 6), 1ull << ((d & 31) - 1));
-	}
-}
 
 /* ---- the pass over a space --------------------------------------------------- */
 
@@ -598,20 +73,20 @@ static void cand_score(struct pt_iommu_cand *c)
 }
 
 /* Reads candidate C (its registers set) with READ; S's per-candidate state reset. */
-static void cand_read(struct ioscan *s, struct pt_iommu_cand *c, const uint8_t *page, unsigned arg,
+static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page, unsigned arg,
 		      int kind)
 {
 	s->c = c;
 	s->reads = 0;
 	s->ndom = 0;
 	if (kind == 0)
-		vtd_read(s, page, arg);
+		pt_rio_vtd_read(s, page, arg);
 	else if (kind == 1)
-		amdvi_read(s, arg);
+		pt_rio_amdvi_read(s, arg);
 	else if (kind == 2)
-		smmu_stes(s, c->addr, 1ull << (c->reg2 & 63));
+		pt_rio_stes(s, c->addr, 1ull << (c->reg2 & 63));
 	else
-		smmu_l1_read(s, arg, (unsigned)(c->reg2 >> 6) & 31);
+		pt_rio_l1_read(s, arg, (unsigned)(c->reg2 >> 6) & 31);
 	cand_score(c);
 	for (size_t i = s->nreached; i-- > 0 && s->reached[i].by == c;) {
 		s->reached[i].good = c->good;
@@ -620,7 +95,7 @@ static void cand_read(struct ioscan *s, struct pt_iommu_cand *c, const uint8_t *
 }
 
 /* How many pages from ADDR on hold COUNT's entries (or zeros), up to MAX; the last with a valid one. */
-static unsigned extent(struct ioscan *s, uint64_t addr, unsigned max, uint8_t *pg,
+static unsigned extent(struct pt_rio_scan *s, uint64_t addr, unsigned max, uint8_t *pg,
 		       void (*count)(const uint8_t *, unsigned *, unsigned *))
 {
 	unsigned last = 0, valid, bad;
@@ -638,14 +113,14 @@ static unsigned extent(struct ioscan *s, uint64_t addr, unsigned max, uint8_t *p
 }
 
 /* The highest valid STE's StreamID in the PAGES pages at ADDR. */
-static uint64_t ste_max(struct ioscan *s, uint64_t addr, unsigned pages, uint8_t *pg)
+static uint64_t ste_max(struct pt_rio_scan *s, uint64_t addr, unsigned pages, uint8_t *pg)
 {
 	uint64_t max = 0;
 
 	for (unsigned p = 0; p < pages; p++)
 		if (pt_mem_read(s->mem, s->space_id, addr + (uint64_t)4096 * p, pg, 4096))
 			for (unsigned i = 0; i < 64; i++)
-				if (le64(pg + 64 * i) & 1)
+				if (pt_rio_le64(pg + 64 * i) & 1)
 					max = (uint64_t)p * 64 + i;
 	return max;
 }
@@ -659,7 +134,7 @@ static void keep_better(struct pt_iommu_cand *a, const struct pt_iommu_cand *b)
 }
 
 /* The candidates of TYPE whose table starts at ADDR (PAGE its bytes), the best into *BEST. */
-static void try_page(struct ioscan *s, const char *type, uint64_t addr, const uint8_t *page,
+static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, const uint8_t *page,
 		     struct pt_iommu_cand *best)
 {
 	struct pt_iommu_cand proto = {.type = type, .space = s->space, .addr = addr, .bytes = 4096}, c;
@@ -669,7 +144,7 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 	memset(best, 0, sizeof *best);
 	if (!strcmp(type, "intel-vtd")) {
 		for (unsigned sm = 0; sm < 2; sm++) {
-			vtd_count(page, sm, &valid, &bad);
+			pt_rio_vtd_count(page, sm, &valid, &bad);
 			if (!page_passes(valid, bad))
 				continue;
 			c = proto;
@@ -679,11 +154,11 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 			keep_better(best, &c);
 		}
 	} else if (!strcmp(type, "amd-vi")) {
-		amdvi_count(page, &valid, &bad);
+		pt_rio_amdvi_count(page, &valid, &bad);
 		if (!page_passes(valid, bad))
 			return;
 		c = proto;
-		c.bytes = (uint64_t)4096 * extent(s, addr, 512, pg, amdvi_count);
+		c.bytes = (uint64_t)4096 * extent(s, addr, 512, pg, pt_rio_amdvi_count);
 		c.reg = addr | (c.bytes / 4096 - 1);
 		cand_read(s, &c, page, (unsigned)(c.bytes / 4096), 1);
 		keep_better(best, &c);
@@ -695,9 +170,9 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 		struct pt_iommu_cand lin = {0};
 		bool inside = false;
 
-		ste_count(page, &valid, &bad);
+		pt_rio_ste_count(page, &valid, &bad);
 		if (page_passes(valid, bad)) {
-			unsigned pages = extent(s, addr, 1024, pg, ste_count);
+			unsigned pages = extent(s, addr, 1024, pg, pt_rio_ste_count);
 
 			lin = proto;
 			lin.mode = "linear";
@@ -706,7 +181,7 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 			cand_read(s, &lin, page, 0, 2);
 		}
 		for (unsigned i = 0; i < 3; i++) {
-			l1_count(page, splits[i], &valid, &bad);
+			pt_rio_l1_count(page, splits[i], &valid, &bad);
 			if (page_passes(valid, bad) && valid > bestv) {
 				bestv = valid;
 				split = splits[i];
@@ -717,11 +192,11 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 			return;
 		}
 		for (unsigned i = 0; i < 512; i++) {
-			uint64_t d = le64(page + 8 * i);
+			uint64_t d = pt_rio_le64(page + 8 * i);
 
 			if (d)
 				maxi = i;
-			inside |= l1std(d, split) > 0 && (d & MASK(51, 6)) > addr &&
+			inside |= pt_rio_l1std(d, split) > 0 && (d & MASK(51, 6)) > addr &&
 				  (d & MASK(51, 6)) < addr + lin.bytes;
 		}
 		c = proto;
@@ -744,7 +219,7 @@ static void try_page(struct ioscan *s, const char *type, uint64_t addr, const ui
 
 static int cmp_reach(const void *a, const void *b)
 {
-	const struct reach *x = a, *y = b;
+	const struct pt_rio_reach *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
@@ -756,9 +231,9 @@ static int cmp_reach(const void *a, const void *b)
  * contexts reads below it (an L2 stream table read as a linear one, a
  * context table as a root table): then C is that table, not a root.
  */
-static bool is_inner(const struct ioscan *s, const struct pt_iommu_cand *c)
+static bool is_inner(const struct pt_rio_scan *s, const struct pt_iommu_cand *c)
 {
-	struct reach key = {c->addr, UINT32_MAX, NULL};
+	struct pt_rio_reach key = {c->addr, UINT32_MAX, NULL};
 	size_t lo = 0, hi = s->nreached;
 
 	while (lo < hi) {
@@ -773,7 +248,7 @@ static bool is_inner(const struct ioscan *s, const struct pt_iommu_cand *c)
 }
 
 /* Every non-zero page of S's space tried as TYPE's table; candidates into R. */
-static pt_err scan_space(struct ioscan *s, const char *type, struct pt_iommu_roots *r,
+static pt_err scan_space(struct pt_rio_scan *s, const char *type, struct pt_iommu_roots *r,
 			 pt_progress_fn fn, void *ud, uint64_t *done, uint64_t total)
 {
 	uint64_t pa = 0, nx, lo = 0, last = 0;
@@ -830,7 +305,7 @@ static pt_err scan_space(struct ioscan *s, const char *type, struct pt_iommu_roo
 
 static int cmp_origin(const void *a, const void *b)
 {
-	const struct origin *x = a, *y = b;
+	const struct pt_rio_origin *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
@@ -850,17 +325,17 @@ static int by_score(const void *a, const void *b)
 }
 
 /* The entries the capture's [iommu] sections made contexts of, by address (for root_of). */
-static struct origin *origins(const struct pt_capture *cap, size_t *n)
+static struct pt_rio_origin *origins(const struct pt_capture *cap, size_t *n)
 {
 	size_t nc = pt_capture_context_count(cap);
-	struct origin *o = calloc(nc ? nc : 1, sizeof *o);
+	struct pt_rio_origin *o = calloc(nc ? nc : 1, sizeof *o);
 
 	*n = 0;
 	for (size_t i = 0; o && i < nc; i++) {
 		const struct pt_context *x = pt_capture_context(cap, i);
 
 		if (x->iommu)
-			o[(*n)++] = (struct origin){x->iommu->entry_addr, x->iommu->type, x->iommu->iommu};
+			o[(*n)++] = (struct pt_rio_origin){x->iommu->entry_addr, x->iommu->type, x->iommu->iommu};
 	}
 	if (o && *n)
 		qsort(o, *n, sizeof *o, cmp_origin);
@@ -872,7 +347,7 @@ pt_err pt_roots_iommu_scan(const struct pt_capture *cap, const struct pt_iommu_r
 {
 	static const char *const spaces[] = {"sysmem", "hpa", "gpa"};
 	const struct pt_mem *mem = pt_capture_mem(cap);
-	struct ioscan s = {.cap = cap, .mem = mem, .rc = rc};
+	struct pt_rio_scan s = {.cap = cap, .mem = mem, .rc = rc};
 	uint64_t total = 0, done = 0;
 	unsigned t;
 	pt_err e = PT_OK;
