@@ -112,7 +112,7 @@ struct pt_rio_dom {
 	const char *fmt;
 	unsigned nlevels, space;
 	uint64_t root;
-	bool good;
+	bool captured, good;        /* the root table was read; it and its tables decode */
 	uint64_t tables, leaves;
 };
 

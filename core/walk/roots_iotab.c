@@ -152,10 +152,11 @@ static void dom_eval(struct pt_rio_scan *s, const struct pt_context *ctx, struct
 
 	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
 		r.memsp[sp] = sp < PT_CONTEXT_SPACES && f->spaces[sp] ? (int)ctx->space_id[sp] : -1;
-	d->good = false;
+	d->good = d->captured = false;
 	if (len <= MAX_TABLE_BYTES && (raw = pt_rscan_buf(&r, 0, len)) &&
 	    pt_rscan_read(&r, ctx->root_space, ctx->root_addr, raw, len)) {
 		pt_rscan_table(&r, raw, 0, ctx->root_entries, shift, 0, &v);
+		d->captured = true;
 		d->good = !v.bad;
 		d->tables = v.tables;
 		d->leaves = v.leaves;
@@ -201,6 +202,8 @@ static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, c
 		s->nomem = true;
 	else if (d->good)
 		s->c->good++;
+	else if (!d->captured)
+		s->c->uncaptured++;
 	else
 		s->c->bad++;
 	dev_free(f, &ctx);
@@ -315,10 +318,28 @@ void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
 /* ---- AMD-Vi ---------------------------------------------------------------- */
 
 /*
+ * A DTE with V = 1 the scan refuses: 6:2 set (reserved, §2.2.2), Mode 7
+ * (reserved); fields that nothing reads but a page of page tables read as
+ * DTEs fills: Mode 0 (no translation) with a Page Table Root Pointer
+ * (Linux set_dte_entry() in drivers/iommu/amd/iommu.c writes the root only
+ * for a mode other than PAGE_MODE_NONE), or, with GV = 0, a GCR3 Table
+ * Root Pointer (q0 60:58, q1 31:16 and 63:43; Linux writes those only with
+ * GV, amd_iommu_types.h DTE_GCR3_*).
+ */
+static bool dte_bad(uint64_t q0, uint64_t q1)
+{
+	if ((q0 & MASK(6, 2)) || ((q0 >> 9) & 7) == 7)
+		return true;
+	if (!((q0 >> 9) & 7) && (q0 & MASK(51, 12)))
+		return true;
+	return !((q0 >> 55) & 1) && ((q0 & MASK(60, 58)) || (q1 & (MASK(31, 16) | MASK(63, 43))));
+}
+
+/*
  * VALID: the DTEs that are contexts (V = 1, TV = 1: Linux writes both in
- * every DTE of its table, amd_iommu_init.c); BAD: V = 1 with 6:2 set or
- * Mode 7 (§2.2.2).  A page of v1 page tables read as DTEs has PTEs with
- * PR (bit 0) and bit 1 clear at its 32-byte stride: not contexts.
+ * every DTE of its table, amd_iommu_init.c); BAD: those dte_bad() refuses.
+ * A page of v1 page tables read as DTEs has PTEs with PR (bit 0) and bit 1
+ * clear at its 32-byte stride: not contexts.
  */
 void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 {
@@ -329,7 +350,7 @@ void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 		if (!(q0 & 1))
 			continue;
 		*valid += (q0 & 3) == 3;
-		*bad += (q0 & MASK(6, 2)) || ((q0 >> 9) & 7) == 7;
+		*bad += dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
 	}
 }
 
@@ -352,7 +373,7 @@ void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages)
 			if ((q0 & 3) != 3)
 				continue;
 			s->c->devices++;
-			if ((q0 & MASK(6, 2))) {
+			if (dte_bad(q0, pt_rio_le64(pg + 32 * i + 8))) {
 				s->c->bad++;
 				continue;
 			}
@@ -365,17 +386,32 @@ void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages)
 
 /* ---- Arm SMMUv3 ------------------------------------------------------------ */
 
+/*
+ * An STE with V = 1 the scan refuses (IHI 0070 §5.2): Config 001-011
+ * (reserved), word 0 58:52 or S2TTB's 3:0 and 63:52 (word 3) set (RES0);
+ * and, for abort and bypass, any field of a stage: Linux builds those STEs
+ * from zero (arm_smmu_make_abort_ste(), arm_smmu_make_bypass_ste() in
+ * drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c), while a page of other
+ * tables read as STEs has pointers there.
+ */
+static bool ste_bad(const uint8_t *ste)
+{
+	uint64_t w0 = pt_rio_le64(ste), w2 = pt_rio_le64(ste + 16), w3 = pt_rio_le64(ste + 24);
+	unsigned cfg = (unsigned)(w0 >> 1) & 7;
+
+	if ((cfg >= 1 && cfg <= 3) || (w0 & MASK(58, 52)) || (w3 & (MASK(63, 52) | MASK(3, 0))))
+		return true;
+	return (cfg == 0 || cfg == 4) && ((w0 & MASK(63, 4)) || w2 || w3);
+}
+
 void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
 	for (unsigned i = 0; i < 64; i++) {
-		uint64_t s0 = pt_rio_le64(pg + 64 * i);
-		unsigned cfg = (unsigned)(s0 >> 1) & 7;
-
-		if (!(s0 & 1))
+		if (!(pt_rio_le64(pg + 64 * i) & 1))
 			continue;
 		(*valid)++;
-		*bad += cfg >= 1 && cfg <= 3;
+		*bad += ste_bad(pg + 64 * i);
 	}
 }
 
@@ -447,6 +483,10 @@ static void smmu_ste(struct pt_rio_scan *s, uint64_t addr, const uint8_t *ste)
 	if (!(s0 & 1))
 		return;
 	s->c->devices++;
+	if (ste_bad(ste)) {
+		s->c->bad++;
+		return;
+	}
 	kv_spaces(s, &k, true);
 	for (unsigned i = 0; i < 4; i++)
 		kv(&k, w[i], "0x%016" PRIx64, pt_rio_le64(ste + 8 * i));
