@@ -124,9 +124,8 @@ static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const st
 		const char *n = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
 		int id = pt_capture_space_find(s->cap, n);
 
-		if (id < 0)
-			return false;
-		ctx->space_id[i] = (unsigned)id;
+		/* a space the capture does not have (hpa in a dump of sysmem) holds nothing it reads */
+		ctx->space_id[i] = id < 0 ? UINT32_MAX : (unsigned)id;
 	}
 	ctx->space_mapped = true;
 	return !f->ctx_memory || !f->ctx_memory(ctx, msg, sizeof msg);
@@ -151,7 +150,7 @@ static void dom_eval(struct pt_rio_scan *s, const struct pt_context *ctx, struct
 	uint8_t *raw;
 
 	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
-		r.memsp[sp] = sp < PT_CONTEXT_SPACES && f->spaces[sp] ? (int)ctx->space_id[sp] : -1;
+		r.memsp[sp] = f->spaces[sp] && ctx->space_id[sp] != UINT32_MAX ? (int)ctx->space_id[sp] : -1;
 	d->good = d->captured = false;
 	if (len <= MAX_TABLE_BYTES && (raw = pt_rscan_buf(&r, 0, len)) &&
 	    pt_rscan_read(&r, ctx->root_space, ctx->root_addr, raw, len)) {
