@@ -74,8 +74,9 @@ struct pt_rscan {
 
 /* Reads in the format's space SPACE (its ids name the capture's spaces by name). */
 bool pt_rscan_read(const struct pt_rscan *s, unsigned space, uint64_t pa, void *out, size_t len);
-struct pt_rmemo *pt_rscan_memo_find(const struct pt_rscan *s, unsigned space, uint64_t addr, int level);
-/* A buffer of LEN bytes for the table at DEPTH (one per depth: a descent holds one each); NULL: out of memory. */
+struct pt_rmemo *pt_rscan_memo_find(const struct pt_rscan *s, unsigned space, uint64_t addr,
+				    int level);
+/* LEN bytes for the table at DEPTH (one per depth: a descent holds one each); NULL: no memory. */
 uint8_t *pt_rscan_buf(struct pt_rscan *s, unsigned depth, size_t len);
 /*
  * Decodes the table of LEVEL in RAW (ENTRIES entries, page shift SHIFT) and
@@ -116,7 +117,7 @@ struct pt_rio_dom {
 	uint64_t tables, leaves;
 };
 
-/* A table read below a candidate (BY while it is read), and how many contexts that candidate explains. */
+/* A table read below a candidate (BY while it is read); GOOD: the contexts that candidate explains. */
 struct pt_rio_reach {
 	uint64_t addr;
 	unsigned good;
@@ -135,7 +136,7 @@ struct pt_rio_scan {
 	unsigned reads;
 	struct pt_rio_dom *dom;
 	size_t ndom, domcap;
-	struct pt_rio_reach *reached;      /* tables below the candidates (context, PASID, L2, CD tables) */
+	struct pt_rio_reach *reached;  /* tables below candidates (context, PASID, L2, CD tables) */
 	size_t nreached, reachedcap;
 	bool nomem;
 };

@@ -17,15 +17,17 @@
  *    directory and table), both modes, the better scoring one kept
  *    (RTADDR_REG TTM 11:10: 00 legacy, 01 scalable, §11.4.5);
  *  - amd-vi (AMD IOMMU spec 48882 §2.2.2 DTE, 32 B by DeviceID: V 0, TV 1,
- *    6:2 reserved, Mode 11:9 with 7 reserved; and the fields Linux leaves
- *    zero that page tables read as DTEs fill: roots_iotab.c dte_bad()): the table runs over the
- *    following pages while they hold DTEs (or zeros), at most 512 pages;
- *    the Device Table Base Address register's Size 8:0 (§3.3.1, 4 KiB
- *    pages − 1) reaches the last page with a valid DTE;
+ *    6:2 reserved, Mode 11:9 with 7 reserved; and the fields Linux
+ *    leaves zero that page tables read as DTEs fill: roots_iotab.c
+ *    dte_bad()): the table runs over the following pages while they
+ *    hold DTEs (or zeros), at most 512 pages; the Device Table Base
+ *    Address register's Size 8:0 (§3.3.1, 4 KiB pages − 1) reaches the
+ *    last page with a valid DTE;
  *  - arm-smmuv3 (IHI 0070 §5.2 STE, 64 B: V 0, Config 3:1 with 001-011
  *    reserved, RES0 words; abort and bypass with no stage field, as Linux
- *    writes them: roots_iotab.c ste_bad()); §5.1 L1STD: Span 4:0, 5 and 63:52 reserved, L2Ptr 51:6,
- *    2^(Span−1) STEs): linear (LOG2SIZE to the highest valid StreamID) or
+ *    writes them: roots_iotab.c ste_bad()); §5.1 L1STD: Span 4:0, 5 and
+ *    63:52 reserved, L2Ptr 51:6, 2^(Span−1) STEs): linear (LOG2SIZE to
+ *    the highest valid StreamID) or
  *    2-level, SPLIT the one of 8 (Linux STRTAB_SPLIT), 6, 10 under which
  *    most L1STDs are valid (Span ≤ SPLIT + 1, §6.3.24).
  *
@@ -67,15 +69,23 @@ static bool page_passes(unsigned valid, unsigned bad)
 	return valid && !(bad > TOLERATED_BAD || bad * 3 > valid);
 }
 
+/*
+ * GOOD of everything read, halved when no page table below confirms it:
+ * a pass-through or blocked entry is one bit pattern (a lone 0x83 PDPTE
+ * reads as a blocked DTE), a device's tables that decode are many.
+ */
 static void cand_score(struct pt_iommu_cand *c)
 {
 	unsigned all = c->good + c->bad + c->uncaptured;
 
 	c->score = all ? (unsigned)(100ull * c->good / all) : 0;
+	if (!c->tables && !c->leaves)
+		c->score /= 2;
 }
 
 /* Reads candidate C (its registers set) with READ; S's per-candidate state reset. */
-static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page, unsigned arg,
+static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page,
+		      unsigned arg,
 		      int kind)
 {
 	s->c = c;
@@ -96,7 +106,7 @@ static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint
 	}
 }
 
-/* How many pages from ADDR on hold COUNT's entries (or zeros), up to MAX; the last with a valid one. */
+/* How many pages from ADDR on hold COUNT's entries (or zeros), up to MAX: to the last valid one. */
 static unsigned extent(struct pt_rio_scan *s, uint64_t addr, unsigned max, uint8_t *pg,
 		       void (*count)(const uint8_t *, unsigned *, unsigned *))
 {
