@@ -83,19 +83,25 @@ static void cand_score(struct pt_iommu_cand *c)
 		c->score /= 2;
 }
 
-/* Reads candidate C (its registers set) with READ; S's per-candidate state reset. */
+/* How cand_read() reads a candidate. */
+enum reading { READ_VTD, READ_AMDVI, READ_LINEAR, READ_2LEVEL };
+
+/*
+ * Reads candidate C (its registers set) as KIND (ARG: VT-d scalable mode,
+ * AMD-Vi pages, 2-level L1 descriptors) and scores it; S's per-candidate
+ * state reset first.
+ */
 static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page,
-		      unsigned arg,
-		      int kind)
+		      unsigned arg, enum reading kind)
 {
 	s->c = c;
 	s->reads = 0;
 	s->ndom = 0;
-	if (kind == 0)
+	if (kind == READ_VTD)
 		pt_rio_vtd_read(s, page, arg);
-	else if (kind == 1)
+	else if (kind == READ_AMDVI)
 		pt_rio_amdvi_read(s, arg);
-	else if (kind == 2)
+	else if (kind == READ_LINEAR)
 		pt_rio_stes(s, c->addr, 1ull << (c->reg2 & 63));
 	else
 		pt_rio_l1_read(s, arg, (unsigned)(c->reg2 >> 6) & 31);
@@ -162,7 +168,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			c = proto;
 			c.mode = sm ? "scalable" : "legacy";
 			c.reg = addr | (uint64_t)sm << 10;   /* TTM 01: scalable (Linux DMA_RTADDR_SMT) */
-			cand_read(s, &c, page, sm, 0);
+			cand_read(s, &c, page, sm, READ_VTD);
 			keep_better(best, &c);
 		}
 	} else if (!strcmp(type, "amd-vi")) {
@@ -172,7 +178,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 		c = proto;
 		c.bytes = (uint64_t)4096 * extent(s, addr, 512, pg, pt_rio_amdvi_count);
 		c.reg = addr | (c.bytes / 4096 - 1);
-		cand_read(s, &c, page, (unsigned)(c.bytes / 4096), 1);
+		cand_read(s, &c, page, (unsigned)(c.bytes / 4096), READ_AMDVI);
 		keep_better(best, &c);
 	} else {
 		static const unsigned splits[] = {8, 6, 10};
@@ -190,7 +196,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			lin.mode = "linear";
 			lin.reg2 = ceil_log2(ste_max(s, addr, pages, pg) + 1);
 			lin.bytes = 64ull << lin.reg2;
-			cand_read(s, &lin, page, 0, 2);
+			cand_read(s, &lin, page, 0, READ_LINEAR);
 		}
 		for (unsigned i = 0; i < 3; i++) {
 			pt_rio_l1_count(page, splits[i], &valid, &bad);
@@ -215,7 +221,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 		c.mode = "2-level";
 		c.reg2 = 1ull << 16 | (uint64_t)split << 6 | (split + ceil_log2(maxi + 1));
 		c.bytes = 8ull << ceil_log2(maxi + 1);
-		cand_read(s, &c, page, 1u << ceil_log2(maxi + 1), 3);
+		cand_read(s, &c, page, 1u << ceil_log2(maxi + 1), READ_2LEVEL);
 		/*
 		 * An L1 table whose L2 tables follow it reads as a linear table
 		 * too (its L1STDs as bypass STEs: V 0, Config from Span): when the
