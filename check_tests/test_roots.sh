@@ -149,6 +149,21 @@ assert s == {"candidates": 1, "pages": s["pages"], "type": "arm-smmuv3"}, s
 EOF
 then ok "--iommu --json: registers, root_of, the section, the summary"; else bad "--iommu --json"; fi
 
+# hostile: 65,536 DTEs, each its own domain with a root outside memory: bounded work (IO_MAX_DOMS)
+mkdir -p "$TMP/dte"
+python3 - "$TMP/dte" <<'EOF'
+import struct, sys
+mem = bytearray(2 << 20)
+for i in range(65536):   # V, TV, Mode 1, a root per device past the capture
+    struct.pack_into('<Q', mem, 32 * i, 3 | 1 << 9 | (0x100000000 + i * 0x1000))
+open(sys.argv[1] + "/mem.bin", "wb").write(mem)
+open(sys.argv[1] + "/capture.ini", "w").write("[capture]\nversion = 1\nformat = x86-64\n\n[memory m]\n"
+    "space = sysmem\nbase = 0x0\nfile = mem.bin\n\n[cpu a]\ncr3 = 0x1000\n")
+EOF
+timeout 60 "$TOOL" roots --iommu amd-vi --min-score 0 "$TMP/dte" >"$TMP/io" 2>/dev/null
+check "--iommu amd-vi: 65,536 domains outside memory end, bounded, with no candidate" \
+	grep -qx '# summary: 0 amd-vi table candidates; 1 pages decoded' "$TMP/io"
+
 # ---- bad arguments --------------------------------------------------------------------
 fails "no CAPTURE" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots
 fails "two captures" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots "$X" "$X"

@@ -101,6 +101,7 @@ void pt_rscan_free(struct pt_rscan *s);
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 #define IO_MAX_READS (1u << 18)
 #define IO_MAX_IDS 1024u
+#define IO_MAX_DOMS 4096u
 
 /* A context an [iommu] section made: where its entry is, for root_of. */
 struct pt_rio_origin {
@@ -114,6 +115,7 @@ struct pt_rio_dom {
 	unsigned nlevels, space;
 	uint64_t root;
 	bool captured, good;        /* the root table was read; it and its tables decode */
+	unsigned seen;              /* the last candidate (serial) whose counts have it */
 	uint64_t tables, leaves;
 };
 
@@ -134,8 +136,13 @@ struct pt_rio_scan {
 	size_t norg;
 	struct pt_iommu_cand *c;    /* the candidate being read */
 	unsigned reads;
+	/* the domains decoded in this space, shared by its candidates; DOMIX their hash (index + 1) */
 	struct pt_rio_dom *dom;
 	size_t ndom, domcap;
+	uint32_t *domix;
+	size_t domix_cap;           /* a power of two, at most half full */
+	unsigned serial;            /* the candidate being read */
+	unsigned cand_doms;         /* domains it decoded (IO_MAX_DOMS) */
 	struct pt_rio_reach *reached;  /* tables below candidates (context, PASID, L2, CD tables) */
 	size_t nreached, reachedcap;
 	bool nomem;

@@ -40,7 +40,9 @@
  * refused entries and pointers into uncaptured memory count against.
  *
  * Bounds: at most IO_MAX_READS table reads per candidate (loops, sizes past
- * the capture), a PASID directory or CD table read up to IO_MAX_IDS ids.
+ * the capture; a domain's decoded page tables count too), IO_MAX_DOMS
+ * distinct domains, a PASID directory or CD table read up to IO_MAX_IDS
+ * ids; a candidate cut short says so (`cut`).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -96,7 +98,8 @@ static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint
 {
 	s->c = c;
 	s->reads = 0;
-	s->ndom = 0;
+	s->serial++;
+	s->cand_doms = 0;
 	if (kind == READ_VTD)
 		pt_rio_vtd_read(s, page, arg);
 	else if (kind == READ_AMDVI)
@@ -151,15 +154,21 @@ static void keep_better(struct pt_iommu_cand *a, const struct pt_iommu_cand *b)
 		*a = *b;
 }
 
-/* The candidates of TYPE whose table starts at ADDR (PAGE its bytes), the best into *BEST. */
+/*
+ * The candidates of TYPE whose table starts at ADDR (PAGE its bytes), the
+ * best into *BEST; *SPAN the bytes the readings took as one table (the
+ * pages after ADDR a multi-page reading covered are not tried again, so
+ * that a run of DTE- or STE-like pages costs one reading, not one each).
+ */
 static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, const uint8_t *page,
-		     struct pt_iommu_cand *best)
+		     uint64_t *span, struct pt_iommu_cand *best)
 {
 	struct pt_iommu_cand proto = {.type = type, .space = s->space, .addr = addr, .bytes = 4096}, c;
 	uint8_t pg[4096];
 	unsigned valid, bad;
 
 	memset(best, 0, sizeof *best);
+	*span = 4096;
 	if (!strcmp(type, "intel-vtd")) {
 		for (unsigned sm = 0; sm < 2; sm++) {
 			pt_rio_vtd_count(page, sm, &valid, &bad);
@@ -177,6 +186,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			return;
 		c = proto;
 		c.bytes = (uint64_t)4096 * extent(s, addr, 512, pg, pt_rio_amdvi_count);
+		*span = c.bytes;
 		c.reg = addr | (c.bytes / 4096 - 1);
 		cand_read(s, &c, page, (unsigned)(c.bytes / 4096), READ_AMDVI);
 		keep_better(best, &c);
@@ -196,6 +206,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			lin.mode = "linear";
 			lin.reg2 = ceil_log2(ste_max(s, addr, pages, pg) + 1);
 			lin.bytes = 64ull << lin.reg2;
+			*span = (uint64_t)4096 * pages;
 			cand_read(s, &lin, page, 0, READ_LINEAR);
 		}
 		for (unsigned i = 0; i < 3; i++) {
@@ -274,9 +285,13 @@ static pt_err scan_space(struct pt_rio_scan *s, const char *type, struct pt_iomm
 	uint8_t page[4096];
 
 	s->nreached = 0;
+	s->ndom = 0;   /* domains are of this space's candidates */
+	if (s->domix)
+		memset(s->domix, 0, s->domix_cap * sizeof *s->domix);
 	while (pt_mem_next_nonzero(s->mem, s->space_id, pa, &nx)) {
 		uint64_t addr = nx & ~0xfffull;
 		struct pt_iommu_cand best;
+		uint64_t span;
 
 		if (addr < pa)
 			addr = pa;
@@ -294,19 +309,19 @@ static pt_err scan_space(struct pt_rio_scan *s, const char *type, struct pt_iomm
 		if (!pt_mem_read(s->mem, s->space_id, addr, page, sizeof page))
 			continue;
 		r->pages++;
-		try_page(s, type, addr, page, &best);
+		try_page(s, type, addr, page, &span, &best);
 		if (s->nomem)
 			return PT_E_NOMEM;
+		/* a table's own later pages are not tables of their own */
+		if (span > 4096 && addr + span > pa)
+			pa = addr + span;
+		if (pa <= addr)
+			break;
 		if (!best.good)
 			continue;
 		if (!pt_vec_reserve(&r->c, &r->cap, r->n + 1, sizeof *r->c))
 			return PT_E_NOMEM;
 		r->c[r->n++] = best;
-		/* a table's own later pages are not tables of their own */
-		if (best.bytes > 4096 && addr + ((best.bytes + 4095) & ~0xfffull) > pa)
-			pa = addr + ((best.bytes + 4095) & ~0xfffull);
-		if (pa <= addr)
-			break;
 	}
 	*done += last - lo;
 	/* the tables a candidate reads below it (context, PASID, L2, CD tables) are not candidates */
@@ -404,6 +419,7 @@ pt_err pt_roots_iommu_scan(const struct pt_capture *cap, const struct pt_iommu_r
 	}
 	free((void *)s.org);
 	free(s.dom);
+	free(s.domix);
 	free(s.reached);
 	if (e) {
 		pt_roots_iommu_free(out);

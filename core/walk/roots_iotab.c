@@ -161,7 +161,76 @@ static void dom_eval(struct pt_rio_scan *s, const struct pt_context *ctx, struct
 		d->leaves = v.leaves;
 	}
 	s->nomem |= r.nomem;
+	s->reads += 1 + (r.memo_n > IO_MAX_READS ? IO_MAX_READS : (unsigned)r.memo_n);
 	pt_rscan_free(&r);
+}
+
+static size_t dom_hash(uint64_t root, unsigned space, unsigned nlevels)
+{
+	uint64_t h = root ^ (uint64_t)space << 52 ^ (uint64_t)nlevels << 58;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h;
+}
+
+/* The slot of CTX's domain (format, levels, root) in S's hash: its own or the empty one it takes. */
+static size_t dom_slot(const struct pt_rio_scan *s, const struct pt_context *ctx)
+{
+	unsigned nl = pt_format_nlevels(ctx->fmt);
+	size_t m = s->domix_cap - 1, i;
+
+	for (i = dom_hash(ctx->root_addr, ctx->root_space, nl) & m; s->domix[i]; i = (i + 1) & m) {
+		const struct pt_rio_dom *d = &s->dom[s->domix[i] - 1];
+
+		if (d->root == ctx->root_addr && d->space == ctx->root_space && d->nlevels == nl &&
+		    !strcmp(d->fmt, ctx->fmt->name))
+			break;
+	}
+	return i;
+}
+
+static struct pt_rio_dom *dom_find(const struct pt_rio_scan *s, const struct pt_context *ctx,
+				   size_t *slot)
+{
+	*slot = 0;
+	if (!s->domix_cap)
+		return NULL;
+	*slot = dom_slot(s, ctx);
+	return s->domix[*slot] ? &s->dom[s->domix[*slot] - 1] : NULL;
+}
+
+/* A new domain for CTX (SLOT from dom_find(), unless the hash grows); NULL: out of memory. */
+static struct pt_rio_dom *dom_add(struct pt_rio_scan *s, const struct pt_context *ctx, size_t slot)
+{
+	struct pt_rio_dom *d;
+
+	if (s->ndom >= UINT32_MAX - 1 ||
+	    !pt_vec_reserve(&s->dom, &s->domcap, s->ndom + 1, sizeof *s->dom))
+		return NULL;
+	if ((s->ndom + 1) * 2 > s->domix_cap) {
+		size_t cap = s->domix_cap ? s->domix_cap * 2 : 256;
+		uint32_t *ix = calloc(cap, sizeof *ix);
+
+		if (!ix)
+			return NULL;
+		free(s->domix);
+		s->domix = ix;
+		s->domix_cap = cap;
+		for (size_t i = 0, j; i < s->ndom; i++) {
+			for (j = dom_hash(s->dom[i].root, s->dom[i].space, s->dom[i].nlevels) & (cap - 1);
+			     ix[j]; j = (j + 1) & (cap - 1))
+				;
+			ix[j] = (uint32_t)i + 1;
+		}
+		slot = dom_slot(s, ctx);
+	}
+	d = &s->dom[s->ndom++];
+	*d = (struct pt_rio_dom){.fmt = ctx->fmt->name, .nlevels = pt_format_nlevels(ctx->fmt),
+				 .space = ctx->root_space, .root = ctx->root_addr};
+	s->domix[slot] = (uint32_t)s->ndom;
+	return d;
 }
 
 /* One device context of the candidate from the entry at ENTRY: set up, its tables decoded. */
@@ -169,7 +238,8 @@ static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, c
 {
 	const struct pt_format *f = pt_format_find(format);
 	struct pt_context ctx;
-	struct pt_rio_dom *d = NULL;
+	struct pt_rio_dom *d;
+	size_t slot;
 
 	s->c->contexts++;
 	note_origin(s, entry);
@@ -184,16 +254,23 @@ static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, c
 		dev_free(f, &ctx);
 		return;
 	}
-	for (size_t i = 0; i < s->ndom && !d; i++)
-		if (!strcmp(s->dom[i].fmt, ctx.fmt->name) && s->dom[i].root == ctx.root_addr &&
-		    s->dom[i].space == ctx.root_space &&
-		    s->dom[i].nlevels == pt_format_nlevels(ctx.fmt))
-			d = &s->dom[i];
-	if (!d && pt_vec_reserve(&s->dom, &s->domcap, s->ndom + 1, sizeof *s->dom)) {
-		d = &s->dom[s->ndom++];
-		*d = (struct pt_rio_dom){.fmt = ctx.fmt->name, .nlevels = pt_format_nlevels(ctx.fmt),
-				  .space = ctx.root_space, .root = ctx.root_addr};
+	d = dom_find(s, &ctx, &slot);
+	if (d && d->seen != s->serial) {   /* its tables count once per candidate */
+		d->seen = s->serial;
+		s->c->tables += d->tables;
+		s->c->leaves += d->leaves;
+	}
+	/* the work bound: IO_MAX_DOMS new domains, each decoded table one of IO_MAX_READS */
+	if (!d && (s->cand_doms >= IO_MAX_DOMS || s->reads >= IO_MAX_READS)) {
+		s->c->contexts--;
+		s->c->cut = true;
+		dev_free(f, &ctx);
+		return;
+	}
+	if (!d && (d = dom_add(s, &ctx, slot))) {
+		s->cand_doms++;
 		dom_eval(s, &ctx, d);
+		d->seen = s->serial;
 		s->c->tables += d->tables;
 		s->c->leaves += d->leaves;
 	}
