@@ -150,7 +150,10 @@ static void dom_eval(struct pt_rio_scan *s, const struct pt_context *ctx, struct
 	uint8_t *raw;
 
 	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
-		r.memsp[sp] = f->spaces[sp] && ctx->space_id[sp] != UINT32_MAX ? (int)ctx->space_id[sp] : -1;
+		r.memsp[sp] = -1;
+	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES && f->spaces[sp]; sp++)
+		if (ctx->space_id[sp] != UINT32_MAX)
+			r.memsp[sp] = (int)ctx->space_id[sp];
 	d->good = d->captured = false;
 	if (len <= MAX_TABLE_BYTES && (raw = pt_rscan_buf(&r, 0, len)) &&
 	    pt_rscan_read(&r, ctx->root_space, ctx->root_addr, raw, len)) {
