@@ -334,8 +334,8 @@ static void vtd_sm_device(struct pt_rio_scan *s, const uint8_t *ce)
 	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
 	struct kvs k;
 
-	if (n > IO_MAX_IDS / 64 * 8)
-		n = IO_MAX_IDS / 64 * 8;
+	if (n > IO_MAX_IDS / 64)   /* directory entries: 64 PASIDs each */
+		n = IO_MAX_IDS / 64;
 	for (uint64_t di = 0; di < n && !s->c->cut; di++) {
 		uint64_t de, tp;
 
