@@ -27,9 +27,14 @@
  *    reserved, RES0 words; abort and bypass with no stage field, as Linux
  *    writes them: roots_iotab.c ste_bad()); §5.1 L1STD: Span 4:0, 5 and
  *    63:52 reserved, L2Ptr 51:6, 2^(Span−1) STEs): linear (LOG2SIZE to
- *    the highest valid StreamID) or
- *    2-level, SPLIT the one of 8 (Linux STRTAB_SPLIT), 6, 10 under which
- *    most L1STDs are valid (Span ≤ SPLIT + 1, §6.3.24).
+ *    the highest valid StreamID) or 2-level, SPLIT the one of 8 (Linux
+ *    STRTAB_SPLIT), 6, 10 under which most L1STDs are valid (Span ≤
+ *    SPLIT + 1, §6.3.24).
+ *
+ * A table another candidate reads below it (a context, PASID, L2 or CD
+ * table) is not a candidate of its own when that candidate explains at
+ * least as many contexts; the pages a multi-page reading covered are not
+ * tried again.
  *
  * Every present device entry is handed, as the key = value lines
  * iommu_walk.c gives it, to its format's own ctx_key / ctx_setup /
