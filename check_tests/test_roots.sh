@@ -149,6 +149,9 @@ assert s == {"candidates": 1, "pages": s["pages"], "type": "arm-smmuv3"}, s
 EOF
 then ok "--iommu --json: registers, root_of, the section, the summary"; else bad "--iommu --json"; fi
 
+"$TOOL" roots --format amd-vi "$FIX/iommu-amdvi.tar.gz" >"$TMP/io" 2>/dev/null
+check "--format amd-vi: its last line points at --iommu amd-vi" \
+	test "$(tail -n1 "$TMP/io")" = "# (these are amd-vi page tables; the IOMMU's own tables: --iommu amd-vi)"
 # hostile: 65,536 DTEs, each its own domain with a root outside memory: bounded work (IO_MAX_DOMS)
 mkdir -p "$TMP/dte"
 python3 - "$TMP/dte" <<'EOF'

@@ -288,6 +288,10 @@ static int run(const struct pt_capture *cap, struct pt_roots_opts *o, bool json)
 		}
 	}
 	summary(&b, &r, json);
+	for (unsigned t = 0; !json && o->format && pt_roots_iommu_types[t]; t++)
+		if (!strcmp(o->format, pt_roots_iommu_types[t]))
+			pt_buf_printf(&b, "# (these are %s page tables; the IOMMU's own tables: --iommu %s)\n",
+				      o->format, o->format);
 	ok = cli_write_buf(&b);
 	pt_buf_free(&b);
 	pt_roots_free(&r);
