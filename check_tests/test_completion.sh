@@ -53,6 +53,8 @@ offers svm "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz proc s
 offers roots "" _ptfs_tool "$TOOL" ro
 offers --min-score "" _ptfs_tool "$TOOL" roots --mi
 offers x86-64 "" _ptfs_tool "$TOOL" roots --format x8
+offers --iommu "" _ptfs_tool "$TOOL" roots --io
+offers amd-vi "" _ptfs_tool "$TOOL" roots --iommu am
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

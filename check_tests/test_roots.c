@@ -6,8 +6,10 @@
  * 4-19 PTE) — counts, inner tables dropped, data pages refused, a stray
  * refused entry tolerated; the x86-64 Linux rule (fmt_x86_64.c root_rule:
  * arch/x86/mm/pgtable.c pgd_ctor, arch/x86/mm/pti.c); the pasted section;
- * the read control and progress.  test_roots.sh checks the CLI on the
- * x86-roots fixture.
+ * the read control and progress; IOMMU tables (roots_iommu.c) built here
+ * from the VT-d, AMD-Vi and SMMUv3 layouts, with decoys that must not be
+ * suggested or must score low.  test_roots.sh checks the CLI on the
+ * x86-roots fixture, test_roots_paste.py the pasted sections.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +306,174 @@ START_TEST(test_section)
 }
 END_TEST
 
+/* ---- IOMMU tables (roots --iommu, issue #32 item 4) -------------------------------------- */
+
+/* VT-d second-level entries: R 0, W 1 (VT-d spec §9.8); root/context entries P 0 (§9.1, §9.3). */
+#define SL_RW 3ull
+
+static void random_page(unsigned i)
+{
+	uint64_t s = 88172645463325252ull;
+
+	for (unsigned k = 0; k < 512; k++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		img[i][k] = s;
+	}
+}
+
+/*
+ * Page 0: a VT-d root table (legacy): bus 0 -> page 1's context table,
+ * devfn 0x10 4-level (AW 2) at page 2 (PML4 2 -> PDPT 3 -> PD 4 -> PT 5, two
+ * 4K leaves), devfn 0x11 pass-through (TT 10).  Decoys: page 6 random
+ * words; page 7 a root entry with reserved bit 5 set; page 8 a root entry
+ * pointing outside memory; page 9 page 0's bus 0 plus a bus pointing
+ * outside memory (suggested, scoring lower); page 10 a root table whose
+ * only context entry (page 11) has a reserved bit (lo 11:4).
+ */
+static void build_vtd(void)
+{
+	memset(img, 0, sizeof img);
+	img[0][0] = pg(1) | P;
+	img[1][2 * 0x10] = pg(2) | P;
+	img[1][2 * 0x10 + 1] = 2 | 1 << 8;          /* AW 2, DID 1 */
+	img[1][2 * 0x11] = 2 << 2 | P;              /* TT 10 */
+	img[1][2 * 0x11 + 1] = 2 | 2 << 8;
+	img[2][0] = pg(3) | SL_RW;
+	img[3][0] = pg(4) | SL_RW;
+	img[4][0] = pg(5) | SL_RW;
+	img[5][0] = 0x40000000ull | SL_RW;
+	img[5][1] = 0x40001000ull | SL_RW;
+	random_page(6);
+	img[7][0] = pg(1) | P | 1 << 5;
+	img[8][0] = 0x900000 | P;
+	img[9][0] = pg(1) | P;
+	img[9][2] = 0x900000 | P;
+	img[10][0] = pg(11) | P;
+	img[11][0] = pg(2) | P | 1 << 4;
+	img[11][1] = 2;
+}
+
+static const struct pt_iommu_cand *io_find(const struct pt_iommu_roots *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->c[i].addr == addr)
+			return &r->c[i];
+	return NULL;
+}
+
+START_TEST(test_iommu_vtd)
+{
+	struct pt_iommu_roots_opts o = {.type = "intel-vtd"};
+	struct pt_iommu_roots r;
+	const struct pt_iommu_cand *c;
+	struct pt_buf b;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build_vtd();
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x10d000\n");   /* page 13: empty */
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.n, 2);
+	c = &r.c[0];
+	ck_assert_uint_eq(c->addr, pg(0));
+	ck_assert_str_eq(c->mode, "legacy");
+	ck_assert_uint_eq(c->reg, pg(0));
+	ck_assert_uint_eq(c->devices, 2);
+	ck_assert_uint_eq(c->good, 2);
+	ck_assert_uint_eq(c->bad + c->uncaptured, 0);
+	ck_assert_uint_eq(c->score, 100);
+	ck_assert_uint_eq(c->tables, 3);
+	ck_assert_uint_eq(c->leaves, 2);
+	ck_assert_ptr_null(c->root_of);
+	/* a bus pointing outside memory: found, scoring lower (2 good of 3) */
+	c = &r.c[1];
+	ck_assert_uint_eq(c->addr, pg(9));
+	ck_assert_uint_eq(c->uncaptured, 1);
+	ck_assert_uint_eq(c->score, 66);
+	/* decoys: random words, a reserved bit, a pointer outside memory, a refused context entry */
+	for (unsigned i = 1; i <= 11; i++)
+		ck_assert_msg(i == 9 || !io_find(&r, pg(i)), "page %u suggested", i);
+	pt_buf_init(&b);
+	pt_roots_iommu_section(&r.c[0], &b);
+	ck_assert_ptr_nonnull(strstr(b.data, "[iommu root-100000]\ntype = intel-vtd\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\nrtaddr = 0x100000\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\nspace = sysmem\noutput_space = sysmem\n"));
+	pt_buf_free(&b);
+	pt_roots_iommu_free(&r);
+	/* min_score leaves the lower one out */
+	o.min_score = 67;
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.n, 1);
+	pt_roots_iommu_free(&r);
+	o.type = "nope";
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_E_NOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err, "unknown IOMMU type 'nope'"));
+	o.type = "intel-vtd";
+	o.space = "vram";
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_E_NOTFOUND);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/*
+ * AMD-Vi (AMD IOMMU spec §2.2.2 DTE: V 0, TV 1, 6:2 reserved, Mode 11:9,
+ * root 51:12, IR 61, IW 62) at page 12: DTE 0 pass-through, DTE 1 with
+ * reserved bit 2, DTE 2 Mode 3 with its root outside memory.  SMMUv3
+ * (IHI 0070 §5.2 STE: V 0, Config 3:1) at page 14: STEs 0, 2, 3 bypass,
+ * STE 1 abort with a stage-1 pointer.  Page 15: a bypass STE with RES0
+ * bit 52.
+ * The VT-d tables of build_vtd() and the random page are decoys for both.
+ */
+START_TEST(test_iommu_amdvi_smmu)
+{
+	struct pt_iommu_roots_opts o = {.type = "amd-vi"};
+	struct pt_iommu_roots r;
+	const struct pt_iommu_cand *c;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build_vtd();
+	img[12][0] = 3 | 3ull << 61;
+	img[12][4] = 3 | 4ull << 9 | pg(2) | 1 << 2;
+	img[12][8] = 3 | 3ull << 9 | 0x900000;
+	img[14][0] = 1 | 4 << 1;
+	img[14][8] = 1 | pg(2);
+	img[14][16] = 1 | 4 << 1;
+	img[14][24] = 1 | 4 << 1;
+	img[15][0] = 1 | 4 << 1 | 1ull << 52;
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x10d000\n");   /* page 13: empty */
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.n, 1);
+	c = &r.c[0];
+	ck_assert_uint_eq(c->addr, pg(12));
+	ck_assert_uint_eq(c->reg, pg(12));   /* Size 0: one page */
+	ck_assert_uint_eq(c->devices, 3);
+	ck_assert_uint_eq(c->good, 1);
+	ck_assert_uint_eq(c->bad, 1);
+	ck_assert_uint_eq(c->uncaptured, 1);
+	ck_assert_uint_eq(c->score, 16);     /* 1 of 3, halved: no page table confirms it */
+	pt_roots_iommu_free(&r);
+	o.type = "arm-smmuv3";
+	ck_assert_int_eq(pt_roots_iommu_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.n, 1);
+	c = &r.c[0];
+	ck_assert_uint_eq(c->addr, pg(14));
+	ck_assert_str_eq(c->mode, "linear");
+	ck_assert_uint_eq(c->reg2, 2);       /* LOG2SIZE 2: StreamIDs 0 to 3 */
+	ck_assert_uint_eq(c->good, 3);
+	ck_assert_uint_eq(c->bad, 1);
+	ck_assert_uint_eq(c->score, 37);     /* 3 of 4, halved: bypass only */
+	pt_roots_iommu_free(&r);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("roots");
@@ -321,6 +491,10 @@ static Suite *suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("section");
 	tcase_add_test(t, test_section);
+	suite_add_tcase(s, t);
+	t = tcase_create("iommu");
+	tcase_add_test(t, test_iommu_vtd);
+	tcase_add_test(t, test_iommu_amdvi_smmu);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -4,8 +4,9 @@
 # (fixtures/x86-roots.expect, `# root` lines): exactly those candidates, with
 # their kinds and PTI twins, none of the decoys; the order (score, then
 # address); the counts behind a score; every pasted section loads and walks
-# as the context it stands for; --format, --space, --min-score, --json; and
-# bad arguments (one line, exit 2).
+# as the context it stands for; --format, --space, --min-score, --json;
+# --iommu TYPE (an IOMMU's own tables, issue #32 item 4); and bad arguments
+# (one line, exit 2).
 #
 # Environment (check_tests/meson.build): PTFS_TOOL, PTFS_FIXTURES.
 set -u
@@ -130,6 +131,42 @@ for o, t in zip(objs, text):
 EOF
 then ok "--json: one sorted object per candidate, as the text, then the summary"; else bad "--json"; fi
 
+# ---- --iommu TYPE (issue #32 item 4) ---------------------------------------------------
+"$TOOL" roots --iommu intel-vtd "$FIX/iommu-vtd.tar.gz" >"$TMP/io" 2>/dev/null
+check "--iommu intel-vtd: the root table of iommu-vtd, legacy, root_of its [iommu] section" \
+	grep -q '^# score=[0-9]* type=intel-vtd mode=legacy space=sysmem table=0x100000 devices=6 .* root_of=dmar0$' "$TMP/io"
+check "--iommu intel-vtd: the section to paste" grep -qx 'rtaddr = 0x100000' "$TMP/io"
+"$TOOL" roots --iommu amd-vi "$X" >"$TMP/io" 2>&1
+check "--iommu on x86-64 page tables: no candidate" grep -qx '# summary: 0 amd-vi table candidates; [0-9]* pages decoded' "$TMP/io"
+"$TOOL" roots --json --iommu arm-smmuv3 "$FIX/iommu-smmu.tar.gz" 2>/dev/null >"$TMP/io.json"
+if python3 - "$TMP/io.json" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+c, s = rows[0], rows[-1]["summary"]
+assert c["type"] == "arm-smmuv3" and c["mode"] == "2-level" and c["strtab_base_cfg"] == "0x1020b", c
+assert c["root_of"] == "smmu0" and c["section"].startswith("[iommu root-300000]\ntype = arm-smmuv3\n"), c
+assert s == {"candidates": 1, "pages": s["pages"], "type": "arm-smmuv3"}, s
+EOF
+then ok "--iommu --json: registers, root_of, the section, the summary"; else bad "--iommu --json"; fi
+
+"$TOOL" roots --format amd-vi "$FIX/iommu-amdvi.tar.gz" >"$TMP/io" 2>/dev/null
+check "--format amd-vi: its last line points at --iommu amd-vi" \
+	test "$(tail -n1 "$TMP/io")" = "# (these are amd-vi page tables; the IOMMU's own tables: --iommu amd-vi)"
+# hostile: 65,536 DTEs, each its own domain with a root outside memory: bounded work (IO_MAX_DOMS)
+mkdir -p "$TMP/dte"
+python3 - "$TMP/dte" <<'EOF'
+import struct, sys
+mem = bytearray(2 << 20)
+for i in range(65536):   # V, TV, Mode 1, a root per device past the capture
+    struct.pack_into('<Q', mem, 32 * i, 3 | 1 << 9 | (0x100000000 + i * 0x1000))
+open(sys.argv[1] + "/mem.bin", "wb").write(mem)
+open(sys.argv[1] + "/capture.ini", "w").write("[capture]\nversion = 1\nformat = x86-64\n\n[memory m]\n"
+    "space = sysmem\nbase = 0x0\nfile = mem.bin\n\n[cpu a]\ncr3 = 0x1000\n")
+EOF
+timeout 60 "$TOOL" roots --iommu amd-vi --min-score 0 "$TMP/dte" >"$TMP/io" 2>/dev/null
+check "--iommu amd-vi: 65,536 domains outside memory end, bounded, with no candidate" \
+	grep -qx '# summary: 0 amd-vi table candidates; 1 pages decoded' "$TMP/io"
+
 # ---- bad arguments --------------------------------------------------------------------
 fails "no CAPTURE" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots
 fails "two captures" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots "$X" "$X"
@@ -139,6 +176,8 @@ fails "unknown --format" "E_VALUE: roots: unknown --format 'nope' \(nv-gmmu-ver2
 fails "--space the format lacks" "E_NOTFOUND: roots: no space 'vidmem' in x86-64" "$TOOL" roots --space vidmem "$X"
 fails "--min-score 101" "E_VALUE: roots: bad --min-score '101' \(0 to 100\)" "$TOOL" roots --min-score 101 "$X"
 fails "--min-score bare hex" "E_VALUE: roots: bad --min-score '1a'.*0x" "$TOOL" roots --min-score 1a "$X"
+fails "unknown --iommu" "E_VALUE: roots: unknown --iommu 'nope' \(intel-vtd, amd-vi or arm-smmuv3\)" "$TOOL" roots --iommu nope "$X"
+fails "--iommu with --format" "E_USAGE: roots: --iommu and --format are two scans" "$TOOL" roots --iommu intel-vtd --format intel-vtd "$X"
 fails "a capture that does not exist" 'E_' "$TOOL" roots "$TMP/nothing"
 expect "--help" 0 'Usage: ptfs-tool roots' "$TOOL" roots --help
 

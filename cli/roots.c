@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * roots.c — `ptfs-tool roots CAPTURE [--format F] [--space S] [--json]`:
- * which pages of a dump could be the root of an address space, each with
- * its score, the counts behind it and the capture.ini section to paste.
- * The scan is the core's (core/walk/roots.c); this file parses, shows
+ * roots.c — `ptfs-tool roots CAPTURE [--format F | --iommu TYPE] [--space S]
+ * [--json]`: which pages of a dump could be the root of an address space
+ * (or an IOMMU's root, device or stream table), each with its score, the
+ * counts behind it and the capture.ini section to paste.  The scans are the
+ * core's (core/walk/roots.c, roots_iommu.c); this file parses, shows
  * progress on a terminal and prints.
  */
 #include <getopt.h>
@@ -36,6 +37,13 @@ static const char roots_help[] =
 	"  --min-score N    leave out the candidates no rule names (kind table) that\n"
 	"                   score below N (default 10; 0 lists every one)\n"
 	"  --json           one JSON object per candidate, then {\"summary\": {...}}\n"
+	"  --iommu TYPE     IOMMU tables in place of page-table roots: TYPE's root table\n"
+	"                   (intel-vtd, legacy or scalable), device table (amd-vi) or\n"
+	"                   stream table (arm-smmuv3, linear or 2-level), each with the\n"
+	"                   [iommu] section that reads it (--format F is a device's\n"
+	"                   page tables: intel-vtd's second level, a [vtd] section):\n"
+	"  # score=S type=T mode=M space=SP table=0xADDR devices=D contexts=C good=G\n"
+	"  #   bad=B uncaptured=U tables=N leaves=L [root_of=IOMMU] [cut]  (one line)\n"
 	"Exit status 0 (however many are found), 2 error.\n";
 
 /* Scan progress on a terminal, as the load shows it (cli_load). */
@@ -162,6 +170,94 @@ static void summary(struct pt_buf *b, const struct pt_roots *r, bool json)
 		      r->geometries == 1 ? "y" : "ies");
 }
 
+static void io_text(struct pt_buf *b, const struct pt_iommu_cand *c)
+{
+	pt_buf_printf(b, "# score=%u type=%s mode=%s space=%s table=0x%" PRIx64 " devices=%u contexts=%u"
+		      " good=%u bad=%u uncaptured=%u tables=%" PRIu64 " leaves=%" PRIu64, c->score, c->type,
+		      c->mode ? c->mode : "-", c->space, c->addr, c->devices, c->contexts, c->good, c->bad,
+		      c->uncaptured, c->tables, c->leaves);
+	if (c->root_of)
+		pt_buf_printf(b, " root_of=%s", c->root_of);
+	pt_buf_puts(b, c->cut ? " cut\n" : "\n");
+	pt_roots_iommu_section(c, b);
+	pt_buf_puts(b, "\n");
+}
+
+static void io_json(struct pt_buf *b, const struct pt_iommu_cand *c)
+{
+	struct pt_jobj o = {0};
+	struct pt_buf sec;
+	bool vtd = !strcmp(c->type, "intel-vtd"), vi = !strcmp(c->type, "amd-vi");
+
+	pt_buf_init(&sec);
+	pt_roots_iommu_section(c, &sec);
+	pt_jobj_u(&o, "bad", c->bad);
+	pt_jobj_u(&o, "contexts", c->contexts);
+	pt_jobj_bool(&o, "cut", c->cut);
+	if (vi)
+		pt_jobj_hex(&o, "dev_table_base", c->reg);
+	pt_jobj_u(&o, "devices", c->devices);
+	pt_jobj_u(&o, "good", c->good);
+	pt_jobj_u(&o, "leaves", c->leaves);
+	pt_jobj_str(&o, "mode", c->mode);
+	pt_jobj_hex(&o, "pa", c->addr);
+	pt_jobj_str(&o, "root_of", c->root_of);
+	if (vtd)
+		pt_jobj_hex(&o, "rtaddr", c->reg);
+	pt_jobj_u(&o, "score", c->score);
+	pt_jobj_str(&o, "section", sec.data);
+	pt_jobj_str(&o, "space", c->space);
+	if (!vtd && !vi) {
+		pt_jobj_hex(&o, "strtab_base", c->addr);
+		pt_jobj_hex(&o, "strtab_base_cfg", c->reg2);
+	}
+	pt_jobj_u(&o, "tables", c->tables);
+	pt_jobj_str(&o, "type", c->type);
+	pt_jobj_u(&o, "uncaptured", c->uncaptured);
+	pt_jobj_finish(&o, b);
+	pt_buf_puts(b, "\n");
+	pt_buf_free(&sec);
+}
+
+static int run_iommu(const struct pt_capture *cap, struct pt_iommu_roots_opts *o, bool json)
+{
+	struct pt_iommu_roots r;
+	struct pt_buf b;
+	bool shown = false, ok;
+	char err[600];
+	pt_err e;
+
+	if (isatty(STDERR_FILENO)) {
+		o->progress = on_progress;
+		o->progress_ud = &shown;
+	}
+	e = pt_roots_iommu_scan(cap, o, &r, NULL, err, sizeof err);
+	if (shown)
+		fputs("\n", stderr);
+	if (e != PT_OK)
+		return cli_fail(e, "roots: %s", err[0] ? err : pt_strerror(e));
+	pt_buf_init(&b);
+	for (size_t i = 0; i < r.n; i++)
+		(json ? io_json : io_text)(&b, &r.c[i]);
+	if (json) {
+		struct pt_jobj s = {0}, top = {0};
+
+		pt_jobj_u(&s, "candidates", r.n);
+		pt_jobj_u(&s, "pages", r.pages);
+		pt_jobj_str(&s, "type", o->type);
+		pt_jobj_obj(&top, "summary", &s);
+		pt_jobj_finish(&top, &b);
+		pt_buf_puts(&b, "\n");
+	} else {
+		pt_buf_printf(&b, "# summary: %zu %s table candidates; %" PRIu64 " pages decoded\n", r.n,
+			      o->type, r.pages);
+	}
+	ok = cli_write_buf(&b);
+	pt_buf_free(&b);
+	pt_roots_iommu_free(&r);
+	return ok ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
 static int run(const struct pt_capture *cap, struct pt_roots_opts *o, bool json)
 {
 	struct pt_roots r;
@@ -192,6 +288,10 @@ static int run(const struct pt_capture *cap, struct pt_roots_opts *o, bool json)
 		}
 	}
 	summary(&b, &r, json);
+	for (unsigned t = 0; !json && o->format && pt_roots_iommu_types[t]; t++)
+		if (!strcmp(o->format, pt_roots_iommu_types[t]))
+			pt_buf_printf(&b, "# (these are %s page tables; the IOMMU's own tables: --iommu %s)\n",
+				      o->format, o->format);
 	ok = cli_write_buf(&b);
 	pt_buf_free(&b);
 	pt_roots_free(&r);
@@ -206,9 +306,11 @@ int cli_roots(int argc, char **argv)
 		{"format", required_argument, NULL, 'F'},
 		{"space", required_argument, NULL, 'S'},
 		{"min-score", required_argument, NULL, 'M'},
+		{"iommu", required_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pt_roots_opts o = {.min_score = 10};
+	struct pt_iommu_roots_opts io = {0};
 	uint64_t v;
 	struct pt_capture *cap;
 	bool json = false;
@@ -236,6 +338,17 @@ int cli_roots(int argc, char **argv)
 		case 'S':
 			o.space = optarg;
 			break;
+		case 'I': {
+			unsigned t = 0;
+
+			while (pt_roots_iommu_types[t] && strcmp(pt_roots_iommu_types[t], optarg))
+				t++;
+			if (!pt_roots_iommu_types[t])
+				return cli_fail(PT_E_VALUE, "roots: unknown --iommu '%s' (intel-vtd, amd-vi or"
+						" arm-smmuv3)", optarg);
+			io.type = optarg;
+			break;
+		}
 		case 'M':
 			if (!cli_parse_u64(optarg, &v) || v > 100)
 				return cli_fail(PT_E_VALUE, "roots: bad --min-score '%s' (0 to 100)%s", optarg,
@@ -248,9 +361,15 @@ int cli_roots(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_fail(PT_E_USAGE, "roots: needs CAPTURE (try 'ptfs-tool roots --help')");
+	if (io.type && o.format)
+		return cli_fail(PT_E_USAGE, "roots: --iommu and --format are two scans: give one (--format %s"
+				" finds a device's page tables, --iommu %s the IOMMU's own tables)", o.format,
+				io.type);
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
-	st = run(cap, &o, json);
+	io.space = o.space;
+	io.min_score = o.min_score;
+	st = io.type ? run_iommu(cap, &io, json) : run(cap, &o, json);
 	pt_capture_free(cap);
 	return st;
 }

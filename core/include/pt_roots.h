@@ -116,4 +116,60 @@ bool pt_roots_section(const struct pt_root_cand *c, struct pt_buf *b);
 /* The capture's name of C's space (a guest's `space = gpa`), or the format's without a geometry context. */
 const char *pt_roots_space_name(const struct pt_root_cand *c);
 
+/*
+ * IOMMU tables (ptfs-tool roots --iommu TYPE, roots_iommu.c): pages of
+ * captured memory that could be an IOMMU's root table (intel-vtd, legacy
+ * or scalable mode), device table (amd-vi) or stream table (arm-smmuv3,
+ * linear or 2-level), each with the register values that point at it.
+ * Every present device entry is set up as the context an [iommu] section
+ * would make of it (its format's own checks) and its page tables decoded
+ * as the page-table scan decodes a root (roots_eval.c).
+ */
+struct pt_iommu_cand {
+	const char *type;       /* intel-vtd, amd-vi, arm-smmuv3 */
+	const char *mode;       /* legacy, scalable; linear, 2-level; NULL (amd-vi) */
+	const char *space;      /* the capture space the tables are in */
+	uint64_t addr;          /* the table's first byte */
+	uint64_t reg, reg2;     /* rtaddr / dev_table_base / strtab_base; strtab_base_cfg */
+	uint64_t bytes;         /* how far the table reaches (the size the registers give) */
+	unsigned devices;       /* present device entries (context entries, DTEs, STEs) */
+	unsigned contexts;      /* contexts they make (a device's PASIDs and SSIDs each one) */
+	unsigned good;          /* contexts set up whose page tables decode (or that have none) */
+	unsigned bad;           /* refused: root entries, DTEs, L1 descriptors, contexts, their tables */
+	unsigned uncaptured;    /* pointers to tables not captured */
+	uint64_t tables;        /* page tables decoded below the devices' roots */
+	uint64_t leaves;        /* their valid leaves */
+	unsigned score;         /* 0..100: good / (good + bad + uncaptured) */
+	const char *root_of;    /* the [iommu] section that reads this table (a device of it), or NULL */
+	bool cut;               /* the work bound stopped reading it */
+};
+
+struct pt_iommu_roots_opts {
+	const char *type;       /* intel-vtd, amd-vi or arm-smmuv3 */
+	const char *space;      /* only this space (NULL: sysmem, hpa and gpa, those captured) */
+	unsigned min_score;     /* leave out candidates below this unless root_of an [iommu] */
+	pt_progress_fn progress;
+	void *progress_ud;
+};
+
+struct pt_iommu_roots {
+	struct pt_iommu_cand *c; /* sorted: score descending, then space, address */
+	size_t n, cap;
+	uint64_t pages;          /* captured non-zero pages decoded as a table */
+	bool cut;                /* RC stopped the scan */
+};
+
+/* The IOMMU types --iommu takes, NULL-terminated (the [iommu] section's `type`). */
+extern const char *const pt_roots_iommu_types[];
+
+/*
+ * Scans CAP for O->type's tables into *OUT (free with pt_roots_iommu_free()).
+ * PT_E_NOTFOUND with a message for an unknown type or --space; PT_E_NOMEM.
+ */
+pt_err pt_roots_iommu_scan(const struct pt_capture *cap, const struct pt_iommu_roots_opts *o,
+			   struct pt_iommu_roots *out, struct pt_readctl *rc, char *err, size_t errlen);
+void pt_roots_iommu_free(struct pt_iommu_roots *r);
+/* The [iommu root-ADDR] section (root-SPACE-ADDR off sysmem) that reads C, into B. */
+void pt_roots_iommu_section(const struct pt_iommu_cand *c, struct pt_buf *b);
+
 #endif

@@ -4,14 +4,9 @@
  * (pt_roots.h, ptfs-tool roots).
  *
  * One pass over each space's captured pages: a page is decoded as a root
- * table of the geometry, entry by entry, and given up at the first entry
- * the hardware would refuse (reserved bits, an encoding the level does not
- * have), so that a data page costs a few decodes.  A page that passes is
- * followed down: every table it points at is decoded once per level and
- * remembered (the memo below), so the tables many roots share (the kernel
- * half of every Linux process) are read once for all of them, and the
- * whole scan is linear in what is captured.  Levels only go down, as in
- * the walker (pt_table_child()), so every descent ends.
+ * table of the geometry and followed down (roots_eval.c: each table once,
+ * through the memo); then the inner tables are dropped, the format's rule
+ * names what the others are, and each gets its capture.ini section.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,320 +14,8 @@
 #include <string.h>
 
 #include "pt_buf.h"
-#include "pt_roots.h"
 #include "pt_vec.h"
-
-#define PAGE 4096u
-/* A table larger than this is not followed (no format has one below the root). */
-#define MAX_TABLE_BYTES (16u << 20)
-
-/* What a table and everything below it decode to. */
-struct sub {
-	unsigned levels;       /* clean levels down to a leaf; 0: none */
-	bool bad;              /* the table itself is refused (too_bad()) */
-	unsigned valid;
-	uint64_t bad_entries;  /* refused entries in the tables passed */
-	uint64_t tables, bad_tables, leaves, uncaptured;
-};
-
-/*
- * One decoded (table, level): its struct sub in 40 bytes, counts held to
- * 32 bits (saturated: only aliasing tables count past 2^32), since there
- * is one per table of every level in a guest's RAM — a 2.3 GiB QEMU dump
- * has millions, and the memo is most of roots' anonymous memory
- * (issue #34 item 9).
- */
-struct memo_ent {
-	uint64_t addr;
-	uint32_t key;          /* (space << 8 | level) + 1; 0: empty slot */
-	uint8_t levels;        /* sub.levels (at most PT_MAX_LEVELS) */
-	bool bad;              /* sub.bad */
-	bool inner;            /* below a candidate whose whole tree is clean */
-	uint32_t valid, bad_entries, tables, bad_tables, leaves, uncaptured;
-};
-
-static uint32_t sat32(uint64_t v)
-{
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
-static void memo_get(const struct memo_ent *m, struct sub *s)
-{
-	*s = (struct sub){.levels = m->levels, .bad = m->bad, .valid = m->valid,
-			  .bad_entries = m->bad_entries, .tables = m->tables, .bad_tables = m->bad_tables,
-			  .leaves = m->leaves, .uncaptured = m->uncaptured};
-}
-
-struct scan {
-	const struct pt_mem *mem;
-	const struct pt_format *fmt;
-	const struct pt_context *geom;
-	unsigned geometry;
-	struct pt_readctl *rc;
-	/* the memory's id of each of the format's space ids (-1: the capture has no such space) */
-	int memsp[PT_CONTEXT_SPACES];
-	struct memo_ent *memo;
-	size_t memo_n, memo_cap;   /* cap: a power of two */
-	uint8_t *buf[PT_MAX_LEVELS + 1];
-	size_t buf_len[PT_MAX_LEVELS + 1];
-	bool nomem;
-};
-
-/* Reads in the format's space SPACE (its ids name the capture's spaces by name). */
-static bool sread(const struct scan *s, unsigned space, uint64_t pa, void *out, size_t len)
-{
-	return space < PT_CONTEXT_SPACES && s->memsp[space] >= 0 &&
-	       pt_mem_read(s->mem, (unsigned)s->memsp[space], pa, out, len);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-static size_t memo_slot(const struct scan *s, uint64_t addr, uint32_t key)
-{
-	size_t m = s->memo_cap - 1, i = (size_t)mix(addr ^ ((uint64_t)key << 52)) & m;
-
-	while (s->memo[i].key && (s->memo[i].key != key || s->memo[i].addr != addr))
-		i = (i + 1) & m;
-	return i;
-}
-
-static struct memo_ent *memo_find(const struct scan *s, unsigned space, uint64_t addr, int level)
-{
-	uint32_t key = ((uint32_t)space << 8 | (uint32_t)level) + 1;
-	size_t i;
-
-	if (!s->memo_cap)
-		return NULL;
-	i = memo_slot(s, addr, key);
-	return s->memo[i].key ? &s->memo[i] : NULL;
-}
-
-static bool memo_grow(struct scan *s)
-{
-	size_t cap = s->memo_cap ? s->memo_cap * 2 : 4096;
-	struct memo_ent *old = s->memo, *nw = calloc(cap, sizeof *nw);
-	size_t oldcap = s->memo_cap;
-
-	if (!nw)
-		return false;
-	s->memo = nw;
-	s->memo_cap = cap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].key)
-			s->memo[memo_slot(s, old[i].addr, old[i].key)] = old[i];
-	free(old);
-	return true;
-}
-
-static void memo_put(struct scan *s, unsigned space, uint64_t addr, int level, const struct sub *v)
-{
-	uint32_t key = ((uint32_t)space << 8 | (uint32_t)level) + 1;
-	size_t i;
-
-	/* linear probing at up to 3/4 full */
-	if ((s->memo_n + 1) * 4 > s->memo_cap * 3 && !memo_grow(s)) {
-		s->nomem = true;
-		return;
-	}
-	i = memo_slot(s, addr, key);
-	if (!s->memo[i].key)
-		s->memo_n++;
-	s->memo[i].addr = addr;
-	s->memo[i].key = key;
-	s->memo[i].levels = (uint8_t)v->levels;
-	s->memo[i].bad = v->bad;
-	s->memo[i].valid = v->valid;
-	s->memo[i].bad_entries = sat32(v->bad_entries);
-	s->memo[i].tables = sat32(v->tables);
-	s->memo[i].bad_tables = sat32(v->bad_tables);
-	s->memo[i].leaves = sat32(v->leaves);
-	s->memo[i].uncaptured = sat32(v->uncaptured);
-}
-
-/* A buffer of LEN bytes for the table at DEPTH (one per depth: a descent holds one each). */
-static uint8_t *depth_buf(struct scan *s, unsigned depth, size_t len)
-{
-	if (s->buf_len[depth] < len) {
-		uint8_t *p = realloc(s->buf[depth], len);
-
-		if (!p) {
-			s->nomem = true;
-			return NULL;
-		}
-		s->buf[depth] = p;
-		s->buf_len[depth] = len;
-	}
-	return s->buf[depth];
-}
-
-/* An entry the hardware would refuse: the scan's only reason to give a table up. */
-static bool entry_bad(const struct pt_entry *e)
-{
-	return e->state == PT_ST_UNSUPPORTED || e->reserved_mask[0] || e->reserved_mask[1];
-}
-
-static bool eval_child(struct scan *s, const struct pt_target *tg, unsigned pdepth,
-		       struct sub *out);
-
-/* Adds what pointer target TG leads to into OUT. */
-static void follow(struct scan *s, const struct pt_target *tg, unsigned pdepth, struct sub *out,
-		   unsigned *best)
-{
-	struct sub c;
-
-	if (!eval_child(s, tg, pdepth, &c)) {
-		out->uncaptured++;
-		return;
-	}
-	out->tables += 1 + c.tables;
-	out->bad_tables += c.bad_tables;
-	out->bad_entries += c.bad ? 0 : c.bad_entries;
-	out->leaves += c.leaves;
-	out->uncaptured += c.uncaptured;
-	if (c.levels > *best)
-		*best = c.levels;
-}
-
-/*
- * A table is given up (not followed, and a root candidate no more) when
- * more than a third as many as its valid entries, or more than TOLERATED_BAD in
- * all, are entries the hardware refuses: a data page decoded as a table
- * has many, a real table one stray entry at most (a fault where it is
- * walked through, not a reason to lose the rest).
- */
-#define TOLERATED_BAD 16u
-
-static bool too_bad(unsigned bad, unsigned valid)
-{
-	return bad > TOLERATED_BAD || bad * 3 > valid;
-}
-
-/*
- * Decodes the table of LEVEL in RAW (ENTRIES entries, page shift SHIFT) and
- * follows its pointers (not those of refused entries).
- */
-static void eval_table(struct scan *s, const uint8_t *raw, int level, uint64_t entries,
-		       unsigned shift, unsigned depth, struct sub *out)
-{
-	const struct pt_level *l = &s->fmt->levels[level];
-	struct pt_entry e;
-	unsigned best = 0, bad = 0;
-	bool leaf = false;
-
-	memset(out, 0, sizeof *out);
-	for (uint64_t i = 0; i < entries && bad <= TOLERATED_BAD; i++) {
-		uint8_t tmp[16] = {0};
-
-		memcpy(tmp, raw + i * l->entry_size, l->entry_size);
-		if (s->fmt->decode((unsigned)level, shift, tmp, PT_DECODE_SUMMARY, &e) != PT_OK ||
-		    entry_bad(&e)) {
-			bad++;
-		} else if (e.state == PT_ST_MAPPED) {
-			out->valid++;
-			out->leaves++;
-			leaf = true;
-		} else if (e.state == PT_ST_POINTER) {
-			out->valid++;
-		}
-	}
-	out->bad_entries = bad;
-	if (too_bad(bad, out->valid)) {
-		out->bad = true;
-		out->bad_tables = 1;
-		return;
-	}
-	/* Followed only once the table passed: a refused table is not read below. */
-	for (uint64_t i = 0; i < entries && !s->nomem; i++) {
-		uint8_t tmp[16] = {0};
-
-		memcpy(tmp, raw + i * l->entry_size, l->entry_size);
-		if (s->fmt->decode((unsigned)level, shift, tmp, PT_DECODE_SUMMARY, &e) != PT_OK ||
-		    e.state != PT_ST_POINTER || entry_bad(&e))
-			continue;
-		for (unsigned w = 0; w < 2; w++)
-			if (e.target[w].present)
-				follow(s, &e.target[w], depth, out, &best);
-	}
-	if (best || leaf)
-		out->levels = 1 + best;
-}
-
-/* The geometry's space bias of SPACE (a bus address in a pointer), as the walker applies it. */
-static bool unbias(const struct scan *s, unsigned space, uint64_t *addr)
-{
-	uint64_t b;
-
-	if (!s->geom || space >= PT_CONTEXT_SPACES || !(b = s->geom->space_bias[space]))
-		return true;
-	if (*addr < b)
-		return false;
-	*addr -= b;
-	return true;
-}
-
-/*
- * The table TG points at, from the memo or decoded now.  False: not wholly
- * captured (or not a table the walker would read: a level not below the
- * parent's, a flat level, a table wider than its level).
- */
-static bool eval_child(struct scan *s, const struct pt_target *tg, unsigned pdepth,
-		       struct sub *out)
-{
-	const struct pt_level *l;
-	struct memo_ent *m;
-	uint64_t entries, addr = tg->addr;
-	unsigned shift;
-	size_t len;
-	uint8_t *raw;
-
-	if (tg->level < 0 || (unsigned)tg->level >= pt_format_nlevels(s->fmt) || pdepth + 1 > PT_MAX_LEVELS)
-		return false;
-	l = &s->fmt->levels[tg->level];
-	if (l->depth <= pdepth || l->bits == 0 || !unbias(s, tg->space, &addr))
-		return false;
-	entries = (uint64_t)1 << l->bits;
-	shift = l->va_shift;
-	if (tg->shift) {
-		if (tg->bits > l->bits)
-			return false;
-		entries = (uint64_t)1 << tg->bits;
-		shift = tg->shift;
-	}
-	m = memo_find(s, tg->space, addr, tg->level);
-	if (m) {
-		memo_get(m, out);
-		return !(m->bad && m->bad_tables == 0);   /* bad, no bad_tables: not captured */
-	}
-	len = (size_t)(entries * l->entry_size);
-	pt_readctl_poll(s->rc);
-	if (len > MAX_TABLE_BYTES || !(raw = depth_buf(s, l->depth, len)) ||
-	    !sread(s, tg->space, addr, raw, len)) {
-		struct sub none = {.bad = true};
-
-		memo_put(s, tg->space, addr, tg->level, &none);
-		return false;
-	}
-	eval_table(s, raw, tg->level, entries, shift, l->depth, out);
-	memo_put(s, tg->space, addr, tg->level, out);
-	return true;
-}
-
-unsigned pt_roots_score(const struct pt_root_cand *c)
-{
-	uint64_t good = 1 + c->tables - c->bad_tables;
-	uint64_t all = 1 + c->tables + c->uncaptured + c->bad_entries;
-
-	if (!c->nlevels || c->tables < c->bad_tables)
-		return 0;
-	return (unsigned)((100 * (uint64_t)c->levels * good) / ((uint64_t)c->nlevels * all));
-}
-
+#include "roots_int.h"
 
 /* ---- the pass over one space ------------------------------------------------ */
 
@@ -359,8 +42,8 @@ struct progress {
 	uint64_t done, total;
 };
 
-static pt_err add_cand(struct pt_roots *r, const struct scan *s, unsigned space, uint64_t addr,
-		       const struct sub *v)
+static pt_err add_cand(struct pt_roots *r, const struct pt_rscan *s, unsigned space, uint64_t addr,
+		       const struct pt_rsub *v)
 {
 	struct pt_root_cand *c;
 
@@ -412,20 +95,20 @@ static bool space_span(const struct pt_capture *cap, const struct pt_mem *mem, i
 }
 
 /* Every captured page of SPACE decoded as a root table; the clean ones into R. */
-static pt_err scan_space(struct scan *s, unsigned space, struct pt_roots *r, struct progress *pg,
+static pt_err scan_space(struct pt_rscan *s, unsigned space, struct pt_roots *r, struct progress *pg,
 			 uint64_t lo)
 {
 	uint64_t entries, pa = lo & ~(uint64_t)(PAGE - 1), nx, last = 0;
 	const struct pt_level *l0 = &s->fmt->levels[0];
 	unsigned shift = l0->bits ? l0->va_shift : (s->geom && s->geom->root_page_shift ? s->geom->root_page_shift : 12);
 	size_t len = root_bytes(s->fmt, &entries);
-	uint8_t *raw = depth_buf(s, 0, len);
+	uint8_t *raw = pt_rscan_buf(s, 0, len);
 	pt_err err;
 
 	if (!raw)
 		return PT_E_NOMEM;
 	while (pt_mem_next_nonzero(s->mem, (unsigned)s->memsp[space], pa, &nx)) {
-		struct sub v;
+		struct pt_rsub v;
 		uint64_t page = nx & ~(uint64_t)(PAGE - 1);
 
 		if (page < pa)
@@ -438,9 +121,9 @@ static pt_err scan_space(struct scan *s, unsigned space, struct pt_roots *r, str
 			pg->fn(pg->ud, pg->done + (page - lo), pg->total);
 			last = page;
 		}
-		if (sread(s, space, page, raw, len) && !all_zero(raw, len)) {
+		if (pt_rscan_read(s, space, page, raw, len) && !all_zero(raw, len)) {
 			r->pages++;
-			eval_table(s, raw, 0, entries, shift, 0, &v);
+			pt_rscan_table(s, raw, 0, entries, shift, 0, &v);
 			if (s->nomem)
 				return PT_E_NOMEM;
 			if (!v.bad && v.levels >= (pt_format_nlevels(s->fmt) > 1 ? 2u : 1u) &&
@@ -457,7 +140,7 @@ static pt_err scan_space(struct scan *s, unsigned space, struct pt_roots *r, str
 /* ---- inner tables, the format's rule, order ---------------------------------- */
 
 /* Marks every table below the table in RAW (of LEVEL) as inner, each once. */
-static void mark_inner(struct scan *s, const uint8_t *raw, int level, uint64_t entries,
+static void mark_inner(struct pt_rscan *s, const uint8_t *raw, int level, uint64_t entries,
 		       unsigned shift, uint64_t self)
 {
 	const struct pt_level *l = &s->fmt->levels[level];
@@ -474,29 +157,29 @@ static void mark_inner(struct scan *s, const uint8_t *raw, int level, uint64_t e
 			const struct pt_target *tg = &e.target[w];
 			const struct pt_level *cl;
 			uint64_t addr = tg->addr, n;
-			struct memo_ent *m;
+			struct pt_rmemo *m;
 			uint8_t *craw;
 			size_t len;
 
-			if (!tg->present || !unbias(s, tg->space, &addr) || addr == self ||
-			    !(m = memo_find(s, tg->space, addr, tg->level)) || m->inner || m->bad)
+			if (!tg->present || !pt_rscan_unbias(s, tg->space, &addr) || addr == self ||
+			    !(m = pt_rscan_memo_find(s, tg->space, addr, tg->level)) || m->inner || m->bad)
 				continue;
 			m->inner = true;
 			cl = &s->fmt->levels[tg->level];
 			n = tg->shift ? (uint64_t)1 << tg->bits : (uint64_t)1 << cl->bits;
 			len = (size_t)(n * cl->entry_size);
-			if ((craw = depth_buf(s, cl->depth, len)) &&
-			    sread(s, tg->space, addr, craw, len))
+			if ((craw = pt_rscan_buf(s, cl->depth, len)) &&
+			    pt_rscan_read(s, tg->space, addr, craw, len))
 				mark_inner(s, craw, tg->level, n, tg->shift ? tg->shift : cl->va_shift, self);
 		}
 	}
 }
 
 /* Whether some table of a clean candidate's tree points at C (another candidate's root). */
-static bool is_inner(const struct scan *s, const struct pt_root_cand *c)
+static bool is_inner(const struct pt_rscan *s, const struct pt_root_cand *c)
 {
 	for (unsigned lv = 1; lv < c->nlevels; lv++) {
-		const struct memo_ent *m = memo_find(s, c->space, c->addr, (int)lv);
+		const struct pt_rmemo *m = pt_rscan_memo_find(s, c->space, c->addr, (int)lv);
 
 		if (m && m->inner)
 			return true;
@@ -510,17 +193,17 @@ static bool is_inner(const struct scan *s, const struct pt_root_cand *c)
  */
 static bool same_geom(const struct pt_format *a, const struct pt_format *b);
 
-static void drop_inner(struct scan *s, struct pt_roots *r, size_t from)
+static void drop_inner(struct pt_rscan *s, struct pt_roots *r, size_t from)
 {
 	uint64_t entries;
 	size_t len = root_bytes(s->fmt, &entries), k = from;
 	const struct pt_level *l0 = &s->fmt->levels[0];
-	uint8_t *raw = depth_buf(s, 0, len);
+	uint8_t *raw = pt_rscan_buf(s, 0, len);
 
 	for (size_t i = from; raw && i < r->n; i++) {
 		struct pt_root_cand *c = &r->c[i];
 
-		if (c->bad_tables || c->bad_entries || !sread(s, c->space, c->addr, raw, len))
+		if (c->bad_tables || c->bad_entries || !pt_rscan_read(s, c->space, c->addr, raw, len))
 			continue;
 		/* its own root is not inner to itself (a self-map entry) */
 		mark_inner(s, raw, 0, entries, l0->bits ? l0->va_shift : 12, c->addr);
@@ -571,19 +254,19 @@ static int by_addr(const void *a, const void *b)
 }
 
 /* The format's rule over candidates [FROM, r->n) (sorted by address), against every reference. */
-static void classify(struct scan *s, const struct refs *rf, struct pt_roots *r, size_t from)
+static void classify(struct pt_rscan *s, const struct refs *rf, struct pt_roots *r, size_t from)
 {
 	uint64_t entries;
 	size_t len = root_bytes(s->fmt, &entries);
-	uint8_t *cand = depth_buf(s, 0, len), *other = depth_buf(s, 1, len);
+	uint8_t *cand = pt_rscan_buf(s, 0, len), *other = pt_rscan_buf(s, 1, len);
 
 	for (size_t i = from; cand && other && i < r->n; i++) {
 		struct pt_root_cand *c = &r->c[i], key, *tw;
 		bool has_other;
 
-		if (!sread(s, c->space, c->addr, cand, len))
+		if (!pt_rscan_read(s, c->space, c->addr, cand, len))
 			continue;
-		has_other = sread(s, c->space, c->addr ^ len, other, len);
+		has_other = pt_rscan_read(s, c->space, c->addr ^ len, other, len);
 		for (size_t k = 0; k < rf->n; k++) {
 			struct pt_root_rel rel;
 
@@ -715,7 +398,7 @@ static void dedup(struct pt_roots *r)
 		qsort(r->c, k, sizeof *r->c, by_score);
 }
 
-static pt_err scan_geom(const struct pt_capture *cap, struct scan *s, const struct pt_roots_opts *o,
+static pt_err scan_geom(const struct pt_capture *cap, struct pt_rscan *s, const struct pt_roots_opts *o,
 			struct pt_roots *r, struct progress *pg, bool *space_seen)
 {
 	uint64_t entries;
@@ -749,13 +432,6 @@ static pt_err scan_geom(const struct pt_capture *cap, struct scan *s, const stru
 	return err;
 }
 
-static void scan_free(struct scan *s)
-{
-	free(s->memo);
-	for (unsigned i = 0; i <= PT_MAX_LEVELS; i++)
-		free(s->buf[i]);
-}
-
 pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o,
 		     struct pt_roots *out, struct pt_readctl *rc, char *err, size_t errlen)
 {
@@ -778,7 +454,7 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 				pg.total += hi - lo;
 		}
 	for (unsigned i = 0; i < ng && !out->cut; i++) {
-		struct scan s = {.mem = pt_capture_mem(cap), .fmt = g[i].fmt, .geom = g[i].ctx,
+		struct pt_rscan s = {.mem = pt_capture_mem(cap), .fmt = g[i].fmt, .geom = g[i].ctx,
 				 .geometry = i, .rc = rc};
 
 		for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
@@ -787,7 +463,7 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 			s.memsp[sp] = mem_space(cap, g[i].fmt, sp);
 		e = scan_geom(cap, &s, o, out, &pg, &space_seen);
 		out->decoded += s.memo_n;
-		scan_free(&s);
+		pt_rscan_free(&s);
 		if (e) {
 			pt_roots_free(out);
 			return e;

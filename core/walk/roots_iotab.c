@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * roots_iotab.c — one candidate IOMMU table read as an [iommu] section
+ * reads it (roots_int.h; the scan over pages is roots_iommu.c, whose
+ * comment restates the layouts with their sources): every present device
+ * entry handed, as the key = value lines core/load/iommu_walk.c gives it,
+ * to its format's ctx_key / ctx_setup / ctx_memory hooks, and the root of
+ * a context with tables decoded as the page-table scan decodes one
+ * (roots_eval.c), each domain once.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_num.h"
+#include "pt_vec.h"
+#include "roots_int.h"
+
+uint64_t pt_rio_le64(const uint8_t *p)
+{
+	return pt_le64_load(p);
+}
+
+static bool ioread(struct pt_rio_scan *s, uint64_t addr, void *buf, size_t len)
+{
+	if (s->reads >= IO_MAX_READS) {
+		s->c->cut = true;
+		return false;
+	}
+	s->reads++;
+	return pt_mem_read(s->mem, s->space_id, addr, buf, len);
+}
+
+/* A table below the candidate, read at ADDR: not a candidate of its own. */
+static void reached(struct pt_rio_scan *s, uint64_t addr)
+{
+	if (!pt_vec_reserve(&s->reached, &s->reachedcap, s->nreached + 1, sizeof *s->reached)) {
+		s->nomem = true;
+		return;
+	}
+	s->reached[s->nreached++] = (struct pt_rio_reach){addr, 0, s->c};
+}
+
+/* ---- one device context -------------------------------------------------- */
+
+/* The key = value lines of one device entry, as iommu_walk.c gives them to its format. */
+struct kvs {
+	const char *key[8];
+	char val[8][160];
+	unsigned n;
+};
+
+static void kv(struct kvs *k, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void kv(struct kvs *k, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (k->n == 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(k->val[k->n], sizeof k->val[0], fmt, ap);
+	va_end(ap);
+	k->key[k->n++] = key;
+}
+
+/* The space keys of an [iommu] section with `space` and `output_space` both S->space. */
+static void kv_spaces(const struct pt_rio_scan *s, struct kvs *k, bool output)
+{
+	k->n = 0;
+	if (!strcmp(s->space, "sysmem"))
+		return;
+	kv(k, "space", "%s", s->space);
+	if (output)
+		kv(k, "output_space", "%s", s->space);
+}
+
+static void note_origin(struct pt_rio_scan *s, uint64_t entry)
+{
+	size_t lo = 0, hi = s->norg;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->org[mid].addr < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->norg && s->org[lo].addr == entry; lo++)
+		if (!strcmp(s->org[lo].type, s->c->type) &&
+		    (!s->c->root_of || strcmp(s->org[lo].iommu, s->c->root_of) < 0))
+			s->c->root_of = s->org[lo].iommu;
+}
+
+/* The format's hooks on K: CTX set up as pt_iommu_device() sets one up (core/load/iommu.c). */
+static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const struct kvs *k,
+		      struct pt_context *ctx)
+{
+	char msg[512];
+
+	memset(ctx, 0, sizeof *ctx);
+	ctx->name = "roots";
+	ctx->cap = s->cap;
+	ctx->fmt = f;
+	ctx->mem = s->mem;
+	if (!(ctx->priv = calloc(1, f->ctx_size ? f->ctx_size : 1))) {
+		s->nomem = true;
+		return false;
+	}
+	for (unsigned i = 0; i < k->n; i++) {
+		/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
+		struct pt_ctx_key key = {k->key[i], k->val[i], 1, "[iommu]", msg, sizeof msg};
+
+		if (f->ctx_key(ctx->priv, &key))
+			return false;
+	}
+	msg[0] = 0;
+	if (f->ctx_missing(ctx->priv) || f->ctx_setup(ctx, msg, sizeof msg))
+		return false;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
+		const char *n = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
+		int id = pt_capture_space_find(s->cap, n);
+
+		/* a space the capture does not have (hpa in a dump of sysmem) holds nothing it reads */
+		ctx->space_id[i] = id < 0 ? UINT32_MAX : (unsigned)id;
+	}
+	ctx->space_mapped = true;
+	return !f->ctx_memory || !f->ctx_memory(ctx, msg, sizeof msg);
+}
+
+static void dev_free(const struct pt_format *f, struct pt_context *ctx)
+{
+	if (ctx->priv && f->ctx_free)
+		f->ctx_free(ctx->priv);
+	free(ctx->priv);
+}
+
+/* CTX's root table and everything below it, as the page-table scan decodes a root. */
+static void dom_eval(struct pt_rio_scan *s, const struct pt_context *ctx, struct pt_rio_dom *d)
+{
+	const struct pt_format *f = ctx->fmt;
+	const struct pt_level *l0 = &f->levels[0];
+	struct pt_rscan r = {.mem = s->mem, .fmt = f, .geom = ctx, .rc = s->rc};
+	size_t len = (size_t)(ctx->root_entries * l0->entry_size);
+	unsigned shift = l0->bits ? l0->va_shift : (ctx->root_page_shift ? ctx->root_page_shift : 12);
+	struct pt_rsub v;
+	uint8_t *raw;
+
+	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES; sp++)
+		r.memsp[sp] = -1;
+	for (unsigned sp = 0; sp < PT_CONTEXT_SPACES && f->spaces[sp]; sp++)
+		if (ctx->space_id[sp] != UINT32_MAX)
+			r.memsp[sp] = (int)ctx->space_id[sp];
+	d->good = d->captured = false;
+	if (len <= MAX_TABLE_BYTES && (raw = pt_rscan_buf(&r, 0, len)) &&
+	    pt_rscan_read(&r, ctx->root_space, ctx->root_addr, raw, len)) {
+		pt_rscan_table(&r, raw, 0, ctx->root_entries, shift, 0, &v);
+		d->captured = true;
+		d->good = !v.bad;
+		d->tables = v.tables;
+		d->leaves = v.leaves;
+	}
+	s->nomem |= r.nomem;
+	s->reads += 1 + (r.memo_n > IO_MAX_READS ? IO_MAX_READS : (unsigned)r.memo_n);
+	pt_rscan_free(&r);
+}
+
+static size_t dom_hash(uint64_t root, unsigned space, unsigned nlevels)
+{
+	uint64_t h = root ^ (uint64_t)space << 52 ^ (uint64_t)nlevels << 58;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h;
+}
+
+/* The slot of CTX's domain (format, levels, root) in S's hash: its own or the empty one it takes. */
+static size_t dom_slot(const struct pt_rio_scan *s, const struct pt_context *ctx)
+{
+	unsigned nl = pt_format_nlevels(ctx->fmt);
+	size_t m = s->domix_cap - 1, i;
+
+	for (i = dom_hash(ctx->root_addr, ctx->root_space, nl) & m; s->domix[i]; i = (i + 1) & m) {
+		const struct pt_rio_dom *d = &s->dom[s->domix[i] - 1];
+
+		if (d->root == ctx->root_addr && d->space == ctx->root_space && d->nlevels == nl &&
+		    !strcmp(d->fmt, ctx->fmt->name))
+			break;
+	}
+	return i;
+}
+
+static struct pt_rio_dom *dom_find(const struct pt_rio_scan *s, const struct pt_context *ctx,
+				   size_t *slot)
+{
+	*slot = 0;
+	if (!s->domix_cap)
+		return NULL;
+	*slot = dom_slot(s, ctx);
+	return s->domix[*slot] ? &s->dom[s->domix[*slot] - 1] : NULL;
+}
+
+/* A new domain for CTX (SLOT from dom_find(), unless the hash grows); NULL: out of memory. */
+static struct pt_rio_dom *dom_add(struct pt_rio_scan *s, const struct pt_context *ctx, size_t slot)
+{
+	struct pt_rio_dom *d;
+
+	if (s->ndom >= UINT32_MAX - 1 ||
+	    !pt_vec_reserve(&s->dom, &s->domcap, s->ndom + 1, sizeof *s->dom))
+		return NULL;
+	if ((s->ndom + 1) * 2 > s->domix_cap) {
+		size_t cap = s->domix_cap ? s->domix_cap * 2 : 256;
+		uint32_t *ix = calloc(cap, sizeof *ix);
+
+		if (!ix)
+			return NULL;
+		free(s->domix);
+		s->domix = ix;
+		s->domix_cap = cap;
+		for (size_t i = 0, j; i < s->ndom; i++) {
+			for (j = dom_hash(s->dom[i].root, s->dom[i].space, s->dom[i].nlevels) & (cap - 1);
+			     ix[j]; j = (j + 1) & (cap - 1))
+				;
+			ix[j] = (uint32_t)i + 1;
+		}
+		slot = dom_slot(s, ctx);
+	}
+	d = &s->dom[s->ndom++];
+	*d = (struct pt_rio_dom){.fmt = ctx->fmt->name, .nlevels = pt_format_nlevels(ctx->fmt),
+				 .space = ctx->root_space, .root = ctx->root_addr};
+	s->domix[slot] = (uint32_t)s->ndom;
+	return d;
+}
+
+/* One device context of the candidate from the entry at ENTRY: set up, its tables decoded. */
+static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, const struct kvs *k)
+{
+	const struct pt_format *f = pt_format_find(format);
+	struct pt_context ctx;
+	struct pt_rio_dom *d;
+	size_t slot;
+
+	s->c->contexts++;
+	note_origin(s, entry);
+	if (!f || !dev_setup(s, f, k, &ctx)) {
+		s->c->bad++;
+		if (f)
+			dev_free(f, &ctx);
+		return;
+	}
+	if (!ctx.root_entries) {   /* pass-through, blocked, bypass, abort: no table */
+		s->c->good++;
+		dev_free(f, &ctx);
+		return;
+	}
+	d = dom_find(s, &ctx, &slot);
+	if (d && d->seen != s->serial) {   /* its tables count once per candidate */
+		d->seen = s->serial;
+		s->c->tables += d->tables;
+		s->c->leaves += d->leaves;
+	}
+	/* the work bound: IO_MAX_DOMS new domains, each decoded table one of IO_MAX_READS */
+	if (!d && (s->cand_doms >= IO_MAX_DOMS || s->reads >= IO_MAX_READS)) {
+		s->c->contexts--;
+		s->c->cut = true;
+		dev_free(f, &ctx);
+		return;
+	}
+	if (!d && (d = dom_add(s, &ctx, slot))) {
+		s->cand_doms++;
+		dom_eval(s, &ctx, d);
+		d->seen = s->serial;
+		s->c->tables += d->tables;
+		s->c->leaves += d->leaves;
+	}
+	if (!d)
+		s->nomem = true;
+	else if (d->good)
+		s->c->good++;
+	else if (!d->captured)
+		s->c->uncaptured++;
+	else
+		s->c->bad++;
+	dev_free(f, &ctx);
+}
+
+/* ---- Intel VT-d -------------------------------------------------------------- */
+
+/* Root entry E (one half in scalable mode): 1 present, 0 absent, -1 refused. */
+static int vtd_root_entry(uint64_t e)
+{
+	if (!(e & 1))
+		return e ? -1 : 0;
+	return (e & (MASK(11, 1) | MASK(63, 52))) ? -1 : 1;
+}
+
+/* The page check: present root entries and refused ones (a data page has many). */
+void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad)
+{
+	*valid = *bad = 0;
+	for (unsigned bus = 0; bus < 256 && *bad <= TOLERATED_BAD; bus++) {
+		uint64_t lo = pt_rio_le64(rt + 16 * bus), hi = pt_rio_le64(rt + 16 * bus + 8);
+		int a = vtd_root_entry(lo), b = sm ? vtd_root_entry(hi) : (hi ? -1 : 0);
+
+		*valid += (a > 0) + (b > 0);
+		*bad += (a < 0) + (b < 0);
+	}
+}
+
+/* A context table (or PASID directory) pointer back at the root table is a loop: refused. */
+static bool vtd_table(struct pt_rio_scan *s, uint64_t ptr, uint8_t *buf, size_t len)
+{
+	if (ptr == s->c->addr) {
+		s->c->bad++;
+		return false;
+	}
+	if (!ioread(s, ptr, buf, len)) {
+		s->c->uncaptured++;
+		return false;
+	}
+	reached(s, ptr);
+	return true;
+}
+
+/* Scalable-mode context entry CE of device BDF: its PASID directory, tables and entries. */
+static void vtd_sm_device(struct pt_rio_scan *s, const uint8_t *ce)
+{
+	uint8_t dir[4096], tbl[4096];
+	uint64_t q0 = pt_rio_le64(ce), dirp = q0 & MASK(51, 12);
+	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
+	struct kvs k;
+
+	if (n > IO_MAX_IDS / 64)   /* directory entries: 64 PASIDs each */
+		n = IO_MAX_IDS / 64;
+	for (uint64_t di = 0; di < n && !s->c->cut; di++) {
+		uint64_t de, tp;
+
+		if (di % 512 == 0 && !vtd_table(s, dirp + di * 8, dir, (size_t)(n - di < 512 ? n - di : 512) * 8))
+			return;
+		de = pt_rio_le64(dir + (di % 512) * 8);
+		if (!(de & 1))
+			continue;
+		tp = de & MASK(51, 12);
+		if (!vtd_table(s, tp, tbl, sizeof tbl))
+			continue;
+		for (unsigned ti = 0; ti < 64; ti++) {
+			const uint8_t *pe = tbl + 64 * ti;
+			unsigned pgtt = (unsigned)(pt_rio_le64(pe) >> 6) & 7;
+
+			if (!(pt_rio_le64(pe) & 1))
+				continue;
+			kv_spaces(s, &k, pgtt != 1);
+			kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pt_rio_le64(pe),
+			   pt_rio_le64(pe + 8), pt_rio_le64(pe + 16));
+			dev_try(s, tp + 64 * ti, pgtt == 1 ? "x86-64" : "intel-vtd", &k);
+		}
+	}
+}
+
+void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
+{
+	uint8_t ct[4096];
+	struct kvs k;
+
+	for (unsigned bus = 0; bus < 256 && !s->c->cut; bus++) {
+		for (unsigned half = 0; half < (sm ? 2u : 1u); half++) {
+			uint64_t e = pt_rio_le64(rt + 16 * bus + 8 * half), ctp = e & MASK(51, 12);
+			int st = vtd_root_entry(e);
+
+			if (!sm && half == 0 && pt_rio_le64(rt + 16 * bus + 8))
+				st = -1;   /* legacy: the upper 64 bits are reserved */
+			s->c->bad += st < 0;
+			if (st <= 0 || !vtd_table(s, ctp, ct, sizeof ct))
+				continue;
+			for (unsigned i = 0; i < (sm ? 128u : 256u); i++) {
+				const uint8_t *ce = ct + (sm ? 32 : 16) * i;
+
+				if (!(pt_rio_le64(ce) & 1))
+					continue;
+				s->c->devices++;
+				if (sm) {
+					vtd_sm_device(s, ce);
+					continue;
+				}
+				kv_spaces(s, &k, true);
+				kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, pt_rio_le64(ce + 8), pt_rio_le64(ce));
+				dev_try(s, ctp + 16 * i, "intel-vtd", &k);
+			}
+		}
+	}
+}
+
+/* ---- AMD-Vi ---------------------------------------------------------------- */
+
+/*
+ * A DTE with V = 1 the scan refuses: 6:2 set (reserved, §2.2.2), Mode 7
+ * (reserved); fields that nothing reads but a page of page tables read as
+ * DTEs fills: Mode 0 (no translation) with a Page Table Root Pointer
+ * (Linux set_dte_entry() in drivers/iommu/amd/iommu.c writes the root only
+ * for a mode other than PAGE_MODE_NONE), or, with GV = 0, a GCR3 Table
+ * Root Pointer (q0 60:58, q1 31:16 and 63:43; Linux writes those only with
+ * GV, amd_iommu_types.h DTE_GCR3_*).
+ */
+static bool dte_bad(uint64_t q0, uint64_t q1)
+{
+	if ((q0 & MASK(6, 2)) || ((q0 >> 9) & 7) == 7)
+		return true;
+	if (!((q0 >> 9) & 7) && (q0 & MASK(51, 12)))
+		return true;
+	return !((q0 >> 55) & 1) && ((q0 & MASK(60, 58)) || (q1 & (MASK(31, 16) | MASK(63, 43))));
+}
+
+/*
+ * VALID: the DTEs that are contexts (V = 1, TV = 1: Linux writes both in
+ * every DTE of its table, amd_iommu_init.c); BAD: those dte_bad() refuses.
+ * A page of v1 page tables read as DTEs has PTEs with PR (bit 0) and bit 1
+ * clear at its 32-byte stride: not contexts.
+ */
+void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
+{
+	*valid = *bad = 0;
+	for (unsigned i = 0; i < 128; i++) {
+		uint64_t q0 = pt_rio_le64(pg + 32 * i);
+
+		if (!(q0 & 1))
+			continue;
+		*valid += (q0 & 3) == 3;
+		*bad += dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
+	}
+}
+
+void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages)
+{
+	uint8_t pg[4096];
+	struct kvs k;
+
+	for (unsigned p = 0; p < pages && !s->c->cut; p++) {
+		uint64_t a = s->c->addr + (uint64_t)4096 * p;
+
+		if (!ioread(s, a, pg, sizeof pg)) {
+			s->c->uncaptured++;
+			continue;
+		}
+		for (unsigned i = 0; i < 128; i++) {
+			uint64_t q0 = pt_rio_le64(pg + 32 * i);
+
+			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2), a context */
+			if ((q0 & 3) != 3)
+				continue;
+			s->c->devices++;
+			if (dte_bad(q0, pt_rio_le64(pg + 32 * i + 8))) {
+				s->c->bad++;
+				continue;
+			}
+			kv_spaces(s, &k, true);
+			kv(&k, "dte", "0x%016" PRIx64, q0);
+			dev_try(s, a + 32 * i, "amd-vi", &k);
+		}
+	}
+}
+
+/* ---- Arm SMMUv3 ------------------------------------------------------------ */
+
+/*
+ * An STE with V = 1 the scan refuses (IHI 0070 §5.2): Config 001-011
+ * (reserved), word 0 58:52 or S2TTB's 3:0 and 63:52 (word 3) set (RES0);
+ * and, for abort and bypass, any field of a stage: Linux builds those STEs
+ * from zero (arm_smmu_make_abort_ste(), arm_smmu_make_bypass_ste() in
+ * drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c), while a page of other
+ * tables read as STEs has pointers there.
+ */
+static bool ste_bad(const uint8_t *ste)
+{
+	uint64_t w0 = pt_rio_le64(ste), w2 = pt_rio_le64(ste + 16), w3 = pt_rio_le64(ste + 24);
+	unsigned cfg = (unsigned)(w0 >> 1) & 7;
+
+	if ((cfg >= 1 && cfg <= 3) || (w0 & MASK(58, 52)) || (w3 & (MASK(63, 52) | MASK(3, 0))))
+		return true;
+	return (cfg == 0 || cfg == 4) && ((w0 & MASK(63, 4)) || w2 || w3);
+}
+
+void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
+{
+	*valid = *bad = 0;
+	for (unsigned i = 0; i < 64; i++) {
+		if (!(pt_rio_le64(pg + 64 * i) & 1))
+			continue;
+		(*valid)++;
+		*bad += ste_bad(pg + 64 * i);
+	}
+}
+
+int pt_rio_l1std(uint64_t d, unsigned split)
+{
+	unsigned span = (unsigned)d & 31;
+
+	if (!span)
+		return 0;
+	if ((d & (MASK(63, 52) | 1ull << 5)) || !(d & MASK(51, 6)) || span > split + 1)
+		return -1;
+	return 1;
+}
+
+void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad)
+{
+	*valid = *bad = 0;
+	for (unsigned i = 0; i < 512; i++) {
+		int st = pt_rio_l1std(pt_rio_le64(pg + 8 * i), split);
+
+		*valid += st > 0;
+		*bad += st < 0;
+	}
+}
+
+/* The CDs of stage-1 STE S0/S1 (S1CDMax > 0), as iommu_walk.c's smmu_cds() makes them contexts. */
+static void smmu_cds(struct pt_rio_scan *s, uint64_t ste_addr, const struct kvs *base, uint64_t s0)
+{
+	unsigned max = (unsigned)(s0 >> 59), fmt = (unsigned)(s0 >> 4) & 3;
+	unsigned split = fmt == 1 ? 6 : 10;
+	uint64_t ptr = s0 & MASK(51, 6), n = 1ull << max;
+	uint8_t raw[8];
+	struct kvs k;
+
+	reached(s, ptr & ~0xfffull);
+	for (uint64_t ssid = 0; ssid < n && ssid < IO_MAX_IDS && !s->c->cut; ssid++) {
+		uint64_t cd = ptr + ssid * 64;
+
+		if (fmt == 1 || fmt == 2) {
+			if (!ioread(s, ptr + (ssid >> split) * 8, raw, 8)) {
+				s->c->uncaptured++;
+				return;
+			}
+			if (!(pt_rio_le64(raw) & 1)) {
+				ssid |= (1ull << split) - 1;
+				continue;
+			}
+			cd = (pt_rio_le64(raw) & MASK(51, 12)) + (ssid & ((1ull << split) - 1)) * 64;
+		}
+		if (!ioread(s, cd, raw, 8)) {
+			s->c->uncaptured++;
+			return;
+		}
+		if (!(pt_rio_le64(raw) & (1ull << 31)))
+			continue;
+		k = *base;
+		kv(&k, "ssid", "%" PRIu64, ssid);
+		dev_try(s, ste_addr, "arm-smmuv3", &k);
+	}
+}
+
+static void smmu_ste(struct pt_rio_scan *s, uint64_t addr, const uint8_t *ste)
+{
+	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
+	uint64_t s0 = pt_rio_le64(ste);
+	unsigned cfg = (unsigned)(s0 >> 1) & 7;
+	struct kvs k;
+
+	if (!(s0 & 1))
+		return;
+	s->c->devices++;
+	if (ste_bad(ste)) {
+		s->c->bad++;
+		return;
+	}
+	kv_spaces(s, &k, true);
+	for (unsigned i = 0; i < 4; i++)
+		kv(&k, w[i], "0x%016" PRIx64, pt_rio_le64(ste + 8 * i));
+	if (cfg == 7)
+		kv(&k, "stage", "2");
+	if (cfg == 5 && (s0 >> 59)) {
+		smmu_cds(s, addr, &k, s0);
+		return;
+	}
+	if (cfg == 5)
+		kv(&k, "ssid", "0");
+	dev_try(s, addr, "arm-smmuv3", &k);
+}
+
+/* N STEs at ADDR (a linear table or one L2 table). */
+void pt_rio_stes(struct pt_rio_scan *s, uint64_t addr, uint64_t n)
+{
+	uint8_t ste[64];
+
+	for (uint64_t j = 0; j < n && !s->c->cut; j++) {
+		if (!ioread(s, addr + 64 * j, ste, sizeof ste)) {
+			s->c->uncaptured++;
+			return;
+		}
+		smmu_ste(s, addr + 64 * j, ste);
+	}
+}
+
+void pt_rio_l1_read(struct pt_rio_scan *s, uint64_t nl1, unsigned split)
+{
+	uint8_t raw[8];
+
+	for (uint64_t i = 0; i < nl1 && !s->c->cut; i++) {
+		uint64_t d;
+		int st;
+
+		if (!ioread(s, s->c->addr + 8 * i, raw, 8)) {
+			s->c->uncaptured++;
+			return;
+		}
+		d = pt_rio_le64(raw);
+		st = pt_rio_l1std(d, split);
+		s->c->bad += st < 0;
+		if (st <= 0)
+			continue;
+		reached(s, d & MASK(51, 6));
+		pt_rio_stes(s, d & MASK(51, 6), 1ull << ((d & 31) - 1));
+	}
+}
