@@ -167,6 +167,19 @@ timeout 60 "$TOOL" roots --iommu amd-vi --min-score 0 "$TMP/dte" >"$TMP/io" 2>/d
 check "--iommu amd-vi: 65,536 domains outside memory end, bounded, with no candidate" \
 	grep -qx '# summary: 0 amd-vi table candidates; 1 pages decoded' "$TMP/io"
 
+# ---- memory alone: roots loads a capture with no context (pt_load_opts memory_only) ----
+# A dump with no page-table root of its own (an arm64 guest without
+# VMCOREINFO) is what roots is for; every other command still refuses it.
+mkdir -p "$TMP/memonly"
+cp "$TMP/dte/mem.bin" "$TMP/memonly/"
+printf '[capture]\nversion = 1\nformat = x86-64\n\n[memory m]\nspace = sysmem\nbase = 0x0\nfile = mem.bin\n' \
+	>"$TMP/memonly/capture.ini"
+fails "info on [memory] alone: no context" 'capture.ini:1: no context: an x86-64 capture needs at least one \[cpu NAME\]' \
+	"$TOOL" info "$TMP/memonly"
+timeout 60 "$TOOL" roots --iommu amd-vi --min-score 0 "$TMP/memonly" >"$TMP/io" 2>"$TMP/io.err"
+check "roots loads [memory] alone and scans it" \
+	grep -qx '# summary: 0 amd-vi table candidates; 1 pages decoded' "$TMP/io"
+
 # ---- bad arguments --------------------------------------------------------------------
 fails "no CAPTURE" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots
 fails "two captures" 'E_USAGE: roots: needs CAPTURE' "$TOOL" roots "$X" "$X"

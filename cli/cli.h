@@ -63,6 +63,12 @@ void cli_print_spaces(FILE *f, const char *indent);
  * (*CAP is NULL).  Capture warnings go to stderr unless QUIET.
  */
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status);
+/*
+ * cli_load(); MEMORY_ONLY (roots): a capture with no context loads
+ * (pt_load_opts.memory_only): its memory is what is scanned.
+ */
+bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool memory_only,
+		 int *status);
 /* The context NAME of CAP; on failure reports E_NOTFOUND and returns NULL. */
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name);
 

@@ -282,6 +282,13 @@ static void cli_on_progress(void *ud, uint64_t done, uint64_t total)
 
 bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status)
 {
+	return cli_load_as(path, cap, quiet, false, status);
+}
+
+bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool memory_only,
+		 int *status)
+{
+	struct pt_load_opts opts = load_opts;
 	struct pt_capture *c = pt_capture_new();
 	char *shown_path = cli_escape(path);
 	struct cli_progress prog = { shown_path ? shown_path : "?", false };
@@ -296,7 +303,8 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 	/* only for a person watching: never into a pipe or a log */
 	if (isatty(STDERR_FILENO))
 		pt_capture_set_progress(c, cli_on_progress, &prog);
-	err = pt_capture_load_opts(c, path, &load_opts);
+	opts.memory_only = memory_only;
+	err = pt_capture_load_opts(c, path, &opts);
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {

@@ -365,7 +365,8 @@ int cli_roots(int argc, char **argv)
 		return cli_fail(PT_E_USAGE, "roots: --iommu and --format are two scans: give one (--format %s"
 				" finds a device's page tables, --iommu %s the IOMMU's own tables)", o.format,
 				io.type);
-	if (!cli_load(argv[optind], &cap, false, &st))
+	/* finding the tables is the point: a dump with no root of its own is scanned too */
+	if (!cli_load_as(argv[optind], &cap, false, true, &st))
 		return st;
 	io.space = o.space;
 	io.min_score = o.min_score;

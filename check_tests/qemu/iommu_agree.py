@@ -5,7 +5,7 @@ serial.log with the test module's `ptfs-dma` lines):
 
   iommu_agree.py [--perturb] TOOL IOMMU DIR    IOMMU: vtd, vtd-sm, amdvi or smmuv3
 
-Two modes, each reported on its own:
+Three modes, each reported on its own:
   device  the device's entry is read here from the dump, only to find its
           table root -- VT-d: RTADDR_REG's root table -> root entry ->
           context entry (legacy, VT-d spec 9.1-9.3) or scalable context
@@ -21,7 +21,11 @@ Two modes, each reported on its own:
           "Memory from a dump"; read in place);
   iommu   the same walks from the registers alone: one [iommu NAME] section
           (issue #32 item 1) and contexts NAME.BB:DD.F or NAME.sidN, in
-          the same capture.ini beside the dump.
+          the same capture.ini beside the dump;
+  roots   no registers: `ptfs-tool roots --iommu TYPE` on the dump alone
+          must list the table the registers name, and the [iommu] section
+          it prints, pasted beside the dump, must give the same walks
+          (issue #32 item 4).
 Each mode walks every page of every buffer the guest module printed (its
 IOVA must reach the printed physical address) and the last traced
 translation of every IOVA page QEMU traced (vtd_dmar_translate,
@@ -321,11 +325,52 @@ def mode_iommu(tool, iommu, work, regs, devs, traces):
     """The registers alone: [iommu io0] (issue #32 item 1)."""
     body = ['[iommu io0]', 'type = ' + FORMAT[iommu]]
     body += ['%s = 0x%x' % kv for kv in sorted(regs.items())]
-    cap = write_capture(work, 'iommu', ['\n'.join(body) + '\n'])
+    return iommu_section_agrees(tool, iommu, work, 'iommu', '\n'.join(body) + '\n', devs, traces)
+
+
+def table_of(iommu, regs):
+    """The table address the registers name (what roots must find)."""
+    if iommu == 'smmuv3':
+        return regs['strtab_base'] & A52 & ~0x3f
+    return regs['rtaddr' if iommu.startswith('vtd') else 'dev_table_base'] & A52 & ~0xfff
+
+
+def mode_roots(tool, iommu, work, regs, devs, traces):
+    """No registers: `roots --iommu` on the dump alone must find the table
+    the IOMMU's registers name, and its [iommu] section, pasted, must give
+    every device the walks QEMU's answers give (issue #32 item 4)."""
+    r = subprocess.run([tool, 'roots', '--iommu', FORMAT[iommu], '--json',
+                        os.path.join(work, 'vmcore.elf')],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        print('iommu_agree: DISAGREE (roots) ptfs-tool roots: ' + r.stderr.strip())
+        return 1
+    cands = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith('{"')]
+    cands = [c for c in cands if 'section' in c]
+    want = table_of(iommu, regs)
+    found = [i for i, c in enumerate(cands) if int(c['pa'], 16) == want]
+    print('iommu_agree: roots --iommu %s: %d candidates, the registers\' table 0x%x %s' % (
+        FORMAT[iommu], len(cands), want,
+        'ranked %d (score %d of best %d)' % (found[0] + 1, cands[found[0]]['score'],
+                                              cands[0]['score']) if found else 'NOT FOUND'))
+    if not found:
+        print('iommu_agree: DISAGREE (roots) no candidate at 0x%x: %s' % (
+            want, ' '.join(c['pa'] for c in cands[:10])))
+        return 1
+    # The section as printed, under the name the comparison looks for.
+    lines = cands[found[0]]['section'].splitlines()
+    body = '\n'.join(['[iommu io0]'] + lines[1:]) + '\n'
+    return iommu_section_agrees(tool, iommu, work, 'roots', body, devs, traces)
+
+
+def iommu_section_agrees(tool, iommu, work, mode, body, devs, traces):
+    """BODY, an [iommu io0] section, beside the dump: every device's pages
+    and traced IOVAs compared with QEMU's answers."""
+    cap = write_capture(work, mode, [body])
     r = subprocess.run([tool, 'info', cap], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
     if r.returncode != 0:
-        print('iommu_agree: DISAGREE (iommu) ptfs-tool info: ' + r.stderr.strip())
+        print('iommu_agree: DISAGREE (%s) ptfs-tool info: %s' % (mode, r.stderr.strip()))
         return 1
     names = set(re.findall(r'^# (\S+)', r.stdout, re.M))
 
@@ -338,10 +383,10 @@ def mode_iommu(tool, iommu, work, regs, devs, traces):
             if n in names:
                 return n
         return None
-    print('iommu_agree: %s iommu mode: contexts %s' % (
-        iommu, ' '.join(str(ctxname(d)) for d in devs.values())))
+    print('iommu_agree: %s %s mode: contexts %s' % (
+        iommu, mode, ' '.join(str(ctxname(d)) for d in devs.values())))
     counts, bad = compare(tool, cap, devs, ctxname, traces)
-    return report(iommu, 'iommu', counts, bad)
+    return report(iommu, mode, counts, bad)
 
 
 def main(argv):
@@ -378,6 +423,7 @@ def main(argv):
     counts, bad = compare(tool, cap, devs, lambda d: d.name, traces)
     rc = report(iommu, 'device', counts, bad)
     rc |= mode_iommu(tool, iommu, work, regs, devs, traces)
+    rc |= mode_roots(tool, iommu, work, regs, devs, traces)
     if guest_bad:
         print('iommu_agree: DISAGREE the guest: iommu_iova_to_phys differs from the CPU '
               'on %d pages' % guest_bad)

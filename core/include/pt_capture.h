@@ -160,6 +160,13 @@ struct pt_load_opts {
 	 * context says `tbi = unknown`), 1 clear, 2 set.
 	 */
 	unsigned tbi;
+	/*
+	 * The caller wants the captured memory, not contexts (ptfs-tool
+	 * roots: finding the tables is its job): a capture with no context
+	 * loads (a dump with no page-table root, a capture.ini of [memory]
+	 * sections alone) instead of being refused.
+	 */
+	bool memory_only;
 };
 
 /*

@@ -173,6 +173,13 @@ pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
  * (a source read natively, core/sources/): its context sections may be of any format whose spaces
  * are those of `format` (a umr log's VMID0 GART beside GPUVM VMIDs).
  */
+/*
+ * pt_manifest_parse() (MIXED false) or pt_manifest_parse_mixed(); with
+ * CTX_OPTIONAL a manifest with no context is no error (pt_load_opts
+ * memory_only: the caller wants the memory alone).
+ */
+pt_err pt_manifest_parse_opts(const char *text, size_t len, bool mixed, bool ctx_optional,
+			      struct pt_manifest **out, char *err, size_t errlen);
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
 			       char *err, size_t errlen);
 void pt_manifest_free(struct pt_manifest *m);

@@ -724,6 +724,7 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 {
 	char err[sizeof ld->cap->err];
 	size_t w0 = SIZE_MAX;
+	bool memory_only = pt_loader_opts(ld)->memory_only;
 	pt_err rc;
 
 	if (ld->nomem)
@@ -732,8 +733,8 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: internal: the %s source gave no capture.ini",
 				      ld->path, ld->src ? ld->src->name : "?");
 	members_merge(ld);
-	rc = ld->generated ? pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err)
-			   : pt_manifest_parse(ld->text, ld->len, &ld->cap->man, err, sizeof err);
+	rc = pt_manifest_parse_opts(ld->text, ld->len, ld->generated, memory_only, &ld->cap->man,
+				    err, sizeof err);
 	if (rc)
 		pt_capture_set_error(ld->cap, "%s", err);
 	/* capture.ini's memory is a dump: the dump's text and this one's, parsed as one */
@@ -742,7 +743,8 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		if (rc)
 			return rc;
 		w0 = ld->cap->nwarn;
-		rc = pt_manifest_parse_mixed(ld->text, ld->len, &ld->cap->man, err, sizeof err);
+		rc = pt_manifest_parse_opts(ld->text, ld->len, true, memory_only, &ld->cap->man,
+					    err, sizeof err);
 		if (rc)
 			pt_capture_set_error(ld->cap, "%s", err);
 	}

@@ -701,7 +701,7 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 	return rc;
 }
 
-static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest **out,
+static pt_err build_manifest(struct pt_ini *ini, bool mixed, bool ctx_optional, struct pt_manifest **out,
 			     char *err, size_t errlen)
 {
 	struct build b = {.err = err, .errlen = errlen, .mixed = mixed};
@@ -791,7 +791,7 @@ static pt_err build_manifest(struct pt_ini *ini, bool mixed, struct pt_manifest 
 		goto out;
 	}
 	m->capture_line = first_capture;
-	if (m->nctx == 0 && m->niommu == 0 && !m->dump) {
+	if (m->nctx == 0 && m->niommu == 0 && !m->dump && !ctx_optional) {
 		pt_ini_set_error(err, errlen, first_capture,
 		       "no context: an %s capture needs at least one [%s NAME] section",
 		       m->fmt->name, m->fmt->ctx_section);
@@ -813,12 +813,12 @@ out:
 pt_err pt_manifest_build(struct pt_ini *ini, struct pt_manifest **out,
 			 char *err, size_t errlen)
 {
-	return build_manifest(ini, false, out, err, errlen);
+	return build_manifest(ini, false, false, out, err, errlen);
 }
 
 /* Parses TEXT as capture.ini, then builds its manifest (MIXED: formats may differ per context). */
-static pt_err parse_manifest(const char *text, size_t len, bool mixed, struct pt_manifest **out,
-			     char *err, size_t errlen)
+static pt_err parse_manifest(const char *text, size_t len, bool mixed, bool ctx_optional,
+			     struct pt_manifest **out, char *err, size_t errlen)
 {
 	struct pt_ini *ini;
 	pt_err rc;
@@ -827,17 +827,23 @@ static pt_err parse_manifest(const char *text, size_t len, bool mixed, struct pt
 	rc = pt_ini_parse(text, len, &ini, err, errlen);
 	if (rc)
 		return rc;
-	return build_manifest(ini, mixed, out, err, errlen);
+	return build_manifest(ini, mixed, ctx_optional, out, err, errlen);
 }
 
 pt_err pt_manifest_parse(const char *text, size_t len, struct pt_manifest **out,
 			 char *err, size_t errlen)
 {
-	return parse_manifest(text, len, false, out, err, errlen);
+	return parse_manifest(text, len, false, false, out, err, errlen);
+}
+
+pt_err pt_manifest_parse_opts(const char *text, size_t len, bool mixed, bool ctx_optional,
+			      struct pt_manifest **out, char *err, size_t errlen)
+{
+	return parse_manifest(text, len, mixed, ctx_optional, out, err, errlen);
 }
 
 pt_err pt_manifest_parse_mixed(const char *text, size_t len, struct pt_manifest **out,
 			       char *err, size_t errlen)
 {
-	return parse_manifest(text, len, true, out, err, errlen);
+	return parse_manifest(text, len, true, false, out, err, errlen);
 }

@@ -48,8 +48,11 @@ pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const c
 
 	pt_buf_init(&text);
 	pt_buf_init(&warn);
-	/* the memory of a capture.ini (load/dumpmem.c): its contexts may all be capture.ini's */
-	g.ctx_optional = pt_loader_as_memory(ld);
+	/*
+	 * the memory of a capture.ini (load/dumpmem.c): its contexts may all
+	 * be capture.ini's; or the caller wants memory only (roots)
+	 */
+	g.ctx_optional = pt_loader_as_memory(ld) || pt_loader_opts(ld)->memory_only;
 	rc = pt_dump_ini(&g, kind, label, member, r, nr, &text, &warn, err, sizeof err);
 	for (char *w = warn.data, *nl; w && (nl = strchr(w, '\n')); w = nl + 1) {
 		*nl = 0;
