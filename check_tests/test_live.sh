@@ -79,12 +79,16 @@ expect "capture says the source is live" 0 "x-live: QEMU 7.2.0 over QMP" cat "$m
 expect "walk/ of the next page faults" 0 "result: fault=" cat "$mnt/cpu0/walk/0x401000"
 cat "$mnt/cpu0/maps" >"$TMP/maps0"
 grep -q 0x401000 "$TMP/maps0" && bad "maps before the change has no 0x401000" || ok "maps before the change has no 0x401000"
+cat "$mnt/pa/sysmem/0x6000" >"$TMP/pa0" 2>&1
+grep -q 0x401000 "$TMP/pa0" && bad "pa/sysmem/0x6000 before the change names no VA" || ok "pa/sysmem/0x6000 before the change names no VA"
 # the guest maps a second page: PT[1] -> 0x6000
 python3 -c "
 import os, struct
 fd = os.open('$TMP/ram', os.O_WRONLY); os.pwrite(fd, struct.pack('<Q', 0x6000 | 7), 0x4008); os.close(fd)"
 expect "walk/ sees the change at once" 0 "result: mapped pa=sysmem:0x6000 " cat "$mnt/cpu0/walk/0x401000"
 expect "va/ lists the new page" 0 "0x0000000000401000" ls "$mnt/cpu0/va"
+expect "pa/ finds the new page (its index is built again on a live mount)" 0 "cpu0.*0x0*401000" \
+	cat "$mnt/pa/sysmem/0x6000"
 sleep 0.6
 expect "maps shows it after -o refresh=0.5" 0 "0x0*400000-0x0*402000 +8K" cat "$mnt/cpu0/maps"
 # QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
