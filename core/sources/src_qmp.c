@@ -748,9 +748,13 @@ pt_err pt_qmp_regs(const char *text, struct pt_qmp_cpu **out, size_t *n, char *e
 			struct pt_qmp_cpu *nb;
 
 			if (nv >= PT_QMP_MAX_CPUS || idx >= PT_QMP_MAX_CPUS || end == l + 4) {
+				char raw[24], show[100];
+
+				snprintf(raw, sizeof raw, "%.*s", len > 20 ? 20 : (int)len, l);
+				pt_text_escape(show, sizeof show, raw);
 				free(v);
-				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info registers -a: '%.*s' is not CPU#N "
-						  "with N below %u", len > 20 ? 20 : (int)len, l, PT_QMP_MAX_CPUS);
+				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info registers -a: '%s' is not CPU#N "
+						  "with N below %u", show, PT_QMP_MAX_CPUS);
 			}
 			nb = realloc(v, (nv + 1) * sizeof *v);
 			if (!nb) {
