@@ -329,6 +329,7 @@ static void unload(struct ptfs *fs)
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);
 	free(fs->opts.tbi);
+	free(fs->opts.refresh);
 }
 
 /* -o ro,default_permissions,fsname=CAPTURE: read-only, kernel-checked modes, named in mount(8). */
