@@ -411,6 +411,11 @@ static pt_err read_msg(struct pt_qmp *q, int64_t deadline, struct pt_json **msg,
 		if (!*msg || (*msg)->type != PT_JSON_OBJ) {
 			char show[48];
 
+			/* shown whole: a NUL would end the string, so it shows as \x01 does not: '?' */
+			for (size_t i = 0; i < len && i < 40; i++)
+				if (!line[i])
+					line[i] = '?';
+			line[len < 40 ? len : 40] = 0;
 			pt_text_escape(show, sizeof show, line);
 			free(line);
 			pt_json_free(*msg);
