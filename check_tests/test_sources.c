@@ -69,8 +69,16 @@ START_TEST(table_bids)
 		ck_assert_ptr_nonnull((*s)->load);
 		n++;
 	}
-	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(n, 7);
 	ck_assert_str_eq(pt_source_best(&p)->name, "umr");
+	/* a UNIX socket: the QMP source alone bids (issue #33), whatever the head says */
+	st.st_mode = S_IFSOCK | 0755;
+	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	p.head = NULL;
+	p.head_len = 0;
+	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	st.st_mode = S_IFREG | 0644;
+	ck_assert_str_ne(pt_source_best(&(struct pt_probe){.path = "x", .fd = 0, .st = &st})->name, "qmp");
 	/* memory dumps by their magic: an ELF ET_CORE (gABI e_type 4), "KDUMP   ", "makedumpfile" */
 	p.head = (const uint8_t *)"\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\4\0";
 	p.head_len = 18;

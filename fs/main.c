@@ -62,6 +62,8 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("tbi=%s", tbi, 0),
 	PTFS_OPT("cache_max=%s", cache_max, 0),
 	PTFS_OPT("strict", strict, 1),
+	PTFS_OPT("refresh=%s", refresh, 0),
+	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
@@ -93,6 +95,11 @@ static void usage(FILE *out)
 	      "                           2 x the capture's non-zero bytes + 64M)\n"
 	      "    -o strict              refuse (mount nothing) when a context's root table\n"
 	      "                           is not captured; without it: a warning\n"
+	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
+	      "                           renders and names hold before they are made again\n"
+	      "                           (default 1)\n"
+	      "    -o pause               a live guest: stop it while a whole-context file\n"
+	      "                           (maps, entries, info, ...) renders\n"
 	      "\n", out);
 }
 
@@ -245,7 +252,7 @@ static bool load(struct ptfs *fs)
 	}
 	for (size_t i = 0; i < pt_capture_warning_count(fs->cap); i++)
 		fprintf(stderr, "ptfs: warning: %s: %s\n", prog.path, pt_capture_warning(fs->cap, i));
-	if (!roots_said(fs, prog.path)) {
+	if (!ptfs_live_setup(fs) || !roots_said(fs, prog.path)) {
 		free(shown);
 		return false;
 	}
@@ -322,6 +329,7 @@ static void unload(struct ptfs *fs)
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);
 	free(fs->opts.tbi);
+	free(fs->opts.refresh);
 }
 
 /* -o ro,default_permissions,fsname=CAPTURE: read-only, kernel-checked modes, named in mount(8). */

@@ -32,7 +32,6 @@
  * The capture never changes while mounted, so the kernel may keep names,
  * attributes and misses for as long as it likes (squashfuse does the same).
  */
-#define PTFS_TIMEOUT DBL_MAX
 
 static struct ptfs *fs_of(fuse_req_t req)
 {
@@ -214,7 +213,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
-	fuse_reply_attr(req, &st, PTFS_TIMEOUT);
+	fuse_reply_attr(req, &st, ptfs_timeout(fs_of(req)));
 }
 
 /* ---- lookup ------------------------------------------------------------- */
@@ -229,6 +228,8 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	struct pt_tnode pid, id;
 	int err = ptfs_ino_decode(fs, parent, &pid);
 
+	if (!err)
+		err = ptfs_live_gate(fs);
 	if (err)
 		return err;
 	if (!is_dir(&pid))
@@ -251,8 +252,8 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	err = do_stat(fs, &id, e->ino, &e->attr, false, rc);
 	if (err)
 		return err;
-	e->attr_timeout = PTFS_TIMEOUT;
-	e->entry_timeout = PTFS_TIMEOUT;
+	e->attr_timeout = ptfs_timeout(fs);
+	e->entry_timeout = ptfs_timeout(fs);
 	return 0;
 }
 
@@ -279,7 +280,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		/* a negative entry the kernel may cache: the capture never changes */
 		memset(&e, 0, sizeof(e));
 		e.ino = 0;
-		e.entry_timeout = PTFS_TIMEOUT;
+		e.entry_timeout = ptfs_timeout(fs_of(req));
 		return (void)fuse_reply_entry(req, &e);
 	}
 	if (err)
@@ -383,8 +384,8 @@ static bool dir_add(struct dirfill *d, const char *name, const struct pt_tnode *
 		 */
 		if (id && do_stat(d->fs, id, ino, &e.attr, true, d->rc) == 0) {
 			e.ino = ino;
-			e.attr_timeout = PTFS_TIMEOUT;
-			e.entry_timeout = PTFS_TIMEOUT;
+			e.attr_timeout = ptfs_timeout(d->fs);
+			e.entry_timeout = ptfs_timeout(d->fs);
 		} else {
 			memset(&e.attr, 0, sizeof(e.attr));
 			e.attr.st_ino = ino;
@@ -434,6 +435,8 @@ static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t si
 	struct pt_tnode id;
 	int err = ptfs_ino_decode(fs, ino, &id);
 
+	if (!err)
+		err = ptfs_live_gate(fs);
 	if (err)
 		return err;
 	if (!is_dir(&id))
@@ -505,8 +508,9 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 	 */
 	if (fs->no_opendir)
 		return ENOSYS;
-	fi->cache_readdir = 1;
-	fi->keep_cache = 1;
+	/* a live mount's listings change: the kernel keeps none (live.c) */
+	fi->cache_readdir = !fs->live;
+	fi->keep_cache = !fs->live;
 	return 0;
 }
 
@@ -527,6 +531,35 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* ---- files -------------------------------------------------------------- */
 
 /*
+ * A live mount's cached file (capture, info, maps, map.svg, vs/): the
+ * render that holds now, copied for this open, so that every read of one
+ * open sees one render while the cache moves on (live.c).
+ */
+static int open_live_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
+			    struct fuse_file_info *fi, struct pt_readctl *rc)
+{
+	struct ptfs_held *h;
+	struct ptfs_open *o;
+	int err = ptfs_cache_get(fs, id, c, &h, rc);
+
+	if (err)
+		return err;
+	o = ptfs_open_new(fs);
+	if (o)
+		pt_buf_put(&o->buf, h->buf.data ? h->buf.data : "", h->buf.len);
+	ptfs_held_put(fs, h);
+	if (!o || o->buf.oom) {
+		if (o)
+			ptfs_open_free(fs, o);
+		return ENOMEM;
+	}
+	fi->fh = (uint64_t)(uintptr_t)&o->buf;
+	fi->keep_cache = 0;
+	fi->direct_io = 1;
+	return 0;
+}
+
+/*
  * Where the kernel offers it (FUSE_CAP_NO_OPEN_SUPPORT), OPEN is answered
  * ENOSYS once and never sent again, nor RELEASE: the kernel then keeps the
  * page cache across opens by itself, and a read finds its bytes by inode
@@ -545,6 +578,8 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 	struct ptfs_open *o;
 	int err = ptfs_ino_decode(fs, ino, &id);
 
+	if (!err)
+		err = ptfs_live_gate(fs);
 	if (err)
 		return err;
 	if (is_dir(&id))
@@ -554,7 +589,9 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 	if (fs->no_open)
 		return ENOSYS;
 	c = ptfs_cache_of(fs, &id);
-	if (c) {
+	if (c && fs->live && id.type != PT_TN_ENTRIES)
+		return open_live_cached(fs, &id, c, fi, rc);
+	if (c && !(fs->live && id.type == PT_TN_ENTRIES)) {
 		struct ptfs_held *h;
 
 		/*
@@ -582,7 +619,8 @@ static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
 		}
 		fi->fh = (uint64_t)(uintptr_t)&o->buf;
 	}
-	fi->keep_cache = 1;
+	fi->keep_cache = !fs->live;
+	fi->direct_io = fs->live;   /* a live file's size changes: read to its end, not to a kept size */
 	return 0;
 }
 
@@ -658,6 +696,9 @@ static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
 
 	if (off < 0)
 		return EINVAL;
+	err = ptfs_live_gate(fs);
+	if (err)
+		return err;
 	if (!b) {
 		/* No per-open bytes (NO_OPEN_SUPPORT, or a cached file): find them by inode. */
 		err = ptfs_ino_decode(fs, ino, &id);
@@ -805,18 +846,18 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct ptfs *fs = userdata;
 
-	/* files need no OPEN/RELEASE round trips: see do_open() */
-	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+	/* files need no OPEN/RELEASE round trips: see do_open(); a live mount's do (live.c) */
+	if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) && !fs->live) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		fs->no_open = true;
 	}
 	/* directories need no OPENDIR/RELEASEDIR round trips: see do_opendir() */
-	if (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) {
+	if ((conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) && !fs->live) {
 		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
 		fs->no_opendir = true;
 	}
 	/* symlink targets never change: let the page cache keep them */
-	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+	if ((conn->capable & FUSE_CAP_CACHE_SYMLINKS) && !fs->live)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)

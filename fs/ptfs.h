@@ -33,6 +33,8 @@ struct ptfs_opts {
 	char *tbi;           /* -o tbi=0|1: TBI1 of an arm64 dump's kernel context (NULL: unknown) */
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
+	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
+	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */
 };
 
 /* Longest name statfs reports and lookup accepts. */
@@ -68,6 +70,7 @@ struct ptfs_cache {
 	bool done;
 	int err;              /* errno of the render, 0 on success */
 	uint64_t size;        /* the file's size (once DONE without ERR) */
+	struct timespec at;   /* when the held render was made (a live mount's renders expire: live.c) */
 	struct ptfs_held *held;   /* guarded by the LRU lock; NULL: not in memory */
 };
 
@@ -126,10 +129,29 @@ struct ptfs {
 	bool no_opendir;       /* the kernel skips OPENDIR/RELEASEDIR (set in init) */
 	struct fuse_session *se;  /* long renders end when it has exited (SIGTERM) */
 	struct ptfs_wslots *wslots;  /* walk/ names past the inode bits (wslot.c); NULL: none given */
+	/* A live source (a running guest, live.c): renders hold REFRESH_NS, then are made again. */
+	bool live;
+	uint64_t refresh_ns;
+	bool gone_said;        /* the guest's exit was logged (once) */
 };
 
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
+
+/* live.c: a live source's mount (-o refresh, -o pause) */
+/* After the load: the live options checked (one line and false when wrong). */
+bool ptfs_live_setup(struct ptfs *fs);
+/* How long the kernel may keep a name or attribute: for ever, or a live mount's refresh time. */
+double ptfs_timeout(const struct ptfs *fs);
+/* 0, or EIO once a live guest is gone (said once in the log). */
+int ptfs_live_gate(struct ptfs *fs);
+/* Whether a render made at AT no longer holds (never for a capture of a file). */
+bool ptfs_live_expired(const struct ptfs *fs, const struct timespec *at);
+/* The time now (CLOCK_MONOTONIC). */
+void ptfs_live_now(struct timespec *at);
+/* Stops a live guest for a whole-context render under -o pause (*STOPPED for ptfs_live_resume). */
+void ptfs_live_pause(struct ptfs *fs, bool *stopped);
+void ptfs_live_resume(struct ptfs *fs, bool stopped);
 
 /* ino.c */
 pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigned index,
@@ -173,6 +195,7 @@ struct ptfs_tls {
 	 * that usually follows its LOOKUP on the same thread (ptfs_render_memo()). */
 	struct pt_buf memo;
 	fuse_ino_t memo_ino;
+	struct timespec memo_at;   /* when it was rendered (a live mount's expire) */
 };
 
 /*

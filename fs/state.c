@@ -243,13 +243,21 @@ void ptfs_held_put(struct ptfs *fs, struct ptfs_held *h)
 	pthread_mutex_unlock(&fs->lru.lock);
 }
 
-/* C's render if the LRU still has it: a reference, and it becomes the most recent. */
+/*
+ * C's render if the LRU still has it: a reference, and it becomes the most
+ * recent.  A live mount's render older than its refresh time is let go
+ * here (live.c), and the caller renders again.
+ */
 static struct ptfs_held *cache_take(struct ptfs *fs, struct ptfs_cache *c)
 {
 	struct ptfs_held *h;
 
 	pthread_mutex_lock(&fs->lru.lock);
 	h = c->held;
+	if (h && ptfs_live_expired(fs, &c->at)) {
+		lru_drop(&fs->lru, h);
+		h = NULL;
+	}
 	if (h) {
 		h->refs++;
 		lru_unlink(&fs->lru, h);
@@ -288,11 +296,27 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
  * checkpoints, the text when at most an eighth of the budget); the rest:
  * the bytes, trimmed to their length (the budget counts what is held).
  */
+static int cache_render_one(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
+			    uint64_t *size, struct pt_readctl *rc);
+
 /* The entries text of one context is kept up to 1/ENTRIES_KEEP_SHARE of the budget. */
 #define ENTRIES_KEEP_SHARE 8
 
 static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
 			uint64_t *size, struct pt_readctl *rc)
+{
+	bool stopped;
+	int ret;
+
+	/* -o pause: a live guest holds still for the whole file (live.c) */
+	ptfs_live_pause(fs, &stopped);
+	ret = cache_render_one(fs, id, h, size, rc);
+	ptfs_live_resume(fs, stopped);
+	return ret;
+}
+
+static int cache_render_one(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
+			    uint64_t *size, struct pt_readctl *rc)
 {
 	pt_err err;
 
@@ -344,7 +368,7 @@ int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	*out = cache_take(fs, c);   /* rendered meanwhile by the holder of the lock */
-	if (*out || (c->done && c->err)) {
+	if (*out || (c->done && c->err && !ptfs_live_expired(fs, &c->at))) {
 		pthread_mutex_unlock(&c->lock);
 		return *out ? 0 : c->err;
 	}
@@ -364,15 +388,18 @@ int ptfs_cache_get(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache
 	if (err) {
 		held_free(h);
 		if (err != ENOMEM) {
-			/* the capture never changes: the same error every time */
+			/* the capture never changes: the same error every time (a live one's: until refresh) */
+			ptfs_live_now(&c->at);
 			c->err = err;
 			__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 		}
 		pthread_mutex_unlock(&c->lock);
 		return err;
 	}
-	if (!c->done)
+	if (!c->done || fs->live)
 		c->size = size;   /* once: readers take it without the lock; a re-render gives the same */
+	c->err = 0;
+	ptfs_live_now(&c->at);
 	pthread_mutex_lock(&fs->lru.lock);
 	h->refs = 2;   /* the cache's and the caller's */
 	h->slot = &c->held;
@@ -394,7 +421,7 @@ int ptfs_cache_size(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cach
 	struct ptfs_held *h;
 	int err;
 
-	if (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) && !c->err) {
+	if (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) && !c->err && !fs->live) {
 		*size = c->size;
 		return 0;
 	}
@@ -431,7 +458,7 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 
 	if (!t)
 		return ENOMEM;
-	if (t->memo_ino != ino) {
+	if (t->memo_ino != ino || ptfs_live_expired(fs, &t->memo_at)) {
 		t->memo_ino = 0;
 		pt_buf_reset(&t->memo);
 		t->memo.oom = false;
@@ -441,6 +468,7 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		if (err)
 			return err;
 		t->memo_ino = ino;
+		ptfs_live_now(&t->memo_at);
 	}
 	*out = &t->memo;
 	return 0;

@@ -9,8 +9,14 @@
  * spins there, so that when QEMU stops the guest that vCPU's CR3 is this
  * process's page table and user VAs translate.
  *
+ * With `live` (the qemu-live test, README.md here) it also maps a mailbox
+ * page at MAILBOX_VA + CPU * 2^32 holding "PTFSLIVE" and, spinning, watches
+ * its word 1: when the host writes it (into the guest's RAM file, shared
+ * with QEMU) it maps a new page at NEW_VA + CPU * 2^32, writes it, and sets
+ * word 2 to 1: a page table that changes under a live mount.
+ *
  * Built static at test time (it runs as the only program besides busybox
- * in the initramfs).  Usage: ptfs-mapper CPU
+ * in the initramfs).  Usage: ptfs-mapper CPU [live]
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,6 +29,8 @@
 #include <unistd.h>
 
 #define MIB (1024UL * 1024)
+#define MAILBOX_VA 0x2a0000000000UL
+#define NEW_VA 0x2b0000000000UL
 
 static void *map(void *hint, size_t len, int prot, int flags)
 {
@@ -105,6 +113,22 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0)
 		perror("ptfs-mapper: sched_setaffinity");
+	if (argc > 2 && !strcmp(argv[2], "live")) {
+		volatile uint64_t *box = map((void *)(MAILBOX_VA + ((uintptr_t)cpu << 32)), 4096,
+					     PROT_READ | PROT_WRITE, anon | MAP_FIXED);
+
+		if (!box)
+			return 1;
+		memcpy((void *)box, "PTFSLIVE", 8);
+		printf("ptfs-mapper %d ready\n", cpu);
+		fflush(stdout);
+		while (!box[1])
+			__asm__ volatile("" ::: "memory");
+		if ((p = map((void *)(NEW_VA + ((uintptr_t)cpu << 32)), 4096, PROT_READ | PROT_WRITE,
+			     anon | MAP_FIXED)))
+			touch(p, 4096, 4096, 1);
+		box[2] = 1;
+	}
 	printf("ptfs-mapper %d ready\n", cpu);
 	fflush(stdout);
 	for (;;)

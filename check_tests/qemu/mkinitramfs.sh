@@ -9,13 +9,15 @@
 # console and idles.  No root needed: the archive is written by cpio from a
 # scratch directory (no device nodes; /init mounts devtmpfs for its console).
 #
-# usage: mkinitramfs.sh OUT.cpio MODULES_DIR NCPUS
+# usage: mkinitramfs.sh OUT.cpio MODULES_DIR NCPUS [MODE]
 #   MODULES_DIR is the kernel's lib/modules/KVER (from /usr/lib/modules or
 #   an unpacked linux-image .deb); NCPUS ptfs-mappers are started, none with
 #   0 (another architecture's guest: every vCPU then idles in the kernel);
 #   BUSYBOX and CC may be set in the environment (default /bin/busybox, cc).
+#   MODE `live`: each ptfs-mapper also waits on its mailbox page and maps
+#   a new page when the host writes it (mapper.c; the qemu-live test).
 set -eu
-out=$1 moddir=$2 ncpus=$3
+out=$1 moddir=$2 ncpus=$3 mode=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 cc=${CC:-cc}
@@ -65,7 +67,7 @@ echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 for s in 1 2 3; do (while :; do sleep 1000; done) & done
 n=0
 while [ \$n -lt $ncpus ]; do
-	/bin/ptfs-mapper \$n >/tmp/mapper\$n &
+	/bin/ptfs-mapper \$n $mode >/tmp/mapper\$n &
 	n=\$((n + 1))
 done
 n=0

@@ -186,6 +186,23 @@ pt_err pt_capture_load(struct pt_capture *cap, const char *path);
 /* "umr log", "gem5 checkpoint", or "capture archive" (a capture.ini source). */
 const char *pt_capture_source_kind(const struct pt_capture *cap);
 
+/*
+ * A live capture (a running QEMU guest, issue #33): its memory is read as
+ * it is at each read, so renders made from it hold for a moment only.
+ * False for every capture of a file, which never changes.
+ */
+bool pt_capture_is_live(const struct pt_capture *cap);
+/* PT_OK while a live capture's source is there; PT_E_IO with one line in MSG once it is gone. */
+pt_err pt_capture_live_check(struct pt_capture *cap, char *msg, size_t len);
+/*
+ * Stops a live capture's guest for a consistent render (-o pause):
+ * *STOPPED says whether it was running and now is stopped, to be given to
+ * pt_capture_live_resume(), which continues it only then.  A guest the
+ * user stopped stays stopped.
+ */
+pt_err pt_capture_live_pause(struct pt_capture *cap, bool *stopped, char *msg, size_t len);
+pt_err pt_capture_live_resume(struct pt_capture *cap, bool stopped, char *msg, size_t len);
+
 /* One line describing the last error ("" if none). */
 const char *pt_capture_error(const struct pt_capture *cap);
 /*

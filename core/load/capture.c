@@ -119,6 +119,7 @@ static void unload(struct pt_capture *cap)
 {
 	pt_mem_free(cap->mem);
 	cap->mem = NULL;
+	pt_live_free(cap);
 	/* After the memory: its reader regions used these. */
 	for (size_t i = 0; i < cap->nowned; i++)
 		if (cap->owned[i].free_fn)
@@ -679,14 +680,19 @@ static pt_err probe_open(struct pt_capture *cap, const char *path, struct pt_pro
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
 
+	/* A UNIX socket cannot be opened (ENXIO): its path is held for the QMP source to connect (issue #33). */
+	if (fd < 0 && errno == ENXIO)
+		fd = open(path, O_PATH | O_CLOEXEC);
+
 	if (fd < 0 || fstat(fd, st)) {
 		pt_capture_set_error(cap, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return PT_E_IO;
 	}
-	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
-		pt_capture_set_error(cap, "%s: is a %s; ptfs reads a capture from a regular file or a directory",
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISSOCK(st->st_mode)) {
+		pt_capture_set_error(cap, "%s: is a %s; ptfs reads a capture from a regular file or a directory "
+				     "(or a QEMU QMP socket)",
 				     path, pt_file_type_name(st->st_mode));
 		close(fd);
 		return PT_E_USAGE;

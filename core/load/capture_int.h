@@ -124,6 +124,8 @@ struct pt_capture {
 	struct owned_ud *owned;
 	size_t nowned, ownedcap;
 	bool guarded;           /* pt_capture_guard() was called */
+	const struct pt_live_ops *live;  /* a live source's hooks (live.c); NULL: a capture never changes */
+	void *live_ud;
 	const char *source_kind;/* static: "umr log", "gem5 checkpoint"; NULL: a capture archive */
 	/* the strings of sections given as data (pt_loader_add_region()): regions name them */
 	char *pool;
@@ -213,6 +215,8 @@ void pt_capture_vwarn(struct pt_capture *cap, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
 pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int fd);
+/* Frees a live source's hooks (live.c); nothing for a fixed capture. */
+void pt_live_free(struct pt_capture *cap);
 /*
  * The end of a load (loader.c): the members sorted, the emitted text
  * parsed into cap->man, then bound (pt_loader_bind); a message about a

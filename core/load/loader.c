@@ -252,6 +252,36 @@ pt_err pt_loader_add_mapped(struct pt_loader *ld, const char *name, int fd,
 	return PT_OK;
 }
 
+pt_err pt_loader_add_live(struct pt_loader *ld, const char *name, int fd, uint64_t len)
+{
+	struct stat st;
+	struct member *m;
+	void *p;
+
+	if (!name || fd < 0 || !len || len > SIZE_MAX || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    len > (uint64_t)st.st_size)
+		return PT_E_USAGE;
+	/*
+	 * MAP_SHARED: the guest's writes are seen at the next read.  Recorded
+	 * without a descriptor, so that pt_capture_guard() neither leases nor
+	 * copies it and no hole is recorded (capture_guard.c).
+	 */
+	p = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return PT_E_IO;
+	if (pt_capture_add_mapping(ld->cap, p, (size_t)len, -1)) {
+		munmap(p, (size_t)len);
+		return PT_E_NOMEM;
+	}
+	m = member_new(ld, name);
+	if (!m)
+		return PT_E_NOMEM;
+	m->kind = MK_INPLACE;
+	m->size = len;
+	m->ptr = p;
+	return PT_OK;
+}
+
 pt_err pt_loader_add_reader(struct pt_loader *ld, const char *name, uint64_t size,
 			    pt_read_fn read, void *ud, void (*free_fn)(void *ud))
 {

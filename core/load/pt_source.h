@@ -169,6 +169,28 @@ size_t pt_loader_forget_absent(struct pt_loader *ld, const char *name, const cha
 pt_err pt_loader_member_bytes(struct pt_loader *ld, const char *name, size_t max,
 			      char **out, size_t *len);
 
+/* ---- a live source (a running guest, issue #33) ---- */
+
+/*
+ * Member NAME is the first LEN bytes of the regular file open as FD (FD is
+ * not taken), mapped read-only and MAP_SHARED in place: every read sees
+ * the file as it is at that moment (a running guest's RAM backend).  No
+ * lease, no copy, no holes recorded (a hole now is RAM the guest may
+ * write next).  PT_E_IO (nothing set) when it cannot be mapped.
+ */
+pt_err pt_loader_add_live(struct pt_loader *ld, const char *name, int fd, uint64_t len);
+/* What a live source does for the capture after the load (pt_capture_live_*, live.c). */
+struct pt_live_ops {
+	/* PT_OK while the source is there; PT_E_IO with one line in ERR once it is gone */
+	pt_err (*check)(void *ud, char *err, size_t errlen);
+	/* Stops the source (*STOPPED: it was running and is stopped now, resume must follow) */
+	pt_err (*pause)(void *ud, bool *stopped, char *err, size_t errlen);
+	pt_err (*resume)(void *ud, char *err, size_t errlen);
+	void (*free)(void *ud);
+};
+/* Makes the capture live with OPS over UD (the capture owns UD from this call on, also when the load fails). */
+void pt_loader_set_live(struct pt_loader *ld, const struct pt_live_ops *ops, void *ud);
+
 /* ---- capture.ini ---- */
 
 /*

@@ -8,13 +8,14 @@
 #include "pt_source.h"
 
 extern const struct pt_source pt_source_archive, pt_source_dir, pt_source_umr, pt_source_gem5,
-	pt_source_elf, pt_source_kdump;
+	pt_source_elf, pt_source_kdump, pt_source_qmp;
 
 const struct pt_source *const pt_sources[] = {
 	&pt_source_umr,      /* a umr test log or envdef (bid 20), or an archive of one */
 	&pt_source_gem5,     /* a gem5 checkpoint directory (bid 20), or an archive of one */
 	&pt_source_elf,      /* an ELF core: QEMU dump-guest-memory, /proc/vmcore (bid 20) */
 	&pt_source_kdump,    /* a kdump-compressed file, through libkdumpfile (bid 20) */
+	&pt_source_qmp,      /* a UNIX socket: a running QEMU guest's QMP (bid 20) */
 	&pt_source_dir,      /* a directory holding capture.ini (bid 10) */
 	&pt_source_archive,  /* any other regular file: an archive libarchive reads (bid 1) */
 	NULL,

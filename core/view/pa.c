@@ -142,31 +142,12 @@ static int hit_cmp(const void *a, const void *b)
 	return x->va < y->va ? -1 : x->va > y->va;
 }
 
-pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
-		    struct pt_pa_hit **hits, size_t *n, bool *incomplete)
+/* The hits of (SPACE, ADDR) in IX's built runs. */
+static pt_err lookup_built(struct pt_pa_index *ix, unsigned space, uint64_t addr,
+			   struct pt_pa_hit **hits, size_t *n)
 {
 	struct pt_pa_hit *h = NULL;
 	size_t lo = 0, hi, nh = 0, caph = 0;
-	pt_err err;
-
-	*hits = NULL;
-	*n = 0;
-	pthread_mutex_lock(&ix->lock);
-	if (!ix->built) {
-		ix->build_err = build(ix);
-		if (ix->build_err != PT_OK) {
-			free(ix->r);
-			ix->r = NULL;
-			ix->n = 0;
-		}
-		/* An allocation failure is retried on the next lookup. */
-		ix->built = ix->build_err == PT_OK;
-	}
-	err = ix->build_err;
-	pthread_mutex_unlock(&ix->lock);
-	if (err != PT_OK)
-		return err;
-	*incomplete = ix->incomplete;
 
 	/* First run after (space, addr). */
 	hi = ix->n;
@@ -199,6 +180,54 @@ pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
 	*hits = h;
 	*n = nh;
 	return PT_OK;
+}
+
+pt_err pt_pa_lookup(struct pt_pa_index *ix, unsigned space, uint64_t addr,
+		    struct pt_pa_hit **hits, size_t *n, bool *incomplete)
+{
+	/*
+	 * A live capture's tables change under it (a running guest): its
+	 * index is built again for every lookup, under the lock throughout,
+	 * so that no reader sees runs freed by another's rebuild.
+	 */
+	bool live = pt_capture_is_live(ix->cap);
+	pt_err err;
+
+	*hits = NULL;
+	*n = 0;
+	pthread_mutex_lock(&ix->lock);
+	if (live) {
+		free(ix->r);
+		ix->r = NULL;
+		ix->n = 0;
+		ix->max_len = 0;
+		ix->incomplete = false;
+		ix->built = false;
+	}
+	if (!ix->built) {
+		ix->build_err = build(ix);
+		if (ix->build_err != PT_OK) {
+			free(ix->r);
+			ix->r = NULL;
+			ix->n = 0;
+		}
+		/* An allocation failure is retried on the next lookup. */
+		ix->built = ix->build_err == PT_OK;
+	}
+	err = ix->build_err;
+	if (live) {
+		if (err == PT_OK) {
+			*incomplete = ix->incomplete;
+			err = lookup_built(ix, space, addr, hits, n);
+		}
+		pthread_mutex_unlock(&ix->lock);
+		return err;
+	}
+	pthread_mutex_unlock(&ix->lock);
+	if (err != PT_OK)
+		return err;
+	*incomplete = ix->incomplete;
+	return lookup_built(ix, space, addr, hits, n);
 }
 
 pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, uint64_t addr,

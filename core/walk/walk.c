@@ -425,7 +425,9 @@ static int target_for_level(const struct pt_entry *e, int level)
  * The tables of the last path this thread resolved: consecutive lookups,
  * renders and entries lines are siblings or cousins, and each walked from
  * the root again (a third of a first `grep -r`).  Valid for ever: a
- * context's tables never change, and its serial is never reused.
+ * context's tables never change, and its serial is never reused -- except
+ * in a live capture (a running guest), whose entries change under it:
+ * there every path is walked from the root.
  * tables[k] is the table holding step k of steps[]; n steps are known.
  */
 static _Thread_local struct {
@@ -443,7 +445,7 @@ static unsigned resolved_prefix(const struct pt_node *node)
 {
 	unsigned k = 0;
 
-	if (!node->ctx->serial || resolved.serial != node->ctx->serial)
+	if (!node->ctx->serial || resolved.serial != node->ctx->serial || pt_capture_is_live(node->ctx->cap))
 		return 0;
 	/*
 	 * tables[k + 1] serves once step k matches and leads to the same

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""fake_qmp.py SOCKET SCENARIO [RAMFILE] -- a QMP server of canned answers for
+the live source's tests (test_live.sh; issue #33): a guest whose RAM file is
+RAMFILE (1 MiB, written by the test), one x86-64 vCPU with CR3 0x1000, and
+hostile variants.  Each command received is appended to SOCKET.log.  Serves
+until killed.  Python standard library only.
+
+Scenarios: good, running (query-status says running), silent (never greets),
+nogreet (a line that is no greeting), garbage (a greeting, then garbage),
+endless (a greeting, then a message that never ends), slow (the greeting a
+byte a second), mtree_past (RAM past the file), hugereg (CR3 of 17 digits),
+noshare (share=off), nofile (a backend without mem-path), nobackend (no
+memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear).
+"""
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+GREETING = {"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": "fake"},
+                    "capabilities": ["oob"]}}
+MTREE = ('FlatView #0\r\n AS "I/O", root: io\r\n Root memory region: io\r\n'
+         '  0000000000000000-0000000000000007 (prio 0, i/o): ram\r\n\r\n'
+         'FlatView #1\r\n AS "memory", root: system\r\n AS "cpu-memory-0", root: system\r\n'
+         ' Root memory region: system\r\n'
+         '  0000000000000000-000000000009ffff (prio 0, ram): ram\r\n'
+         '  00000000000a0000-00000000000bffff (prio 1, i/o): vga-lowmem\r\n'
+         '  00000000000c0000-00000000000fffff (prio 0, ram): ram @00000000000c0000 KVM\r\n'
+         '%s')
+PAST = '  0000000100000000-00000001000fffff (prio 0, ram): ram @0000000000080000\r\n'
+REGS = ('CPU#0\r\nRAX=0000000000000000 RBX=0000000000000000\r\n'
+        'CR0=%s CR2=0000000000000000 CR3=%s CR4=00000020\r\n'
+        'DR6=00000000ffff0ff0 DR7=0000000000000400\r\nEFER=0000000000000d00\r\n')
+
+
+def answers(scn, ram, state):
+    share = scn != 'noshare'
+    target = 'aarch64' if scn == 'arm' else 'x86_64'
+
+    def qom(path, prop):
+        if path == '/machine' and prop == 'memory-backend':
+            return {'return': '' if scn == 'nobackend' else '/objects/ram'}
+        if path == '/objects/ram':
+            if prop == 'share':
+                return {'return': share}
+            if prop == 'size':
+                return {'return': 1 << 20}
+            if prop == 'mem-path':
+                if scn == 'nofile':
+                    return {'error': {'class': 'GenericError', 'desc': "Property 'mem-path' not found"}}
+                return {'return': ram}
+        return {'error': {'class': 'GenericError', 'desc': 'no %s of %s' % (prop, path)}}
+
+    def hmp(line):
+        if line == 'info mtree -f':
+            return MTREE % (PAST if scn == 'mtree_past' else '')
+        if line == 'info registers -a':
+            cr3 = '1' + '0' * 16 if scn == 'hugereg' else '0000000000001000'
+            cr0 = '00000033' if scn == 'nopaging' else '80050033'
+            return REGS % (cr0, cr3)
+        return ''
+
+    def answer(msg):
+        cmd = msg.get('execute')
+        a = msg.get('arguments', {})
+        if cmd == 'qmp_capabilities':
+            return {'return': {}}
+        if cmd == 'query-target':
+            return {'return': {'arch': target}}
+        if cmd == 'qom-get':
+            return qom(a.get('path'), a.get('property'))
+        if cmd == 'human-monitor-command':
+            return {'return': hmp(a.get('command-line'))}
+        if cmd == 'query-status':
+            return {'return': {'running': state['running'], 'status': 'running' if state['running'] else 'paused'}}
+        if cmd == 'stop':
+            state['running'] = False
+            return {'return': {}}
+        if cmd == 'cont':
+            state['running'] = True
+            return {'return': {}}
+        return {'error': {'class': 'CommandNotFound', 'desc': 'The command %s has not been found' % cmd}}
+    return answer
+
+
+def serve(conn, scn, ram, log, state):
+    f = conn.makefile('rwb', buffering=0)
+    if scn == 'silent':
+        time.sleep(3600)
+    if scn == 'nogreet':
+        f.write(b'SSH-2.0-OpenSSH_9.2\r\n')
+        time.sleep(3600)
+    if scn == 'slow':
+        for c in json.dumps(GREETING).encode():
+            f.write(bytes([c]))
+            time.sleep(1)
+    f.write(json.dumps(GREETING).encode() + b'\r\n')
+    answer = answers(scn, ram, state)
+    n = 0
+    for line in f:
+        msg = json.loads(line)
+        with open(log, 'a') as lf:
+            lf.write(json.dumps(msg) + '\n')
+        n += 1
+        if scn == 'garbage' and n == 2:
+            f.write(b'\x00\xffnot json at all\r\n')
+            continue
+        if scn == 'endless' and n == 2:
+            while True:
+                f.write(b'{"return": "' + b'x' * 65536)
+        # an event first, as QEMU sends them between answers
+        if msg.get('execute') == 'stop':
+            f.write(b'{"timestamp": {"seconds": 1, "microseconds": 2}, "event": "STOP"}\r\n')
+        f.write(json.dumps(answer(msg)).encode() + b'\r\n')
+
+
+def main():
+    path, scn = sys.argv[1], sys.argv[2]
+    ram = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else '/nonexistent'
+    if os.path.exists(path):
+        os.unlink(path)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path)
+    s.listen(4)
+    state = {'running': scn == 'running'}
+    while True:
+        conn, _ = s.accept()
+        threading.Thread(target=lambda: serve_safe(conn, scn, ram, path + '.log', state), daemon=True).start()
+
+
+def serve_safe(conn, scn, ram, log, state):
+    try:
+        serve(conn, scn, ram, log, state)
+    except (OSError, ValueError):
+        pass
+    finally:
+        conn.close()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""live_test.py -- the qemu-live test (issue #33 item 4; README.md here, "Live").
+
+Boots the Debian x86-64 guest with its RAM in a shared file
+(-object memory-backend-file,share=on -machine memory-backend=ram) and two
+QMP sockets: one for this harness, one for ptfs (QEMU serves one client per
+monitor).  Then:
+  1. with the guest stopped, ptfs mounts the QMP socket; for each vCPU, the
+     VAs of QEMU's `info tlb` (and their neighbours) walk in the live mount's
+     cpuN/walk/ to the PA QEMU's `gva2gpa` gives, or fault where it says
+     Unmapped;
+  2. the guest continues; the harness writes the mapper's mailbox word in the
+     RAM file; the mapper maps a new page at a known VA; within the refresh
+     time the mount's va/ shows it, and its walk/ gives the physical page
+     QEMU's gva2gpa gives once the guest is stopped again;
+  3. unmounting leaves the guest running (query-status); a guest that exits
+     under a new mount makes reads fail with EIO and a line in ptfs's log.
+Python standard library only.  Exit 0 pass, 1 fail.
+"""
+import argparse
+import errno
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+MAILBOX_VA = 0x2a0000000000
+NEW_VA = 0x2b0000000000
+FAILS = []
+
+
+def ok(what):
+    print('ok: ' + what, flush=True)
+
+
+def bad(what):
+    print('FAIL: ' + what, flush=True)
+    FAILS.append(what)
+
+
+class Qmp:
+    def __init__(self, path, deadline):
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX)
+                self.s.connect(path)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+        self.f = self.s.makefile('rw')
+        json.loads(self.f.readline())
+        self.cmd('qmp_capabilities')
+
+    def cmd(self, name, **args):
+        m = {'execute': name}
+        if args:
+            m['arguments'] = args
+        self.f.write(json.dumps(m) + '\n')
+        self.f.flush()
+        while True:
+            r = json.loads(self.f.readline())
+            if 'event' in r:
+                continue
+            if 'error' in r:
+                raise RuntimeError('%s: %s' % (name, r['error']))
+            return r['return']
+
+    def hmp(self, line, cpu=None):
+        args = {'command-line': line}
+        if cpu is not None:
+            args['cpu-index'] = cpu
+        return self.cmd('human-monitor-command', **args)
+
+
+def gva2gpa(q, cpu, va):
+    t = q.hmp('gva2gpa 0x%x' % va, cpu)
+    m = re.search(r'gpa: (0x[0-9a-f]+)', t)
+    return int(m.group(1), 16) if m else None
+
+
+def tlb_pages(text):
+    pages = []
+    for line in text.splitlines():
+        m = re.match(r'([0-9a-f]+): ([0-9a-f]+) ', line)
+        if m:
+            pages.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return pages
+
+
+def walk_pa(mnt, cpu, va):
+    """The PA the live mount's walk gives, None for a fault, 'ERR' for an error."""
+    try:
+        with open('%s/cpu%d/walk/0x%x' % (mnt, cpu, va)) as f:
+            text = f.read()
+    except OSError as e:
+        return 'ERR %s' % e
+    m = re.search(r'^result: mapped pa=sysmem:(0x[0-9a-f]+)', text, re.M)
+    if m:
+        return int(m.group(1), 16)
+    if re.search(r'^result: fault=', text, re.M):
+        return None
+    return 'UNPARSED ' + text[:200]
+
+
+def wait_marker(path, marker, deadline):
+    while time.time() < deadline:
+        try:
+            with open(path, 'rb') as f:
+                if marker in f.read():
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def gpa_to_file(gpa):
+    # -M pc -m 128M: RAM below 4 GiB lies at the same offset in the backend (hw/i386/pc.c)
+    return gpa
+
+
+def mount(args, sock, mnt, log, extra=()):
+    os.makedirs(mnt, exist_ok=True)
+    cmd = [args.ptfs, sock, mnt, '-f', '-o', 'refresh=1'] + list(extra)
+    p = subprocess.Popen(cmd, stdout=log, stderr=log)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if os.path.ismount(mnt):
+            return p
+        if p.poll() is not None:
+            return None
+        time.sleep(0.1)
+    return None
+
+
+def umount(p, mnt):
+    subprocess.call(['fusermount3', '-u', mnt])
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
+def check_agreement(q, mnt, ncpus):
+    for cpu in range(ncpus):
+        pages = tlb_pages(q.hmp('info tlb', cpu))
+        vas = []
+        for va, _ in pages[:: max(1, len(pages) // 150)]:
+            vas += [va, va + 0x123, va + 0x1000]
+        vas += [MAILBOX_VA + (cpu << 32), NEW_VA + (cpu << 32), 0x1000, 0xffff888000000000]
+        agree = miss = 0
+        for va in vas:
+            want = gva2gpa(q, cpu, va)
+            got = walk_pa(mnt, cpu, va)
+            if got == want:
+                agree += 1
+            else:
+                miss += 1
+                if miss <= 5:
+                    print('  cpu%d 0x%x: QEMU %s, ptfs %s' % (cpu, va, want if want is None else hex(want), got))
+        (ok if not miss and agree > 100 else bad)(
+            'cpu%d: %d VAs walk in the live mount to the PA gva2gpa gives (%d disagree)' % (cpu, agree, miss))
+
+
+def run(args):
+    work = args.work
+    os.makedirs(work, exist_ok=True)
+    ram = '/dev/shm/ptfs-live-%d.ram' % os.getpid()
+    qsock, psock = work + '/qmp.sock', work + '/ptfs.sock'
+    for f in (qsock, psock, work + '/serial.log'):
+        if os.path.exists(f):
+            os.unlink(f)
+    cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-M', 'pc', '-cpu', 'max,la57=off', '-vga', 'none',
+           '-m', args.mem, '-smp', '2',
+           '-object', 'memory-backend-file,id=ram,mem-path=%s,share=on,size=%s' % (ram, args.mem),
+           '-machine', 'memory-backend=ram',
+           '-kernel', args.kernel, '-initrd', args.initrd,
+           '-append', 'console=ttyS0 panic=-1 hugepages=4 quiet',
+           '-display', 'none', '-monitor', 'none', '-no-reboot', '-serial', 'file:' + work + '/serial.log',
+           '-qmp', 'unix:%s,server=on,wait=off' % qsock, '-qmp', 'unix:%s,server=on,wait=off' % psock]
+    proc = subprocess.Popen(cmd)
+    mnt = work + '/mnt'
+    log = open(work + '/ptfs.log', 'w')
+    fs = None
+    try:
+        deadline = time.time() + args.timeout
+        q = Qmp(qsock, deadline)
+        if not wait_marker(work + '/serial.log', b'PTFS-READY', deadline):
+            bad('the guest boots to PTFS-READY')
+            return
+        q.cmd('stop')
+        ok('the guest boots with a shared RAM file and stops')
+        t0 = time.time()
+        fs = mount(args, psock, mnt, log)
+        if not fs:
+            bad('ptfs mounts the live guest')
+            return
+        ok('ptfs mounts the live guest (%.2f s)' % (time.time() - t0))
+        if q.cmd('query-status')['running']:
+            bad('the mount leaves a stopped guest stopped')
+        check_agreement(q, mnt, 2)
+
+        # 2. a page mapped while the mount watches
+        box = gva2gpa(q, 0, MAILBOX_VA)
+        if box is None:
+            bad('the mapper\'s mailbox is mapped on cpu0')
+            return
+        before = os.listdir(mnt + '/cpu0/va')
+        name = [n for n in before if n == '0x%016x' % NEW_VA]
+        (bad if name else ok)('before the change, cpu0/va/ has no page at 0x%x' % NEW_VA)
+        if walk_pa(mnt, 0, NEW_VA) is not None:
+            bad('before the change, cpu0/walk/0x%x faults' % NEW_VA)
+        q.cmd('cont')
+        # unbuffered: a buffered file would serve the mapper's reply from its own cache
+        fd = os.open(ram, os.O_RDWR)
+        try:
+            os.pwrite(fd, (1).to_bytes(8, 'little'), gpa_to_file(box) + 8)
+            done = False
+            for _ in range(200):
+                if int.from_bytes(os.pread(fd, 8, gpa_to_file(box) + 16), 'little') == 1:
+                    done = True
+                    break
+                time.sleep(0.05)
+        finally:
+            os.close(fd)
+        if not done:
+            bad('the guest maps its new page when the mailbox is written')
+            return
+        t1 = time.time()
+        seen = None
+        while time.time() - t1 < 1.0 + 0.5 and seen is None:
+            pa = walk_pa(mnt, 0, NEW_VA)
+            if isinstance(pa, int):
+                seen = time.time() - t1
+            else:
+                time.sleep(0.1)
+        (ok if seen is not None else bad)('within refresh=1 s of the change, cpu0/walk/0x%x gives a page '
+                                          '(after %s s)' % (NEW_VA, '%.2f' % seen if seen is not None else '-'))
+        listed = [n for n in os.listdir(mnt + '/cpu0/va') if n == '0x%016x' % NEW_VA]
+        (ok if listed else bad)('cpu0/va/ lists the new page: %s' % (listed or '-'))
+        q.cmd('stop')
+        want = gva2gpa(q, 0, NEW_VA)
+        got = walk_pa(mnt, 0, NEW_VA)
+        (ok if want is not None and got == want else bad)(
+            'cpu0/walk/0x%x gives the new page QEMU translates it to (QEMU %s, ptfs %s)' %
+            (NEW_VA, hex(want) if want else want, hex(got) if isinstance(got, int) else got))
+        q.cmd('cont')
+
+        # 3. unmount: the guest runs on
+        umount(fs, mnt)
+        fs = None
+        (ok if q.cmd('query-status')['running'] and proc.poll() is None else bad)(
+            'unmounting leaves the guest running')
+        fs = mount(args, psock, mnt, log)
+        if not fs:
+            bad('ptfs mounts the live guest again')
+            return
+        q.cmd('quit')
+        proc.wait(timeout=30)
+        time.sleep(0.3)
+        try:
+            with open(mnt + '/cpu0/walk/0x%x' % NEW_VA) as f:
+                f.read()
+            bad('a read after the guest exited fails with EIO (it succeeded)')
+        except OSError as e:
+            (ok if e.errno == errno.EIO else bad)('a read after the guest exited fails: %s' % e)
+        (ok if fs.poll() is None else bad)('ptfs is still running after the guest exited')
+        umount(fs, mnt)
+        fs = None
+        log.flush()
+        with open(work + '/ptfs.log') as f:
+            text = f.read()
+        (ok if 'QEMU exited' in text else bad)('ptfs logs that the guest is gone')
+    finally:
+        if fs:
+            umount(fs, mnt)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if os.path.exists(ram):
+            os.unlink(ram)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ptfs', required=True)
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--mem', default='128M')
+    ap.add_argument('--timeout', type=float, default=180)
+    args = ap.parse_args()
+    try:
+        run(args)
+    except Exception as e:  # a harness fault is a failure with its reason
+        bad('harness: %r' % e)
+    print('%d failed' % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,139 @@
+#!/bin/bash
+# test_live.sh — the live source without QEMU (issue #33): fake_qmp.py serves
+# canned QMP answers over a UNIX socket for a "guest" whose RAM file this
+# script writes (x86-64 tables: CR3 0x1000 -> 0x2000 -> 0x3000 -> PT 0x4000,
+# VA 0x400000 -> PA 0x5000).  Checked:
+#   - hostile answers (no greeting, a line that is no greeting, garbage after
+#     the greeting, a message that never ends, a greeting a byte a second,
+#     RAM past the file, a 17-digit CR3, share=off, no backend file, no
+#     backend, an aarch64 target, a vCPU without paging): one line, exit 2,
+#     within the QMP time bound, and `ptfs` mounts nothing;
+#   - a live mount reads the file as it is now: walk/ at once, the cached
+#     maps after -o refresh; -o pause stops a running guest for a render and
+#     continues it, and leaves a stopped one stopped; QEMU going away makes
+#     reads fail with EIO and one log line; -o refresh on a file capture is
+#     refused.
+set -u
+export LC_ALL=C
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/mount_lib.sh"
+PTFS=$(readlink -f "${PTFS:?}")
+TOOL=$(readlink -f "${PTFS_TOOL:?}")
+FIX=${PTFS_FIXTURES:?}
+need_fuse
+command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+ml_tmpdir live
+
+# The RAM file: 1 MiB, 4-level tables, one 4 KiB page.
+python3 - "$TMP/ram" <<'EOF'
+import struct, sys
+m = bytearray(1 << 20)
+def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7); put(0x3000 + 2 * 8, 0x4000 | 7); put(0x4000, 0x5000 | 7)
+open(sys.argv[1], 'wb').write(m)
+EOF
+
+# serve SCENARIO: a fake QMP server on $TMP/SCENARIO.sock (its pid in SRV)
+serve() {
+	rm -f "$TMP/$1.sock"
+	python3 "$HERE/fake_qmp.py" "$TMP/$1.sock" "$1" "$TMP/ram" &
+	SRV=$!
+	PIDS+=("$SRV")
+	poll_until 10 test -S "$TMP/$1.sock"
+}
+
+# ---- hostile answers: one line, bounded, nothing mounted ----
+for t in "silent|no QMP greeting within 3000 ms" \
+	 "nogreet|not a QMP message" \
+	 "garbage|not a QMP message \\(JSON object\\)" \
+	 "endless|no answer within|longer than" \
+	 "slow|no answer within|no QMP greeting" \
+	 "mtree_past|info mtree -f:[0-9]+: RAM 0x100000000-0x1000fffff @0x80000 lies past the backend's 0x100000 bytes" \
+	 "hugereg|CPU#0 CR3 is not a hex value of at most 16 digits" \
+	 "noshare|is not shared \\(share=off\\)" \
+	 "nofile|has no file \\(not a memory-backend-file\\)" \
+	 "nobackend|the guest's RAM is not a memory backend" \
+	 "arm|QEMU target 'aarch64'" \
+	 "nopaging|no vCPU is in 64-bit mode with paging"; do
+	s=${t%%|*} re=${t#*|}
+	serve "$s"
+	start=$SECONDS
+	fails "$s: ptfs-tool says one line" "$re" timeout 30 "$TOOL" info "$TMP/$s.sock" cpu0
+	[ $((SECONDS - start)) -le 8 ] && ok "$s: answered within the QMP bound" ||
+		bad "$s: took $((SECONDS - start)) s"
+	mkdir -p "$TMP/m-$s"
+	timeout 30 "$PTFS" "$TMP/$s.sock" "$TMP/m-$s" 2>"$TMP/m-$s.err"
+	rc=$?
+	[ $rc != 0 ] && not_mounted "$TMP/m-$s" && [ "$(wc -l <"$TMP/m-$s.err")" = 1 ] &&
+		ok "$s: ptfs mounts nothing, one line" || bad "$s: ptfs exit $rc: $(cat "$TMP/m-$s.err")"
+	kill "$SRV" 2>/dev/null
+	wait "$SRV" 2>/dev/null
+done
+
+# ---- a live mount ----
+serve good
+mnt=$TMP/mnt
+start_fg "$TMP/good.sock" "$mnt" -- -o refresh=0.5 || bad "ptfs mounts the fake guest"
+expect "walk/ reads the tables" 0 "result: mapped pa=sysmem:0x5000 " cat "$mnt/cpu0/walk/0x400000"
+expect "capture says the source is live" 0 "x-live: QEMU 7.2.0 over QMP" cat "$mnt/capture"
+expect "walk/ of the next page faults" 0 "result: fault=" cat "$mnt/cpu0/walk/0x401000"
+cat "$mnt/cpu0/maps" >"$TMP/maps0"
+grep -q 0x401000 "$TMP/maps0" && bad "maps before the change has no 0x401000" || ok "maps before the change has no 0x401000"
+cat "$mnt/pa/sysmem/0x6000" >"$TMP/pa0" 2>&1
+grep -q 0x401000 "$TMP/pa0" && bad "pa/sysmem/0x6000 before the change names no VA" || ok "pa/sysmem/0x6000 before the change names no VA"
+# the guest maps a second page: PT[1] -> 0x6000
+python3 -c "
+import os, struct
+fd = os.open('$TMP/ram', os.O_WRONLY); os.pwrite(fd, struct.pack('<Q', 0x6000 | 7), 0x4008); os.close(fd)"
+expect "walk/ sees the change at once" 0 "result: mapped pa=sysmem:0x6000 " cat "$mnt/cpu0/walk/0x401000"
+expect "va/ lists the new page" 0 "0x0000000000401000" ls "$mnt/cpu0/va"
+expect "pa/ finds the new page (its index is built again on a live mount)" 0 "cpu0.*0x0*401000" \
+	cat "$mnt/pa/sysmem/0x6000"
+sleep 0.6
+expect "maps shows it after -o refresh=0.5" 0 "0x0*400000-0x0*402000 +8K" cat "$mnt/cpu0/maps"
+# QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
+kill "$SRV"
+wait "$SRV" 2>/dev/null
+expect "a read after QEMU exited fails with EIO" 1 "Input/output error" cat "$mnt/cpu0/walk/0x400000"
+expect "so does a listing" 2 "Input/output error" ls "$mnt/cpu0"
+check "the daemon is still there" kill -0 "$FG_PID"
+check "its log says why, once" test "$(grep -c 'the QMP socket was closed: QEMU exited' "$mnt.err")" = 1
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+check "it unmounts cleanly" test "$ST" = 0
+
+# ---- -o pause ----
+serve running
+start_fg "$TMP/running.sock" "$mnt" -- -o pause || bad "ptfs mounts with -o pause"
+: >"$TMP/running.sock.log"
+cat "$mnt/cpu0/maps" >/dev/null
+check "-o pause: a running guest is stopped for maps and continued" \
+	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | tr '\n' ' ')" = \
+	'"execute": "query-status" "execute": "stop" "execute": "cont" '
+: >"$TMP/running.sock.log"
+cat "$mnt/cpu0/walk/0x400000" >/dev/null
+check "-o pause: a walk file stops nothing" test ! -s "$TMP/running.sock.log"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$SRV"
+wait "$SRV" 2>/dev/null
+serve good   # a stopped guest
+start_fg "$TMP/good.sock" "$mnt" -- -o pause || bad "ptfs mounts a stopped guest with -o pause"
+: >"$TMP/good.sock.log"
+cat "$mnt/cpu0/info" >/dev/null
+check "-o pause: a guest the user stopped is neither stopped nor continued" \
+	test "$(grep -c '"stop"\|"cont"' "$TMP/good.sock.log")" = 0
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$SRV"
+wait "$SRV" 2>/dev/null
+
+# ---- the options on a capture of a file, and malformed ----
+mkdir -p "$TMP/m-x"
+fails "-o refresh on a file capture is refused" "-o refresh: .* is a capture of a file" \
+	"$PTFS" "$FIX/x86-64-4level.tar.gz" "$TMP/m-x" -o refresh=2
+serve good
+fails "-o refresh=abc is refused" "-o refresh=abc: not a number of seconds" \
+	"$PTFS" "$TMP/good.sock" "$TMP/m-x" -o refresh=abc
+check "nothing mounted" not_mounted "$TMP/m-x"
+report

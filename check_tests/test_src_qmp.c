@@ -1,0 +1,166 @@
+/*
+ * test_src_qmp: the live source's parsers and client (core/sources/pt_src_qmp.h,
+ * issue #33): the JSON reader, `info mtree -f` and `info registers -a` as
+ * QEMU 7.2 prints them (system/memory.c mtree_print_flatview,
+ * target/i386/cpu-dump.c x86_cpu_dump_state), and the socket's time bound.
+ * The whole source against a fake server is check_tests/test_live.sh.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pt_src_qmp.h"
+#include "testutil.h"
+
+START_TEST(json_values)
+{
+	static const char t[] = " {\"return\": {\"a\": [1, \"x\\u0041\\n\", true, null], \"n\": 5368709120}} ";
+	struct pt_json *j = pt_json_parse(t, sizeof t - 1);
+	const struct pt_json *r, *a;
+	uint64_t v;
+
+	ck_assert_ptr_nonnull(j);
+	r = pt_json_get(j, "return");
+	a = pt_json_get(r, "a");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->type, PT_JSON_ARR);
+	ck_assert_uint_eq(a->n, 4);
+	ck_assert_str_eq(a->kid[1].s, "xA\n");
+	ck_assert(a->kid[2].type == PT_JSON_BOOL && a->kid[2].b);
+	ck_assert_int_eq(a->kid[3].type, PT_JSON_NULL);
+	ck_assert(pt_json_u64(pt_json_get(r, "n"), &v) && v == 5368709120ull);
+	ck_assert(!pt_json_u64(&a->kid[1], &v));
+	ck_assert_ptr_null(pt_json_get(r, "missing"));
+	pt_json_free(j);
+	/* malformed: cut, trailing bytes, a control character in a string, too deep */
+	ck_assert_ptr_null(pt_json_parse("{\"a\": [1, 2", 11));
+	ck_assert_ptr_null(pt_json_parse("{} x", 4));
+	ck_assert_ptr_null(pt_json_parse("\"a\nb\"", 5));
+	{
+		char deep[PT_JSON_MAX_DEPTH + 2];
+
+		memset(deep, '[', sizeof deep);
+		ck_assert_ptr_null(pt_json_parse(deep, sizeof deep));
+	}
+	/* 2^64 is no u64 */
+	j = pt_json_parse("18446744073709551616", 20);
+	ck_assert(j && !pt_json_u64(j, &v));
+	pt_json_free(j);
+}
+END_TEST
+
+/* q35 with 5 GiB, as QEMU 7.2 printed it: RAM below 2 GiB and from 4 GiB at offset 2 GiB */
+static const char mtree[] =
+	"FlatView #0\r\n AS \"I/O\", root: io\r\n Root memory region: io\r\n"
+	"  0000000000000000-0000000000000007 (prio 0, i/o): dma-chan\r\n\r\n"
+	"FlatView #1\r\n AS \"cpu-smm-0\", root: memory\r\n Root memory region: memory\r\n"
+	"  0000000000000000-000000000009ffff (prio 0, ram): ram\r\n\r\n"
+	"FlatView #3\r\n AS \"memory\", root: system\r\n AS \"cpu-memory-0\", root: system\r\n"
+	" Root memory region: system\r\n"
+	"  0000000000000000-000000000009ffff (prio 0, ram): ram\r\n"
+	"  00000000000a0000-00000000000bffff (prio 1, i/o): vga-lowmem\r\n"
+	"  00000000000c0000-00000000000dffff (prio 1, rom): pc.rom\r\n"
+	"  0000000000100000-000000007fffffff (prio 0, ram): ram @0000000000100000\r\n"
+	"  00000000fffc0000-00000000ffffffff (prio 0, rom): pc.bios\r\n"
+	"  0000000100000000-00000001bfffffff (prio 0, ram): ram @0000000080000000 KVM\r\n";
+
+START_TEST(mtree_q35)
+{
+	struct pt_qmp_range *r;
+	size_t n;
+	char err[256];
+
+	ck_assert_int_eq(pt_qmp_mtree(mtree, "ram", &r, &n, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(r[0].base == 0 && r[0].len == 0xa0000 && r[0].off == 0);
+	ck_assert(r[1].base == 0x100000 && r[1].len == 0x7ff00000 && r[1].off == 0x100000);
+	ck_assert(r[2].base == 0x100000000ull && r[2].len == 0xc0000000ull && r[2].off == 0x80000000ull);
+	free(r);
+	/* another backend's name: no RAM of it */
+	ck_assert_int_eq(pt_qmp_mtree(mtree, "ram1", &r, &n, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "info mtree -f: address space \"memory\" maps no RAM of backend 'ram1'");
+	ck_assert_int_eq(pt_qmp_mtree("FlatView #0\n AS \"I/O\", root: io\n", "ram", &r, &n, err, sizeof err),
+			 PT_E_CAPTURE);
+	ck_assert_str_eq(err, "info mtree -f shows no flat view of address space \"memory\"");
+	/* a 17-digit address is a malformed line, named */
+	ck_assert_int_eq(pt_qmp_mtree("FlatView #0\n AS \"memory\", root: system\n"
+				      "  10000000000000000-10000000000000fff (prio 0, ram): ram\n", "ram", &r, &n, err,
+				      sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "info mtree -f:3: not a range line 'START-END (prio P, TYPE): NAME [@OFFSET]'");
+}
+END_TEST
+
+START_TEST(regs_x86)
+{
+	static const char t[] =
+		"CPU#0\r\nRAX=0000000000000000 RBX=0000000000000000\r\n"
+		"CR0=80050033 CR2=00007f0000001000 CR3=0000000002e1c000 CR4=00350ef0\r\n"
+		"DR6=00000000ffff0ff0 DR7=0000000000000400\r\nEFER=0000000000000d01\r\n"
+		"XMM00=0000000000000000 0000000000000000\r\n"
+		"CPU#1\r\nCR0=60000010 CR2=00000000 CR3=00000000 CR4=00000000\r\nEFER=0000000000000000\r\n";
+	struct pt_qmp_cpu *c;
+	size_t n;
+	char err[256];
+
+	ck_assert_int_eq(pt_qmp_regs(t, &c, &n, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(c[0].index == 0 && c[0].seen == PT_QMP_R_ALL);
+	ck_assert(c[0].cr0 == 0x80050033 && c[0].cr3 == 0x2e1c000 && c[0].cr4 == 0x350ef0 && c[0].efer == 0xd01);
+	ck_assert(c[1].index == 1 && c[1].cr0 == 0x60000010 && c[1].efer == 0);
+	free(c);
+	ck_assert_int_eq(pt_qmp_regs("CPU#3\nCR0=80050033 CR3=11112222333344445 CR4=0\n", &c, &n, err, sizeof err),
+			 PT_E_CAPTURE);
+	ck_assert_str_eq(err, "info registers -a: CPU#3 CR3 is not a hex value of at most 16 digits");
+	ck_assert_int_eq(pt_qmp_regs(" PC=0000000040000000 X00=0\n", &c, &n, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "info registers -a shows no CPU#N (not an x86 guest?)");
+}
+END_TEST
+
+/* A socket that accepts and never greets: the open gives up at the bound, with one line. */
+START_TEST(silent_socket_bounded)
+{
+	char *dir = tu_mkdtemp(), path[200], err[512];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct timespec a, b;
+	struct pt_qmp q;
+
+	snprintf(path, sizeof path, "%s/q.sock", dir);
+	ck_assert_uint_lt(strlen(path), sizeof sa.sun_path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(listen(s, 1), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ck_assert_int_eq(pt_qmp_open(&q, path, 300, err, sizeof err), PT_E_CAPTURE);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	pt_qmp_close(&q);
+	ck_assert_msg(strstr(err, "no QMP greeting within 300 ms"), "%s", err);
+	ck_assert_int_lt((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000, 2000);
+	close(s);
+	unlink(path);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("src_qmp");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, json_values);
+	tcase_add_test(tc, mtree_q35);
+	tcase_add_test(tc, regs_x86);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("socket");
+	tcase_add_test(tc, silent_socket_bounded);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite());
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qmp.c — a running QEMU guest as a live source (issue #33; docs/design.md
+ * §3.2 for the dump sources it mirrors).  The path is the guest's QMP
+ * socket; the guest's RAM must be a shared file backend
+ *
+ *     -object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE
+ *     -machine memory-backend=ram
+ *
+ * which is mapped read-only MAP_SHARED in place: nothing is copied, the
+ * mount's memory does not grow with guest RAM, and every read sees guest
+ * memory as it is then.  From QMP (src_qmp.c): the backend (qom-get of the
+ * machine's "memory-backend" and its "mem-path", "share" and "size"), the
+ * guest-physical layout of its RAM (`info mtree -f`: q35 and pc put RAM
+ * below 4 GiB and the rest above, hw/i386/pc.c pc_memory_init), and each
+ * vCPU's CR0, CR3, CR4 and EFER (`info registers -a`) as the contexts
+ * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c).  The
+ * connection stays open for the mount's life: it tells when QEMU exits and
+ * stops the guest for -o pause.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt_buf.h"
+#include "pt_source.h"
+#include "pt_src_qmp.h"
+
+/* CR0.PG (bit 31) and EFER.LMA (bit 10): the vCPU walks 64-bit tables (Intel SDM vol. 3A 4.1.1). */
+#define CR0_PG (1ull << 31)
+#define EFER_LMA (1ull << 10)
+
+struct live {
+	struct pt_qmp q;
+	pthread_mutex_t lock;
+	bool dead;
+	char label[128];
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+/* qom-get PATH PROPERTY: the whole message in *MSG and its value in *VAL. */
+static pt_err qom_get(struct pt_qmp *q, const char *path, const char *prop, struct pt_json **msg,
+		      const struct pt_json **val, char *err, size_t errlen)
+{
+	struct pt_buf b;
+	pt_err rc;
+
+	pt_buf_init(&b);
+	pt_buf_printf(&b, "{\"execute\": \"qom-get\", \"arguments\": {\"path\": ");
+	pt_json_escape(&b, path);
+	pt_buf_printf(&b, ", \"property\": ");
+	pt_json_escape(&b, prop);
+	pt_buf_printf(&b, "}}");
+	rc = b.oom ? PT_E_NOMEM : pt_qmp_cmd(q, b.data, msg, val, err, errlen);
+	pt_buf_free(&b);
+	return rc;
+}
+
+/* ---- the live hooks ---- */
+
+static pt_err live_check(void *ud, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	pt_err rc = PT_OK;
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->dead && pt_qmp_gone(&l->q))
+		l->dead = true;
+	if (l->dead)
+		rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: the QMP socket was closed: QEMU exited, the guest's "
+				"memory is gone", l->label);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+static pt_err live_pause(void *ud, bool *stopped, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	char e[256];
+	pt_err rc;
+
+	*stopped = false;
+	pthread_mutex_lock(&l->lock);
+	rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, sizeof e);
+	if (!rc && pt_json_get(ret, "running") && pt_json_get(ret, "running")->b) {
+		pt_json_free(msg);
+		msg = NULL;
+		rc = pt_qmp_cmd(&l->q, "{\"execute\": \"stop\"}", &msg, &ret, e, sizeof e);
+		*stopped = !rc;
+	}
+	pt_json_free(msg);
+	if (l->q.gone)
+		l->dead = true;
+	pthread_mutex_unlock(&l->lock);
+	return rc ? pt_err_fmt(err, errlen, rc, "%s: stop: %s", l->label, e) : PT_OK;
+}
+
+static pt_err live_resume(void *ud, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	char e[256];
+	pt_err rc;
+
+	pthread_mutex_lock(&l->lock);
+	rc = pt_qmp_cmd(&l->q, "{\"execute\": \"cont\"}", &msg, &ret, e, sizeof e);
+	pt_json_free(msg);
+	if (l->q.gone)
+		l->dead = true;
+	pthread_mutex_unlock(&l->lock);
+	return rc ? pt_err_fmt(err, errlen, rc, "%s: cont: %s", l->label, e) : PT_OK;
+}
+
+static void live_free(void *ud)
+{
+	struct live *l = ud;
+
+	/* closing the socket is all: QEMU's monitor goes back to listening, the guest runs on */
+	pt_qmp_close(&l->q);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+static const struct pt_live_ops live_ops = {
+	.check = live_check, .pause = live_pause, .resume = live_resume, .free = live_free,
+};
+
+/* ---- the load ---- */
+
+/* The backend: its QOM path into BPATH, its file opened into *FD, its size. */
+static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t blen, int *fd,
+		      uint64_t *size)
+{
+	const char *lab = l->label;
+	struct pt_json *msg = NULL;
+	const struct pt_json *v;
+	char e[512], file[4096];
+	struct stat st;
+
+	if (qom_get(&l->q, "/machine", "memory-backend", &msg, &v, e, sizeof e) || v->type != PT_JSON_STR ||
+	    !v->s[0] || strlen(v->s) >= blen) {
+		pt_json_free(msg);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: the guest's RAM is not a memory backend: start QEMU "
+				      "with -object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE "
+				      "-machine memory-backend=ram", lab);
+	}
+	snprintf(bpath, blen, "%s", v->s);
+	pt_json_free(msg);
+	if (qom_get(&l->q, bpath, "share", &msg, &v, e, sizeof e) || v->type != PT_JSON_BOOL || !v->b) {
+		pt_json_free(msg);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s is not shared (share=off): its file "
+				      "does not hold what the guest writes; start it with share=on", lab, bpath);
+	}
+	pt_json_free(msg);
+	if (qom_get(&l->q, bpath, "size", &msg, &v, e, sizeof e) || !pt_json_u64(v, size) || !*size) {
+		pt_json_free(msg);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: no size (%s)", lab, bpath, e);
+	}
+	pt_json_free(msg);
+	if (qom_get(&l->q, bpath, "mem-path", &msg, &v, e, sizeof e) || v->type != PT_JSON_STR ||
+	    !v->s[0] || strlen(v->s) >= sizeof file) {
+		pt_json_free(msg);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s has no file (not a "
+				      "memory-backend-file): use -object memory-backend-file,mem-path=FILE,share=on",
+				      lab, bpath);
+	}
+	snprintf(file, sizeof file, "%s", v->s);
+	pt_json_free(msg);
+	/* QEMU opened it relative to its own working directory, which is not ours */
+	if (file[0] != '/')
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: mem-path '%s' is relative to QEMU's "
+				      "working directory; give QEMU an absolute mem-path", lab, bpath, file);
+	if (stat(file, &st) == 0 && S_ISDIR(st.st_mode))
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: mem-path %s is a directory, in which "
+				      "QEMU's file is unlinked: give mem-path=FILE", lab, bpath, file);
+	*fd = pt_loader_open_file(ld, AT_FDCWD, file, file, &st);
+	if (*fd < 0)
+		return PT_E_CAPTURE;
+	if ((uint64_t)st.st_size < *size) {
+		close(*fd);
+		*fd = -1;
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: %s holds 0x%" PRIx64 " bytes, the "
+				      "backend 0x%" PRIx64 ": not its file", lab, bpath, file, (uint64_t)st.st_size,
+				      *size);
+	}
+	pt_loader_emitf(ld, lab, "x-live = QEMU %s over QMP; RAM backend %s: %s, 0x%" PRIx64 " bytes, shared, "
+			"mapped in place", l->q.version, bpath, file, *size);
+	return PT_OK;
+}
+
+/* [memory ramN] per range of the backend in the flat view of system memory. */
+static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *bpath, uint64_t size)
+{
+	struct pt_qmp_range *r = NULL;
+	size_t n = 0;
+	char *text = NULL, e[512], prov[160];
+	pt_err rc;
+
+	rc = pt_qmp_hmp(&l->q, "info mtree -f", &text, e, sizeof e);
+	if (!rc)
+		rc = pt_qmp_mtree(text, base_name(bpath), &r, &n, e, sizeof e);
+	free(text);
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char name[32];
+
+		if (r[i].off > size || r[i].len > size - r[i].off) {
+			rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: info mtree -f:%u: RAM 0x%" PRIx64 "-0x%" PRIx64
+					    " @0x%" PRIx64 " lies past the backend's 0x%" PRIx64 " bytes", l->label,
+					    r[i].line, r[i].base, r[i].base + (r[i].len - 1), r[i].off, size);
+			break;
+		}
+		snprintf(name, sizeof name, "ram%zu", i);
+		snprintf(prov, sizeof prov, "%s:info mtree -f:%u", l->label, r[i].line);
+		if (pt_loader_add_window(ld, prov, name, "sysmem", r[i].base, "ram", r[i].off, r[i].len))
+			rc = pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", l->label);
+	}
+	free(r);
+	return rc;
+}
+
+/* [cpu cpuN] per vCPU in long mode with paging. */
+static pt_err cpus(struct pt_loader *ld, struct live *l)
+{
+	struct pt_qmp_cpu *c = NULL;
+	size_t n = 0, made = 0;
+	char *text = NULL, e[512], prov[160];
+	pt_err rc;
+
+	rc = pt_qmp_hmp(&l->q, "info registers -a", &text, e, sizeof e);
+	if (!rc)
+		rc = pt_qmp_regs(text, &c, &n, e, sizeof e);
+	free(text);
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(prov, sizeof prov, "%s:info registers -a CPU#%u", l->label, c[i].index);
+		if (c[i].seen != PT_QMP_R_ALL) {
+			pt_loader_warn(ld, "%s: CR0, CR3, CR4 or EFER not shown: no context cpu%u", prov, c[i].index);
+			continue;
+		}
+		if (!(c[i].cr0 & CR0_PG) || !(c[i].efer & EFER_LMA)) {
+			pt_loader_warn(ld, "%s: not in 64-bit mode with paging (CR0=0x%" PRIx64 ", EFER=0x%" PRIx64
+				       "): no context cpu%u", prov, c[i].cr0, c[i].efer, c[i].index);
+			continue;
+		}
+		pt_loader_emitf(ld, prov, "[cpu cpu%u]", c[i].index);
+		pt_loader_emitf(ld, prov, "cr3 = 0x%" PRIx64, c[i].cr3);
+		pt_loader_emitf(ld, prov, "cr4 = 0x%" PRIx64, c[i].cr4);
+		pt_loader_emitf(ld, prov, "efer = 0x%" PRIx64, c[i].efer);
+		pt_loader_emitf(ld, prov, "x-source = cr3, cr4, efer: QMP info registers -a, CPU#%u, read at "
+				"mount (a live guest's CR3 changes with every task switch: remount for a new one)",
+				c[i].index);
+		made++;
+	}
+	free(c);
+	if (!made)
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU is in 64-bit mode with paging (see the warnings): "
+				      "no context", l->label);
+	return PT_OK;
+}
+
+/* QEMU's target: this source reads x86-64 vCPUs only. */
+static pt_err target(struct pt_loader *ld, struct live *l)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret, *a;
+	char e[512];
+	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-target\"}", &msg, &ret, e, sizeof e);
+
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: query-target: %s", l->label, e);
+	a = pt_json_get(ret, "arch");
+	if (!a || a->type != PT_JSON_STR || strcmp(a->s, "x86_64")) {
+		char show[32];
+
+		pt_text_escape(show, sizeof show, a && a->type == PT_JSON_STR ? a->s : "?");
+		pt_json_free(msg);
+		/* target/arm/cpu.c arm_cpu_dump_state prints PC, X0-X30, PSTATE and FP/SIMD, never TTBRn/TCR */
+		return pt_loader_fail(ld, PT_E_UNSUPPORTED, "%s: QEMU target '%s': this ptfs reads x86_64 guests "
+				      "live (QEMU 7.2's HMP shows no TTBR0/TTBR1/TCR of an aarch64 vCPU)", l->label,
+				      show);
+	}
+	pt_json_free(msg);
+	return PT_OK;
+}
+
+static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
+{
+	struct live *l = calloc(1, sizeof *l);
+	char e[512], bpath[256];
+	uint64_t size = 0;
+	int fd = -1;
+	pt_err rc;
+
+	if (!l)
+		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", p->path);
+	pthread_mutex_init(&l->lock, NULL);
+	l->q.fd = -1;
+	pt_text_escape(l->label, sizeof l->label, p->path);
+	pt_loader_set_live(ld, &live_ops, l);   /* owned by the capture from here */
+	rc = pt_qmp_open(&l->q, p->path, PT_QMP_TIMEOUT_MS, e, sizeof e);
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: QMP: %s", l->label, e);
+	rc = target(ld, l);
+	if (!rc) {
+		pt_loader_emitf(ld, l->label, "[capture]");
+		pt_loader_emitf(ld, l->label, "version = 1");
+		pt_loader_emitf(ld, l->label, "format = x86-64");
+		rc = backend(ld, l, bpath, sizeof bpath, &fd, &size);
+	}
+	if (!rc && pt_loader_add_live(ld, "ram", fd, size))
+		rc = pt_loader_fail(ld, PT_E_IO, "%s: RAM backend %s: cannot map its file: %s", l->label, bpath,
+				    strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (!rc)
+		rc = ram_ranges(ld, l, bpath, size);
+	if (!rc)
+		rc = cpus(ld, l);
+	return rc;
+}
+
+static int qmp_bid(const struct pt_probe *p)
+{
+	/* a socket: the load connects and reads the greeting, and says so when it is not QMP */
+	return p->fd >= 0 && p->st && S_ISSOCK(p->st->st_mode) ? 20 : 0;
+}
+
+const struct pt_source pt_source_qmp = {
+	.name = "qmp",
+	.kind = "live QEMU guest",
+	.bid = qmp_bid,
+	.load = qmp_load,
+};

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live.c — a mount of a running guest (issue #33; ptfs(1) LIVE GUESTS).
+ * Every read of a live capture reads guest memory as it is then, so what
+ * the daemon or the kernel keeps holds for -o refresh=SECONDS (default 1)
+ * only: the cached renders (state.c) are made again once older, names and
+ * attributes time out in the kernel after as long, and files are read
+ * without the page cache (ops.c).  A capture of a file never changes and
+ * keeps everything for ever, as before.  -o pause stops the guest (QMP
+ * stop) while a whole-context file renders and continues it after, unless
+ * the user had stopped it.  When QEMU exits, every request fails with EIO
+ * and the log says why once; the daemon stays until unmounted.
+ */
+#include <errno.h>
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pt_num.h"
+#include "ptfs.h"
+
+#define NS 1000000000ull
+
+bool ptfs_live_setup(struct ptfs *fs)
+{
+	uint64_t ms = 1000;
+
+	fs->live = pt_capture_is_live(fs->cap);
+	if (!fs->live && (fs->opts.refresh || fs->opts.pause)) {
+		fprintf(stderr, "ptfs: E_USAGE: -o %s: %s is a capture of a file, which never changes (the "
+			"option is for a live QEMU guest's QMP socket)\n", fs->opts.refresh ? "refresh" : "pause",
+			fs->opts.capture);
+		return false;
+	}
+	if (fs->opts.refresh) {
+		/* SECONDS, with up to three decimals: 0.25 */
+		const char *s = fs->opts.refresh, *dot = strchr(s, '.');
+		char whole[24];
+		uint64_t w, frac = 0;
+		size_t nd = dot ? strlen(dot + 1) : 0;
+
+		if ((size_t)(dot ? dot - s : (ptrdiff_t)strlen(s)) >= sizeof whole || nd > 3)
+			goto bad;
+		snprintf(whole, sizeof whole, "%.*s", (int)(dot ? dot - s : (ptrdiff_t)strlen(s)), s);
+		if (!whole[0] || !pt_num_parse(whole, PT_NUM_DEC, &w) || w > 86400)
+			goto bad;
+		for (size_t i = 0; i < 3; i++) {
+			char c = i < nd ? dot[1 + i] : '0';
+
+			if (c < '0' || c > '9')
+				goto bad;
+			frac = frac * 10 + (uint64_t)(c - '0');
+		}
+		ms = w * 1000 + frac;
+	}
+	fs->refresh_ns = ms * 1000000ull;
+	return true;
+bad:
+	fprintf(stderr, "ptfs: E_USAGE: -o refresh=%s: not a number of seconds from 0 to 86400 (at most "
+		"three decimals)\n", fs->opts.refresh);
+	return false;
+}
+
+double ptfs_timeout(const struct ptfs *fs)
+{
+	return fs->live ? (double)fs->refresh_ns / NS : DBL_MAX;
+}
+
+void ptfs_live_now(struct timespec *at)
+{
+	clock_gettime(CLOCK_MONOTONIC, at);
+}
+
+bool ptfs_live_expired(const struct ptfs *fs, const struct timespec *at)
+{
+	struct timespec now;
+	uint64_t age;
+
+	if (!fs->live)
+		return false;
+	ptfs_live_now(&now);
+	age = (uint64_t)(now.tv_sec - at->tv_sec) * NS + (uint64_t)now.tv_nsec - (uint64_t)at->tv_nsec;
+	return age >= fs->refresh_ns;
+}
+
+int ptfs_live_gate(struct ptfs *fs)
+{
+	char msg[512];
+
+	if (!fs->live || pt_capture_live_check(fs->cap, msg, sizeof msg) == PT_OK)
+		return 0;
+	if (!__atomic_exchange_n(&fs->gone_said, true, __ATOMIC_ACQ_REL))
+		fprintf(stderr, "ptfs: %s: %s; every read fails with EIO until unmounted\n",
+			pt_errname(PT_E_IO), msg);
+	return EIO;
+}
+
+void ptfs_live_pause(struct ptfs *fs, bool *stopped)
+{
+	char msg[512];
+
+	*stopped = false;
+	if (fs->live && fs->opts.pause && pt_capture_live_pause(fs->cap, stopped, msg, sizeof msg))
+		fprintf(stderr, "ptfs: warning: -o pause: %s: rendered without stopping the guest\n", msg);
+}
+
+void ptfs_live_resume(struct ptfs *fs, bool stopped)
+{
+	char msg[512];
+
+	if (stopped && pt_capture_live_resume(fs->cap, true, msg, sizeof msg))
+		fprintf(stderr, "ptfs: warning: -o pause: %s: the guest may still be stopped\n", msg);
+}
