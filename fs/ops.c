@@ -277,7 +277,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (held != UINT32_MAX && !err)
 		return;
 	if (err == ENOENT) {
-		/* a negative entry the kernel may cache: the capture never changes */
+		/* a negative entry the kernel may cache: a file capture never changes, a live one for -o refresh */
 		memset(&e, 0, sizeof(e));
 		e.ino = 0;
 		e.entry_timeout = ptfs_timeout(fs_of(req));
