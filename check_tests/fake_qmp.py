@@ -10,7 +10,11 @@ nogreet (a line that is no greeting), garbage (a greeting, then garbage),
 endless (a greeting, then a message that never ends), slow (the greeting a
 byte a second), mtree_past (RAM past the file), hugereg (CR3 of 17 digits),
 noshare (share=off), nofile (a backend without mem-path), nobackend (no
-memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear).
+memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear); IOMMUs
+(test_live_iommu.sh): vtd (q35's intel_iommu window, GSTS.TES set,
+RTADDR_REG 0x10000), vtdoff (TES clear), amdvi (amdvi-mmio, IommuEn set,
+Device Table Base 0x30000, one 4 KiB page), vtdbadxp (xp answers nonsense),
+twovtd (two intel_iommu windows).
 """
 import json
 import os
@@ -29,6 +33,15 @@ MTREE = ('FlatView #0\r\n AS "I/O", root: io\r\n Root memory region: io\r\n'
          '  00000000000a0000-00000000000bffff (prio 1, i/o): vga-lowmem\r\n'
          '  00000000000c0000-00000000000fffff (prio 0, ram): ram @00000000000c0000 KVM\r\n'
          '%s')
+# The IOMMUs' MMIO windows as QEMU 7.2 names them (hw/i386/intel_iommu.c, amd_iommu.c).
+VTD_WIN = '  00000000fed90000-00000000fed9022f (prio 0, i/o): intel_iommu\r\n'
+AMDVI_WIN = '  00000000fed80000-00000000fed83fff (prio 0, i/o): amdvi-mmio\r\n'
+XP = {  # scenario: {address: value}
+    'vtd': {0xfed9001c: 0xc0000000, 0xfed90020: 0x10000},
+    'vtdoff': {0xfed9001c: 0x00000000, 0xfed90020: 0x10000},
+    'twovtd': {0xfed9001c: 0xc0000000, 0xfed90020: 0x10000},
+    'amdvi': {0xfed80018: 0x1, 0xfed80000: 0x30000},
+}
 PAST = '  0000000100000000-00000001000fffff (prio 0, ram): ram @0000000000080000\r\n'
 REGS = ('CPU#0\r\nRAX=0000000000000000 RBX=0000000000000000\r\n'
         'CR0=%s CR2=0000000000000000 CR3=%s CR4=00000020\r\n'
@@ -55,7 +68,16 @@ def answers(scn, ram, state):
 
     def hmp(line):
         if line == 'info mtree -f':
-            return MTREE % (PAST if scn == 'mtree_past' else '')
+            extra = {'mtree_past': PAST, 'vtd': VTD_WIN, 'vtdoff': VTD_WIN, 'vtdbadxp': VTD_WIN,
+                     'twovtd': VTD_WIN + VTD_WIN.replace('fed9', 'fea9'), 'amdvi': AMDVI_WIN}
+            return MTREE % extra.get(scn, '')
+        if line.startswith('xp /1'):
+            addr = int(line.split()[-1], 16)
+            if scn == 'vtdbadxp':
+                return 'Cannot access memory\r\n'
+            unit = 'w' if line.startswith('xp /1w') else 'g'
+            val = XP.get(scn, {}).get(addr, 0)
+            return '%016x: 0x%0*x\r\n' % (addr, 8 if unit == 'w' else 16, val)
         if line == 'info registers -a':
             cr3 = '1' + '0' * 16 if scn == 'hugereg' else '0000000000001000'
             cr0 = '00000033' if scn == 'nopaging' else '80050033'

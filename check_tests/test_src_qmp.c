@@ -94,6 +94,56 @@ START_TEST(mtree_q35)
 }
 END_TEST
 
+START_TEST(mmio_windows)
+{
+	static const char two[] =
+		"FlatView #0\n AS \"memory\", root: system\n"
+		"  00000000fed90000-00000000fed9022f (prio 0, i/o): intel_iommu\n"
+		"  00000000fea90000-00000000fea9022f (prio 0, i/o): intel_iommu\n";
+	struct pt_qmp_range w;
+	bool found;
+	char err[256];
+
+	/* q35 with amd-iommu (QEMU 7.2's own text, trimmed): the window in "memory" only */
+	ck_assert_int_eq(pt_qmp_mmio("FlatView #0\n AS \"memory\", root: system\n"
+				     "  00000000fed80000-00000000fed83fff (prio 0, i/o): amdvi-mmio\n"
+				     "FlatView #1\n AS \"amd_iommu_devfn_0\", root: amdvi_root\n"
+				     "  0000000000000000-00000000fedfffff (prio 1, i/o): amdvi-mmio\n",
+				     "amdvi-mmio", &found, &w, err, sizeof err), PT_OK);
+	ck_assert(found && w.base == 0xfed80000 && w.len == 0x4000 && w.line == 3);
+	/* RAM of that name is no MMIO window, and absent is no error */
+	ck_assert_int_eq(pt_qmp_mmio(mtree, "ram", &found, &w, err, sizeof err), PT_OK);
+	ck_assert(!found);
+	ck_assert_int_eq(pt_qmp_mmio(mtree, "vga-lowmem", &found, &w, err, sizeof err), PT_OK);
+	ck_assert(found && w.base == 0xa0000 && w.len == 0x20000);
+	ck_assert_int_eq(pt_qmp_mmio(two, "intel_iommu", &found, &w, err, sizeof err), PT_E_UNSUPPORTED);
+	ck_assert_str_eq(err, "info mtree -f:3 and :4: two MMIO windows 'intel_iommu' in address space "
+			 "\"memory\": one such IOMMU is read live");
+}
+END_TEST
+
+START_TEST(xp_answers)
+{
+	uint64_t v = 0;
+	char err[256];
+
+	ck_assert_int_eq(pt_qmp_xp("00000000fed90020: 0x0000000000010400\r\n", 0xfed90020, &v, err, sizeof err),
+			 PT_OK);
+	ck_assert(v == 0x10400);
+	ck_assert_int_eq(pt_qmp_xp("00000000fed9001c: 0xc0000000\r\n", 0xfed9001c, &v, err, sizeof err), PT_OK);
+	ck_assert(v == 0xc0000000u);
+	/* another address, no value, trailing words: refused, named */
+	ck_assert_int_eq(pt_qmp_xp("00000000fed90028: 0x1\r\n", 0xfed90020, &v, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "xp of 0xfed90020 answered '00000000fed90028: 0x1', not "
+			 "'00000000fed90020: 0xVALUE'");
+	ck_assert_int_eq(pt_qmp_xp("00000000fed90020: 0x\r\n", 0xfed90020, &v, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_int_eq(pt_qmp_xp("00000000fed90020: 0x1 0x2\r\n", 0xfed90020, &v, err, sizeof err),
+			 PT_E_CAPTURE);
+	ck_assert_int_eq(pt_qmp_xp("00000000fed90020: 0x11112222333344445\r\n", 0xfed90020, &v, err, sizeof err),
+			 PT_E_CAPTURE);
+}
+END_TEST
+
 START_TEST(regs_x86)
 {
 	static const char t[] =
@@ -153,6 +203,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, mtree_q35);
 	tcase_add_test(tc, regs_x86);
+	tcase_add_test(tc, mmio_windows);
+	tcase_add_test(tc, xp_answers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("socket");
 	tcase_add_test(tc, silent_socket_bounded);

@@ -75,6 +75,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_line(err);
 		}
 		free(r);
+		/* the same text's MMIO window of an IOMMU (qmp.c iommus) */
+		{
+			struct pt_qmp_range w;
+			bool found;
+
+			if (pt_qmp_mmio(text, "intel_iommu", &found, &w, err, sizeof err) == PT_OK) {
+				if (found && !w.len)
+					abort();
+			} else {
+				check_line(err);
+			}
+		}
 		break;
 	}
 	default: {
@@ -90,6 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_line(err);
 		}
 		free(c);
+		/* an xp answer (qmp.c xp) */
+		{
+			uint64_t v;
+
+			if (pt_qmp_xp(text, 0xfed90020, &v, err, sizeof err) != PT_OK)
+				check_line(err);
+		}
 		break;
 	}
 	}

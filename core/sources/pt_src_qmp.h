@@ -96,6 +96,22 @@ struct pt_qmp_range {
 pt_err pt_qmp_mtree(const char *text, const char *mr, struct pt_qmp_range **out, size_t *n,
 		    char *err, size_t errlen);
 
+/*
+ * The MMIO window NAME (an i/o region: an IOMMU's registers, e.g. QEMU's
+ * "intel_iommu" or "amdvi-mmio") in the flat view of address space
+ * "memory" of `info mtree -f` TEXT: *FOUND and its base and length in *AT.
+ * Absent is not an error; two windows of that name are PT_E_UNSUPPORTED.
+ */
+pt_err pt_qmp_mmio(const char *text, const char *name, bool *found, struct pt_qmp_range *at, char *err,
+		   size_t errlen);
+
+/*
+ * The value HMP `xp /1gx ADDR` (or /1wx) printed in TEXT (QEMU
+ * memory_dump, monitor/misc.c in 7.2: "ADDR: 0xVALUE", ADDR in 16 hex digits
+ * on x86_64): PT_E_CAPTURE when TEXT is anything else.
+ */
+pt_err pt_qmp_xp(const char *text, uint64_t addr, uint64_t *v, char *err, size_t errlen);
+
 /* One vCPU's paging registers from `info registers -a`. */
 struct pt_qmp_cpu {
 	unsigned index;         /* N of "CPU#N" */

@@ -14,7 +14,9 @@
  * guest-physical layout of its RAM (`info mtree -f`: q35 and pc put RAM
  * below 4 GiB and the rest above, hw/i386/pc.c pc_memory_init), and each
  * vCPU's CR0, CR3, CR4 and EFER (`info registers -a`) as the contexts
- * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c).  The
+ * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c), and
+ * each emulated x86 IOMMU the guest turned on as an [iommu] section from
+ * its registers (HMP `xp` of its MMIO: iommus() below).  The
  * connection stays open for the mount's life: it tells when QEMU exits and
  * stops the guest for -o pause.
  */
@@ -203,18 +205,16 @@ static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t 
 	return PT_OK;
 }
 
-/* [memory ramN] per range of the backend in the flat view of system memory. */
-static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *bpath, uint64_t size)
+/* [memory ramN] per range of the backend in the flat view of system memory (MTREE: `info mtree -f`). */
+static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *mtree, const char *bpath,
+			 uint64_t size)
 {
 	struct pt_qmp_range *r = NULL;
 	size_t n = 0;
-	char *text = NULL, e[512], prov[160];
+	char e[512], prov[160];
 	pt_err rc;
 
-	rc = pt_qmp_hmp(&l->q, "info mtree -f", &text, e, sizeof e);
-	if (!rc)
-		rc = pt_qmp_mtree(text, base_name(bpath), &r, &n, e, sizeof e);
-	free(text);
+	rc = pt_qmp_mtree(mtree, base_name(bpath), &r, &n, e, sizeof e);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -235,6 +235,87 @@ static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *bpath
 	return rc;
 }
 
+/*
+ * The IOMMUs QEMU emulates on x86 (issue #33 item 3): each names its MMIO
+ * window in `info mtree -f`, and HMP `xp` reads a register through it as
+ * the guest's CPU would.  An IOMMU that translates becomes an [iommu]
+ * section (core/load/iommu.c): its devices are read from its tables at
+ * mount, and their walks read live memory like every other.
+ */
+static const struct live_iommu {
+	const char *window, *name, *type;
+	uint64_t en_off, en_bit;
+	char en_fmt;            /* xp unit: w 32-bit, g 64-bit */
+	const char *en_what;
+	uint64_t reg_off;
+	const char *key;
+} live_iommus[] = {
+	/*
+	 * QEMU hw/i386/intel_iommu.c: window "intel_iommu" (q35 maps it at
+	 * 0xfed90000); GSTS_REG 0x1c, TES bit 31; RTADDR_REG 0x20 (VT-d spec
+	 * §11.4.4, §11.4.5; Linux drivers/iommu/intel/iommu.h DMAR_GSTS_REG,
+	 * DMA_GSTS_TES, DMAR_RTADDR_REG).
+	 */
+	{"intel_iommu", "vtd0", "intel-vtd", 0x1c, 1ull << 31, 'w', "GSTS.TES (bit 31)", 0x20, "rtaddr"},
+	/*
+	 * QEMU hw/i386/amd_iommu.c: window "amdvi-mmio" (at 0xfed80000);
+	 * Control 0x18, IommuEn bit 0; Device Table Base 0x00 (AMD IOMMU spec
+	 * §3.4; Linux drivers/iommu/amd/amd_iommu_types.h MMIO_CONTROL_OFFSET,
+	 * CONTROL_IOMMU_EN, MMIO_DEV_TABLE_OFFSET).
+	 */
+	{"amdvi-mmio", "amdvi0", "amd-vi", 0x18, 1, 'g', "Control.IommuEn (bit 0)", 0x00, "dev_table_base"},
+};
+
+/* HMP xp /1FMTx ADDR into *V. */
+static pt_err xp(struct live *l, char fmt, uint64_t addr, uint64_t *v, char *e, size_t elen)
+{
+	char cmd[64], *text = NULL;
+	pt_err rc;
+
+	snprintf(cmd, sizeof cmd, "xp /1%cx 0x%" PRIx64, fmt, addr);
+	rc = pt_qmp_hmp(&l->q, cmd, &text, e, elen);
+	if (!rc)
+		rc = pt_qmp_xp(text, addr, v, e, elen);
+	free(text);
+	return rc;
+}
+
+/* [iommu NAME] per IOMMU of live_iommus[] that the guest has turned on. */
+static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
+{
+	char e[512], prov[192];
+
+	for (size_t i = 0; i < sizeof live_iommus / sizeof live_iommus[0]; i++) {
+		const struct live_iommu *u = &live_iommus[i];
+		struct pt_qmp_range at;
+		uint64_t en = 0, reg = 0;
+		bool found;
+		pt_err rc = pt_qmp_mmio(mtree, u->window, &found, &at, e, sizeof e);
+
+		if (!rc && found)
+			rc = xp(l, u->en_fmt, at.base + u->en_off, &en, e, sizeof e);
+		if (!rc && found && (en & u->en_bit))
+			rc = xp(l, 'g', at.base + u->reg_off, &reg, e, sizeof e);
+		if (rc)
+			return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, u->type, e);
+		if (!found)
+			continue;
+		snprintf(prov, sizeof prov, "%s:info mtree -f:%u (%s)", l->label, at.line, u->window);
+		if (!(en & u->en_bit)) {
+			pt_loader_warn(ld, "info mtree -f:%u (%s): the guest has not turned the %s on (%s clear): "
+				       "no context %s", at.line, u->window, u->type, u->en_what, u->name);
+			continue;
+		}
+		pt_loader_emitf(ld, prov, "[iommu %s]", u->name);
+		pt_loader_emitf(ld, prov, "type = %s", u->type);
+		pt_loader_emitf(ld, prov, "%s = 0x%" PRIx64, u->key, reg);
+		pt_loader_emitf(ld, prov, "x-source = %s: HMP xp of %s at 0x%" PRIx64 ", read at mount (its devices "
+				"are those its tables held then: remount for new ones)", u->key, u->window,
+				at.base + u->reg_off);
+	}
+	return PT_OK;
+}
+
 /* [cpu cpuN] per vCPU in long mode with paging. */
 static pt_err cpus(struct pt_loader *ld, struct live *l)
 {
@@ -252,12 +333,15 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 	for (size_t i = 0; i < n; i++) {
 		snprintf(prov, sizeof prov, "%s:info registers -a CPU#%u", l->label, c[i].index);
 		if (c[i].seen != PT_QMP_R_ALL) {
-			pt_loader_warn(ld, "%s: CR0, CR3, CR4 or EFER not shown: no context cpu%u", prov, c[i].index);
+			/* warnings need no label: the program names the capture before them */
+			pt_loader_warn(ld, "info registers -a CPU#%u: CR0, CR3, CR4 or EFER not shown: no context cpu%u",
+				       c[i].index, c[i].index);
 			continue;
 		}
 		if (!(c[i].cr0 & CR0_PG) || !(c[i].efer & EFER_LMA)) {
-			pt_loader_warn(ld, "%s: not in 64-bit mode with paging (CR0=0x%" PRIx64 ", EFER=0x%" PRIx64
-				       "): no context cpu%u", prov, c[i].cr0, c[i].efer, c[i].index);
+			pt_loader_warn(ld, "info registers -a CPU#%u: not in 64-bit mode with paging (CR0=0x%" PRIx64
+				       ", EFER=0x%" PRIx64 "): no context cpu%u", c[i].index, c[i].cr0, c[i].efer,
+				       c[i].index);
 			continue;
 		}
 		pt_loader_emitf(ld, prov, "[cpu cpu%u]", c[i].index);
@@ -304,7 +388,7 @@ static pt_err target(struct pt_loader *ld, struct live *l)
 static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 {
 	struct live *l = calloc(1, sizeof *l);
-	char e[512], bpath[256];
+	char e[512], bpath[256], *mtree = NULL;
 	uint64_t size = 0;
 	int fd = -1;
 	pt_err rc;
@@ -330,10 +414,15 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 				    strerror(errno));
 	if (fd >= 0)
 		close(fd);
+	if (!rc && (rc = pt_qmp_hmp(&l->q, "info mtree -f", &mtree, e, sizeof e)))
+		rc = pt_loader_fail(ld, rc, "%s: %s", l->label, e);
 	if (!rc)
-		rc = ram_ranges(ld, l, bpath, size);
+		rc = ram_ranges(ld, l, mtree, bpath, size);
 	if (!rc)
 		rc = cpus(ld, l);
+	if (!rc)
+		rc = iommus(ld, l, mtree);
+	free(mtree);
 	return rc;
 }
 

@@ -607,9 +607,10 @@ static int cmp_range(const void *a, const void *b)
 
 /*
  * One range line "  START-END (prio P, TYPE): NAME[ @OFF][ ...]" of MR:
- * 1 taken, 0 not MR's (or not a range line), -1 malformed.
+ * 1 taken, 0 not MR's (or not a range line), -1 malformed.  IO: MR is a
+ * device's MMIO (TYPE i/o), else RAM (TYPE ram or rom).
  */
-static int range_line(const char *l, size_t n, const char *mr, struct pt_qmp_range *r)
+static int range_line(const char *l, size_t n, const char *mr, bool io, struct pt_qmp_range *r)
 {
 	const char *p = l, *e = l + n, *name, *colon;
 	size_t ml = strlen(mr);
@@ -627,8 +628,9 @@ static int range_line(const char *l, size_t n, const char *mr, struct pt_qmp_ran
 	colon = memchr(p, ')', (size_t)(e - p));
 	if (!colon || colon + 2 >= e || colon[1] != ':' || colon[2] != ' ')
 		return -1;
-	/* RAM and ROM regions only: an i/o region of the same name is no memory */
-	if (!memmem(p, (size_t)(colon - p), "ram", 3) && !memmem(p, (size_t)(colon - p), "rom", 3))
+	/* RAM and ROM regions only: an i/o region of the same name is no memory (and the reverse) */
+	if (io ? !memmem(p, (size_t)(colon - p), "i/o", 3) :
+		 !memmem(p, (size_t)(colon - p), "ram", 3) && !memmem(p, (size_t)(colon - p), "rom", 3))
 		return 0;
 	name = colon + 3;
 	if ((size_t)(e - name) < ml || memcmp(name, mr, ml) || (name + ml < e && name[ml] != ' '))
@@ -647,8 +649,9 @@ static int range_line(const char *l, size_t n, const char *mr, struct pt_qmp_ran
 	return 1;
 }
 
-pt_err pt_qmp_mtree(const char *text, const char *mr, struct pt_qmp_range **out, size_t *n,
-		    char *err, size_t errlen)
+/* The ranges of MR (IO: as in range_line) in the view of "memory", unsorted; *SEEN: that view was there. */
+static pt_err mtree_scan(const char *text, const char *mr, bool io, struct pt_qmp_range **out, size_t *n,
+			 bool *seen_view, char *err, size_t errlen)
 {
 	struct pt_qmp_range *v = NULL;
 	size_t nv = 0, cap = 0;
@@ -673,7 +676,7 @@ pt_err pt_qmp_mtree(const char *text, const char *mr, struct pt_qmp_range **out,
 			/* the view of address space "memory" (QEMU's address_space_memory) */
 			if (len >= 13 && !strncmp(l + 5, "memory\",", 8))
 				mine = seen = true;
-		} else if (mine && (k = range_line(l, len, mr, &r)) != 0) {
+		} else if (mine && (k = range_line(l, len, mr, io, &r)) != 0) {
 			if (k < 0) {
 				free(v);
 				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f:%u: not a range line "
@@ -698,16 +701,81 @@ pt_err pt_qmp_mtree(const char *text, const char *mr, struct pt_qmp_range **out,
 		}
 		l = e ? e + 1 : NULL;
 	}
-	if (!seen)
-		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f shows no flat view of address space "
-				  "\"memory\"");
-	if (!nv)
-		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f: address space \"memory\" maps no "
-				  "RAM of backend '%s'", mr);
-	qsort(v, nv, sizeof *v, cmp_range);
 	*out = v;
 	*n = nv;
+	*seen_view = seen;
 	return PT_OK;
+}
+
+pt_err pt_qmp_mtree(const char *text, const char *mr, struct pt_qmp_range **out, size_t *n,
+		    char *err, size_t errlen)
+{
+	bool seen;
+	pt_err rc = mtree_scan(text, mr, false, out, n, &seen, err, errlen);
+
+	if (rc)
+		return rc;
+	if (!seen || !*n) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		if (!seen)
+			return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f shows no flat view of address "
+					  "space \"memory\"");
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f: address space \"memory\" maps no "
+				  "RAM of backend '%s'", mr);
+	}
+	qsort(*out, *n, sizeof **out, cmp_range);
+	return PT_OK;
+}
+
+pt_err pt_qmp_mmio(const char *text, const char *name, bool *found, struct pt_qmp_range *at, char *err,
+		   size_t errlen)
+{
+	struct pt_qmp_range *v;
+	size_t n;
+	bool seen;
+	pt_err rc = mtree_scan(text, name, true, &v, &n, &seen, err, errlen);
+
+	*found = false;
+	if (rc)
+		return rc;
+	if (n > 1) {
+		unsigned l1 = v[0].line, l2 = v[1].line;
+
+		free(v);
+		/* one device of a kind: two windows would need a name per IOMMU the user could not tell apart */
+		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "info mtree -f:%u and :%u: two MMIO windows "
+				  "'%s' in address space \"memory\": one such IOMMU is read live", l1, l2, name);
+	}
+	if (n) {
+		*at = v[0];
+		*found = true;
+	}
+	free(v);
+	return PT_OK;
+}
+
+pt_err pt_qmp_xp(const char *text, uint64_t addr, uint64_t *v, char *err, size_t errlen)
+{
+	const char *p = text;
+	char line[48], show[48];
+	uint64_t at;
+
+	if (hex_at(&p, &at) && at == addr && !strncmp(p, ": 0x", 4)) {
+		p += 4;
+		if (hex_at(&p, v)) {
+			while (*p == '\r' || *p == '\n' || *p == ' ')
+				p++;
+			if (!*p)
+				return PT_OK;
+		}
+	}
+	/* its first line: HMP ends every line with CR LF */
+	snprintf(line, sizeof line, "%.*s", (int)strcspn(text, "\r\n"), text);
+	pt_text_escape(show, sizeof show, line);
+	return pt_err_fmt(err, errlen, PT_E_CAPTURE, "xp of 0x%" PRIx64 " answered '%s', not "
+			  "'%016" PRIx64 ": 0xVALUE'", addr, show, addr);
 }
 
 /* Register KEY's value in line L (tokens "KEY=HEX"): 1 found, 0 absent, -1 not a 64-bit hex value. */
