@@ -26,6 +26,13 @@ Output in --out DIR:
                 hw/arm/virt.c VIRT_SMMU, STRTAB_BASE 0x80, STRTAB_BASE_CFG
                 0x88)
   trace.log     QEMU's trace of the IOMMU's translations (log backend, -D)
+  live.txt      with --live-tool (x86): the guest's RAM is a shared file
+                and a second QMP socket is ptfs's live source (issue #33
+                item 3); while the guest is stopped, every page the module
+                printed is walked through the live mount's device context
+                (found by ptfs from the registers it reads itself) and
+                compared with the printed address: `live IOMMU: agree N,
+                disagree M`, then the disagreements
   serial.log, qemu.log
 Exit status: 0 done, 1 failure (the reason on stderr)."""
 import argparse
@@ -63,10 +70,13 @@ XP = {
 }
 
 
-def qemu_cmdline(args, serial, sock, disk, trace):
+def qemu_cmdline(args, serial, sock, disk, trace, live):
     arch, machine, dev, console, opts, events = IOMMUS[args.iommu]
     cpu = ['-cpu', 'cortex-a57'] if arch == 'aarch64' else ['-cpu', 'max,la57=off', '-vga', 'none']
     cmd = ['qemu-system-' + arch, '-accel', 'tcg', '-M', machine] + cpu + dev
+    if live:   # RAM ptfs can map, and a QMP socket of its own (live_test.py does the same)
+        cmd += ['-object', 'memory-backend-file,id=ram,mem-path=%s,share=on,size=%s' % (live[0], args.mem),
+                '-machine', 'memory-backend=ram', '-qmp', 'unix:%s,server=on,wait=off' % live[1]]
     cmd += [a % {'disk': disk} for a in DEVICES]
     for e in events:
         cmd += ['-trace', e]
@@ -87,10 +97,38 @@ def xp(qmp, fmt, addr):
     return int(m.group(1), 16)
 
 
+def live_walks(args, out, live_sock):
+    """Every page the guest module printed, walked through the live source
+    (its [iommu] section made by ptfs from the registers it reads over QMP),
+    against the printed physical address."""
+    import iommu_agree
+    prefix = 'vtd0.' if args.iommu.startswith('vtd') else 'amdvi0.'
+    devs = iommu_agree.read_module(out('serial.log'))
+    agree, bad = 0, []
+    for dev in devs.values():
+        vas, want = [], []
+        for iova, phys, ln in dev.maps:
+            for off in range(0, ln, iommu_agree.PAGE):
+                vas.append(iova + off)
+                want.append(phys + off)
+        for va, pa, res in zip(vas, want, iommu_agree.ptfs_walk(args.live_tool, live_sock,
+                                                                prefix + dev.short, vas)):
+            got = iommu_agree.walked_pa(res)
+            if got == pa:
+                agree += 1
+            else:
+                bad.append('%s%s IOVA 0x%x: the guest maps 0x%x, the live walk %s' % (
+                    prefix, dev.short, va, pa, res.get('status')))
+    with open(out('live.txt'), 'w') as f:
+        f.write('live IOMMU: agree %d, disagree %d\n' % (agree, len(bad)))
+        f.write(''.join(b + '\n' for b in bad[:30]))
+    print('iommu_truth: %s: live IOMMU: agree %d, disagree %d' % (args.iommu, agree, len(bad)))
+
+
 def run(args):
     os.makedirs(args.out, exist_ok=True)
     out = lambda name: os.path.join(args.out, name)
-    for name in ('vmcore.elf', 'regs.txt', 'trace.log', 'serial.log', 'qemu.log'):
+    for name in ('vmcore.elf', 'regs.txt', 'trace.log', 'serial.log', 'qemu.log', 'live.txt', 'ram.img'):
         if os.path.exists(out(name)):
             os.unlink(out(name))
     # A disk with known contents, for the guest to read through the IOMMU.
@@ -99,11 +137,12 @@ def run(args):
             f.write(bytes([i]) * 4096)
     sockdir = tempfile.mkdtemp(prefix='ptfs-qmp.')
     sock = os.path.join(sockdir, 'qmp.sock')
+    live = (out('ram.img'), os.path.join(sockdir, 'live.sock')) if args.live_tool else None
     t0 = time.time()
     deadline = t0 + args.timeout
     log = open(out('qemu.log'), 'wb')
     proc = subprocess.Popen(qemu_cmdline(args, out('serial.log'), sock, out('disk.img'),
-                                         out('trace.log')),
+                                         out('trace.log'), live),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:
         qmp = Qmp(sock, deadline, proc)
@@ -113,6 +152,8 @@ def run(args):
         regs = ['%s 0x%x xp' % (name, xp(qmp, fmt, addr)) for name, fmt, addr in XP[args.iommu]]
         with open(out('regs.txt'), 'w') as f:
             f.write('\n'.join(regs) + '\n')
+        if live:
+            live_walks(args, out, live[1])
         qmp.cmd('dump-guest-memory', paging=False, protocol='file:' + out('vmcore.elf'),
                 format='elf')
         t_end = time.time()
@@ -125,9 +166,12 @@ def run(args):
             proc.kill()
             proc.wait()
         log.close()
-        if os.path.exists(sock):
-            os.unlink(sock)
+        for p in (sock, live and live[1]):
+            if p and os.path.exists(p):
+                os.unlink(p)
         os.rmdir(sockdir)
+        if live and os.path.exists(live[0]):
+            os.unlink(live[0])   # the guest's RAM: as large as -m
 
 
 def main():
@@ -138,6 +182,7 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--mem', default='256M')
     ap.add_argument('--timeout', type=float, default=240)
+    ap.add_argument('--live-tool', help='ptfs-tool: also walk the live guest (x86 only; live.txt)')
     args = ap.parse_args()
     try:
         run(args)
