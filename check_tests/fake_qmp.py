@@ -14,7 +14,10 @@ memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear); IOMMUs
 (test_live_iommu.sh): vtd (q35's intel_iommu window, GSTS.TES set,
 RTADDR_REG 0x10000), vtdoff (TES clear), amdvi (amdvi-mmio, IommuEn set,
 Device Table Base 0x30000, one 4 KiB page), vtdbadxp (xp answers nonsense),
-twovtd (two intel_iommu windows).
+twovtd (two intel_iommu windows); aarch64 (test_live_arm64.sh): armgdb (a
+running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
+0x10000, TTBR0 0x13000, CPU#1 with it off), armgdbstopped (the same,
+stopped), armgdbbad (the gdbstub's reply has a bad checksum).
 """
 import json
 import os
@@ -48,9 +51,85 @@ REGS = ('CPU#0\r\nRAX=0000000000000000 RBX=0000000000000000\r\n'
         'DR6=00000000ffff0ff0 DR7=0000000000000400\r\nEFER=0000000000000d00\r\n')
 
 
+# QEMU 7.2's aarch64 target description, trimmed: the core registers numbered
+# from 0 (cpsr is 33), the system registers by regnum (target/arm/gdbstub.c).
+CORE_XML = ('<?xml version="1.0"?><!DOCTYPE feature SYSTEM "gdb-target.dtd">'
+            '<feature name="org.gnu.gdb.aarch64.core">' +
+            ''.join('<reg name="x%d" bitsize="64"/>' % i for i in range(31)) +
+            '<reg name="sp" bitsize="64" type="data_ptr"/><reg name="pc" bitsize="64" type="code_ptr"/>'
+            '<reg name="cpsr" bitsize="32"/></feature>')
+SYS_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd">'
+           '<feature name="org.qemu.gdb.arm.sys.regs">'
+           '<reg name="ID_MMFR5" bitsize="64" regnum="68" group="cp_regs"/>'
+           '<reg name="SCTLR" bitsize="64" regnum="74" group="cp_regs"/>'
+           '<reg name="TTBR0_EL1" bitsize="64" regnum="146" group="cp_regs"/>'
+           '<reg name="TCR_EL1" bitsize="64" regnum="149" group="cp_regs"/>'
+           '<reg name="TTBR1_EL1" bitsize="64" regnum="150" group="cp_regs"/></feature>')
+TARGET_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd"><target>'
+              '<architecture>aarch64</architecture><xi:include href="aarch64-core.xml"/>'
+              '<xi:include href="system-registers.xml"/></target>')
+# TCR_EL1: T0SZ = T1SZ = 25 (39-bit halves), TG0 4K (0), TG1 4K (2), IPS 40-bit (2)
+TCR = 25 | 25 << 16 | 2 << 30 | 2 << 32
+# per thread: cpsr (EL1h: 0x3c5), SCTLR (M bit 0), TCR, TTBR0, TTBR1
+GDB_REGS = {1: {33: (0x3c5, 4), 74: (0x30d0199d, 8), 149: (TCR, 8), 146: (0x13000, 8), 150: (0x10000, 8)},
+            2: {33: (0x3c5, 4), 74: (0x30d01998, 8), 149: (TCR, 8), 146: (0, 8), 150: (0, 8)}}
+
+
+def gdb_frame(data, bad=False):
+    cs = (sum(data.encode()) + bad) & 0xff
+    return ('$%s#%02x' % (data, cs)).encode()
+
+
+def serve_gdb(conn, scn, state):
+    """QEMU's gdbstub as far as the live source uses it: a stop on connect."""
+    state['running'] = False
+    conn.sendall(gdb_frame('T02thread:01;'))
+    buf, thread = b'', 1
+    while True:
+        d = conn.recv(4096)
+        if not d:
+            return
+        buf += d
+        while b'#' in buf and len(buf) >= buf.index(b'#') + 3:
+            i, j = buf.index(b'$'), buf.index(b'#')
+            cmd, buf = buf[i + 1:j].decode(), buf[j + 3:]
+            conn.sendall(b'+')
+            if cmd.startswith('qSupported'):
+                r = 'PacketSize=1000;qXfer:features:read+;vContSupported+;multiprocess+'
+            elif cmd.startswith('qXfer:features:read:'):
+                name, rng = cmd[len('qXfer:features:read:'):].rsplit(':', 1)
+                off, ln = (int(x, 16) for x in rng.split(','))
+                doc = {'target.xml': TARGET_XML, 'aarch64-core.xml': CORE_XML,
+                       'system-registers.xml': SYS_XML}.get(name)
+                ln = min(ln, 300)   # chunks, as a long file comes
+                r = 'E00' if doc is None else ('m' if off + ln < len(doc) else 'l') + doc[off:off + ln]
+            elif cmd == 'qfThreadInfo':
+                r = 'mp01.01,p01.02'
+            elif cmd == 'qsThreadInfo':
+                r = 'l'
+            elif cmd.startswith('Hgp1.'):
+                thread, r = int(cmd[5:], 16), 'OK'
+            elif cmd.startswith('p'):
+                v, n = GDB_REGS.get(thread, {}).get(int(cmd[1:], 16), (None, 0))
+                r = '' if v is None else v.to_bytes(n, 'little').hex()
+            else:
+                r = ''
+            conn.sendall(gdb_frame(r, scn == 'armgdbbad' and cmd.startswith('p')))
+
+
+def gdb_listen(s, scn, state):
+    while True:
+        conn, _ = s.accept()
+        try:
+            serve_gdb(conn, scn, state)
+        except OSError:
+            pass
+        conn.close()
+
+
 def answers(scn, ram, state):
     share = scn != 'noshare'
-    target = 'aarch64' if scn == 'arm' else 'x86_64'
+    target = 'aarch64' if scn.startswith('arm') else 'x86_64'
 
     def qom(path, prop):
         if path == '/machine' and prop == 'memory-backend':
@@ -91,6 +170,13 @@ def answers(scn, ram, state):
             return {'return': {}}
         if cmd == 'query-target':
             return {'return': {'arch': target}}
+        if cmd == 'query-chardev':
+            devs = [{'frontend-open': True, 'filename': 'unix:%s,server=on' % state['path'],
+                     'label': 'compat_monitor0'}]
+            if scn.startswith('armgdb'):
+                devs.append({'frontend-open': True, 'label': 'gdb',
+                             'filename': 'disconnected:unix:%s.gdb,server=on' % state['path']})
+            return {'return': devs}
         if cmd == 'qom-get':
             return qom(a.get('path'), a.get('property'))
         if cmd == 'human-monitor-command':
@@ -141,12 +227,19 @@ def serve(conn, scn, ram, log, state):
 def main():
     path, scn = sys.argv[1], sys.argv[2]
     ram = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else '/nonexistent'
+    state = {'running': scn in ('running', 'armgdb', 'armgdbbad'), 'path': os.path.abspath(path)}
+    if scn.startswith('armgdb'):   # bound before the QMP socket, which the test waits for
+        if os.path.exists(path + '.gdb'):
+            os.unlink(path + '.gdb')
+        g = socket.socket(socket.AF_UNIX)
+        g.bind(path + '.gdb')
+        g.listen(4)
+        threading.Thread(target=lambda: gdb_listen(g, scn, state), daemon=True).start()
     if os.path.exists(path):
         os.unlink(path)
     s = socket.socket(socket.AF_UNIX)
     s.bind(path)
     s.listen(4)
-    state = {'running': scn == 'running'}
     while True:
         conn, _ = s.accept()
         threading.Thread(target=lambda: serve_safe(conn, scn, ram, path + '.log', state), daemon=True).start()

@@ -53,7 +53,7 @@ for t in "silent|no QMP greeting within 3000 ms" \
 	 "noshare|is not shared \\(share=off\\)" \
 	 "nofile|has no file \\(not a memory-backend-file\\)" \
 	 "nobackend|the guest's RAM is not a memory backend" \
-	 "arm|QEMU target 'aarch64'" \
+	 "arm|an aarch64 guest's TTBR0_EL1, TTBR1_EL1 and TCR_EL1 come from QEMU's gdbstub" \
 	 "nopaging|no vCPU is in 64-bit mode with paging"; do
 	s=${t%%|*} re=${t#*|}
 	serve "$s"

@@ -31,6 +31,12 @@
 /* At most this many RAM ranges of the backend in the flat view */
 #define PT_QMP_MAX_RANGES 4096
 
+/* Monotonic milliseconds; waits for EV (poll) on FD until DEADLINE: false on timeout or error. */
+int64_t pt_sock_now_ms(void);
+bool pt_sock_wait(int fd, short ev, int64_t deadline);
+/* A non-blocking connection to the UNIX socket PATH in *FD (-1 and one line in ERR when it fails). */
+pt_err pt_sock_connect(const char *path, int *fd, char *err, size_t errlen);
+
 enum pt_json_type { PT_JSON_NULL, PT_JSON_BOOL, PT_JSON_NUM, PT_JSON_STR, PT_JSON_ARR, PT_JSON_OBJ };
 
 /* A parsed JSON value: strings unescaped (NUL-terminated; a \u0000 ends them), numbers as text. */

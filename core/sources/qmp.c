@@ -32,6 +32,7 @@
 
 #include "pt_buf.h"
 #include "pt_source.h"
+#include "pt_src_gdb.h"
 #include "pt_src_qmp.h"
 
 /* CR0.PG (bit 31) and EFER.LMA (bit 10): the vCPU walks 64-bit tables (Intel SDM vol. 3A 4.1.1). */
@@ -42,6 +43,7 @@ struct live {
 	struct pt_qmp q;
 	pthread_mutex_t lock;
 	bool dead;
+	bool arm64;             /* an aarch64 target: vCPUs from the gdbstub */
 	char label[128];
 };
 
@@ -360,7 +362,129 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 	return PT_OK;
 }
 
-/* QEMU's target: this source reads x86-64 vCPUs only. */
+/*
+ * The gdbstub's socket: the character device QEMU labels "gdb" for
+ * `-gdb unix:PATH,server=on,wait=off` (gdbstub.c gdbserver_start), its
+ * filename "unix:PATH,server=on" ("disconnected:" before while no debugger
+ * is attached), PATH absolute: QEMU's working directory is not ours.
+ */
+static pt_err gdb_socket(struct pt_loader *ld, struct live *l, char *path, size_t len)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	char e[512];
+	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-chardev\"}", &msg, &ret, e, sizeof e);
+	const char *f = NULL;
+
+	if (rc)
+		return pt_loader_fail(ld, rc, "%s: query-chardev: %s", l->label, e);
+	for (size_t i = 0; ret->type == PT_JSON_ARR && i < ret->n; i++) {
+		const struct pt_json *lab = pt_json_get(&ret->kid[i], "label");
+		const struct pt_json *fn = pt_json_get(&ret->kid[i], "filename");
+
+		if (lab && lab->type == PT_JSON_STR && !strcmp(lab->s, "gdb") && fn && fn->type == PT_JSON_STR)
+			f = fn->s;
+	}
+	if (f && !strncmp(f, "disconnected:", 13))
+		f += 13;
+	if (!f || strncmp(f, "unix:", 5) || f[5] != '/' || strcspn(f + 5, ",") >= len) {
+		char show[96];
+
+		pt_text_escape(show, sizeof show, f ? f : "none");
+		pt_json_free(msg);
+		/* target/arm/cpu.c arm_cpu_dump_state prints PC, X0-X30, PSTATE and FP/SIMD, never TTBRn/TCR */
+		return pt_loader_fail(ld, PT_E_UNSUPPORTED, "%s: an aarch64 guest's TTBR0_EL1, TTBR1_EL1 and TCR_EL1 "
+				      "come from QEMU's gdbstub (QEMU 7.2's HMP does not show them): start QEMU with "
+				      "-gdb unix:/ABSOLUTE/PATH,server=on,wait=off (its gdb socket: %s)", l->label,
+				      show);
+	}
+	snprintf(path, len, "%.*s", (int)strcspn(f + 5, ","), f + 5);
+	pt_json_free(msg);
+	return PT_OK;
+}
+
+/* Whether the guest runs (query-status), into *RUNNING. */
+static pt_err running(struct live *l, bool *run, char *e, size_t elen)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret, *r;
+	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, elen);
+
+	r = rc ? NULL : pt_json_get(ret, "running");
+	*run = r && r->type == PT_JSON_BOOL && r->b;
+	pt_json_free(msg);
+	return rc;
+}
+
+/*
+ * [arm64 cpuN.ttbr0] and [arm64 cpuN.ttbr1] per vCPU at EL0/EL1 with its
+ * MMU on (SCTLR_EL1.M), registers from the gdbstub.  QEMU stops the guest
+ * while a debugger is connected: a guest that ran is continued after.
+ */
+static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
+{
+	struct pt_gdb_cpu *c = NULL;
+	size_t n = 0, made = 0;
+	char path[256], e[512], prov[448];
+	bool ran = false;
+	pt_err rc = gdb_socket(ld, l, path, sizeof path);
+
+	if (rc)
+		return rc;
+	if ((rc = running(l, &ran, e, sizeof e)))
+		return pt_loader_fail(ld, rc, "%s: query-status: %s", l->label, e);
+	rc = pt_gdb_arm64_cpus(path, PT_QMP_TIMEOUT_MS, &c, &n, e, sizeof e);
+	if (ran) {
+		struct pt_json *msg = NULL;
+		const struct pt_json *ret;
+		char e2[256];
+		pt_err rc2 = pt_qmp_cmd(&l->q, "{\"execute\": \"cont\"}", &msg, &ret, e2, sizeof e2);
+
+		pt_json_free(msg);
+		if (rc2 && !rc)
+			rc = pt_err_fmt(e, sizeof e, rc2, "cont after the gdbstub stopped the guest: %s", e2);
+	}
+	if (rc) {
+		free(c);
+		return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, path, e);
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned el = (unsigned)(c[i].cpsr >> 2) & 3;
+
+		snprintf(prov, sizeof prov, "%s:gdbstub %s CPU#%u", l->label, path, c[i].index);
+		/* the EL1 regime's registers (Arm ARM D13.2: PSTATE.EL in CPSR 3:2; SCTLR_EL1.M bit 0) */
+		if (el > 1) {
+			pt_loader_warn(ld, "gdbstub CPU#%u: at EL%u, whose tables TTBRn_EL1 do not hold: no context "
+				       "cpu%u", c[i].index, el, c[i].index);
+			continue;
+		}
+		if (!(c[i].sctlr & 1)) {
+			pt_loader_warn(ld, "gdbstub CPU#%u: the MMU is off (SCTLR_EL1.M clear): no context cpu%u",
+				       c[i].index, c[i].index);
+			continue;
+		}
+		for (unsigned h = 0; h < 2; h++) {
+			/* TCR_EL1.EPD0 (bit 7), EPD1 (bit 23): that half walks nothing */
+			if (c[i].tcr & (1ull << (h ? 23 : 7)))
+				continue;
+			pt_loader_emitf(ld, prov, "[arm64 cpu%u.ttbr%u]", c[i].index, h);
+			pt_loader_emitf(ld, prov, "ttbr = 0x%" PRIx64, h ? c[i].ttbr1 : c[i].ttbr0);
+			pt_loader_emitf(ld, prov, "half = %s", h ? "upper" : "lower");
+			pt_loader_emitf(ld, prov, "tcr = 0x%" PRIx64, c[i].tcr);
+			pt_loader_emitf(ld, prov, "x-source = ttbr, tcr: TTBR%u_EL1 and TCR_EL1 of CPU#%u from QEMU's "
+					"gdbstub (%s), read at mount (TTBR0 changes with every task switch: remount for "
+					"a new one)", h, c[i].index, path);
+			made++;
+		}
+	}
+	free(c);
+	if (!made)
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU runs at EL1 or EL0 with its MMU on (see the "
+				      "warnings): no context", l->label);
+	return PT_OK;
+}
+
+/* QEMU's target: x86-64 vCPUs from HMP, aarch64 ones from the gdbstub. */
 static pt_err target(struct pt_loader *ld, struct live *l)
 {
 	struct pt_json *msg = NULL;
@@ -371,15 +495,14 @@ static pt_err target(struct pt_loader *ld, struct live *l)
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: query-target: %s", l->label, e);
 	a = pt_json_get(ret, "arch");
-	if (!a || a->type != PT_JSON_STR || strcmp(a->s, "x86_64")) {
+	l->arm64 = a && a->type == PT_JSON_STR && !strcmp(a->s, "aarch64");
+	if (!a || a->type != PT_JSON_STR || (strcmp(a->s, "x86_64") && !l->arm64)) {
 		char show[32];
 
 		pt_text_escape(show, sizeof show, a && a->type == PT_JSON_STR ? a->s : "?");
 		pt_json_free(msg);
-		/* target/arm/cpu.c arm_cpu_dump_state prints PC, X0-X30, PSTATE and FP/SIMD, never TTBRn/TCR */
-		return pt_loader_fail(ld, PT_E_UNSUPPORTED, "%s: QEMU target '%s': this ptfs reads x86_64 guests "
-				      "live (QEMU 7.2's HMP shows no TTBR0/TTBR1/TCR of an aarch64 vCPU)", l->label,
-				      show);
+		return pt_loader_fail(ld, PT_E_UNSUPPORTED, "%s: QEMU target '%s': this ptfs reads x86_64 and "
+				      "aarch64 guests live", l->label, show);
 	}
 	pt_json_free(msg);
 	return PT_OK;
@@ -406,7 +529,7 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 	if (!rc) {
 		pt_loader_emitf(ld, l->label, "[capture]");
 		pt_loader_emitf(ld, l->label, "version = 1");
-		pt_loader_emitf(ld, l->label, "format = x86-64");
+		pt_loader_emitf(ld, l->label, "format = %s", l->arm64 ? "arm64" : "x86-64");
 		rc = backend(ld, l, bpath, sizeof bpath, &fd, &size);
 	}
 	if (!rc && pt_loader_add_live(ld, "ram", fd, size))
@@ -419,8 +542,8 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 	if (!rc)
 		rc = ram_ranges(ld, l, mtree, bpath, size);
 	if (!rc)
-		rc = cpus(ld, l);
-	if (!rc)
+		rc = l->arm64 ? arm64_cpus(ld, l) : cpus(ld, l);
+	if (!rc && !l->arm64)
 		rc = iommus(ld, l, mtree);
 	free(mtree);
 	return rc;

@@ -296,7 +296,7 @@ bool pt_json_u64(const struct pt_json *j, uint64_t *v)
 
 /* ---- the socket ---- */
 
-static int64_t now_ms(void)
+int64_t pt_sock_now_ms(void)
 {
 	struct timespec t;
 
@@ -304,11 +304,15 @@ static int64_t now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Waits for EV on Q's socket until DEADLINE (ms); false on timeout or error. */
-static bool wait_fd(struct pt_qmp *q, short ev, int64_t deadline)
+static int64_t now_ms(void)
+{
+	return pt_sock_now_ms();
+}
+
+bool pt_sock_wait(int fd, short ev, int64_t deadline)
 {
 	for (;;) {
-		struct pollfd p = {.fd = q->fd, .events = ev};
+		struct pollfd p = {.fd = fd, .events = ev};
 		int64_t left = deadline - now_ms();
 		int r;
 
@@ -320,6 +324,29 @@ static bool wait_fd(struct pt_qmp *q, short ev, int64_t deadline)
 		if (r < 0 && errno != EINTR)
 			return false;
 	}
+}
+
+/* Waits for EV on Q's socket until DEADLINE (ms); false on timeout or error. */
+static bool wait_fd(struct pt_qmp *q, short ev, int64_t deadline)
+{
+	return pt_sock_wait(q->fd, ev, deadline);
+}
+
+pt_err pt_sock_connect(const char *path, int *fd, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	*fd = -1;
+	if (strlen(path) >= sizeof sa.sun_path)
+		return pt_err_fmt(err, errlen, PT_E_USAGE, "the socket path is longer than %zu bytes",
+				  sizeof sa.sun_path - 1);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (*fd < 0)
+		return pt_err_fmt(err, errlen, PT_E_IO, "socket: %s", strerror(errno));
+	if (connect(*fd, (struct sockaddr *)&sa, sizeof sa) && errno != EINPROGRESS && errno != EAGAIN)
+		return pt_err_fmt(err, errlen, PT_E_IO, "connect: %s", strerror(errno));
+	return PT_OK;
 }
 
 /*
@@ -496,24 +523,15 @@ pt_err pt_qmp_hmp(struct pt_qmp *q, const char *cmdline, char **text, char *err,
 
 pt_err pt_qmp_open(struct pt_qmp *q, const char *path, unsigned timeout_ms, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int64_t deadline = now_ms() + timeout_ms;
 	struct pt_json *msg = NULL;
 	const struct pt_json *ret;
 	pt_err rc;
 
 	memset(q, 0, sizeof *q);
-	q->fd = -1;
 	q->timeout_ms = timeout_ms;
-	if (strlen(path) >= sizeof sa.sun_path)
-		return pt_err_fmt(err, errlen, PT_E_USAGE, "the socket path is longer than %zu bytes",
-				  sizeof sa.sun_path - 1);
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (q->fd < 0)
-		return pt_err_fmt(err, errlen, PT_E_IO, "socket: %s", strerror(errno));
-	if (connect(q->fd, (struct sockaddr *)&sa, sizeof sa) && errno != EINPROGRESS && errno != EAGAIN)
-		return pt_err_fmt(err, errlen, PT_E_IO, "connect: %s", strerror(errno));
+	if ((rc = pt_sock_connect(path, &q->fd, err, errlen)))
+		return rc;
 	/* The greeting; a QMP server that serves another client first says nothing (one client at a time). */
 	rc = read_msg(q, deadline, &msg, err, errlen);
 	if (rc == PT_E_CAPTURE && strstr(err, "no answer"))
