@@ -2,11 +2,13 @@
  * fuzz_qmp — libFuzzer target for the live source's parsers
  * (core/sources/pt_src_qmp.h): what a QMP server answers.
  *
- * Input: one selector byte, then text.  Selector % 3: 0 the JSON reader
+ * Input: one selector byte, then text.  Selector % 4: 0 the JSON reader
  * (pt_json_parse: a whole QMP message), 1 `info mtree -f` text
- * (pt_qmp_mtree of region "ram"), 2 `info registers -a` text
- * (pt_qmp_regs).  The socket conversation itself is tested against a fake
- * server (check_tests/test_live.sh).
+ * (pt_qmp_mtree of region "ram", pt_qmp_mmio), 2 `info registers -a` text
+ * (pt_qmp_regs) and an `xp` answer, 3 what a gdbstub sends
+ * (core/sources/pt_src_gdb.h: a packet, target description XML, a thread
+ * list, a register).  The socket conversations themselves are tested
+ * against fake servers (check_tests/test_live*.sh).
  *
  * Invariants checked (abort -> libFuzzer reports a crash):
  *  - an error is one line without control characters;
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_src_gdb.h"
 #include "pt_src_qmp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +44,44 @@ static void walk_json(const struct pt_json *j, size_t len)
 	}
 }
 
+/* What a gdbstub sends: each parser on the same text; packets decoded one after the other. */
+static void gdb_text(const char *text, size_t len)
+{
+	char err[512], *out, *href[8];
+	size_t used, olen, off = 0, nh = 0, n = 0;
+	unsigned next = 0, num, bits, pid[32], tid[32];
+	bool found = false, more;
+	uint64_t v;
+
+	while (off < len) {
+		if (pt_gdb_unframe(text + off, len - off, &out, &olen, &used, err, sizeof err) != PT_OK) {
+			check_line(err);
+			break;
+		}
+		if (!out && !used)
+			break;
+		if (out && (olen >= PT_GDB_MAX_REPLY || out[olen]))
+			abort();
+		free(out);
+		off += used;
+		if (!out)
+			break;
+	}
+	if (pt_gdb_xml_reg(text, &next, "TTBR0_EL1", &found, &num, &bits, err, sizeof err) != PT_OK)
+		check_line(err);
+	else if (found && (!bits || bits > 4096))
+		abort();
+	if (pt_gdb_xml_includes(text, href, 8, &nh, err, sizeof err) != PT_OK)
+		check_line(err);
+	for (size_t i = 0; i < nh; i++)
+		free(href[i]);
+	/* PT_GDB_MAX_THREADS ids would not fit these arrays: a short reply only */
+	if (len < 64 && pt_gdb_threads(text, pid, tid, &n, &more, err, sizeof err) != PT_OK)
+		check_line(err);
+	if (pt_gdb_reg_value(text, 64, &v, err, sizeof err) != PT_OK)
+		check_line(err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512] = "", *text;
@@ -53,7 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
+	case 3:
+		gdb_text(text, size - 1);
+		break;
 	case 0: {
 		struct pt_json *j = pt_json_parse(text, size - 1);
 

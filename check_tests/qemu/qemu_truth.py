@@ -12,6 +12,14 @@ Output in --out DIR (everything the agreement test compares):
                      `gva2gpa VA` of vCPU N (target/i386/helper.c
                      x86_cpu_get_phys_page_attrs_debug: only present bits
                      are checked, a non-canonical VA is unmapped)
+  live.txt           with --live-tool (aarch64): the guest's RAM is also a
+                     shared file, with a gdbstub socket and a second QMP
+                     socket for ptfs's live source (issue #33 item 1); every
+                     kernel VA of truth.txt is walked through the live
+                     source's cpuN.ttbr1 (N the vCPU gva2gpa asked, its
+                     TTBR1_EL1 and TCR_EL1 read by ptfs from the gdbstub)
+                     while the guest is stopped: `live: agree N, disagree M`
+                     then the disagreements
   serial.log, qemu.log
 
 The QMP client is the standard library only (socket + json; the protocol is
@@ -171,7 +179,7 @@ def wait_marker(path, marker, proc, deadline):
         time.sleep(0.2)
 
 
-def qemu_cmdline(args, serial, sock):
+def qemu_cmdline(args, serial, sock, live=None):
     if args.arch == 'aarch64':
         # hw/arm/virt.c: fw_cfg (for vmcoreinfo) is on the virt board too.
         machine = ['-M', 'virt', '-cpu', args.cpu or 'cortex-a57']
@@ -184,7 +192,41 @@ def qemu_cmdline(args, serial, sock):
              '-kernel', args.kernel, '-initrd', args.initrd,
              '-append', console + ' panic=-1 hugepages=4 quiet ' + args.append,
              '-display', 'none', '-monitor', 'none', '-no-reboot',
-             '-serial', 'file:' + serial, '-qmp', 'unix:%s,server=on,wait=off' % sock])
+             '-serial', 'file:' + serial, '-qmp', 'unix:%s,server=on,wait=off' % sock] +
+            ([] if not live else
+             ['-object', 'memory-backend-file,id=ram,mem-path=%s,share=on,size=%s' % (live[0], args.mem),
+              '-machine', 'memory-backend=ram', '-qmp', 'unix:%s,server=on,wait=off' % live[1],
+              '-gdb', 'unix:%s,server=on,wait=off' % live[2]]))
+
+
+def live_walks(args, out, live, el1):
+    """truth.txt's kernel VAs through the live source (ptfs-tool walk on
+    its QMP socket), against gva2gpa's answers."""
+    rows = [l.split() for l in open(out('truth.txt'))]
+    rows = [(int(va, 16), None if pa == 'unmapped' else int(pa, 16)) for _, va, pa in rows
+            if int(va, 16) >> 48 == 0xffff]
+    ctx = 'cpu%d.ttbr1' % el1
+    got = []
+    for i in range(0, len(rows), 256):
+        chunk = rows[i:i + 256]
+        r = subprocess.run([args.live_tool, 'walk', '--json', live[1], ctx] + ['0x%x' % v for v, _ in chunk],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        res = [json.loads(l)['result'] for l in r.stdout.splitlines() if l.strip()]
+        if r.returncode != 0 or len(res) != len(chunk):
+            raise QmpError('ptfs-tool walk %s %s: exit %d: %s' % (live[1], ctx, r.returncode, r.stderr.strip()))
+        got += res
+    bad = []
+    for (va, pa), res in zip(rows, got):
+        mine = int(res['pa'], 16) if res.get('status') == 'mapped' and res.get('space') == 'sysmem' else None
+        if mine != pa:
+            bad.append('%s 0x%016x: gva2gpa %s, the live walk %s' % (
+                ctx, va, 'unmapped' if pa is None else '0x%x' % pa, res.get('status') if mine is None
+                else '0x%x' % mine))
+    with open(out('live.txt'), 'w') as f:
+        f.write('live: agree %d, disagree %d\n' % (len(rows) - len(bad), len(bad)))
+        f.write(''.join(b + '\n' for b in bad[:30]))
+    print('qemu_truth: live (%s from the gdbstub): agree %d, disagree %d' % (ctx, len(rows) - len(bad),
+                                                                           len(bad)))
 
 
 def record_x86(qmp, args, out, rng):
@@ -231,7 +273,7 @@ def record_arm64(qmp, args, out, rng):
     for va in sorted(set(vas)):
         pa = parse_gva2gpa(qmp.hmp('gva2gpa 0x%x' % va, el1), va)
         truth.append('kernel 0x%016x %s' % (va, 'unmapped' if pa is None else '0x%x' % pa))
-    return truth
+    return truth, el1
 
 
 def dump_both(qmp, out):
@@ -244,7 +286,7 @@ def run(args):
     os.makedirs(args.out, exist_ok=True)
     out = lambda name: os.path.join(args.out, name)
     for name in os.listdir(args.out):
-        if name.startswith(('vmcore', 'tlb-', 'regs-', 'truth', 'serial', 'qmp')):
+        if name.startswith(('vmcore', 'tlb-', 'regs-', 'truth', 'serial', 'qmp', 'live')):
             os.unlink(out(name))
     # AF_UNIX paths are short (108 bytes): the socket goes in a short dir.
     sockdir = tempfile_dir()
@@ -252,7 +294,10 @@ def run(args):
     t0 = time.time()
     deadline = t0 + args.timeout
     log = open(out('qemu.log'), 'wb')
-    proc = subprocess.Popen(qemu_cmdline(args, out('serial.log'), sock),
+    live = None
+    if args.live_tool:   # the RAM file sits in the work directory: as large as -m, removed after
+        live = (out('ram.img'), os.path.join(sockdir, 'live.sock'), os.path.join(sockdir, 'gdb.sock'))
+    proc = subprocess.Popen(qemu_cmdline(args, out('serial.log'), sock, live),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:
         qmp = Qmp(sock, deadline, proc)
@@ -264,7 +309,11 @@ def run(args):
         t_dump = time.time()
         if args.arch == 'aarch64':   # the picks need the dump; the guest stays stopped
             dump_both(qmp, out)
-            truth = record_arm64(qmp, args, out, rng)
+            truth, el1 = record_arm64(qmp, args, out, rng)
+            if live:
+                with open(out('truth.txt'), 'w') as f:
+                    f.write('\n'.join(truth) + '\n')
+                live_walks(args, out, live, el1)
         else:
             truth = record_x86(qmp, args, out, rng)
             t_dump = time.time()
@@ -281,11 +330,14 @@ def run(args):
             proc.kill()
             proc.wait()
         log.close()
-        try:
-            os.unlink(sock)
-        except FileNotFoundError:
-            pass
+        for p in [sock] + list(live or ())[1:]:
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
         os.rmdir(sockdir)
+        if live and os.path.exists(live[0]):
+            os.unlink(live[0])
 
 
 def tempfile_dir():
@@ -306,6 +358,7 @@ def main():
     ap.add_argument('--append', default='')
     ap.add_argument('--timeout', type=float, default=120)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--live-tool', help='ptfs-tool: also walk the live guest (aarch64; live.txt)')
     ap.add_argument('--budget', type=int, default=320,
                     help='about how many VAs to ask per vCPU')
     args = ap.parse_args()
