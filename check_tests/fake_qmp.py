@@ -16,7 +16,8 @@ RTADDR_REG 0x10000), vtdoff (TES clear), amdvi (amdvi-mmio, IommuEn set,
 Device Table Base 0x30000, one 4 KiB page), vtdbadxp (xp answers nonsense),
 twovtd (two intel_iommu windows); aarch64 (test_live_arm64.sh): armgdb (a
 running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
-0x10000, TTBR0 0x13000, CPU#1 with it off), armgdbstopped (the same,
+0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
+turned on), armgdbstopped (the same,
 stopped), armgdbbad (the gdbstub's reply has a bad checksum).
 """
 import json
@@ -39,6 +40,7 @@ MTREE = ('FlatView #0\r\n AS "I/O", root: io\r\n Root memory region: io\r\n'
 # The IOMMUs' MMIO windows as QEMU 7.2 names them (hw/i386/intel_iommu.c, amd_iommu.c).
 VTD_WIN = '  00000000fed90000-00000000fed9022f (prio 0, i/o): intel_iommu\r\n'
 AMDVI_WIN = '  00000000fed80000-00000000fed83fff (prio 0, i/o): amdvi-mmio\r\n'
+SMMU_WIN = '  0000000009050000-000000000906ffff (prio 0, i/o): arm-smmuv3\r\n'
 XP = {  # scenario: {address: value}
     'vtd': {0xfed9001c: 0xc0000000, 0xfed90020: 0x10000},
     'vtdoff': {0xfed9001c: 0x00000000, 0xfed90020: 0x10000},
@@ -148,7 +150,8 @@ def answers(scn, ram, state):
     def hmp(line):
         if line == 'info mtree -f':
             extra = {'mtree_past': PAST, 'vtd': VTD_WIN, 'vtdoff': VTD_WIN, 'vtdbadxp': VTD_WIN,
-                     'twovtd': VTD_WIN + VTD_WIN.replace('fed9', 'fea9'), 'amdvi': AMDVI_WIN}
+                     'twovtd': VTD_WIN + VTD_WIN.replace('fed9', 'fea9'), 'amdvi': AMDVI_WIN,
+                     'armgdb': SMMU_WIN}
             return MTREE % extra.get(scn, '')
         if line.startswith('xp /1'):
             addr = int(line.split()[-1], 16)

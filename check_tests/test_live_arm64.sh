@@ -56,6 +56,10 @@ expect "TCR_EL1 as read" 0 "^tcr: 0x$(printf %x $((25 | 25 << 16 | 2 << 30 | 2 <
 	"$TOOL" info "$TMP/armgdb.sock" cpu0.ttbr1
 expect "a vCPU with its MMU off is a warning" 0 "gdbstub CPU#1: the MMU is off \\(SCTLR_EL1.M clear\\): no context cpu1" \
 	"$TOOL" info "$TMP/armgdb.sock" cpu0.ttbr1
+expect "an SMMUv3 the guest has not turned on is a warning" 0 \
+	"info mtree -f:[0-9]+ \\(arm-smmuv3\\): the guest has not turned the arm-smmuv3 on \\(CR0.SMMUEN \\(bit 0\\) clear\\): no context smmu0" \
+	"$TOOL" info "$TMP/armgdb.sock" cpu0.ttbr1
+check "its CR0 was read through its window" grep -q 'xp /1wx 0x9050020' "$TMP/armgdb.sock.log"
 check "the guest, stopped by the gdbstub, was continued" grep -q '"execute": "cont"' "$TMP/armgdb.sock.log"
 mnt=$TMP/mnt
 start_fg "$TMP/armgdb.sock" "$mnt" || bad "ptfs mounts the fake aarch64 guest"

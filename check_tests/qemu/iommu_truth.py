@@ -26,7 +26,7 @@ Output in --out DIR:
                 hw/arm/virt.c VIRT_SMMU, STRTAB_BASE 0x80, STRTAB_BASE_CFG
                 0x88)
   trace.log     QEMU's trace of the IOMMU's translations (log backend, -D)
-  live.txt      with --live-tool (x86): the guest's RAM is a shared file
+  live.txt      with --live-tool: the guest's RAM is a shared file
                 and a second QMP socket is ptfs's live source (issue #33
                 item 3); while the guest is stopped, every page the module
                 printed is walked through the live mount's device context
@@ -77,6 +77,8 @@ def qemu_cmdline(args, serial, sock, disk, trace, live):
     if live:   # RAM ptfs can map, and a QMP socket of its own (live_test.py does the same)
         cmd += ['-object', 'memory-backend-file,id=ram,mem-path=%s,share=on,size=%s' % (live[0], args.mem),
                 '-machine', 'memory-backend=ram', '-qmp', 'unix:%s,server=on,wait=off' % live[1]]
+        if arch == 'aarch64':   # its vCPUs' registers: the gdbstub (ptfs-capture(5))
+            cmd += ['-gdb', 'unix:%s,server=on,wait=off' % live[2]]
     cmd += [a % {'disk': disk} for a in DEVICES]
     for e in events:
         cmd += ['-trace', e]
@@ -102,23 +104,33 @@ def live_walks(args, out, live_sock):
     (its [iommu] section made by ptfs from the registers it reads over QMP),
     against the printed physical address."""
     import iommu_agree
-    prefix = 'vtd0.' if args.iommu.startswith('vtd') else 'amdvi0.'
+    prefix = {'vtd': 'vtd0.', 'vtd-sm': 'vtd0.', 'amdvi': 'amdvi0.', 'smmuv3': 'smmu0.'}[args.iommu]
     devs = iommu_agree.read_module(out('serial.log'))
+    r = subprocess.run([args.live_tool, 'info', live_sock], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    if r.returncode != 0:
+        raise QmpError('ptfs-tool info %s: %s' % (live_sock, r.stderr.strip()))
+    names = set(re.findall(r'^# (\S+)', r.stdout, re.M))
     agree, bad = 0, []
     for dev in devs.values():
+        # an SMMUv3 stage-1 stream's SubstreamID 0 is its CD 0 (iommu_agree.py's rule)
+        ctx = prefix + ('sid%d' % dev.sid if args.iommu == 'smmuv3' else dev.short)
+        ctx = ctx + '.ssid0' if ctx + '.ssid0' in names else ctx
+        if ctx not in names:
+            bad.append('%s: no live context (the live source has %s)' % (ctx, ' '.join(sorted(names))))
+            continue
         vas, want = [], []
         for iova, phys, ln in dev.maps:
             for off in range(0, ln, iommu_agree.PAGE):
                 vas.append(iova + off)
                 want.append(phys + off)
-        for va, pa, res in zip(vas, want, iommu_agree.ptfs_walk(args.live_tool, live_sock,
-                                                                prefix + dev.short, vas)):
+        for va, pa, res in zip(vas, want, iommu_agree.ptfs_walk(args.live_tool, live_sock, ctx, vas)):
             got = iommu_agree.walked_pa(res)
             if got == pa:
                 agree += 1
             else:
-                bad.append('%s%s IOVA 0x%x: the guest maps 0x%x, the live walk %s' % (
-                    prefix, dev.short, va, pa, res.get('status')))
+                bad.append('%s IOVA 0x%x: the guest maps 0x%x, the live walk %s' % (
+                    ctx, va, pa, res.get('status')))
     with open(out('live.txt'), 'w') as f:
         f.write('live IOMMU: agree %d, disagree %d\n' % (agree, len(bad)))
         f.write(''.join(b + '\n' for b in bad[:30]))
@@ -137,7 +149,8 @@ def run(args):
             f.write(bytes([i]) * 4096)
     sockdir = tempfile.mkdtemp(prefix='ptfs-qmp.')
     sock = os.path.join(sockdir, 'qmp.sock')
-    live = (out('ram.img'), os.path.join(sockdir, 'live.sock')) if args.live_tool else None
+    live = ((out('ram.img'), os.path.join(sockdir, 'live.sock'), os.path.join(sockdir, 'gdb.sock'))
+            if args.live_tool else None)
     t0 = time.time()
     deadline = t0 + args.timeout
     log = open(out('qemu.log'), 'wb')
@@ -166,7 +179,7 @@ def run(args):
             proc.kill()
             proc.wait()
         log.close()
-        for p in (sock, live and live[1]):
+        for p in (sock,) + (live[1:] if live else ()):
             if p and os.path.exists(p):
                 os.unlink(p)
         os.rmdir(sockdir)
@@ -182,7 +195,7 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--mem', default='256M')
     ap.add_argument('--timeout', type=float, default=240)
-    ap.add_argument('--live-tool', help='ptfs-tool: also walk the live guest (x86 only; live.txt)')
+    ap.add_argument('--live-tool', help='ptfs-tool: also walk the live guest (live.txt)')
     args = ap.parse_args()
     try:
         run(args)

@@ -238,7 +238,7 @@ static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *mtree
 }
 
 /*
- * The IOMMUs QEMU emulates on x86 (issue #33 item 3): each names its MMIO
+ * The IOMMUs QEMU emulates (issue #33 item 3): each names its MMIO
  * window in `info mtree -f`, and HMP `xp` reads a register through it as
  * the guest's CPU would.  An IOMMU that translates becomes an [iommu]
  * section (core/load/iommu.c): its devices are read from its tables at
@@ -249,8 +249,11 @@ static const struct live_iommu {
 	uint64_t en_off, en_bit;
 	char en_fmt;            /* xp unit: w 32-bit, g 64-bit */
 	const char *en_what;
-	uint64_t reg_off;
-	const char *key;
+	struct {
+		uint64_t off;
+		char fmt;
+		const char *key;        /* NULL: none */
+	} reg[2];
 } live_iommus[] = {
 	/*
 	 * QEMU hw/i386/intel_iommu.c: window "intel_iommu" (q35 maps it at
@@ -258,14 +261,23 @@ static const struct live_iommu {
 	 * §11.4.4, §11.4.5; Linux drivers/iommu/intel/iommu.h DMAR_GSTS_REG,
 	 * DMA_GSTS_TES, DMAR_RTADDR_REG).
 	 */
-	{"intel_iommu", "vtd0", "intel-vtd", 0x1c, 1ull << 31, 'w', "GSTS.TES (bit 31)", 0x20, "rtaddr"},
+	{"intel_iommu", "vtd0", "intel-vtd", 0x1c, 1ull << 31, 'w', "GSTS.TES (bit 31)", {{0x20, 'g', "rtaddr"}}},
 	/*
 	 * QEMU hw/i386/amd_iommu.c: window "amdvi-mmio" (at 0xfed80000);
 	 * Control 0x18, IommuEn bit 0; Device Table Base 0x00 (AMD IOMMU spec
 	 * §3.4; Linux drivers/iommu/amd/amd_iommu_types.h MMIO_CONTROL_OFFSET,
 	 * CONTROL_IOMMU_EN, MMIO_DEV_TABLE_OFFSET).
 	 */
-	{"amdvi-mmio", "amdvi0", "amd-vi", 0x18, 1, 'g', "Control.IommuEn (bit 0)", 0x00, "dev_table_base"},
+	{"amdvi-mmio", "amdvi0", "amd-vi", 0x18, 1, 'g', "Control.IommuEn (bit 0)", {{0x00, 'g', "dev_table_base"}}},
+	/*
+	 * QEMU hw/arm/smmuv3.c: window "arm-smmuv3" (virt,iommu=smmuv3 maps it
+	 * at 0x09050000, hw/arm/virt.c VIRT_SMMU); SMMU_CR0 0x20, SMMUEN bit 0;
+	 * SMMU_STRTAB_BASE 0x80, SMMU_STRTAB_BASE_CFG 0x88 (Arm IHI 0070
+	 * §6.3.9, §6.3.23, §6.3.24; Linux drivers/iommu/arm/arm-smmu-v3/
+	 * arm-smmu-v3.h ARM_SMMU_CR0, CR0_SMMUEN, ARM_SMMU_STRTAB_BASE(_CFG)).
+	 */
+	{"arm-smmuv3", "smmu0", "arm-smmuv3", 0x20, 1, 'w', "CR0.SMMUEN (bit 0)",
+	 {{0x80, 'g', "strtab_base"}, {0x88, 'w', "strtab_base_cfg"}}},
 };
 
 /* HMP xp /1FMTx ADDR into *V. */
@@ -290,14 +302,14 @@ static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
 	for (size_t i = 0; i < sizeof live_iommus / sizeof live_iommus[0]; i++) {
 		const struct live_iommu *u = &live_iommus[i];
 		struct pt_qmp_range at;
-		uint64_t en = 0, reg = 0;
+		uint64_t en = 0, reg[2] = {0, 0};
 		bool found;
 		pt_err rc = pt_qmp_mmio(mtree, u->window, &found, &at, e, sizeof e);
 
 		if (!rc && found)
 			rc = xp(l, u->en_fmt, at.base + u->en_off, &en, e, sizeof e);
-		if (!rc && found && (en & u->en_bit))
-			rc = xp(l, 'g', at.base + u->reg_off, &reg, e, sizeof e);
+		for (unsigned r = 0; r < 2 && u->reg[r].key && !rc && found && (en & u->en_bit); r++)
+			rc = xp(l, u->reg[r].fmt, at.base + u->reg[r].off, &reg[r], e, sizeof e);
 		if (rc)
 			return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, u->type, e);
 		if (!found)
@@ -310,10 +322,10 @@ static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
 		}
 		pt_loader_emitf(ld, prov, "[iommu %s]", u->name);
 		pt_loader_emitf(ld, prov, "type = %s", u->type);
-		pt_loader_emitf(ld, prov, "%s = 0x%" PRIx64, u->key, reg);
-		pt_loader_emitf(ld, prov, "x-source = %s: HMP xp of %s at 0x%" PRIx64 ", read at mount (its devices "
-				"are those its tables held then: remount for new ones)", u->key, u->window,
-				at.base + u->reg_off);
+		for (unsigned r = 0; r < 2 && u->reg[r].key; r++)
+			pt_loader_emitf(ld, prov, "%s = 0x%" PRIx64, u->reg[r].key, reg[r]);
+		pt_loader_emitf(ld, prov, "x-source = registers: HMP xp of %s at 0x%" PRIx64 ", read at mount (its "
+				"devices are those its tables held then: remount for new ones)", u->window, at.base);
 	}
 	return PT_OK;
 }
@@ -543,7 +555,7 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 		rc = ram_ranges(ld, l, mtree, bpath, size);
 	if (!rc)
 		rc = l->arm64 ? arm64_cpus(ld, l) : cpus(ld, l);
-	if (!rc && !l->arm64)
+	if (!rc)
 		rc = iommus(ld, l, mtree);
 	free(mtree);
 	return rc;
