@@ -432,4 +432,16 @@ typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
 pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 		       pt_anomaly_fn fn, void *ud, struct pt_readctl *rc);
 
+typedef void (*pt_table_fn)(void *ud, const struct pt_table *t);
+/*
+ * Calls FN once for each (table, level) CTX's tables reach, the root
+ * included, in tree order: every table the scan counts whose bytes are at
+ * least partly captured (T->cover), a table aliased at one level once.
+ * RC (may be NULL) as for the scan, whose bound (PT_SCAN_ENTRIES_MAX
+ * entries) applies too: *CUT true when the pass stopped early (bound or
+ * cancel), so that FN did not see every table.  PT_E_NOMEM, else PT_OK.
+ */
+pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud, struct pt_readctl *rc,
+			 bool *cut);
+
 #endif

@@ -99,6 +99,8 @@ struct scan {
 	struct pt_node node;
 	pt_err err;
 	struct pt_readctl *rc;   /* the table pass's (table_rc()) */
+	pt_table_fn tfn;         /* pt_context_tables(): each (table, level) once, NULL: none */
+	void *tud;
 };
 
 static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
@@ -179,6 +181,8 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
 	}
 	slot->levels |= (uint16_t)(1u << t->level);
 	sc->st->tables[t->level]++;
+	if (sc->tfn && t->cover != PT_COVER_NONE)
+		sc->tfn(sc->tud, t);
 	return true;
 }
 
@@ -325,6 +329,36 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 		st->truncated_va = it.cut_va;
 	}
 	return PT_OK;
+}
+
+/*
+ * The table pass alone, each (table, level) handed to FN (ptfs-tool
+ * snapshot copies them): the scan's rule, so that what is copied is what
+ * info counts.
+ */
+pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud, struct pt_readctl *rc,
+			 bool *cut)
+{
+	struct pt_stats st;
+	struct scan sc = {.ctx = ctx, .st = &st, .err = PT_OK, .tfn = fn, .tud = ud};
+	struct pt_readctl tc;
+	struct pt_table root;
+	uint64_t before;
+
+	memset(&st, 0, sizeof st);
+	*cut = false;
+	sc.node.ctx = ctx;
+	if (!seen_grow(&sc.seen))
+		return PT_E_NOMEM;
+	pt_table_root(ctx, &root);
+	table_rc(&tc, rc);
+	sc.rc = &tc;
+	before = tc.work_left;
+	scan_table(&sc, &root);
+	table_rc_done(rc, &tc, before);
+	*cut = tc.cut || tc.cancelled;
+	free(sc.seen.slot);
+	return sc.err;
 }
 
 /*
