@@ -12,7 +12,13 @@
 #     maps after -o refresh; -o pause stops a running guest for a render and
 #     continues it, and leaves a stopped one stopped; QEMU going away makes
 #     reads fail with EIO and one log line; -o refresh on a file capture is
-#     refused.
+#     refused;
+#   - ptfs-tool snapshot: a snapshot taken before the guest maps its second
+#     page does not map it while the live guest does, `diff` of two snapshots
+#     is exactly that page, the archive holds the four table pages and
+#     nothing else, two snapshots of one state are the same bytes, a running
+#     guest is stopped for the copy and continued, a stopped one left alone;
+#     a bad OUT or a capture of a file is one line.
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
@@ -81,6 +87,30 @@ cat "$mnt/cpu0/maps" >"$TMP/maps0"
 grep -q 0x401000 "$TMP/maps0" && bad "maps before the change has no 0x401000" || ok "maps before the change has no 0x401000"
 cat "$mnt/pa/sysmem/0x6000" >"$TMP/pa0" 2>&1
 grep -q 0x401000 "$TMP/pa0" && bad "pa/sysmem/0x6000 before the change names no VA" || ok "pa/sysmem/0x6000 before the change names no VA"
+# snapshots before the change: the same state gives the same bytes
+: >"$TMP/good.sock.log"
+expect "snapshot of the stopped guest" 0 "snap1.tar.gz: 1 contexts, 4 table pages \\(16384 bytes\\) copied .*it was stopped already, and is left so" \
+	"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap1.tar.gz"
+check "snapshot: a guest the user stopped is neither stopped nor continued" \
+	test "$(grep -c '"stop"\|"cont"' "$TMP/good.sock.log")" = 0
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap1b.tar.gz" >/dev/null
+check "two snapshots of one state are the same bytes" cmp -s "$TMP/snap1.tar.gz" "$TMP/snap1b.tar.gz"
+check "the archive holds capture.ini and the table pages, nothing else" \
+	test "$(tar tzvf "$TMP/snap1.tar.gz" | awk '{print $3, $6}' | tr '\n' ' ')" = "$(printf '%s ' \
+	"$(tar xzOf "$TMP/snap1.tar.gz" capture.ini | wc -c) capture.ini" "16384 mem/sysmem.bin")"
+tar xzOf "$TMP/snap1.tar.gz" mem/sysmem.bin >"$TMP/snap1.bin"
+check "its pages are the four tables 0x1000-0x4fff of the RAM file" cmp -s "$TMP/snap1.bin" \
+	<(dd if="$TMP/ram" bs=4096 skip=1 count=4 status=none)
+expect "its [memory] is the one run of table pages" 0 "^length = 0x4000$" tar xzOf "$TMP/snap1.tar.gz" capture.ini
+expect "info of the snapshot counts one table per level" 0 "level.pt: tables 1 entries 1 mapped 1" \
+	"$TOOL" info "$TMP/snap1.tar.gz" cpu0
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snapdir" >/dev/null
+check "a snapshot into a new directory" test -s "$TMP/snapdir/capture.ini" -a -s "$TMP/snapdir/mem/sysmem.bin"
+fails "snapshot into a non-empty directory: one line" "E_USAGE: snapshot: .*snapdir is not empty" \
+	"$TOOL" snapshot "$TMP/good.sock" "$TMP/snapdir"
+fails "snapshot of a capture of a file: one line" "E_USAGE: snapshot: .* is a capture of a file, not a live guest" \
+	"$TOOL" snapshot "$FIX/x86-64-4level.tar.gz" "$TMP/snapx.tar.gz"
+check "and writes nothing" test ! -e "$TMP/snapx.tar.gz"
 # the guest maps a second page: PT[1] -> 0x6000
 python3 -c "
 import os, struct
@@ -93,6 +123,16 @@ sleep 0.6
 expect "pa/ finds the new page after -o refresh=0.5 (its index is built again on a live mount)" 0 \
 	"cpu0.*0x0*401000" cat "$mnt/pa/sysmem/0x6000"
 expect "maps shows it after -o refresh=0.5" 0 "0x0*400000-0x0*402000 +8K" cat "$mnt/cpu0/maps"
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap2.tar.gz" >/dev/null
+expect "the snapshot taken before does not map the new page" 0 "result: fault=unmapped" \
+	"$TOOL" walk "$TMP/snap1.tar.gz" cpu0 0x401000
+expect "the one taken after does, as the live guest" 0 "result: mapped pa=sysmem:0x6000 " \
+	"$TOOL" walk "$TMP/snap2.tar.gz" cpu0 0x401000
+"$TOOL" diff "$TMP/snap1.tar.gz" "$TMP/snap2.tar.gz" >"$TMP/snapdiff"
+check "diff of the two snapshots: exactly the new page (exit 1)" test $? = 1 -a \
+	"$(cat "$TMP/snapdiff")" = "cpu0 0x0000000000401000-0x0000000000402000     4K added sysmem 0x0000000000006000 4K writable,user -"
+expect "diff of the first snapshot and the live guest: the same page" 1 "0x0000000000401000-0x0000000000402000 +4K added" \
+	"$TOOL" diff "$TMP/snap1.tar.gz" "$TMP/good.sock"
 # QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
 kill "$SRV"
 wait "$SRV" 2>/dev/null
@@ -117,6 +157,12 @@ cat "$mnt/cpu0/walk/0x400000" >/dev/null
 check "-o pause: a walk file stops nothing" test ! -s "$TMP/running.sock.log"
 fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
+: >"$TMP/running.sock.log"
+expect "snapshot of a running guest" 0 "1 contexts, 4 table pages .*copied with the guest stopped; every context maps" \
+	"$TOOL" snapshot "$TMP/running.sock" "$TMP/snap-run.tar.gz"
+check "snapshot: a running guest is stopped for the copy and continued" \
+	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | tail -3 | tr '\n' ' ')" = \
+	'"execute": "query-status" "execute": "stop" "execute": "cont" '
 kill "$SRV"
 wait "$SRV" 2>/dev/null
 serve good   # a stopped guest
