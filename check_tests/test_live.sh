@@ -18,7 +18,11 @@
 #     is exactly that page, the archive holds the four table pages and
 #     nothing else, two snapshots of one state are the same bytes, a running
 #     guest is stopped for the copy and continued, a stopped one left alone;
-#     a bad OUT or a capture of a file is one line.
+#     a bad OUT or a capture of a file is one line;
+#   - a whole-context file rendered while a table changes under it (a
+#     writer flipping one entry of a guest of 32 page tables) ends in
+#     `# changed while read`; one rendered while nothing changes, or under
+#     -o pause, does not.
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
@@ -175,6 +179,67 @@ fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
 kill "$SRV"
 wait "$SRV" 2>/dev/null
+
+# ---- # changed while read ----
+# A guest of 32 page tables (16384 pages: a render long enough to change under)
+python3 - "$TMP/ram2" <<'EOF'
+import struct, sys
+m = bytearray(1 << 20)
+def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7)
+for i in range(32):
+    put(0x3000 + i * 8, (0x10000 + i * 0x1000) | 7)
+    for j in range(512):
+        put(0x10000 + i * 0x1000 + j * 8, (0x100000000 + (i * 512 + j) * 0x1000) | 7)
+open(sys.argv[1], 'wb').write(m)
+EOF
+# big SCENARIO OPTION...: the fake server of that scenario on the big guest, mounted with the options
+big() {
+	rm -f "$TMP/big.sock"
+	python3 "$HERE/fake_qmp.py" "$TMP/big.sock" "$1" "$TMP/ram2" &
+	SRV=$!
+	PIDS+=("$SRV")
+	poll_until 10 test -S "$TMP/big.sock"
+	shift
+	start_fg "$TMP/big.sock" "$mnt" -- "$@" || bad "ptfs mounts the big guest $*"
+}
+# changed FILE LINE [N]: whether one of N (50) renders of FILE ends in LINE (refresh=0: every open renders)
+changed() {
+	local i
+	for i in $(seq "${3:-50}"); do
+		[ "$(tail -n 1 "$1")" = "$2" ] && return 0
+	done
+	return 1
+}
+# unchanged FILE LINE: none of 5 renders does
+unchanged() { ! changed "$1" "$2" 5; }
+CW='# changed while read'
+big good -o refresh=0
+check "maps of a guest that changes nothing has no '$CW'" unchanged "$mnt/cpu0/maps" "$CW"
+expect "it is one run" 0 "^0x0000000000000000-0x0000000004000000 +64M " cat "$mnt/cpu0/maps"
+# the guest flips the writable bit of one entry, as fast as it can
+python3 -c "
+import os, struct, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+a, b = struct.pack('<Q', 0x100000000 | 7), struct.pack('<Q', 0x100000000 | 5)
+while True:
+    os.pwrite(fd, a, 0x10000); os.pwrite(fd, b, 0x10000)
+" "$TMP/ram2" &
+W=$!
+PIDS+=("$W")
+check "maps rendered while a table changes ends in '$CW'" changed "$mnt/cpu0/maps" "$CW"
+check "so does info" changed "$mnt/cpu0/info" "$CW"
+check "map.svg says it in an XML comment after its root element" changed "$mnt/cpu0/map.svg" "<!-- $CW -->"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$SRV"
+wait "$SRV" 2>/dev/null
+big running -o refresh=0,pause
+check "under -o pause the guest is stopped for the render: no '$CW'" unchanged "$mnt/cpu0/maps" "$CW"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$W" "$SRV"
+wait "$W" "$SRV" 2>/dev/null
 
 # ---- the options on a capture of a file, and malformed ----
 mkdir -p "$TMP/m-x"

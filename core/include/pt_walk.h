@@ -443,5 +443,12 @@ typedef void (*pt_table_fn)(void *ud, const struct pt_table *t);
  */
 pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud, struct pt_readctl *rc,
 			 bool *cut);
+/*
+ * A sum of CTX's tables as they are now: where each table
+ * pt_context_tables() reaches lies and its non-zero entries' raw bits.
+ * Two sums of a live capture's context that differ: a table changed in
+ * between (ptfs's `# changed while read`).  RC as for pt_context_tables().
+ */
+pt_err pt_context_tables_sum(const struct pt_context *ctx, uint64_t *sum, struct pt_readctl *rc);
 
 #endif

@@ -361,6 +361,41 @@ pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud,
 	return sc.err;
 }
 
+/* pt_context_tables_sum(): FNV-1a over the 8 bytes of V. */
+static uint64_t sum_mix(uint64_t h, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+struct tsum {
+	uint64_t h;
+	struct pt_readctl *rc;
+};
+
+static void sum_table(void *ud, const struct pt_table *t)
+{
+	struct tsum *s = ud;
+	struct pt_table d = *t;
+	struct pt_entry e;
+
+	s->h = sum_mix(sum_mix(sum_mix(s->h, d.space), d.addr), (uint64_t)d.level);
+	pt_table_direct(&d);
+	for (uint64_t i = 0; pt_table_next(&d, &i, false, PT_DECODE_SUMMARY, &e, s->rc); i++)
+		s->h = sum_mix(sum_mix(sum_mix(s->h, i), e.raw[0]), e.raw[1]);
+}
+
+pt_err pt_context_tables_sum(const struct pt_context *ctx, uint64_t *sum, struct pt_readctl *rc)
+{
+	struct tsum s = {.h = UINT64_C(0xcbf29ce484222325), .rc = rc};
+	bool cut = false;
+	pt_err err = pt_context_tables(ctx, sum_table, &s, rc, &cut);
+
+	*sum = sum_mix(s.h, cut);
+	return err;
+}
+
 /*
  * The load-time line for a root with no captured byte (issue #20 item 5):
  * such a context mounts an empty top directory, and before this only
