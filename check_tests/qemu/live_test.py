@@ -109,8 +109,10 @@ def snap_pa(args, snap, cpu, va):
 def snapshot(args, ssock, out):
     if os.path.exists(out):
         os.unlink(out)
+    t0 = time.time()
     r = subprocess.run([args.ptfs_tool, 'snapshot', ssock, out], capture_output=True, text=True)
-    (ok if r.returncode == 0 else bad)('ptfs-tool snapshot: %s' % (r.stdout + r.stderr).strip())
+    (ok if r.returncode == 0 else bad)('ptfs-tool snapshot (%.2f s, load and check included): %s' %
+                                       (time.time() - t0, (r.stdout + r.stderr).strip()))
     return r.returncode == 0
 
 
