@@ -3,6 +3,7 @@
  * with libarchive's write API (or plain files for a directory capture).
  */
 #include "capture_util.h"
+#include "pt_buf.h"
 /* ---- formats ---- */
 
 START_TEST(every_format)
@@ -451,6 +452,33 @@ START_TEST(memory_window)
 }
 END_TEST
 
+/* pt_context_section(): a context's section back as text, its keys as given (ptfs-tool snapshot). */
+START_TEST(context_section_text)
+{
+	static const char ini[] =
+		"[capture]\nversion = 1\nformat = nv-gmmu-ver2\nx-note = kept\n"
+		"[memory all]\nspace = vidmem\nbase = 0x200000\nfile = a.bin\n"
+		"[pdb p]\nspace = vidmem\naddress = 0x201000\nx-why = the first\n"
+		"[pdb q]\naddress = 0x202000\nspace = vidmem\n";
+	struct mspec m[] = {BLOB("a.bin", vid), INI(ini)};
+	char *path;
+	struct pt_capture *cap;
+	struct pt_buf b;
+
+	fill();
+	path = make_capture(A_DIR, m, 2);
+	cap = load(path, PT_OK, NULL);
+	pt_buf_init(&b);
+	ck_assert(pt_context_section(pt_capture_context_find(cap, "p"), &b));
+	ck_assert(pt_context_section(pt_capture_context_find(cap, "q"), &b));
+	ck_assert_str_eq(b.data, "[pdb p]\nspace = vidmem\naddress = 0x201000\nx-why = the first\n"
+			 "[pdb q]\naddress = 0x202000\nspace = vidmem\n");
+	ck_assert(!pt_context_section(NULL, &b));
+	pt_buf_free(&b);
+	done(path, cap);
+}
+END_TEST
+
 START_TEST(memory_window_past_end)
 {
 	/* A window past the member's end is refused, naming the key's line. */
@@ -739,6 +767,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, no_ini);
 	tcase_add_test(tc, ini_twice_same_name);
 	tcase_add_test(tc, ini_symlink_ignored);
+	tcase_add_test(tc, context_section_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("members");

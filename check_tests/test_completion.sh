@@ -51,6 +51,7 @@ offers --range "" _ptfs_tool "$TOOL" crosscheck --r
 offers proc "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz p
 offers svm "" _ptfs_tool "$TOOL" crosscheck xcheck-mirror.tar.gz proc s
 offers roots "" _ptfs_tool "$TOOL" ro
+offers snapshot "" _ptfs_tool "$TOOL" sn
 offers --min-score "" _ptfs_tool "$TOOL" roots --mi
 offers x86-64 "" _ptfs_tool "$TOOL" roots --format x8
 offers --iommu "" _ptfs_tool "$TOOL" roots --io

@@ -12,7 +12,17 @@
 #     maps after -o refresh; -o pause stops a running guest for a render and
 #     continues it, and leaves a stopped one stopped; QEMU going away makes
 #     reads fail with EIO and one log line; -o refresh on a file capture is
-#     refused.
+#     refused;
+#   - ptfs-tool snapshot: a snapshot taken before the guest maps its second
+#     page does not map it while the live guest does, `diff` of two snapshots
+#     is exactly that page, the archive holds the four table pages and
+#     nothing else, two snapshots of one state are the same bytes, a running
+#     guest is stopped for the copy and continued, a stopped one left alone;
+#     a bad OUT or a capture of a file is one line;
+#   - a whole-context file rendered while a table changes under it (a
+#     writer flipping one entry of a guest of 32 page tables) ends in
+#     `# changed while read`; one rendered while nothing changes, or under
+#     -o pause, does not.
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
@@ -81,6 +91,30 @@ cat "$mnt/cpu0/maps" >"$TMP/maps0"
 grep -q 0x401000 "$TMP/maps0" && bad "maps before the change has no 0x401000" || ok "maps before the change has no 0x401000"
 cat "$mnt/pa/sysmem/0x6000" >"$TMP/pa0" 2>&1
 grep -q 0x401000 "$TMP/pa0" && bad "pa/sysmem/0x6000 before the change names no VA" || ok "pa/sysmem/0x6000 before the change names no VA"
+# snapshots before the change: the same state gives the same bytes
+: >"$TMP/good.sock.log"
+expect "snapshot of the stopped guest" 0 "snap1.tar.gz: 1 contexts, 4 table pages \\(16384 bytes\\) copied .*it was stopped already, and is left so" \
+	"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap1.tar.gz"
+check "snapshot: a guest the user stopped is neither stopped nor continued" \
+	test "$(grep -c '"stop"\|"cont"' "$TMP/good.sock.log")" = 0
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap1b.tar.gz" >/dev/null
+check "two snapshots of one state are the same bytes" cmp -s "$TMP/snap1.tar.gz" "$TMP/snap1b.tar.gz"
+check "the archive holds capture.ini and the table pages, nothing else" \
+	test "$(tar tzvf "$TMP/snap1.tar.gz" | awk '{print $3, $6}' | tr '\n' ' ')" = "$(printf '%s ' \
+	"$(tar xzOf "$TMP/snap1.tar.gz" capture.ini | wc -c) capture.ini" "16384 mem/sysmem.bin")"
+tar xzOf "$TMP/snap1.tar.gz" mem/sysmem.bin >"$TMP/snap1.bin"
+check "its pages are the four tables 0x1000-0x4fff of the RAM file" cmp -s "$TMP/snap1.bin" \
+	<(dd if="$TMP/ram" bs=4096 skip=1 count=4 status=none)
+expect "its [memory] is the one run of table pages" 0 "^length = 0x4000$" tar xzOf "$TMP/snap1.tar.gz" capture.ini
+expect "info of the snapshot counts one table per level" 0 "level.pt: tables 1 entries 1 mapped 1" \
+	"$TOOL" info "$TMP/snap1.tar.gz" cpu0
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snapdir" >/dev/null
+check "a snapshot into a new directory" test -s "$TMP/snapdir/capture.ini" -a -s "$TMP/snapdir/mem/sysmem.bin"
+fails "snapshot into a non-empty directory: one line" "E_USAGE: snapshot: .*snapdir is not empty" \
+	"$TOOL" snapshot "$TMP/good.sock" "$TMP/snapdir"
+fails "snapshot of a capture of a file: one line" "E_USAGE: snapshot: .* is a capture of a file, not a live guest" \
+	"$TOOL" snapshot "$FIX/x86-64-4level.tar.gz" "$TMP/snapx.tar.gz"
+check "and writes nothing" test ! -e "$TMP/snapx.tar.gz"
 # the guest maps a second page: PT[1] -> 0x6000
 python3 -c "
 import os, struct
@@ -93,6 +127,16 @@ sleep 0.6
 expect "pa/ finds the new page after -o refresh=0.5 (its index is built again on a live mount)" 0 \
 	"cpu0.*0x0*401000" cat "$mnt/pa/sysmem/0x6000"
 expect "maps shows it after -o refresh=0.5" 0 "0x0*400000-0x0*402000 +8K" cat "$mnt/cpu0/maps"
+"$TOOL" snapshot "$TMP/good.sock" "$TMP/snap2.tar.gz" >/dev/null
+expect "the snapshot taken before does not map the new page" 0 "result: fault=unmapped" \
+	"$TOOL" walk "$TMP/snap1.tar.gz" cpu0 0x401000
+expect "the one taken after does, as the live guest" 0 "result: mapped pa=sysmem:0x6000 " \
+	"$TOOL" walk "$TMP/snap2.tar.gz" cpu0 0x401000
+"$TOOL" diff "$TMP/snap1.tar.gz" "$TMP/snap2.tar.gz" >"$TMP/snapdiff"
+check "diff of the two snapshots: exactly the new page (exit 1)" test $? = 1 -a \
+	"$(cat "$TMP/snapdiff")" = "cpu0 0x0000000000401000-0x0000000000402000     4K added sysmem 0x0000000000006000 4K writable,user -"
+expect "diff of the first snapshot and the live guest: the same page" 1 "0x0000000000401000-0x0000000000402000 +4K added" \
+	"$TOOL" diff "$TMP/snap1.tar.gz" "$TMP/good.sock"
 # QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
 kill "$SRV"
 wait "$SRV" 2>/dev/null
@@ -117,6 +161,12 @@ cat "$mnt/cpu0/walk/0x400000" >/dev/null
 check "-o pause: a walk file stops nothing" test ! -s "$TMP/running.sock.log"
 fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
+: >"$TMP/running.sock.log"
+expect "snapshot of a running guest" 0 "1 contexts, 4 table pages .*copied with the guest stopped; every context maps" \
+	"$TOOL" snapshot "$TMP/running.sock" "$TMP/snap-run.tar.gz"
+check "snapshot: a running guest is stopped for the copy and continued" \
+	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | tail -3 | tr '\n' ' ')" = \
+	'"execute": "query-status" "execute": "stop" "execute": "cont" '
 kill "$SRV"
 wait "$SRV" 2>/dev/null
 serve good   # a stopped guest
@@ -129,6 +179,67 @@ fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
 kill "$SRV"
 wait "$SRV" 2>/dev/null
+
+# ---- # changed while read ----
+# A guest of 32 page tables (16384 pages: a render long enough to change under)
+python3 - "$TMP/ram2" <<'EOF'
+import struct, sys
+m = bytearray(1 << 20)
+def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7)
+for i in range(32):
+    put(0x3000 + i * 8, (0x10000 + i * 0x1000) | 7)
+    for j in range(512):
+        put(0x10000 + i * 0x1000 + j * 8, (0x100000000 + (i * 512 + j) * 0x1000) | 7)
+open(sys.argv[1], 'wb').write(m)
+EOF
+# big SCENARIO OPTION...: the fake server of that scenario on the big guest, mounted with the options
+big() {
+	rm -f "$TMP/big.sock"
+	python3 "$HERE/fake_qmp.py" "$TMP/big.sock" "$1" "$TMP/ram2" &
+	SRV=$!
+	PIDS+=("$SRV")
+	poll_until 10 test -S "$TMP/big.sock"
+	shift
+	start_fg "$TMP/big.sock" "$mnt" -- "$@" || bad "ptfs mounts the big guest $*"
+}
+# changed FILE LINE [N]: whether one of N (50) renders of FILE ends in LINE (refresh=0: every open renders)
+changed() {
+	local i
+	for i in $(seq "${3:-50}"); do
+		[ "$(tail -n 1 "$1")" = "$2" ] && return 0
+	done
+	return 1
+}
+# unchanged FILE LINE: none of 5 renders does
+unchanged() { ! changed "$1" "$2" 5; }
+CW='# changed while read'
+big good -o refresh=0
+check "maps of a guest that changes nothing has no '$CW'" unchanged "$mnt/cpu0/maps" "$CW"
+expect "it is one run" 0 "^0x0000000000000000-0x0000000004000000 +64M " cat "$mnt/cpu0/maps"
+# the guest flips the writable bit of one entry, as fast as it can
+python3 -c "
+import os, struct, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+a, b = struct.pack('<Q', 0x100000000 | 7), struct.pack('<Q', 0x100000000 | 5)
+while True:
+    os.pwrite(fd, a, 0x10000); os.pwrite(fd, b, 0x10000)
+" "$TMP/ram2" &
+W=$!
+PIDS+=("$W")
+check "maps rendered while a table changes ends in '$CW'" changed "$mnt/cpu0/maps" "$CW"
+check "so does info" changed "$mnt/cpu0/info" "$CW"
+check "map.svg says it in an XML comment after its root element" changed "$mnt/cpu0/map.svg" "<!-- $CW -->"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$SRV"
+wait "$SRV" 2>/dev/null
+big running -o refresh=0,pause
+check "under -o pause the guest is stopped for the render: no '$CW'" unchanged "$mnt/cpu0/maps" "$CW"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+kill "$W" "$SRV"
+wait "$W" "$SRV" 2>/dev/null
 
 # ---- the options on a capture of a file, and malformed ----
 mkdir -p "$TMP/m-x"

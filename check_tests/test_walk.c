@@ -312,6 +312,82 @@ START_TEST(va_names)
 }
 END_TEST
 
+/* pt_context_tables(): what it was handed, in order. */
+struct seen_tables {
+	uint64_t addr[32];
+	int level[32];
+	unsigned n;
+};
+
+static void note_tab(void *ud, const struct pt_table *t)
+{
+	struct seen_tables *s = ud;
+
+	ck_assert_int_ne(t->cover, PT_COVER_NONE);
+	if (s->n < 32) {
+		s->addr[s->n] = t->addr;
+		s->level[s->n] = t->level;
+	}
+	s->n++;
+}
+
+/* The scan's table pass alone: each captured table once per level, in tree order, as the scan counts. */
+START_TEST(tables_each_once)
+{
+	static const uint64_t want[] = {PD3, PD2, PD1, PD0, PTB, PTS};
+	struct seen_tables s = {{0}, {0}, 0};
+	struct pt_stats st;
+	uint64_t counted = 0;
+	bool cut = true;
+
+	ck_assert_int_eq(pt_context_tables(&ctx, note_tab, &s, NULL, &cut), PT_OK);
+	ck_assert(!cut);
+	ck_assert_int_eq(pt_context_scan(&ctx, &st, NULL, NULL, NULL), PT_OK);
+	for (unsigned l = 0; l < PT_MAX_LEVELS; l++)
+		counted += st.tables[l];
+	ck_assert_uint_eq(s.n, counted);
+	ck_assert_uint_eq(s.n, 6);   /* pde0[2]'s table at 0x900000 is not captured: not handed over */
+	for (unsigned i = 0; i < 6; i++) {
+		ck_assert_uint_eq(s.addr[i], want[i]);
+		ck_assert_int_eq(s.level[i], (int)i);
+	}
+	/* a table that points at itself is handed over once per level it is read at, and the pass ends */
+	synth_clear();
+	put64(PD3, pde_vid(PD3));
+	synth_reload();
+	s.n = 0;
+	ck_assert_int_eq(pt_context_tables(&ctx, note_tab, &s, NULL, &cut), PT_OK);
+	ck_assert(!cut);
+	ck_assert_uint_ge(s.n, 2);
+	for (unsigned i = 0; i < s.n && i < 32; i++) {
+		ck_assert_uint_eq(s.addr[i], PD3);
+		for (unsigned j = 0; j < i; j++)
+			ck_assert_int_ne(s.level[j], s.level[i]);
+	}
+}
+END_TEST
+
+/* The sum of a context's tables: the same for the same bytes, another for one entry changed. */
+START_TEST(tables_sum_changes)
+{
+	uint64_t a, b, c, d;
+
+	ck_assert_int_eq(pt_context_tables_sum(&ctx, &a, NULL), PT_OK);
+	ck_assert_int_eq(pt_context_tables_sum(&ctx, &b, NULL), PT_OK);
+	ck_assert_uint_eq(a, b);
+	/* pde0[1]'s 2 MiB page made read-only: a leaf's bits */
+	put64(PD0 + 1 * 16, pte(2, 0x80000000ull, PTE_RO));
+	synth_reload();
+	ck_assert_int_eq(pt_context_tables_sum(&ctx, &c, NULL), PT_OK);
+	ck_assert_uint_ne(a, c);
+	/* an entry of a table no pointer reaches changes nothing */
+	put64(0x10f000, 0x1234);
+	synth_reload();
+	ck_assert_int_eq(pt_context_tables_sum(&ctx, &d, NULL), PT_OK);
+	ck_assert_uint_eq(c, d);
+}
+END_TEST
+
 /* Every table points at itself: the walk goes level by level and ends. */
 START_TEST(self_reference_ends)
 {
@@ -794,6 +870,8 @@ static Suite *suite(void)
 	tcase_add_test(tt, state_mapped_is_pages);
 	tcase_add_test(tg, state_reserved_leaf);
 	tcase_add_test(ti, scan_root_not_captured);
+	tcase_add_test(ti, tables_each_once);
+	tcase_add_test(ti, tables_sum_changes);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tt);
 	suite_add_tcase(s, ti);

@@ -4,9 +4,6 @@
  * load the spec's contexts for their geometry, build the tables
  * (core/walk/build.c), write OUT, and walk OUT back against the spec.
  */
-#include <archive.h>
-#include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,6 +14,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "capout.h"
 #include "cli.h"
 #include "pt_build.h"
 
@@ -202,106 +200,26 @@ static int tables_build(struct spec *sp, const struct pt_capture *geo, struct pt
 	return CLI_EXIT_OK;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+/* B's blobs as the members of OUT: mem/SPACE.bin (NAMES holds the names). */
+static struct capout_member *blob_members(const struct pt_build *b, char (**names)[256])
 {
-	size_t n = strlen(s), k = strlen(suffix);
+	size_t n = pt_build_blob_count(b);
+	struct capout_member *m = calloc(n ? n : 1, sizeof *m);
 
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* One member of a deterministic tar.gz: mtime 0, root-owned, 0644. */
-static bool tar_member(struct archive *a, const char *name, const void *data, size_t size)
-{
-	struct archive_entry *e = archive_entry_new();
-	bool ok;
-
-	if (!e)
-		return false;
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, (la_int64_t)size);
-	archive_entry_set_mtime(e, 0, 0);
-	ok = archive_write_header(a, e) == ARCHIVE_OK &&
-	     (size == 0 || archive_write_data(a, data, size) == (la_ssize_t)size);
-	archive_entry_free(e);
-	return ok;
-}
-
-static int write_tgz(const char *out, const struct ini_out *o, const struct pt_build *b)
-{
-	struct archive *a = archive_write_new();
-	char name[256];
-	bool ok = a && archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
-		  archive_write_add_filter_gzip(a) == ARCHIVE_OK &&
-		  archive_write_set_filter_option(a, "gzip", "timestamp", NULL) == ARCHIVE_OK &&
-		  archive_write_open_filename(a, out) == ARCHIVE_OK &&
-		  tar_member(a, "capture.ini", o->text.data, o->text.len);
-
-	for (size_t i = 0; ok && i < pt_build_blob_count(b); i++) {
+	*names = calloc(n ? n : 1, sizeof **names);
+	if (!m || !*names) {
+		free(m);
+		free(*names);
+		*names = NULL;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct pt_build_blob *bl = pt_build_blob(b, i);
 
-		snprintf(name, sizeof name, "mem/%s.bin", bl->space);
-		ok = tar_member(a, name, bl->data, (size_t)bl->size);
+		snprintf((*names)[i], sizeof (*names)[i], "mem/%s.bin", bl->space);
+		m[i] = (struct capout_member){ (*names)[i], bl->data, (size_t)bl->size };
 	}
-	if (!ok) {
-		int st = cli_fail(PT_E_IO, "build: %s: %s", out, a ? archive_error_string(a) : "out of memory");
-
-		archive_write_free(a);
-		return st;
-	}
-	ok = archive_write_close(a) == ARCHIVE_OK;
-	archive_write_free(a);
-	return ok ? CLI_EXIT_OK : cli_fail(PT_E_IO, "build: %s: write error", out);
-}
-
-static bool write_file(const char *path, const void *data, size_t size)
-{
-	FILE *f = fopen(path, "wx");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = size == 0 || fwrite(data, 1, size, f) == size;
-	return fclose(f) == 0 && ok;   /* closed whether or not the write failed */
-}
-
-/* *TOUCHED: OUT was empty or absent and something may be written (*MADE: the directory is new). */
-static int write_dir(const char *out, const struct ini_out *o, const struct pt_build *b, bool *touched,
-		     bool *made)
-{
-	char path[4400];
-	DIR *d = opendir(out);
-
-	if (d) {
-		struct dirent *de;
-		int n = 0;
-
-		while ((de = readdir(d)))
-			n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-		closedir(d);
-		if (n)
-			return cli_fail(PT_E_USAGE, "build: %s is not empty", out);
-	} else if (mkdir(out, 0755) != 0) {
-		return cli_fail(PT_E_IO, "build: %s: %s", out, strerror(errno));
-	} else {
-		*made = true;
-	}
-	*touched = true;
-	snprintf(path, sizeof path, "%s/mem", out);
-	if (mkdir(path, 0755) != 0)
-		return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
-	snprintf(path, sizeof path, "%s/capture.ini", out);
-	if (!write_file(path, o->text.data, o->text.len))
-		return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
-	for (size_t i = 0; i < pt_build_blob_count(b); i++) {
-		const struct pt_build_blob *bl = pt_build_blob(b, i);
-
-		snprintf(path, sizeof path, "%s/mem/%s.bin", out, bl->space);
-		if (!write_file(path, bl->data, (size_t)bl->size))
-			return cli_fail(PT_E_IO, "build: %s: %s", path, strerror(errno));
-	}
-	return CLI_EXIT_OK;
+	return m;
 }
 
 /* Whether FLAG is one of the comma-separated words of FLAGS. */
@@ -396,27 +314,6 @@ static int verify(const struct spec *sp, const char *out, uint64_t *pages)
 	return CLI_EXIT_OK;
 }
 
-/* Removes what a failed build wrote at OUT (MADE: OUT is a directory the build created). */
-static void out_remove(const struct pt_build *b, const char *out, bool dir, bool made)
-{
-	char path[4400];
-
-	if (!dir) {
-		unlink(out);
-		return;
-	}
-	for (size_t i = 0; i < pt_build_blob_count(b); i++) {
-		snprintf(path, sizeof path, "%s/mem/%s.bin", out, pt_build_blob(b, i)->space);
-		unlink(path);
-	}
-	snprintf(path, sizeof path, "%s/capture.ini", out);
-	unlink(path);
-	snprintf(path, sizeof path, "%s/mem", out);
-	rmdir(path);
-	if (made)
-		rmdir(out);
-}
-
 int cli_build_run(struct spec *sp, const char *out)
 {
 	struct pt_capture *geo = NULL;
@@ -425,9 +322,12 @@ int cli_build_run(struct spec *sp, const char *out)
 	char dir[4096];
 	uint64_t pages = 0, bytes = 0;
 	size_t nctx = 0, nmaps = 0;
-	bool tgz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz"), touched = false, made = false;
+	struct capout co;
+	struct capout_member *mem = NULL;
+	char (*names)[256] = NULL;
 	int st;
 
+	capout_init(&co, "build", out);
 	if (!b)
 		return cli_fail(PT_E_NOMEM, "build: out of memory");
 	st = geometry_load(sp, &geo, dir, sizeof dir);
@@ -436,19 +336,16 @@ int cli_build_run(struct spec *sp, const char *out)
 	pt_buf_init(&o.text);
 	if (st == CLI_EXIT_OK) {
 		ini_write(sp, b, &o);
-		if (tgz) {
-			touched = true;
-			st = write_tgz(out, &o, b);
-		} else {
-			st = write_dir(out, &o, b, &touched, &made);
-		}
+		mem = blob_members(b, &names);
+		st = mem ? capout_write(&co, o.text.data, o.text.len, mem, pt_build_blob_count(b))
+			 : cli_fail(PT_E_NOMEM, "build: out of memory");
 	}
 	pt_capture_free(geo);   /* after the writes: the blobs' and contexts' names */
 	if (st == CLI_EXIT_OK)
 		st = verify(sp, out, &pages);
 	/* a failed build leaves nothing behind: no half-written archive or directory */
-	if (st != CLI_EXIT_OK && touched)
-		out_remove(b, out, !tgz, made);
+	if (st != CLI_EXIT_OK && mem)
+		capout_remove(&co, mem, pt_build_blob_count(b));
 	if (st == CLI_EXIT_OK) {
 		for (size_t i = 0; i < sp->nsec; i++) {
 			nctx += sp->sec[i].fmt != NULL;
@@ -460,6 +357,8 @@ int cli_build_run(struct spec *sp, const char *out)
 		       "every page walks back to its map line\n", out, nctx, nmaps, pages, bytes);
 	}
 	ini_free(&o);
+	free(mem);
+	free(names);
 	pt_build_free(b);
 	return st;
 }

@@ -404,6 +404,7 @@ static const struct {
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
 	{"roots", cli_roots, "candidate root tables found by scanning captured memory", true},
+	{"snapshot", cli_snapshot, "a live guest's page tables, copied while it is stopped, as a capture", true},
 };
 
 /* The options every capture-reading command takes (cli_take_gfx, --asic). */

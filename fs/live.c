@@ -8,7 +8,9 @@
  * without the page cache (ops.c).  A capture of a file never changes and
  * keeps everything for ever, as before.  -o pause stops the guest (QMP
  * stop) while a whole-context file renders and continues it after, unless
- * the user had stopped it.  When QEMU exits, every request fails with EIO
+ * the user had stopped it; without it, info, maps, map.svg and vs/ files
+ * whose context's tables changed while they rendered say so in a last
+ * `# changed while read` line.  When QEMU exits, every request fails with EIO
  * and the log says why once; the daemon stays until unmounted.
  */
 #include <errno.h>
@@ -112,4 +114,35 @@ void ptfs_live_resume(struct ptfs *fs, bool stopped)
 
 	if (stopped && pt_capture_live_resume(fs->cap, true, msg, sizeof msg))
 		fprintf(stderr, "ptfs: warning: -o pause: %s: the guest may still be stopped\n", msg);
+}
+
+/* The sum of the tables of the contexts render ID reads (its context, and a vs/ file's other). */
+static uint64_t live_sum(struct ptfs *fs, const struct pt_tnode *id, struct pt_readctl *rc)
+{
+	uint64_t a = 0, b = 0;
+
+	(void)pt_context_tables_sum(pt_capture_context(fs->cap, id->ctx), &a, rc);
+	if (id->type == PT_TN_VSFILE)
+		(void)pt_context_tables_sum(pt_capture_context(fs->cap, id->choice), &b, rc);
+	return a ^ (b * 0x9e3779b97f4a7c15ull);
+}
+
+bool ptfs_live_watch(struct ptfs *fs, const struct pt_tnode *id, bool stopped, uint64_t *sum,
+		     struct pt_readctl *rc)
+{
+	/* a stopped guest changes nothing; entries is streamed, rendered again by each read */
+	if (!fs->live || stopped || (id->type != PT_TN_INFO && id->type != PT_TN_MAPS &&
+				     id->type != PT_TN_SVG && id->type != PT_TN_VSFILE))
+		return false;
+	*sum = live_sum(fs, id, rc);
+	return true;
+}
+
+void ptfs_live_told(struct ptfs *fs, const struct pt_tnode *id, uint64_t sum, struct pt_buf *b,
+		    struct pt_readctl *rc)
+{
+	if (pt_readctl_cancelled(rc) || live_sum(fs, id, rc) == sum)
+		return;
+	/* map.svg stays XML: a comment after its root element */
+	pt_buf_puts(b, id->type == PT_TN_SVG ? "<!-- # changed while read -->\n" : "# changed while read\n");
 }

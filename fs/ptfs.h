@@ -152,6 +152,17 @@ void ptfs_live_now(struct timespec *at);
 /* Stops a live guest for a whole-context render under -o pause (*STOPPED for ptfs_live_resume). */
 void ptfs_live_pause(struct ptfs *fs, bool *stopped);
 void ptfs_live_resume(struct ptfs *fs, bool stopped);
+/*
+ * A live mount's render of ID not under -o pause (STOPPED false): the sum
+ * of the tables it reads before it into *SUM, and true; false when ID is
+ * not watched (a capture of a file, a stopped guest, not info, maps,
+ * map.svg or a vs/ file).
+ */
+bool ptfs_live_watch(struct ptfs *fs, const struct pt_tnode *id, bool stopped, uint64_t *sum,
+		     struct pt_readctl *rc);
+/* After the render into B: its last line `# changed while read` when the tables' sum is not SUM. */
+void ptfs_live_told(struct ptfs *fs, const struct pt_tnode *id, uint64_t sum, struct pt_buf *b,
+		    struct pt_readctl *rc);
 
 /* ino.c */
 pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigned index,

@@ -305,12 +305,20 @@ static int cache_render_one(struct ptfs *fs, const struct pt_tnode *id, struct p
 static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_held *h,
 			uint64_t *size, struct pt_readctl *rc)
 {
-	bool stopped;
+	bool stopped, watched;
+	uint64_t sum = 0;
 	int ret;
 
 	/* -o pause: a live guest holds still for the whole file (live.c) */
 	ptfs_live_pause(fs, &stopped);
+	/* without it, a file whose tables changed while it rendered says so (live.c) */
+	watched = ptfs_live_watch(fs, id, stopped, &sum, rc);
 	ret = cache_render_one(fs, id, h, size, rc);
+	if (watched && ret == 0) {
+		ptfs_live_told(fs, id, sum, &h->buf, rc);
+		*size = h->buf.len;
+		h->cost = sizeof(*h) + h->buf.cap;
+	}
 	ptfs_live_resume(fs, stopped);
 	return ret;
 }

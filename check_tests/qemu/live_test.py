@@ -3,8 +3,8 @@
 
 Boots the Debian x86-64 guest with its RAM in a shared file
 (-object memory-backend-file,share=on -machine memory-backend=ram) and two
-QMP sockets: one for this harness, one for ptfs (QEMU serves one client per
-monitor).  Then:
+QMP sockets: one for this harness, one for ptfs, one for ptfs-tool snapshot
+(QEMU serves one client per monitor).  Then:
   1. with the guest stopped, ptfs mounts the QMP socket; for each vCPU, the
      VAs of QEMU's `info tlb` (and their neighbours) walk in the live mount's
      cpuN/walk/ to the PA QEMU's `gva2gpa` gives, or fault where it says
@@ -12,7 +12,10 @@ monitor).  Then:
   2. the guest continues; the harness writes the mapper's mailbox word in the
      RAM file; the mapper maps a new page at a known VA; within the refresh
      time the mount's va/ shows it, and its walk/ gives the physical page
-     QEMU's gva2gpa gives once the guest is stopped again;
+     QEMU's gva2gpa gives once the guest is stopped again, while a
+     `ptfs-tool snapshot` taken (guest stopped, left stopped) before the
+     change maps the mailbox as QEMU did and not the new page; a snapshot
+     of the running guest continues it;
   3. unmounting leaves the guest running (query-status); a guest that exits
      under a new mount makes reads fail with EIO and a line in ptfs's log.
 Python standard library only.  Exit 0 pass, 1 fail.
@@ -90,6 +93,27 @@ def tlb_pages(text):
         if m:
             pages.append((int(m.group(1), 16), int(m.group(2), 16)))
     return pages
+
+
+def snap_pa(args, snap, cpu, va):
+    """The PA `ptfs-tool walk` of a snapshot gives, None for a fault, a string for an error."""
+    r = subprocess.run([args.ptfs_tool, 'walk', snap, 'cpu%d' % cpu, '0x%x' % va], capture_output=True, text=True)
+    m = re.search(r'^result: mapped pa=sysmem:(0x[0-9a-f]+)', r.stdout, re.M)
+    if m:
+        return int(m.group(1), 16)
+    if r.returncode == 0 and re.search(r'^result: fault=', r.stdout, re.M):
+        return None
+    return 'ERR %d %s' % (r.returncode, (r.stdout + r.stderr)[:200])
+
+
+def snapshot(args, ssock, out):
+    if os.path.exists(out):
+        os.unlink(out)
+    t0 = time.time()
+    r = subprocess.run([args.ptfs_tool, 'snapshot', ssock, out], capture_output=True, text=True)
+    (ok if r.returncode == 0 else bad)('ptfs-tool snapshot (%.2f s, load and check included): %s' %
+                                       (time.time() - t0, (r.stdout + r.stderr).strip()))
+    return r.returncode == 0
 
 
 def walk_pa(mnt, cpu, va):
@@ -171,8 +195,9 @@ def run(args):
     work = args.work
     os.makedirs(work, exist_ok=True)
     ram = '/dev/shm/ptfs-live-%d.ram' % os.getpid()
-    qsock, psock = work + '/qmp.sock', work + '/ptfs.sock'
-    for f in (qsock, psock, work + '/serial.log'):
+    qsock, psock, ssock = work + '/qmp.sock', work + '/ptfs.sock', work + '/snap.sock'
+    snap = work + '/before.tar.gz'
+    for f in (qsock, psock, ssock, work + '/serial.log'):
         if os.path.exists(f):
             os.unlink(f)
     cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-M', 'pc', '-cpu', 'max,la57=off', '-vga', 'none',
@@ -182,7 +207,8 @@ def run(args):
            '-kernel', args.kernel, '-initrd', args.initrd,
            '-append', 'console=ttyS0 panic=-1 hugepages=4 quiet',
            '-display', 'none', '-monitor', 'none', '-no-reboot', '-serial', 'file:' + work + '/serial.log',
-           '-qmp', 'unix:%s,server=on,wait=off' % qsock, '-qmp', 'unix:%s,server=on,wait=off' % psock]
+           '-qmp', 'unix:%s,server=on,wait=off' % qsock, '-qmp', 'unix:%s,server=on,wait=off' % psock,
+           '-qmp', 'unix:%s,server=on,wait=off' % ssock]
     proc = subprocess.Popen(cmd)
     mnt = work + '/mnt'
     log = open(work + '/ptfs.log', 'w')
@@ -215,6 +241,11 @@ def run(args):
         (bad if name else ok)('before the change, cpu0/va/ has no page at 0x%x' % NEW_VA)
         if walk_pa(mnt, 0, NEW_VA) is not None:
             bad('before the change, cpu0/walk/0x%x faults' % NEW_VA)
+        snapped = snapshot(args, ssock, snap)
+        (bad if q.cmd('query-status')['running'] else ok)('the snapshot leaves the stopped guest stopped')
+        got = snap_pa(args, snap, 0, MAILBOX_VA)
+        (ok if snapped and got == box else bad)('the snapshot maps the mailbox 0x%x where QEMU does (QEMU %s, '
+                                                'snapshot %s)' % (MAILBOX_VA, hex(box), hex(got) if isinstance(got, int) else got))
         q.cmd('cont')
         # unbuffered: a buffered file would serve the mapper's reply from its own cache
         fd = os.open(ram, os.O_RDWR)
@@ -249,7 +280,13 @@ def run(args):
         (ok if want is not None and got == want else bad)(
             'cpu0/walk/0x%x gives the new page QEMU translates it to (QEMU %s, ptfs %s)' %
             (NEW_VA, hex(want) if want else want, hex(got) if isinstance(got, int) else got))
+        got = snap_pa(args, snap, 0, NEW_VA)
+        (ok if snapped and got is None else bad)('the snapshot taken before the change does not map 0x%x '
+                                                 '(%s), the live mount does' % (NEW_VA, got))
         q.cmd('cont')
+        snapped = snapshot(args, ssock, work + '/running.tar.gz')
+        (ok if snapped and q.cmd('query-status')['running'] else bad)(
+            'a snapshot of the running guest continues it')
 
         # 3. unmount: the guest runs on
         umount(fs, mnt)
@@ -289,6 +326,7 @@ def run(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--ptfs', required=True)
+    ap.add_argument('--ptfs-tool', required=True)
     ap.add_argument('--kernel', required=True)
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--work', required=True)

@@ -4,10 +4,11 @@
 # its RAM a shared file.  live_test.py boots it, compares the live mount's
 # walks with QEMU's gva2gpa while it is stopped, has the guest map a new
 # page while it runs and finds it in the mount within the refresh time,
-# unmounts (the guest runs on), and ends the guest under a second mount
+# checks that a `ptfs-tool snapshot` taken before the change does not map
+# it, unmounts (the guest runs on), and ends the guest under a second mount
 # (reads then fail with EIO and a log line).
 #
-# Environment (check_tests/qemu/meson.build): PTFS, PTFS_QEMU_WORK; optional
+# Environment (check_tests/qemu/meson.build): PTFS, PTFS_TOOL, PTFS_QEMU_WORK; optional
 # PTFS_QEMU_KERNEL and BUSYBOX as for test_qemu.sh.
 # Exit 0 pass, 1 fail, 77 skip (what is missing is printed) -- except under
 # CI=true, where anything missing is a failure.
@@ -16,6 +17,7 @@ export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/../mount_lib.sh"
 PTFS=$(readlink -f "${PTFS:?PTFS must name the ptfs binary}")
+TOOL=$(readlink -f "${PTFS_TOOL:?PTFS_TOOL must name the ptfs-tool binary}")
 WORK=${PTFS_QEMU_WORK:?PTFS_QEMU_WORK must name a scratch directory}/qemu-live
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/ptfs-qemu
 export BUSYBOX=${BUSYBOX:-/bin/busybox}
@@ -59,7 +61,7 @@ if ! "$HERE/mkinitramfs.sh" "$WORK/initrd.cpio" "$moddir" 2 live; then
 	echo "qemu-live: FAIL: the initramfs builds"
 	exit 1
 fi
-python3 "$HERE/live_test.py" --ptfs "$PTFS" --kernel "$kernel" --initrd "$WORK/initrd.cpio" \
+python3 "$HERE/live_test.py" --ptfs "$PTFS" --ptfs-tool "$TOOL" --kernel "$kernel" --initrd "$WORK/initrd.cpio" \
 	--work "$WORK" --timeout 180
 st=$?
 # nothing of ours may stay mounted

@@ -238,6 +238,14 @@ const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);
 size_t pt_capture_context_count(const struct pt_capture *cap);
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
+struct pt_buf;
+/*
+ * Appends the capture.ini section that made CTX to OUT as text: its header
+ * and every key = value as given, x- keys included (section.c; ptfs-tool
+ * snapshot).  False when CTX has no section of its own (a device context
+ * an [iommu] section found) or out of memory.
+ */
+bool pt_context_section(const struct pt_context *ctx, struct pt_buf *out);
 
 /*
  * Guarding data read in place.  An uncompressed archive or a directory

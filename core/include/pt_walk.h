@@ -432,4 +432,23 @@ typedef void (*pt_anomaly_fn)(void *ud, const struct pt_anomaly *a);
 pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 		       pt_anomaly_fn fn, void *ud, struct pt_readctl *rc);
 
+typedef void (*pt_table_fn)(void *ud, const struct pt_table *t);
+/*
+ * Calls FN once for each (table, level) CTX's tables reach, the root
+ * included, in tree order: every table the scan counts whose bytes are at
+ * least partly captured (T->cover), a table aliased at one level once.
+ * RC (may be NULL) as for the scan, whose bound (PT_SCAN_ENTRIES_MAX
+ * entries) applies too: *CUT true when the pass stopped early (bound or
+ * cancel), so that FN did not see every table.  PT_E_NOMEM, else PT_OK.
+ */
+pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud, struct pt_readctl *rc,
+			 bool *cut);
+/*
+ * A sum of CTX's tables as they are now: where each table
+ * pt_context_tables() reaches lies and its non-zero entries' raw bits.
+ * Two sums of a live capture's context that differ: a table changed in
+ * between (ptfs's `# changed while read`).  RC as for pt_context_tables().
+ */
+pt_err pt_context_tables_sum(const struct pt_context *ctx, uint64_t *sum, struct pt_readctl *rc);
+
 #endif

@@ -99,6 +99,8 @@ struct scan {
 	struct pt_node node;
 	pt_err err;
 	struct pt_readctl *rc;   /* the table pass's (table_rc()) */
+	pt_table_fn tfn;         /* pt_context_tables(): each (table, level) once, NULL: none */
+	void *tud;
 };
 
 static void report(struct scan *sc, enum pt_anomaly_kind k, const char *fmt, ...)
@@ -179,6 +181,8 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
 	}
 	slot->levels |= (uint16_t)(1u << t->level);
 	sc->st->tables[t->level]++;
+	if (sc->tfn && t->cover != PT_COVER_NONE)
+		sc->tfn(sc->tud, t);
 	return true;
 }
 
@@ -325,6 +329,71 @@ pt_err pt_context_scan(const struct pt_context *ctx, struct pt_stats *st,
 		st->truncated_va = it.cut_va;
 	}
 	return PT_OK;
+}
+
+/*
+ * The table pass alone, each (table, level) handed to FN (ptfs-tool
+ * snapshot copies them): the scan's rule, so that what is copied is what
+ * info counts.
+ */
+pt_err pt_context_tables(const struct pt_context *ctx, pt_table_fn fn, void *ud, struct pt_readctl *rc,
+			 bool *cut)
+{
+	struct pt_stats st;
+	struct scan sc = {.ctx = ctx, .st = &st, .err = PT_OK, .tfn = fn, .tud = ud};
+	struct pt_readctl tc;
+	struct pt_table root;
+	uint64_t before;
+
+	memset(&st, 0, sizeof st);
+	*cut = false;
+	sc.node.ctx = ctx;
+	if (!seen_grow(&sc.seen))
+		return PT_E_NOMEM;
+	pt_table_root(ctx, &root);
+	table_rc(&tc, rc);
+	sc.rc = &tc;
+	before = tc.work_left;
+	scan_table(&sc, &root);
+	table_rc_done(rc, &tc, before);
+	*cut = tc.cut || tc.cancelled;
+	free(sc.seen.slot);
+	return sc.err;
+}
+
+/* pt_context_tables_sum(): FNV-1a over the 8 bytes of V. */
+static uint64_t sum_mix(uint64_t h, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+struct tsum {
+	uint64_t h;
+	struct pt_readctl *rc;
+};
+
+static void sum_table(void *ud, const struct pt_table *t)
+{
+	struct tsum *s = ud;
+	struct pt_table d = *t;
+	struct pt_entry e;
+
+	s->h = sum_mix(sum_mix(sum_mix(s->h, d.space), d.addr), (uint64_t)d.level);
+	pt_table_direct(&d);
+	for (uint64_t i = 0; pt_table_next(&d, &i, false, PT_DECODE_SUMMARY, &e, s->rc); i++)
+		s->h = sum_mix(sum_mix(sum_mix(s->h, i), e.raw[0]), e.raw[1]);
+}
+
+pt_err pt_context_tables_sum(const struct pt_context *ctx, uint64_t *sum, struct pt_readctl *rc)
+{
+	struct tsum s = {.h = UINT64_C(0xcbf29ce484222325), .rc = rc};
+	bool cut = false;
+	pt_err err = pt_context_tables(ctx, sum_table, &s, rc, &cut);
+
+	*sum = sum_mix(s.h, cut);
+	return err;
 }
 
 /*
