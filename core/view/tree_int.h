@@ -21,7 +21,32 @@ struct pt_tree {
 	struct pt_pa_index *pa;
 	/* the capture format's spaces (pa/ lists them); 0 without a format */
 	unsigned nspaces;
+	/* the [iommu] sections (iotree.c), and their device contexts sorted by origin */
+	size_t niommu;
+	struct pt_iommu_info *io;
+	struct pt_iokey *iokeys;
+	size_t niokeys;
 };
+
+/* A device context by where it came from (iotree.c). */
+struct pt_iokey {
+	uint64_t key;
+	const struct pt_context *ctx;
+};
+
+/* iotree.c: the IOMMU tree (PT_TN_IODIR, PT_TN_IOFILE). */
+pt_err pt_iotree_init(struct pt_tree *tree);
+void pt_iotree_free(struct pt_tree *tree);
+/* The root's child NAME when it is an [iommu] section's. */
+bool pt_iotree_root(const struct pt_tree *tree, const char *name, struct pt_tnode *child);
+pt_err pt_iotree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
+			const char *name, struct pt_tnode *child);
+pt_err pt_iotree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+		      pt_tree_list_fn fn, void *ud, struct pt_readctl *rc);
+pt_err pt_iotree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
+			struct pt_tnode *parent);
+pt_err pt_iotree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink);
+pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b);
 
 /* A per-context node of type TYPE in context C. */
 void pt_tree_ctx_node(const struct pt_tree *tree, unsigned c, enum pt_tnode_type type,
