@@ -73,13 +73,13 @@
 
 #include "ptfs.h"
 
-#define VALINK_BIT (UINT64_C(1) << 52)     /* prefix 0..01 */
-#define PATH_BIT (UINT64_C(1) << 51)       /* prefix 0..001 */
-#define KIND_SHIFT 49
-#define PAYLOAD_BITS 49                    /* a path */
-#define PAYLOAD_MASK ((UINT64_C(1) << PAYLOAD_BITS) - 1)
+#define VALINK_POS 52                      /* prefix 0..01, up to 1022 contexts */
+#define PAYLOAD_BITS 49                    /* a path, up to 1022 contexts */
 #define PAGE_SHIFT 12
-#define MAX_CTX 1022u   /* context + 1 in at most 10 bits: the walk bit stays above bit 52 */
+#define MAX_CTX 1048574u   /* context + 1 in at most 20 bits */
+#define MAX_IOMMU 64u      /* [iommu] sections: their index in at most 6 bits */
+#define IO_KIND_BITS 5
+_Static_assert(PT_IO__COUNT <= (1u << IO_KIND_BITS), "an IOMMU node's kind fits its code");
 #define N_BITS 3
 #define PA_SPACE_BITS 4                    /* pa/SPACE: space ids below 16 (VER2/VER3 have 10) */
 #define INO_PADIR 3
@@ -129,6 +129,20 @@ uint64_t ptfs_walk_limit(const struct ptfs *fs)
 uint64_t ptfs_pa_limit(const struct ptfs *fs)
 {
 	return UINT64_C(1) << (63 - ctx_bits(fs) - PA_SPACE_BITS);
+}
+
+/* The VALINK prefix bit: bit 52 up to 1022 contexts, then just below the walk bit. */
+static unsigned valink_pos(const struct ptfs *fs)
+{
+	unsigned below = 62 - ctx_bits(fs);
+
+	return below < VALINK_POS ? below : VALINK_POS;
+}
+
+/* A path's payload bits (49 up to 1022 contexts); the path bit and its 2 kind bits above. */
+static unsigned payload_bits(const struct ptfs *fs)
+{
+	return valink_pos(fs) - 3;
 }
 
 static bool two_children(const struct pt_level *l)
@@ -227,7 +241,101 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 			 ctx->name, total, PAYLOAD_BITS);
 		return PT_E_UNSUPPORTED;
 	}
+	pc->path_bits = total;
 	return PT_OK;
+}
+
+/* The width of IOMMU I's node number: its index, kind, A and C (see the header). */
+static unsigned io_bits(const struct ptfs *fs, size_t i, unsigned *abits, unsigned *cbits)
+{
+	size_t n = pt_tree_iommu_count(fs->tree);
+
+	pt_tree_io_bits(fs->tree, i, abits, cbits);
+	return bits_for(n - 1) + IO_KIND_BITS + *abits + *cbits;
+}
+
+pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen)
+{
+	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
+	unsigned room = 64 - ctx_bits(fs), a, c;
+
+	for (size_t i = 0; i < fs->nctx; i++)
+		if (fs->ctx[i].path_bits > payload_bits(fs)) {
+			snprintf(why, whylen, "capture.ini:%u: context %s: tree paths need %u inode bits;"
+				 " %zu contexts leave %u", fs->ctx[i].ctx->ini_line, fs->ctx[i].ctx->name,
+				 fs->ctx[i].path_bits, fs->nctx, payload_bits(fs));
+			return PT_E_UNSUPPORTED;
+		}
+	if (n > MAX_IOMMU) {
+		snprintf(why, whylen, "more than %u [iommu] sections (%zu): the inode scheme numbers the"
+			 " trees of at most %u", MAX_IOMMU, n, MAX_IOMMU);
+		return PT_E_UNSUPPORTED;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (io_bits(fs, i, &a, &c) > room) {
+			struct pt_iommu_info io;
+
+			pt_capture_iommu(fs->cap, i, &io);
+			snprintf(why, whylen, "capture.ini:%u: [iommu %s]: its tree needs %u inode bits;"
+				 " %zu contexts leave %u", io.line, io.name, io_bits(fs, i, &a, &c),
+				 fs->nctx, room);
+			return PT_E_UNSUPPORTED;
+		}
+	return PT_OK;
+}
+
+/* An IOMMU node's number: context field all ones (never a context's), then its fields. */
+static fuse_ino_t io_encode(const struct ptfs *fs, const struct pt_tnode *id)
+{
+	unsigned shift = 64 - ctx_bits(fs), a, c, kind = pt_io_kind_of(id);
+	uint64_t rest;
+
+	if (!fs->tree || id->choice >= pt_tree_iommu_count(fs->tree) || kind >= PT_IO__COUNT ||
+	    (id->type == PT_TN_IODIR) == (kind == PT_IO_VROOTENT || kind == PT_IO_VCTX ||
+					  kind == PT_IO_VDEVENT || kind == PT_IO_VPASID ||
+					  kind == PT_IO_ADTE || kind == PT_IO_SL1ENT ||
+					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD) ||
+	    io_bits(fs, id->choice, &a, &c) > shift || id->va >> PT_IO_KIND_SHIFT != kind ||
+	    (id->va >> PT_IO_C_SHIFT & ((UINT64_C(1) << (PT_IO_KIND_SHIFT - PT_IO_C_SHIFT)) - 1)) >> c ||
+	    (id->va & 0xffffffffu) >> a)
+		return 0;
+	rest = (uint64_t)id->choice;
+	rest = rest << IO_KIND_BITS | kind;
+	rest = rest << a | pt_io_a(id);
+	rest = rest << c | pt_io_c(id);
+	return ((UINT64_C(1) << (64 - shift)) - 1) << shift | rest;
+}
+
+static int io_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
+{
+	unsigned shift = 64 - ctx_bits(fs), a, c, ibits;
+	uint64_t rest = ino & ((UINT64_C(1) << shift) - 1), av, cv, kind;
+	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
+
+	if (!n)
+		return ENOENT;
+	ibits = bits_for(n - 1);
+	/* the widths depend on the IOMMU: try each index the top bits can name (at most 64) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned total = io_bits(fs, i, &a, &c);
+
+		if (total > shift || rest >> (total - ibits) >> ibits != 0 ||
+		    rest >> (total - ibits) != i)
+			continue;
+		cv = rest & ((UINT64_C(1) << c) - 1);
+		av = (rest >> c) & ((UINT64_C(1) << a) - 1);
+		kind = (rest >> (c + a)) & ((1u << IO_KIND_BITS) - 1);
+		if (kind >= PT_IO__COUNT)
+			return ENOENT;
+		memset(id, 0, sizeof *id);
+		id->choice = (unsigned)i;
+		id->va = pt_io_pack((unsigned)kind, av, cv);
+		id->type = PT_TN_IODIR;
+		if (io_encode(fs, id) != ino)
+			id->type = PT_TN_IOFILE;
+		return io_encode(fs, id) == ino ? 0 : ENOENT;
+	}
+	return ENOENT;
 }
 
 /* Appends V in NBITS bits at *POS of *ACC. */
@@ -457,6 +565,8 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		return PTFS_INO_CAPTURE;
 	if (id->type == PT_TN_PADIR)
 		return INO_PADIR;
+	if (id->type == PT_TN_IODIR || id->type == PT_TN_IOFILE)
+		return io_encode(fs, id);
 	if (id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
 		if (id->choice >> PA_SPACE_BITS != 0)
 			return 0;
@@ -481,9 +591,10 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	case PT_TN_VALINK:
 		/* only a page's first VA names it: one number per link */
 		if (!pt_va_in_space(pc->ctx->fmt, id->va) ||
-		    (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
+		    (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0 ||
+		    id->va >> PAGE_SHIFT >> valink_pos(fs) != 0)
 			return 0;
-		rest = VALINK_BIT | id->va >> PAGE_SHIFT;
+		rest = UINT64_C(1) << valink_pos(fs) | id->va >> PAGE_SHIFT;
 		break;
 	case PT_TN_TABLEDIR:
 	case PT_TN_ENTRYDIR:
@@ -495,7 +606,10 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		path = pack_path(pc, &id->node, id->type == PT_TN_TABLEDIR, id->choice);
 		if (path == UINT64_MAX)
 			return 0;
-		rest = PATH_BIT | (uint64_t)(id->type - PT_TN_TABLEDIR) << KIND_SHIFT | path;
+		if (path >> payload_bits(fs) != 0)
+			return 0;
+		rest = UINT64_C(1) << (valink_pos(fs) - 1) |
+		       (uint64_t)(id->type - PT_TN_TABLEDIR) << payload_bits(fs) | path;
 		break;
 	}
 	case PT_TN_VSFILE:
@@ -521,6 +635,8 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	const struct ptfs_ctx *pc;
 
 	memset(id, 0, sizeof(*id));
+	if (cfield == (UINT64_C(1) << (64 - shift)) - 1 && cfield > fs->nctx)
+		return io_decode(fs, ino, id);
 	if (cfield == 0) {
 		if (ino == PTFS_INO_ROOT)
 			id->type = PT_TN_ROOT;
@@ -549,16 +665,17 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	if (rest & walk_bit) {
 		id->type = PT_TN_WALKFILE;
 		id->va = walk_uncode(pc, rest & (walk_bit - 1));
-	} else if (rest & VALINK_BIT) {
+	} else if (rest >> valink_pos(fs) & 1) {
 		id->type = PT_TN_VALINK;
-		id->va = (rest & (VALINK_BIT - 1)) << PAGE_SHIFT;
-	} else if (rest & PATH_BIT) {
-		unsigned kind = (unsigned)((rest >> KIND_SHIFT) & 3);
+		id->va = (rest & ((UINT64_C(1) << valink_pos(fs)) - 1)) << PAGE_SHIFT;
+	} else if (rest >> (valink_pos(fs) - 1) & 1) {
+		unsigned kind = (unsigned)((rest >> payload_bits(fs)) & 3);
 
 		if (kind > PT_TN_ENTRYFILE - PT_TN_TABLEDIR)
 			return ENOENT;
 		id->type = (enum pt_tnode_type)(PT_TN_TABLEDIR + kind);
-		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PT_TN_TABLEDIR,
+		if (!unpack_path(pc, rest & ((UINT64_C(1) << payload_bits(fs)) - 1),
+				 id->type == PT_TN_TABLEDIR,
 				 &id->node, &id->choice))
 			return ENOENT;
 	} else if ((rest & 0xf) == INO_CODE_WSLOT) {

@@ -298,6 +298,11 @@ static bool load(struct ptfs *fs)
 		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), pt_strerror(err));
 		return false;
 	}
+	err = ptfs_ino_check(fs, why, sizeof(why));
+	if (err != PT_OK) {
+		load_fail(fs, err, why);
+		return false;
+	}
 	fs->uid = getuid();
 	fs->gid = getgid();
 	if (stat(fs->opts.capture, &st) == 0)

@@ -8,6 +8,7 @@
 #ifndef PT_TREE_INT_H
 #define PT_TREE_INT_H
 
+#include "pt_ioent.h"
 #include "pt_tree.h"
 
 /* The first cookie of a child: 1 and 2 are the caller's "." and "..". */
@@ -63,5 +64,44 @@ void pt_tree_entry_node(const struct pt_tnode *dir, const struct pt_table *t, ui
 /* The next listed entry of T, decoded summary-only (the state is all a listing needs). */
 bool pt_tree_next_summary(const struct pt_table *t, uint64_t *i, bool all_entries,
 			  struct pt_entry *e, struct pt_readctl *rc);
+
+/* An entry of an IOMMU table: its type, where it is, its words (iotab.c). */
+struct pt_ioloc {
+	enum pt_ioent_type t;
+	uint64_t addr;
+	uint64_t w[PT_IOENT_MAX_WORDS];
+};
+bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		enum pt_ioent_type t, uint64_t addr, struct pt_ioloc *l);
+uint64_t pt_iotab_vtd_root(const struct pt_iommu_info *io);
+bool pt_iotab_vtd_sm(const struct pt_iommu_info *io);
+bool pt_iotab_vtd_rootent(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		uint64_t bus, struct pt_ioloc *l);
+bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bus,
+		unsigned half, uint64_t *ptr, const char **why);
+bool pt_iotab_vtd_ctxent(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		uint64_t bdf, struct pt_ioloc *l);
+bool pt_iotab_vtd_pdir(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bdf,
+		uint64_t *dir, uint64_t *n, const char **why);
+bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		uint64_t bdf, uint64_t pasid, struct pt_ioloc *l);
+uint64_t pt_iotab_amd_n(const struct pt_iommu_info *io);
+bool pt_iotab_amd_dte(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		uint64_t devid, struct pt_ioloc *l);
+unsigned pt_iotab_smmu_log2(const struct pt_iommu_info *io);
+unsigned pt_iotab_smmu_split(const struct pt_iommu_info *io);
+bool pt_iotab_smmu_two(const struct pt_iommu_info *io);
+uint64_t pt_iotab_smmu_base(const struct pt_iommu_info *io);
+uint64_t pt_iotab_smmu_nl1(const struct pt_iommu_info *io);
+bool pt_iotab_smmu_l1(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t n,
+		struct pt_ioloc *l);
+bool pt_iotab_smmu_l2(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t n,
+		uint64_t *l2, uint64_t *cnt, const char **why);
+bool pt_iotab_smmu_ste(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
+		struct pt_ioloc *l);
+bool pt_iotab_smmu_cdtab(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		uint64_t sid, struct pt_ioloc *ste, uint64_t *n);
+bool pt_iotab_smmu_cd(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
+		uint64_t ssid, struct pt_ioloc *l);
 
 #endif
