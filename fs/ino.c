@@ -11,26 +11,38 @@
  *
  * Every number is 64 bits (fuse_ino_t): the context in the top C bits,
  * then a prefix code that gives each node type the payload it needs.
- * C = bits_for(nctx + 1), 2 to 10, is fixed by the capture's number of
+ * C = bits_for(nctx + 1), 1 to 20, is fixed by the capture's number of
  * contexts at load, so a capture always mounts with the same numbers.
  *
- *   bits 63..64-C   context + 1 (C bits; 0: no context, see below)
- *   bits 63-C..0    prefix code, read from bit 63-C down:
+ *   bits 63..64-C   context + 1 (C bits; 0: no context, all ones: an IOMMU
+ *                   tree, see below)
+ *   bits 63-C..0    prefix code, read from bit 63-C down, with V = min(52, 62-C)
+ *                   (52 up to 1022 contexts, C <= 10) and P = V - 3:
  *     1 + (63-C) bits       WALKFILE   the byte VA
- *     0...0 (bits 62-C..53 zero), then from bit 52 down:
- *     1 + 52 bits           VALINK     VA >> 12: the page's 4 KiB page number
- *     01 + kind(2) + 49     path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
- *                                      the path in the low 49 bits
+ *     0...0 (bits 62-C..V+1 zero), then from bit V down:
+ *     1 + V bits            VALINK     VA >> 12: the page's 4 KiB page number
+ *     01 + kind(2) + P      path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
+ *                                      the path in the low P bits (49 up to C = 10)
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
  *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7
- *     00 + zeros + other(10) + 8      vs/OTHER: the other context's index
+ *     00 + zeros + other(20) + 8      vs/OTHER: the other context's index
  *     00 + zeros + slot(20) + 9       a walk/ file past the walk bits: its slot
+ *
+ *  context field all ones (never a context's: nctx + 1 < 2^C): a node of
+ *  an [iommu] section's tree (core/view/iotree.c), packed from bit 0 up:
+ *     c (cbits) | a (abits) | kind (5, enum pt_io_kind) | iommu (bits_for(niommu - 1))
+ *  where pt_tree_io_bits() gives the IOMMU's widths: VT-d a 16 (requester
+ *  ID, or bus), c 20 in scalable mode (PASID) else 0; AMD-Vi a 16
+ *  (DeviceID); SMMUv3 a LOG2SIZE (StreamID, or L1 index), c 20 (SSID).  At
+ *  most 64 [iommu] sections; ptfs_ino_check() refuses a capture whose
+ *  IOMMU fields do not fit the 64 - C bits left (a VT-d scalable-mode
+ *  IOMMU needs 41 + index bits: 65,536 device contexts (C = 17) leave 47).
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
  *     1 + space(4) + (59-C) bits   PAFILE   pa/SPACE/ADDR, the byte address
  *  so pa/ names addresses below 2^(59-C): 2^57 with up to 2 contexts, 2^49
- *  at 1022; a wider name is ENOENT, never another byte's file.
+ *  at 1022, 2^39 at 1,048,574; a wider name is ENOENT, never another byte's file.
  *  0 is never a node: it is the "negative entry" of a lookup reply.
  *
  *  Why these widths: the context field + a 64-bit byte VA cannot share 64
@@ -50,6 +62,16 @@
  *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
  *  path (3 + 1+9+9+9+8+1+9 = 49).
  *
+ *  Past 1022 contexts (C > 10, up to 1,048,574: a capture of one IOMMU
+ *  with 65,536 devices) the walk bit comes down to bit 63-C and VALINK,
+ *  the path bit and the path payload come down with it (V = 62-C, P =
+ *  59-C): at C = 17, va/ names pages below 2^57 and paths take 42 bits
+ *  (a 4-level x86-64 or VT-d path 39); at C = 20, 2^54 and 39 bits.  A
+ *  capture whose context needs more path bits than C leaves is refused by
+ *  ptfs_ino_check() with one line naming the context; walk/ names past the
+ *  limit take a slot as before.  Up to 1022 contexts every number is
+ *  what it always was.
+ *
  *  A path is packed from bit 0 up, driven by the format's level table:
  *    3 bits      n, the number of steps (0..PT_MAX_DEPTH)
  *    per step k  [1 choice bit if k > 0 and the previous level has two
@@ -60,8 +82,8 @@
  *  amd-gart `pte` level) the bits of root_entries - 1.  VER2 needs at most
  *  3 + 2+9+9+8+1+9 = 41 bits; a GART of 2^36 entries 39.  ptfs_ino_setup()
  *  proves at load time that every path of a context fits in 49 bits and
- *  that the context index fits (C <= 10 keeps the walk bit above VALINK's
- *  52-bit payload: at most 1022 contexts); otherwise the capture is refused with
+ *  that the context index fits (at most 1,048,574 contexts; ptfs_ino_check()
+ *  then fits the paths to C); otherwise the capture is refused with
  *  E_UNSUPPORTED before anything is mounted.
  *
  *  Decoding re-encodes and compares, so each node has exactly one number and
@@ -97,7 +119,8 @@ _Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, ne
 /*
  * vs/ and vs/OTHER likewise take codes 7 and 8 (path node types too); a
  * vs/OTHER file carries the other context's index above its code (bits
- * 4..13: below 1022 contexts), in the fixed nodes' zero bits.
+ * 4..23: below 1,048,574 contexts, under the path bit at any C), in the
+ * fixed nodes' zero bits.
  */
 #define INO_CODE_VSDIR 7u
 #define INO_CODE_VSFILE 8u
