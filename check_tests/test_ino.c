@@ -13,6 +13,7 @@
 #include "ptfs.h"
 #include "pt_tree.h"
 #include "testutil.h"
+#include "test_ino_io.h"
 
 /*
  * A 57-bit VER3-shaped level table (docs/design.md §2.3 and its sources (§7):
@@ -740,7 +741,7 @@ START_TEST(wide_contexts)
 		struct ptfs wfs;
 		struct pt_tnode id;
 		fuse_ino_t ino;
-		char why[256];
+		char why[256], warn[512];
 		unsigned k = (unsigned)(n - 1);
 
 		ck_assert_ptr_nonnull(big);
@@ -749,7 +750,7 @@ START_TEST(wide_contexts)
 		memset(&wfs, 0, sizeof wfs);
 		wfs.nctx = n;
 		wfs.ctx = big;
-		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why), PT_OK);
+		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why, warn, sizeof warn), PT_OK);
 		id = id_of(PT_TN_CTXDIR, 1);
 		id.ctx = k;
 		ino = wide_trip(&wfs, &id);
@@ -783,7 +784,7 @@ START_TEST(wide_contexts)
 		wide_trip(&wfs, &id);
 		/* pdb0 (NV VER2): 41 path bits; 1,048,574 contexts leave 39 */
 		big[3] = pcs[0];
-		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why),
+		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why, warn, sizeof warn),
 				 t ? PT_E_UNSUPPORTED : PT_OK);
 		if (t)
 			ck_assert_str_eq(why, "capture.ini:10: context pdb0: tree paths need 41 inode"
@@ -793,67 +794,6 @@ START_TEST(wide_contexts)
 }
 END_TEST
 
-/* An IOMMU tree's nodes in a capture with one [iommu]: context field all ones. */
-START_TEST(iommu_nodes)
-{
-	static uint8_t mem[0x4000];
-	struct tu_cap k;
-	struct pt_tree *tree;
-	struct ptfs ifs;
-	struct pt_tnode id, back;
-	fuse_ino_t ino[6];
-	char why[256];
-	static const unsigned kinds[6] = {PT_IO_TOP, PT_IO_VROOT, PT_IO_VBUS, PT_IO_VROOTENT,
-					  PT_IO_VCTXDIR, PT_IO_VCTX};
-	static const uint64_t as[6] = {0, 0, 0, 0, 0, 0x10};
-
-	tu_put64(mem, sizeof mem, 0, 0x101000 | 1);            /* bus 0 -> context table */
-	tu_put64(mem, sizeof mem, 0x1000 + 16 * 0x10, 0x102000 | 1);
-	tu_put64(mem, sizeof mem, 0x1000 + 16 * 0x10 + 8, 1 | 5 << 8);
-	k = tu_cap_load("intel-vtd", 0x100000, mem, sizeof mem,
-			"[iommu dmar0]\ntype = intel-vtd\nrtaddr = 0x100000\n");
-	ck_assert_int_eq(k.rc, PT_OK);
-	ck_assert_int_eq(pt_tree_new(k.c, false, &tree), PT_OK);
-	memset(&ifs, 0, sizeof ifs);
-	ifs.nctx = pt_capture_context_count(k.c);
-	ck_assert_uint_eq(ifs.nctx, 1);
-	ifs.ctx = calloc(ifs.nctx, sizeof *ifs.ctx);
-	ck_assert_int_eq(ptfs_ino_setup(&ifs.ctx[0], pt_capture_context(k.c, 0), 0, why, sizeof why),
-			 PT_OK);
-	ifs.tree = tree;
-	ck_assert_int_eq(ptfs_ino_check(&ifs, why, sizeof why), PT_OK);
-	for (unsigned i = 0; i < 6; i++) {
-		memset(&id, 0, sizeof id);
-		id.type = i == 3 || i == 5 ? PT_TN_IOFILE : PT_TN_IODIR;
-		id.va = pt_io_pack(kinds[i], as[i], 0);
-		ino[i] = wide_trip(&ifs, &id);
-		ck_assert_uint_eq(ino[i] >> 62, 3);   /* C = 2: the context field all ones */
-		for (unsigned j = 0; j < i; j++)
-			ck_assert_uint_ne(ino[i], ino[j]);
-		/* stray bits above the fields, the other type */
-		ck_assert_int_eq(ptfs_ino_decode(&ifs, ino[i] | UINT64_C(1) << 40, &back), ENOENT);
-		id.type = id.type == PT_TN_IOFILE ? PT_TN_IODIR : PT_TN_IOFILE;
-		ck_assert_uint_eq(ptfs_ino_encode(&ifs, &id), 0);
-	}
-	memset(&id, 0, sizeof id);
-	id.type = PT_TN_IOFILE;
-	id.va = pt_io_pack(PT_IO_VCTX, 0x10000, 0);   /* a requester ID past 16 bits */
-	ck_assert_uint_eq(ptfs_ino_encode(&ifs, &id), 0);
-	id.va = pt_io_pack(PT_IO_VCTX, 0x10, 0);
-	id.choice = 1;                                /* no such [iommu] */
-	ck_assert_uint_eq(ptfs_ino_encode(&ifs, &id), 0);
-	id.choice = 0;
-	id.va = pt_io_pack(PT_IO_VCTX, 0x10, 1);      /* a PASID in legacy mode */
-	ck_assert_uint_eq(ptfs_ino_encode(&ifs, &id), 0);
-	/* a context's numbers are unchanged beside them */
-	id = (struct pt_tnode){.type = PT_TN_CTXDIR, .ctx = 0};
-	id.node.ctx = pt_capture_context(k.c, 0);
-	ck_assert_uint_eq(ptfs_ino_encode(&ifs, &id), UINT64_C(0x4000000000000001));
-	free(ifs.ctx);
-	pt_tree_free(tree);
-	tu_cap_free(&k);
-}
-END_TEST
 
 static Suite *suite(void)
 {
@@ -879,7 +819,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, adaptive_width);
 	tcase_add_test(tc, wide_contexts);
-	tcase_add_test(tc, iommu_nodes);
+	ino_io_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -34,9 +34,11 @@
  *  where pt_tree_io_bits() gives the IOMMU's widths: VT-d a 16 (requester
  *  ID, or bus), c 20 in scalable mode (PASID) else 0; AMD-Vi a 16
  *  (DeviceID); SMMUv3 a LOG2SIZE (StreamID, or L1 index), c 20 (SSID).  At
- *  most 64 [iommu] sections; ptfs_ino_check() refuses a capture whose
- *  IOMMU fields do not fit the 64 - C bits left (a VT-d scalable-mode
- *  IOMMU needs 41 + index bits: 65,536 device contexts (C = 17) leave 47).
+ *  most 64 [iommu] sections; ptfs_ino_check() leaves out of the mount
+ *  (with a warning) the tree of an IOMMU whose fields do not fit the
+ *  64 - C bits left (a VT-d scalable-mode IOMMU needs 41 + index bits:
+ *  65,536 device contexts (C = 17) leave 47; an SMMUv3 of 2^32 StreamIDs
+ *  57: no room at any C above 7).
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
@@ -277,11 +279,14 @@ static unsigned io_bits(const struct ptfs *fs, size_t i, unsigned *abits, unsign
 	return bits_for(n - 1) + IO_KIND_BITS + *abits + *cbits;
 }
 
-pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen)
+pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
+		      size_t warnlen)
 {
 	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
 	unsigned room = 64 - ctx_bits(fs), a, c;
 
+	if (warnlen)
+		warn[0] = 0;
 	for (size_t i = 0; i < fs->nctx; i++)
 		if (fs->ctx[i].path_bits > payload_bits(fs)) {
 			snprintf(why, whylen, "capture.ini:%u: context %s: tree paths need %u inode bits;"
@@ -299,10 +304,11 @@ pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen)
 			struct pt_iommu_info io;
 
 			pt_capture_iommu(fs->cap, i, &io);
-			snprintf(why, whylen, "capture.ini:%u: [iommu %s]: its tree needs %u inode bits;"
-				 " %zu contexts leave %u", io.line, io.name, io_bits(fs, i, &a, &c),
-				 fs->nctx, room);
-			return PT_E_UNSUPPORTED;
+			snprintf(warn, warnlen, "capture.ini:%u: [iommu %s]: its tree needs %u inode bits"
+				 " and %zu contexts leave %u: %s/ is left out of the mount (its device"
+				 " contexts are there; ptfs-tool export shows the tree)", io.line, io.name,
+				 io_bits(fs, i, &a, &c), fs->nctx, room, io.name);
+			pt_tree_iommu_hide(fs->tree, i);
 		}
 	return PT_OK;
 }

@@ -169,6 +169,12 @@ size_t pt_tree_iommu_count(const struct pt_tree *tree);
  * (fs/ino.c packs them; 0 bits: always 0).
  */
 void pt_tree_io_bits(const struct pt_tree *tree, size_t i, unsigned *abits, unsigned *cbits);
+/*
+ * Leaves IOMMU I's directory out of the root (I below 64): the front end
+ * cannot number its nodes (fs/ino.c, an SMMUv3 of 2^32 StreamIDs); the
+ * IOMMU's device contexts stay.
+ */
+void pt_tree_iommu_hide(struct pt_tree *tree, size_t i);
 
 /* The root node. */
 void pt_tree_root(struct pt_tnode *out);

@@ -341,7 +341,7 @@ static void index_name(char *name, size_t len, uint64_t i)
 bool pt_iotree_root(const struct pt_tree *tree, const char *name, struct pt_tnode *child)
 {
 	for (size_t i = 0; i < tree->niommu; i++)
-		if (strcmp(tree->io[i].name, name) == 0) {
+		if (!(i < 64 && (tree->io_hidden >> i & 1)) && strcmp(tree->io[i].name, name) == 0) {
 			io_node(child, PT_TN_IODIR, (unsigned)i, PT_IO_TOP, 0, 0);
 			return true;
 		}
@@ -636,6 +636,12 @@ pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node,
 			pt_buf_puts(b, "context: none (not present)\n");
 	}
 	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+void pt_tree_iommu_hide(struct pt_tree *tree, size_t i)
+{
+	if (i < 64)
+		tree->io_hidden |= UINT64_C(1) << i;
 }
 
 size_t pt_tree_iommu_count(const struct pt_tree *tree)

@@ -525,7 +525,8 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 	*nlink = 1;
 	switch (node->type) {
 	case PT_TN_ROOT:
-		*nlink = 2 + tree->nctx + 1 + tree->niommu;   /* the contexts, pa/, the IOMMUs */
+		*nlink = 2 + tree->nctx + 1 + tree->niommu -
+			 (size_t)__builtin_popcountll(tree->io_hidden);   /* the contexts, pa/, the IOMMUs */
 		return PT_OK;
 	case PT_TN_IODIR:
 	case PT_TN_IOFILE:

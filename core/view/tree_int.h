@@ -25,6 +25,7 @@ struct pt_tree {
 	/* the [iommu] sections (iotree.c), and their device contexts sorted by origin */
 	size_t niommu;
 	struct pt_iommu_info *io;
+	uint64_t io_hidden;   /* bit I: IOMMU I is left out of the root (pt_tree_iommu_hide()) */
 	struct pt_iokey *iokeys;
 	size_t niokeys;
 };

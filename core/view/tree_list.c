@@ -47,7 +47,8 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 			return PT_OK;
 	}
 	for (size_t i = 0; i < tree->niommu; i++) {
-		pt_iotree_root(tree, tree->io[i].name, &n);
+		if (!pt_iotree_root(tree, tree->io[i].name, &n))
+			continue;   /* left out (pt_tree_iommu_hide()) */
 		if (!fixed_add(l, tree->io[i].name, &n))
 			return PT_OK;
 	}
