@@ -150,6 +150,11 @@ export_ok() {
 	[ -d "$d/pa/sysmem" ] && [ -z "$(find "$d/pa" -mindepth 2)" ] && ok || bad "$name: pa/ is not empty space directories"
 	for c in "$d"/*/; do
 		[ "$c" = "$d/pa/" ] && continue
+		# an [iommu] section's own tables (ptfs(1), The IOMMU tree): entry files, no context
+		if [ ! -e "$c/info" ] && ls "$c" | grep -qx 'root\|dte\|ste\|l1'; then
+			[ -z "$(find "$c" -type l)" ] && ok || bad "$name: $c holds links"
+			continue
+		fi
 		[ -f "$c/info" ] && [ -f "$c/maps" ] && [ -d "$c/va" ] && [ -d "$c/walk" ] && ok ||
 			bad "$name: $c lacks info, maps, va/ or walk/"
 		[ -z "$(ls -A "$c/walk")" ] && ok || bad "$name: $c/walk is not empty"

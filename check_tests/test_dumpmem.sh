@@ -89,7 +89,7 @@ if do_mount "$TMP/cap-elf" "$mnt"; then
 	ok "the capture directory mounts"
 	expect "the mount walks the device's IOVA through the dump" 0 'result: mapped pa=sysmem:0x8234' \
 		cat "$mnt/dmar0.00:03.0/walk/0x1234"
-	expect "the mount lists the dump's and capture.ini's contexts" 0 '^cpu0 dmar0.00:03.0 dmar0.00:04.0 pa $' \
+	expect "the mount lists the dump's and capture.ini's contexts, and the IOMMU's tree" 0 '^cpu0 dmar0 dmar0.00:03.0 dmar0.00:04.0 pa $' \
 		sh -c "ls '$mnt' | grep -v capture | tr '\n' ' '"
 	do_umount "$mnt"
 else

@@ -4,13 +4,16 @@
  * are distinct and pinned (stable across builds), the widest VAs fit and
  * what cannot be packed is refused.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 
 #include "fmt_gart.h"
 #include "fmt_ver2.h"
 #include "ptfs.h"
+#include "pt_tree.h"
 #include "testutil.h"
+#include "test_ino_io.h"
 
 /*
  * A 57-bit VER3-shaped level table (docs/design.md §2.3 and its sources (§7):
@@ -223,7 +226,8 @@ START_TEST(round_trip_every_type)
 		}
 		for (int t = PT_TN_CTXDIR; t < PT_TN__COUNT; t++)
 			ck_assert_msg(seen[t] || (c == C_GART && t == PT_TN_ENTRYDIR) ||
-				      t == PT_TN_CAPTURE || (t >= PT_TN_PADIR && t <= PT_TN_PAFILE),   /* pa/: test pa_nodes */
+				      t == PT_TN_CAPTURE || (t >= PT_TN_PADIR && t <= PT_TN_PAFILE) ||   /* pa/: test pa_nodes */
+				      t == PT_TN_IODIR || t == PT_TN_IOFILE,   /* no context: test iommu_nodes */
 				      "context %u: type %d untested", c, t);
 	}
 }
@@ -513,11 +517,11 @@ START_TEST(refused)
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x200c000000000000) | UINT64_C(1) << 40,
 					 &back), ENOENT);
 	/* contexts and formats the scheme cannot number */
-	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1021, why, sizeof why), PT_OK);
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1048573, why, sizeof why), PT_OK);
 	c.ini_line = 4711;
-	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1022, why, sizeof why), PT_E_UNSUPPORTED);
-	ck_assert_str_eq(why, "capture.ini:4711: more than 1022 contexts (the inode scheme "
-			 "numbers at most 1022)");
+	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 1048574, why, sizeof why), PT_E_UNSUPPORTED);
+	ck_assert_str_eq(why, "capture.ini:4711: more than 1048574 contexts (the inode scheme "
+			 "numbers at most 1048574)");
 	c.fmt = &v65_fmt;
 	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_E_UNSUPPORTED);
 	c.fmt = &wide_fmt;
@@ -702,6 +706,95 @@ START_TEST(skipping_paths)
 }
 END_TEST
 
+/* ---- wide context counts and the IOMMU tree ----------------------------- */
+
+/* Encodes ID in WFS, decodes it back: the same node, one number. */
+static fuse_ino_t wide_trip(const struct ptfs *wfs, const struct pt_tnode *id)
+{
+	struct pt_tnode back;
+	fuse_ino_t ino = ptfs_ino_encode(wfs, id);
+
+	ck_assert_msg(ino != 0, "type %d ctx %u not packed", id->type, id->ctx);
+	ck_assert_int_eq(ptfs_ino_decode(wfs, ino, &back), 0);
+	ck_assert_int_eq(back.type, id->type);
+	ck_assert_uint_eq(back.ctx, id->ctx);
+	ck_assert_uint_eq(back.va, id->va);
+	ck_assert_uint_eq(back.choice, id->choice);
+	ck_assert_uint_eq(back.node.n, id->node.n);
+	ck_assert_uint_eq(ptfs_ino_encode(wfs, &back), ino);
+	return ino;
+}
+
+/*
+ * 65,536 and 1,048,574 contexts (C = 17 and 20): the last context's nodes
+ * round-trip with the context in the top C bits, a stray bit is ENOENT,
+ * and a path wider than what C leaves is refused by ptfs_ino_check().
+ */
+START_TEST(wide_contexts)
+{
+	static const size_t counts[] = {65536, 1048574};
+	static const unsigned cbits[] = {17, 20};
+
+	for (unsigned t = 0; t < 2; t++) {
+		size_t n = counts[t];
+		struct ptfs_ctx *big = calloc(n, sizeof *big);
+		struct ptfs wfs;
+		struct pt_tnode id;
+		fuse_ino_t ino;
+		char why[256], warn[512];
+		unsigned k = (unsigned)(n - 1);
+
+		ck_assert_ptr_nonnull(big);
+		for (size_t i = 0; i < n; i++)
+			big[i] = pcs[1];   /* gart0: 23 path bits, fit at any width */
+		memset(&wfs, 0, sizeof wfs);
+		wfs.nctx = n;
+		wfs.ctx = big;
+		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why, warn, sizeof warn), PT_OK);
+		id = id_of(PT_TN_CTXDIR, 1);
+		id.ctx = k;
+		ino = wide_trip(&wfs, &id);
+		ck_assert_uint_eq(ino >> (64 - cbits[t]), (uint64_t)k + 1);
+		ck_assert_int_eq(ptfs_ino_decode(&wfs, ino | UINT64_C(1) << 30, &id), ENOENT);
+		id = id_of(PT_TN_INFO, 1);
+		id.ctx = 0;
+		wide_trip(&wfs, &id);
+		id = id_of(PT_TN_TABLEDIR, 1);
+		id.ctx = k;
+		wide_trip(&wfs, &id);
+		id = id_of(PT_TN_ENTRYFILE, 1);
+		id.ctx = k;
+		step(&id, 0, (UINT64_C(1) << 20) - 1);
+		wide_trip(&wfs, &id);
+		id = id_of(PT_TN_VALINK, 1);
+		id.ctx = k;
+		id.va = UINT64_C(0x3ff000);
+		wide_trip(&wfs, &id);
+		id = id_of(PT_TN_WALKFILE, 1);
+		id.ctx = k;
+		id.va = UINT64_C(0x1234);
+		wide_trip(&wfs, &id);
+		id = id_of(PT_TN_VSFILE, 1);
+		id.ctx = k;
+		id.choice = 7;
+		wide_trip(&wfs, &id);
+		memset(&id, 0, sizeof id);
+		id.type = PT_TN_PAFILE;
+		id.va = 0x12345;
+		wide_trip(&wfs, &id);
+		/* pdb0 (NV VER2): 41 path bits; 1,048,574 contexts leave 39 */
+		big[3] = pcs[0];
+		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why, warn, sizeof warn),
+				 t ? PT_E_UNSUPPORTED : PT_OK);
+		if (t)
+			ck_assert_str_eq(why, "capture.ini:10: context pdb0: tree paths need 41 inode"
+					 " bits; 1048574 contexts leave 39");
+		free(big);
+	}
+}
+END_TEST
+
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ino");
@@ -725,6 +818,8 @@ static Suite *suite(void)
 	tc = tcase_create("width");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, adaptive_width);
+	tcase_add_test(tc, wide_contexts);
+	ino_io_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,8 +65,15 @@ for cap in "${CAPTURES[@]}"; do
 		bash -c '! grep -Ei "error|warning" "$1" | grep -Ev "^ptfs: warning: [^ ]*/iommu-[a-z-]*\.tar\.gz: capture\.ini:[0-9]+: \[iommu [^]]*\]: " | grep -q .' _ "$mnt.err"
 	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64|intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
+	# beside the contexts: one directory per [iommu] section, its own tables (ptfs(1), The IOMMU tree)
+	iommus=$(cd "$mnt" && for d in $(ls | grep -vx 'capture\|pa'); do [ -e "$d/info" ] || echo "$d"; done)
 	check "$name: one directory per context" \
-		test "$(ls "$mnt" | grep -vx 'capture\|pa' | sort)" = "$ctxs" -a -n "$ctxs"
+		test "$(ls "$mnt" | grep -vx 'capture\|pa' | grep -vxF "${iommus:-//}" | sort)" = "$ctxs" -a -n "$ctxs"
+	for io in $iommus; do
+		check "$name: $io/ is an [iommu] section's tree" \
+			bash -c 'grep -q "^\[iommu $2\]" <(tar xzOf "$1" capture.ini 2>/dev/null) &&
+				 ls "$3/$2" | grep -qx "root\|dte\|ste\|l1"' _ "$cap" "$io" "$mnt"
+	done
 	for ctx in $ctxs; do
 		# the context's own format: a two-stage capture mixes them (a VER2 GPU and its IOMMU)
 		fmt=$(sed -n 's/^format: //p' "$mnt/$ctx/info")

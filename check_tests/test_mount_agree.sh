@@ -4,7 +4,8 @@
 # twice; tree_agree.py lists every directory of one mount and resolves
 # every name it listed in the other (where nothing was listed, so each
 # component is a real FUSE lookup), readlink of every link and stat of
-# every link's target.
+# every link's target.  The iommu-* fixtures' IOMMU trees (NAME/root/...,
+# dte/, l1/.../ste/.../cd/) are walked the same way (issue #32 item 2).
 #
 # Then the mount's walk/ answers what ptfs-tool walk answers, for every
 # 64-bit VA (issue #34 item 5), past the inode's bits too.

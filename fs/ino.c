@@ -11,26 +11,40 @@
  *
  * Every number is 64 bits (fuse_ino_t): the context in the top C bits,
  * then a prefix code that gives each node type the payload it needs.
- * C = bits_for(nctx + 1), 2 to 10, is fixed by the capture's number of
+ * C = bits_for(nctx + 1), 1 to 20, is fixed by the capture's number of
  * contexts at load, so a capture always mounts with the same numbers.
  *
- *   bits 63..64-C   context + 1 (C bits; 0: no context, see below)
- *   bits 63-C..0    prefix code, read from bit 63-C down:
+ *   bits 63..64-C   context + 1 (C bits; 0: no context, all ones: an IOMMU
+ *                   tree, see below)
+ *   bits 63-C..0    prefix code, read from bit 63-C down, with V = min(52, 62-C)
+ *                   (52 up to 1022 contexts, C <= 10) and P = V - 3:
  *     1 + (63-C) bits       WALKFILE   the byte VA
- *     0...0 (bits 62-C..53 zero), then from bit 52 down:
- *     1 + 52 bits           VALINK     VA >> 12: the page's 4 KiB page number
- *     01 + kind(2) + 49     path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
- *                                      the path in the low 49 bits
+ *     0...0 (bits 62-C..V+1 zero), then from bit V down:
+ *     1 + V bits            VALINK     VA >> 12: the page's 4 KiB page number
+ *     01 + kind(2) + P      path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
+ *                                      the path in the low P bits (49 up to C = 10)
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
  *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7
- *     00 + zeros + other(10) + 8      vs/OTHER: the other context's index
+ *     00 + zeros + other(20) + 8      vs/OTHER: the other context's index
  *     00 + zeros + slot(20) + 9       a walk/ file past the walk bits: its slot
+ *
+ *  context field all ones (never a context's: nctx + 1 < 2^C): a node of
+ *  an [iommu] section's tree (core/view/iotree.c), packed from bit 0 up:
+ *     c (cbits) | a (abits) | kind (5, enum pt_io_kind) | iommu (bits_for(niommu - 1))
+ *  where pt_tree_io_bits() gives the IOMMU's widths: VT-d a 16 (requester
+ *  ID, or bus), c 20 in scalable mode (PASID) else 0; AMD-Vi a 16
+ *  (DeviceID); SMMUv3 a LOG2SIZE (StreamID, or L1 index), c 20 (SSID).  At
+ *  most 64 [iommu] sections; ptfs_ino_check() leaves out of the mount
+ *  (with a warning) the tree of an IOMMU whose fields do not fit the
+ *  64 - C bits left (a VT-d scalable-mode IOMMU needs 41 + index bits:
+ *  65,536 device contexts (C = 17) leave 47; an SMMUv3 of 2^32 StreamIDs
+ *  57: no room at any C above 7).
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
  *     1 + space(4) + (59-C) bits   PAFILE   pa/SPACE/ADDR, the byte address
  *  so pa/ names addresses below 2^(59-C): 2^57 with up to 2 contexts, 2^49
- *  at 1022; a wider name is ENOENT, never another byte's file.
+ *  at 1022, 2^39 at 1,048,574; a wider name is ENOENT, never another byte's file.
  *  0 is never a node: it is the "negative entry" of a lookup reply.
  *
  *  Why these widths: the context field + a 64-bit byte VA cannot share 64
@@ -50,6 +64,16 @@
  *  ENTRYDIR, ENTRYFILE: the entry) gets 49 bits, enough for a 6-level VER3
  *  path (3 + 1+9+9+9+8+1+9 = 49).
  *
+ *  Past 1022 contexts (C > 10, up to 1,048,574: a capture of one IOMMU
+ *  with 65,536 devices) the walk bit comes down to bit 63-C and VALINK,
+ *  the path bit and the path payload come down with it (V = 62-C, P =
+ *  59-C): at C = 17, va/ names pages below 2^57 and paths take 42 bits
+ *  (a 4-level x86-64 or VT-d path 39); at C = 20, 2^54 and 39 bits.  A
+ *  capture whose context needs more path bits than C leaves is refused by
+ *  ptfs_ino_check() with one line naming the context; walk/ names past the
+ *  limit take a slot as before.  Up to 1022 contexts every number is
+ *  what it always was.
+ *
  *  A path is packed from bit 0 up, driven by the format's level table:
  *    3 bits      n, the number of steps (0..PT_MAX_DEPTH)
  *    per step k  [1 choice bit if k > 0 and the previous level has two
@@ -60,8 +84,8 @@
  *  amd-gart `pte` level) the bits of root_entries - 1.  VER2 needs at most
  *  3 + 2+9+9+8+1+9 = 41 bits; a GART of 2^36 entries 39.  ptfs_ino_setup()
  *  proves at load time that every path of a context fits in 49 bits and
- *  that the context index fits (C <= 10 keeps the walk bit above VALINK's
- *  52-bit payload: at most 1022 contexts); otherwise the capture is refused with
+ *  that the context index fits (at most 1,048,574 contexts; ptfs_ino_check()
+ *  then fits the paths to C); otherwise the capture is refused with
  *  E_UNSUPPORTED before anything is mounted.
  *
  *  Decoding re-encodes and compares, so each node has exactly one number and
@@ -73,13 +97,13 @@
 
 #include "ptfs.h"
 
-#define VALINK_BIT (UINT64_C(1) << 52)     /* prefix 0..01 */
-#define PATH_BIT (UINT64_C(1) << 51)       /* prefix 0..001 */
-#define KIND_SHIFT 49
-#define PAYLOAD_BITS 49                    /* a path */
-#define PAYLOAD_MASK ((UINT64_C(1) << PAYLOAD_BITS) - 1)
+#define VALINK_POS 52                      /* prefix 0..01, up to 1022 contexts */
+#define PAYLOAD_BITS 49                    /* a path, up to 1022 contexts */
 #define PAGE_SHIFT 12
-#define MAX_CTX 1022u   /* context + 1 in at most 10 bits: the walk bit stays above bit 52 */
+#define MAX_CTX 1048574u   /* context + 1 in at most 20 bits */
+#define MAX_IOMMU 64u      /* [iommu] sections: their index in at most 6 bits */
+#define IO_KIND_BITS 5
+_Static_assert(PT_IO__COUNT <= (1u << IO_KIND_BITS), "an IOMMU node's kind fits its code");
 #define N_BITS 3
 #define PA_SPACE_BITS 4                    /* pa/SPACE: space ids below 16 (VER2/VER3 have 10) */
 #define INO_PADIR 3
@@ -97,7 +121,8 @@ _Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, ne
 /*
  * vs/ and vs/OTHER likewise take codes 7 and 8 (path node types too); a
  * vs/OTHER file carries the other context's index above its code (bits
- * 4..13: below 1022 contexts), in the fixed nodes' zero bits.
+ * 4..23: below 1,048,574 contexts, under the path bit at any C), in the
+ * fixed nodes' zero bits.
  */
 #define INO_CODE_VSDIR 7u
 #define INO_CODE_VSFILE 8u
@@ -129,6 +154,20 @@ uint64_t ptfs_walk_limit(const struct ptfs *fs)
 uint64_t ptfs_pa_limit(const struct ptfs *fs)
 {
 	return UINT64_C(1) << (63 - ctx_bits(fs) - PA_SPACE_BITS);
+}
+
+/* The VALINK prefix bit: bit 52 up to 1022 contexts, then just below the walk bit. */
+static unsigned valink_pos(const struct ptfs *fs)
+{
+	unsigned below = 62 - ctx_bits(fs);
+
+	return below < VALINK_POS ? below : VALINK_POS;
+}
+
+/* A path's payload bits (49 up to 1022 contexts); the path bit and its 2 kind bits above. */
+static unsigned payload_bits(const struct ptfs *fs)
+{
+	return valink_pos(fs) - 3;
 }
 
 static bool two_children(const struct pt_level *l)
@@ -227,7 +266,105 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 			 ctx->name, total, PAYLOAD_BITS);
 		return PT_E_UNSUPPORTED;
 	}
+	pc->path_bits = total;
 	return PT_OK;
+}
+
+/* The width of IOMMU I's node number: its index, kind, A and C (see the header). */
+static unsigned io_bits(const struct ptfs *fs, size_t i, unsigned *abits, unsigned *cbits)
+{
+	size_t n = pt_tree_iommu_count(fs->tree);
+
+	pt_tree_io_bits(fs->tree, i, abits, cbits);
+	return bits_for(n - 1) + IO_KIND_BITS + *abits + *cbits;
+}
+
+pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
+		      size_t warnlen)
+{
+	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
+	unsigned room = 64 - ctx_bits(fs), a, c;
+
+	if (warnlen)
+		warn[0] = 0;
+	for (size_t i = 0; i < fs->nctx; i++)
+		if (fs->ctx[i].path_bits > payload_bits(fs)) {
+			snprintf(why, whylen, "capture.ini:%u: context %s: tree paths need %u inode bits;"
+				 " %zu contexts leave %u", fs->ctx[i].ctx->ini_line, fs->ctx[i].ctx->name,
+				 fs->ctx[i].path_bits, fs->nctx, payload_bits(fs));
+			return PT_E_UNSUPPORTED;
+		}
+	if (n > MAX_IOMMU) {
+		snprintf(why, whylen, "more than %u [iommu] sections (%zu): the inode scheme numbers the"
+			 " trees of at most %u", MAX_IOMMU, n, MAX_IOMMU);
+		return PT_E_UNSUPPORTED;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (io_bits(fs, i, &a, &c) > room) {
+			struct pt_iommu_info io;
+
+			pt_capture_iommu(fs->cap, i, &io);
+			snprintf(warn, warnlen, "capture.ini:%u: [iommu %s]: its tree needs %u inode bits"
+				 " and %zu contexts leave %u: %s/ is left out of the mount (its device"
+				 " contexts are there; ptfs-tool export shows the tree)", io.line, io.name,
+				 io_bits(fs, i, &a, &c), fs->nctx, room, io.name);
+			pt_tree_iommu_hide(fs->tree, i);
+		}
+	return PT_OK;
+}
+
+/* An IOMMU node's number: context field all ones (never a context's), then its fields. */
+static fuse_ino_t io_encode(const struct ptfs *fs, const struct pt_tnode *id)
+{
+	unsigned shift = 64 - ctx_bits(fs), a, c, kind = pt_io_kind_of(id);
+	uint64_t rest;
+
+	if (!fs->tree || id->choice >= pt_tree_iommu_count(fs->tree) || kind >= PT_IO__COUNT ||
+	    (id->type == PT_TN_IODIR) == (kind == PT_IO_VROOTENT || kind == PT_IO_VCTX ||
+					  kind == PT_IO_VDEVENT || kind == PT_IO_VPASID ||
+					  kind == PT_IO_ADTE || kind == PT_IO_SL1ENT ||
+					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD) ||
+	    io_bits(fs, id->choice, &a, &c) > shift || id->va >> PT_IO_KIND_SHIFT != kind ||
+	    (id->va >> PT_IO_C_SHIFT & ((UINT64_C(1) << (PT_IO_KIND_SHIFT - PT_IO_C_SHIFT)) - 1)) >> c ||
+	    (id->va & 0xffffffffu) >> a)
+		return 0;
+	rest = (uint64_t)id->choice;
+	rest = rest << IO_KIND_BITS | kind;
+	rest = rest << a | pt_io_a(id);
+	rest = rest << c | pt_io_c(id);
+	return ((UINT64_C(1) << (64 - shift)) - 1) << shift | rest;
+}
+
+static int io_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
+{
+	unsigned shift = 64 - ctx_bits(fs), a, c, ibits;
+	uint64_t rest = ino & ((UINT64_C(1) << shift) - 1), av, cv, kind;
+	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
+
+	if (!n)
+		return ENOENT;
+	ibits = bits_for(n - 1);
+	/* the widths depend on the IOMMU: try each index the top bits can name (at most 64) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned total = io_bits(fs, i, &a, &c);
+
+		if (total > shift || rest >> (total - ibits) >> ibits != 0 ||
+		    rest >> (total - ibits) != i)
+			continue;
+		cv = rest & ((UINT64_C(1) << c) - 1);
+		av = (rest >> c) & ((UINT64_C(1) << a) - 1);
+		kind = (rest >> (c + a)) & ((1u << IO_KIND_BITS) - 1);
+		if (kind >= PT_IO__COUNT)
+			return ENOENT;
+		memset(id, 0, sizeof *id);
+		id->choice = (unsigned)i;
+		id->va = pt_io_pack((unsigned)kind, av, cv);
+		id->type = PT_TN_IODIR;
+		if (io_encode(fs, id) != ino)
+			id->type = PT_TN_IOFILE;
+		return io_encode(fs, id) == ino ? 0 : ENOENT;
+	}
+	return ENOENT;
 }
 
 /* Appends V in NBITS bits at *POS of *ACC. */
@@ -457,6 +594,8 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		return PTFS_INO_CAPTURE;
 	if (id->type == PT_TN_PADIR)
 		return INO_PADIR;
+	if (id->type == PT_TN_IODIR || id->type == PT_TN_IOFILE)
+		return io_encode(fs, id);
 	if (id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
 		if (id->choice >> PA_SPACE_BITS != 0)
 			return 0;
@@ -481,9 +620,10 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	case PT_TN_VALINK:
 		/* only a page's first VA names it: one number per link */
 		if (!pt_va_in_space(pc->ctx->fmt, id->va) ||
-		    (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0)
+		    (id->va & ((UINT64_C(1) << PAGE_SHIFT) - 1)) != 0 ||
+		    id->va >> PAGE_SHIFT >> valink_pos(fs) != 0)
 			return 0;
-		rest = VALINK_BIT | id->va >> PAGE_SHIFT;
+		rest = UINT64_C(1) << valink_pos(fs) | id->va >> PAGE_SHIFT;
 		break;
 	case PT_TN_TABLEDIR:
 	case PT_TN_ENTRYDIR:
@@ -495,7 +635,10 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		path = pack_path(pc, &id->node, id->type == PT_TN_TABLEDIR, id->choice);
 		if (path == UINT64_MAX)
 			return 0;
-		rest = PATH_BIT | (uint64_t)(id->type - PT_TN_TABLEDIR) << KIND_SHIFT | path;
+		if (path >> payload_bits(fs) != 0)
+			return 0;
+		rest = UINT64_C(1) << (valink_pos(fs) - 1) |
+		       (uint64_t)(id->type - PT_TN_TABLEDIR) << payload_bits(fs) | path;
 		break;
 	}
 	case PT_TN_VSFILE:
@@ -521,6 +664,8 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	const struct ptfs_ctx *pc;
 
 	memset(id, 0, sizeof(*id));
+	if (cfield == (UINT64_C(1) << (64 - shift)) - 1 && cfield > fs->nctx)
+		return io_decode(fs, ino, id);
 	if (cfield == 0) {
 		if (ino == PTFS_INO_ROOT)
 			id->type = PT_TN_ROOT;
@@ -549,16 +694,17 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 	if (rest & walk_bit) {
 		id->type = PT_TN_WALKFILE;
 		id->va = walk_uncode(pc, rest & (walk_bit - 1));
-	} else if (rest & VALINK_BIT) {
+	} else if (rest >> valink_pos(fs) & 1) {
 		id->type = PT_TN_VALINK;
-		id->va = (rest & (VALINK_BIT - 1)) << PAGE_SHIFT;
-	} else if (rest & PATH_BIT) {
-		unsigned kind = (unsigned)((rest >> KIND_SHIFT) & 3);
+		id->va = (rest & ((UINT64_C(1) << valink_pos(fs)) - 1)) << PAGE_SHIFT;
+	} else if (rest >> (valink_pos(fs) - 1) & 1) {
+		unsigned kind = (unsigned)((rest >> payload_bits(fs)) & 3);
 
 		if (kind > PT_TN_ENTRYFILE - PT_TN_TABLEDIR)
 			return ENOENT;
 		id->type = (enum pt_tnode_type)(PT_TN_TABLEDIR + kind);
-		if (!unpack_path(pc, rest & PAYLOAD_MASK, id->type == PT_TN_TABLEDIR,
+		if (!unpack_path(pc, rest & ((UINT64_C(1) << payload_bits(fs)) - 1),
+				 id->type == PT_TN_TABLEDIR,
 				 &id->node, &id->choice))
 			return ENOENT;
 	} else if ((rest & 0xf) == INO_CODE_WSLOT) {

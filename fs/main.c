@@ -207,7 +207,7 @@ static bool load(struct ptfs *fs)
 {
 	char *shown = escaped(fs->opts.capture);
 	struct progress prog = { shown ? shown : "?", false };
-	char why[256];
+	char why[256], warn[512];
 	struct stat st;
 	pt_err err;
 
@@ -297,6 +297,17 @@ static bool load(struct ptfs *fs)
 	if (err != PT_OK) {
 		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(err), pt_strerror(err));
 		return false;
+	}
+	err = ptfs_ino_check(fs, why, sizeof(why), warn, sizeof(warn));
+	if (err != PT_OK) {
+		load_fail(fs, err, why);
+		return false;
+	}
+	if (warn[0]) {
+		char *p = escaped(fs->opts.capture);
+
+		fprintf(stderr, "ptfs: warning: %s: %s\n", p ? p : "?", warn);
+		free(p);
 	}
 	fs->uid = getuid();
 	fs->gid = getgid();

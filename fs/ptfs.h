@@ -98,6 +98,7 @@ struct ptfs_ctx {
 	unsigned nlevels;
 	/* index bits a step of each level takes in an inode (level table driven) */
 	uint8_t idx_bits[PT_MAX_LEVELS];
+	unsigned path_bits;   /* the widest path of the context (ptfs_ino_check() fits it) */
 	struct ptfs_cache info, maps, entries, svg;
 	struct ptfs_vs *vs;   /* vs/OTHER files asked for, under ptfs.vs_lock */
 };
@@ -167,6 +168,14 @@ void ptfs_live_told(struct ptfs *fs, const struct pt_tnode *id, uint64_t sum, st
 /* ino.c */
 pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigned index,
 		      char *why, size_t whylen);
+/*
+ * After every context's setup and the tree: whether the numbers fit the
+ * capture's context count (paths, the IOMMU trees); one line in WHY if not.
+ * An IOMMU whose tree cannot be numbered is left out of the mount
+ * (pt_tree_iommu_hide()), said in one line in WARN ("" when none).
+ */
+pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
+		      size_t warnlen);
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
 int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
 /* walk/ names: the VAs below this (fs/ino.c) are in their inode; any other takes a slot (wslot.c). */

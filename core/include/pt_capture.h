@@ -248,6 +248,25 @@ struct pt_buf;
 bool pt_context_section(const struct pt_context *ctx, struct pt_buf *out);
 
 /*
+ * The [iommu NAME] sections of a capture (docs/design.md §2.7), in file
+ * order: what the IOMMU tree of the mount (pt_tree.h) reads its tables from.
+ */
+enum pt_iommu_kind { PT_IOMMU_KIND_VTD = 1, PT_IOMMU_KIND_AMDVI, PT_IOMMU_KIND_SMMUV3 };
+struct pt_iommu_info {
+	const char *name;
+	enum pt_iommu_kind kind;
+	const char *type;          /* intel-vtd, amd-vi, arm-smmuv3 */
+	unsigned line;             /* its section header */
+	unsigned space;            /* capture space id its tables are in */
+	uint64_t rtaddr;           /* VT-d RTADDR_REG */
+	uint64_t dev_table_base;   /* AMD-Vi device table base register */
+	uint64_t strtab_base, strtab_base_cfg;   /* SMMUv3 STRTAB_BASE, STRTAB_BASE_CFG */
+};
+size_t pt_capture_iommu_count(const struct pt_capture *cap);
+/* Section I (below the count) into OUT. */
+void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_info *out);
+
+/*
  * Guarding data read in place.  An uncompressed archive or a directory
  * capture is served straight from an mmap of its files, so rewriting such a
  * file in place (cp over it, truncate) would change what is served or, when

@@ -17,6 +17,13 @@
  *                                  it, as ptfs-tool crosscheck (pt_xcheck.h)
  *   /pa/SPACE/ADDR                 one directory per space of the capture's format;
  *                                  lists nothing; ADDR: who maps that byte (pt_pa.h)
+ *   /IOMMU/                        per [iommu IOMMU] section, its own tables
+ *                                  (core/view/iotree.c, ptfs(1) "THE IOMMU TREE"):
+ *        root/BUS/{entry,context/DEVFN}               VT-d legacy
+ *        root/BUS/{entry,context/DEVFN/{entry,pasid/N}} VT-d scalable mode
+ *        dte/DEVID                                    AMD-Vi
+ *        ste/SID/{entry,cd/SSID}                      SMMUv3 linear stream table
+ *        l1/N/{entry,ste/SID/{entry,cd/SSID}}         SMMUv3 2-level stream table
  *
  * A node (struct pt_tnode) is a value: its type plus where it is.  Nothing
  * is allocated per node and every call re-resolves the node in the
@@ -64,6 +71,8 @@ enum pt_tnode_type {
 	PT_TN_SVG,          /* pdb0/map.svg */
 	PT_TN_VSDIR,        /* pdb0/vs/ */
 	PT_TN_VSFILE,       /* pdb0/vs/cpu0 */
+	PT_TN_IODIR,        /* an [iommu NAME]'s tree: dmar0/, dmar0/root/3/context/ (pt_io_kind) */
+	PT_TN_IOFILE,       /* one of its entries: dmar0/root/3/context/16 */
 	PT_TN__COUNT
 };
 
@@ -87,6 +96,56 @@ struct pt_tnode {
 	uint64_t va;
 };
 
+/*
+ * Where an IODIR or IOFILE is (core/view/iotree.c): CHOICE is the [iommu]
+ * section's index, VA packs the kind (bits 63..58), C (a PASID or SSID, bits
+ * 51..32) and A (bus, requester ID, DeviceID, StreamID or L1 index, bits
+ * 31..0).  The kinds are also inode codes (fs/ino.c): append, never renumber.
+ */
+enum pt_io_kind {
+	PT_IO_TOP,        /* NAME/ */
+	PT_IO_VROOT,      /* root/ */
+	PT_IO_VBUS,       /* root/BUS/ (A: bus) */
+	PT_IO_VROOTENT,   /* root/BUS/entry */
+	PT_IO_VCTXDIR,    /* root/BUS/context/ */
+	PT_IO_VCTX,       /* legacy: root/BUS/context/DEVFN (A: bus << 8 | devfn) */
+	PT_IO_VDEV,       /* scalable: root/BUS/context/DEVFN/ */
+	PT_IO_VDEVENT,    /* .../DEVFN/entry */
+	PT_IO_VPASIDDIR,  /* .../DEVFN/pasid/ */
+	PT_IO_VPASID,     /* .../pasid/N (C: the PASID) */
+	PT_IO_ADTEDIR,    /* dte/ */
+	PT_IO_ADTE,       /* dte/DEVID (A) */
+	PT_IO_SL1DIR,     /* l1/ */
+	PT_IO_SL1,        /* l1/N/ (A: N) */
+	PT_IO_SL1ENT,     /* l1/N/entry */
+	PT_IO_SSTEDIR,    /* ste/ (linear: A 0) or l1/N/ste/ (A: N) */
+	PT_IO_SSTE,       /* .../ste/SID/ (A: the StreamID) */
+	PT_IO_SSTEENT,    /* .../ste/SID/entry */
+	PT_IO_SCDDIR,     /* .../ste/SID/cd/ */
+	PT_IO_SCD,        /* .../cd/SSID (C: the SubstreamID) */
+	PT_IO__COUNT
+};
+#define PT_IO_KIND_SHIFT 58
+#define PT_IO_C_SHIFT 32
+#define PT_IO_C_BITS 20
+static inline uint64_t pt_io_pack(unsigned kind, uint64_t a, uint64_t c)
+{
+	return (uint64_t)kind << PT_IO_KIND_SHIFT | (c & ((1u << PT_IO_C_BITS) - 1)) << PT_IO_C_SHIFT |
+	       (a & 0xffffffffu);
+}
+static inline unsigned pt_io_kind_of(const struct pt_tnode *n)
+{
+	return (unsigned)(n->va >> PT_IO_KIND_SHIFT);
+}
+static inline uint64_t pt_io_a(const struct pt_tnode *n)
+{
+	return n->va & 0xffffffffu;
+}
+static inline uint64_t pt_io_c(const struct pt_tnode *n)
+{
+	return n->va >> PT_IO_C_SHIFT & ((1u << PT_IO_C_BITS) - 1);
+}
+
 /* What a node is shown as. */
 enum pt_tkind {
 	PT_TK_DIR,
@@ -102,6 +161,20 @@ struct pt_tree;
  */
 pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out);
 void pt_tree_free(struct pt_tree *tree);
+
+/* The number of [iommu] sections whose tree the root shows. */
+size_t pt_tree_iommu_count(const struct pt_tree *tree);
+/*
+ * The widths of IOMMU I's node numbers: A below 2^*ABITS, C below 2^*CBITS
+ * (fs/ino.c packs them; 0 bits: always 0).
+ */
+void pt_tree_io_bits(const struct pt_tree *tree, size_t i, unsigned *abits, unsigned *cbits);
+/*
+ * Leaves IOMMU I's directory out of the root (I below 64): the front end
+ * cannot number its nodes (fs/ino.c, an SMMUv3 of 2^32 StreamIDs); the
+ * IOMMU's device contexts stay.
+ */
+void pt_tree_iommu_hide(struct pt_tree *tree, size_t i);
 
 /* The root node. */
 void pt_tree_root(struct pt_tnode *out);

@@ -422,3 +422,28 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 		}
 	return PT_OK;
 }
+
+size_t pt_capture_iommu_count(const struct pt_capture *cap)
+{
+	return cap && cap->man ? cap->man->niommu : 0;
+}
+
+void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_info *out)
+{
+	const struct pt_manifest_iommu *io = &cap->man->iommu[i];
+	int space = pt_manifest_space_find(cap->man, io->space ? io->space : "sysmem");
+
+	_Static_assert((int)PT_IOMMU_KIND_VTD == (int)PT_IOMMU_VTD &&
+		       (int)PT_IOMMU_KIND_AMDVI == (int)PT_IOMMU_AMDVI &&
+		       (int)PT_IOMMU_KIND_SMMUV3 == (int)PT_IOMMU_SMMUV3, "the public kinds are the types");
+	memset(out, 0, sizeof *out);
+	out->name = io->name;
+	out->kind = (enum pt_iommu_kind)io->type;
+	out->type = pt_iommu_type_name(io->type);
+	out->line = io->line;
+	out->space = space < 0 ? 0 : (unsigned)space;
+	out->rtaddr = io->v[PT_IK_RTADDR];
+	out->dev_table_base = io->v[PT_IK_DTB];
+	out->strtab_base = io->v[PT_IK_STRTAB];
+	out->strtab_base_cfg = io->v[PT_IK_STRCFG];
+}

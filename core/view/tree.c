@@ -41,6 +41,10 @@ pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tre
 		return PT_E_NOMEM;
 	}
 	t->nspaces = pt_capture_space_count(cap);
+	if (pt_iotree_init(t) != PT_OK) {
+		pt_tree_free(t);
+		return PT_E_NOMEM;
+	}
 	*out = t;
 	return PT_OK;
 }
@@ -50,6 +54,7 @@ void pt_tree_free(struct pt_tree *tree)
 	if (!tree)
 		return;
 	pt_pa_index_free(tree->pa);
+	pt_iotree_free(tree);
 	free(tree);
 }
 
@@ -71,6 +76,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 	case PT_TN_PADIR:
 	case PT_TN_PASPACE:
 	case PT_TN_VSDIR:
+	case PT_TN_IODIR:
 		return PT_TK_DIR;
 	case PT_TN_VALINK:
 		return PT_TK_LINK;
@@ -89,7 +95,8 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
 {
 	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->type == PT_TN_PADIR ||
-	    node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->ctx >= tree->nctx)
+	    node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->type == PT_TN_IODIR ||
+	    node->type == PT_TN_IOFILE || node->ctx >= tree->nctx)
 		return NULL;
 	return pt_capture_context(tree->cap, node->ctx);
 }
@@ -222,7 +229,7 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 			return PT_OK;
 		}
 	}
-	return PT_E_NOTFOUND;
+	return pt_iotree_root(tree, name, child) ? PT_OK : PT_E_NOTFOUND;
 }
 
 static pt_err lookup_ctxdir(const struct pt_tree *tree, const struct pt_tnode *parent,
@@ -395,6 +402,8 @@ pt_err pt_tree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 		return lookup_pa(tree, parent, name, child);
 	case PT_TN_VSDIR:
 		return lookup_vs(tree, parent, name, child);
+	case PT_TN_IODIR:
+		return pt_iotree_lookup(tree, parent, name, child);
 	default:
 		return PT_E_USAGE;
 	}
@@ -417,6 +426,9 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_PADIR:
 		pt_tree_root(parent);
 		return PT_OK;
+	case PT_TN_IODIR:
+	case PT_TN_IOFILE:
+		return pt_iotree_parent(tree, node, parent);
 	case PT_TN_PASPACE:
 	case PT_TN_PAFILE: {
 		/* NODE may be PARENT: read it before clearing */
@@ -513,8 +525,12 @@ pt_err pt_tree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, ui
 	*nlink = 1;
 	switch (node->type) {
 	case PT_TN_ROOT:
-		*nlink = 2 + tree->nctx + 1;   /* the contexts and pa/ */
+		*nlink = 2 + tree->nctx + 1 + tree->niommu -
+			 (size_t)__builtin_popcountll(tree->io_hidden);   /* the contexts, pa/, the IOMMUs */
 		return PT_OK;
+	case PT_TN_IODIR:
+	case PT_TN_IOFILE:
+		return pt_iotree_nlink(tree, node, nlink);
 	case PT_TN_PADIR:
 		*nlink = 2 + tree->nspaces;
 		return PT_OK;
@@ -602,6 +618,9 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		if (node->choice >= tree->nspaces)
 			return PT_E_NOTFOUND;
 		err = pt_render_pa(b, tree->pa, node->choice, node->va, PT_OUT_TEXT, NULL);
+		break;
+	case PT_TN_IOFILE:
+		err = pt_iotree_render(tree, node, b);
 		break;
 	default:
 		return PT_E_USAGE;

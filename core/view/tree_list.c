@@ -46,6 +46,12 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
 			return PT_OK;
 	}
+	for (size_t i = 0; i < tree->niommu; i++) {
+		if (!pt_iotree_root(tree, tree->io[i].name, &n))
+			continue;   /* left out (pt_tree_iommu_hide()) */
+		if (!fixed_add(l, tree->io[i].name, &n))
+			return PT_OK;
+	}
 	memset(&n, 0, sizeof(n));
 	n.type = PT_TN_PADIR;
 	fixed_add(l, "pa", &n);
@@ -247,6 +253,8 @@ pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint
 		return list_padir(tree, &l);
 	case PT_TN_PASPACE:
 		return dir->choice < tree->nspaces ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
+	case PT_TN_IODIR:
+		return pt_iotree_list(tree, dir, cookie, fn, ud, rc);
 	default:
 		return PT_E_USAGE;
 	}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# test_mount_iommu.sh — the IOMMU tree in a real mount (issue #32 item 2):
+# an [iommu NAME] section's own tables under NAME/ (ptfs(1) "THE IOMMU
+# TREE"): VT-d root/BUS/context/DEVFN (scalable: .../pasid/N), AMD-Vi
+# dte/DEVID, SMMUv3 l1/N/ste/SID/cd/SSID; grep recipes (pass-through, a
+# shared DID), absent entries not listed, each entry's context line names a
+# context of the mount; and a generated capture of 65,536 devices behind
+# one [iommu] mounts and lists every one (correctness only: its time is
+# bench/run's).  Really mounts (ptfs + fusermount3 -u), waits, always
+# unmounts.
+#
+# Environment (check_tests/meson.build): PTFS, PTFS_FIXTURES.
+set -u
+PTFS=${PTFS:?}
+FIX=${PTFS_FIXTURES:?}
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/mount_lib.sh"
+ml_tmpdir mount-iommu
+need_fuse
+
+# ---- VT-d legacy: fixtures/iommu-vtd (mkf_iommutop.c) ----------------------
+M=$TMP/vtd
+if do_mount "$FIX/iommu-vtd.tar.gz" "$M"; then
+	check "dmar0/ is a directory beside the device contexts" test -d "$M/dmar0" -a -d "$M/dmar0.00:02.0"
+	check "dmar0/ holds root/" test "$(ls "$M/dmar0")" = root
+	check "root/ lists the buses whose root entry is present" \
+		test "$(ls "$M/dmar0/root" | tr '\n' ' ')" = "0 1 2 3 4 "
+	check "root/0/ holds entry and context/" test "$(ls "$M/dmar0/root/0" | tr '\n' ' ')" = "context entry "
+	check "root/0/context/ lists the present devfns (decimal)" \
+		test "$(ls "$M/dmar0/root/0/context" | tr '\n' ' ')" = "16 24 32 48 49 "
+	check "an absent devfn is not listed" bash -c '! ls "$1" | grep -qx 40' _ "$M/dmar0/root/0/context"
+	check "grep -rl 'translation: pass-through' finds the pass-through device" \
+		test "$(grep -rl 'translation: pass-through' "$M/dmar0")" = "$M/dmar0/root/0/context/32"
+	check "grep -r 'did: 0x1\$' finds the devices sharing domain 1" \
+		test "$(grep -rlx 'did: 0x1' "$M/dmar0" | wc -l)" -ge 2
+	F=$M/dmar0/root/0/context/16
+	check "an entry file: its address, raw words, fields, translation, context" \
+		bash -c 'grep -qx "address: sysmem 0x101100" "$1" && grep -qx "word0: 0x0000000000103001" "$1" &&
+			 grep -qx "slptptr: 0x103000" "$1" && grep -qx "aw: 0x2" "$1" &&
+			 grep -qx "translation: second-level" "$1" && grep -qx "context: dmar0.00:02.0" "$1"' _ "$F"
+	ctx=$(sed -n 's/^context: //p' "$F")
+	check "its context line names a context of the mount" test -d "$M/$ctx" -a -f "$M/$ctx/info"
+	check "a context table that is the root table: no context/, a warning line" \
+		bash -c 'test ! -e "$1/root/2/context" && grep -q "^warning: its context table is the root table" "$1/root/2/entry"' _ "$M/dmar0"
+	check "reserved bits: the root entry says which" grep -q '^reserved: word0 ' "$M/dmar0/root/3/entry"
+	check "an absent device still resolves by name (present: 0)" grep -qx 'present: 0' "$M/dmar0/root/0/context/40"
+	check "a name past the table is ENOENT" test ! -e "$M/dmar0/root/0/context/256"
+	check "a name with a leading zero is ENOENT" test ! -e "$M/dmar0/root/0/context/016"
+	i1=$(stat -c %i "$M/dmar0") i2=$(stat -c %i "$F")
+	check "inode numbers are distinct" test "$i1" != "$i2"
+	check "writes fail" bash -c '! echo x 2>/dev/null >"$1"' _ "$F"
+	do_umount "$M"
+else
+	bad "iommu-vtd mounts"
+fi
+
+# ---- scalable mode, AMD-Vi, SMMUv3 ------------------------------------------
+M=$TMP/sm
+if do_mount "$FIX/iommu-vtd-sm.tar.gz" "$M"; then
+	check "scalable mode: context/DEVFN/ holds entry and pasid/" \
+		test "$(ls "$M/dmar1/root/0/context/16" | tr '\n' ' ')" = "entry pasid "
+	check "pasid/ lists the present PASIDs" test "$(ls "$M/dmar1/root/0/context/16/pasid" | tr '\n' ' ')" = "0 5 9 "
+	check "a PASID entry names its context" grep -q '^context: dmar1\.' "$M/dmar1/root/0/context/16/pasid/5"
+	do_umount "$M"
+else
+	bad "iommu-vtd-sm mounts"
+fi
+M=$TMP/amd
+if do_mount "$FIX/iommu-amdvi.tar.gz" "$M"; then
+	check "AMD-Vi: dte/ lists the valid DTEs" test "$(ls "$M/ivhd0/dte" | wc -l)" -ge 5
+	check "a DTE file names every field" \
+		bash -c 'for f in v tv mode host_pt_root domain_id iv int_ctl lint1_pass; do grep -q "^$f: " "$1" || exit 1; done' _ "$M/ivhd0/dte/16"
+	check "... and its context" grep -qx 'context: ivhd0.00:02.0' "$M/ivhd0/dte/16"
+	do_umount "$M"
+else
+	bad "iommu-amdvi mounts"
+fi
+M=$TMP/smmu
+if do_mount "$FIX/iommu-smmu.tar.gz" "$M"; then
+	check "SMMUv3 2-level: l1/N/ste/SID/cd/SSID" test -f "$M/smmu0/l1/2/ste/513/cd/3"
+	check "a CD names its context" grep -qx 'context: smmu0.sid513.ssid3' "$M/smmu0/l1/2/ste/513/cd/3"
+	check "an STE's translation" grep -qx 'translation: stage1' "$M/smmu0/l1/2/ste/513/entry"
+	do_umount "$M"
+else
+	bad "iommu-smmu mounts"
+fi
+
+# ---- 65,536 devices behind one [iommu] ----------------------------------------
+python3 "$HERE/mkiommu_big.py" "$TMP/big" 65536 iommu
+M=$TMP/bigm
+if do_mount "$TMP/big" "$M"; then
+	check "65,536 device contexts, the IOMMU, capture and pa/ at the root" \
+		test "$(ls "$M" | wc -l)" = 65539
+	check "root/ lists 256 buses" test "$(ls "$M/big/root" | wc -l)" = 256
+	check "ls -R lists 65,536 context entries" \
+		test "$(ls -R "$M/big" | grep -cE '^[0-9]+$')" = $((65536 + 256))
+	check "the last device's entry names the last context" \
+		grep -qx 'context: big.ff:1f.7' "$M/big/root/255/context/255"
+	check "function 7 of each device of bus 255 is pass-through: 32 files" \
+		test "$(grep -rl 'translation: pass-through' "$M/big/root/255" | wc -l)" = 32
+	check "the last context mounts" test -f "$M/big.ff:1f.7/info"
+	do_umount "$M"
+else
+	bad "a capture of 65,536 devices mounts"
+fi
+report

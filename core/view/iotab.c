@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iotab.c — reading an IOMMU's own tables for the IOMMU tree (iotree.c):
+ * each function finds one entry (or table) from the [iommu] section's
+ * registers, reading every table on the way, and says false when the way
+ * is not there (not present, not captured, or a table the IOMMU would not
+ * read: WHY says which).  Layouts: VT-d spec §9.1-9.6 and §11.4.5, AMD
+ * IOMMU spec 48882 §2.2.2 and §3.3.1, IHI 0070 §5.1-5.4 and §6.3.24 (the
+ * same facts iommu_walk.c restates, cited there field by field).
+ */
+#include <string.h>
+
+#include "pt_ioent.h"
+#include "pt_mem.h"
+#include "pt_num.h"
+#include "pt_tree.h"
+#include "tree_int.h"
+
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+
+bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io, enum pt_ioent_type t,
+	       uint64_t addr, struct pt_ioloc *l)
+{
+	uint8_t raw[8 * PT_IOENT_MAX_WORDS];
+	unsigned words = pt_ioent_words(t);
+
+	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, addr, raw, 8u * words))
+		return false;
+	memset(l->w, 0, sizeof l->w);
+	for (unsigned i = 0; i < words; i++)
+		l->w[i] = pt_le64_load(raw + 8 * i);
+	l->t = t;
+	l->addr = addr;
+	return true;
+}
+
+/* ---- Intel VT-d ---------------------------------------------------------- */
+
+uint64_t pt_iotab_vtd_root(const struct pt_iommu_info *io)
+{
+	return io->rtaddr & MASK(51, 12);
+}
+
+bool pt_iotab_vtd_sm(const struct pt_iommu_info *io)
+{
+	return ((io->rtaddr >> 10) & 3) == 1;
+}
+
+/* The root entry of BUS (TTM 10 and 11: no root table is read, VT-d spec §11.4.5). */
+bool pt_iotab_vtd_rootent(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bus,
+			struct pt_ioloc *l)
+{
+	if (bus > 255 || ((io->rtaddr >> 10) & 3) >= 2)
+		return false;
+	return pt_iotab_rd(tree, io, pt_iotab_vtd_sm(io) ? PT_IOENT_VTD_SMROOT : PT_IOENT_VTD_ROOT,
+		  pt_iotab_vtd_root(io) + 16 * bus, l);
+}
+
+/* Context table HALF (scalable: devfn 0-127, 128-255) of BUS; WHY: why it is not read. */
+bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bus,
+		     unsigned half, uint64_t *ptr, const char **why)
+{
+	struct pt_ioloc r;
+	uint64_t e;
+
+	*why = NULL;
+	if (!pt_iotab_vtd_rootent(tree, io, bus, &r) || (half && !pt_iotab_vtd_sm(io)))
+		return false;
+	e = r.w[half];
+	if (!(e & 1))
+		return false;
+	if (!pt_iotab_vtd_sm(io) && (pt_ioent_reserved(r.t, r.w, 0) || pt_ioent_reserved(r.t, r.w, 1))) {
+		*why = "reserved bits are set (VT-d spec §9.1): its context table is not read";
+		return false;
+	}
+	*ptr = e & MASK(51, 12);
+	if (*ptr == pt_iotab_vtd_root(io)) {
+		*why = "its context table is the root table: not read";
+		return false;
+	}
+	return true;
+}
+
+/* The context entry of requester ID BDF. */
+bool pt_iotab_vtd_ctxent(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bdf,
+		       struct pt_ioloc *l)
+{
+	unsigned devfn = bdf & 255;
+	const char *why;
+	uint64_t ptr;
+
+	if (bdf > 0xffff || !pt_iotab_vtd_ctab(tree, io, bdf >> 8, pt_iotab_vtd_sm(io) ? devfn >> 7 : 0, &ptr, &why))
+		return false;
+	if (pt_iotab_vtd_sm(io))
+		return pt_iotab_rd(tree, io, PT_IOENT_VTD_SMCTX, ptr + 32 * (devfn & 127), l);
+	return pt_iotab_rd(tree, io, PT_IOENT_VTD_CTX, ptr + 16 * devfn, l);
+}
+
+/* The PASID directory of BDF (scalable mode, §9.4): where, and how many entries. */
+bool pt_iotab_vtd_pdir(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bdf,
+		     uint64_t *dir, uint64_t *n, const char **why)
+{
+	struct pt_ioloc c;
+
+	*why = NULL;
+	if (!pt_iotab_vtd_sm(io) || !pt_iotab_vtd_ctxent(tree, io, bdf, &c) || !(c.w[0] & 1))
+		return false;
+	*dir = c.w[0] & MASK(51, 12);
+	*n = 1ull << (((c.w[0] >> 9) & 7) + 7);
+	if (*dir == pt_iotab_vtd_root(io)) {
+		*why = "its PASID directory is the root table: not read";
+		return false;
+	}
+	return true;
+}
+
+/* The PASID table entry of PASID of BDF: directory entry PASID 19:6, table entry 5:0 (§9.5, §9.6). */
+bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bdf,
+			 uint64_t pasid, struct pt_ioloc *l)
+{
+	uint64_t dir, n, tp;
+	const char *why;
+	struct pt_ioloc d;
+
+	if (!pt_iotab_vtd_pdir(tree, io, bdf, &dir, &n, &why) || pasid >> 6 >= n ||
+	    !pt_iotab_rd(tree, io, PT_IOENT_VTD_PASIDDIR, dir + 8 * (pasid >> 6), &d) || !(d.w[0] & 1))
+		return false;
+	tp = d.w[0] & MASK(51, 12);
+	if (tp == pt_iotab_vtd_root(io))
+		return false;
+	return pt_iotab_rd(tree, io, PT_IOENT_VTD_PASID, tp + 64 * (pasid & 63), l);
+}
+
+/* ---- AMD-Vi and SMMUv3 --------------------------------------------------- */
+
+/* Device table entries: Size 8:0 is its 4 KiB pages - 1 (AMD IOMMU spec §3.3.1). */
+uint64_t pt_iotab_amd_n(const struct pt_iommu_info *io)
+{
+	return ((io->dev_table_base & 0x1ff) + 1) * 128;
+}
+
+bool pt_iotab_amd_dte(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t devid,
+		    struct pt_ioloc *l)
+{
+	return devid < pt_iotab_amd_n(io) &&
+	       pt_iotab_rd(tree, io, PT_IOENT_AMD_DTE, (io->dev_table_base & MASK(51, 12)) + 32 * devid, l);
+}
+
+/* STRTAB_BASE_CFG (IHI 0070 §6.3.24): LOG2SIZE 5:0 (names below 2^32), SPLIT 10:6, FMT 17:16. */
+unsigned pt_iotab_smmu_log2(const struct pt_iommu_info *io)
+{
+	unsigned l = (unsigned)io->strtab_base_cfg & 63;
+
+	return l > 32 ? 32 : l;
+}
+
+unsigned pt_iotab_smmu_split(const struct pt_iommu_info *io)
+{
+	return (unsigned)(io->strtab_base_cfg >> 6) & 31;
+}
+
+bool pt_iotab_smmu_two(const struct pt_iommu_info *io)
+{
+	return ((io->strtab_base_cfg >> 16) & 3) != 0;
+}
+
+uint64_t pt_iotab_smmu_base(const struct pt_iommu_info *io)
+{
+	return io->strtab_base & MASK(51, 6);
+}
+
+uint64_t pt_iotab_smmu_nl1(const struct pt_iommu_info *io)
+{
+	unsigned l = pt_iotab_smmu_log2(io), s = pt_iotab_smmu_split(io);
+
+	return l > s ? 1ull << (l - s) : 1;
+}
+
+bool pt_iotab_smmu_l1(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t n,
+		    struct pt_ioloc *l)
+{
+	return pt_iotab_smmu_two(io) && n < pt_iotab_smmu_nl1(io) &&
+	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_L1STD, pt_iotab_smmu_base(io) + 8 * n, l);
+}
+
+/* L1STD N's level-2 table: Span 1..SPLIT + 1, no reserved bit (§5.1); WHY: why not. */
+bool pt_iotab_smmu_l2(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t n,
+		    uint64_t *l2, uint64_t *cnt, const char **why)
+{
+	struct pt_ioloc l;
+	unsigned span;
+
+	*why = NULL;
+	if (!pt_iotab_smmu_l1(tree, io, n, &l) || !(span = (unsigned)(l.w[0] & 31)))
+		return false;
+	if (span > pt_iotab_smmu_split(io) + 1 || pt_ioent_reserved(l.t, l.w, 0)) {
+		*why = span > pt_iotab_smmu_split(io) + 1 ? "Span is above SPLIT + 1 (IHI 0070 §5.1): its"
+			" level-2 table is not read" : "reserved bits are set (IHI 0070 §5.1): its"
+			" level-2 table is not read";
+		return false;
+	}
+	*l2 = l.w[0] & MASK(51, 6);
+	*cnt = 1ull << (span - 1);
+	return true;
+}
+
+bool pt_iotab_smmu_ste(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
+		     struct pt_ioloc *l)
+{
+	uint64_t l2, cnt, j;
+	const char *why;
+
+	if (!pt_iotab_smmu_two(io))
+		return sid >> pt_iotab_smmu_log2(io) == 0 &&
+		       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_iotab_smmu_base(io) + 64 * sid, l);
+	j = sid & ((1ull << pt_iotab_smmu_split(io)) - 1);
+	return sid >> pt_iotab_smmu_log2(io) == 0 &&
+	       pt_iotab_smmu_l2(tree, io, sid >> pt_iotab_smmu_split(io), &l2, &cnt, &why) && j < cnt &&
+	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, l2 + 64 * j, l);
+}
+
+/* The CD table of stream SID: a valid stage-1 STE (Config 101, §5.2); SSIDs below 2^20. */
+bool pt_iotab_smmu_cdtab(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
+		       struct pt_ioloc *ste, uint64_t *n)
+{
+	unsigned max;
+
+	if (!pt_iotab_smmu_ste(tree, io, sid, ste) || !(ste->w[0] & 1) || ((ste->w[0] >> 1) & 7) != 5 ||
+	    ((ste->w[0] >> 4) & 3) == 3)
+		return false;
+	max = (unsigned)(ste->w[0] >> 59);
+	*n = 1ull << (max > PT_IO_C_BITS ? PT_IO_C_BITS : max);
+	return true;
+}
+
+/* The CD of SSID: linear, or through an L1CD (V 0, L2Ptr 51:12; S1Fmt 01: 64, 10: 1024 CDs, §5.3). */
+bool pt_iotab_smmu_cd(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
+		    uint64_t ssid, struct pt_ioloc *l)
+{
+	struct pt_ioloc ste;
+	uint64_t n, ptr, l1cd;
+	unsigned fmt, split;
+	uint8_t raw[8];
+
+	if (!pt_iotab_smmu_cdtab(tree, io, sid, &ste, &n) || ssid >= n)
+		return false;
+	ptr = ste.w[0] & MASK(51, 6);
+	fmt = (unsigned)(ste.w[0] >> 4) & 3;
+	if (fmt == 0)
+		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, ptr + 64 * ssid, l);
+	split = fmt == 1 ? 6 : 10;
+	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, ptr + 8 * (ssid >> split), raw, 8))
+		return false;
+	l1cd = pt_le64_load(raw);
+	if (!(l1cd & 1))
+		return false;
+	return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD,
+		  (l1cd & MASK(51, 12)) + 64 * (ssid & ((1ull << split) - 1)), l);
+}
