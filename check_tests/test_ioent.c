@@ -2,7 +2,7 @@
 /*
  * test_ioent: the IOMMU table entries as named fields (core/formats/ioent.c).
  * Each entry type's expected field list is restated here from the
- * specifications (/work/shared/reference facts: VT-d spec §9.1-9.6, AMD
+ * specifications (Intel VT-d spec §9.1-9.6, AMD
  * IOMMU spec §2.2.2.1 Table 7, IHI 0070 §5.1, §5.2, §5.4): the decoder must
  * have exactly these fields, in this order, and a vector built field by
  * field (a different value in each) decodes back to every value.

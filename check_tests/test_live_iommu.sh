@@ -86,6 +86,17 @@ expect "mount: a page the guest maps under the mount walks at once" 0 "result: m
 	cat "$mnt/vtd0.00:03.0/walk/0x2000"
 fusermount3 -u "$mnt"
 wait "$FG_PID" 2>/dev/null
+# a snapshot keeps the IOMMU: its section and its own tables, its devices found again from them
+expect "snapshot of a guest with its IOMMU" 0 "3 contexts, 9 table pages" \
+	"$TOOL" snapshot "$TMP/vtd.sock" "$TMP/snap.tar.gz"
+check "the snapshot holds the [iommu] section, not one per device" \
+	sh -c "tar -xzOf '$TMP/snap.tar.gz' capture.ini | grep -q '^\[iommu vtd0\]' &&
+	       ! tar -xzOf '$TMP/snap.tar.gz' capture.ini | grep -q '^\[vtd '"
+expect "the snapshot's device walks as the live one" 0 "result: mapped pa=sysmem:0x22000 " \
+	"$TOOL" walk "$TMP/snap.tar.gz" vtd0.00:03.0 0x2000
+"$TOOL" export "$TMP/snap.tar.gz" "$TMP/ex-snap" 2>/dev/null
+"$TOOL" export "$TMP/vtd.sock" "$TMP/ex-live" 2>/dev/null
+check "the snapshot's IOMMU tree is the live one's" diff -r "$TMP/ex-snap/vtd0" "$TMP/ex-live/vtd0"
 stop_srv
 
 # ---- AMD-Vi ----

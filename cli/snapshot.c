@@ -146,6 +146,21 @@ static int copy_tables(struct pt_capture *cap, struct snap *s, uint8_t **data, s
 					"the scan's bound on entries");
 		digest_ctx(ctx, &dg[i]);
 	}
+	/* an [iommu]'s own root, context, PASID, device and stream tables: its devices come from them */
+	for (size_t i = 0; i < pt_capture_iommu_count(cap); i++) {
+		struct pt_iommu_info io;
+		const uint64_t *pg;
+		size_t n = pt_capture_iommu_pages(cap, i, &pg);
+
+		pt_capture_iommu(cap, i, &io);
+		if (s->n + n > SNAP_PAGES_MAX)
+			return cli_fail(PT_E_UNSUPPORTED, "snapshot: [iommu %s] reaches more tables than a snapshot "
+					"copies (4 GiB of table pages)", io.name);
+		if (!pt_vec_reserve(&s->pg, &s->cap, s->n + n, sizeof *s->pg))
+			return cli_fail(PT_E_NOMEM, "snapshot: out of memory");
+		for (size_t k2 = 0; k2 < n; k2++)
+			s->pg[s->n++] = (struct tpage){ io.space, pg[k2] };
+	}
 	if (s->n)
 		qsort(s->pg, s->n, sizeof *s->pg, tpage_cmp);
 	for (size_t i = 0; i < s->n; i++)
@@ -187,10 +202,17 @@ static int ini_text(struct pt_capture *cap, const char *source, const struct sna
 	for (size_t i = 0; i < pt_capture_context_count(cap); i++) {
 		const struct pt_context *ctx = pt_capture_context(cap, i);
 
+		if (ctx->iommu)
+			continue;   /* a device its [iommu] section finds again in the copied tables */
 		pt_buf_puts(ini, "\n");
 		if (!pt_context_section(ctx, ini))
 			return cli_fail(ini->oom ? PT_E_NOMEM : PT_E_UNSUPPORTED, "snapshot: context '%s' has no "
-					"section of its own (found by an [iommu] section): not copied", ctx->name);
+					"section of its own: not copied", ctx->name);
+	}
+	for (size_t i = 0; i < pt_capture_iommu_count(cap); i++) {
+		pt_buf_puts(ini, "\n");
+		if (!pt_capture_iommu_section(cap, i, ini))
+			return cli_fail(PT_E_NOMEM, "snapshot: out of memory");
 	}
 	for (size_t i = 0, run = 0; i < s->n; run++) {
 		const char *space = pt_capture_space_name(cap, s->pg[i].space);

@@ -32,7 +32,9 @@ Output in --out DIR:
                 printed is walked through the live mount's device context
                 (found by ptfs from the registers it reads itself) and
                 compared with the printed address: `live IOMMU: agree N,
-                disagree M`, then the disagreements
+                disagree M`; then the same pages through `ptfs-tool
+                snapshot` of the stopped guest: `snapshot: agree N,
+                disagree M (BYTES bytes)`, then the disagreements
   serial.log, qemu.log
 Exit status: 0 done, 1 failure (the reason on stderr)."""
 import argparse
@@ -111,7 +113,14 @@ def live_walks(args, out, live_sock):
     if r.returncode != 0:
         raise QmpError('ptfs-tool info %s: %s' % (live_sock, r.stderr.strip()))
     names = set(re.findall(r'^# (\S+)', r.stdout, re.M))
-    agree, bad = 0, []
+    # a snapshot of the stopped guest (ptfs-tool snapshot: the IOMMU's own tables and its
+    # devices' page tables only) must walk as the live source does
+    snap = out('snapshot.tar.gz')
+    r = subprocess.run([args.live_tool, 'snapshot', live_sock, snap], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise QmpError('ptfs-tool snapshot %s: %s' % (live_sock, r.stderr.strip()))
+    agree, bad, sagree, sbad = 0, [], 0, 0
     for dev in devs.values():
         # an SMMUv3 stage-1 stream's SubstreamID 0 is its CD 0 (iommu_agree.py's rule)
         ctx = prefix + ('sid%d' % dev.sid if args.iommu == 'smmuv3' else dev.short)
@@ -131,10 +140,20 @@ def live_walks(args, out, live_sock):
             else:
                 bad.append('%s IOVA 0x%x: the guest maps 0x%x, the live walk %s' % (
                     ctx, va, pa, res.get('status')))
+        for va, pa, res in zip(vas, want, iommu_agree.ptfs_walk(args.live_tool, snap, ctx, vas)):
+            if iommu_agree.walked_pa(res) == pa:
+                sagree += 1
+            else:
+                sbad += 1
+                bad.append('%s IOVA 0x%x: the guest maps 0x%x, the snapshot %s' % (
+                    ctx, va, pa, res.get('status')))
     with open(out('live.txt'), 'w') as f:
-        f.write('live IOMMU: agree %d, disagree %d\n' % (agree, len(bad)))
+        f.write('live IOMMU: agree %d, disagree %d\n' % (agree, len(bad) - sbad))
+        f.write('snapshot: agree %d, disagree %d (%d bytes)\n' % (sagree, sbad, os.path.getsize(snap)))
         f.write(''.join(b + '\n' for b in bad[:30]))
-    print('iommu_truth: %s: live IOMMU: agree %d, disagree %d' % (args.iommu, agree, len(bad)))
+    print('iommu_truth: %s: live IOMMU: agree %d, disagree %d; its snapshot (%d bytes): agree %d, '
+          'disagree %d' % (args.iommu, agree, len(bad) - sbad, os.path.getsize(snap), sagree, sbad))
+    os.unlink(snap)
 
 
 def run(args):

@@ -115,6 +115,8 @@ check "the guest module reports its mappings" grep -q 'ptfs-dma done [1-9]' "$WO
 
 check "a live mount of the running guest walks every page the module mapped, from the registers it reads" \
 	grep -Eq '^live IOMMU: agree [1-9][0-9]*, disagree 0$' "$WORK/live.txt"
+check "so does a ptfs-tool snapshot of it (the IOMMU's tables and its devices' only)" \
+	grep -Eq '^snapshot: agree [1-9][0-9]*, disagree 0 ' "$WORK/live.txt"
 sed 's/^/    /' "$WORK/live.txt" | head -5
 
 # 3. ptfs against the guest and QEMU

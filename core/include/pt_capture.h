@@ -265,6 +265,15 @@ struct pt_iommu_info {
 size_t pt_capture_iommu_count(const struct pt_capture *cap);
 /* Section I (below the count) into OUT. */
 void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_info *out);
+/*
+ * The 4 KiB pages of section I's space (pt_iommu_info.space) its root,
+ * context, PASID, device and stream tables were read from at load, sorted,
+ * each once, into *PAGES (owned by CAP): what a copy of the IOMMU needs
+ * beside its devices' page tables (ptfs-tool snapshot).
+ */
+size_t pt_capture_iommu_pages(const struct pt_capture *cap, size_t i, const uint64_t **pages);
+/* Section I as capture.ini text, "[iommu NAME]" and its lines as written; false if out of memory. */
+bool pt_capture_iommu_section(const struct pt_capture *cap, size_t i, struct pt_buf *out);
 
 /*
  * Guarding data read in place.  An uncompressed archive or a directory

@@ -145,6 +145,10 @@ static void unload(struct pt_capture *cap)
 	cap->ctx_sorted = NULL;
 	free(cap->xlate);
 	cap->xlate = NULL;
+	for (size_t i = 0; cap->iopages && cap->man && i < cap->man->niommu; i++)
+		free(cap->iopages[i].pg);
+	free(cap->iopages);
+	cap->iopages = NULL;
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;

@@ -119,6 +119,11 @@ struct pt_capture {
 	const struct pt_context **ctx_sorted;
 	/* per capture space id: the context it is translated through (spaces.c); NULL: none is */
 	const struct pt_context **xlate;
+	/* per [iommu] section: the 4 KiB pages its tables were read from, sorted (iommu.c) */
+	struct pt_iommu_pages {
+		uint64_t *pg;
+		size_t n, cap;
+	} *iopages;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;

@@ -220,6 +220,49 @@ void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
 	pt_capture_warn(w->cap, "capture.ini:%u: [iommu %s]: %s", w->io->line, w->io->name, msg);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts W's pages and drops repeats. */
+static void pages_compact(struct pt_iommu_pages *p)
+{
+	size_t k = 0;
+
+	qsort(p->pg, p->n, sizeof *p->pg, u64_cmp);
+	for (size_t i = 0; i < p->n; i++)
+		if (!k || p->pg[k - 1] != p->pg[i])
+			p->pg[k++] = p->pg[i];
+	p->n = k;
+}
+
+/*
+ * Page PA read: kept for pt_capture_iommu_pages().  Entries are read in
+ * table order, so the same page comes many times in a row; a full array
+ * is compacted before it grows, which bounds it by the pages captured.
+ */
+static void page_add(struct pt_iommu_walk *w, uint64_t pa)
+{
+	struct pt_iommu_pages *p = w->pages;
+
+	if (p->n && p->pg[p->n - 1] == pa)
+		return;
+	if (p->n == p->cap && p->n >= 4096) {
+		pages_compact(p);
+		if (p->n < p->cap / 2)
+			goto add;
+	}
+	if (!pt_vec_reserve(&p->pg, &p->cap, p->n + 1, sizeof *p->pg)) {
+		w->pages_oom = true;
+		return;
+	}
+add:
+	p->pg[p->n++] = pa;
+}
+
 bool pt_iommu_read(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len)
 {
 	if (w->reads >= PT_IOMMU_MAX_READS) {
@@ -231,7 +274,12 @@ bool pt_iommu_read(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len
 		return false;
 	}
 	w->reads++;
-	return pt_mem_read(w->cap->mem, w->space_id, addr, buf, len);
+	if (!pt_mem_read(w->cap->mem, w->space_id, addr, buf, len))
+		return false;
+	if (w->pages && len)
+		for (uint64_t pg = addr >> 12; pg <= (addr + len - 1) >> 12 && !w->pages_oom; pg++)
+			page_add(w, pg << 12);
+	return true;
 }
 
 /* The set-up of one device context D: a pt_context in W's list, or a warning and none. */
@@ -376,9 +424,11 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 	size_t before = cap->nctx;
 	pt_err rc = PT_OK;
 
+	if (man->niommu && !(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)))
+		rc = PT_E_NOMEM;
 	for (size_t i = 0; i < man->niommu && !rc; i++) {
 		const struct pt_manifest_iommu *io = &man->iommu[i];
-		struct pt_iommu_walk w = {.cap = cap, .io = io};
+		struct pt_iommu_walk w = {.cap = cap, .io = io, .pages = &cap->iopages[i]};
 
 		w.space_name = io->space ? io->space : "sysmem";
 		w.output_name = io->output_space ? io->output_space : "sysmem";
@@ -387,6 +437,9 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 		     io->type == PT_IOMMU_AMDVI ? pt_iommu_amdvi(&w) : pt_iommu_smmuv3(&w);
 		if (!rc)
 			rc = commit(cap, &w);
+		if (w.pages_oom)
+			rc = PT_E_NOMEM;
+		pages_compact(w.pages);
 		for (size_t k = 0; k < w.nmc; k++) {
 			if (w.mc[k].fmt->ctx_free)
 				w.mc[k].fmt->ctx_free(w.mc[k].priv);
@@ -426,6 +479,12 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 size_t pt_capture_iommu_count(const struct pt_capture *cap)
 {
 	return cap && cap->man ? cap->man->niommu : 0;
+}
+
+size_t pt_capture_iommu_pages(const struct pt_capture *cap, size_t i, const uint64_t **pages)
+{
+	*pages = cap->iopages && cap->man && i < cap->man->niommu ? cap->iopages[i].pg : NULL;
+	return *pages ? cap->iopages[i].n : 0;
 }
 
 void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_info *out)

@@ -44,6 +44,8 @@ struct pt_iommu_walk {
 	unsigned reads;
 	bool stopped;               /* PT_IOMMU_MAX_READS reached: nothing more is read */
 	unsigned nested;            /* nested entries (VT-d PGTT 011, SMMUv3 Config 111): stage 2 only */
+	struct pt_iommu_pages *pages; /* the pages read (for ptfs-tool snapshot); NULL: not kept */
+	bool pages_oom;
 	struct pt_manifest_ctx *mc; /* the device contexts so far */
 	struct pt_context *ctx;
 	size_t nmc, mccap, ctxcap;

@@ -383,8 +383,17 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 	}
 	if (cfg == 5 && (s0 >> 59))
 		return smmu_cds(w, &d, sid, s0, le64(ste + 8));
-	if (cfg == 5)
+	if (cfg == 5) {
+		uint8_t cd[64];
+
 		dev_key(&d, "ssid", "0");
+		/*
+		 * The format's ctx_memory hook reads this CD; read here too, so that
+		 * its page is among the IOMMU's (pt_capture_iommu_pages(): a snapshot
+		 * copies it).  Not captured: the hook says so for the device.
+		 */
+		(void)pt_iommu_read(w, s0 & MASK(51, 6), cd, sizeof cd);
+	}
 	return pt_iommu_device(w, &d);
 }
 
