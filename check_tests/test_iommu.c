@@ -165,14 +165,138 @@ START_TEST(vtd_scalable)
 	put(0x104000 + 64 * 2, 0x110000 | 3 << 6 | 1 << 2 | 1);   /* PGTT 011: nested */
 	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
-	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
 	walks_to(k.c, "d.00:10.5", 0x10, 0x87654010ull);
 	walks_to(k.c, "d.00:10.5.pasid65", 0x10, 0x87654010ull);
-	walks_to(k.c, "d.00:10.5.pasid66", 0x10, 0x87654010ull);
-	ck_assert(warned(k.c, "1 PASID entries are nested"));
+	ck_assert(!warned(k.c, "nested"));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 4);
+	walks_to(k.c, "d.00:10.5.pasid66.s2", 0x10, 0x87654010ull);
 	ctx = pt_capture_context_find(k.c, "d.00:10.5");
 	ck_assert(ctx->iommu->has_pasid);
 	ck_assert_uint_eq(ctx->iommu->pasid, 3);
+	tu_cap_free(&k);
+}
+END_TEST
+
+/*
+ * Nested (PGTT 011, VT-d spec §3.8, §9.6): the second level at 0x110000
+ * (SLPTPTR, AW 1: 3 levels) maps IOVA-space pages 1-4 to 0x121000-0x124000
+ * and page 9 to 0x87654000; page 8 is not mapped.  The first level (FLPTR
+ * 0x1000, FLPM 0: 4 levels) is read through it: its PML4, PDPT, PD and PT
+ * at 0x1000-0x4000 of that space.  VA 0 -> 0x9000 -> 0x87654000; VA 0x1000
+ * -> 0x8000 (its page faults at stage 2); VA 0x2000 not mapped (stage 1);
+ * VA 2M's PT is at 0x8000 (a table read faults at stage 2).
+ */
+static void nested_tables(void)
+{
+	memset(mem, 0, sizeof mem);
+	put(0x110000, 0x111000 | 3);
+	put(0x111000, 0x112000 | 3);
+	for (unsigned i = 1; i <= 4; i++)
+		put(0x112000 + 8 * i, (0x120000 + 0x1000ull * i) | 3);
+	put(0x112000 + 8 * 9, 0x87654000ull | 3);
+	put(0x121000, 0x2000 | 7);                      /* PML4[0] (P, R/W, U/S) */
+	put(0x122000, 0x3000 | 7);                      /* PDPT[0] */
+	put(0x123000, 0x4000 | 7);                      /* PD[0] */
+	put(0x123000 + 8, 0x8000 | 7);                  /* PD[1]: its PT at 0x8000 */
+	put(0x124000, 0x9000 | 7);                      /* PT[0] */
+	put(0x124000 + 8, 0x8000 | 7);                  /* PT[1] */
+	put(BASE + 8, 0x101000 | 1);                    /* bus 0, devfn 128-255 */
+	put(0x101000 + 32 * 5, 0x102000 | 1 << 9 | 1);  /* 00:10.5: PDTS 1 */
+	put(0x101000 + 32 * 5 + 8, 3);                  /* RID_PASID 3 */
+	put(0x102000, 0x103000 | 1);
+	put(0x102000 + 8, 0x104000 | 1);
+	/* QW0: SLPTPTR, PGTT 011, AW 1, P; QW2: FLPTR, FLPM 0 */
+	put(0x103000 + 64 * 3, 0x110000 | 3 << 6 | 1 << 2 | 1);
+	put(0x103000 + 64 * 3 + 16, 0x1000);
+	put(0x104000 + 64 * 1, 0x110000 | 3 << 6 | 1 << 2 | 1);
+	put(0x104000 + 64 * 1 + 16, 0x1000);
+}
+
+static struct pt_walk walk(const struct pt_capture *c, const char *name, uint64_t va)
+{
+	const struct pt_context *ctx = pt_capture_context_find(c, name);
+	struct pt_walk w;
+
+	ck_assert_msg(ctx != NULL, "no context %s", name);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	return w;
+}
+
+#define HAND_PE "0x00000000001100c5 0 0x0000000000001000"
+START_TEST(vtd_nested)
+{
+	static const uint64_t vas[] = {0x10, 0x1010, 0x2000, 0x200000, 0x8000000000ull};
+	struct pt_walk w, h;
+	struct tu_cap k;
+	int sp;
+
+	nested_tables();
+	/* the [iommu] expansion, and by hand: the stage 2, a space through it, the first level */
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n"
+		 "[vtd h.s2]\npasid_entry = " HAND_PE "\n[space hs2]\ntranslate = h.s2\n"
+		 "[cpu h]\npasid_entry = " HAND_PE "\nspace = hs2\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 6);
+	ck_assert_uint_eq(pt_capture_warning_count(k.c), 0);
+	ck_assert_str_eq(pt_capture_context_find(k.c, "d.00:10.5")->fmt->name, "x86-64");
+	ck_assert_str_eq(pt_capture_context_find(k.c, "d.00:10.5.s2")->fmt->name, "intel-vtd");
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "d.00:10.5.pasid65")->iommu->pasid, 65);
+	sp = pt_capture_space_find(k.c, "d.00-10.5.s2");
+	ck_assert_int_ge(sp, 0);
+	ck_assert_str_eq(pt_capture_space_translate(k.c, (unsigned)sp)->name, "d.00:10.5.s2");
+	sp = pt_capture_space_find(k.c, "d.00-10.5.pasid65.s2");
+	ck_assert_int_ge(sp, 0);
+	ck_assert_str_eq(pt_capture_space_translate(k.c, (unsigned)sp)->name,
+			 "d.00:10.5.pasid65.s2");
+	/* the stage 2 alone: an IOVA-space address to the system's */
+	walks_to(k.c, "d.00:10.5.s2", 0x9010, 0x87654010ull);
+	/* both stages: the intermediate address and the final one */
+	w = walk(k.c, "d.00:10.5", 0x10);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.pa, 0x9010);
+	ck_assert(w.translated);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	ck_assert_str_eq(pt_capture_space_name(k.c, w.final_space), "sysmem");
+	w = walk(k.c, "d.00:10.5.pasid65", 0x10);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	/* the page faults at stage 2, in the device's own stage 2 */
+	w = walk(k.c, "d.00:10.5", 0x1010);
+	ck_assert_int_eq(w.fault, PT_FAULT_STAGE2);
+	ck_assert_int_eq(w.s2.fault, PT_FAULT_UNMAPPED);
+	ck_assert_str_eq(w.s2.ctx->name, "d.00:10.5.s2");
+	ck_assert_int_eq(w.fault_step, w.leaf_step);
+	/* stage 1 not mapped */
+	w = walk(k.c, "d.00:10.5", 0x2000);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
+	/* a first-level table read faults at stage 2: the PT at 0x8000 */
+	w = walk(k.c, "d.00:10.5", 0x200000);
+	ck_assert_int_eq(w.fault, PT_FAULT_STAGE2);
+	ck_assert_int_eq(w.s2.fault, PT_FAULT_UNMAPPED);
+	ck_assert_uint_eq(w.s2.addr & ~0xfffull, 0x8000);
+	ck_assert_int_eq(w.fault_step, 3);
+	/* the hand-written sections walk the same */
+	for (size_t i = 0; i < sizeof vas / sizeof vas[0]; i++) {
+		w = walk(k.c, "d.00:10.5", vas[i]);
+		h = walk(k.c, "h", vas[i]);
+		ck_assert_int_eq(w.fault, h.fault);
+		ck_assert_int_eq(w.fault_step, h.fault_step);
+		ck_assert_uint_eq(w.nsteps, h.nsteps);
+		ck_assert_uint_eq(w.pa, h.pa);
+		ck_assert_uint_eq(w.final_pa, h.final_pa);
+		ck_assert_int_eq(w.s2.fault, h.s2.fault);
+		ck_assert_uint_eq(w.s2.addr, h.s2.addr);
+	}
+	tu_cap_free(&k);
+	/* a first level the format refuses (FLPM 11 reserved): the stage 2 only, no space left behind */
+	put(0x103000 + 64 * 3 + 16, 0x1000 | 3 << 2);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "d.00:10.5.s2"));
+	ck_assert_ptr_null(pt_capture_context_find(k.c, "d.00:10.5"));
+	ck_assert(warned(k.c, "FLPM 3 is reserved"));
+	ck_assert_int_lt(pt_capture_space_find(k.c, "d.00-10.5.s2"), 0);
+	ck_assert_int_ge(pt_capture_space_find(k.c, "d.00-10.5.pasid65.s2"), 0);
 	tu_cap_free(&k);
 }
 END_TEST
@@ -291,6 +415,7 @@ static Suite *suite(void)
 	tc = tcase_create("vtd");
 	tcase_add_test(tc, vtd_legacy);
 	tcase_add_test(tc, vtd_scalable);
+	tcase_add_test(tc, vtd_nested);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("amdvi");
 	tcase_add_test(tc, amdvi);

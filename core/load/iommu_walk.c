@@ -135,30 +135,63 @@ static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp
 	return PT_OK;
 }
 
-/*
- * One present PASID entry PE (64 bytes at ADDR) of device BDF: PGTT 1 is
- * a first-level (x86-64) table, 2/3 second-level (nested: its second
- * stage), 4 pass-through; the format refuses the others.  The device's
- * RID_PASID entry (the one requests without a PASID use, VT-d spec §9.4)
- * is the device context itself, the others `.pasidN`.
- */
-static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
-			const uint8_t *pe, uint64_t addr)
+/* Device context SFX of device BDF's PASID entry PE at ADDR, in format FMT; SPACE: its space. */
+static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned bdf, uint64_t pasid,
+			    const char *sfx, const uint8_t *pe, uint64_t addr, const char *space)
 {
-	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
 	struct pt_iommu_dev d;
-	char sfx[32] = "";
 
-	w->nested += pgtt == 3;
-	dev_init(w, &d, pgtt == 1 ? "x86-64" : "intel-vtd", "PASID entry", addr, pgtt != 1);
-	if (pasid != rid_pasid)
-		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
+	dev_init(w, &d, fmt, "PASID entry", addr, !strcmp(fmt, "intel-vtd"));
+	if (space) {
+		d.nkeys = 0;
+		dev_key(&d, "space", "%s", space);
+	}
 	bdf_name(w, &d, bdf, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
 	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
 		le64(pe + 8), le64(pe + 16));
 	return pt_iommu_device(w, &d);
+}
+
+/*
+ * One present PASID entry PE (64 bytes at ADDR) of device BDF: PGTT 1 is
+ * a first-level (x86-64) table, 2 second-level, 4 pass-through; the format
+ * refuses the others.  The device's RID_PASID entry (the one requests
+ * without a PASID use, VT-d spec §9.4) is the device context itself, the
+ * others `.pasidN`.  PGTT 3 is nested (VT-d spec §3.8, §9.6; Linux
+ * drivers/iommu/intel/pasid.h PASID_ENTRY_PGTT_NESTED): the first-level
+ * table (FLPTR, FLPM) translates the request, and every address it gives —
+ * its tables' and its pages' — is an input of the same entry's second level
+ * (SLPTPTR).  The second level alone is the context `….s2`; a translated
+ * space named as it (':' made '-') is read through it, and the device (or
+ * `.pasidN`) context is the first level in that space, as a hand-written
+ * [space] translate = … and [cpu] pasid_entry, space = … would be.
+ */
+static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
+			const uint8_t *pe, uint64_t addr)
+{
+	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
+	char sfx[32] = "", s2[40];
+	const char *xs;
+	size_t before = w->nmc;
+	pt_err rc;
+
+	if (pasid != rid_pasid)
+		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
+	if (pgtt != 3)
+		return vtd_pasid_dev(w, pgtt == 1 ? "x86-64" : "intel-vtd", bdf, pasid, sfx, pe, addr,
+				     NULL);
+	snprintf(s2, sizeof s2, "%s.s2", sfx);
+	if ((rc = vtd_pasid_dev(w, "intel-vtd", bdf, pasid, s2, pe, addr, NULL)) || w->nmc == before)
+		return rc;
+	if ((rc = pt_iommu_xspace(w, &xs)) || !xs)
+		return rc;
+	before = w->nmc;
+	rc = vtd_pasid_dev(w, "x86-64", bdf, pasid, sfx, pe, addr, xs);
+	if (!rc && w->nmc == before)
+		pt_iommu_xspace_drop(w);
+	return rc;
 }
 
 /* Device BDF's scalable-mode context entry CE (32 bytes): its PASID directory and tables. */
@@ -257,9 +290,6 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 		if (rc)
 			return rc;
 	}
-	if (w->nested)
-		pt_iommu_warn(w, "%u PASID entries are nested (PGTT 011): each context is their second"
-			      " stage; their first-level tables are not made contexts", w->nested);
 	return PT_OK;
 }
 
