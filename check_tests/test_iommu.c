@@ -303,6 +303,17 @@ START_TEST(vtd_nested)
 	ck_assert_int_lt(pt_capture_space_find(k.c, "d.00-10.5.s2"), 0);
 	ck_assert_int_ge(pt_capture_space_find(k.c, "d.00-10.5.pasid65.s2"), 0);
 	tu_cap_free(&k);
+	/* the second level's output (gpa) is translated twice already: no fourth stage */
+	put(0x103000 + 64 * 3 + 16, 0x1000);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\noutput_space = gpa\n"
+		 "[vtd a]\nslptptr = 0x110000\naw = 39\nspace = hpa\noutput_space = hpa\n"
+		 "[space gpa]\ntranslate = a\n[vtd b]\nslptptr = 0x110000\naw = 39\n"
+		 "[space hpa]\ntranslate = b\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 4);
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "d.00:10.5.s2"));
+	ck_assert(warned(k.c, "d.00:10.5.s2: its space gpa is translated twice already"));
+	tu_cap_free(&k);
 }
 END_TEST
 

@@ -42,7 +42,7 @@ static bool key_fits(unsigned k, unsigned type)
 	}
 }
 
-/* Device context names add up to 25 bytes (".ssss:bb:dd.f.pasid1048575.s2"). */
+/* Device context names add up to 29 bytes (".ssss:bb:dd.f.pasid1048575.s2"). */
 #define NAME_MAX_IOMMU 220
 
 static pt_err sec_fail(char *err, size_t errlen, unsigned line, pt_err rc, const char *fmt, ...)
@@ -369,6 +369,28 @@ fail:
 	return rc;
 }
 
+/* Whether CTX reads its format space I (spaces.c's rule). */
+static bool used(const struct pt_context *ctx, unsigned i)
+{
+	return !ctx->space_used || (ctx->space_used >> i & 1);
+}
+
+/* The translations an address of capture space ID goes through (at most 3: spaces.c checked). */
+static unsigned space_stages(const struct pt_capture *cap, unsigned id, unsigned depth)
+{
+	const struct pt_context *t = cap->xlate ? cap->xlate[id] : NULL;
+	unsigned most = 0;
+
+	if (!t || depth > 3)
+		return 0;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && t->fmt->spaces[i]; i++) {
+		unsigned n = used(t, i) ? space_stages(cap, pt_context_space(t, i), depth + 1) : 0;
+
+		most = n > most ? n : most;
+	}
+	return most + 1;
+}
+
 pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name)
 {
 	struct pt_capture *cap = w->cap;
@@ -379,6 +401,15 @@ pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name)
 	char *n;
 
 	*name = NULL;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && w->ctx[w->nmc - 1].fmt->spaces[i]; i++)
+		if (used(&w->ctx[w->nmc - 1], i) &&
+		    space_stages(cap, pt_context_space(&w->ctx[w->nmc - 1], i), 0) > 1) {
+			pt_iommu_warn(w, "%s: its space %s is translated twice already: a first stage"
+				      " through it would be a fourth (at most three): only its second"
+				      " stage is a context", s2,
+				      pt_context_space_name(&w->ctx[w->nmc - 1], i));
+			return PT_OK;
+		}
 	if (id == PT_CAPTURE_SPACES) {
 		pt_iommu_warn(w, "%s: the capture has %u spaces, none left for the space its first"
 			      " stage is read in: only its second stage is a context", s2,
