@@ -165,14 +165,154 @@ START_TEST(vtd_scalable)
 	put(0x104000 + 64 * 2, 0x110000 | 3 << 6 | 1 << 2 | 1);   /* PGTT 011: nested */
 	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
 	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
-	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
 	walks_to(k.c, "d.00:10.5", 0x10, 0x87654010ull);
 	walks_to(k.c, "d.00:10.5.pasid65", 0x10, 0x87654010ull);
-	walks_to(k.c, "d.00:10.5.pasid66", 0x10, 0x87654010ull);
-	ck_assert(warned(k.c, "1 PASID entries are nested"));
+	ck_assert(!warned(k.c, "nested"));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 4);
+	walks_to(k.c, "d.00:10.5.pasid66.s2", 0x10, 0x87654010ull);
 	ctx = pt_capture_context_find(k.c, "d.00:10.5");
 	ck_assert(ctx->iommu->has_pasid);
 	ck_assert_uint_eq(ctx->iommu->pasid, 3);
+	tu_cap_free(&k);
+}
+END_TEST
+
+/*
+ * Nested (PGTT 011, VT-d spec §3.8, §9.6): the second level at 0x110000
+ * (SLPTPTR, AW 1: 3 levels) maps IOVA-space pages 1-4 to 0x121000-0x124000
+ * and page 9 to 0x87654000; page 8 is not mapped.  The first level (FLPTR
+ * 0x1000, FLPM 0: 4 levels) is read through it: its PML4, PDPT, PD and PT
+ * at 0x1000-0x4000 of that space.  VA 0 -> 0x9000 -> 0x87654000; VA 0x1000
+ * -> 0x8000 (its page faults at stage 2); VA 0x2000 not mapped (stage 1);
+ * VA 2M's PT is at 0x8000 (a table read faults at stage 2).
+ */
+static void guest_tables(void)
+{
+	put(0x121000, 0x2000 | 7);                      /* PML4[0] (P, R/W, U/S) */
+	put(0x122000, 0x3000 | 7);                      /* PDPT[0] */
+	put(0x123000, 0x4000 | 7);                      /* PD[0] */
+	put(0x123000 + 8, 0x8000 | 7);                  /* PD[1]: its PT at 0x8000 */
+	put(0x124000, 0x9000 | 7);                      /* PT[0] */
+	put(0x124000 + 8, 0x8000 | 7);                  /* PT[1] */
+}
+
+static void nested_tables(void)
+{
+	memset(mem, 0, sizeof mem);
+	put(0x110000, 0x111000 | 3);
+	put(0x111000, 0x112000 | 3);
+	for (unsigned i = 1; i <= 4; i++)
+		put(0x112000 + 8 * i, (0x120000 + 0x1000ull * i) | 3);
+	put(0x112000 + 8 * 9, 0x87654000ull | 3);
+	guest_tables();
+	put(BASE + 8, 0x101000 | 1);                    /* bus 0, devfn 128-255 */
+	put(0x101000 + 32 * 5, 0x102000 | 1 << 9 | 1);  /* 00:10.5: PDTS 1 */
+	put(0x101000 + 32 * 5 + 8, 3);                  /* RID_PASID 3 */
+	put(0x102000, 0x103000 | 1);
+	put(0x102000 + 8, 0x104000 | 1);
+	/* QW0: SLPTPTR, PGTT 011, AW 1, P; QW2: FLPTR, FLPM 0 */
+	put(0x103000 + 64 * 3, 0x110000 | 3 << 6 | 1 << 2 | 1);
+	put(0x103000 + 64 * 3 + 16, 0x1000);
+	put(0x104000 + 64 * 1, 0x110000 | 3 << 6 | 1 << 2 | 1);
+	put(0x104000 + 64 * 1 + 16, 0x1000);
+}
+
+static struct pt_walk walk(const struct pt_capture *c, const char *name, uint64_t va)
+{
+	const struct pt_context *ctx = pt_capture_context_find(c, name);
+	struct pt_walk w;
+
+	ck_assert_msg(ctx != NULL, "no context %s", name);
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	return w;
+}
+
+#define HAND_PE "0x00000000001100c5 0 0x0000000000001000"
+START_TEST(vtd_nested)
+{
+	static const uint64_t vas[] = {0x10, 0x1010, 0x2000, 0x200000, 0x8000000000ull};
+	struct pt_walk w, h;
+	struct tu_cap k;
+	int sp;
+
+	nested_tables();
+	/* the [iommu] expansion, and by hand: the stage 2, a space through it, the first level */
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n"
+		 "[vtd h.s2]\npasid_entry = " HAND_PE "\n[space hs2]\ntranslate = h.s2\n"
+		 "[cpu h]\npasid_entry = " HAND_PE "\nspace = hs2\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 6);
+	ck_assert_uint_eq(pt_capture_warning_count(k.c), 0);
+	ck_assert_str_eq(pt_capture_context_find(k.c, "d.00:10.5")->fmt->name, "x86-64");
+	ck_assert_str_eq(pt_capture_context_find(k.c, "d.00:10.5.s2")->fmt->name, "intel-vtd");
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "d.00:10.5.pasid65")->iommu->pasid, 65);
+	sp = pt_capture_space_find(k.c, "d.00-10.5.s2");
+	ck_assert_int_ge(sp, 0);
+	ck_assert_str_eq(pt_capture_space_translate(k.c, (unsigned)sp)->name, "d.00:10.5.s2");
+	sp = pt_capture_space_find(k.c, "d.00-10.5.pasid65.s2");
+	ck_assert_int_ge(sp, 0);
+	ck_assert_str_eq(pt_capture_space_translate(k.c, (unsigned)sp)->name,
+			 "d.00:10.5.pasid65.s2");
+	/* the stage 2 alone: an IOVA-space address to the system's */
+	walks_to(k.c, "d.00:10.5.s2", 0x9010, 0x87654010ull);
+	/* both stages: the intermediate address and the final one */
+	w = walk(k.c, "d.00:10.5", 0x10);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.pa, 0x9010);
+	ck_assert(w.translated);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	ck_assert_str_eq(pt_capture_space_name(k.c, w.final_space), "sysmem");
+	w = walk(k.c, "d.00:10.5.pasid65", 0x10);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	/* the page faults at stage 2, in the device's own stage 2 */
+	w = walk(k.c, "d.00:10.5", 0x1010);
+	ck_assert_int_eq(w.fault, PT_FAULT_STAGE2);
+	ck_assert_int_eq(w.s2.fault, PT_FAULT_UNMAPPED);
+	ck_assert_str_eq(w.s2.ctx->name, "d.00:10.5.s2");
+	ck_assert_int_eq(w.fault_step, w.leaf_step);
+	/* stage 1 not mapped */
+	w = walk(k.c, "d.00:10.5", 0x2000);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
+	/* a first-level table read faults at stage 2: the PT at 0x8000 */
+	w = walk(k.c, "d.00:10.5", 0x200000);
+	ck_assert_int_eq(w.fault, PT_FAULT_STAGE2);
+	ck_assert_int_eq(w.s2.fault, PT_FAULT_UNMAPPED);
+	ck_assert_uint_eq(w.s2.addr & ~0xfffull, 0x8000);
+	ck_assert_int_eq(w.fault_step, 3);
+	/* the hand-written sections walk the same */
+	for (size_t i = 0; i < sizeof vas / sizeof vas[0]; i++) {
+		w = walk(k.c, "d.00:10.5", vas[i]);
+		h = walk(k.c, "h", vas[i]);
+		ck_assert_int_eq(w.fault, h.fault);
+		ck_assert_int_eq(w.fault_step, h.fault_step);
+		ck_assert_uint_eq(w.nsteps, h.nsteps);
+		ck_assert_uint_eq(w.pa, h.pa);
+		ck_assert_uint_eq(w.final_pa, h.final_pa);
+		ck_assert_int_eq(w.s2.fault, h.s2.fault);
+		ck_assert_uint_eq(w.s2.addr, h.s2.addr);
+	}
+	tu_cap_free(&k);
+	/* a first level the format refuses (FLPM 11 reserved): the stage 2 only, no space left behind */
+	put(0x103000 + 64 * 3 + 16, 0x1000 | 3 << 2);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 3);
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "d.00:10.5.s2"));
+	ck_assert_ptr_null(pt_capture_context_find(k.c, "d.00:10.5"));
+	ck_assert(warned(k.c, "FLPM 3 is reserved"));
+	ck_assert_int_lt(pt_capture_space_find(k.c, "d.00-10.5.s2"), 0);
+	ck_assert_int_ge(pt_capture_space_find(k.c, "d.00-10.5.pasid65.s2"), 0);
+	tu_cap_free(&k);
+	/* the second level's output (gpa) is translated twice already: no fourth stage */
+	put(0x103000 + 64 * 3 + 16, 0x1000);
+	k = load("intel-vtd", "[iommu d]\ntype = intel-vtd\nrtaddr = 0x100400\noutput_space = gpa\n"
+		 "[vtd a]\nslptptr = 0x110000\naw = 39\nspace = hpa\noutput_space = hpa\n"
+		 "[space gpa]\ntranslate = a\n[vtd b]\nslptptr = 0x110000\naw = 39\n"
+		 "[space hpa]\ntranslate = b\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 4);
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "d.00:10.5.s2"));
+	ck_assert(warned(k.c, "d.00:10.5.s2: its space gpa is translated twice already"));
 	tu_cap_free(&k);
 }
 END_TEST
@@ -203,6 +343,143 @@ START_TEST(amdvi)
 END_TEST
 
 /* A linear stream table past the capture: read up to there, one warning, bounded work. */
+/*
+ * AMD-Vi GV = 1: DTEs built field by field (AMD IOMMU spec §2.2.2; Linux
+ * amd_iommu_types.h): qword 0 V 0, TV 1, Mode 11:9, GIoV 54, GV 55, GLX
+ * 57:56, GCR3 root 14:12 at 60:58, IR 61, IW 62; qword 1 GCR3 root 30:15
+ * at 31:16, 51:31 at 63:43; qword 2 guest paging level 55:54.  The host
+ * (v1, Mode 3) tables at 0x110000 map what nested_tables()' second level
+ * maps; the guest tables are guest_tables()'.
+ */
+static uint64_t dte0(uint64_t mode, bool giov, uint64_t glx, uint64_t root)
+{
+	return (mode ? 0x110000 : 0) | mode << 9 | 3 | (uint64_t)giov << 54 | 1ull << 55 |
+	       glx << 56 | ((root >> 12) & 7) << 58 | 3ull << 61;
+}
+
+static uint64_t dte1(uint64_t root)
+{
+	return ((root >> 15) & 0xffff) << 16 | ((root >> 31) & 0x1fffff) << 43;
+}
+
+static void put_dte(unsigned devid, uint64_t q0, uint64_t q1, uint64_t q2)
+{
+	put(BASE + 32 * devid, q0);
+	put(BASE + 32 * devid + 8, q1);
+	put(BASE + 32 * devid + 16, q2);
+}
+
+#define AMD_PDE(a, nl) ((a) | (nl) << 9 | 1 | 3ull << 61)
+START_TEST(amdvi_guest)
+{
+	static const uint64_t vas[] = {0x10, 0x1010, 0x2000, 0x200000};
+	struct pt_walk w, h;
+	struct tu_cap k;
+	char ini[512];
+	int sp;
+
+	memset(mem, 0, sizeof mem);
+	put(0x110000, AMD_PDE(0x111000ull, 2));
+	put(0x111000, AMD_PDE(0x112000ull, 1));
+	for (unsigned i = 1; i <= 4; i++)
+		put(0x112000 + 8 * i, AMD_PDE(0x120000 + 0x1000ull * i, 0));
+	put(0x112000 + 8 * 9, AMD_PDE(0x87654000ull, 0));
+	guest_tables();
+	/* v2 mode's guest tables, in system addresses: 0x125000 -> ... -> 0x87654000 */
+	put(0x125000, 0x126000 | 7);
+	put(0x126000, 0x127000 | 7);
+	put(0x127000, 0x128000 | 7);
+	put(0x128000, 0x87654000ull | 7);
+	/* GCR3 tables: 0x135000 PASIDs 0 and 5; 0x136000 PASID 0 (v2); 0x137000 two levels */
+	put(0x135000, 0x1000 | 1);
+	put(0x135000 + 8 * 5, 0x1000 | 1);
+	put(0x136000, 0x125000 | 1);
+	put(0x137000, 0x138000 | 1);
+	put(0x137000 + 8, 0x137000 | 1);                 /* PASIDs 512-1023: the table itself */
+	put(0x137000 + 16, 0x139000 | 1);
+	put(0x138000 + 8 * 3, 0x1000 | 1);               /* PASID 3 */
+	put(0x139000 + 8 * 1, 0x1000 | 1);               /* PASID 1025 */
+	put_dte(0x100, dte0(3, false, 0, 0x135000), dte1(0x135000), 0);
+	put_dte(0x101, dte0(3, true, 0, 0x135000), dte1(0x135000), 0);
+	put_dte(0x102, dte0(0, true, 0, 0x136000), dte1(0x136000), 0);
+	put_dte(0x103, dte0(3, false, 1, 0x137000), dte1(0x137000), 0);
+	put_dte(0x104, dte0(3, false, 2, 0x135000), dte1(0x135000), 0);      /* GLX 10 reserved */
+	put_dte(0x105, dte0(3, false, 0, 0x80135000), dte1(0x80135000), 0);  /* root past memory */
+	put_dte(0x106, dte0(3, false, 0, 0x135000), dte1(0x135000), 2ull << 54);
+	snprintf(ini, sizeof ini, "[iommu v]\ntype = amd-vi\ndev_table_base = 0x100002\n"
+		 "[amdvi h]\ndte = 0x%016" PRIx64 "\n[space hx]\ntranslate = h\n"
+		 "[cpu hg]\ncr3 = 0x1000\nla57 = 0\nspace = hx\n", dte0(3, false, 0, 0x135000));
+	k = load("amd-vi", ini);
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	/* 0x100: 3, 0x101: 3, 0x102: 1, 0x103: 3, 0x104-0x106: 1 each; by hand 2 */
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 15);
+	ck_assert_uint_eq(pt_capture_warning_count(k.c), 4);
+	ck_assert(!warned(k.c, "not read, only"));
+	/* GIoV 0, Mode 3: the device is its host tables, every PASID a guest through them */
+	walks_to(k.c, "v.01:00.0", 0x9010, 0x87654010ull);
+	ck_assert_str_eq(pt_capture_context_find(k.c, "v.01:00.0.pasid0")->fmt->name, "x86-64");
+	sp = pt_capture_space_find(k.c, "v.01-00.0");
+	ck_assert_int_ge(sp, 0);
+	ck_assert_str_eq(pt_capture_space_translate(k.c, (unsigned)sp)->name, "v.01:00.0");
+	w = walk(k.c, "v.01:00.0.pasid5", 0x10);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert_uint_eq(w.pa, 0x9010);
+	ck_assert(w.translated);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	ck_assert_uint_eq(pt_capture_context_find(k.c, "v.01:00.0.pasid5")->iommu->pasid, 5);
+	w = walk(k.c, "v.01:00.0.pasid5", 0x1010);
+	ck_assert_int_eq(w.fault, PT_FAULT_STAGE2);
+	ck_assert_str_eq(w.s2.ctx->name, "v.01:00.0");
+	w = walk(k.c, "v.01:00.0.pasid5", 0x2000);
+	ck_assert_int_eq(w.fault, PT_FAULT_UNMAPPED);
+	for (size_t i = 0; i < sizeof vas / sizeof vas[0]; i++) {
+		w = walk(k.c, "v.01:00.0.pasid5", vas[i]);
+		h = walk(k.c, "hg", vas[i]);
+		ck_assert_int_eq(w.fault, h.fault);
+		ck_assert_int_eq(w.fault_step, h.fault_step);
+		ck_assert_uint_eq(w.pa, h.pa);
+		ck_assert_uint_eq(w.final_pa, h.final_pa);
+		ck_assert_int_eq(w.s2.fault, h.s2.fault);
+		ck_assert_uint_eq(w.s2.addr, h.s2.addr);
+	}
+	/* GIoV 1: PASID 0 is the device context, the host tables alone .s2 */
+	ck_assert_str_eq(pt_capture_context_find(k.c, "v.01:00.1")->fmt->name, "x86-64");
+	walks_to(k.c, "v.01:00.1.s2", 0x9010, 0x87654010ull);
+	w = walk(k.c, "v.01:00.1", 0x10);
+	ck_assert_uint_eq(w.final_pa, 0x87654010ull);
+	ck_assert_str_eq(walk(k.c, "v.01:00.1", 0x1010).s2.ctx->name, "v.01:00.1.s2");
+	ck_assert_ptr_nonnull(pt_capture_context_find(k.c, "v.01:00.1.pasid5"));
+	ck_assert_int_ge(pt_capture_space_find(k.c, "v.01-00.1.s2"), 0);
+	/* Mode 0, GIoV 1 (v2 mode): PASID 0's tables in system addresses, no second stage */
+	w = walk(k.c, "v.01:00.2", 0x10);
+	ck_assert_int_eq(w.fault, PT_FAULT_NONE);
+	ck_assert(!w.translated);
+	ck_assert_uint_eq(w.pa, 0x87654010ull);
+	ck_assert_ptr_null(pt_capture_context_find(k.c, "v.01:00.2.s2"));
+	/* two levels: PASIDs 3 and 1025; the entry pointing at its own table is one warning */
+	walks_to(k.c, "v.01:00.3", 0x9010, 0x87654010ull);
+	ck_assert_uint_eq(walk(k.c, "v.01:00.3.pasid3", 0x10).final_pa, 0x87654010ull);
+	ck_assert_uint_eq(walk(k.c, "v.01:00.3.pasid1025", 0x10).final_pa, 0x87654010ull);
+	ck_assert(warned(k.c, "DeviceID 0x0103: GCR3 entry 1 points at its own table at sysmem"
+			 " 0x137000: not read"));
+	/* reserved GLX, guest level; a root past the capture (its bits 51:31 read): host only */
+	ck_assert(warned(k.c, "DeviceID 0x0104: its DTE at sysmem 0x102080 has GV = 1 with GLX 2"
+			 " reserved"));
+	ck_assert(warned(k.c, "guest paging level 2 reserved"));
+	ck_assert(warned(k.c, "DeviceID 0x0105: its GCR3 table at sysmem 0x80135000 is not"
+			 " captured"));
+	for (unsigned d = 4; d <= 6; d++) {
+		char n[32], x[32];
+
+		snprintf(n, sizeof n, "v.01:00.%u", d);
+		snprintf(x, sizeof x, "v.01-00.%u", d);
+		walks_to(k.c, n, 0x9010, 0x87654010ull);
+		ck_assert_int_lt(pt_capture_space_find(k.c, x), 0);
+	}
+	tu_cap_free(&k);
+}
+END_TEST
+
 START_TEST(smmu_linear)
 {
 	struct tu_cap k;
@@ -291,9 +568,11 @@ static Suite *suite(void)
 	tc = tcase_create("vtd");
 	tcase_add_test(tc, vtd_legacy);
 	tcase_add_test(tc, vtd_scalable);
+	tcase_add_test(tc, vtd_nested);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("amdvi");
 	tcase_add_test(tc, amdvi);
+	tcase_add_test(tc, amdvi_guest);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smmuv3");
 	tcase_add_test(tc, smmu_linear);

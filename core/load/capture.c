@@ -145,6 +145,8 @@ static void unload(struct pt_capture *cap)
 	cap->ctx_sorted = NULL;
 	free(cap->xlate);
 	cap->xlate = NULL;
+	free(cap->xsname);
+	cap->xsname = NULL;
 	for (size_t i = 0; cap->iopages && cap->man && i < cap->man->niommu; i++)
 		free(cap->iopages[i].pg);
 	free(cap->iopages);

@@ -119,6 +119,12 @@ struct pt_capture {
 	const struct pt_context **ctx_sorted;
 	/* per capture space id: the context it is translated through (spaces.c); NULL: none is */
 	const struct pt_context **xlate;
+	/*
+	 * The names of the translated spaces [iommu] sections made for nested
+	 * entries (iommu.c), PT_CAPTURE_SPACES of them; non-NULL: xlate holds
+	 * PT_CAPTURE_SPACES entries, and every context points at it.
+	 */
+	char (*xsname)[PT_INI_MAX_NAME + 1];
 	/* per [iommu] section: the 4 KiB pages its tables were read from, sorted (iommu.c) */
 	struct pt_iommu_pages {
 		uint64_t *pg;

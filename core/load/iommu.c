@@ -42,7 +42,7 @@ static bool key_fits(unsigned k, unsigned type)
 	}
 }
 
-/* Device context names add up to 22 bytes (".ssss:bb:dd.f.pasid1048575"). */
+/* Device context names add up to 29 bytes (".ssss:bb:dd.f.pasid1048575.s2"). */
 #define NAME_MAX_IOMMU 220
 
 static pt_err sec_fail(char *err, size_t errlen, unsigned line, pt_err rc, const char *fmt, ...)
@@ -295,6 +295,9 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 
 	if (w->stopped)
 		return PT_OK;
+	/* the nested stages 2 made so far: w->ctx may have moved since */
+	for (unsigned k = 0; k < w->nxs; k++)
+		cap->xlate[w->xs_id[k]] = &w->ctx[w->xs_k[k]];
 	msg[0] = 0;
 	snprintf(label, sizeof label, "[iommu %s] %s", w->io->name, d->name);
 	mc.priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
@@ -366,6 +369,99 @@ fail:
 	return rc;
 }
 
+/* Whether CTX reads its format space I (spaces.c's rule). */
+static bool used(const struct pt_context *ctx, unsigned i)
+{
+	return !ctx->space_used || (ctx->space_used >> i & 1);
+}
+
+/* The translations an address of capture space ID goes through (at most 3: spaces.c checked). */
+static unsigned space_stages(const struct pt_capture *cap, unsigned id, unsigned depth)
+{
+	const struct pt_context *t = cap->xlate ? cap->xlate[id] : NULL;
+	unsigned most = 0;
+
+	if (!t || depth > 3)
+		return 0;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && t->fmt->spaces[i]; i++) {
+		unsigned n = used(t, i) ? space_stages(cap, pt_context_space(t, i), depth + 1) : 0;
+
+		most = n > most ? n : most;
+	}
+	return most + 1;
+}
+
+pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name)
+{
+	struct pt_capture *cap = w->cap;
+	struct pt_manifest *man = cap->man;
+	struct pt_manifest_space *sp;
+	const char *s2 = w->mc[w->nmc - 1].owned_name;
+	unsigned id = man->nspaces;
+	char *n;
+
+	*name = NULL;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES && w->ctx[w->nmc - 1].fmt->spaces[i]; i++)
+		if (used(&w->ctx[w->nmc - 1], i) &&
+		    space_stages(cap, pt_context_space(&w->ctx[w->nmc - 1], i), 0) > 1) {
+			pt_iommu_warn(w, "%s: its space %s is translated twice already: a first stage"
+				      " through it would be a fourth (at most three): only its second"
+				      " stage is a context", s2,
+				      pt_context_space_name(&w->ctx[w->nmc - 1], i));
+			return PT_OK;
+		}
+	if (id == PT_CAPTURE_SPACES) {
+		pt_iommu_warn(w, "%s: the capture has %u spaces, none left for the space its first"
+			      " stage is read in: only its second stage is a context", s2,
+			      PT_CAPTURE_SPACES);
+		return PT_OK;
+	}
+	if (!cap->xsname) {
+		/* xlate once for every space the capture may have: its pointer no longer moves */
+		const struct pt_context **x = calloc(PT_CAPTURE_SPACES, sizeof *x);
+
+		cap->xsname = calloc(PT_CAPTURE_SPACES, sizeof *cap->xsname);
+		if (!x || !cap->xsname) {
+			free(x);
+			return PT_E_NOMEM;
+		}
+		for (unsigned i = 0; cap->xlate && i < man->nspaces; i++)
+			x[i] = cap->xlate[i];
+		free(cap->xlate);
+		cap->xlate = x;
+	}
+	n = cap->xsname[id];
+	snprintf(n, sizeof cap->xsname[id], "%s", s2);
+	for (char *p = n; *p; p++)
+		if (*p == ':')
+			*p = '-';
+	if (pt_manifest_space_find(man, n) >= 0) {
+		pt_iommu_warn(w, "%s: space '%s', where its first stage would be read, is a space of"
+			      " the capture already: only its second stage is a context", s2, n);
+		return PT_OK;
+	}
+	sp = &man->spaces[id];
+	sp->name = n;
+	sp->line = 0;
+	sp->translate = s2;
+	sp->translate_line = w->io->line;
+	man->nspaces++;
+	w->xs_id[w->nxs] = id;
+	w->xs_k[w->nxs++] = w->nmc - 1;
+	cap->xlate[id] = &w->ctx[w->nmc - 1];
+	*name = n;
+	return PT_OK;
+}
+
+void pt_iommu_xspace_drop(struct pt_iommu_walk *w)
+{
+	struct pt_manifest *man = w->cap->man;
+
+	man->nspaces--;
+	w->cap->xlate[man->nspaces] = NULL;
+	w->nxs--;
+}
+
 /* W's contexts appended to CAP's (cap->ctx moves: the translated spaces' pointers follow it). */
 static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 {
@@ -377,6 +473,9 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 
 	if (!w->nmc)
 		return PT_OK;
+	/* W's own stages 2 are not in cap->ctx yet: set after the move */
+	for (unsigned k = 0; k < w->nxs; k++)
+		cap->xlate[w->xs_id[k]] = NULL;
 	if (cap->xlate) {
 		xi = calloc(man->nspaces, sizeof *xi);
 		if (!xi)
@@ -406,6 +505,9 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 		cap->ctx[cap->nctx + i].index = (unsigned)(cap->nctx + i);
 		cap->ctx[cap->nctx + i].serial = pt_capture_serial_next();
 	}
+	for (unsigned k = 0; k < w->nxs; k++)
+		cap->xlate[w->xs_id[k]] = &cap->ctx[cap->nctx + w->xs_k[k]];
+	w->nxs = 0;
 	man->nctx += w->nmc;
 	cap->nctx = n;
 	w->nmc = 0;
@@ -452,6 +554,9 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 	}
 	if (rc == PT_E_NOMEM)
 		pt_capture_set_error(cap, "%s: out of memory", cap->source);
+	/* nested entries made translated spaces: every context reads through them (spaces.c) */
+	for (size_t i = 0; !rc && cap->xsname && i < cap->nctx; i++)
+		cap->ctx[i].xlate = cap->xlate;
 	if (rc || cap->nctx == before)
 		return rc;
 	for (size_t i = 0; i < cap->nctx; i++)

@@ -43,7 +43,15 @@ struct pt_iommu_walk {
 	unsigned space_id;          /* capture space id of space_name */
 	unsigned reads;
 	bool stopped;               /* PT_IOMMU_MAX_READS reached: nothing more is read */
-	unsigned nested;            /* nested entries (VT-d PGTT 011, SMMUv3 Config 111): stage 2 only */
+	unsigned nested;            /* nested entries (SMMUv3 Config 111): stage 2 only */
+	/*
+	 * The translated spaces made for nested entries and not yet committed:
+	 * space id, and the index in ctx of the stage 2 it is translated through
+	 * (cap->xlate points into ctx until commit moves them to cap->ctx).
+	 */
+	unsigned nxs;
+	unsigned xs_id[PT_CAPTURE_SPACES];
+	size_t xs_k[PT_CAPTURE_SPACES];
 	struct pt_iommu_pages *pages; /* the pages read (for ptfs-tool snapshot); NULL: not kept */
 	bool pages_oom;
 	struct pt_manifest_ctx *mc; /* the device contexts so far */
@@ -59,6 +67,14 @@ void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
 /* Sets up device context D (a warning and no context when its entry is refused). */
 pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
 const char *pt_iommu_type_name(unsigned type);
+/*
+ * A translated space through the last device context made (a nested entry's
+ * stage 2), named as it with ':' made '-': *NAME, or NULL (one warning) when
+ * the capture has no space left.  PT_E_NOMEM only when out of memory.
+ */
+pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name);
+/* Takes back the last space pt_iommu_xspace() made (its first stage was refused). */
+void pt_iommu_xspace_drop(struct pt_iommu_walk *w);
 
 /* The walkers (iommu_walk.c): every present device of one IOMMU through pt_iommu_device(). */
 pt_err pt_iommu_vtd(struct pt_iommu_walk *w);

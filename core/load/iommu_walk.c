@@ -18,7 +18,7 @@
  *    hw/i386/intel_iommu_internal.h);
  *  - AMD-Vi (AMD IOMMU spec 48882 §3.3.1 Device Table Base Address
  *    Register: base 51:12, Size 8:0 = 4 KiB pages − 1; §2.2.2 DTE, 32 B
- *    by DeviceID: V 0, TV 1, Mode 11:9, GV 55 — Linux
+ *    by DeviceID: V 0, TV 1, Mode 11:9, GIoV 54, GV 55 (GCR3 table: amd_dte()) — Linux
  *    drivers/iommu/amd/amd_iommu_types.h, Xen iommu-defs.h);
  *  - Arm SMMUv3 (IHI 0070 §6.3.23/24 STRTAB_BASE: ADDR 51:6, RA 62;
  *    STRTAB_BASE_CFG: LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16; §5.1 L1STD:
@@ -135,30 +135,63 @@ static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp
 	return PT_OK;
 }
 
-/*
- * One present PASID entry PE (64 bytes at ADDR) of device BDF: PGTT 1 is
- * a first-level (x86-64) table, 2/3 second-level (nested: its second
- * stage), 4 pass-through; the format refuses the others.  The device's
- * RID_PASID entry (the one requests without a PASID use, VT-d spec §9.4)
- * is the device context itself, the others `.pasidN`.
- */
-static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
-			const uint8_t *pe, uint64_t addr)
+/* Device context SFX of device BDF's PASID entry PE at ADDR, in format FMT; SPACE: its space. */
+static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned bdf, uint64_t pasid,
+			    const char *sfx, const uint8_t *pe, uint64_t addr, const char *space)
 {
-	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
 	struct pt_iommu_dev d;
-	char sfx[32] = "";
 
-	w->nested += pgtt == 3;
-	dev_init(w, &d, pgtt == 1 ? "x86-64" : "intel-vtd", "PASID entry", addr, pgtt != 1);
-	if (pasid != rid_pasid)
-		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
+	dev_init(w, &d, fmt, "PASID entry", addr, !strcmp(fmt, "intel-vtd"));
+	if (space) {
+		d.nkeys = 0;
+		dev_key(&d, "space", "%s", space);
+	}
 	bdf_name(w, &d, bdf, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
 	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
 		le64(pe + 8), le64(pe + 16));
 	return pt_iommu_device(w, &d);
+}
+
+/*
+ * One present PASID entry PE (64 bytes at ADDR) of device BDF: PGTT 1 is
+ * a first-level (x86-64) table, 2 second-level, 4 pass-through; the format
+ * refuses the others.  The device's RID_PASID entry (the one requests
+ * without a PASID use, VT-d spec §9.4) is the device context itself, the
+ * others `.pasidN`.  PGTT 3 is nested (VT-d spec §3.8, §9.6; Linux
+ * drivers/iommu/intel/pasid.h PASID_ENTRY_PGTT_NESTED): the first-level
+ * table (FLPTR, FLPM) translates the request, and every address it gives —
+ * its tables' and its pages' — is an input of the same entry's second level
+ * (SLPTPTR).  The second level alone is the context `….s2`; a translated
+ * space named as it (':' made '-') is read through it, and the device (or
+ * `.pasidN`) context is the first level in that space, as a hand-written
+ * [space] translate = … and [cpu] pasid_entry, space = … would be.
+ */
+static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
+			const uint8_t *pe, uint64_t addr)
+{
+	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
+	char sfx[32] = "", s2[40];
+	const char *xs;
+	size_t before = w->nmc;
+	pt_err rc;
+
+	if (pasid != rid_pasid)
+		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
+	if (pgtt != 3)
+		return vtd_pasid_dev(w, pgtt == 1 ? "x86-64" : "intel-vtd", bdf, pasid, sfx, pe, addr,
+				     NULL);
+	snprintf(s2, sizeof s2, "%s.s2", sfx);
+	if ((rc = vtd_pasid_dev(w, "intel-vtd", bdf, pasid, s2, pe, addr, NULL)) || w->nmc == before)
+		return rc;
+	if ((rc = pt_iommu_xspace(w, &xs)) || !xs)
+		return rc;
+	before = w->nmc;
+	rc = vtd_pasid_dev(w, "x86-64", bdf, pasid, sfx, pe, addr, xs);
+	if (!rc && w->nmc == before)
+		pt_iommu_xspace_drop(w);
+	return rc;
 }
 
 /* Device BDF's scalable-mode context entry CE (32 bytes): its PASID directory and tables. */
@@ -257,20 +290,149 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 		if (rc)
 			return rc;
 	}
-	if (w->nested)
-		pt_iommu_warn(w, "%u PASID entries are nested (PGTT 011): each context is their second"
-			      " stage; their first-level tables are not made contexts", w->nested);
 	return PT_OK;
 }
 
 /* ---- AMD-Vi ---------------------------------------------------------------- */
 
+/*
+ * DTE GV = 1 (AMD IOMMU spec 48882 §2.2.2 DTE, §2.2.6 GCR3 table; Linux
+ * drivers/iommu/amd/amd_iommu_types.h DTE_FLAG_GV 55, DTE_FLAG_GIOV 54,
+ * DTE_GLX 57:56, DTE_GCR3_14_12 qword 0 60:58, DTE_GCR3_30_15 qword 1
+ * 31:16, DTE_GCR3_51_31 qword 1 63:43, DTE_GPT_LEVEL_SHIFT qword 2 55:54
+ * with GUEST_PGTABLE_4_LEVEL 0 and _5_LEVEL 1; drivers/iommu/amd/iommu.c
+ * __get_gcr3_pte(): GLX + 1 levels of 512 8-byte entries, each level
+ * indexed by 9 bits of the PASID, GCR3_VALID bit 0, the guest CR3 51:12).
+ * A valid GCR3 entry is an x86-64 guest context `.pasidN` (long-mode
+ * tables: 4 or 5 levels by the DTE's guest paging level).  With Mode 1-6
+ * its addresses go through the DTE's host (v1) tables: the host context is
+ * made first and a translated space through it holds the guest contexts.
+ * With Mode 0 there is no host translation (Linux's v2 page table mode,
+ * amd_iommu=pgtbl_v2): the guest tables and pages are system addresses.
+ * GIoV = 1 (Linux sets it in v2 mode, set_dte_gcr3_table()) makes requests
+ * without a PASID use PASID 0's guest table: PASID 0 is then the device
+ * context itself, and the host tables alone `.s2`.
+ */
+struct amd_dte {
+	unsigned devid, glx, gpt, mode;
+	bool giov;
+	uint64_t addr, root;
+	const char *xs;          /* the translated space of the host tables, NULL: none */
+};
+
+static pt_err amd_guest(struct pt_iommu_walk *w, const struct amd_dte *t, unsigned pasid,
+			uint64_t e, uint64_t eaddr)
+{
+	struct pt_iommu_dev d;
+	char sfx[32] = "";
+
+	dev_init(w, &d, "x86-64", "GCR3 entry", eaddr, false);
+	if (t->xs) {
+		d.nkeys = 0;
+		dev_key(&d, "space", "%s", t->xs);
+	}
+	if (!(t->giov && pasid == 0))
+		snprintf(sfx, sizeof sfx, ".pasid%u", pasid);
+	bdf_name(w, &d, t->devid, sfx);
+	d.origin.has_pasid = true;
+	d.origin.pasid = pasid;
+	dev_key(&d, "cr3", "0x%" PRIx64, (uint64_t)(e & MASK(51, 12)));
+	dev_key(&d, "la57", "%u", t->gpt);
+	return pt_iommu_device(w, &d);
+}
+
+/* The valid entries of T's GCR3 table: a guest context each. */
+static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
+{
+	uint8_t top[4096], l0[4096];
+	unsigned n1 = t->glx ? 512 : 1;
+	pt_err rc;
+
+	if (!pt_iommu_read(w, t->root, top, sizeof top)) {
+		if (!w->stopped)
+			pt_iommu_warn(w, "DeviceID 0x%04x: its GCR3 table at %s 0x%" PRIx64 " is not"
+				      " captured", t->devid, w->space_name, t->root);
+		return PT_OK;
+	}
+	for (unsigned i1 = 0; i1 < n1 && !w->stopped; i1++) {
+		const uint8_t *tbl = top;
+		uint64_t tp = t->root;
+
+		if (t->glx) {
+			uint64_t e = le64(top + 8 * i1);
+
+			if (!(e & 1))
+				continue;
+			tp = e & MASK(51, 12);
+			if (tp == t->root) {
+				pt_iommu_warn(w, "DeviceID 0x%04x: GCR3 entry %u points at its own table"
+					      " at %s 0x%" PRIx64 ": not read", t->devid, i1,
+					      w->space_name, tp);
+				continue;
+			}
+			if (!pt_iommu_read(w, tp, l0, sizeof l0)) {
+				if (!w->stopped)
+					pt_iommu_warn(w, "DeviceID 0x%04x: the GCR3 table of PASIDs"
+						      " 0x%x-0x%x at %s 0x%" PRIx64 " is not captured",
+						      t->devid, i1 * 512, i1 * 512 + 511, w->space_name,
+						      tp);
+				continue;
+			}
+			tbl = l0;
+		}
+		for (unsigned i0 = 0; i0 < 512; i0++) {
+			uint64_t e = le64(tbl + 8 * i0);
+
+			if ((e & 1) && (rc = amd_guest(w, t, i1 * 512 + i0, e, tp + 8 * i0)))
+				return rc;
+		}
+	}
+	return PT_OK;
+}
+
+/* DTE Q (32 bytes at ADDR) of DEVID: its host context, and its guests when GV = 1. */
+static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q, uint64_t addr)
+{
+	uint64_t q0 = le64(q), q1 = le64(q + 8);
+	struct amd_dte t = {
+		.devid = devid, .addr = addr, .mode = (unsigned)(q0 >> 9) & 7,
+		.giov = (q0 >> 54) & 1, .glx = (unsigned)(q0 >> 56) & 3,
+		.gpt = (unsigned)(le64(q + 16) >> 54) & 3,
+		.root = ((q0 >> 58) & 7) << 12 | ((q1 >> 16) & 0xffff) << 15 |
+			((q1 >> 43) & 0x1fffff) << 31,
+	};
+	bool gv = (q0 >> 55) & 1;
+	struct pt_iommu_dev d;
+	size_t before = w->nmc, guests;
+	pt_err rc;
+
+	if (gv && (t.glx > 1 || t.gpt > 1)) {
+		pt_iommu_warn(w, "DeviceID 0x%04x: its DTE at %s 0x%" PRIx64 " has GV = 1 with %s %u"
+			      " reserved: its GCR3 table is not read", devid, w->space_name, addr,
+			      t.glx > 1 ? "GLX" : "guest paging level", t.glx > 1 ? t.glx : t.gpt);
+		gv = false;
+	}
+	if (!gv || t.mode || !t.giov) {
+		dev_init(w, &d, "amd-vi", "DTE", addr, true);
+		bdf_name(w, &d, devid, gv && t.giov ? ".s2" : "");
+		dev_key(&d, "dte", "0x%016" PRIx64, q0);
+		if ((rc = pt_iommu_device(w, &d)) || !gv || w->nmc == before)
+			return rc;
+		if (t.mode && ((rc = pt_iommu_xspace(w, &t.xs)) || !t.xs))
+			return rc;
+	}
+	guests = w->nmc;
+	rc = amd_gcr3(w, &t);
+	if (!rc && t.xs && w->nmc == guests)
+		pt_iommu_xspace_drop(w);
+	return rc;
+}
+
 pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 {
 	uint8_t page[4096];
 	uint64_t reg = w->io->v[PT_IK_DTB], base = reg & MASK(51, 12);
-	unsigned pages = (unsigned)(reg & 0x1ff) + 1, ngv = 0;
-	struct pt_iommu_dev d;
+	unsigned pages = (unsigned)(reg & 0x1ff) + 1;
 	pt_err rc;
 
 	for (unsigned p = 0; p < pages && !w->stopped; p++) {
@@ -283,22 +445,13 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 			continue;
 		}
 		for (unsigned i = 0; i < 128; i++) {
-			uint64_t q0 = le64(page + 32 * i);
-
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
-			if ((q0 & 3) != 3)
-				continue;
-			ngv += (q0 >> 55) & 1;
-			dev_init(w, &d, "amd-vi", "DTE", base + (uint64_t)4096 * p + 32 * i, true);
-			bdf_name(w, &d, p * 128 + i, "");
-			dev_key(&d, "dte", "0x%016" PRIx64, q0);
-			if ((rc = pt_iommu_device(w, &d)))
+			if ((le64(page + 32 * i) & 3) == 3 &&
+			    (rc = amd_dte(w, p * 128 + i, page + 32 * i,
+					  base + (uint64_t)4096 * p + 32 * i)))
 				return rc;
 		}
 	}
-	if (ngv)
-		pt_iommu_warn(w, "%u DTEs have GV = 1: their guest (GCR3) tables are not read, only"
-			      " their host tables", ngv);
 	return PT_OK;
 }
 
