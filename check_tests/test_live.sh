@@ -27,6 +27,7 @@ set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
+. "$HERE/live_lib.sh"
 PTFS=$(readlink -f "${PTFS:?}")
 TOOL=$(readlink -f "${PTFS_TOOL:?}")
 FIX=${PTFS_FIXTURES:?}
@@ -43,14 +44,6 @@ put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7); put(0x3000 + 2 * 8, 0x4000 | 7
 open(sys.argv[1], 'wb').write(m)
 EOF
 
-# serve SCENARIO: a fake QMP server on $TMP/SCENARIO.sock (its pid in SRV)
-serve() {
-	rm -f "$TMP/$1.sock"
-	python3 "$HERE/fake_qmp.py" "$TMP/$1.sock" "$1" "$TMP/ram" &
-	SRV=$!
-	PIDS+=("$SRV")
-	poll_until 10 test -S "$TMP/$1.sock"
-}
 
 # ---- hostile answers: one line, bounded, nothing mounted ----
 for t in "silent|no QMP greeting within 3000 ms" \

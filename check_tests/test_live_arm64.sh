@@ -16,6 +16,7 @@ set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
+. "$HERE/live_lib.sh"
 PTFS=$(readlink -f "${PTFS:?}")
 TOOL=$(readlink -f "${PTFS_TOOL:?}")
 need_fuse
@@ -33,17 +34,6 @@ put(0x13000, 0x14000 | 3); put(0x14000, 0x15000 | 3); put(0x15000 + 8, 0x30000 |
 open(sys.argv[1], 'wb').write(m)
 EOF
 
-serve() {
-	rm -f "$TMP/$1.sock" "$TMP/$1.sock.log"
-	python3 "$HERE/fake_qmp.py" "$TMP/$1.sock" "$1" "$TMP/ram" &
-	SRV=$!
-	PIDS+=("$SRV")
-	poll_until 10 test -S "$TMP/$1.sock"
-}
-stop_srv() {
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-}
 
 serve armgdb
 expect "the upper half of CPU#0 walks (TTBR1_EL1 from the gdbstub)" 0 "result: mapped pa=sysmem:0x20000 " \

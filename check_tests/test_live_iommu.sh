@@ -19,6 +19,7 @@ set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
+. "$HERE/live_lib.sh"
 PTFS=$(readlink -f "${PTFS:?}")
 TOOL=$(readlink -f "${PTFS_TOOL:?}")
 need_fuse
@@ -47,18 +48,6 @@ put(0x40000, 0x41000 | 2 << 9 | 1 | RW); put(0x41000, 0x42000 | 1 << 9 | 1 | RW)
 open(sys.argv[1], 'wb').write(m)
 EOF
 
-# serve SCENARIO: a fake QMP server on $TMP/SCENARIO.sock (its pid in SRV)
-serve() {
-	rm -f "$TMP/$1.sock"
-	python3 "$HERE/fake_qmp.py" "$TMP/$1.sock" "$1" "$TMP/ram" &
-	SRV=$!
-	PIDS+=("$SRV")
-	poll_until 10 test -S "$TMP/$1.sock"
-}
-stop_srv() {
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
-}
 
 # ---- VT-d: the registers read live, every device a context ----
 serve vtd
