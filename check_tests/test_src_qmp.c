@@ -192,6 +192,8 @@ START_TEST(silent_socket_bounded)
 	ck_assert_int_lt((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000, 2000);
 	close(s);
 	unlink(path);
+	rmdir(dir);
+	free(dir);
 }
 END_TEST
 

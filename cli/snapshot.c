@@ -239,6 +239,7 @@ static int self_check(const struct pt_capture *live, const char *out, const stru
 
 	if (!cli_load(out, &cap, true, &st))
 		return st;
+	st = CLI_EXIT_OK;   /* cli_load sets it only when it fails */
 	for (size_t i = 0; i < pt_capture_context_count(live) && st == CLI_EXIT_OK; i++) {
 		const struct pt_context *x = pt_capture_context(live, i);
 		const struct pt_context *y = pt_capture_context_find(cap, x->name);

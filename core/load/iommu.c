@@ -232,6 +232,8 @@ static void pages_compact(struct pt_iommu_pages *p)
 {
 	size_t k = 0;
 
+	if (!p->n)
+		return;
 	qsort(p->pg, p->n, sizeof *p->pg, u64_cmp);
 	for (size_t i = 0; i < p->n; i++)
 		if (!k || p->pg[k - 1] != p->pg[i])

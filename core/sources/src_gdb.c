@@ -322,8 +322,10 @@ static pt_err gdb_cmd(struct gdb *g, const char *cmd, char **reply, char *err, s
 
 		if ((rc = pt_gdb_unframe(g->buf, g->len, &out, &olen, &used, err, errlen)))
 			return rc;
-		memmove(g->buf, g->buf + used, g->len - used);
-		g->len -= used;
+		if (used) {
+			memmove(g->buf, g->buf + used, g->len - used);
+			g->len -= used;
+		}
 		if (out) {
 			if (send(g->fd, "+", 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) {
 				free(out);
