@@ -66,9 +66,12 @@ pt_err pt_gdb_unframe(const char *raw, size_t n, char **out, size_t *outlen, siz
 	for (size_t k = 0; k < len; k++)
 		sum += (unsigned char)d[k];
 	cs = hex2(hash + 1);
-	if (cs < 0 || (unsigned)cs != (sum & 0xff))
-		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a gdbstub packet with a bad checksum (#%.2s, the "
-				  "bytes sum to %02x)", hash + 1, sum & 0xff);
+	if (cs < 0)
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a gdbstub packet whose checksum is not two hex "
+				  "digits");
+	if ((unsigned)cs != (sum & 0xff))
+		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a gdbstub packet with a bad checksum (#%02x, the "
+				  "bytes sum to %02x)", (unsigned)cs, sum & 0xff);
 	cap = len + 1;
 	b = malloc(cap);
 	if (!b)
@@ -220,7 +223,7 @@ pt_err pt_gdb_reg_value(const char *reply, unsigned bits, uint64_t *v, char *err
 	if (!len)
 		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "the gdbstub does not read this register (an empty "
 				  "reply)");
-	if (reply[0] == 'E' && len == 3)
+	if (reply[0] == 'E' && len == 3 && hex2(reply + 1) >= 0)
 		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "the gdbstub answered error %s", reply + 1);
 	if (bits % 8 || nbytes > 8 || !nbytes || len != nbytes * 2)
 		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a register reply of %zu hex digits for %u bits", len,
