@@ -11,6 +11,8 @@
 #   OUTDIR/fuzz_umr/, fuzz_gem5/  the hand-written umr logs and m5.cpt of
 #                             check_tests/src_data/ (issue 13)
 #   OUTDIR/fuzz_elf/          the ELF core fixture (qemu-x86.elf) whole and cut
+#   OUTDIR/fuzz_armctx/       the arm64 and smmu fixtures' sections and descriptors
+#   OUTDIR/fuzz_qmp/          a QMP greeting, HMP text and gdbstub packets, one per selector
 # Needs only bash, tar and gzip.
 set -euo pipefail
 FIX=$1
@@ -162,6 +164,20 @@ for d in fuzz_decode_walk fuzz_ctx; do
 		printf '\x01' | dd of="$f-json" bs=1 seek=1 conv=notrunc status=none
 	done
 done
+
+# ---- fuzz_qmp: what QEMU answers (layout: fuzz_qmp.c, selector byte % 4):
+# a QMP greeting, `info mtree -f` with RAM and an IOMMU window, `info
+# registers -a`, and a gdbstub's packets and target description, as QEMU
+# 7.2 printed them (check_tests/fake_qmp.py serves the same)
+mkdir -p "$OUT/fuzz_qmp"
+printf '\000{"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": ""}, "capabilities": ["oob"]}}' \
+	>"$OUT/fuzz_qmp/greeting"
+printf '\001FlatView #0\r\n AS "memory", root: system\r\n Root memory region: system\r\n  0000000000000000-000000000009ffff (prio 0, ram): ram\r\n  00000000fed90000-00000000fed9022f (prio 0, i/o): intel_iommu\r\n' \
+	>"$OUT/fuzz_qmp/mtree"
+printf '\002CPU#0\r\nRAX=0000000000000000\r\nCR0=80050033 CR2=0000000000000000 CR3=0000000000001000 CR4=00000020\r\nEFER=0000000000000d00\r\n' \
+	>"$OUT/fuzz_qmp/regs"
+printf '\003+$T02thread:01;#04+$mp01.01,p01.02#1f<reg name="TTBR0_EL1" bitsize="64" regnum="146"/><xi:include href="a.xml"/>' \
+	>"$OUT/fuzz_qmp/gdb"
 
 # ---- fuzz_armctx: the [arm64] and [smmu] sections of the arm64 and smmu
 # fixtures, a NUL, the base and their non-zero descriptors as (u16 index,
