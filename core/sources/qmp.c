@@ -14,8 +14,9 @@
  * guest-physical layout of its RAM (`info mtree -f`: q35 and pc put RAM
  * below 4 GiB and the rest above, hw/i386/pc.c pc_memory_init), and each
  * vCPU's CR0, CR3, CR4 and EFER (`info registers -a`) as the contexts
- * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c), and
- * each emulated x86 IOMMU the guest turned on as an [iommu] section from
+ * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c) (an
+ * aarch64 guest's from its gdbstub), and each emulated IOMMU (VT-d, AMD-Vi,
+ * SMMUv3) the guest turned on as an [iommu] section from
  * its registers (HMP `xp` of its MMIO: iommus() below).  The
  * connection stays open for the mount's life: it tells when QEMU exits and
  * stops the guest for -o pause.
@@ -89,20 +90,32 @@ static pt_err live_check(void *ud, char *err, size_t errlen)
 	return rc;
 }
 
+/* Whether the guest runs (query-status), into *RUN (the caller holds the connection). */
+static pt_err running(struct live *l, bool *run, char *e, size_t elen)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret, *r;
+	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, elen);
+
+	r = rc ? NULL : pt_json_get(ret, "running");
+	*run = r && r->type == PT_JSON_BOOL && r->b;
+	pt_json_free(msg);
+	return rc;
+}
+
 static pt_err live_pause(void *ud, bool *stopped, char *err, size_t errlen)
 {
 	struct live *l = ud;
 	struct pt_json *msg = NULL;
 	const struct pt_json *ret;
 	char e[256];
+	bool run = false;
 	pt_err rc;
 
 	*stopped = false;
 	pthread_mutex_lock(&l->lock);
-	rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, sizeof e);
-	if (!rc && pt_json_get(ret, "running") && pt_json_get(ret, "running")->b) {
-		pt_json_free(msg);
-		msg = NULL;
+	rc = running(l, &run, e, sizeof e);
+	if (!rc && run) {
 		rc = pt_qmp_cmd(&l->q, "{\"execute\": \"stop\"}", &msg, &ret, e, sizeof e);
 		*stopped = !rc;
 	}
@@ -415,18 +428,6 @@ static pt_err gdb_socket(struct pt_loader *ld, struct live *l, char *path, size_
 	return PT_OK;
 }
 
-/* Whether the guest runs (query-status), into *RUNNING. */
-static pt_err running(struct live *l, bool *run, char *e, size_t elen)
-{
-	struct pt_json *msg = NULL;
-	const struct pt_json *ret, *r;
-	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, elen);
-
-	r = rc ? NULL : pt_json_get(ret, "running");
-	*run = r && r->type == PT_JSON_BOOL && r->b;
-	pt_json_free(msg);
-	return rc;
-}
 
 /*
  * [arm64 cpuN.ttbr0] and [arm64 cpuN.ttbr1] per vCPU at EL0/EL1 with its
@@ -447,14 +448,11 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 		return pt_loader_fail(ld, rc, "%s: query-status: %s", l->label, e);
 	rc = pt_gdb_arm64_cpus(path, PT_QMP_TIMEOUT_MS, &c, &n, e, sizeof e);
 	if (ran) {
-		struct pt_json *msg = NULL;
-		const struct pt_json *ret;
 		char e2[256];
-		pt_err rc2 = pt_qmp_cmd(&l->q, "{\"execute\": \"cont\"}", &msg, &ret, e2, sizeof e2);
+		pt_err rc2 = live_resume(l, e2, sizeof e2);   /* the same cont as -o pause's */
 
-		pt_json_free(msg);
 		if (rc2 && !rc)
-			rc = pt_err_fmt(e, sizeof e, rc2, "cont after the gdbstub stopped the guest: %s", e2);
+			rc = pt_err_fmt(e, sizeof e, rc2, "after the gdbstub stopped the guest: %s", e2);
 	}
 	if (rc) {
 		free(c);
