@@ -137,6 +137,10 @@ fails "export into a non-empty directory: refused" "E_USAGE: export: e1 is not e
 mkdir e2
 check "export into an empty directory" "$TOOL" export "$FIX/turing-mixed.tar.gz" e2/
 check "fills it" test -f e2/pdb0/maps
+mkdir e3
+fails "export into '.': one line (it cannot be renamed into place)" "E_USAGE: export: '.' names no file or directory" \
+	bash -c 'cd e3 && exec "$1" export "$2" .' _ "$TOOL" "$FIX/turing-mixed.tar.gz"
+rmdir e3
 check "no temporary is left" only "${BASE[@]}" d1.ini d1 d2 afile d3.tar.gz e1 e2
 chmod -R u+w e1 e2
 rm -rf d1.ini d1 d2 afile d3.tar.gz e1 e2
@@ -158,6 +162,7 @@ for sig in INT TERM; do
 	st=$?
 	check "SIG$sig: it ends by the signal (exit $st)" test "$st" -gt 128
 	check "SIG$sig: and leaves neither DIR nor its temporary" only "${BASE[@]}" self err
+	check "SIG$sig: a signal is no error: nothing said" test ! -s err
 done
 rm -rf self err
 

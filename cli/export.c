@@ -134,6 +134,8 @@ static int close_w(struct exporter *x, const char *path, int fd, int e)
 		e = errno;
 	else if (e)
 		close(fd);
+	if (e && outfile_interrupted())
+		return CLI_EXIT_ERROR;   /* a signal, not a failure: the tree goes, then the signal ends us */
 	if (e)
 		return cli_fail(PT_E_IO, "%s: %s", shown(path), strerror(e));
 	x->files++;

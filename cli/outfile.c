@@ -79,7 +79,8 @@ int outfile_check(const struct outfile *o)
 	struct stat sb;
 
 	if (!split(o, path, dir, base, sizeof path))
-		return cli_fail(PT_E_USAGE, "%s: '%s' names no file to write", o->what, o->out);
+		return cli_fail(PT_E_USAGE, "%s: '%s' names no file or directory to write in its parent (it "
+				"is replaced whole: name it from outside, e.g. ../NAME)", o->what, o->out);
 	if (lstat(path, &sb) != 0) {
 		if (errno != ENOENT)
 			return cli_fail(PT_E_IO, "%s: %s: %s", o->what, o->out, strerror(errno));
