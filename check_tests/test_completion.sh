@@ -56,6 +56,9 @@ offers --min-score "" _ptfs_tool "$TOOL" roots --mi
 offers x86-64 "" _ptfs_tool "$TOOL" roots --format x8
 offers --iommu "" _ptfs_tool "$TOOL" roots --io
 offers amd-vi "" _ptfs_tool "$TOOL" roots --iommu am
+offers --force "" _ptfs_tool "$TOOL" build --f
+offers --force "" _ptfs_tool "$TOOL" snapshot --f
+offers --same-root-only "" _ptfs_tool "$TOOL" diff --s
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

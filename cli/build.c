@@ -24,11 +24,12 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "capout.h"
 #include "cli.h"
 #include "pt_build.h"
 
 static const char build_help[] =
-	"Usage: ptfs-tool build SPEC OUT\n"
+	"Usage: ptfs-tool build [--force] SPEC OUT\n"
 	"\n"
 	"Writes a capture to OUT (a .tar.gz archive, or a directory that does not\n"
 	"exist or is empty) from SPEC, a capture.ini without [memory] sections and\n"
@@ -42,7 +43,12 @@ static const char build_help[] =
 	"read_only).  Tables are allocated in the context's space (in a translated\n"
 	"space, at addresses its translator is made to map) and written by the\n"
 	"format's encoder, pages as large as the levels and the alignment allow;\n"
-	"OUT is then walked page by page and must give SPEC back, or is removed.\n";
+	"the capture is then walked page by page and must give SPEC back, or OUT\n"
+	"is not written.  It is written under a temporary name beside OUT and\n"
+	"renamed to OUT when complete; a symbolic link at OUT is refused.\n"
+	"\n"
+	"  --force    replace an existing archive OUT (a non-empty directory is\n"
+	"             refused even so)\n";
 
 /* Trims blanks at both ends of S in place. */
 static char *trim(char *s)
@@ -268,10 +274,12 @@ static int spec_check(struct spec *sp)
 int cli_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct spec sp = { 0 };
+	bool force = false;
 	int c, st;
 
 	optind = 0;
@@ -281,15 +289,27 @@ int cli_build(int argc, char **argv)
 			fputs(build_help, stdout);
 			return CLI_EXIT_OK;
 		}
+		if (c == 'f') {
+			force = true;
+			continue;
+		}
 		return cli_opt_error("build", argv, c);
 	}
 	if (argc - optind != 2)
 		return cli_fail(PT_E_USAGE, "build: needs SPEC OUT (try 'ptfs-tool build --help')");
+	{
+		struct capout co;
+
+		/* before the spec's work: an OUT that cannot be written is said first */
+		capout_init(&co, "build", argv[optind + 1], force);
+		if (!capout_check(&co))
+			return CLI_EXIT_ERROR;
+	}
 	st = spec_read(&sp, argv[optind]);
 	if (st == CLI_EXIT_OK)
 		st = spec_check(&sp);
 	if (st == CLI_EXIT_OK)
-		st = cli_build_run(&sp, argv[optind + 1]);
+		st = cli_build_run(&sp, argv[optind + 1], force);
 	cli_spec_free(&sp);
 	return st;
 }

@@ -52,6 +52,6 @@ struct spec {
 const char *cli_spec_get(void *ud, const char *key);
 void cli_spec_free(struct spec *sp);
 /* Builds SP into OUT and checks it; an exit status. */
-int cli_build_run(struct spec *sp, const char *out);
+int cli_build_run(struct spec *sp, const char *out, bool force);
 
 #endif

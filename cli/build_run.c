@@ -314,7 +314,7 @@ static int verify(const struct spec *sp, const char *out, uint64_t *pages)
 	return CLI_EXIT_OK;
 }
 
-int cli_build_run(struct spec *sp, const char *out)
+int cli_build_run(struct spec *sp, const char *out, bool force)
 {
 	struct pt_capture *geo = NULL;
 	struct pt_build *b = pt_build_new();
@@ -327,7 +327,7 @@ int cli_build_run(struct spec *sp, const char *out)
 	char (*names)[256] = NULL;
 	int st;
 
-	capout_init(&co, "build", out);
+	capout_init(&co, "build", out, force);
 	if (!b)
 		return cli_fail(PT_E_NOMEM, "build: out of memory");
 	st = geometry_load(sp, &geo, dir, sizeof dir);
@@ -341,11 +341,14 @@ int cli_build_run(struct spec *sp, const char *out)
 			 : cli_fail(PT_E_NOMEM, "build: out of memory");
 	}
 	pt_capture_free(geo);   /* after the writes: the blobs' and contexts' names */
-	if (st == CLI_EXIT_OK)
-		st = verify(sp, out, &pages);
-	/* a failed build leaves nothing behind: no half-written archive or directory */
-	if (st != CLI_EXIT_OK && mem)
-		capout_remove(&co, mem, pt_build_blob_count(b));
+	/* the temporary is walked back; only a capture that gives SPEC back becomes OUT */
+	if (st == CLI_EXIT_OK) {
+		st = verify(sp, capout_path(&co), &pages);
+		if (st == CLI_EXIT_OK)
+			st = capout_commit(&co);
+		else
+			capout_remove(&co);
+	}
 	if (st == CLI_EXIT_OK) {
 		for (size_t i = 0; i < sp->nsec; i++) {
 			nctx += sp->sec[i].fmt != NULL;

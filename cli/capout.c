@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * capout.c — a capture written out (capout.h): capture.ini and members,
- * to a deterministic .tar.gz or a fresh directory.  ptfs-tool build writes
+ * to a deterministic .tar.gz or a fresh directory, through a temporary
+ * renamed into place (outfile.c).  ptfs-tool build writes
  * the tables it encoded, ptfs-tool snapshot the table pages it copied.
  */
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,12 +23,11 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-void capout_init(struct capout *o, const char *what, const char *out)
+void capout_init(struct capout *o, const char *what, const char *out, bool force)
 {
 	memset(o, 0, sizeof *o);
-	o->what = what;
-	o->out = out;
 	o->tgz = ends_with(out, ".tar.gz") || ends_with(out, ".tgz");
+	outfile_init(&o->f, what, out, !o->tgz, force);
 }
 
 /* One member of a deterministic tar.gz: mtime 0, root-owned, 0644. */
@@ -50,28 +49,35 @@ static bool tar_member(struct archive *a, const char *name, const void *data, si
 	return ok;
 }
 
-static int write_tgz(const struct capout *o, const char *ini, size_t inilen, const struct capout_member *m,
-		     size_t n)
+/* The archive to FD (the temporary), synced: what is renamed to OUT is on disk. */
+static int write_tgz(const struct capout *o, int fd, const char *ini, size_t inilen,
+		     const struct capout_member *m, size_t n)
 {
 	struct archive *a = archive_write_new();
 	bool ok = a && archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
 		  archive_write_add_filter_gzip(a) == ARCHIVE_OK &&
 		  archive_write_set_filter_option(a, "gzip", "timestamp", NULL) == ARCHIVE_OK &&
-		  archive_write_open_filename(a, o->out) == ARCHIVE_OK &&
+		  archive_write_open_fd(a, fd) == ARCHIVE_OK &&
 		  tar_member(a, "capture.ini", ini, inilen);
 
-	for (size_t i = 0; ok && i < n; i++)
+	for (size_t i = 0; ok && i < n && !outfile_interrupted(); i++)
 		ok = tar_member(a, m[i].name, m[i].data, m[i].size);
 	if (!ok) {
-		int st = cli_fail(PT_E_IO, "%s: %s: %s", o->what, o->out,
+		int st = cli_fail(PT_E_IO, "%s: %s: %s", o->f.what, o->f.out,
 				  a ? archive_error_string(a) : "out of memory");
 
 		archive_write_free(a);
 		return st;
 	}
-	ok = archive_write_close(a) == ARCHIVE_OK;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		const char *why = archive_error_string(a);
+		int st = cli_fail(PT_E_IO, "%s: %s: %s", o->f.what, o->f.out, why ? why : "write error");
+
+		archive_write_free(a);
+		return st;
+	}
 	archive_write_free(a);
-	return ok ? CLI_EXIT_OK : cli_fail(PT_E_IO, "%s: %s: write error", o->what, o->out);
+	return fsync(fd) == 0 ? CLI_EXIT_OK : cli_fail(PT_E_IO, "%s: %s: %s", o->f.what, o->f.out, strerror(errno));
 }
 
 static bool write_file(const char *path, const void *data, size_t size)
@@ -96,81 +102,58 @@ static void member_dir(const char *name, char *dir, size_t len)
 
 bool capout_check(const struct capout *o)
 {
-	DIR *d = o->tgz ? NULL : opendir(o->out);
-	struct dirent *de;
-	int k = 0;
-
-	if (!d)
-		return true;
-	while ((de = readdir(d)))
-		k += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-	closedir(d);
-	if (k)
-		cli_fail(PT_E_USAGE, "%s: %s is not empty", o->what, o->out);
-	return k == 0;
+	return outfile_check(&o->f) == CLI_EXIT_OK;
 }
 
 static int write_dir(struct capout *o, const char *ini, size_t inilen, const struct capout_member *m, size_t n)
 {
 	char path[4400], sub[256];
-	DIR *d = opendir(o->out);
+	const char *top = o->f.tmp;
 
-	if (d) {
-		closedir(d);
-		if (!capout_check(o))
-			return CLI_EXIT_ERROR;
-	} else if (mkdir(o->out, 0755) != 0) {
-		return cli_fail(PT_E_IO, "%s: %s: %s", o->what, o->out, strerror(errno));
-	} else {
-		o->made = true;
-	}
-	o->touched = true;
-	snprintf(path, sizeof path, "%s/capture.ini", o->out);
+	snprintf(path, sizeof path, "%s/capture.ini", top);
 	if (!write_file(path, ini, inilen))
-		return cli_fail(PT_E_IO, "%s: %s: %s", o->what, path, strerror(errno));
-	for (size_t i = 0; i < n; i++) {
+		return cli_fail(PT_E_IO, "%s: %s/capture.ini: %s", o->f.what, o->f.out, strerror(errno));
+	for (size_t i = 0; i < n && !outfile_interrupted(); i++) {
 		member_dir(m[i].name, sub, sizeof sub);
-		snprintf(path, sizeof path, "%s/%s", o->out, sub);
-		if (sub[0] && mkdir(path, 0755) != 0 && errno != EEXIST)
-			return cli_fail(PT_E_IO, "%s: %s: %s", o->what, path, strerror(errno));
-		snprintf(path, sizeof path, "%s/%s", o->out, m[i].name);
+		snprintf(path, sizeof path, "%s/%s", top, sub);
+		if (sub[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
+			return cli_fail(PT_E_IO, "%s: %s/%s: %s", o->f.what, o->f.out, sub, strerror(errno));
+		snprintf(path, sizeof path, "%s/%s", top, m[i].name);
 		if (!write_file(path, m[i].data, m[i].size))
-			return cli_fail(PT_E_IO, "%s: %s: %s", o->what, path, strerror(errno));
+			return cli_fail(PT_E_IO, "%s: %s/%s: %s", o->f.what, o->f.out, m[i].name, strerror(errno));
 	}
 	return CLI_EXIT_OK;
 }
 
 int capout_write(struct capout *o, const char *ini, size_t inilen, const struct capout_member *m, size_t n)
 {
+	int fd, st = outfile_open(&o->f, &fd);
+
+	if (st != CLI_EXIT_OK)
+		return st;
 	if (o->tgz) {
-		o->touched = true;
-		return write_tgz(o, ini, inilen, m, n);
+		st = write_tgz(o, fd, ini, inilen, m, n);
+		if (close(fd) != 0 && st == CLI_EXIT_OK)
+			st = cli_fail(PT_E_IO, "%s: %s: %s", o->f.what, o->f.out, strerror(errno));
+	} else {
+		st = write_dir(o, ini, inilen, m, n);
 	}
-	return write_dir(o, ini, inilen, m, n);
+	if (st != CLI_EXIT_OK)
+		outfile_abort(&o->f);
+	return st;
 }
 
-void capout_remove(const struct capout *o, const struct capout_member *m, size_t n)
+const char *capout_path(const struct capout *o)
 {
-	char path[4400], sub[256];
+	return o->f.tmp;
+}
 
-	if (!o->touched)
-		return;
-	if (o->tgz) {
-		unlink(o->out);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s", o->out, m[i].name);
-		unlink(path);
-	}
-	snprintf(path, sizeof path, "%s/capture.ini", o->out);
-	unlink(path);
-	for (size_t i = 0; i < n; i++) {
-		member_dir(m[i].name, sub, sizeof sub);
-		snprintf(path, sizeof path, "%s/%s", o->out, sub);
-		if (sub[0])
-			rmdir(path);   /* fails harmlessly once removed, or while not empty */
-	}
-	if (o->made)
-		rmdir(o->out);
+int capout_commit(struct capout *o)
+{
+	return outfile_commit(&o->f);
+}
+
+void capout_remove(struct capout *o)
+{
+	outfile_abort(&o->f);
 }

@@ -22,7 +22,7 @@
 #include "pt_fetchlines.h"
 
 static const char diff_help[] =
-	"Usage: ptfs-tool diff [--json] [--fetch-lines] CAPTURE_A CAPTURE_B [CONTEXT]\n"
+	"Usage: ptfs-tool diff [--json] [--fetch-lines] [--same-root-only] CAPTURE_A CAPTURE_B [CONTEXT]\n"
 	"\n"
 	"Prints what changed from A to B for CONTEXT (every context of both when\n"
 	"none is named; contexts are matched by name), one line per VA run:\n"
@@ -30,10 +30,15 @@ static const char diff_help[] =
 	"  CONTEXT VA_START-VA_END SIZE remapped SPACE PA -> SPACE PA\n"
 	"  CONTEXT VA_START-VA_END SIZE changed FIELD: OLD -> NEW, ...\n"
 	"  CONTEXT only in A|B\n"
-	"then, after a line `# tables`, per context and level the tables only in\n"
+	"A context whose root table is elsewhere in B says so first:\n"
+	"  CONTEXT root A SPACE:ROOT B SPACE:ROOT: different address spaces\n"
+	"(\"the same mappings: the tables moved\" when nothing changed), then is\n"
+	"compared all the same.  Then, after a line `# tables`, per context and level the tables only in\n"
 	"A, only in B and rewritten in place (not mapping changes).  --json: one\n"
 	"object per line.  Exit status 0 same mappings, 1 different, 2 error.\n"
 	"\n"
+	"  --same-root-only skip the contexts whose roots differ (their root line\n"
+	"                   ends \"not compared\", and counts as a difference)\n"
 	"  --fetch-lines    instead, the 128-byte table lines rewritten in place\n"
 	"                   while an entry of the line was in use in A (a GMMU\n"
 	"                   that cached the line goes on using its old bytes):\n"
@@ -529,34 +534,97 @@ static int fetch_pair(struct pt_buf *out, bool json, const char *name, const str
 
 /* ---- command ------------------------------------------------------------- */
 
-static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, bool fetch,
-			const char *name, const struct pt_context *a, const struct pt_context *b,
-			unsigned *changes)
+struct diffrun {
+	struct pt_buf *out, *tables;
+	bool json, fetch, same_root_only;
+	unsigned changes;
+};
+
+/* Whether the root tables of A and B differ (space by name, address). */
+static bool root_differs(const struct pt_context *a, const struct pt_context *b)
 {
-	struct ctxdiff d = {.out = out, .json = json, .name = name};
+	return a->root_addr != b->root_addr || strcmp(pt_context_space_name(a, a->root_space),
+						      pt_context_space_name(b, b->root_space));
+}
+
+enum root_verdict { ROOT_DIFFERENT, ROOT_MOVED, ROOT_SKIPPED };
+
+static void root_side(struct pt_buf *o, const char *key, const struct pt_context *c)
+{
+	struct pt_jobj j = {0};
+
+	pt_jobj_hex(&j, "root_address", c->root_addr);
+	pt_jobj_str(&j, "root_space", pt_context_space_name(c, c->root_space));
+	pt_buf_printf(o, ", \"%s\": ", key);
+	pt_jobj_finish(&j, o);
+}
+
+/*
+ * The line a context whose root moved starts with (issue #39 item 8): two
+ * snapshots of a vCPU running two processes have two roots and two
+ * unrelated trees, and every change under them says only that; the root
+ * line says it once.  The keys are info's (root_address, root_space).
+ */
+static void root_note(struct pt_buf *out, bool json, const char *name, const struct pt_context *a,
+		      const struct pt_context *b, enum root_verdict v)
+{
+	static const char *const why[] = {"different address spaces", "the same mappings (the tables moved)",
+					  "different roots: not compared (--same-root-only)"};
+
+	if (json) {
+		pt_buf_printf(out, "{\"change\": \"root\", \"compared\": %s, \"context\": ",
+			      v == ROOT_SKIPPED ? "false" : "true");
+		pt_json_escape(out, name);
+		root_side(out, "new", b);
+		root_side(out, "old", a);
+		pt_buf_printf(out, ", \"same_mappings\": %s}\n",
+			      v == ROOT_SKIPPED ? "null" : v == ROOT_MOVED ? "true" : "false");
+		return;
+	}
+	pt_buf_printf(out, "%s root A %s:0x%" PRIx64 " B %s:0x%" PRIx64 ": %s\n", name,
+		      pt_context_space_name(a, a->root_space), a->root_addr,
+		      pt_context_space_name(b, b->root_space), b->root_addr, why[v]);
+}
+
+static int context_pair(struct diffrun *r, const char *name, const struct pt_context *a,
+			const struct pt_context *b)
+{
+	struct ctxdiff d = {.json = r->json, .name = name};
+	bool moved = a && b && root_differs(a, b);
+	struct pt_buf body;
 	struct side A, B;
 	pt_err err;
 
-	if (fetch)
-		return fetch_pair(out, json, name, a, b, changes);
-	if (!a || !b) {
-		if (json) {
-			pt_buf_puts(out, "{\"change\": ");
-			pt_json_escape(out, a ? "only_in_a" : "only_in_b");
-			pt_buf_puts(out, ", \"context\": ");
-			pt_json_escape(out, name);
-			pt_buf_puts(out, "}\n");
-		} else {
-			pt_buf_printf(out, "%s only in %s\n", name, a ? "A" : "B");
+	if (moved && r->same_root_only) {
+		if (!r->fetch) {
+			root_note(r->out, r->json, name, a, b, ROOT_SKIPPED);
+			r->changes++;
 		}
-		(*changes)++;
 		return CLI_EXIT_OK;
 	}
+	if (r->fetch)
+		return fetch_pair(r->out, r->json, name, a, b, &r->changes);
+	if (!a || !b) {
+		if (r->json) {
+			pt_buf_puts(r->out, "{\"change\": ");
+			pt_json_escape(r->out, a ? "only_in_a" : "only_in_b");
+			pt_buf_puts(r->out, ", \"context\": ");
+			pt_json_escape(r->out, name);
+			pt_buf_puts(r->out, "}\n");
+		} else {
+			pt_buf_printf(r->out, "%s only in %s\n", name, a ? "A" : "B");
+		}
+		r->changes++;
+		return CLI_EXIT_OK;
+	}
+	/* the context's lines, after its root line (which says whether they are empty) */
+	pt_buf_init(&body);
+	d.out = &body;
 	/* by name: a context may have its own copy of its format (ctx_setup) */
 	if (strcmp(a->fmt->name, b->fmt->name)) {
-		pt_buf_printf(out, json ? "{\"change\": \"format\", \"context\": \"%s\"}\n" :
+		pt_buf_printf(&body, r->json ? "{\"change\": \"format\", \"context\": \"%s\"}\n" :
 			      "%s format %s -> %s\n", name, a->fmt->name, b->fmt->name);
-		(*changes)++;
+		r->changes++;
 	}
 	d.fa = a->fmt;
 	d.fb = b->fmt;
@@ -567,13 +635,18 @@ static int context_pair(struct pt_buf *out, struct pt_buf *tables, bool json, bo
 		B.r = NULL;
 	if (err == PT_OK) {
 		mappings_diff(&d, &A, &B);
-		d.out = tables;
+		if (moved)
+			root_note(r->out, r->json, name, a, b, d.changes ? ROOT_DIFFERENT : ROOT_MOVED);
+		pt_buf_put(r->out, body.data, body.len);
+		r->out->oom |= body.oom;
+		d.out = r->tables;
 		if (a->fmt == b->fmt)
 			tables_diff(&d, a, b);
 	}
+	pt_buf_free(&body);
 	free(A.r);
 	free(B.r);
-	*changes += d.changes;
+	r->changes += d.changes;
 	if (err == PT_E_UNSUPPORTED)
 		return cli_fail(err, "diff: %s: more than %" PRIu64 " runs: not compared", name,
 				PT_MAPS_RUNS_MAX);
@@ -587,14 +660,14 @@ int cli_diff(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"fetch-lines", no_argument, NULL, 'F'},
+		{"same-root-only", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pt_capture *ca = NULL, *cb = NULL;
 	struct pt_buf out, tables;
-	bool json = false, fetch = false;
+	struct diffrun r = {.out = &out, .tables = &tables};
 	int c, st = CLI_EXIT_OK;
-	unsigned changes = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -604,10 +677,13 @@ int cli_diff(int argc, char **argv)
 			fputs(diff_help, stdout);
 			return CLI_EXIT_OK;
 		case 'j':
-			json = true;
+			r.json = true;
 			break;
 		case 'F':
-			fetch = true;
+			r.fetch = true;
+			break;
+		case 'R':
+			r.same_root_only = true;
 			break;
 		default:
 			return cli_opt_error("diff", argv, c);
@@ -631,23 +707,22 @@ int cli_diff(int argc, char **argv)
 		if (!a && !b)
 			st = cli_fail(PT_E_NOTFOUND, "diff: no context '%s' in either capture", name);
 		else
-			st = context_pair(&out, &tables, json, fetch, name, a, b, &changes);
+			st = context_pair(&r, name, a, b);
 	} else {
 		for (size_t i = 0; i < pt_capture_context_count(ca) && st == CLI_EXIT_OK; i++) {
 			const struct pt_context *a = pt_capture_context(ca, i);
 
-			st = context_pair(&out, &tables, json, fetch, a->name, a,
-					  pt_capture_context_find(cb, a->name), &changes);
+			st = context_pair(&r, a->name, a, pt_capture_context_find(cb, a->name));
 		}
 		for (size_t i = 0; i < pt_capture_context_count(cb) && st == CLI_EXIT_OK; i++) {
 			const struct pt_context *b = pt_capture_context(cb, i);
 
 			if (!pt_capture_context_find(ca, b->name))
-				st = context_pair(&out, &tables, json, fetch, b->name, NULL, b, &changes);
+				st = context_pair(&r, b->name, NULL, b);
 		}
 	}
 	if (st == CLI_EXIT_OK && tables.len) {
-		if (!json)
+		if (!r.json)
 			pt_buf_puts(&out, "# tables\n");
 		pt_buf_put(&out, tables.data, tables.len);
 	}
@@ -655,7 +730,7 @@ int cli_diff(int argc, char **argv)
 		st = cli_fail(PT_E_NOMEM, "diff: out of memory");
 	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;
-	if (st == CLI_EXIT_OK && changes)
+	if (st == CLI_EXIT_OK && r.changes)
 		st = CLI_EXIT_FINDINGS;
 	pt_buf_free(&tables);
 	pt_buf_free(&out);

@@ -7,7 +7,10 @@
  * The tree is core's (core/tree.c), the one fs/ serves: this is only a
  * recursion over pt_tree_list() writing each child as what pt_tree_kind()
  * says it is.  walk/, vs/ and pa/SPACE/ list nothing, so they stay empty.  Files are 0444 and
- * directories 0555, set after a directory is filled.
+ * directories 0555, set after a directory is filled.  The tree is written
+ * in a temporary directory beside DIR and renamed to DIR when complete
+ * (outfile.h): a failure or a ^C leaves neither a partial tree nor its
+ * temporary.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "pt_entries.h"
 #include "pt_tree.h"
 
@@ -29,11 +33,13 @@ static const char export_help[] =
 	"Usage: ptfs-tool export [--all-entries] CAPTURE DIR\n"
 	"\n"
 	"Writes the tree `ptfs CAPTURE MNT` would show to DIR (which must not exist\n"
-	"or be empty): capture, per context info, maps, the table tree and va/\n"
+	"or be empty; a symbolic link is refused): capture, per context info, maps, the table tree and va/\n"
 	"symlinks; walk/, vs/ and pa/SPACE/ are left empty.  Files are 0444 and directories 0555, like\n"
 	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n"
 	"Memory: the capture and one file's render (at most 64 MiB, a maps); every\n"
-	"entries file is streamed.  Progress goes to stderr when it is a terminal.\n";
+	"entries file is streamed.  Progress goes to stderr when it is a terminal.\n"
+	"The tree is written under a temporary name beside DIR and renamed to DIR\n"
+	"when complete: a failed or interrupted export leaves nothing.\n";
 
 struct exporter {
 	const struct pt_tree *tree;
@@ -48,18 +54,33 @@ struct exporter {
 	uint64_t listed, next;
 };
 
+/* The temporary the tree is written in, and the DIR it becomes: messages name DIR. */
+static const char *shown_tmp, *shown_out;
+
+/* PATH under the temporary as the user will know it (under DIR).  Valid until the next call. */
+static const char *shown(const char *path)
+{
+	static char buf[EXPORT_PATH_MAX + 256];
+	size_t n = shown_tmp ? strlen(shown_tmp) : 0;
+
+	if (!n || strncmp(path, shown_tmp, n) || (path[n] && path[n] != '/'))
+		return path;
+	snprintf(buf, sizeof buf, "%s%s", shown_out, path + n);
+	return buf;
+}
+
 static int mkdir_w(const char *path)
 {
 	/* Writable while it is filled; the final 0555 comes from seal_dir(). */
 	if (mkdir(path, 0755) != 0)
-		return cli_fail(PT_E_IO, "%s: mkdir: %s", path, strerror(errno));
+		return cli_fail(PT_E_IO, "%s: mkdir: %s", shown(path), strerror(errno));
 	return CLI_EXIT_OK;
 }
 
 static int seal_dir(const char *path)
 {
 	if (chmod(path, 0555) != 0)
-		return cli_fail(PT_E_IO, "%s: chmod: %s", path, strerror(errno));
+		return cli_fail(PT_E_IO, "%s: chmod: %s", shown(path), strerror(errno));
 	return CLI_EXIT_OK;
 }
 
@@ -85,9 +106,9 @@ static void progress(struct exporter *x, bool last)
 static int write_all(struct exporter *x, int fd, const char *data, size_t len)
 {
 	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
+		ssize_t n = outfile_interrupted() ? (errno = EINTR, -1) : write(fd, data + off, len - off);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !outfile_interrupted())
 			continue;
 		if (n <= 0)
 			return n < 0 ? errno : EIO;
@@ -102,7 +123,7 @@ static int open_w(const char *path, int *fd)
 {
 	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (*fd < 0)
-		return cli_fail(PT_E_IO, "%s: %s", path, strerror(errno));
+		return cli_fail(PT_E_IO, "%s: %s", shown(path), strerror(errno));
 	return CLI_EXIT_OK;
 }
 
@@ -113,8 +134,10 @@ static int close_w(struct exporter *x, const char *path, int fd, int e)
 		e = errno;
 	else if (e)
 		close(fd);
+	if (e && outfile_interrupted())
+		return CLI_EXIT_ERROR;   /* a signal, not a failure: the tree goes, then the signal ends us */
 	if (e)
-		return cli_fail(PT_E_IO, "%s: %s", path, strerror(e));
+		return cli_fail(PT_E_IO, "%s: %s", shown(path), strerror(e));
 	x->files++;
 	return CLI_EXIT_OK;
 }
@@ -124,7 +147,7 @@ static int write_file(struct exporter *x, const char *path, const struct pt_buf 
 	int fd, st;
 
 	if (b->oom)
-		return cli_fail(PT_E_NOMEM, "%s: out of memory", path);
+		return cli_fail(PT_E_NOMEM, "%s: out of memory", shown(path));
 	if ((st = open_w(path, &fd)) != CLI_EXIT_OK)
 		return st;
 	return close_w(x, path, fd, write_all(x, fd, b->data, b->len));
@@ -160,7 +183,7 @@ static int write_entries(struct exporter *x, const struct pt_tnode *node, const 
 	err = pt_entries_write(x->tree, node->ctx, PT_ENTRIES_LINES_MAX, entries_sink, &o, NULL);
 	if (err != PT_OK && !o.err) {
 		close(o.fd);
-		return cli_fail(err, "%s: cannot render", path);
+		return cli_fail(err, "%s: cannot render", shown(path));
 	}
 	return close_w(x, path, o.fd, o.err);
 }
@@ -170,7 +193,7 @@ static int join(char *out, const char *dir, const char *name)
 	int n = snprintf(out, EXPORT_PATH_MAX, "%s/%s", dir, name);
 
 	if (n < 0 || n >= EXPORT_PATH_MAX)
-		return cli_fail(PT_E_IO, "%s/%s: path too long", dir, name);
+		return cli_fail(PT_E_IO, "%s/%s: path too long", shown(dir), name);
 	return CLI_EXIT_OK;
 }
 
@@ -183,6 +206,10 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 	char path[EXPORT_PATH_MAX], target[EXPORT_PATH_MAX];
 	pt_err err;
 
+	if (outfile_interrupted()) {
+		x->st = CLI_EXIT_ERROR;   /* outfile_abort() removes the tree, then the signal ends us */
+		return false;
+	}
 	x->listed++;
 	x->next = next;
 	if ((x->st = join(path, x->dir, name)) != CLI_EXIT_OK)
@@ -201,9 +228,9 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 		err = pt_tree_readlink(x->tree, child, target, sizeof target);
 		if (err != PT_OK)
 			x->st = cli_fail(err == PT_E_TRUNCATED ? PT_E_IO : err,
-					 "%s: no link target", path);
+					 "%s: no link target", shown(path));
 		else if (symlink(target, path) != 0)
-			x->st = cli_fail(PT_E_IO, "%s: symlink: %s", path, strerror(errno));
+			x->st = cli_fail(PT_E_IO, "%s: symlink: %s", shown(path), strerror(errno));
 		break;
 	default:
 		if (child->type == PT_TN_ENTRIES) {
@@ -213,7 +240,7 @@ static bool export_child(void *ud, const char *name, const struct pt_tnode *chil
 		/* every other file is bounded: maps and info by their 64 MiB render bound */
 		pt_buf_reset(&x->buf);
 		err = pt_tree_render(x->tree, child, &x->buf, NULL);
-		x->st = err != PT_OK ? cli_fail(err, "%s: cannot render", path)
+		x->st = err != PT_OK ? cli_fail(err, "%s: cannot render", shown(path))
 				     : write_file(x, path, &x->buf);
 		break;
 	}
@@ -242,35 +269,8 @@ static int export_dir(struct exporter *x, const struct pt_tnode *dir, const char
 	if (x->st != CLI_EXIT_OK)
 		return x->st;
 	if (err != PT_OK)
-		return cli_fail(err, "%s: cannot list", path);
+		return cli_fail(err, "%s: cannot list", shown(path));
 	return seal_dir(path);
-}
-
-/* DIR must not exist (it is created) or be an empty directory. */
-static int prepare_dir(const char *dir)
-{
-	struct stat sb;
-	struct dirent *de;
-	DIR *d;
-
-	if (stat(dir, &sb) != 0) {
-		if (errno != ENOENT)
-			return cli_fail(PT_E_IO, "%s: %s", dir, strerror(errno));
-		return mkdir_w(dir);
-	}
-	if (!S_ISDIR(sb.st_mode))
-		return cli_fail(PT_E_USAGE, "export: %s exists and is not a directory", dir);
-	d = opendir(dir);
-	if (!d)
-		return cli_fail(PT_E_IO, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			closedir(d);
-			return cli_fail(PT_E_USAGE, "export: %s is not empty", dir);
-		}
-	}
-	closedir(d);
-	return CLI_EXIT_OK;
 }
 
 int cli_export(int argc, char **argv)
@@ -281,13 +281,14 @@ int cli_export(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct exporter x = {0};
+	struct outfile of;
 	struct pt_tree *tree = NULL;
 	struct pt_tnode root;
 	struct pt_capture *cap;
 	bool all_entries = false;
 	const char *dir;
 	pt_err err;
-	int c, st = CLI_EXIT_OK;
+	int c, fd, st = CLI_EXIT_OK;
 
 	optind = 0;
 	opterr = 0;
@@ -305,23 +306,23 @@ int cli_export(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_fail(PT_E_USAGE, "export: needs CAPTURE DIR (try 'ptfs-tool export --help')");
-	dir = argv[optind + 1];
-	/* Check DIR before the (possibly long) load, create it after: a bad capture leaves nothing. */
-	{
-		struct stat sb;
-
-		if (stat(dir, &sb) == 0 && (st = prepare_dir(dir)) != CLI_EXIT_OK)
-			return st;
-	}
+	outfile_init(&of, "export", argv[optind + 1], true, false);
+	/* Check DIR before the (possibly long) load, write it after: a bad capture leaves nothing. */
+	if ((st = outfile_check(&of)) != CLI_EXIT_OK)
+		return st;
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
-	if ((st = prepare_dir(dir)) != CLI_EXIT_OK) {
+	if ((st = outfile_open(&of, &fd)) != CLI_EXIT_OK) {
 		pt_capture_free(cap);
 		return st;
 	}
+	dir = of.tmp;
+	shown_tmp = of.tmp;
+	shown_out = of.out;
 
 	err = pt_tree_new(cap, all_entries, &tree);
 	if (err != PT_OK) {
+		outfile_abort(&of);
 		pt_capture_free(cap);
 		return cli_fail(err, "export: %s", pt_strerror(err));
 	}
@@ -331,6 +332,11 @@ int cli_export(int argc, char **argv)
 	pt_tree_root(&root);
 	st = export_dir(&x, &root, dir);
 	progress(&x, true);
+	/* the tree becomes DIR whole, or nothing of it is left */
+	if (st == CLI_EXIT_OK)
+		st = outfile_commit(&of);
+	else
+		outfile_abort(&of);
 	pt_buf_free(&x.buf);
 	pt_tree_free(tree);
 	pt_capture_free(cap);

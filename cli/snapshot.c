@@ -15,9 +15,9 @@
  * table pages, windows into one member per space (mem/SPACE.bin): the
  * tables and nothing else of RAM, so walk/ resolves every VA to its page
  * but the pages' bytes are not there.  Nothing in OUT depends on the time:
- * the same guest state gives the same bytes.  OUT is then loaded and each
- * context's maps must sum as the guest's did while it was stopped, or OUT
- * is removed.
+ * the same guest state gives the same bytes.  OUT is written under a
+ * temporary name (outfile.h), loaded back, and each context's maps must sum
+ * as the guest's did while it was stopped; only then is it renamed to OUT.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -33,7 +33,7 @@
 #define SNAP_PAGES_MAX (UINT64_C(1) << 20)
 
 static const char snapshot_help[] =
-	"Usage: ptfs-tool snapshot SOURCE OUT\n"
+	"Usage: ptfs-tool snapshot [--force] SOURCE OUT\n"
 	"\n"
 	"Writes the page tables of SOURCE, a live guest (a running QEMU's QMP\n"
 	"socket), to OUT (a .tar.gz archive, or a directory that does not exist or\n"
@@ -42,8 +42,12 @@ static const char snapshot_help[] =
 	"guest stopped (a guest already stopped is left stopped).  No other page of\n"
 	"RAM is copied: walk/ of OUT resolves each VA, its bytes are not there.\n"
 	"The same guest state gives the same bytes (no time is recorded).  OUT is\n"
-	"loaded back and every context's maps compared with the guest's while it\n"
-	"was stopped; OUT is removed when they differ.\n";
+	"written under a temporary name beside it, loaded back and every context's\n"
+	"maps compared with the guest's while it was stopped: only then is it\n"
+	"renamed to OUT.  A symbolic link at OUT is refused.\n"
+	"\n"
+	"  --force    replace an existing archive OUT (a non-empty directory is\n"
+	"             refused even so)\n";
 
 struct tpage {
 	unsigned space;   /* capture space id */
@@ -232,12 +236,13 @@ static int ini_text(struct pt_capture *cap, const char *source, const struct sna
 }
 
 /* OUT loaded back: each context's maps as DG says the guest's were. */
-static int self_check(const struct pt_capture *live, const char *out, const struct digest *dg)
+static int self_check(const struct pt_capture *live, const char *path, const char *out,
+		      const struct digest *dg)
 {
 	struct pt_capture *cap;
 	int st;
 
-	if (!cli_load(out, &cap, true, &st))
+	if (!cli_load(path, &cap, true, &st))
 		return st;
 	st = CLI_EXIT_OK;   /* cli_load sets it only when it fails */
 	for (size_t i = 0; i < pt_capture_context_count(live) && st == CLI_EXIT_OK; i++) {
@@ -276,7 +281,7 @@ static size_t members(struct pt_capture *cap, const struct snap *s, const uint8_
 }
 
 /* Stops the guest, copies, continues it; then writes OUT and checks it. */
-static int snapshot(struct pt_capture *cap, const char *source, const char *out)
+static int snapshot(struct pt_capture *cap, const char *source, const char *out, bool force)
 {
 	size_t nctx = pt_capture_context_count(cap), nspaces = pt_capture_space_count(cap), nm;
 	struct digest *dg = calloc(nctx ? nctx : 1, sizeof *dg);
@@ -291,7 +296,7 @@ static int snapshot(struct pt_capture *cap, const char *source, const char *out)
 	int st;
 
 	pt_buf_init(&ini);
-	capout_init(&co, "snapshot", out);
+	capout_init(&co, "snapshot", out, force);
 	if (!dg || !m || !names) {
 		st = cli_fail(PT_E_NOMEM, "snapshot: out of memory");
 		goto done;
@@ -310,12 +315,15 @@ static int snapshot(struct pt_capture *cap, const char *source, const char *out)
 	nm = st == CLI_EXIT_OK ? members(cap, &s, data, m, names) : 0;
 	if (st == CLI_EXIT_OK)
 		st = capout_write(&co, ini.data, ini.len, m, nm);
+	/* the temporary is checked; only a snapshot that maps what the guest did becomes OUT */
+	if (st == CLI_EXIT_OK) {
+		st = self_check(cap, capout_path(&co), out, dg);
+		if (st == CLI_EXIT_OK)
+			st = capout_commit(&co);
+		else
+			capout_remove(&co);
+	}
 	if (st == CLI_EXIT_OK)
-		st = self_check(cap, out, dg);
-	/* a failed snapshot leaves nothing behind */
-	if (st != CLI_EXIT_OK)
-		capout_remove(&co, m, nm);
-	else
 		printf("%s: %zu contexts, %zu table pages (%zu bytes) copied with the guest stopped%s; every "
 		       "context maps what the guest's did\n", out, nctx, s.n, s.n * SNAP_PAGE,
 		       stopped ? "" : " (it was stopped already, and is left so)");
@@ -332,16 +340,22 @@ done:
 int cli_snapshot(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pt_capture *cap;
 	struct capout co;
+	bool force = false;
 	int c, st;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'f') {
+			force = true;
+			continue;
+		}
 		if (c != 'h')
 			return cli_opt_error("snapshot", argv, c);
 		fputs(snapshot_help, stdout);
@@ -349,7 +363,7 @@ int cli_snapshot(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_fail(PT_E_USAGE, "snapshot: needs SOURCE OUT (try 'ptfs-tool snapshot --help')");
-	capout_init(&co, "snapshot", argv[optind + 1]);
+	capout_init(&co, "snapshot", argv[optind + 1], force);
 	/* before the guest is stopped: an OUT that cannot be written stops nothing */
 	if (!capout_check(&co))
 		return CLI_EXIT_ERROR;
@@ -360,7 +374,7 @@ int cli_snapshot(int argc, char **argv)
 		st = cli_fail(PT_E_USAGE, "snapshot: %s is a capture of a file, not a live guest: it never "
 			      "changes (copy it)", argv[optind]);
 	else
-		st = snapshot(cap, argv[optind], argv[optind + 1]);
+		st = snapshot(cap, argv[optind], argv[optind + 1], force);
 	pt_capture_free(cap);
 	return st;
 }

@@ -114,9 +114,10 @@ def live_walks(args, out, live_sock):
         raise QmpError('ptfs-tool info %s: %s' % (live_sock, r.stderr.strip()))
     names = set(re.findall(r'^# (\S+)', r.stdout, re.M))
     # a snapshot of the stopped guest (ptfs-tool snapshot: the IOMMU's own tables and its
-    # devices' page tables only) must walk as the live source does
+    # devices' page tables only) must walk as the live source does; --force: --out is
+    # kept between runs, and snapshot refuses an existing OUT without it
     snap = out('snapshot.tar.gz')
-    r = subprocess.run([args.live_tool, 'snapshot', live_sock, snap], stdout=subprocess.PIPE,
+    r = subprocess.run([args.live_tool, 'snapshot', '--force', live_sock, snap], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise QmpError('ptfs-tool snapshot %s: %s' % (live_sock, r.stderr.strip()))
