@@ -19,6 +19,13 @@ running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
 0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
 turned on), armgdbstopped (the same,
 stopped), armgdbbad (the gdbstub's reply has a bad checksum).
+Answers out of turn (-o pause, issue #39 item 2; each a running guest):
+latestop (stop answered 3.5 s late, after the client's 3 s bound),
+latecont (cont answered 3.5 s late), nostop (stop takes but is never
+answered), twice (every answer sent twice), stale (every answer preceded by
+a copy of the previous one), noid (answers without the command's "id").
+Every answer carries the command's "id" (QEMU docs/interop/qmp-spec.rst)
+but noid's; the guest's run state is written to SOCKET.state at each change.
 """
 import json
 import os
@@ -84,7 +91,7 @@ def gdb_frame(data, bad=False):
 
 def serve_gdb(conn, scn, state):
     """QEMU's gdbstub as far as the live source uses it: a stop on connect."""
-    state['running'] = False
+    set_running(state, False)
     conn.sendall(gdb_frame('T02thread:01;'))
     buf, thread = b'', 1
     while True:
@@ -127,6 +134,12 @@ def gdb_listen(s, scn, state):
         except OSError:
             pass
         conn.close()
+
+
+def set_running(state, run):
+    state['running'] = run
+    with open(state['path'] + '.state', 'w') as f:
+        f.write('running\n' if run else 'paused\n')
 
 
 def answers(scn, ram, state):
@@ -187,10 +200,10 @@ def answers(scn, ram, state):
         if cmd == 'query-status':
             return {'return': {'running': state['running'], 'status': 'running' if state['running'] else 'paused'}}
         if cmd == 'stop':
-            state['running'] = False
+            set_running(state, False)
             return {'return': {}}
         if cmd == 'cont':
-            state['running'] = True
+            set_running(state, True)
             return {'return': {}}
         return {'error': {'class': 'CommandNotFound', 'desc': 'The command %s has not been found' % cmd}}
     return answer
@@ -209,7 +222,7 @@ def serve(conn, scn, ram, log, state):
             time.sleep(1)
     f.write(json.dumps(GREETING).encode() + b'\r\n')
     answer = answers(scn, ram, state)
-    n = 0
+    n, prev = 0, None
     for line in f:
         msg = json.loads(line)
         with open(log, 'a') as lf:
@@ -224,13 +237,29 @@ def serve(conn, scn, ram, log, state):
         # an event first, as QEMU sends them between answers
         if msg.get('execute') == 'stop':
             f.write(b'{"timestamp": {"seconds": 1, "microseconds": 2}, "event": "STOP"}\r\n')
-        f.write(json.dumps(answer(msg)).encode() + b'\r\n')
+        a = answer(msg)
+        if 'id' in msg and scn != 'noid':
+            a['id'] = msg['id']
+        out = json.dumps(a).encode() + b'\r\n'
+        if scn == 'nostop' and msg.get('execute') == 'stop':
+            continue
+        if (scn, msg.get('execute')) in (('latestop', 'stop'), ('latecont', 'cont')):
+            time.sleep(3.5)
+        if scn == 'stale' and prev:
+            f.write(prev)
+        f.write(out)
+        if scn == 'twice':
+            f.write(out)
+        prev = out
 
 
 def main():
     path, scn = sys.argv[1], sys.argv[2]
     ram = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else '/nonexistent'
-    state = {'running': scn in ('running', 'armgdb', 'armgdbbad'), 'path': os.path.abspath(path)}
+    state = {'running': scn in ('running', 'armgdb', 'armgdbbad', 'latestop', 'latecont', 'nostop', 'twice',
+                                'stale'),
+             'path': os.path.abspath(path)}
+    set_running(state, state['running'])
     if scn.startswith('armgdb'):   # bound before the QMP socket, which the test waits for
         if os.path.exists(path + '.gdb'):
             os.unlink(path + '.gdb')

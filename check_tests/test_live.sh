@@ -57,7 +57,8 @@ for t in "silent|no QMP greeting within 3000 ms" \
 	 "nofile|has no file \\(not a memory-backend-file\\)" \
 	 "nobackend|the guest's RAM is not a memory backend" \
 	 "arm|an aarch64 guest's TTBR0_EL1, TTBR1_EL1 and TCR_EL1 come from QEMU's gdbstub" \
-	 "nopaging|no vCPU is in 64-bit mode with paging"; do
+	 "nopaging|no vCPU is in 64-bit mode with paging" \
+	 "noid|QMP: a QMP answer without the command's \"id\": '\\{\"return\": \\{\\}\\}'$"; do
 	s=${t%%|*} re=${t#*|}
 	serve "$s"
 	start=$SECONDS
@@ -172,6 +173,28 @@ fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
 kill "$SRV"
 wait "$SRV" 2>/dev/null
+
+# ---- -o pause when QEMU answers out of turn (issue #39 item 2) ----
+# cmds: the commands the fake server received since its log was emptied, in order
+cmds() { grep -o '"execute": "[a-z-]*"' "$TMP/$1.sock.log" | sed 's/"execute": //; s/"//g' | tr '\n' ' '; }
+# (a read of maps renders it more than once: each open, and the size)
+for t in "latestop|query-status stop query-status cont " "latecont|query-status stop cont query-status " \
+	 "nostop|query-status stop query-status cont " "twice|query-status stop cont " \
+	 "stale|query-status stop cont "; do
+	s=${t%%|*} want=${t#*|}
+	serve "$s"
+	start_fg "$TMP/$s.sock" "$mnt" -- -o pause,refresh=0 || bad "$s: ptfs mounts with -o pause"
+	: >"$TMP/$s.sock.log"
+	expect "$s: maps renders the guest's mapping" 0 "^0x0*400000-0x0*402000 +8K " cat "$mnt/cpu0/maps"
+	check "$s: the guest runs after the render" test "$(cat "$TMP/$s.sock.state")" = running
+	cat "$mnt/cpu0/maps" >/dev/null
+	check "$s: each answer is its command's: ($want)..." grep -Eqx "($want)+" <(cmds "$s")
+	check "$s: no warning that the guest was not stopped" sh -c "! grep -q 'rendered without stopping' '$mnt.err'"
+	fusermount3 -u "$mnt"
+	wait_exit "$FG_PID" 10
+	check "$s: the guest runs after the unmount" test "$(cat "$TMP/$s.sock.state")" = running
+	stop_srv
+done
 
 # ---- # changed while read ----
 # A guest of 32 page tables (16384 pages: a render long enough to change under)
