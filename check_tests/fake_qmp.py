@@ -24,6 +24,12 @@ latestop (stop answered 3.5 s late, after the client's 3 s bound),
 latecont (cont answered 3.5 s late), nostop (stop takes but is never
 answered), twice (every answer sent twice), stale (every answer preceded by
 a copy of the previous one), noid (answers without the command's "id").
+Error lines (issue #39 item 6): implicit (-m alone: QEMU's own pc.ram, anonymous,
+share=off, no mem-path), qomclose / qomsilent / qomjson (the first qom-get:
+the socket closed mid-answer, no answer, not JSON), sizeneg / sizestr /
+sizefloat / sizehuge (the backend's size -1, "1M", 1.5, 2^64), atreset (a
+vCPU held at reset by -S: CR0 0x60000010, EFER 0), armgdbreset (aarch64:
+every vCPU's MMU off).
 Every answer carries the command's "id" (QEMU docs/interop/qmp-spec.rst)
 but noid's; the guest's run state is written to SOCKET.state at each change.
 """
@@ -120,6 +126,8 @@ def serve_gdb(conn, scn, state):
                 thread, r = int(cmd[5:], 16), 'OK'
             elif cmd.startswith('p'):
                 v, n = GDB_REGS.get(thread, {}).get(int(cmd[1:], 16), (None, 0))
+                if scn == 'armgdbreset' and int(cmd[1:], 16) == 74:
+                    v &= ~1   # SCTLR_EL1.M clear: the MMU off, as at reset
                 r = '' if v is None else v.to_bytes(n, 'little').hex()
             else:
                 r = ''
@@ -146,9 +154,16 @@ def answers(scn, ram, state):
     share = scn != 'noshare'
     target = 'aarch64' if scn.startswith('arm') else 'x86_64'
 
+    sizes = {'sizeneg': -1, 'sizestr': '1M', 'sizefloat': 1.5, 'sizehuge': 1 << 64}
+
     def qom(path, prop):
         if path == '/machine' and prop == 'memory-backend':
-            return {'return': '' if scn == 'nobackend' else '/objects/ram'}
+            return {'return': '' if scn == 'nobackend' else '/objects/pc.ram' if scn == 'implicit' else
+                    '/objects/ram'}
+        if path == '/objects/pc.ram' and prop == 'share':
+            return {'return': False}
+        if path == '/objects/ram' and prop == 'size' and scn in sizes:
+            return {'return': sizes[scn]}
         if path == '/objects/ram':
             if prop == 'share':
                 return {'return': share}
@@ -175,8 +190,9 @@ def answers(scn, ram, state):
             return '%016x: 0x%0*x\r\n' % (addr, 8 if unit == 'w' else 16, val)
         if line == 'info registers -a':
             cr3 = '1' + '0' * 16 if scn == 'hugereg' else '0000000000001000'
-            cr0 = '00000033' if scn == 'nopaging' else '80050033'
-            return REGS % (cr0, cr3)
+            cr0 = '00000033' if scn == 'nopaging' else '60000010' if scn == 'atreset' else '80050033'
+            regs = REGS % (cr0, cr3)
+            return regs.replace('EFER=0000000000000d00', 'EFER=0000000000000000') if scn == 'atreset' else regs
         return ''
 
     def answer(msg):
@@ -230,6 +246,14 @@ def serve(conn, scn, ram, log, state):
         n += 1
         if scn == 'garbage' and n == 2:
             f.write(b'\x00\xffnot json at all\r\n')
+            continue
+        if msg.get('execute') == 'qom-get' and scn in ('qomclose', 'qomsilent', 'qomjson'):
+            if scn == 'qomclose':
+                f.write(b'{"return": "/obj')
+                return
+            if scn == 'qomsilent':
+                time.sleep(3600)
+            f.write(b'{"return": /objects/ram}\r\n')
             continue
         if scn == 'endless' and n == 2:
             while True:

@@ -74,6 +74,28 @@ for t in "silent|no QMP greeting within 3000 ms" \
 	wait "$SRV" 2>/dev/null
 done
 
+# ---- error lines that say what to do (issue #39 item 6): each exactly ----
+E="ptfs-tool: E_CAPTURE: "
+MB="-object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE -machine memory-backend=ram"
+SZ="not a number of bytes from 1 to 2^64-1"
+for t in "implicit|RAM backend /objects/pc.ram is anonymous memory, not a file (QEMU makes it so for -m alone, and share=on cannot be added to it): start QEMU with $MB" \
+	 "qomclose|QMP: qom-get /machine memory-backend: the socket was closed (QEMU exited?)" \
+	 "qomsilent|QMP: qom-get /machine memory-backend: no answer within 3000 ms" \
+	 "qomjson|QMP: qom-get /machine memory-backend: not a QMP message (JSON object): '{\"return\": /objects/ram}'" \
+	 "sizeneg|RAM backend /objects/ram: its size is -1, $SZ" \
+	 "sizestr|RAM backend /objects/ram: its size is \"1M\", $SZ" \
+	 "sizefloat|RAM backend /objects/ram: its size is 1.5, $SZ" \
+	 "sizehuge|RAM backend /objects/ram: its size is 18446744073709551616, $SZ" \
+	 "atreset|no vCPU is in 64-bit mode with paging: CPU#0 is in real mode (CR0.PE clear); a guest held at reset (-S) or still in its firmware has no page tables yet: mount it once it has booted"; do
+	s=${t%%|*} line=${t#*|}
+	serve "$s"
+	"$TOOL" info "$TMP/$s.sock" cpu0 >"$TMP/fo" 2>"$TMP/fe"
+	rc=$?
+	[ $rc = 2 ] && [ ! -s "$TMP/fo" ] && [ "$(cat "$TMP/fe")" = "$E$TMP/$s.sock: $line" ] &&
+		ok "$s: the line says what to do" || bad "$s: exit $rc: $(cat "$TMP/fe")"
+	stop_srv
+done
+
 # ---- a live mount ----
 serve good
 mnt=$TMP/mnt
@@ -183,10 +205,11 @@ for t in "latestop|query-status stop query-status cont " "latecont|query-status 
 	 "stale|query-status stop cont "; do
 	s=${t%%|*} want=${t#*|}
 	serve "$s"
-	start_fg "$TMP/$s.sock" "$mnt" -- -o pause,refresh=0 || bad "$s: ptfs mounts with -o pause"
+	start_fg "$TMP/$s.sock" "$mnt" -- -o pause || bad "$s: ptfs mounts with -o pause"
 	: >"$TMP/$s.sock.log"
 	expect "$s: maps renders the guest's mapping" 0 "^0x0*400000-0x0*402000 +8K " cat "$mnt/cpu0/maps"
 	check "$s: the guest runs after the render" test "$(cat "$TMP/$s.sock.state")" = running
+	sleep 1.1   # -o refresh's 1 s: the next read renders again
 	cat "$mnt/cpu0/maps" >/dev/null
 	check "$s: each answer is its command's: ($want)..." grep -Eqx "($want)+" <(cmds "$s")
 	check "$s: no warning that the guest was not stopped" sh -c "! grep -q 'rendered without stopping' '$mnt.err'"

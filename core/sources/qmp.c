@@ -547,9 +547,9 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 	said_end(&why, nsaid);
 	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */
 	if (!made)
-		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU is in 64-bit mode with paging: %s (a guest held "
-				    "at reset, -S, or still in its firmware has no page tables yet: mount it once it "
-				    "has booted)", l->label, why.data);
+		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU is in 64-bit mode with paging: %s; a guest held "
+				    "at reset (-S) or still in its firmware has no page tables yet: mount it once it "
+				    "has booted", l->label, why.data);
 	pt_buf_free(&why);
 	return rc;
 }
@@ -667,9 +667,9 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 	said_end(&why, nsaid);
 	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */
 	if (!made)
-		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU runs at EL1 or EL0 with its MMU on: %s (a guest "
-				    "held at reset, -S, or still in its firmware has no page tables yet: mount it once "
-				    "it has booted)", l->label, why.data);
+		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU runs at EL1 or EL0 with its MMU on: %s; a guest "
+				    "held at reset (-S) or still in its firmware has no page tables yet: mount it once "
+				    "it has booted", l->label, why.data);
 	pt_buf_free(&why);
 	return rc;
 }
