@@ -29,7 +29,10 @@ share=off, no mem-path), qomclose / qomsilent / qomjson (the first qom-get:
 the socket closed mid-answer, no answer, not JSON), sizeneg / sizestr /
 sizefloat / sizehuge (the backend's size -1, "1M", 1.5, 2^64), atreset (a
 vCPU held at reset by -S: CR0 0x60000010, EFER 0), armgdbreset (aarch64:
-every vCPU's MMU off).
+every vCPU's MMU off), armgdbsilent (a running guest whose gdbstub stops it
+and never answers).
+A live root (issue #39 item 7): SOCKET.cr3, when the test writes it, is
+CPU#0's CR3 from then on.
 Every answer carries the command's "id" (QEMU docs/interop/qmp-spec.rst)
 but noid's; the guest's run state is written to SOCKET.state at each change.
 """
@@ -98,6 +101,8 @@ def gdb_frame(data, bad=False):
 def serve_gdb(conn, scn, state):
     """QEMU's gdbstub as far as the live source uses it: a stop on connect."""
     set_running(state, False)
+    if scn == 'armgdbsilent':   # another debugger's, or a hung stub: the stop on connect, then nothing
+        time.sleep(3600)
     conn.sendall(gdb_frame('T02thread:01;'))
     buf, thread = b'', 1
     while True:
@@ -190,6 +195,9 @@ def answers(scn, ram, state):
             return '%016x: 0x%0*x\r\n' % (addr, 8 if unit == 'w' else 16, val)
         if line == 'info registers -a':
             cr3 = '1' + '0' * 16 if scn == 'hugereg' else '0000000000001000'
+            if os.path.exists(state['path'] + '.cr3'):   # the test moves the vCPU to another task
+                with open(state['path'] + '.cr3') as f:
+                    cr3 = f.read().strip()
             cr0 = '00000033' if scn == 'nopaging' else '60000010' if scn == 'atreset' else '80050033'
             regs = REGS % (cr0, cr3)
             return regs.replace('EFER=0000000000000d00', 'EFER=0000000000000000') if scn == 'atreset' else regs
@@ -280,7 +288,7 @@ def serve(conn, scn, ram, log, state):
 def main():
     path, scn = sys.argv[1], sys.argv[2]
     ram = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else '/nonexistent'
-    state = {'running': scn in ('running', 'armgdb', 'armgdbbad', 'latestop', 'latecont', 'nostop', 'twice',
+    state = {'running': scn in ('running', 'armgdb', 'armgdbbad', 'armgdbsilent', 'armgdbreset', 'latestop', 'latecont', 'nostop', 'twice',
                                 'stale'),
              'path': os.path.abspath(path)}
     set_running(state, state['running'])

@@ -52,6 +52,12 @@ struct live {
 	 */
 	bool owe_cont;
 	int64_t owe_asked;      /* when live_check() last asked (ms): at most once a second */
+	/* x86: each context cpuN's vCPU index and the CR3 it was last given (live_regs()) */
+	struct live_cpu {
+		unsigned index;
+		uint64_t cr3;
+	} *cpu;
+	size_t ncpu;
 	char label[128];
 };
 
@@ -209,6 +215,58 @@ static pt_err live_check(void *ud, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * The vCPUs' CR3 read again (`info registers -a`, which does not stop the
+ * guest): each context cpuN whose vCPU now runs another task's tables,
+ * in 64-bit mode with paging still, is given its new CR3.  An aarch64
+ * guest's TTBRs come from the gdbstub, which stops the guest: they stay
+ * as read at mount (ptfs(1) LIVE GUESTS).
+ */
+static pt_err live_regs(void *ud, struct pt_live_reg **regs, size_t *n, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	struct pt_qmp_cpu *c = NULL;
+	size_t nc = 0;
+	char *text = NULL, e[256];
+	pt_err rc = PT_OK;
+
+	*regs = NULL;
+	*n = 0;
+	pthread_mutex_lock(&l->lock);
+	if (l->ncpu && !l->dead)
+		rc = pt_qmp_hmp(&l->q, "info registers -a", &text, e, sizeof e);
+	if (!rc && text)
+		rc = pt_qmp_regs(text, &c, &nc, e, sizeof e);
+	if (!rc && nc && !(*regs = calloc(l->ncpu, sizeof **regs)))
+		rc = pt_err_fmt(e, sizeof e, PT_E_NOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < nc; i++) {
+		/* at most one value per context: a CPU#N shown twice is read once */
+		for (size_t k = 0; k < l->ncpu && *n < l->ncpu; k++) {
+			struct pt_live_reg *r = &(*regs)[*n];
+
+			if (l->cpu[k].index != c[i].index || c[i].seen != PT_QMP_R_ALL || !(c[i].cr0 & CR0_PG) ||
+			    !(c[i].efer & EFER_LMA) || c[i].cr3 == l->cpu[k].cr3)
+				continue;
+			snprintf(r->ctx, sizeof r->ctx, "cpu%u", c[i].index);
+			r->key = "cr3";
+			r->value = l->cpu[k].cr3 = c[i].cr3;
+			++*n;
+		}
+	}
+	if (l->q.gone)
+		l->dead = true;
+	pthread_mutex_unlock(&l->lock);
+	free(text);
+	free(c);
+	if (rc) {
+		free(*regs);
+		*regs = NULL;
+		*n = 0;
+		return pt_err_fmt(err, errlen, rc, "%s: info registers -a: %s", l->label, e);
+	}
+	return PT_OK;
+}
+
 static void live_free(void *ud)
 {
 	struct live *l = ud;
@@ -218,11 +276,12 @@ static void live_free(void *ud)
 	/* then closing the socket is all: QEMU's monitor goes back to listening, the guest runs on */
 	pt_qmp_close(&l->q);
 	pthread_mutex_destroy(&l->lock);
+	free(l->cpu);
 	free(l);
 }
 
 static const struct pt_live_ops live_ops = {
-	.check = live_check, .pause = live_pause, .resume = live_resume, .free = live_free,
+	.check = live_check, .pause = live_pause, .resume = live_resume, .regs = live_regs, .free = live_free,
 };
 
 /* ---- the load ---- */
@@ -515,6 +574,10 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 	if (!rc)
 		rc = pt_qmp_regs(text, &c, &n, e, sizeof e);
 	free(text);
+	if (!rc && !(l->cpu = calloc(n, sizeof *l->cpu))) {
+		free(c);
+		rc = pt_err_fmt(e, sizeof e, PT_E_NOMEM, "out of memory");
+	}
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
 	pt_buf_init(&why);
@@ -539,11 +602,14 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 		pt_loader_emitf(ld, prov, "cr4 = 0x%" PRIx64, c[i].cr4);
 		pt_loader_emitf(ld, prov, "efer = 0x%" PRIx64, c[i].efer);
 		pt_loader_emitf(ld, prov, "x-source = cr3, cr4, efer: QMP info registers -a, CPU#%u, read at "
-				"mount (a live guest's CR3 changes with every task switch: remount for a new one)",
+				"mount; cr3 read again at each -o refresh (it changes with every task switch)",
 				c[i].index);
+		l->cpu[made].index = c[i].index;
+		l->cpu[made].cr3 = c[i].cr3;
 		made++;
 	}
 	free(c);
+	l->ncpu = made;
 	said_end(&why, nsaid);
 	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */
 	if (!made)
