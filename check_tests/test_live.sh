@@ -6,8 +6,12 @@
 #   - hostile answers (no greeting, a line that is no greeting, garbage after
 #     the greeting, a message that never ends, a greeting a byte a second,
 #     RAM past the file, a 17-digit CR3, share=off, no backend file, no
-#     backend, an aarch64 target, a vCPU without paging): one line, exit 2,
-#     within the QMP time bound, and `ptfs` mounts nothing;
+#     backend, an aarch64 target, a vCPU without paging, answers without
+#     the command's id): one line, exit 2, within the QMP time bound, and
+#     `ptfs` mounts nothing;
+#   - error lines that say what to do, each exactly (issue #39 item 6):
+#     QEMU's own RAM for -m alone, a QMP failure on the first qom-get, a
+#     size that is no byte count, a vCPU held at reset;
 #   - a live mount reads the file as it is now: walk/ at once, the cached
 #     maps after -o refresh; -o pause stops a running guest for a render and
 #     continues it, and leaves a stopped one stopped; QEMU going away makes
@@ -19,6 +23,13 @@
 #     nothing else, two snapshots of one state are the same bytes, a running
 #     guest is stopped for the copy and continued, a stopped one left alone;
 #     a bad OUT or a capture of a file is one line;
+#   - -o pause when QEMU answers a stop or cont late, not at all, twice, or
+#     after a stale answer: each command takes its own answer, the guest
+#     runs after each render and after the unmount (issue #39 item 2);
+#   - a vCPU's CR3 changed by the fake server is read again at refresh
+#     (maps, info, walk/ follow it), and a root page overwritten with
+#     garbage gives '# root ... no longer holds a page table' in maps and
+#     info (issue #39 item 7);
 #   - a whole-context file rendered while a table changes under it (a
 #     writer flipping one entry of a guest of 32 page tables) ends in
 #     `# changed while read`; one rendered while nothing changes, or under

@@ -11,7 +11,11 @@
  * the user had stopped it; without it, info, maps, map.svg and vs/ files
  * whose context's tables changed while they rendered say so in a last
  * `# changed while read` line.  When QEMU exits, every request fails with EIO
- * and the log says why once; the daemon stays until unmounted.
+ * and the log says why once; the daemon stays until unmounted.  Before a
+ * whole-context render, at most once per refresh time, the registers that
+ * choose the roots are read again (an x86 vCPU's CR3: its context follows
+ * the task it runs); info and maps of a context whose root page no longer
+ * holds a page table (freed and reused) say so in a `# root` line.
  */
 #include <errno.h>
 #include <inttypes.h>
