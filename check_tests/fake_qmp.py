@@ -19,6 +19,22 @@ running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
 0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
 turned on), armgdbstopped (the same,
 stopped), armgdbbad (the gdbstub's reply has a bad checksum).
+Answers out of turn (-o pause, issue #39 item 2; each a running guest):
+latestop (stop answered 3.5 s late, after the client's 3 s bound),
+latecont (cont answered 3.5 s late), nostop (stop takes but is never
+answered), twice (every answer sent twice), stale (every answer preceded by
+a copy of the previous one), noid (answers without the command's "id").
+Error lines (issue #39 item 6): implicit (-m alone: QEMU's own pc.ram, anonymous,
+share=off, no mem-path), qomclose / qomsilent / qomjson (the first qom-get:
+the socket closed mid-answer, no answer, not JSON), sizeneg / sizestr /
+sizefloat / sizehuge (the backend's size -1, "1M", 1.5, 2^64), atreset (a
+vCPU held at reset by -S: CR0 0x60000010, EFER 0), armgdbreset (aarch64:
+every vCPU's MMU off), armgdbsilent (a running guest whose gdbstub stops it
+and never answers).
+A live root (issue #39 item 7): SOCKET.cr3, when the test writes it, is
+CPU#0's CR3 from then on.
+Every answer carries the command's "id" (QEMU docs/interop/qmp-spec.rst)
+but noid's; the guest's run state is written to SOCKET.state at each change.
 """
 import json
 import os
@@ -84,7 +100,9 @@ def gdb_frame(data, bad=False):
 
 def serve_gdb(conn, scn, state):
     """QEMU's gdbstub as far as the live source uses it: a stop on connect."""
-    state['running'] = False
+    set_running(state, False)
+    if scn == 'armgdbsilent':   # another debugger's, or a hung stub: the stop on connect, then nothing
+        time.sleep(3600)
     conn.sendall(gdb_frame('T02thread:01;'))
     buf, thread = b'', 1
     while True:
@@ -113,6 +131,8 @@ def serve_gdb(conn, scn, state):
                 thread, r = int(cmd[5:], 16), 'OK'
             elif cmd.startswith('p'):
                 v, n = GDB_REGS.get(thread, {}).get(int(cmd[1:], 16), (None, 0))
+                if scn == 'armgdbreset' and int(cmd[1:], 16) == 74:
+                    v &= ~1   # SCTLR_EL1.M clear: the MMU off, as at reset
                 r = '' if v is None else v.to_bytes(n, 'little').hex()
             else:
                 r = ''
@@ -129,13 +149,26 @@ def gdb_listen(s, scn, state):
         conn.close()
 
 
+def set_running(state, run):
+    state['running'] = run
+    with open(state['path'] + '.state', 'w') as f:
+        f.write('running\n' if run else 'paused\n')
+
+
 def answers(scn, ram, state):
     share = scn != 'noshare'
     target = 'aarch64' if scn.startswith('arm') else 'x86_64'
 
+    sizes = {'sizeneg': -1, 'sizestr': '1M', 'sizefloat': 1.5, 'sizehuge': 1 << 64}
+
     def qom(path, prop):
         if path == '/machine' and prop == 'memory-backend':
-            return {'return': '' if scn == 'nobackend' else '/objects/ram'}
+            return {'return': '' if scn == 'nobackend' else '/objects/pc.ram' if scn == 'implicit' else
+                    '/objects/ram'}
+        if path == '/objects/pc.ram' and prop == 'share':
+            return {'return': False}
+        if path == '/objects/ram' and prop == 'size' and scn in sizes:
+            return {'return': sizes[scn]}
         if path == '/objects/ram':
             if prop == 'share':
                 return {'return': share}
@@ -162,8 +195,12 @@ def answers(scn, ram, state):
             return '%016x: 0x%0*x\r\n' % (addr, 8 if unit == 'w' else 16, val)
         if line == 'info registers -a':
             cr3 = '1' + '0' * 16 if scn == 'hugereg' else '0000000000001000'
-            cr0 = '00000033' if scn == 'nopaging' else '80050033'
-            return REGS % (cr0, cr3)
+            if os.path.exists(state['path'] + '.cr3'):   # the test moves the vCPU to another task
+                with open(state['path'] + '.cr3') as f:
+                    cr3 = f.read().strip()
+            cr0 = '00000033' if scn == 'nopaging' else '60000010' if scn == 'atreset' else '80050033'
+            regs = REGS % (cr0, cr3)
+            return regs.replace('EFER=0000000000000d00', 'EFER=0000000000000000') if scn == 'atreset' else regs
         return ''
 
     def answer(msg):
@@ -187,10 +224,10 @@ def answers(scn, ram, state):
         if cmd == 'query-status':
             return {'return': {'running': state['running'], 'status': 'running' if state['running'] else 'paused'}}
         if cmd == 'stop':
-            state['running'] = False
+            set_running(state, False)
             return {'return': {}}
         if cmd == 'cont':
-            state['running'] = True
+            set_running(state, True)
             return {'return': {}}
         return {'error': {'class': 'CommandNotFound', 'desc': 'The command %s has not been found' % cmd}}
     return answer
@@ -209,7 +246,7 @@ def serve(conn, scn, ram, log, state):
             time.sleep(1)
     f.write(json.dumps(GREETING).encode() + b'\r\n')
     answer = answers(scn, ram, state)
-    n = 0
+    n, prev = 0, None
     for line in f:
         msg = json.loads(line)
         with open(log, 'a') as lf:
@@ -218,19 +255,43 @@ def serve(conn, scn, ram, log, state):
         if scn == 'garbage' and n == 2:
             f.write(b'\x00\xffnot json at all\r\n')
             continue
+        if msg.get('execute') == 'qom-get' and scn in ('qomclose', 'qomsilent', 'qomjson'):
+            if scn == 'qomclose':
+                f.write(b'{"return": "/obj')
+                return
+            if scn == 'qomsilent':
+                time.sleep(3600)
+            f.write(b'{"return": /objects/ram}\r\n')
+            continue
         if scn == 'endless' and n == 2:
             while True:
                 f.write(b'{"return": "' + b'x' * 65536)
         # an event first, as QEMU sends them between answers
         if msg.get('execute') == 'stop':
             f.write(b'{"timestamp": {"seconds": 1, "microseconds": 2}, "event": "STOP"}\r\n')
-        f.write(json.dumps(answer(msg)).encode() + b'\r\n')
+        a = answer(msg)
+        if 'id' in msg and scn != 'noid':
+            a['id'] = msg['id']
+        out = json.dumps(a).encode() + b'\r\n'
+        if scn == 'nostop' and msg.get('execute') == 'stop':
+            continue
+        if (scn, msg.get('execute')) in (('latestop', 'stop'), ('latecont', 'cont')):
+            time.sleep(3.5)
+        if scn == 'stale' and prev:
+            f.write(prev)
+        f.write(out)
+        if scn == 'twice':
+            f.write(out)
+        prev = out
 
 
 def main():
     path, scn = sys.argv[1], sys.argv[2]
     ram = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else '/nonexistent'
-    state = {'running': scn in ('running', 'armgdb', 'armgdbbad'), 'path': os.path.abspath(path)}
+    state = {'running': scn in ('running', 'armgdb', 'armgdbbad', 'armgdbsilent', 'armgdbreset', 'latestop', 'latecont', 'nostop', 'twice',
+                                'stale'),
+             'path': os.path.abspath(path)}
+    set_running(state, state['running'])
     if scn.startswith('armgdb'):   # bound before the QMP socket, which the test waits for
         if os.path.exists(path + '.gdb'):
             os.unlink(path + '.gdb')

@@ -6,8 +6,12 @@
 #   - hostile answers (no greeting, a line that is no greeting, garbage after
 #     the greeting, a message that never ends, a greeting a byte a second,
 #     RAM past the file, a 17-digit CR3, share=off, no backend file, no
-#     backend, an aarch64 target, a vCPU without paging): one line, exit 2,
-#     within the QMP time bound, and `ptfs` mounts nothing;
+#     backend, an aarch64 target, a vCPU without paging, answers without
+#     the command's id): one line, exit 2, within the QMP time bound, and
+#     `ptfs` mounts nothing;
+#   - error lines that say what to do, each exactly (issue #39 item 6):
+#     QEMU's own RAM for -m alone, a QMP failure on the first qom-get, a
+#     size that is no byte count, a vCPU held at reset;
 #   - a live mount reads the file as it is now: walk/ at once, the cached
 #     maps after -o refresh; -o pause stops a running guest for a render and
 #     continues it, and leaves a stopped one stopped; QEMU going away makes
@@ -19,6 +23,13 @@
 #     nothing else, two snapshots of one state are the same bytes, a running
 #     guest is stopped for the copy and continued, a stopped one left alone;
 #     a bad OUT or a capture of a file is one line;
+#   - -o pause when QEMU answers a stop or cont late, not at all, twice, or
+#     after a stale answer: each command takes its own answer, the guest
+#     runs after each render and after the unmount (issue #39 item 2);
+#   - a vCPU's CR3 changed by the fake server is read again at refresh
+#     (maps, info, walk/ follow it), and a root page overwritten with
+#     garbage gives '# root ... no longer holds a page table' in maps and
+#     info (issue #39 item 7);
 #   - a whole-context file rendered while a table changes under it (a
 #     writer flipping one entry of a guest of 32 page tables) ends in
 #     `# changed while read`; one rendered while nothing changes, or under
@@ -57,7 +68,8 @@ for t in "silent|no QMP greeting within 3000 ms" \
 	 "nofile|has no file \\(not a memory-backend-file\\)" \
 	 "nobackend|the guest's RAM is not a memory backend" \
 	 "arm|an aarch64 guest's TTBR0_EL1, TTBR1_EL1 and TCR_EL1 come from QEMU's gdbstub" \
-	 "nopaging|no vCPU is in 64-bit mode with paging"; do
+	 "nopaging|no vCPU is in 64-bit mode with paging" \
+	 "noid|QMP: a QMP answer without the command's \"id\": '\\{\"return\": \\{\\}\\}'$"; do
 	s=${t%%|*} re=${t#*|}
 	serve "$s"
 	start=$SECONDS
@@ -71,6 +83,28 @@ for t in "silent|no QMP greeting within 3000 ms" \
 		ok "$s: ptfs mounts nothing, one line" || bad "$s: ptfs exit $rc: $(cat "$TMP/m-$s.err")"
 	kill "$SRV" 2>/dev/null
 	wait "$SRV" 2>/dev/null
+done
+
+# ---- error lines that say what to do (issue #39 item 6): each exactly ----
+E="ptfs-tool: E_CAPTURE: "
+MB="-object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE -machine memory-backend=ram"
+SZ="not a number of bytes from 1 to 2^64-1"
+for t in "implicit|RAM backend /objects/pc.ram is anonymous memory, not a file (QEMU makes it so for -m alone, and share=on cannot be added to it): start QEMU with $MB" \
+	 "qomclose|QMP: qom-get /machine memory-backend: the socket was closed (QEMU exited?)" \
+	 "qomsilent|QMP: qom-get /machine memory-backend: no answer within 3000 ms" \
+	 "qomjson|QMP: qom-get /machine memory-backend: not a QMP message (JSON object): '{\"return\": /objects/ram}'" \
+	 "sizeneg|RAM backend /objects/ram: its size is -1, $SZ" \
+	 "sizestr|RAM backend /objects/ram: its size is \"1M\", $SZ" \
+	 "sizefloat|RAM backend /objects/ram: its size is 1.5, $SZ" \
+	 "sizehuge|RAM backend /objects/ram: its size is 18446744073709551616, $SZ" \
+	 "atreset|no vCPU is in 64-bit mode with paging: CPU#0 is in real mode (CR0.PE clear); a guest held at reset (-S) or still in its firmware has no page tables yet: mount it once it has booted"; do
+	s=${t%%|*} line=${t#*|}
+	serve "$s"
+	"$TOOL" info "$TMP/$s.sock" cpu0 >"$TMP/fo" 2>"$TMP/fe"
+	rc=$?
+	[ $rc = 2 ] && [ ! -s "$TMP/fo" ] && [ "$(cat "$TMP/fe")" = "$E$TMP/$s.sock: $line" ] &&
+		ok "$s: the line says what to do" || bad "$s: exit $rc: $(cat "$TMP/fe")"
+	stop_srv
 done
 
 # ---- a live mount ----
@@ -130,6 +164,35 @@ check "diff of the two snapshots: exactly the new page (exit 1)" test $? = 1 -a 
 	"$(cat "$TMP/snapdiff")" = "cpu0 0x0000000000401000-0x0000000000402000     4K added sysmem 0x0000000000006000 4K writable,user -"
 expect "diff of the first snapshot and the live guest: the same page" 1 "0x0000000000401000-0x0000000000402000 +4K added" \
 	"$TOOL" diff "$TMP/snap1.tar.gz" "$TMP/good.sock"
+# ---- the vCPU runs another task, whose tables then are freed (issue #39 item 7) ----
+# a second tree at root 0x7000: VA 0x400000 -> PA 0xc000
+python3 -c "
+import os, struct
+fd = os.open('$TMP/ram', os.O_WRONLY)
+for a, v in ((0x7000, 0x9000 | 7), (0x9000, 0xa000 | 7), (0xa000 + 2 * 8, 0xb000 | 7), (0xb000, 0xc000 | 7)):
+    os.pwrite(fd, struct.pack('<Q', v), a)
+os.close(fd)"
+: >"$TMP/good.sock.log"
+echo 0000000000007000 >"$TMP/good.sock.cr3"
+sleep 0.6
+expect "a new CR3 is read again at -o refresh: maps follows it" 0 "^0x0*400000-0x0*401000 +4K +4K sysmem +0x0*c000 " \
+	cat "$mnt/cpu0/maps"
+expect "info shows the CR3 read again" 0 "^cr3: 0x7000$" cat "$mnt/cpu0/info"
+expect "walk/ reads the new tables" 0 "result: mapped pa=sysmem:0xc000 " cat "$mnt/cpu0/walk/0x400000"
+check "the registers were asked for again" grep -q '"command-line": "info registers -a"' "$TMP/good.sock.log"
+check "the context says where its registers come from" grep -q "cr3 read again at each -o refresh" "$mnt/cpu0/info"
+# the task exits: its root page is reused for data (Linux's slab poison, 0x6b)
+python3 -c "
+import os
+fd = os.open('$TMP/ram', os.O_WRONLY); os.pwrite(fd, b'\x6b' * 4096, 0x7000); os.close(fd)"
+sleep 0.6
+ROOT="# root 0x7000 no longer holds a page table: the process on this vCPU exited; remount or see tasks"
+check "maps says the root no longer holds a page table" grep -qxF "$ROOT" "$mnt/cpu0/maps"
+check "so does info" grep -qxF "$ROOT" "$mnt/cpu0/info"
+check "info still counts the anomalies" grep -q "^anomalies: 512$" "$mnt/cpu0/info"
+echo 0000000000001000 >"$TMP/good.sock.cr3"
+sleep 0.6
+check "back on a live root: no such line" sh -c "! grep -q '^# root' '$mnt/cpu0/maps'"
 # QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
 kill "$SRV"
 wait "$SRV" 2>/dev/null
@@ -146,8 +209,9 @@ serve running
 start_fg "$TMP/running.sock" "$mnt" -- -o pause || bad "ptfs mounts with -o pause"
 : >"$TMP/running.sock.log"
 cat "$mnt/cpu0/maps" >/dev/null
+# (the registers read again at a refresh, HMP info registers -a, may come between)
 check "-o pause: a running guest is stopped for maps and continued" \
-	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | tr '\n' ' ')" = \
+	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | grep -v human-monitor | tr '\n' ' ')" = \
 	'"execute": "query-status" "execute": "stop" "execute": "cont" '
 : >"$TMP/running.sock.log"
 cat "$mnt/cpu0/walk/0x400000" >/dev/null
@@ -172,6 +236,30 @@ fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
 kill "$SRV"
 wait "$SRV" 2>/dev/null
+
+# ---- -o pause when QEMU answers out of turn (issue #39 item 2) ----
+# cmds: the commands the fake server received since its log was emptied, in order
+# but the registers read again at a refresh (HMP info registers -a)
+cmds() { grep -o '"execute": "[a-z-]*"' "$TMP/$1.sock.log" | grep -v human-monitor | sed 's/"execute": //; s/"//g' | tr '\n' ' '; }
+# (a read of maps renders it more than once: each open, and the size)
+for t in "latestop|query-status stop query-status cont " "latecont|query-status stop cont query-status " \
+	 "nostop|query-status stop query-status cont " "twice|query-status stop cont " \
+	 "stale|query-status stop cont "; do
+	s=${t%%|*} want=${t#*|}
+	serve "$s"
+	start_fg "$TMP/$s.sock" "$mnt" -- -o pause || bad "$s: ptfs mounts with -o pause"
+	: >"$TMP/$s.sock.log"
+	expect "$s: maps renders the guest's mapping" 0 "^0x0*400000-0x0*402000 +8K " cat "$mnt/cpu0/maps"
+	check "$s: the guest runs after the render" test "$(cat "$TMP/$s.sock.state")" = running
+	sleep 1.1   # -o refresh's 1 s: the next read renders again
+	cat "$mnt/cpu0/maps" >/dev/null
+	check "$s: each answer is its command's: ($want)..." grep -Eqx "($want)+" <(cmds "$s")
+	check "$s: no warning that the guest was not stopped" sh -c "! grep -q 'rendered without stopping' '$mnt.err'"
+	fusermount3 -u "$mnt"
+	wait_exit "$FG_PID" 10
+	check "$s: the guest runs after the unmount" test "$(cat "$TMP/$s.sock.state")" = running
+	stop_srv
+done
 
 # ---- # changed while read ----
 # A guest of 32 page tables (16384 pages: a render long enough to change under)

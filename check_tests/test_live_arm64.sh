@@ -76,4 +76,19 @@ rc=$?
 [ $rc != 0 ] && not_mounted "$TMP/m-bad" && [ "$(wc -l <"$TMP/m-bad.err")" = 1 ] &&
 	ok "bad gdbstub: ptfs mounts nothing, one line" || bad "bad gdbstub: ptfs exit $rc: $(cat "$TMP/m-bad.err")"
 stop_srv
+
+# a stub that never answers (issue #39 item 2): one line, and the guest it stopped runs again
+serve armgdbsilent
+fails "a gdbstub that never answers: one line" "armgdbsilent.sock.gdb: gdbstub: no answer to 'qSupported:multiprocess\\+' within 3000 ms" \
+	timeout 30 "$TOOL" info "$TMP/armgdbsilent.sock"
+check "the guest the gdbstub stopped runs again" test "$(cat "$TMP/armgdbsilent.sock.state")" = running
+stop_srv
+
+# a guest whose vCPUs all have their MMU off (held at reset, issue #39 item 6): the line says each one's state
+serve armgdbreset
+"$TOOL" info "$TMP/armgdbreset.sock" >"$TMP/fo" 2>"$TMP/fe"
+check "MMU off everywhere: exactly one line saying so" test $? = 2 -a "$(cat "$TMP/fe")" = \
+	"ptfs-tool: E_CAPTURE: $TMP/armgdbreset.sock: no vCPU runs at EL1 or EL0 with its MMU on: CPU#0 has its MMU off (SCTLR_EL1.M clear), CPU#1 has its MMU off (SCTLR_EL1.M clear); a guest held at reset (-S) or still in its firmware has no page tables yet: mount it once it has booted"
+check "and the guest runs again" test "$(cat "$TMP/armgdbreset.sock.state")" = running
+stop_srv
 report

@@ -298,6 +298,24 @@ START_TEST(ini_text)
 }
 END_TEST
 
+/* A dump without VMCOREINFO: the warning says what QEMU's -device vmcoreinfo needs of the guest (issue #39 item 6). */
+START_TEST(no_vmcoreinfo_says_why)
+{
+	struct pt_dump_facts f = {.machine = PT_EM_X86_64};
+	struct pt_buf text, warn;
+
+	pt_buf_init(&text);
+	pt_buf_init(&warn);
+	/* no context at all: the load fails, and the warnings say why */
+	(void)pt_dump_ini(&f, "ELF core", "k", "k", NULL, 0, &text, &warn, err, sizeof err);
+	ck_assert_str_eq(warn.data, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo once the guest's "
+			 "qemu_fw_cfg driver has given it: a module on Debian, modprobe qemu_fw_cfg; QEMU's "
+			 "\"guest note is not present\" says it had not): no kernel context\n");
+	pt_buf_free(&text);
+	pt_buf_free(&warn);
+}
+END_TEST
+
 /* pt_dump_ini's kernel context from VMCOREINFO text VI alone; the [cpu kernel] section or NULL. */
 static char *kernel_ctx(const char *vi, struct pt_buf *warn)
 {
@@ -830,6 +848,7 @@ int main(void)
 	Suite *s = suite_create("src_elf");
 	TCase *tc = tcase_create("parse");
 
+	tcase_add_test(tc, no_vmcoreinfo_says_why);
 	tcase_add_test(tc, parse_x86);
 	tcase_add_test(tc, parse_aarch64);
 	tcase_add_test(tc, pn_xnum);

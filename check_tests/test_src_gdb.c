@@ -4,11 +4,20 @@
  * packets as the GDB manual frames them (checksum, escapes, runs), target
  * description numbering, thread lists and register replies, from text
  * QEMU 7.2's gdbstub sent (check_tests/fake_qmp.py serves the same for
- * the conversation, test_live_arm64.sh).
+ * the conversation, test_live_arm64.sh), and a stub that misbehaves
+ * (issue #39 item 2): a bad checksum, a packet past the bound, a trickle
+ * that never ends one, silence — each one line within the time bound.
  */
 #include <check.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pt_src_gdb.h"
 #include "testutil.h"
@@ -128,6 +137,112 @@ START_TEST(threads_and_regs)
 }
 END_TEST
 
+/* ---- a stub that misbehaves: a forked server on a UNIX socket ---- */
+
+enum stub { BAD_SUM, HUGE, TRICKLE, SILENT };
+
+static void stub_send(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			_exit(0);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* The child: accepts one connection, reads the first command, answers as HOW says. */
+static void stub_run(int ls, enum stub how)
+{
+	int fd = accept(ls, NULL, NULL);
+	char c;
+
+	if (fd < 0)
+		_exit(1);
+	/* the first packet: up to its '#' and two checksum digits */
+	while (read(fd, &c, 1) == 1 && c != '#')
+		;
+	if (read(fd, &c, 1) != 1 || read(fd, &c, 1) != 1)
+		_exit(1);
+	stub_send(fd, "+", 1);
+	if (how == BAD_SUM) {
+		stub_send(fd, "$PacketSize=1000;qXfer:features:read+;multiprocess+#00", 54);
+	} else if (how == HUGE) {
+		static char big[65536];
+
+		memset(big, 'a', sizeof big);
+		stub_send(fd, "$", 1);
+		for (int i = 0; i < 40; i++)   /* 2.5 MiB without an end: past PT_GDB_MAX_REPLY */
+			stub_send(fd, big, sizeof big);
+	} else if (how == TRICKLE) {
+		stub_send(fd, "$", 1);
+		for (;;) {   /* a byte every 20 ms: each wait is short, the whole never ends */
+			stub_send(fd, "a", 1);
+			usleep(20 * 1000);
+		}
+	}
+	pause();
+	_exit(0);
+}
+
+/* pt_gdb_arm64_cpus against a stub behaving as HOW (300 ms bound): its result, ERR, and the time taken. */
+static pt_err stub_try(enum stub how, char *err, size_t errlen, long *ms)
+{
+	char *dir = tu_mkdtemp(), path[200];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int ls = socket(AF_UNIX, SOCK_STREAM, 0), st;
+	struct pt_gdb_cpu *cpus = NULL;
+	struct timespec a, b;
+	size_t n = 0;
+	pid_t pid;
+	pt_err rc;
+
+	snprintf(path, sizeof path, "%s/g.sock", dir);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(listen(ls, 1), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		stub_run(ls, how);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rc = pt_gdb_arm64_cpus(path, 300, &cpus, &n, err, errlen);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	ck_assert_ptr_null(cpus);
+	ck_assert_uint_eq(n, 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	close(ls);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
+	return rc;
+}
+
+START_TEST(stub_misbehaves)
+{
+	char err[256];
+	long ms;
+
+	ck_assert_int_eq(stub_try(BAD_SUM, err, sizeof err, &ms), PT_E_CAPTURE);
+	ck_assert_msg(!strncmp(err, "a gdbstub packet with a bad checksum (#00, the bytes sum to ", 59), "%s", err);
+	ck_assert_int_eq(stub_try(HUGE, err, sizeof err, &ms), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "a gdbstub packet longer than 1048576 bytes");
+	ck_assert_int_lt(ms, 2000);
+	ck_assert_int_eq(stub_try(TRICKLE, err, sizeof err, &ms), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "gdbstub: no answer to 'qSupported:multiprocess+' within 300 ms");
+	ck_assert_int_ge(ms, 280);
+	ck_assert_int_lt(ms, 1500);
+	ck_assert_int_eq(stub_try(SILENT, err, sizeof err, &ms), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "gdbstub: no answer to 'qSupported:multiprocess+' within 300 ms");
+	ck_assert_int_lt(ms, 1500);
+}
+END_TEST
+
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("src_gdb");
@@ -139,6 +254,9 @@ static Suite *suite(void)
 	tc = tcase_create("replies");
 	tcase_add_test(tc, xml_numbers);
 	tcase_add_test(tc, threads_and_regs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("stub");
+	tcase_add_test(tc, stub_misbehaves);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,14 +2,19 @@
  * test_src_qmp: the live source's parsers and client (core/sources/pt_src_qmp.h,
  * issue #33): the JSON reader, `info mtree -f` and `info registers -a` as
  * QEMU 7.2 prints them (system/memory.c mtree_print_flatview,
- * target/i386/cpu-dump.c x86_cpu_dump_state), and the socket's time bound.
+ * target/i386/cpu-dump.c x86_cpu_dump_state), the socket's time bound, and
+ * answers out of turn (issue #39 item 2): late, twice, out of order, never,
+ * without an id — each command takes its own answer, matched by its "id".
  * The whole source against a fake server is check_tests/test_live.sh.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -197,6 +202,189 @@ START_TEST(silent_socket_bounded)
 }
 END_TEST
 
+/* ---- answers out of turn: a scripted server on a socketpair ---- */
+
+/* How the server answers one command: its answer echoes the command line as a string. */
+enum how { ON_TIME, LATE, TWICE, STALE_FIRST, NEVER, NO_ID, EVENT_ONLY };
+
+static void srv_write(int fd, const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			_exit(3);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* The child: reads one command line per step and answers it as HOW[i] says; exits at the end. */
+static void srv_run(int fd, const enum how *how, size_t n)
+{
+	char line[512], ans[1200], id[64];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0, o = 0;
+		const char *p;
+
+		while (len < sizeof line - 1 && read(fd, line + len, 1) == 1 && line[len] != '\n')
+			len++;
+		line[len] = 0;
+		p = strstr(line, "\"id\": \"");
+		snprintf(id, sizeof id, "%.*s", p ? (int)strcspn(p + 7, "\"") : 0, p ? p + 7 : "");
+		o += (size_t)snprintf(ans + o, sizeof ans - o, "{\"return\": \"");
+		for (const char *c = line; *c && o < sizeof ans - 64; c++)
+			o += (size_t)snprintf(ans + o, sizeof ans - o, *c == '"' ? "\\\"" : "%c", *c);
+		if (how[i] == NO_ID)
+			snprintf(ans + o, sizeof ans - o, "\"}\r\n");
+		else
+			snprintf(ans + o, sizeof ans - o, "\", \"id\": \"%s\"}\r\n", id);
+		if (how[i] == EVENT_ONLY)
+			srv_write(fd, "{\"event\": \"STOP\", \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}\r\n");
+		if (how[i] == NEVER || how[i] == EVENT_ONLY)
+			continue;
+		if (how[i] == LATE)
+			usleep(400 * 1000);
+		if (how[i] == STALE_FIRST) {
+			/* an event and an answer to some earlier command, before this one's */
+			srv_write(fd, "{\"event\": \"STOP\", \"timestamp\": {\"seconds\": 1, \"microseconds\": 0}}\r\n");
+			srv_write(fd, "{\"return\": {}, \"id\": \"ptfs-0\"}\r\n");
+		}
+		srv_write(fd, ans);
+		if (how[i] == TWICE)
+			srv_write(fd, ans);
+	}
+	usleep(100 * 1000);
+	_exit(0);
+}
+
+/* A client connection (200 ms per command) to a child serving HOW; its pid in *PID. */
+static void srv_start(struct pt_qmp *q, const enum how *how, size_t n, pid_t *pid)
+{
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	*pid = fork();
+	ck_assert_int_ge(*pid, 0);
+	if (*pid == 0) {
+		close(sv[0]);
+		/* the child reads blocking; the client's end stays non-blocking, as pt_sock_connect makes it */
+		fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) & ~O_NONBLOCK);
+		srv_run(sv[1], how, n);
+	}
+	close(sv[1]);
+	memset(q, 0, sizeof *q);
+	q->fd = sv[0];
+	q->timeout_ms = 200;
+}
+
+/* Sends {"execute": "NAME"}: the answer's text (the command as the server read it) into GOT. */
+static pt_err cmd(struct pt_qmp *q, const char *name, char *got, size_t len, char *err, size_t errlen)
+{
+	char json[64];
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	pt_err rc;
+
+	snprintf(json, sizeof json, "{\"execute\": \"%s\"}", name);
+	got[0] = 0;
+	rc = pt_qmp_cmd(q, json, &msg, &ret, err, errlen);
+	if (!rc && ret->type == PT_JSON_STR)
+		snprintf(got, len, "%s", ret->s);
+	pt_json_free(msg);
+	return rc;
+}
+
+static void srv_end(struct pt_qmp *q, pid_t pid)
+{
+	int st;
+
+	pt_qmp_close(q);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+START_TEST(answers_matched_by_id)
+{
+	static const enum how how[] = {ON_TIME, LATE, ON_TIME, TWICE, ON_TIME, STALE_FIRST};
+	struct pt_qmp q;
+	char got[512], err[256];
+	pid_t pid;
+
+	srv_start(&q, how, 6, &pid);
+	ck_assert_int_eq(cmd(&q, "a", got, sizeof got, err, sizeof err), PT_OK);
+	/* the command goes out with its id first, the rest of the object as given */
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-1\", \"execute\": \"a\"}");
+	/* late: the command gives up at its bound ... */
+	ck_assert_int_eq(cmd(&q, "b", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "no answer within 200 ms");
+	/* ... and its answer, when it comes, is not taken for the next command's */
+	ck_assert_int_eq(cmd(&q, "c", got, sizeof got, err, sizeof err), PT_OK);
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-3\", \"execute\": \"c\"}");
+	ck_assert_uint_eq(q.dropped, 1);
+	/* twice: the second copy is dropped when the next command reads */
+	ck_assert_int_eq(cmd(&q, "d", got, sizeof got, err, sizeof err), PT_OK);
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-4\", \"execute\": \"d\"}");
+	ck_assert_int_eq(cmd(&q, "e", got, sizeof got, err, sizeof err), PT_OK);
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-5\", \"execute\": \"e\"}");
+	ck_assert_uint_eq(q.dropped, 2);
+	/* an event and an earlier command's answer come first: both passed over */
+	ck_assert_int_eq(cmd(&q, "f", got, sizeof got, err, sizeof err), PT_OK);
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-6\", \"execute\": \"f\"}");
+	ck_assert_uint_eq(q.dropped, 3);
+	srv_end(&q, pid);
+}
+END_TEST
+
+START_TEST(late_answer_between_commands)
+{
+	static const enum how how[] = {LATE, ON_TIME};
+	struct pt_qmp q;
+	char got[512], err[256];
+	pid_t pid;
+
+	srv_start(&q, how, 2, &pid);
+	ck_assert_int_eq(cmd(&q, "stop", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
+	/* the late answer arrives while no command waits: the check between commands drops it */
+	usleep(400 * 1000);
+	ck_assert(!pt_qmp_gone(&q));
+	ck_assert_uint_eq(q.len, 0);
+	ck_assert_int_eq(cmd(&q, "query-status", got, sizeof got, err, sizeof err), PT_OK);
+	ck_assert_str_eq(got, "{\"id\": \"ptfs-2\", \"execute\": \"query-status\"}");
+	srv_end(&q, pid);
+}
+END_TEST
+
+START_TEST(never_and_no_id)
+{
+	static const enum how how[] = {EVENT_ONLY, NEVER, NO_ID};
+	struct pt_qmp q;
+	char got[512], err[256];
+	struct timespec a, b;
+	pid_t pid;
+
+	srv_start(&q, how, 3, &pid);
+	/* an event, then nothing: the time-out leaves no message to free (cmd() frees what it is given) */
+	ck_assert_int_eq(cmd(&q, "stop", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_str_eq(err, "no answer within 200 ms");
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ck_assert_int_eq(cmd(&q, "stop", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ck_assert_str_eq(err, "no answer within 200 ms");
+	ck_assert_int_lt((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000, 1000);
+	ck_assert_int_eq(cmd(&q, "cont", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_msg(!strncmp(err, "a QMP answer without the command's \"id\": '{\"return\": ", 52), "%s", err);
+	/* the server is gone: one line, no wait */
+	usleep(200 * 1000);
+	ck_assert(pt_qmp_gone(&q));
+	ck_assert_int_eq(cmd(&q, "cont", got, sizeof got, err, sizeof err), PT_E_IO);
+	srv_end(&q, pid);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("src_qmp");
@@ -210,6 +398,9 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("socket");
 	tcase_add_test(tc, silent_socket_bounded);
+	tcase_add_test(tc, answers_matched_by_id);
+	tcase_add_test(tc, late_answer_between_commands);
+	tcase_add_test(tc, never_and_no_id);
 	suite_add_tcase(s, tc);
 	return s;
 }

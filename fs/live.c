@@ -11,9 +11,14 @@
  * the user had stopped it; without it, info, maps, map.svg and vs/ files
  * whose context's tables changed while they rendered say so in a last
  * `# changed while read` line.  When QEMU exits, every request fails with EIO
- * and the log says why once; the daemon stays until unmounted.
+ * and the log says why once; the daemon stays until unmounted.  Before a
+ * whole-context render, at most once per refresh time, the registers that
+ * choose the roots are read again (an x86 vCPU's CR3: its context follows
+ * the task it runs); info and maps of a context whose root page no longer
+ * holds a page table (freed and reused) say so in a `# root` line.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +63,9 @@ bool ptfs_live_setup(struct ptfs *fs)
 		ms = w * 1000 + frac;
 	}
 	fs->refresh_ns = ms * 1000000ull;
+	pthread_mutex_init(&fs->regs_lock, NULL);
+	/* the registers were read at mount: read again one refresh time later */
+	ptfs_live_now(&fs->regs_at);
 	return true;
 bad:
 	fprintf(stderr, "ptfs: E_USAGE: -o refresh=%s: not a number of seconds from 0 to 86400 (at most "
@@ -145,4 +153,66 @@ void ptfs_live_told(struct ptfs *fs, const struct pt_tnode *id, uint64_t sum, st
 		return;
 	/* map.svg stays XML: a comment after its root element */
 	pt_buf_puts(b, id->type == PT_TN_SVG ? "<!-- # changed while read -->\n" : "# changed while read\n");
+}
+
+void ptfs_live_regs(struct ptfs *fs)
+{
+	char msg[512];
+	size_t moved = 0;
+
+	/* one thread reads them; the others render with the roots as they are */
+	if (!fs->live || pthread_mutex_trylock(&fs->regs_lock))
+		return;
+	if (ptfs_live_expired(fs, &fs->regs_at)) {
+		if (pt_capture_live_refresh(fs->cap, &moved, msg, sizeof msg) &&
+		    !__atomic_exchange_n(&fs->regs_said, true, __ATOMIC_ACQ_REL))
+			fprintf(stderr, "ptfs: warning: %s: the roots stay as they were (said once)\n", msg);
+		ptfs_live_now(&fs->regs_at);
+	}
+	pthread_mutex_unlock(&fs->regs_lock);
+}
+
+/*
+ * Whether CTX's root still holds a page table: false when entries are
+ * valid (non-zero, decoded) but none points at captured memory or is a
+ * leaf without reserved bits.  A live guest's RAM is all captured, so a
+ * real table's pointers land in it; the page of a process that exited,
+ * reused for data, decodes as pointers far outside it (issue #39 item 7:
+ * 512 `not_captured` anomalies).  An empty table (a kernel thread's
+ * reserved TTBR0 on arm64, Linux arch/arm64/mm/context.c) is a table.
+ */
+static bool root_holds_table(const struct pt_context *ctx)
+{
+	struct pt_table t;
+	uint64_t valid = 0;
+
+	pt_table_root(ctx, &t);
+	if (t.cover == PT_COVER_NONE)
+		return true;   /* not captured: info says so already (root_captured) */
+	for (uint64_t i = 0; i < t.entries && i < 4096; i++) {
+		struct pt_entry e;
+		struct pt_table child;
+
+		if (!pt_table_read(&t, i, &e) || e.state == PT_ST_UNMAPPED)
+			continue;
+		if (e.state == PT_ST_POINTER && !e.reserved_mask[0] && !e.reserved_mask[1] &&
+		    pt_table_child(&t, i, &e, 0, &child) && child.cover != PT_COVER_NONE)
+			return true;
+		if (e.state == PT_ST_MAPPED && !e.reserved_mask[0] && !e.reserved_mask[1])
+			return true;
+		valid += e.state == PT_ST_POINTER || e.state == PT_ST_MAPPED;
+	}
+	return !valid;
+}
+
+void ptfs_live_root_note(struct ptfs *fs, const struct pt_tnode *id, struct pt_buf *b)
+{
+	const struct pt_context *ctx = pt_capture_context(fs->cap, id->ctx);
+
+	if (!ctx || root_holds_table(ctx))
+		return;
+	pt_buf_printf(b, "# root 0x%" PRIx64 " no longer holds a page table: %s; remount or see tasks\n",
+		      __atomic_load_n(&ctx->root_addr, __ATOMIC_ACQUIRE),
+		      strncmp(ctx->name, "cpu", 3) ? "the table was freed and its page reused" :
+		      "the process on this vCPU exited");
 }

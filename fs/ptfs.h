@@ -134,6 +134,10 @@ struct ptfs {
 	bool live;
 	uint64_t refresh_ns;
 	bool gone_said;        /* the guest's exit was logged (once) */
+	/* the registers read again (live.c ptfs_live_regs): when last, by one thread at a time */
+	pthread_mutex_t regs_lock;
+	struct timespec regs_at;
+	bool regs_said;        /* a failure to read them again was logged (once) */
 };
 
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
@@ -161,6 +165,18 @@ void ptfs_live_resume(struct ptfs *fs, bool stopped);
  */
 bool ptfs_live_watch(struct ptfs *fs, const struct pt_tnode *id, bool stopped, uint64_t *sum,
 		     struct pt_readctl *rc);
+/*
+ * Before a whole-context render of a live mount: the registers that
+ * choose the contexts' roots read again, once per refresh time (x86 CR3:
+ * pt_capture_live_refresh()).
+ */
+void ptfs_live_regs(struct ptfs *fs);
+/*
+ * After a live mount's render of info or maps into B: a `# root ...` line
+ * when the context's root no longer holds a page table (the process that
+ * ran on the vCPU exited and its page was reused).
+ */
+void ptfs_live_root_note(struct ptfs *fs, const struct pt_tnode *id, struct pt_buf *b);
 /* After the render into B: its last line `# changed while read` when the tables' sum is not SUM. */
 void ptfs_live_told(struct ptfs *fs, const struct pt_tnode *id, uint64_t sum, struct pt_buf *b,
 		    struct pt_readctl *rc);

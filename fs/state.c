@@ -311,9 +311,17 @@ static int cache_render(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_
 
 	/* -o pause: a live guest holds still for the whole file (live.c) */
 	ptfs_live_pause(fs, &stopped);
+	/* a vCPU's CR3 read again once per refresh time: its context follows the task it runs (live.c) */
+	ptfs_live_regs(fs);
 	/* without it, a file whose tables changed while it rendered says so (live.c) */
 	watched = ptfs_live_watch(fs, id, stopped, &sum, rc);
 	ret = cache_render_one(fs, id, h, size, rc);
+	if (fs->live && ret == 0 && (id->type == PT_TN_INFO || id->type == PT_TN_MAPS)) {
+		/* a root whose page was freed and reused says so, not 512 anomalies alone (live.c) */
+		ptfs_live_root_note(fs, id, &h->buf);
+		*size = h->buf.len;
+		h->cost = sizeof(*h) + h->buf.cap;
+	}
 	if (watched && ret == 0) {
 		ptfs_live_told(fs, id, sum, &h->buf, rc);
 		*size = h->buf.len;

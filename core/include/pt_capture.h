@@ -202,6 +202,16 @@ pt_err pt_capture_live_check(struct pt_capture *cap, char *msg, size_t len);
  */
 pt_err pt_capture_live_pause(struct pt_capture *cap, bool *stopped, char *msg, size_t len);
 pt_err pt_capture_live_resume(struct pt_capture *cap, bool stopped, char *msg, size_t len);
+/*
+ * Reads again the registers of a live capture's contexts that its source
+ * can read without disturbing the guest (an x86 vCPU's CR3: QMP `info
+ * registers -a`; an aarch64 vCPU's TTBRs come from the gdbstub, which
+ * stops the guest, and stay as read at mount), and moves each context
+ * whose root changed to its new root: *MOVED counts them.  A value the
+ * format refuses leaves its context as it was, with one line in MSG.
+ * Not safe to call from two threads at once.
+ */
+pt_err pt_capture_live_refresh(struct pt_capture *cap, size_t *moved, char *msg, size_t len);
 
 /* One line describing the last error ("" if none). */
 const char *pt_capture_error(const struct pt_capture *cap);

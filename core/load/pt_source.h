@@ -179,6 +179,12 @@ pt_err pt_loader_member_bytes(struct pt_loader *ld, const char *name, size_t max
  * write next).  PT_E_IO (nothing set) when it cannot be mapped.
  */
 pt_err pt_loader_add_live(struct pt_loader *ld, const char *name, int fd, uint64_t len);
+/* A register of a context that a live source read again (pt_live_ops.regs). */
+struct pt_live_reg {
+	char ctx[64];           /* the context's name: "cpu0" */
+	const char *key;        /* its capture.ini key, static: "cr3" */
+	uint64_t value;
+};
 /* What a live source does for the capture after the load (pt_capture_live_*, live.c). */
 struct pt_live_ops {
 	/* PT_OK while the source is there; PT_E_IO with one line in ERR once it is gone */
@@ -186,6 +192,12 @@ struct pt_live_ops {
 	/* Stops the source (*STOPPED: it was running and is stopped now, resume must follow) */
 	pt_err (*pause)(void *ud, bool *stopped, char *err, size_t errlen);
 	pt_err (*resume)(void *ud, char *err, size_t errlen);
+	/*
+	 * Reads again the registers that choose a context's root, where the
+	 * source can without disturbing the guest: into *REGS (malloc'd, *N)
+	 * those that changed since the last call (NULL: none can be).
+	 */
+	pt_err (*regs)(void *ud, struct pt_live_reg **regs, size_t *n, char *err, size_t errlen);
 	void (*free)(void *ud);
 };
 /* Makes the capture live with OPS over UD (the capture owns UD from this call on, also when the load fails). */

@@ -64,6 +64,9 @@ struct pt_qmp {
 	size_t len, cap;
 	unsigned timeout_ms;
 	bool gone;              /* the peer closed the socket (QEMU exited) */
+	bool answered_error;    /* the last command's failure is QEMU's "error" answer, not the connection's */
+	uint64_t seq;           /* the id of the last command sent ("ptfs-SEQ") */
+	uint64_t dropped;       /* answers dropped: their id was another command's (late, or a second copy) */
 	char version[32];       /* QEMU's "MAJOR.MINOR.MICRO" from the greeting */
 };
 
@@ -76,15 +79,22 @@ struct pt_qmp {
 pt_err pt_qmp_open(struct pt_qmp *q, const char *path, unsigned timeout_ms, char *err, size_t errlen);
 void pt_qmp_close(struct pt_qmp *q);
 /*
- * Sends the command JSON and waits for its answer (events are skipped):
- * *MSG the whole message (free it), *RET its "return" member.  An "error"
- * answer is PT_E_CAPTURE with its class and desc in ERR.
+ * Sends the command JSON (an object "{...}"), tagged with a new "id", and
+ * waits for the answer carrying that id: events, and answers carrying
+ * another id (one that came after its command timed out, or a second
+ * copy), are skipped; an answer without an id is PT_E_CAPTURE.  *MSG the
+ * whole message (free it), *RET its "return" member.  An "error" answer is
+ * PT_E_CAPTURE with its class and desc in ERR, and sets Q->answered_error.
  */
 pt_err pt_qmp_cmd(struct pt_qmp *q, const char *json, struct pt_json **msg, const struct pt_json **ret,
 		  char *err, size_t errlen);
 /* The text an HMP command prints (human-monitor-command), malloc'd. */
 pt_err pt_qmp_hmp(struct pt_qmp *q, const char *cmdline, char **text, char *err, size_t errlen);
-/* Without waiting: true once the peer has closed the socket; events queued are read and dropped. */
+/*
+ * Without waiting: true once the peer has closed the socket.  Whole
+ * messages queued (events, late answers: no command waits between
+ * commands) are read and dropped; a part of one stays for the next read.
+ */
 bool pt_qmp_gone(struct pt_qmp *q);
 
 /* One range of guest-physical RAM in the backend: LEN bytes at BASE are the backend's from OFF. */

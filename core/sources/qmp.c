@@ -45,6 +45,19 @@ struct live {
 	pthread_mutex_t lock;
 	bool dead;
 	bool arm64;             /* an aarch64 target: vCPUs from the gdbstub */
+	/*
+	 * ptfs stopped a running guest (-o pause, the gdbstub) and has not
+	 * seen it run since: a stop or cont answered late or not at all.
+	 * Until query-status says it runs, each hook asks and continues it.
+	 */
+	bool owe_cont;
+	int64_t owe_asked;      /* when live_check() last asked (ms): at most once a second */
+	/* x86: each context cpuN's vCPU index and the CR3 it was last given (live_regs()) */
+	struct live_cpu {
+		unsigned index;
+		uint64_t cr3;
+	} *cpu;
+	size_t ncpu;
 	char label[128];
 };
 
@@ -75,21 +88,6 @@ static pt_err qom_get(struct pt_qmp *q, const char *path, const char *prop, stru
 
 /* ---- the live hooks ---- */
 
-static pt_err live_check(void *ud, char *err, size_t errlen)
-{
-	struct live *l = ud;
-	pt_err rc = PT_OK;
-
-	pthread_mutex_lock(&l->lock);
-	if (!l->dead && pt_qmp_gone(&l->q))
-		l->dead = true;
-	if (l->dead)
-		rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: the QMP socket was closed: QEMU exited, the guest's "
-				"memory is gone", l->label);
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
-
 /* Whether the guest runs (query-status), into *RUN (the caller holds the connection). */
 static pt_err running(struct live *l, bool *run, char *e, size_t elen)
 {
@@ -98,66 +96,239 @@ static pt_err running(struct live *l, bool *run, char *e, size_t elen)
 	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, elen);
 
 	r = rc ? NULL : pt_json_get(ret, "running");
+	if (!rc && (!r || r->type != PT_JSON_BOOL))
+		rc = pt_err_fmt(e, elen, PT_E_CAPTURE, "query-status answered no \"running\"");
 	*run = r && r->type == PT_JSON_BOOL && r->b;
 	pt_json_free(msg);
 	return rc;
 }
 
+static pt_err simple(struct live *l, const char *json, char *e, size_t elen)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	pt_err rc = pt_qmp_cmd(&l->q, json, &msg, &ret, e, elen);
+
+	pt_json_free(msg);
+	if (l->q.gone)
+		l->dead = true;
+	return rc;
+}
+
+/*
+ * A guest ptfs stopped and owes a cont (l->owe_cont): query-status, and a
+ * cont if it is still stopped.  What it was before ptfs stopped it (it
+ * ran) is what it is made again; false while that is still in doubt.
+ */
+static bool settle(struct live *l)
+{
+	char e[256];
+	bool run = false;
+
+	if (!l->owe_cont || l->dead)
+		return !l->owe_cont;
+	if (running(l, &run, e, sizeof e))
+		return false;
+	if (!run && simple(l, "{\"execute\": \"cont\"}", e, sizeof e) && (running(l, &run, e, sizeof e) || !run))
+		return false;
+	l->owe_cont = false;
+	return true;
+}
+
+/*
+ * -o pause: a running guest is stopped.  A stop that fails (QEMU answers
+ * late, or not at all) leaves the guest's state in doubt: query-status
+ * says whether the stop took, and a stopped guest is continued by
+ * live_resume() as if it had answered; when even that fails, ptfs owes
+ * the guest a cont (settle()).
+ */
 static pt_err live_pause(void *ud, bool *stopped, char *err, size_t errlen)
 {
 	struct live *l = ud;
-	struct pt_json *msg = NULL;
-	const struct pt_json *ret;
-	char e[256];
+	char e[256], e2[256];
 	bool run = false;
 	pt_err rc;
 
 	*stopped = false;
 	pthread_mutex_lock(&l->lock);
+	settle(l);
 	rc = running(l, &run, e, sizeof e);
 	if (!rc && run) {
-		rc = pt_qmp_cmd(&l->q, "{\"execute\": \"stop\"}", &msg, &ret, e, sizeof e);
-		*stopped = !rc;
+		rc = simple(l, "{\"execute\": \"stop\"}", e, sizeof e);
+		if (!rc)
+			*stopped = true;
+		else if (!l->dead && !running(l, &run, e2, sizeof e2))
+			*stopped = !run;   /* the stop took (it answered late): the render holds still */
+		else if (!l->dead)
+			l->owe_cont = true;
+		if (*stopped)
+			rc = PT_OK;
 	}
-	pt_json_free(msg);
 	if (l->q.gone)
 		l->dead = true;
 	pthread_mutex_unlock(&l->lock);
 	return rc ? pt_err_fmt(err, errlen, rc, "%s: stop: %s", l->label, e) : PT_OK;
 }
 
+/* A cont that fails leaves ptfs owing one, asked again by every later hook (settle()). */
+static pt_err resume_locked(struct live *l, char *err, size_t errlen)
+{
+	char e[256];
+	pt_err rc = simple(l, "{\"execute\": \"cont\"}", e, sizeof e);
+
+	if (rc && !l->dead) {
+		l->owe_cont = true;
+		if (settle(l))
+			rc = PT_OK;   /* it answered late: the guest runs */
+	}
+	return rc ? pt_err_fmt(err, errlen, rc, "%s: cont: %s", l->label, e) : PT_OK;
+}
+
 static pt_err live_resume(void *ud, char *err, size_t errlen)
 {
 	struct live *l = ud;
-	struct pt_json *msg = NULL;
-	const struct pt_json *ret;
-	char e[256];
 	pt_err rc;
 
 	pthread_mutex_lock(&l->lock);
-	rc = pt_qmp_cmd(&l->q, "{\"execute\": \"cont\"}", &msg, &ret, e, sizeof e);
-	pt_json_free(msg);
+	rc = resume_locked(l, err, errlen);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+static pt_err live_check(void *ud, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	pt_err rc = PT_OK;
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->dead && pt_qmp_gone(&l->q))
+		l->dead = true;
+	/* a guest ptfs owes a cont is asked about at most once a second, not at every request */
+	if (l->owe_cont && !l->dead && pt_sock_now_ms() - l->owe_asked >= 1000) {
+		settle(l);
+		l->owe_asked = pt_sock_now_ms();
+	}
+	if (l->dead)
+		rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: the QMP socket was closed: QEMU exited, the guest's "
+				"memory is gone", l->label);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+/*
+ * The vCPUs' CR3 read again (`info registers -a`, which does not stop the
+ * guest): each context cpuN whose vCPU now runs another task's tables,
+ * in 64-bit mode with paging still, is given its new CR3.  An aarch64
+ * guest's TTBRs come from the gdbstub, which stops the guest: they stay
+ * as read at mount (ptfs(1) LIVE GUESTS).
+ */
+static pt_err live_regs(void *ud, struct pt_live_reg **regs, size_t *n, char *err, size_t errlen)
+{
+	struct live *l = ud;
+	struct pt_qmp_cpu *c = NULL;
+	size_t nc = 0;
+	char *text = NULL, e[256];
+	pt_err rc = PT_OK;
+
+	*regs = NULL;
+	*n = 0;
+	pthread_mutex_lock(&l->lock);
+	if (l->ncpu && !l->dead)
+		rc = pt_qmp_hmp(&l->q, "info registers -a", &text, e, sizeof e);
+	if (!rc && text)
+		rc = pt_qmp_regs(text, &c, &nc, e, sizeof e);
+	if (!rc && nc && !(*regs = calloc(l->ncpu, sizeof **regs)))
+		rc = pt_err_fmt(e, sizeof e, PT_E_NOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < nc; i++) {
+		/* at most one value per context: a CPU#N shown twice is read once */
+		for (size_t k = 0; k < l->ncpu && *n < l->ncpu; k++) {
+			struct pt_live_reg *r = &(*regs)[*n];
+
+			if (l->cpu[k].index != c[i].index || c[i].seen != PT_QMP_R_ALL || !(c[i].cr0 & CR0_PG) ||
+			    !(c[i].efer & EFER_LMA) || c[i].cr3 == l->cpu[k].cr3)
+				continue;
+			snprintf(r->ctx, sizeof r->ctx, "cpu%u", c[i].index);
+			r->key = "cr3";
+			r->value = l->cpu[k].cr3 = c[i].cr3;
+			++*n;
+		}
+	}
 	if (l->q.gone)
 		l->dead = true;
 	pthread_mutex_unlock(&l->lock);
-	return rc ? pt_err_fmt(err, errlen, rc, "%s: cont: %s", l->label, e) : PT_OK;
+	free(text);
+	free(c);
+	if (rc) {
+		free(*regs);
+		*regs = NULL;
+		*n = 0;
+		return pt_err_fmt(err, errlen, rc, "%s: info registers -a: %s", l->label, e);
+	}
+	return PT_OK;
 }
 
 static void live_free(void *ud)
 {
 	struct live *l = ud;
 
-	/* closing the socket is all: QEMU's monitor goes back to listening, the guest runs on */
+	/* a guest ptfs stopped and could not continue is continued now, if QEMU answers at last */
+	settle(l);
+	/* then closing the socket is all: QEMU's monitor goes back to listening, the guest runs on */
 	pt_qmp_close(&l->q);
 	pthread_mutex_destroy(&l->lock);
+	free(l->cpu);
 	free(l);
 }
 
 static const struct pt_live_ops live_ops = {
-	.check = live_check, .pause = live_pause, .resume = live_resume, .free = live_free,
+	.check = live_check, .pause = live_pause, .resume = live_resume, .regs = live_regs, .free = live_free,
 };
 
 /* ---- the load ---- */
+
+/* A JSON value as received, for an error line: a number's text, a string quoted, else its kind. */
+static void show_json(const struct pt_json *v, char *out, size_t len)
+{
+	char raw[48];
+
+	if (!v) {
+		snprintf(out, len, "nothing");
+		return;
+	}
+	switch (v->type) {
+	case PT_JSON_NUM:
+		pt_text_escape(out, len, v->s);
+		return;
+	case PT_JSON_STR:
+		snprintf(raw, sizeof raw, "%.40s", v->s);
+		pt_text_escape(out + 1, len - 2, raw);
+		out[0] = '"';
+		snprintf(out + strlen(out), len - strlen(out), "\"");
+		return;
+	default:
+		snprintf(out, len, "%s", v->type == PT_JSON_BOOL ? (v->b ? "true" : "false") :
+			 v->type == PT_JSON_NULL ? "null" : v->type == PT_JSON_ARR ? "an array" : "an object");
+	}
+}
+
+/*
+ * qom-get PATH PROP of the backend's set-up: a failure of the connection
+ * (no answer, closed, not JSON) is said as such, not as a fact about the
+ * guest (ptfs-capture(5): "QMP: ..."); *VAL NULL with Q's answered_error
+ * set is QEMU's "no such property", which the caller explains.
+ */
+static pt_err backend_get(struct pt_loader *ld, struct live *l, const char *path, const char *prop,
+			  struct pt_json **msg, const struct pt_json **val)
+{
+	char e[512];
+	pt_err rc = qom_get(&l->q, path, prop, msg, val, e, sizeof e);
+
+	if (rc && !l->q.answered_error)
+		return pt_loader_fail(ld, rc, "%s: QMP: qom-get %s %s: %s", l->label, path, prop, e);
+	if (rc)
+		*val = NULL;
+	return PT_OK;
+}
 
 /* The backend: its QOM path into BPATH, its file opened into *FD, its size. */
 static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t blen, int *fd,
@@ -166,11 +337,12 @@ static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t 
 	const char *lab = l->label;
 	struct pt_json *msg = NULL;
 	const struct pt_json *v;
-	char e[512], file[4096];
+	char file[4096], show[64];
 	struct stat st;
 
-	if (qom_get(&l->q, "/machine", "memory-backend", &msg, &v, e, sizeof e) || v->type != PT_JSON_STR ||
-	    !v->s[0] || strlen(v->s) >= blen) {
+	if (backend_get(ld, l, "/machine", "memory-backend", &msg, &v))
+		return PT_E_CAPTURE;
+	if (!v || v->type != PT_JSON_STR || !v->s[0] || strlen(v->s) >= blen) {
 		pt_json_free(msg);
 		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: the guest's RAM is not a memory backend: start QEMU "
 				      "with -object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE "
@@ -178,19 +350,35 @@ static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t 
 	}
 	snprintf(bpath, blen, "%s", v->s);
 	pt_json_free(msg);
-	if (qom_get(&l->q, bpath, "share", &msg, &v, e, sizeof e) || v->type != PT_JSON_BOOL || !v->b) {
+	if (backend_get(ld, l, bpath, "share", &msg, &v))
+		return PT_E_CAPTURE;
+	if (!v || v->type != PT_JSON_BOOL || !v->b) {
 		pt_json_free(msg);
+		/* -m alone: QEMU makes a memory-backend-ram itself (hw/core/machine.c create_default_memdev) */
+		if (backend_get(ld, l, bpath, "mem-path", &msg, &v))
+			return PT_E_CAPTURE;
+		pt_json_free(msg);
+		if (!v)
+			return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s is anonymous memory, not a file "
+					      "(QEMU makes it so for -m alone, and share=on cannot be added to it): start "
+					      "QEMU with -object memory-backend-file,id=ram,mem-path=FILE,share=on,size=SIZE "
+					      "-machine memory-backend=ram", lab, bpath);
 		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s is not shared (share=off): its file "
 				      "does not hold what the guest writes; start it with share=on", lab, bpath);
 	}
 	pt_json_free(msg);
-	if (qom_get(&l->q, bpath, "size", &msg, &v, e, sizeof e) || !pt_json_u64(v, size) || !*size) {
+	if (backend_get(ld, l, bpath, "size", &msg, &v))
+		return PT_E_CAPTURE;
+	if (!pt_json_u64(v, size) || !*size) {
+		show_json(v, show, sizeof show);
 		pt_json_free(msg);
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: no size (%s)", lab, bpath, e);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s: its size is %s, not a number of bytes "
+				      "from 1 to 2^64-1", lab, bpath, show);
 	}
 	pt_json_free(msg);
-	if (qom_get(&l->q, bpath, "mem-path", &msg, &v, e, sizeof e) || v->type != PT_JSON_STR ||
-	    !v->s[0] || strlen(v->s) >= sizeof file) {
+	if (backend_get(ld, l, bpath, "mem-path", &msg, &v))
+		return PT_E_CAPTURE;
+	if (!v || v->type != PT_JSON_STR || !v->s[0] || strlen(v->s) >= sizeof file) {
 		pt_json_free(msg);
 		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: RAM backend %s has no file (not a "
 				      "memory-backend-file): use -object memory-backend-file,mem-path=FILE,share=on",
@@ -343,32 +531,70 @@ static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
 	return PT_OK;
 }
 
+/* Appends vCPU INDEX's state WHAT to the summary B (the first four; the count of the rest at the end). */
+static void said(struct pt_buf *b, size_t *n, const char *what, unsigned index)
+{
+	if (++*n <= 4)
+		pt_buf_printf(b, "%sCPU#%u %s", *n > 1 ? ", " : "", index, what);
+}
+
+static void said_end(struct pt_buf *b, size_t n)
+{
+	if (n > 4)
+		pt_buf_printf(b, " and %zu more", n - 4);
+	if (!n || b->oom) {
+		pt_buf_free(b);
+		pt_buf_init(b);
+		pt_buf_puts(b, n ? "out of memory" : "no vCPU");
+	}
+}
+
+/* The mode a vCPU without 64-bit paging is in (Intel SDM vol. 3A 2.5, 9.8.5: CR0.PE, CR0.PG, EFER.LMA). */
+static const char *x86_mode(const struct pt_qmp_cpu *c)
+{
+	if (c->seen != PT_QMP_R_ALL)
+		return "shows no CR0, CR3, CR4 or EFER";
+	if (!(c->cr0 & 1))
+		return "is in real mode (CR0.PE clear)";
+	if (!(c->cr0 & CR0_PG))
+		return "is in protected mode without paging (CR0.PG clear)";
+	return "uses 32-bit paging (EFER.LMA clear)";
+}
+
 /* [cpu cpuN] per vCPU in long mode with paging. */
 static pt_err cpus(struct pt_loader *ld, struct live *l)
 {
 	struct pt_qmp_cpu *c = NULL;
-	size_t n = 0, made = 0;
+	size_t n = 0, made = 0, nsaid = 0;
 	char *text = NULL, e[512], prov[160];
+	struct pt_buf why;
 	pt_err rc;
 
 	rc = pt_qmp_hmp(&l->q, "info registers -a", &text, e, sizeof e);
 	if (!rc)
 		rc = pt_qmp_regs(text, &c, &n, e, sizeof e);
 	free(text);
+	if (!rc && !(l->cpu = calloc(n, sizeof *l->cpu))) {
+		free(c);
+		rc = pt_err_fmt(e, sizeof e, PT_E_NOMEM, "out of memory");
+	}
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
+	pt_buf_init(&why);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(prov, sizeof prov, "%s:info registers -a CPU#%u", l->label, c[i].index);
 		if (c[i].seen != PT_QMP_R_ALL) {
 			/* warnings need no label: the program names the capture before them */
 			pt_loader_warn(ld, "info registers -a CPU#%u: CR0, CR3, CR4 or EFER not shown: no context cpu%u",
 				       c[i].index, c[i].index);
+			said(&why, &nsaid, x86_mode(&c[i]), c[i].index);
 			continue;
 		}
 		if (!(c[i].cr0 & CR0_PG) || !(c[i].efer & EFER_LMA)) {
 			pt_loader_warn(ld, "info registers -a CPU#%u: not in 64-bit mode with paging (CR0=0x%" PRIx64
 				       ", EFER=0x%" PRIx64 "): no context cpu%u", c[i].index, c[i].cr0, c[i].efer,
 				       c[i].index);
+			said(&why, &nsaid, x86_mode(&c[i]), c[i].index);
 			continue;
 		}
 		pt_loader_emitf(ld, prov, "[cpu cpu%u]", c[i].index);
@@ -376,15 +602,22 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
 		pt_loader_emitf(ld, prov, "cr4 = 0x%" PRIx64, c[i].cr4);
 		pt_loader_emitf(ld, prov, "efer = 0x%" PRIx64, c[i].efer);
 		pt_loader_emitf(ld, prov, "x-source = cr3, cr4, efer: QMP info registers -a, CPU#%u, read at "
-				"mount (a live guest's CR3 changes with every task switch: remount for a new one)",
+				"mount; cr3 read again at each -o refresh (it changes with every task switch)",
 				c[i].index);
+		l->cpu[made].index = c[i].index;
+		l->cpu[made].cr3 = c[i].cr3;
 		made++;
 	}
 	free(c);
+	l->ncpu = made;
+	said_end(&why, nsaid);
+	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */
 	if (!made)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU is in 64-bit mode with paging (see the warnings): "
-				      "no context", l->label);
-	return PT_OK;
+		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU is in 64-bit mode with paging: %s; a guest held "
+				    "at reset (-S) or still in its firmware has no page tables yet: mount it once it "
+				    "has booted", l->label, why.data);
+	pt_buf_free(&why);
+	return rc;
 }
 
 /*
@@ -437,8 +670,9 @@ static pt_err gdb_socket(struct pt_loader *ld, struct live *l, char *path, size_
 static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 {
 	struct pt_gdb_cpu *c = NULL;
-	size_t n = 0, made = 0;
-	char path[256], e[512], prov[448];
+	size_t n = 0, made = 0, nsaid = 0;
+	char path[256], e[512], prov[448], what[64];
+	struct pt_buf why;
 	bool ran = false;
 	pt_err rc = gdb_socket(ld, l, path, sizeof path);
 
@@ -449,7 +683,7 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 	rc = pt_gdb_arm64_cpus(path, PT_QMP_TIMEOUT_MS, &c, &n, e, sizeof e);
 	if (ran) {
 		char e2[256];
-		pt_err rc2 = live_resume(l, e2, sizeof e2);   /* the same cont as -o pause's */
+		pt_err rc2 = resume_locked(l, e2, sizeof e2);   /* the same cont as -o pause's */
 
 		if (rc2 && !rc)
 			rc = pt_err_fmt(e, sizeof e, rc2, "after the gdbstub stopped the guest: %s", e2);
@@ -458,7 +692,10 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 		free(c);
 		return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, path, e);
 	}
+	pt_buf_init(&why);
 	for (size_t i = 0; i < n; i++) {
+		size_t before = made;
+
 		unsigned el = (unsigned)(c[i].cpsr >> 2) & 3;
 
 		snprintf(prov, sizeof prov, "%s:gdbstub %s CPU#%u", l->label, path, c[i].index);
@@ -466,11 +703,14 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 		if (el > 1) {
 			pt_loader_warn(ld, "gdbstub CPU#%u: at EL%u, whose tables TTBRn_EL1 do not hold: no context "
 				       "cpu%u", c[i].index, el, c[i].index);
+			snprintf(what, sizeof what, "is at EL%u", el);
+			said(&why, &nsaid, what, c[i].index);
 			continue;
 		}
 		if (!(c[i].sctlr & 1)) {
 			pt_loader_warn(ld, "gdbstub CPU#%u: the MMU is off (SCTLR_EL1.M clear): no context cpu%u",
 				       c[i].index, c[i].index);
+			said(&why, &nsaid, "has its MMU off (SCTLR_EL1.M clear)", c[i].index);
 			continue;
 		}
 		for (unsigned h = 0; h < 2; h++) {
@@ -486,12 +726,18 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 					"a new one)", h, c[i].index, path);
 			made++;
 		}
+		if (made == before)
+			said(&why, &nsaid, "walks neither half (TCR_EL1.EPD0 and EPD1 set)", c[i].index);
 	}
 	free(c);
+	said_end(&why, nsaid);
+	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */
 	if (!made)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU runs at EL1 or EL0 with its MMU on (see the "
-				      "warnings): no context", l->label);
-	return PT_OK;
+		rc = pt_loader_fail(ld, PT_E_CAPTURE, "%s: no vCPU runs at EL1 or EL0 with its MMU on: %s; a guest "
+				    "held at reset (-S) or still in its firmware has no page tables yet: mount it once "
+				    "it has booted", l->label, why.data);
+	pt_buf_free(&why);
+	return rc;
 }
 
 /* QEMU's target: x86-64 vCPUs from HMP, aarch64 ones from the gdbstub. */

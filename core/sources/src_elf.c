@@ -724,8 +724,16 @@ pt_err pt_dump_ini(const struct pt_dump_facts *f, const char *kind, const char *
 	nctx += cpu_contexts(f, &ctx, warn);
 	vi_repeats(f, warn);
 	if (!f->vmcoreinfo)
-		pt_buf_printf(warn, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo): "
-			      "no kernel context\n");
+		/*
+		 * QEMU's -device vmcoreinfo holds nothing until the guest's
+		 * qemu_fw_cfg driver writes etc/vmcoreinfo (Linux
+		 * drivers/firmware/qemu_fw_cfg.c fw_cfg_write_vmcoreinfo); until
+		 * then dump-guest-memory warns "guest note is not present"
+		 * (QEMU dump/dump.c)
+		 */
+		pt_buf_printf(warn, "no VMCOREINFO note (QEMU writes it with -device vmcoreinfo once the guest's "
+			      "qemu_fw_cfg driver has given it: a module on Debian, modprobe qemu_fw_cfg; QEMU's "
+			      "\"guest note is not present\" says it had not): no kernel context\n");
 	else if (f->machine == PT_EM_AARCH64)
 		nctx += kernel_arm64(f, &ctx, warn);
 	else if (f->machine == PT_EM_X86_64)
