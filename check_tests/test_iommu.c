@@ -393,6 +393,9 @@ START_TEST(amdvi_guest)
 	/* GCR3 tables: 0x135000 PASIDs 0 and 5; 0x136000 PASID 0 (v2); 0x137000 two levels */
 	put(0x135000, 0x1000 | 1);
 	put(0x135000 + 8 * 5, 0x1000 | 1);
+	/* 0x101's own copy: a GCR3 table two DTEs share is read once (iommu_seen.c) */
+	put(0x13a000, 0x1000 | 1);
+	put(0x13a000 + 8 * 5, 0x1000 | 1);
 	put(0x136000, 0x125000 | 1);
 	put(0x137000, 0x138000 | 1);
 	put(0x137000 + 8, 0x137000 | 1);                 /* PASIDs 512-1023: the table itself */
@@ -400,7 +403,7 @@ START_TEST(amdvi_guest)
 	put(0x138000 + 8 * 3, 0x1000 | 1);               /* PASID 3 */
 	put(0x139000 + 8 * 1, 0x1000 | 1);               /* PASID 1025 */
 	put_dte(0x100, dte0(3, false, 0, 0x135000), dte1(0x135000), 0);
-	put_dte(0x101, dte0(3, true, 0, 0x135000), dte1(0x135000), 0);
+	put_dte(0x101, dte0(3, true, 0, 0x13a000), dte1(0x13a000), 0);
 	put_dte(0x102, dte0(0, true, 0, 0x136000), dte1(0x136000), 0);
 	put_dte(0x103, dte0(3, false, 1, 0x137000), dte1(0x137000), 0);
 	put_dte(0x104, dte0(3, false, 2, 0x135000), dte1(0x135000), 0);      /* GLX 10 reserved */

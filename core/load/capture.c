@@ -151,6 +151,8 @@ static void unload(struct pt_capture *cap)
 		free(cap->iopages[i].pg);
 	free(cap->iopages);
 	cap->iopages = NULL;
+	free(cap->iostats);
+	cap->iostats = NULL;
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;
@@ -658,7 +660,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		cap->ctx[i].mem = cap->mem;
 	rc = memory_contexts(cap);
 	if (!rc)
-		rc = pt_iommu_expand(cap);
+		rc = pt_iommu_expand(cap, pt_loader_opts(ld));
 out:
 	free(mm);
 	free(wlen);

@@ -130,6 +130,11 @@ struct pt_capture {
 		uint64_t *pg;
 		size_t n, cap;
 	} *iopages;
+	/* per [iommu] section: what its walk read (iommu_seen.c); NULL until one ends */
+	struct pt_iommu_stat {
+		struct pt_iommu_counts n;
+		char detail[512];
+	} *iostats;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;
@@ -162,7 +167,7 @@ uint64_t pt_capture_serial_next(void);
  * contexts of the [iommu] sections, read from their tables (iommu.c),
  * appended to the capture's contexts, the sorted list remade.
  */
-pt_err pt_iommu_expand(struct pt_capture *cap);
+pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts);
 
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 
