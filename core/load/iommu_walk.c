@@ -506,10 +506,9 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 		}
 		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
 			w->n.entries++;
-			if (le64(page + 32 * i) & 1) {
-				w->n.present++;
-				w->n.devices++;
-			}
+			/* a device: V and TV (V alone, on a wrong page, is any odd word) */
+			w->n.present += le64(page + 32 * i) & 1;
+			w->n.devices += (le64(page + 32 * i) & 3) == 3;
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
 			if ((le64(page + 32 * i) & 3) == 3 &&
 			    (rc = amd_dte(w, p * 128 + i, page + 32 * i,
