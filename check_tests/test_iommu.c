@@ -5,7 +5,8 @@
  * scalable), AMD-Vi and SMMUv3 IOMMU's tables, and hostile tables.  Every
  * table is written here from the layouts the specs give (VT-d spec §9.1,
  * §9.3-9.6, §11.4.5; AMD IOMMU spec §2.2.2, §3.3.1; Arm IHI 0070 §5.1-5.4,
- * §6.3.23/24), never by the code under test.
+ * §6.3.23/24), never by the code under test.  The bounds of a walk (tables
+ * that fan out, max_contexts, registers at the wrong page): test_iommu_bound.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -560,6 +561,8 @@ START_TEST(hostile)
 }
 END_TEST
 
+void iommu_add_bound(Suite *s);  /* test_iommu_bound.c */
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("iommu");
@@ -583,6 +586,7 @@ static Suite *suite(void)
 	tc = tcase_create("hostile");
 	tcase_add_test(tc, hostile);
 	suite_add_tcase(s, tc);
+	iommu_add_bound(s);
 	return s;
 }
 
