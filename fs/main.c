@@ -206,6 +206,22 @@ static bool roots_said(const struct ptfs *fs, const char *path)
 	return !refused;
 }
 
+/* -o max_contexts=N into *N (0: not given); false (the line printed) when it is no such number. */
+static bool max_contexts(const struct ptfs *fs, uint64_t *n)
+{
+	char *e;
+
+	*n = 0;
+	if (!fs->opts.max_contexts || (pt_num_parse(fs->opts.max_contexts, PT_NUM_RULE, n) && *n &&
+				       *n <= PT_MAX_CONTEXTS_LIMIT))
+		return true;
+	e = escaped(fs->opts.max_contexts);
+	fprintf(stderr, "ptfs: E_USAGE: -o max_contexts=%s: not a number of contexts from 1 to %u\n",
+		e ? e : "?", PT_MAX_CONTEXTS_LIMIT);
+	free(e);
+	return false;
+}
+
 /* Loads and validates everything; on failure prints the one line and returns false. */
 static bool load(struct ptfs *fs)
 {
@@ -213,7 +229,7 @@ static bool load(struct ptfs *fs)
 	struct progress prog = { shown ? shown : "?", false };
 	char why[256], warn[512];
 	struct stat st;
-	uint64_t maxctx = 0;
+	uint64_t maxctx;
 	pt_err err;
 
 	fs->cap = pt_capture_new();
@@ -245,13 +261,7 @@ static bool load(struct ptfs *fs)
 		free(shown);
 		return false;
 	}
-	if (fs->opts.max_contexts && (!pt_num_parse(fs->opts.max_contexts, PT_NUM_RULE, &maxctx) ||
-				      !maxctx || maxctx > PT_MAX_CONTEXTS_LIMIT)) {
-		char *e = escaped(fs->opts.max_contexts);
-
-		fprintf(stderr, "ptfs: E_USAGE: -o max_contexts=%s: not a number of contexts from 1 to"
-			" %u\n", e ? e : "?", PT_MAX_CONTEXTS_LIMIT);
-		free(e);
+	if (!max_contexts(fs, &maxctx)) {
 		free(shown);
 		return false;
 	}

@@ -125,16 +125,16 @@ struct pt_capture {
 	 * PT_CAPTURE_SPACES entries, and every context points at it.
 	 */
 	char (*xsname)[PT_INI_MAX_NAME + 1];
-	/* per [iommu] section: the 4 KiB pages its tables were read from, sorted (iommu.c) */
+	/*
+	 * per [iommu] section: the 4 KiB pages its tables were read from,
+	 * sorted (iommu.c), and what its walk read (iommu_seen.c)
+	 */
 	struct pt_iommu_pages {
 		uint64_t *pg;
 		size_t n, cap;
-	} *iopages;
-	/* per [iommu] section: what its walk read (iommu_seen.c); NULL until one ends */
-	struct pt_iommu_stat {
-		struct pt_iommu_counts n;
+		struct pt_iommu_counts counts;
 		char detail[512];
-	} *iostats;
+	} *iopages;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;

@@ -197,7 +197,7 @@ static void regs_text(const struct pt_manifest_iommu *io, char *out, size_t len)
  * more than half of the present entries malformed.  VT-d's abort-DMA mode
  * (TTM 11) reads no table: nothing to judge.
  */
-static void judge(const struct pt_iommu_walk *w, struct pt_iommu_stat *st)
+static void judge(const struct pt_iommu_walk *w, struct pt_iommu_pages *st)
 {
 	const struct pt_iommu_counts *n = &w->n;
 	const struct pt_manifest_iommu *io = w->io;
@@ -211,13 +211,13 @@ static void judge(const struct pt_iommu_walk *w, struct pt_iommu_stat *st)
 	snprintf(what, sizeof what, "%" PRIu64 " entr%s read, %" PRIu64 " present, %" PRIu64
 		 " malformed, %" PRIu64 " table%s not captured", n->entries, n->entries == 1 ? "y" :
 		 "ies", n->present, n->malformed, n->uncaptured, n->uncaptured == 1 ? "" : "s");
-	st->n.anomaly = n->devices ? "iommu_malformed" : "iommu_no_device";
+	st->counts.anomaly = n->devices ? "iommu_malformed" : "iommu_no_device";
 	snprintf(st->detail, sizeof st->detail, "%s (%s): %s; do its registers point at its"
 		     " tables? (`ptfs-tool roots --iommu %s` finds %s tables in the capture)",
 		     n->devices ? "most of its present entries are malformed" :
 		     "its tables yield no device", what, regs, pt_iommu_type_name(io->type),
 		     pt_iommu_type_name(io->type));
-	st->n.detail = st->detail;
+	st->counts.detail = st->detail;
 }
 
 pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i)
@@ -231,17 +231,13 @@ pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i)
 			      " again (the first: %s): each table is walked once", w->n.repeats,
 			      w->n.repeats == 1 ? "" : "s", w->n.repeats == 1 ? "es" : "",
 			      w->repeat_first);
-	if (!cap->iostats && cap->man->niommu)
-		cap->iostats = calloc(cap->man->niommu, sizeof *cap->iostats);
-	if (cap->iostats) {
-		struct pt_iommu_stat *st = &cap->iostats[i];
+	if (cap->iopages) {
+		struct pt_iommu_pages *st = &cap->iopages[i];
 
-		st->n = w->n;
+		st->counts = w->n;
 		judge(w, st);
-		if (st->n.anomaly)
+		if (st->counts.anomaly)
 			pt_iommu_warn(w, "%s", st->detail);
-	} else {
-		oom = true;
 	}
 	if (w->seen)
 		free(w->seen->slot);
@@ -253,6 +249,6 @@ pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i)
 void pt_capture_iommu_counts(const struct pt_capture *cap, size_t i, struct pt_iommu_counts *out)
 {
 	memset(out, 0, sizeof *out);
-	if (cap && cap->iostats && cap->man && i < cap->man->niommu)
-		*out = cap->iostats[i].n;
+	if (cap && cap->iopages && cap->man && i < cap->man->niommu)
+		*out = cap->iopages[i].counts;
 }
