@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iommu_walk.c — an IOMMU's own tables, read from the capture once memory
- * is loaded (iommu.c): every present device handed to pt_iommu_device() as
- * the section its format reads.  Layouts restated, no code copied:
+ * is loaded (iommu.c): every present device handed to pt_iommu_device()
+ * (through pt_iommu_add(), which bounds the contexts) as the section its
+ * format reads.  Every table is read through pt_iommu_table() (iommu_seen.c):
+ * once, a pointer to a table read already counted and not followed, and
+ * the walkers count the entries they look at (present, malformed, devices)
+ * for the IOMMU's anomaly.  Layouts restated, no code copied:
  *
  *  - Intel VT-d (VT-d spec §11.4.5 RTADDR_REG: root table 63:12, TTM 11:10
  *    00 legacy, 01 scalable (Linux drivers/iommu/intel/iommu.h
@@ -494,10 +498,12 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 	pt_err rc;
 
 	for (unsigned p = 0; p < pages && !w->stopped; p++) {
-		if (pt_iommu_table(w, base + (uint64_t)4096 * p, page, sizeof page, "the device table's"
-				   " page %u at %s 0x%" PRIx64, p, w->space_name,
-				   base + (uint64_t)4096 * p) != PT_IOMMU_TABLE_OK) {
-			if (!w->stopped)
+		enum pt_iommu_table t = pt_iommu_table(w, base + (uint64_t)4096 * p, page, sizeof page,
+						       "the device table's page %u at %s 0x%" PRIx64,
+						       p, w->space_name, base + (uint64_t)4096 * p);
+
+		if (t != PT_IOMMU_TABLE_OK) {
+			if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
 				pt_iommu_warn(w, "the device table's page %u (DeviceIDs 0x%04x-0x%04x) at"
 					      " %s 0x%" PRIx64 " is not captured (Size %u: %u pages)", p,
 					      p * 128, p * 128 + 127, w->space_name,
