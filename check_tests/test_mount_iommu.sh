@@ -111,7 +111,7 @@ if do_mount "$TMP/fan" "$M"; then
 	check "8 devices sharing a PASID directory of 2^14 slots naming one table: 64 contexts" \
 		test "$(ls "$M" | grep -c '^io\.')" = 64
 	check "one warning at the [iommu] line counts the pointers not followed" \
-		grep -q 'capture.ini:10: \[iommu io\]: 16390 table pointers reach a table read already' "$M.err"
+		grep -q 'capture.ini:10: \[iommu io\]: 16390 table pointers reach a table reached before' "$M.err"
 	do_umount "$M"
 else
 	bad "a PASID directory fan-out mounts"

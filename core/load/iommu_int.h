@@ -97,8 +97,9 @@ pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i);
 /*
  * What a walker reads a table (or a part of one) with: LEN bytes at ADDR
  * into BUF.  PT_IOMMU_TABLE_OK: read, its 8-byte granules noted;
- * _MISSING: not captured (counted), or past a bound; _REPEAT: a granule
- * of it was read already through another pointer: not read again, counted,
+ * _MISSING: not captured (counted, noted), or past a bound; _REPEAT: a
+ * granule of it was noted before, through another pointer: not read
+ * again, counted,
  * the first described by WHAT (printf) in the walk's one warning.
  */
 enum pt_iommu_table { PT_IOMMU_TABLE_OK, PT_IOMMU_TABLE_MISSING, PT_IOMMU_TABLE_REPEAT };

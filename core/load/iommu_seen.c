@@ -130,9 +130,12 @@ enum pt_iommu_table pt_iommu_table(struct pt_iommu_walk *w, uint64_t addr, void 
 		}
 		return PT_IOMMU_TABLE_REPEAT;
 	}
+	/* a table not captured is noted too: 2^14 pointers to one cost one warning, not 2^14 */
 	if (!pt_iommu_read(w, addr, buf, len)) {
-		if (!w->stopped)
+		if (!w->stopped) {
 			w->n.uncaptured++;
+			seen_range(w->seen, addr, len, true);
+		}
 		return PT_IOMMU_TABLE_MISSING;
 	}
 	seen_range(w->seen, addr, len, true);
@@ -227,8 +230,8 @@ pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i)
 
 	w->n.contexts = w->nmc;
 	if (w->n.repeats)
-		pt_iommu_warn(w, "%" PRIu64 " table pointer%s reach%s a table read already, not read"
-			      " again (the first: %s): each table is walked once", w->n.repeats,
+		pt_iommu_warn(w, "%" PRIu64 " table pointer%s reach%s a table reached before, not"
+			      " followed (the first: %s): each table is read once", w->n.repeats,
 			      w->n.repeats == 1 ? "" : "s", w->n.repeats == 1 ? "es" : "",
 			      w->repeat_first);
 	if (cap->iopages) {
