@@ -544,4 +544,30 @@ js "smmu-v3: info JSON names the CD fields" 'j["cd_asid"]==5 and j["cd_t0sz"]==1
 run "$TOOL" info --json "$FIX/smmu-v3.tar.gz" vm1
 js "smmu-v3: info JSON names the STE fields" 'j["ste_s2vmid"]==1 and j["ste_s2t0sz"]==24 and j["ste_s2sl0"]==1 and j["ste_s2ttb"]=="0x104000" and j["root_index_bits"]==10'
 
+
+# [iommu] registers that point at the wrong page (issue #39 item 4): no device is an
+# anomaly of check (exit 1) and of info's IOMMU block, and a load warning that says
+# what was read and points at roots --iommu; the IOMMU's own tables are none.
+rm -rf "$TMP/io1" && mkdir -p "$TMP/io1" && tar -C "$TMP/io1" -xzf "$FIX/iommu-vtd.tar.gz"
+rc "iommu-vtd: its own tables: check is clean" 0 "$TOOL" check "$TMP/io1"
+hasnt "iommu-vtd: no IOMMU anomaly" 'iommu_(no_device|malformed)'
+run "$TOOL" info "$TMP/io1"
+has "info: the IOMMU's block" '^## \[iommu dmar0\]$'
+has "info: its devices" '^devices: 6$'
+has "info: its contexts" '^contexts: 5$'
+hasnt "info: no anomaly in the block" '^anomaly: dmar0 '
+sed -i 's/^rtaddr = 0x100000$/rtaddr = 0x101000/' "$TMP/io1/capture.ini"
+rc "rtaddr one page off: check finds an anomaly" 1 "$TOOL" check "$TMP/io1"
+has "rtaddr one page off: the anomaly line" '^dmar0 - iommu_no_device \[iommu dmar0\] \(capture.ini:12\): its tables yield no device \(256 entries read, 5 present, 5 malformed, 0 tables not captured\): rtaddr 0x101000; .*ptfs-tool roots --iommu intel-vtd'
+has "rtaddr one page off: one anomaly" ': 0 contexts, 1 anomaly, 6 warnings$'
+run "$TOOL" check --json "$TMP/io1"
+js "check --json: the IOMMU's anomaly" 'j["anomalies"]==[{"anomaly":"iommu_no_device","detail":j["anomalies"][0]["detail"],"iommu":"dmar0","path":""}] and "256 entries read" in j["anomalies"][0]["detail"]'
+run "$TOOL" info "$TMP/io1"
+has "rtaddr one page off: info's anomaly line" '^anomaly: dmar0 - iommu_no_device its tables yield no device \(256 entries read, 5 present, 5 malformed'
+has "rtaddr one page off: info's counts" '^entries_present: 5$'
+if grep -q "capture.ini:12: \[iommu dmar0\]: its tables yield no device (256 entries read, 5 present.*roots --iommu intel-vtd" "$TMP/err"; then ok; else bad "rtaddr one page off: no load warning in: $ERR"; fi
+sed -i 's/^type = intel-vtd$/type = amd-vi/; s/^rtaddr = 0x101000$/dev_table_base = 0x100000/' "$TMP/io1/capture.ini"
+rc "amd-vi at a VT-d root table: check finds an anomaly" 1 "$TOOL" check "$TMP/io1"
+has "amd-vi at a VT-d root table: the anomaly line" '^dmar0 - iommu_no_device .*\(128 entries read, 3 present, 0 malformed, 0 tables not captured\): dev_table_base 0x100000;'
+
 report

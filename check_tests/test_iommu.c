@@ -5,7 +5,8 @@
  * scalable), AMD-Vi and SMMUv3 IOMMU's tables, and hostile tables.  Every
  * table is written here from the layouts the specs give (VT-d spec §9.1,
  * §9.3-9.6, §11.4.5; AMD IOMMU spec §2.2.2, §3.3.1; Arm IHI 0070 §5.1-5.4,
- * §6.3.23/24), never by the code under test.
+ * §6.3.23/24), never by the code under test.  The bounds of a walk (tables
+ * that fan out, max_contexts, registers at the wrong page): test_iommu_bound.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -393,6 +394,9 @@ START_TEST(amdvi_guest)
 	/* GCR3 tables: 0x135000 PASIDs 0 and 5; 0x136000 PASID 0 (v2); 0x137000 two levels */
 	put(0x135000, 0x1000 | 1);
 	put(0x135000 + 8 * 5, 0x1000 | 1);
+	/* 0x101's own copy: a GCR3 table two DTEs share is read once (iommu_seen.c) */
+	put(0x13a000, 0x1000 | 1);
+	put(0x13a000 + 8 * 5, 0x1000 | 1);
 	put(0x136000, 0x125000 | 1);
 	put(0x137000, 0x138000 | 1);
 	put(0x137000 + 8, 0x137000 | 1);                 /* PASIDs 512-1023: the table itself */
@@ -400,7 +404,7 @@ START_TEST(amdvi_guest)
 	put(0x138000 + 8 * 3, 0x1000 | 1);               /* PASID 3 */
 	put(0x139000 + 8 * 1, 0x1000 | 1);               /* PASID 1025 */
 	put_dte(0x100, dte0(3, false, 0, 0x135000), dte1(0x135000), 0);
-	put_dte(0x101, dte0(3, true, 0, 0x135000), dte1(0x135000), 0);
+	put_dte(0x101, dte0(3, true, 0, 0x13a000), dte1(0x13a000), 0);
 	put_dte(0x102, dte0(0, true, 0, 0x136000), dte1(0x136000), 0);
 	put_dte(0x103, dte0(3, false, 1, 0x137000), dte1(0x137000), 0);
 	put_dte(0x104, dte0(3, false, 2, 0x135000), dte1(0x135000), 0);      /* GLX 10 reserved */
@@ -557,6 +561,8 @@ START_TEST(hostile)
 }
 END_TEST
 
+void iommu_add_bound(Suite *s);  /* test_iommu_bound.c */
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("iommu");
@@ -580,6 +586,7 @@ static Suite *suite(void)
 	tc = tcase_create("hostile");
 	tcase_add_test(tc, hostile);
 	suite_add_tcase(s, tc);
+	iommu_add_bound(s);
 	return s;
 }
 

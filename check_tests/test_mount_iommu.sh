@@ -7,7 +7,8 @@
 # context of the mount; and a generated capture of 65,536 devices behind
 # one [iommu] mounts and lists every one (correctness only: its time is
 # bench/run's).  Really mounts (ptfs + fusermount3 -u), waits, always
-# unmounts.
+# unmounts.  Tables that fan out (mkiommu_amp.py) mount bounded, and -o
+# max_contexts bounds the device contexts.
 #
 # Environment (check_tests/meson.build): PTFS, PTFS_FIXTURES.
 set -u
@@ -102,5 +103,27 @@ if do_mount "$TMP/big" "$M"; then
 	do_umount "$M"
 else
 	bad "a capture of 65,536 devices mounts"
+fi
+# ---- tables that fan out (issue #39 item 1): bounded, one warning; -o max_contexts ----
+python3 "$HERE/mkiommu_amp.py" "$TMP/fan" vtd-pasid 8
+M=$TMP/fanm
+if do_mount "$TMP/fan" "$M"; then
+	check "8 devices sharing a PASID directory of 2^14 slots naming one table: 64 contexts" \
+		test "$(ls "$M" | grep -c '^io\.')" = 64
+	check "one warning at the [iommu] line counts the pointers not followed" \
+		grep -q 'capture.ini:10: \[iommu io\]: 16390 table pointers reach a table reached before' "$M.err"
+	do_umount "$M"
+else
+	bad "a PASID directory fan-out mounts"
+fi
+python3 "$HERE/mkiommu_amp.py" "$TMP/cds" smmu-cd 4
+M=$TMP/cdsm
+if do_mount "$TMP/cds" "$M" -o max_contexts=10; then
+	check "-o max_contexts=10: 10 device contexts" test "$(ls "$M" | grep -c '^io\.')" = 10
+	check "-o max_contexts=10: one warning names where the walk stopped" \
+		grep -q "\[iommu io\]: 10 device contexts made, all the capture's bound.*io.sid0.ssid10 and" "$M.err"
+	do_umount "$M"
+else
+	bad "-o max_contexts=10 mounts"
 fi
 report

@@ -19,7 +19,9 @@ static const char check_help[] =
 	"prints its load warnings, then every anomaly of every context: reserved\n"
 	"bits, encrypted entries, unknown or non-native kinds, tables not captured,\n"
 	"a root table not captured at all, encodings not allowed at their level,\n"
-	"a table used at two levels.\n"
+	"a table used at two levels; and every [iommu] section whose tables yield\n"
+	"no device or mostly malformed entries (its registers likely point at the\n"
+	"wrong page: ptfs-tool roots --iommu finds its tables).\n"
 	"Exit status: 0 clean, 1 anomalies found, 2 unusable capture (E_* on stderr).\n";
 
 struct check_state {
@@ -48,6 +50,42 @@ static void on_anomaly(void *ud, const struct pt_anomaly *a)
 	}
 	pt_buf_free(&one);
 	cs->n++;
+}
+
+/*
+ * The anomaly of each [iommu] section whose tables yield no device or
+ * mostly malformed entries (pt_capture_iommu_counts()), as a context's
+ * are written: NAME - KIND DETAIL, or a JSON object with "iommu" in
+ * place of "context".
+ */
+static void iommu_anomalies(const struct pt_capture *cap, struct check_state *cs)
+{
+	for (size_t i = 0; i < pt_capture_iommu_count(cap); i++) {
+		struct pt_iommu_counts n;
+		struct pt_iommu_info io;
+		struct pt_jobj o = {0};
+		struct pt_buf one;
+
+		pt_capture_iommu_counts(cap, i, &n);
+		if (!n.anomaly)
+			continue;
+		pt_capture_iommu(cap, i, &io);
+		pt_buf_init(&one);
+		if (cs->json) {
+			pt_jobj_str(&o, "anomaly", n.anomaly);
+			pt_jobj_str(&o, "detail", n.detail);
+			pt_jobj_str(&o, "iommu", io.name);
+			pt_jobj_str(&o, "path", "");
+			pt_jobj_finish(&o, &one);
+			pt_jarr_raw(&cs->anomalies, one.data ? one.data : "");
+			cs->anomalies.b.oom |= one.oom;
+		} else {
+			pt_buf_printf(cs->out, "%s - %s [iommu %s] (capture.ini:%u): %s\n", io.name,
+				      n.anomaly, io.name, io.line, n.detail);
+		}
+		pt_buf_free(&one);
+		cs->n++;
+	}
 }
 
 int cli_check(int argc, char **argv)
@@ -116,6 +154,8 @@ int cli_check(int argc, char **argv)
 			pt_jarr_obj(&per, &one);
 		}
 	}
+	if (st == CLI_EXIT_OK)
+		iommu_anomalies(cap, &cs);
 	if (st == CLI_EXIT_OK) {
 		if (json) {
 			for (size_t i = 0; i < nwarn; i++)

@@ -4,6 +4,7 @@
  * without FUSE (the same bytes); every context when none is named.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -14,7 +15,30 @@ static const char info_help[] =
 	"Prints the info file of CONTEXT: root, counts per level, mapped bytes per\n"
 	"page size, anomalies.  With no CONTEXT, every context's info in capture.ini\n"
 	"order, each text block after a line `# CONTEXT`, each JSON object on its own\n"
-	"line.\n";
+	"line; then, in text, what each [iommu NAME] section read from its tables,\n"
+	"after a line `## [iommu NAME]`: entries read, present, malformed, tables\n"
+	"not captured, devices, contexts made, and its anomaly when its tables yield\n"
+	"no device or mostly malformed entries.\n";
+
+/* What [iommu] section I read from its tables (pt_capture_iommu_counts()), as text. */
+static void iommu_block(const struct pt_capture *cap, size_t i, struct pt_buf *out)
+{
+	struct pt_iommu_counts n;
+	struct pt_iommu_info io;
+
+	pt_capture_iommu(cap, i, &io);
+	pt_capture_iommu_counts(cap, i, &n);
+	pt_buf_printf(out, "## [iommu %s]\niommu: %s\niommu_type: %s\nline: %u\n"
+		      "entries: %" PRIu64 "\nentries_present: %" PRIu64 "\nentries_malformed: %" PRIu64
+		      "\ntables_not_captured: %" PRIu64 "\ntables_read_again: %" PRIu64
+		      "\ndevices: %" PRIu64 "\ncontexts: %" PRIu64 "\n", io.name, io.name, io.type,
+		      io.line, n.entries, n.present, n.malformed, n.uncaptured, n.repeats, n.devices,
+		      n.contexts);
+	if (n.bounded)
+		pt_buf_puts(out, "bounded: its walk stopped at its bound on device contexts\n");
+	if (n.anomaly)
+		pt_buf_printf(out, "anomaly: %s - %s %s\n", io.name, n.anomaly, n.detail);
+}
 
 int cli_info(int argc, char **argv)
 {
@@ -79,6 +103,9 @@ int cli_info(int argc, char **argv)
 		if (json)
 			pt_buf_puts(&out, "\n");
 	}
+	for (size_t i = 0; st == CLI_EXIT_OK && !json && argc - optind == 1 &&
+			   i < pt_capture_iommu_count(cap); i++)
+		iommu_block(cap, i, &out);
 	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;
 	pt_buf_free(&one);

@@ -184,6 +184,18 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			load_strict = true;
 			continue;
 		}
+		if (strcmp(argv[i], "--max-contexts") == 0 || strncmp(argv[i], "--max-contexts=", 15) == 0) {
+			/* the device contexts of the [iommu] sections together (pt_load_opts.max_contexts) */
+			const char *m = argv[i][14] == '=' ? argv[i] + 15 : i + 1 < *argc ? argv[++i] : NULL;
+
+			if (!m || !cli_parse_u64(m, &n) || !n || n > PT_MAX_CONTEXTS_LIMIT) {
+				*status = cli_fail(PT_E_USAGE, "--max-contexts '%s': a number of contexts from"
+						   " 1 to %u", m ? m : "", PT_MAX_CONTEXTS_LIMIT);
+				return false;
+			}
+			load_opts.max_contexts = n;
+			continue;
+		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
 			/* TCR_EL1.TBI1 of an arm64 dump's kernel context (the dump does not hold it) */
 			const char *t = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < *argc ? argv[++i] : NULL;
@@ -416,6 +428,9 @@ static const char load_help[] =
 	"  --asic NAME       the same, by umr ASIC name (vega10, navi10, ...)\n"
 	"  --strict          refuse a capture with a context whose root table is not\n"
 	"                    captured (without it: a warning on stderr)\n"
+	"  --max-contexts N  device contexts the capture's [iommu] sections make\n"
+	"                    together at most (default 262144; each section's own\n"
+	"                    bound: its max_contexts key)\n"
 	"  --tbi 0|1         TCR_EL1.TBI1 of an arm64 dump's kernel context, which the\n"
 	"                    dump does not hold (without it: unknown, said in info)\n";
 
@@ -478,6 +493,9 @@ int main(int argc, char **argv)
 			return cli_fail(PT_E_USAGE, "decode: --strict is a load option: decode reads no capture");
 		if (strcmp(cmd, "decode") == 0 && load_opts.tbi)
 			return cli_fail(PT_E_USAGE, "decode: --tbi is a load option: decode reads no capture");
+		if (strcmp(cmd, "decode") == 0 && load_opts.max_contexts)
+			return cli_fail(PT_E_USAGE, "decode: --max-contexts is a load option: decode reads no"
+					" capture");
 		status = commands[i].run(sub_argc, argv + 1);
 		/* Every command that reads a capture takes the load options: its --help says so once, here. */
 		if (status == CLI_EXIT_OK && wants_help(sub_argc, argv + 1) && commands[i].loads)

@@ -61,6 +61,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("asic=%s", asic, 0),
 	PTFS_OPT("tbi=%s", tbi, 0),
 	PTFS_OPT("cache_max=%s", cache_max, 0),
+	PTFS_OPT("max_contexts=%s", max_contexts, 0),
 	PTFS_OPT("strict", strict, 1),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
@@ -93,6 +94,9 @@ static void usage(FILE *out)
 	      "                           entries of every context together, least recently\n"
 	      "                           used dropped first (default: the larger of 256M and\n"
 	      "                           2 x the capture's non-zero bytes + 64M)\n"
+	      "    -o max_contexts=N      device contexts the capture's [iommu] sections make\n"
+	      "                           together at most (default 262144; each section's\n"
+	      "                           own bound: its max_contexts key)\n"
 	      "    -o strict              refuse (mount nothing) when a context's root table\n"
 	      "                           is not captured; without it: a warning\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
@@ -202,6 +206,22 @@ static bool roots_said(const struct ptfs *fs, const char *path)
 	return !refused;
 }
 
+/* -o max_contexts=N into *N (0: not given); false (the line printed) when it is no such number. */
+static bool max_contexts(const struct ptfs *fs, uint64_t *n)
+{
+	char *e;
+
+	*n = 0;
+	if (!fs->opts.max_contexts || (pt_num_parse(fs->opts.max_contexts, PT_NUM_RULE, n) && *n &&
+				       *n <= PT_MAX_CONTEXTS_LIMIT))
+		return true;
+	e = escaped(fs->opts.max_contexts);
+	fprintf(stderr, "ptfs: E_USAGE: -o max_contexts=%s: not a number of contexts from 1 to %u\n",
+		e ? e : "?", PT_MAX_CONTEXTS_LIMIT);
+	free(e);
+	return false;
+}
+
 /* Loads and validates everything; on failure prints the one line and returns false. */
 static bool load(struct ptfs *fs)
 {
@@ -209,6 +229,7 @@ static bool load(struct ptfs *fs)
 	struct progress prog = { shown ? shown : "?", false };
 	char why[256], warn[512];
 	struct stat st;
+	uint64_t maxctx;
 	pt_err err;
 
 	fs->cap = pt_capture_new();
@@ -240,9 +261,14 @@ static bool load(struct ptfs *fs)
 		free(shown);
 		return false;
 	}
+	if (!max_contexts(fs, &maxctx)) {
+		free(shown);
+		return false;
+	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
-							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0});
+							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
+							  .max_contexts = maxctx});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {
@@ -336,6 +362,7 @@ static void unload(struct ptfs *fs)
 	ptfs_opens_free(fs);
 	ptfs_wslots_free(fs->wslots);
 	free(fs->opts.cache_max);
+	free(fs->opts.max_contexts);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);

@@ -32,6 +32,7 @@ struct ptfs_opts {
 	char *asic;          /* -o asic=NAME: a umr ASIC name, its generation (NULL: not given) */
 	char *tbi;           /* -o tbi=0|1: TBI1 of an arm64 dump's kernel context (NULL: unknown) */
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
+	char *max_contexts;  /* -o max_contexts=N: the [iommu] sections' device contexts (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
 	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
 	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */

@@ -167,7 +167,18 @@ struct pt_load_opts {
 	 * sections alone) instead of being refused.
 	 */
 	bool memory_only;
+	/*
+	 * Device contexts the capture's [iommu] sections make together at
+	 * most (ptfs -o max_contexts=N, ptfs-tool --max-contexts N): 0 is
+	 * PT_LOAD_MAX_CONTEXTS.  Each section has its own bound too, its
+	 * max_contexts key (ptfs-capture(5) [iommu]).
+	 */
+	uint64_t max_contexts;
 };
+/* The defaults of the two context bounds, and the most either may be. */
+#define PT_LOAD_MAX_CONTEXTS (1u << 18)
+#define PT_IOMMU_MAX_CONTEXTS (1u << 17)
+#define PT_MAX_CONTEXTS_LIMIT (1u << 24)
 
 /*
  * The GFX generation (9..12) of a umr ASIC name ("navi10", "aldebaran",
@@ -282,6 +293,25 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
  * beside its devices' page tables (ptfs-tool snapshot).
  */
 size_t pt_capture_iommu_pages(const struct pt_capture *cap, size_t i, const uint64_t **pages);
+/*
+ * What the load read from section I's tables (docs/design.md §2.7):
+ * entries looked at (every level: root, context, PASID directory and
+ * table, DTE, GCR3, L1STD, STE, L1CD, CD), those present (P or V set),
+ * those present and refused (reserved bits, a pointer back at the root
+ * table, a device entry its format refuses), table pointers to memory
+ * not captured, present device entries (context entries, DTEs, STEs),
+ * device contexts made, table pointers that reach a table already read
+ * (walked once), and whether a bound ended the walk.  ANOMALY (a name,
+ * iommu_no_device or iommu_malformed) and DETAIL (one line): an IOMMU whose
+ * tables yield no device, or whose present entries are mostly malformed:
+ * its registers likely point at the wrong page; NULL when neither.
+ */
+struct pt_iommu_counts {
+	uint64_t entries, present, malformed, uncaptured, devices, contexts, repeats;
+	bool bounded;
+	const char *anomaly, *detail;
+};
+void pt_capture_iommu_counts(const struct pt_capture *cap, size_t i, struct pt_iommu_counts *out);
 /* Section I as capture.ini text, "[iommu NAME]" and its lines as written; false if out of memory. */
 bool pt_capture_iommu_section(const struct pt_capture *cap, size_t i, struct pt_buf *out);
 

@@ -658,7 +658,7 @@ pt_err pt_loader_bind(struct pt_loader *ld)
 		cap->ctx[i].mem = cap->mem;
 	rc = memory_contexts(cap);
 	if (!rc)
-		rc = pt_iommu_expand(cap);
+		rc = pt_iommu_expand(cap, pt_loader_opts(ld));
 out:
 	free(mm);
 	free(wlen);

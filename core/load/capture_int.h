@@ -125,10 +125,15 @@ struct pt_capture {
 	 * PT_CAPTURE_SPACES entries, and every context points at it.
 	 */
 	char (*xsname)[PT_INI_MAX_NAME + 1];
-	/* per [iommu] section: the 4 KiB pages its tables were read from, sorted (iommu.c) */
+	/*
+	 * per [iommu] section: the 4 KiB pages its tables were read from,
+	 * sorted (iommu.c), and what its walk read (iommu_seen.c)
+	 */
 	struct pt_iommu_pages {
 		uint64_t *pg;
 		size_t n, cap;
+		struct pt_iommu_counts counts;
+		char detail[512];
 	} *iopages;
 	struct mapping *maps;
 	size_t nmaps, mapcap;
@@ -162,7 +167,7 @@ uint64_t pt_capture_serial_next(void);
  * contexts of the [iommu] sections, read from their tables (iommu.c),
  * appended to the capture's contexts, the sorted list remade.
  */
-pt_err pt_iommu_expand(struct pt_capture *cap);
+pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts);
 
 pt_err pt_capture_map_use(struct pt_capture *cap, unsigned id, const void *p, uint64_t len);
 

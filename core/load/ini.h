@@ -101,13 +101,13 @@ struct pt_manifest_ctx {
  */
 enum pt_iommu_type { PT_IOMMU_VTD = 1, PT_IOMMU_AMDVI, PT_IOMMU_SMMUV3 };
 enum {
-	PT_IK_RTADDR, PT_IK_DTB, PT_IK_SEGMENT, PT_IK_STRTAB, PT_IK_STRCFG, PT_IK__COUNT,
+	PT_IK_RTADDR, PT_IK_DTB, PT_IK_SEGMENT, PT_IK_STRTAB, PT_IK_STRCFG, PT_IK_MAXCTX, PT_IK__COUNT,
 };
 struct pt_manifest_iommu {
 	const char *name;
 	unsigned line;
 	unsigned type;                 /* enum pt_iommu_type */
-	uint64_t v[PT_IK__COUNT];      /* the registers, by PT_IK_* */
+	uint64_t v[PT_IK__COUNT];      /* the registers (and max_contexts), by PT_IK_* */
 	unsigned vline[PT_IK__COUNT];  /* their lines, 0: not given */
 	const char *space, *output_space;   /* NULL: not given (sysmem) */
 };

@@ -25,7 +25,7 @@
 const char *const pt_iommu_formats[] = {"intel-vtd", "amd-vi", "arm-smmuv3", "x86-64", NULL};
 static const char *const type_names[] = {"?", "intel-vtd", "amd-vi", "arm-smmuv3"};
 static const char *const key_names[PT_IK__COUNT] = {
-	"rtaddr", "dev_table_base", "segment", "strtab_base", "strtab_base_cfg",
+	"rtaddr", "dev_table_base", "segment", "strtab_base", "strtab_base_cfg", "max_contexts",
 };
 /* The type each register key belongs to (segment: VT-d's DRHD and AMD-Vi's IVHD both name one). */
 static bool key_fits(unsigned k, unsigned type)
@@ -37,6 +37,8 @@ static bool key_fits(unsigned k, unsigned type)
 		return type == PT_IOMMU_AMDVI;
 	case PT_IK_SEGMENT:
 		return type == PT_IOMMU_VTD || type == PT_IOMMU_AMDVI;
+	case PT_IK_MAXCTX:
+		return true;
 	default:
 		return type == PT_IOMMU_SMMUV3;
 	}
@@ -88,6 +90,10 @@ static pt_err check_regs(const struct pt_manifest_iommu *io, const char *label, 
 		return sec_fail(err, errlen, l[PT_IK_DTB], PT_E_VALUE, "dev_table_base 0x%" PRIx64 " in %s"
 				" has reserved bits set (11:9 or 63:52; base 51:12, Size 8:0: AMD IOMMU"
 				" spec §3.3.1 Device Table Base Address Register)", v[PT_IK_DTB], label);
+	if (l[PT_IK_MAXCTX] && (!v[PT_IK_MAXCTX] || v[PT_IK_MAXCTX] > PT_MAX_CONTEXTS_LIMIT))
+		return sec_fail(err, errlen, l[PT_IK_MAXCTX], PT_E_VALUE, "max_contexts %" PRIu64 " in %s"
+				" is not 1 to %u (the device contexts it may make)", v[PT_IK_MAXCTX],
+				label, PT_MAX_CONTEXTS_LIMIT);
 	if (l[PT_IK_SEGMENT] && v[PT_IK_SEGMENT] > 0xffff)
 		return sec_fail(err, errlen, l[PT_IK_SEGMENT], PT_E_VALUE, "segment %" PRIu64 " in %s is"
 				" not a PCI segment (0 to 0xffff)", v[PT_IK_SEGMENT], label);
@@ -522,10 +528,11 @@ static int cmp_ctx(const void *a, const void *b)
 		      (*(const struct pt_context *const *)b)->name);
 }
 
-pt_err pt_iommu_expand(struct pt_capture *cap)
+pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 {
 	const struct pt_manifest *man = cap->man;
-	size_t before = cap->nctx;
+	size_t before = cap->nctx, bound = opts && opts->max_contexts ? (size_t)opts->max_contexts :
+					   PT_LOAD_MAX_CONTEXTS;
 	pt_err rc = PT_OK;
 
 	if (man->niommu && !(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)))
@@ -537,8 +544,12 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 		w.space_name = io->space ? io->space : "sysmem";
 		w.output_name = io->output_space ? io->output_space : "sysmem";
 		w.space_id = (unsigned)pt_manifest_space_find(man, w.space_name);
-		rc = io->type == PT_IOMMU_VTD ? pt_iommu_vtd(&w) :
-		     io->type == PT_IOMMU_AMDVI ? pt_iommu_amdvi(&w) : pt_iommu_smmuv3(&w);
+		rc = pt_iommu_walk_start(&w, bound - (cap->nctx - before));
+		if (!rc)
+			rc = io->type == PT_IOMMU_VTD ? pt_iommu_vtd(&w) :
+			     io->type == PT_IOMMU_AMDVI ? pt_iommu_amdvi(&w) : pt_iommu_smmuv3(&w);
+		if (pt_iommu_walk_end(&w, i) && !rc)
+			rc = PT_E_NOMEM;
 		if (!rc)
 			rc = commit(cap, &w);
 		if (w.pages_oom)

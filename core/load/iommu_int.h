@@ -35,6 +35,8 @@ struct pt_iommu_dev {
 	struct pt_ctx_iommu origin;
 };
 
+struct pt_iommu_seen;
+
 /* The state of reading one [iommu] section's tables. */
 struct pt_iommu_walk {
 	struct pt_capture *cap;
@@ -57,6 +59,12 @@ struct pt_iommu_walk {
 	struct pt_manifest_ctx *mc; /* the device contexts so far */
 	struct pt_context *ctx;
 	size_t nmc, mccap, ctxcap;
+	/* the bounds and the counts of this walk (iommu_seen.c) */
+	size_t max_ctx;             /* contexts it may make: its max_contexts, the capture's rest */
+	bool max_capture;           /* max_ctx is the capture's rest, not the section's bound */
+	struct pt_iommu_seen *seen; /* the table granules read so far */
+	struct pt_iommu_counts n;
+	char repeat_first[224];     /* the first table reached again, described */
 };
 
 /* LEN bytes at ADDR of the IOMMU's space into BUF: false when not captured or past the bound. */
@@ -75,6 +83,34 @@ const char *pt_iommu_type_name(unsigned type);
 pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name);
 /* Takes back the last space pt_iommu_xspace() made (its first stage was refused). */
 void pt_iommu_xspace_drop(struct pt_iommu_walk *w);
+
+/*
+ * The bounds (iommu_seen.c, docs/design.md §2.7): before a walk, its
+ * context bound (the section's max_contexts, at most REST, the capture's
+ * bound less what earlier sections made); after it, one warning for the
+ * tables reached again, one for an IOMMU whose tables yield no device or
+ * mostly malformed entries, and section I's counts kept for
+ * pt_capture_iommu_counts().  PT_E_NOMEM only when out of memory.
+ */
+pt_err pt_iommu_walk_start(struct pt_iommu_walk *w, size_t rest);
+pt_err pt_iommu_walk_end(struct pt_iommu_walk *w, size_t i);
+/*
+ * What a walker reads a table (or a part of one) with: LEN bytes at ADDR
+ * into BUF.  PT_IOMMU_TABLE_OK: read, its 8-byte granules noted;
+ * _MISSING: not captured (counted, noted), or past a bound; _REPEAT: a
+ * granule of it was noted before, through another pointer: not read
+ * again, counted,
+ * the first described by WHAT (printf) in the walk's one warning.
+ */
+enum pt_iommu_table { PT_IOMMU_TABLE_OK, PT_IOMMU_TABLE_MISSING, PT_IOMMU_TABLE_REPEAT };
+enum pt_iommu_table pt_iommu_table(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len,
+				   const char *what, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * Device context D through pt_iommu_device(), unless the walk's context
+ * bound is reached (then one warning, and the walk stops); a device
+ * entry its format refuses is counted malformed.
+ */
+pt_err pt_iommu_add(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
 
 /* The walkers (iommu_walk.c): every present device of one IOMMU through pt_iommu_device(). */
 pt_err pt_iommu_vtd(struct pt_iommu_walk *w);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iommu_walk.c — an IOMMU's own tables, read from the capture once memory
- * is loaded (iommu.c): every present device handed to pt_iommu_device() as
- * the section its format reads.  Layouts restated, no code copied:
+ * is loaded (iommu.c): every present device handed to pt_iommu_device()
+ * (through pt_iommu_add(), which bounds the contexts) as the section its
+ * format reads.  Every table is read through pt_iommu_table() (iommu_seen.c):
+ * once, a pointer to a table read already counted and not followed, and
+ * the walkers count the entries they look at (present, malformed, devices)
+ * for the IOMMU's anomaly.  Layouts restated, no code copied:
  *
  *  - Intel VT-d (VT-d spec §11.4.5 RTADDR_REG: root table 63:12, TTM 11:10
  *    00 legacy, 01 scalable (Linux drivers/iommu/intel/iommu.h
@@ -93,7 +97,10 @@ static void bdf_name(struct pt_iommu_walk *w, struct pt_iommu_dev *d, unsigned b
 
 /* ---- Intel VT-d -------------------------------------------------------------- */
 
-/* A table pointer of an entry that is the root table itself: a loop (VT-d has two fixed levels). */
+/*
+ * The 4 KiB table at PTR of bus BUS's root entry into BUF.  A pointer to the
+ * root table itself is a loop (VT-d has two fixed levels): malformed.
+ */
 static bool vtd_table(struct pt_iommu_walk *w, uint64_t ptr, const char *what, unsigned bus,
 		      uint8_t *buf)
 {
@@ -102,15 +109,21 @@ static bool vtd_table(struct pt_iommu_walk *w, uint64_t ptr, const char *what, u
 	if (ptr == root) {
 		pt_iommu_warn(w, "bus %02x: its %s is the root table at %s 0x%" PRIx64 ": not read",
 			      bus, what, w->space_name, ptr);
+		w->n.malformed++;
 		return false;
 	}
-	if (!pt_iommu_read(w, ptr, buf, 4096)) {
+	switch (pt_iommu_table(w, ptr, buf, 4096, "bus %02x's %s at %s 0x%" PRIx64, bus, what,
+			       w->space_name, ptr)) {
+	case PT_IOMMU_TABLE_OK:
+		return true;
+	case PT_IOMMU_TABLE_MISSING:
 		if (!w->stopped)
 			pt_iommu_warn(w, "bus %02x: its %s at %s 0x%" PRIx64 " is not captured", bus,
 				      what, w->space_name, ptr);
 		return false;
+	default:
+		return false;
 	}
-	return true;
 }
 
 static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp)
@@ -121,15 +134,18 @@ static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp
 
 	if (!vtd_table(w, ctp, "context table", bus, ct))
 		return PT_OK;
-	for (unsigned devfn = 0; devfn < 256; devfn++) {
+	for (unsigned devfn = 0; devfn < 256 && !w->stopped; devfn++) {
 		uint64_t lo = le64(ct + 16 * devfn), hi = le64(ct + 16 * devfn + 8);
 
+		w->n.entries++;
 		if (!(lo & 1))
 			continue;
+		w->n.present++;
+		w->n.devices++;
 		dev_init(w, &d, "intel-vtd", "context entry", ctp + 16 * devfn, true);
 		bdf_name(w, &d, bus << 8 | devfn, "");
 		dev_key(&d, "context", "0x%016" PRIx64 "%016" PRIx64, hi, lo);
-		if ((rc = pt_iommu_device(w, &d)))
+		if ((rc = pt_iommu_add(w, &d)))
 			return rc;
 	}
 	return PT_OK;
@@ -151,7 +167,7 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 	d.origin.pasid = pasid;
 	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
 		le64(pe + 8), le64(pe + 16));
-	return pt_iommu_device(w, &d);
+	return pt_iommu_add(w, &d);
 }
 
 /*
@@ -194,46 +210,64 @@ static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, u
 	return rc;
 }
 
-/* Device BDF's scalable-mode context entry CE (32 bytes): its PASID directory and tables. */
+/*
+ * Device BDF's scalable-mode context entry CE (32 bytes): its PASID
+ * directory, read 512 entries at a time, and tables.  A directory or a
+ * table reached before through another pointer is not read again
+ * (iommu_seen.c): 8 devices sharing a directory of 2^14 entries that all
+ * name one PASID table make that table's contexts once.
+ */
 static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t *ce)
 {
 	uint8_t dir[4096], tbl[4096];
 	uint64_t q0 = le64(ce), dirp = q0 & MASK(51, 12), rid = le64(ce + 8) & 0xfffff;
 	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
+	unsigned b = bdf >> 8, dv = (bdf >> 3) & 31, fn = bdf & 7;
+	enum pt_iommu_table t;
 	pt_err rc;
 
 	if (dirp == (w->io->v[PT_IK_RTADDR] & MASK(51, 12))) {
 		pt_iommu_warn(w, "%02x:%02x.%x: its PASID directory is the root table: not read",
-			      bdf >> 8, (bdf >> 3) & 31, bdf & 7);
+			      b, dv, fn);
+		w->n.malformed++;
 		return PT_OK;
 	}
 	for (uint64_t di = 0; di < n && !w->stopped; di++) {
 		uint64_t de, tp;
 
-		if (di % 512 == 0 && !pt_iommu_read(w, dirp + di * 8, dir,
-						    (size_t)(n - di < 512 ? n - di : 512) * 8)) {
-			if (!w->stopped)
+		if (di % 512 == 0) {
+			t = pt_iommu_table(w, dirp + di * 8, dir, (size_t)(n - di < 512 ? n - di : 512) * 8,
+					   "%02x:%02x.%x's PASID directory at %s 0x%" PRIx64, b, dv, fn,
+					   w->space_name, dirp + di * 8);
+			if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
 				pt_iommu_warn(w, "%02x:%02x.%x: its PASID directory at %s 0x%" PRIx64
-					      " is not captured", bdf >> 8, (bdf >> 3) & 31, bdf & 7,
-					      w->space_name, dirp + di * 8);
-			return PT_OK;
+					      " is not captured", b, dv, fn, w->space_name, dirp + di * 8);
+			if (t != PT_IOMMU_TABLE_OK)
+				return PT_OK;
 		}
 		de = le64(dir + (di % 512) * 8);
+		w->n.entries++;
 		if (!(de & 1))
 			continue;
+		w->n.present++;
 		tp = de & MASK(51, 12);
-		if (!pt_iommu_read(w, tp, tbl, 4096)) {
-			if (!w->stopped)
-				pt_iommu_warn(w, "%02x:%02x.%x: the PASID table of PASIDs 0x%" PRIx64
-					      "-0x%" PRIx64 " at %s 0x%" PRIx64 " is not captured",
-					      bdf >> 8, (bdf >> 3) & 31, bdf & 7, di * 64, di * 64 + 63,
-					      w->space_name, tp);
+		t = pt_iommu_table(w, tp, tbl, 4096, "the PASID table of %02x:%02x.%x's PASIDs 0x%" PRIx64
+				   "-0x%" PRIx64 " at %s 0x%" PRIx64, b, dv, fn, di * 64, di * 64 + 63,
+				   w->space_name, tp);
+		if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
+			pt_iommu_warn(w, "%02x:%02x.%x: the PASID table of PASIDs 0x%" PRIx64 "-0x%" PRIx64
+				      " at %s 0x%" PRIx64 " is not captured", b, dv, fn, di * 64,
+				      di * 64 + 63, w->space_name, tp);
+		if (t != PT_IOMMU_TABLE_OK)
 			continue;
-		}
-		for (unsigned ti = 0; ti < 64; ti++)
-			if ((le64(tbl + 64 * ti) & 1) &&
-			    (rc = vtd_pasid(w, bdf, di * 64 + ti, rid, tbl + 64 * ti, tp + 64 * ti)))
+		for (unsigned ti = 0; ti < 64 && !w->stopped; ti++) {
+			w->n.entries++;
+			if (!(le64(tbl + 64 * ti) & 1))
+				continue;
+			w->n.present++;
+			if ((rc = vtd_pasid(w, bdf, di * 64 + ti, rid, tbl + 64 * ti, tp + 64 * ti)))
 				return rc;
+		}
 	}
 	return PT_OK;
 }
@@ -243,16 +277,21 @@ static pt_err vtd_sm_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t lo, uin
 	uint8_t ct[4096];
 	pt_err rc;
 
-	for (unsigned half = 0; half < 2; half++) {
+	for (unsigned half = 0; half < 2 && !w->stopped; half++) {
 		uint64_t e = half ? hi : lo;
 
 		if (!(e & 1) || !vtd_table(w, e & MASK(51, 12), half ? "upper context table" :
 					   "lower context table", bus, ct))
 			continue;
-		for (unsigned i = 0; i < 128; i++)
-			if ((le64(ct + 32 * i) & 1) &&
-			    (rc = vtd_sm_device(w, bus << 8 | half << 7 | i, ct + 32 * i)))
+		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
+			w->n.entries++;
+			if (!(le64(ct + 32 * i) & 1))
+				continue;
+			w->n.present++;
+			w->n.devices++;
+			if ((rc = vtd_sm_device(w, bus << 8 | half << 7 | i, ct + 32 * i)))
 				return rc;
+		}
 	}
 	return PT_OK;
 }
@@ -269,7 +308,8 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 			      " blocked and no table is read (VT-d spec §11.4.5)", reg);
 		return PT_OK;
 	}
-	if (!pt_iommu_read(w, root, rt, sizeof rt)) {
+	if (pt_iommu_table(w, root, rt, sizeof rt, "the root table at %s 0x%" PRIx64, w->space_name,
+			   root) != PT_IOMMU_TABLE_OK) {
 		pt_capture_set_error(w->cap, "capture.ini:%u: [iommu %s]: its root table at %s 0x%"
 				     PRIx64 " (rtaddr 0x%" PRIx64 ") is not captured", w->io->line,
 				     w->io->name, w->space_name, root, reg);
@@ -278,9 +318,12 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 	for (unsigned bus = 0; bus < 256 && !w->stopped; bus++) {
 		uint64_t lo = le64(rt + 16 * bus), hi = le64(rt + 16 * bus + 8);
 
+		w->n.entries++;
 		if (!(lo & 1) && !(ttm == 1 && (hi & 1)))
 			continue;
+		w->n.present++;
 		if (ttm == 0 && ((lo & MASK(11, 1)) || hi)) {
+			w->n.malformed++;
 			pt_iommu_warn(w, "bus %02x: root entry 0x%016" PRIx64 "%016" PRIx64 " at %s 0x%"
 				      PRIx64 " has reserved bits set (lo 11:1, hi: VT-d spec §9.1):"
 				      " not read", bus, hi, lo, w->space_name, root + 16 * bus);
@@ -338,54 +381,72 @@ static pt_err amd_guest(struct pt_iommu_walk *w, const struct amd_dte *t, unsign
 	d.origin.pasid = pasid;
 	dev_key(&d, "cr3", "0x%" PRIx64, (uint64_t)(e & MASK(51, 12)));
 	dev_key(&d, "la57", "%u", t->gpt);
-	return pt_iommu_device(w, &d);
+	return pt_iommu_add(w, &d);
 }
 
-/* The valid entries of T's GCR3 table: a guest context each. */
+/* The 512 entries of GCR3 table TBL at TP, PASIDs from P0: a guest context each valid one. */
+static pt_err amd_gcr3_l0(struct pt_iommu_walk *w, const struct amd_dte *t, const uint8_t *tbl,
+			  uint64_t tp, unsigned p0)
+{
+	pt_err rc;
+
+	for (unsigned i0 = 0; i0 < 512 && !w->stopped; i0++) {
+		uint64_t e = le64(tbl + 8 * i0);
+
+		w->n.entries++;
+		if (!(e & 1))
+			continue;
+		w->n.present++;
+		if ((rc = amd_guest(w, t, p0 + i0, e, tp + 8 * i0)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * The valid entries of T's GCR3 table: a guest context each.  A GCR3 table
+ * reached before (another DTE's, the device table itself) is not read
+ * again (iommu_seen.c): an L1 table whose 512 entries name one L0 table
+ * makes that table's guests once.
+ */
 static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
 {
 	uint8_t top[4096], l0[4096];
-	unsigned n1 = t->glx ? 512 : 1;
+	enum pt_iommu_table r;
 	pt_err rc;
 
-	if (!pt_iommu_read(w, t->root, top, sizeof top)) {
-		if (!w->stopped)
-			pt_iommu_warn(w, "DeviceID 0x%04x: its GCR3 table at %s 0x%" PRIx64 " is not"
-				      " captured", t->devid, w->space_name, t->root);
+	r = pt_iommu_table(w, t->root, top, sizeof top, "DeviceID 0x%04x's GCR3 table at %s 0x%"
+			   PRIx64, t->devid, w->space_name, t->root);
+	if (r == PT_IOMMU_TABLE_MISSING && !w->stopped)
+		pt_iommu_warn(w, "DeviceID 0x%04x: its GCR3 table at %s 0x%" PRIx64 " is not"
+			      " captured", t->devid, w->space_name, t->root);
+	if (r != PT_IOMMU_TABLE_OK)
 		return PT_OK;
-	}
-	for (unsigned i1 = 0; i1 < n1 && !w->stopped; i1++) {
-		const uint8_t *tbl = top;
-		uint64_t tp = t->root;
+	if (!t->glx)
+		return amd_gcr3_l0(w, t, top, t->root, 0);
+	for (unsigned i1 = 0; i1 < 512 && !w->stopped; i1++) {
+		uint64_t e = le64(top + 8 * i1), tp = e & MASK(51, 12);
 
-		if (t->glx) {
-			uint64_t e = le64(top + 8 * i1);
-
-			if (!(e & 1))
-				continue;
-			tp = e & MASK(51, 12);
-			if (tp == t->root) {
-				pt_iommu_warn(w, "DeviceID 0x%04x: GCR3 entry %u points at its own table"
-					      " at %s 0x%" PRIx64 ": not read", t->devid, i1,
-					      w->space_name, tp);
-				continue;
-			}
-			if (!pt_iommu_read(w, tp, l0, sizeof l0)) {
-				if (!w->stopped)
-					pt_iommu_warn(w, "DeviceID 0x%04x: the GCR3 table of PASIDs"
-						      " 0x%x-0x%x at %s 0x%" PRIx64 " is not captured",
-						      t->devid, i1 * 512, i1 * 512 + 511, w->space_name,
-						      tp);
-				continue;
-			}
-			tbl = l0;
+		w->n.entries++;
+		if (!(e & 1))
+			continue;
+		w->n.present++;
+		if (tp == t->root) {
+			pt_iommu_warn(w, "DeviceID 0x%04x: GCR3 entry %u points at its own table"
+				      " at %s 0x%" PRIx64 ": not read", t->devid, i1,
+				      w->space_name, tp);
+			w->n.malformed++;
+			continue;
 		}
-		for (unsigned i0 = 0; i0 < 512; i0++) {
-			uint64_t e = le64(tbl + 8 * i0);
-
-			if ((e & 1) && (rc = amd_guest(w, t, i1 * 512 + i0, e, tp + 8 * i0)))
-				return rc;
-		}
+		r = pt_iommu_table(w, tp, l0, sizeof l0, "the GCR3 table of DeviceID 0x%04x's PASIDs"
+				   " 0x%x-0x%x at %s 0x%" PRIx64, t->devid, i1 * 512, i1 * 512 + 511,
+				   w->space_name, tp);
+		if (r == PT_IOMMU_TABLE_MISSING && !w->stopped)
+			pt_iommu_warn(w, "DeviceID 0x%04x: the GCR3 table of PASIDs 0x%x-0x%x at %s 0x%"
+				      PRIx64 " is not captured", t->devid, i1 * 512, i1 * 512 + 511,
+				      w->space_name, tp);
+		if (r == PT_IOMMU_TABLE_OK && (rc = amd_gcr3_l0(w, t, l0, tp, i1 * 512)))
+			return rc;
 	}
 	return PT_OK;
 }
@@ -410,13 +471,14 @@ static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q,
 		pt_iommu_warn(w, "DeviceID 0x%04x: its DTE at %s 0x%" PRIx64 " has GV = 1 with %s %u"
 			      " reserved: its GCR3 table is not read", devid, w->space_name, addr,
 			      t.glx > 1 ? "GLX" : "guest paging level", t.glx > 1 ? t.glx : t.gpt);
+		w->n.malformed++;
 		gv = false;
 	}
 	if (!gv || t.mode || !t.giov) {
 		dev_init(w, &d, "amd-vi", "DTE", addr, true);
 		bdf_name(w, &d, devid, gv && t.giov ? ".s2" : "");
 		dev_key(&d, "dte", "0x%016" PRIx64, q0);
-		if ((rc = pt_iommu_device(w, &d)) || !gv || w->nmc == before)
+		if ((rc = pt_iommu_add(w, &d)) || !gv || w->nmc == before)
 			return rc;
 		if (t.mode && ((rc = pt_iommu_xspace(w, &t.xs)) || !t.xs))
 			return rc;
@@ -436,15 +498,23 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 	pt_err rc;
 
 	for (unsigned p = 0; p < pages && !w->stopped; p++) {
-		if (!pt_iommu_read(w, base + (uint64_t)4096 * p, page, sizeof page)) {
-			if (!w->stopped)
+		enum pt_iommu_table t = pt_iommu_table(w, base + (uint64_t)4096 * p, page, sizeof page,
+						       "the device table's page %u at %s 0x%" PRIx64,
+						       p, w->space_name, base + (uint64_t)4096 * p);
+
+		if (t != PT_IOMMU_TABLE_OK) {
+			if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
 				pt_iommu_warn(w, "the device table's page %u (DeviceIDs 0x%04x-0x%04x) at"
 					      " %s 0x%" PRIx64 " is not captured (Size %u: %u pages)", p,
 					      p * 128, p * 128 + 127, w->space_name,
 					      base + (uint64_t)4096 * p, pages - 1, pages);
 			continue;
 		}
-		for (unsigned i = 0; i < 128; i++) {
+		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
+			w->n.entries++;
+			/* a device: V and TV (V alone, on a wrong page, is any odd word) */
+			w->n.present += le64(page + 32 * i) & 1;
+			w->n.devices += (le64(page + 32 * i) & 3) == 3;
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
 			if ((le64(page + 32 * i) & 3) == 3 &&
 			    (rc = amd_dte(w, p * 128 + i, page + 32 * i,
@@ -458,47 +528,41 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 /* ---- Arm SMMUv3 ------------------------------------------------------------ */
 
 /*
- * A context per valid CD of stream SID's stage-1 STE (S1CDMax > 0:
- * SubstreamIDs, §5.2).  With STE.S1DSS 10 (Linux STRTAB_STE_1_S1DSS_SSID0)
- * a transaction without a SubstreamID uses CD 0: that CD is the stream's
- * own context, `.sidN`, as a VT-d device's RID_PASID entry is; the other
- * CDs are `.sidN.ssidM`.
+ * The COUNT CDs at BASE, SubstreamIDs from SSID0, of stream SID's stage-1
+ * STE: a context per valid one (V, CD word 0 bit 31).  With STE.S1DSS 10
+ * (Linux STRTAB_STE_1_S1DSS_SSID0) a transaction without a SubstreamID
+ * uses CD 0: that CD is the stream's own context, `.sidN`, as a VT-d
+ * device's RID_PASID entry is; the other CDs are `.sidN.ssidM`.  A CD not
+ * captured ends the stream's CD walk (*END); a CD read before through
+ * another pointer ends this table's.
  */
-static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0,
-		       uint64_t ste1)
+static pt_err smmu_cd_table(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid,
+			    uint64_t ste1, uint64_t base, uint64_t ssid0, uint64_t count, bool *end)
 {
-	unsigned max = (unsigned)(ste0 >> 59), fmt = (unsigned)(ste0 >> 4) & 3;
-	unsigned split = fmt == 1 ? 6 : 10;
-	uint64_t ptr = ste0 & MASK(51, 6), n = 1ull << max;
 	unsigned base_keys = d->nkeys;
-	uint8_t raw[8];
+	uint8_t raw[64];
 	pt_err rc;
 
-	for (uint64_t ssid = 0; ssid < n && !w->stopped; ssid++) {
-		uint64_t cd = ptr + ssid * 64;
+	for (uint64_t k = 0; k < count && !w->stopped; k++) {
+		uint64_t ssid = ssid0 + k, cd = base + 64 * k;
+		enum pt_iommu_table t = pt_iommu_table(w, cd, raw, sizeof raw, "sid %" PRIu64 "'s CD of"
+						       " SSID %" PRIu64 " at %s 0x%" PRIx64, sid,
+						       ssid, w->space_name, cd);
 
-		if (fmt == 1 || fmt == 2) {
-			uint64_t l1 = ptr + (ssid >> split) * 8, l1cd;
-
-			if (!pt_iommu_read(w, l1, raw, 8))
-				break;
-			l1cd = le64(raw);
-			if (!(l1cd & 1)) {
-				/* the whole L2 table is absent: on to the next L1CD */
-				ssid |= (1ull << split) - 1;
-				continue;
-			}
-			cd = (l1cd & MASK(51, 12)) + (ssid & ((1ull << split) - 1)) * 64;
-		}
-		if (!pt_iommu_read(w, cd, raw, 8)) {
+		if (t == PT_IOMMU_TABLE_MISSING) {
 			if (!w->stopped)
 				pt_iommu_warn(w, "sid %" PRIu64 ": the CD of SSID %" PRIu64 " at %s 0x%"
 					      PRIx64 " is not captured: its CD table is read up to there",
 					      sid, ssid, w->space_name, cd);
-			break;
+			*end = true;
+			return PT_OK;
 		}
+		if (t == PT_IOMMU_TABLE_REPEAT)
+			return PT_OK;
+		w->n.entries++;
 		if (!(le64(raw) & (1ull << 31)))
 			continue;
+		w->n.present++;
 		d->nkeys = base_keys;
 		if (ssid == 0 && (ste1 & 3) == 2)
 			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64, w->io->name, sid);
@@ -508,10 +572,52 @@ static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t
 		d->origin.has_ssid = true;
 		d->origin.ssid = ssid;
 		dev_key(d, "ssid", "%" PRIu64, ssid);
-		if ((rc = pt_iommu_device(w, d)))
+		if ((rc = pt_iommu_add(w, d)))
 			return rc;
 	}
 	return PT_OK;
+}
+
+/*
+ * The CDs of stream SID's stage-1 STE (S1CDMax > 0: SubstreamIDs, §5.2):
+ * S1Fmt 00 a linear table of 2^S1CDMax CDs; 01 and 10 an L1CD table whose
+ * descriptors (V 0, L2Ptr 51:12, §5.3) each name a leaf of 2^6 (01) or
+ * 2^10 (10) CDs.  An L1CD not captured ends the walk with a warning, as a
+ * CD does; an L1CD table or leaf read before through another pointer is
+ * not read again (iommu_seen.c).
+ */
+static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0,
+		       uint64_t ste1)
+{
+	unsigned max = (unsigned)(ste0 >> 59), fmt = (unsigned)(ste0 >> 4) & 3;
+	unsigned split = fmt == 1 ? 6 : 10;
+	uint64_t ptr = ste0 & MASK(51, 6), n = 1ull << max, leaf = 1ull << split;
+	bool end = false;
+	uint8_t raw[8];
+	pt_err rc = PT_OK;
+
+	if (fmt != 1 && fmt != 2)
+		return smmu_cd_table(w, d, sid, ste1, ptr, 0, n, &end);
+	for (uint64_t i = 0; i * leaf < n && !end && !rc && !w->stopped; i++) {
+		uint64_t l1 = ptr + 8 * i, l1cd, s0 = i * leaf, s1 = (n - s0 < leaf ? n : s0 + leaf) - 1;
+		enum pt_iommu_table t = pt_iommu_table(w, l1, raw, 8, "sid %" PRIu64 "'s L1CD %" PRIu64
+						       " at %s 0x%" PRIx64, sid, i, w->space_name, l1);
+
+		if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
+			pt_iommu_warn(w, "sid %" PRIu64 ": the L1CD of SSIDs %" PRIu64 "-%" PRIu64 " at %s"
+				      " 0x%" PRIx64 " is not captured: its CD table is read up to there",
+				      sid, s0, s1, w->space_name, l1);
+		if (t != PT_IOMMU_TABLE_OK)
+			break;
+		l1cd = le64(raw);
+		w->n.entries++;
+		/* V = 0: the whole leaf is absent */
+		if (!(l1cd & 1))
+			continue;
+		w->n.present++;
+		rc = smmu_cd_table(w, d, sid, ste1, l1cd & MASK(51, 12), s0, s1 - s0 + 1, &end);
+	}
+	return rc;
 }
 
 static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, const uint8_t *ste)
@@ -520,8 +626,11 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 	unsigned cfg = (unsigned)(s0 >> 1) & 7;
 	struct pt_iommu_dev d;
 
+	w->n.entries++;
 	if (!(s0 & 1))
 		return PT_OK;
+	w->n.present++;
+	w->n.devices++;
 	dev_init(w, &d, "arm-smmuv3", "STE", addr, true);
 	snprintf(d.name, sizeof d.name, "%s.sid%" PRIu64, w->io->name, sid);
 	d.origin.has_sid = true;
@@ -547,7 +656,7 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 		 */
 		(void)pt_iommu_read(w, s0 & MASK(51, 6), cd, sizeof cd);
 	}
-	return pt_iommu_device(w, &d);
+	return pt_iommu_add(w, &d);
 }
 
 pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
@@ -563,17 +672,24 @@ pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 		uint64_t l2 = base, n = 1ull << log2, l1d = 0, sid0 = 0;
 
 		if (two) {
-			if (!pt_iommu_read(w, base + 8 * i, raw, 8)) {
-				if (!w->stopped)
+			enum pt_iommu_table t = pt_iommu_table(w, base + 8 * i, raw, 8, "L1STD %" PRIu64
+							       " at %s 0x%" PRIx64, i, w->space_name,
+							       base + 8 * i);
+
+			if (t != PT_IOMMU_TABLE_OK) {
+				if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
 					pt_iommu_warn(w, "L1STD %" PRIu64 " at %s 0x%" PRIx64 " is not"
 						      " captured: the stream table is read up to there",
 						      i, w->space_name, base + 8 * i);
 				break;
 			}
 			l1d = le64(raw);
+			w->n.entries++;
 			if (!(l1d & 31))
 				continue;
+			w->n.present++;
 			if ((l1d & 31) > split + 1 || (l1d & (MASK(63, 52) | 1ull << 5))) {
+				w->n.malformed++;
 				pt_iommu_warn(w, "L1STD %" PRIu64 " 0x%016" PRIx64 " at %s 0x%" PRIx64
 					      ": %s (IHI 0070 §5.1): its StreamIDs are not read", i,
 					      l1d, w->space_name, base + 8 * i, (l1d & 31) > split + 1 ?
@@ -585,8 +701,12 @@ pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 			sid0 = i << split;
 		}
 		for (uint64_t j = 0; j < n && !w->stopped; j++) {
-			if (!pt_iommu_read(w, l2 + 64 * j, ste, sizeof ste)) {
-				if (!w->stopped)
+			enum pt_iommu_table t = pt_iommu_table(w, l2 + 64 * j, ste, sizeof ste, "the STE of"
+							       " StreamID %" PRIu64 " at %s 0x%" PRIx64,
+							       sid0 + j, w->space_name, l2 + 64 * j);
+
+			if (t != PT_IOMMU_TABLE_OK) {
+				if (t == PT_IOMMU_TABLE_MISSING && !w->stopped)
 					pt_iommu_warn(w, "the STE of StreamID %" PRIu64 " at %s 0x%" PRIx64
 						      " is not captured: the stream table (%s) is read up"
 						      " to there", sid0 + j, w->space_name, l2 + 64 * j,
