@@ -5,9 +5,11 @@
 # design notes and the shared fact sheets), no man page has a section twice,
 # every `ptfs-tool COMMAND` a doc names exists, every `diff -r` command
 # shown carries --no-dereference (without it diff follows the va/ links and
-# shows each change twice), every mnt/ path the README's commands and the
-# man pages' examples name exists in the sample capture's tree, and every
-# maps or walk line a man page shows is real output of the sample captures.
+# shows each change twice), every mnt/ path the commands of README.md and
+# docs/recipes.md and the man pages' examples name exists in the sample
+# capture's tree, every maps or walk line a man page shows is real output of
+# the sample captures, and every `$ COMMAND` README.md and docs/recipes.md
+# show is run and prints the output they show (check_doc_runs.py).
 #
 # Environment (set by check_tests/meson.build):
 #   PTFS_SRCDIR   the source root
@@ -30,7 +32,9 @@ cd "$SRC" || exit 1
 shopt -s nullglob
 PAGES=(man/*.[1-8])
 # The docs a user reads; comments in code may cite the design notes.
-DOCS=(README.md "${PAGES[@]}" fixtures/README.md bench/README.md fuzz/README.md)
+MDRUN=(README.md docs/recipes.md)   # the docs whose $ commands are run
+DOCS=("${MDRUN[@]}" "${PAGES[@]}" fixtures/README.md bench/README.md fuzz/README.md)
+for d in "${MDRUN[@]}"; do [ -f "$d" ] || bad "$d exists"; done
 [ ${#PAGES[@]} -gt 0 ] || bad "no man pages found in $SRC/man"
 
 if ! command -v groff >/dev/null; then
@@ -127,16 +131,18 @@ for d in "${DOCS[@]}"; do
 	fi
 done
 
-# Every path under mnt/ that a README command or a man page example names
+# Every path under mnt/ that a README.md or docs/recipes.md command (in a
+# ```sh block at the margin) or a man page example names
 # exists in the tree of the sample capture they use (turing-mixed.tar.gz,
 # written by `ptfs-tool export`, which is byte for byte the mount), and what
-# `cat` reads is a file: README's first `cat .../pde0/1/entry` named a 2 MiB
+# `cat` reads is a file: README's first `cat .../pde0/1/entry` (now in
+# docs/recipes.md, "The tree, at a glance") named a 2 MiB
 # leaf, which is a file.  va/, walk/ and vs/ names are lookups (any VA, any other context),
 # not listed entries, so they are left to the mount tests.
 EXP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-docs.XXXXXX") || exit 1
 trap 'chmod -R u+w "$EXP" 2>/dev/null; rm -rf "$EXP"' EXIT
 if "$TOOL" export "$SRC/fixtures/turing-mixed.tar.gz" "$EXP/mnt" >"$EXP/export.log" 2>&1; then
-	for d in README.md "${PAGES[@]}"; do
+	for d in "${MDRUN[@]}" "${PAGES[@]}"; do
 		case $d in
 		*.md) cmdlines=$(awk '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$d") ;;
 		*) cmdlines=$(sed 's/\\-/-/g' "$d" | sed -n 's/^\$ //p') ;;
@@ -223,6 +229,16 @@ for p in "${PAGES[@]}"; do
 		ok "$p: every maps and walk line it shows is real output of the samples"
 	fi
 done
+
+# The outputs README.md and docs/recipes.md show (issue #41 item 7): every
+# `$ COMMAND` line in their sh blocks is run on the fixtures (a mnt/ command
+# on the export of the capture it mounts) and prints the lines shown under it.
+if out=$(python3 "$SRC/check_tests/check_doc_runs.py" "$SRC" "$TOOL" "${MDRUN[@]}" 2>&1); then
+	ok "${MDRUN[*]}: every \$ command prints the output shown ($(tail -n 1 <<<"$out"))"
+else
+	bad "${MDRUN[*]}: every \$ command prints the output shown"
+	grep -v '^ok' <<<"$out" | head -40 | sed 's/^/    /'
+fi
 
 # ptfs-formats(7) against the decoders (issue #25 item 3): every documented
 # bit range decodes as documented, every field the decoders print is named.

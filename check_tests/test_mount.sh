@@ -353,11 +353,12 @@ if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
 		sed -n 's/^[<>] \([a-z_]*\):.*/\1/p' | sort | uniq -c | awk '{print $2, $1}' >"$TMP/keys.got"
 	printf 'address 2\nraw 2\ntarget_address 2\n' >"$TMP/keys.want"
 	same "$TMP/keys.want" "$TMP/keys.got" "the remapped PTE differs in one raw, address and target_address line each"
-	# The README's recipe, its options as the README gives them (issue #34
-	# item 7: without the --exclude's it printed 157 lines): exactly the
-	# four changed entries and the two va/ links, no whole-context file.
-	opts=$(sed -n 's/^diff -r \(--no-dereference .*\) \\$/\1/p' "$HERE/../README.md")
-	# shellcheck disable=SC2086  # the README's options, word-split as a shell does
+	# The recipe (docs/recipes.md, once README's), its options as it gives
+	# them (issue #34 item 7: without the --exclude's it printed 157 lines):
+	# exactly the four changed entries and the two va/ links, no
+	# whole-context file.
+	opts=$(sed -n 's/^diff -r \(--no-dereference .*\) \\$/\1/p' "$HERE/../docs/recipes.md")
+	# shellcheck disable=SC2086  # the recipe's options, word-split as a shell does
 	diff -r $opts "$TMP/b/pdb0" "$TMP/a/pdb0" >"$TMP/readme.diff"
 	sed -n -e "s|^diff -r .* $TMP/b/pdb0/\([^ ]*\) .*|changed \1|p" \
 		-e "s|^Only in $TMP/\([ab]\)/pdb0/\(.*\): \(.*\)|only_\1 \2/\3|p" "$TMP/readme.diff" |
@@ -367,9 +368,9 @@ if [ -f "$TA" ] && do_mount "$T" "$TMP/b" && do_mount "$TA" "$TMP/a"; then
 		"only_b pde3/0/pde2/0/pde1/0/pde0/2/pte_small/0" "only_b va/0x0000000400000" |
 		sort >"$TMP/readme.want"
 	if [ -n "$opts" ]; then
-		same "$TMP/readme.want" "$TMP/readme.got" "README's diff -r recipe ($opts) shows the four changed entries and two va/ links"
+		same "$TMP/readme.want" "$TMP/readme.got" "docs/recipes.md's diff -r recipe ($opts) shows the four changed entries and two va/ links"
 	else
-		bad "README's diff -r recipe: no 'diff -r --no-dereference ... \\' line found"
+		bad "docs/recipes.md's diff -r recipe: no 'diff -r --no-dereference ... \\' line found"
 	fi
 	do_umount "$TMP/a"
 	do_umount "$TMP/b"
