@@ -96,7 +96,7 @@ def main():
     for a in ('ptfs', 'tool', 'kernel', 'initrd', 'work'):
         ap.add_argument('--' + a, required=True)
     ap.add_argument('--mem', default='512M')
-    ap.add_argument('--reps', type=int, default=2)
+    ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--lookups', type=int, default=20)
     ap.add_argument('--timeout', type=float, default=300)
     args = ap.parse_args()
@@ -129,8 +129,12 @@ def main():
         pas = sorted(set(pages))
         step = max(1, len(pas) // (args.lookups + 1))
         pas = pas[::step][:args.lookups + 1]
-        row['live'] = timed([args.tool, 'roots', psock], args.reps)
-        row['elf'] = timed([args.tool, 'roots', elf], args.reps)
+        # interleaved, best of each: whatever else loads the machine hits both sides
+        for _ in range(args.reps):
+            for k, src in (('live', psock), ('elf', elf)):
+                t = timed([args.tool, 'roots', src], 1)
+                if k not in row or t[0] < row[k][0]:
+                    row[k] = t
         row['pa_live'] = lookups(args.ptfs, psock, work + '/mnt', pas)
         row['pa_elf'] = lookups(args.ptfs, elf, work + '/mnt', pas)
     finally:
