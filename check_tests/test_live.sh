@@ -118,6 +118,8 @@ cat "$mnt/cpu0/maps" >"$TMP/maps0"
 grep -q 0x401000 "$TMP/maps0" && bad "maps before the change has no 0x401000" || ok "maps before the change has no 0x401000"
 cat "$mnt/pa/sysmem/0x6000" >"$TMP/pa0" 2>&1
 grep -q 0x401000 "$TMP/pa0" && bad "pa/sysmem/0x6000 before the change names no VA" || ok "pa/sysmem/0x6000 before the change names no VA"
+# the reverse index is kept while the tables are unchanged (issue #39 item 10): a second address
+expect "pa/sysmem/0x5008 names the VA of the first page" 0 "cpu0 0x0*400008 " cat "$mnt/pa/sysmem/0x5008"
 # snapshots before the change: the same state gives the same bytes
 : >"$TMP/good.sock.log"
 expect "snapshot of the stopped guest" 0 "snap1.tar.gz: 1 contexts, 4 table pages \\(16384 bytes\\) copied .*it was stopped already, and is left so" \
@@ -153,6 +155,9 @@ expect "va/ lists the new page" 0 "0x0000000000401000" ls "$mnt/cpu0/va"
 sleep 0.6
 expect "pa/ finds the new page after -o refresh=0.5 (its index is built again on a live mount)" 0 \
 	"cpu0.*0x0*401000" cat "$mnt/pa/sysmem/0x6000"
+# an address never looked up (nothing the kernel keeps): the daemon's own index saw the change
+expect "pa/sysmem/0x6010, looked up for the first time: the kept index was built again" 0 \
+	"^cpu0 0x0*401010 " cat "$mnt/pa/sysmem/0x6010"
 expect "maps shows it after -o refresh=0.5" 0 "0x0*400000-0x0*402000 +8K" cat "$mnt/cpu0/maps"
 "$TOOL" snapshot "$TMP/good.sock" "$TMP/snap2.tar.gz" >/dev/null
 expect "the snapshot taken before does not map the new page" 0 "result: fault=unmapped" \
@@ -321,6 +326,29 @@ fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
 kill "$W" "$SRV"
 wait "$W" "$SRV" 2>/dev/null
+
+# ---- the backend file truncated under the mount (issue #39 item 12) ----
+# Bytes the mapping no longer holds read as not captured, and info counts
+# them: a table's bytes gone is a not_captured anomaly (root_not_captured
+# for the root), as a pointer to a table outside the capture is.
+cp "$TMP/ram" "$TMP/ram3"
+serve good "$TMP/ram3"
+start_fg "$TMP/good.sock" "$mnt" -- -o refresh=0 || bad "ptfs mounts the guest whose file will shrink"
+expect "info before: no anomaly" 0 "^anomalies: 0$" cat "$mnt/cpu0/info"
+truncate -s 8192 "$TMP/ram3"   # the PML4 at 0x1000 stays, its PDPT at 0x2000 goes
+expect "a walk through the lost PDPT reads not_captured" 0 "result: fault=not_captured" cat "$mnt/cpu0/walk/0x400000"
+expect "info counts the lost table" 0 "^anomalies: 1$" cat "$mnt/cpu0/info"
+expect "and names it not_captured" 0 \
+	"^anomaly: cpu0 pml4/0 not_captured pdpt table sysmem:0x2000 target_captured: no \\(its bytes no longer read" \
+	cat "$mnt/cpu0/info"
+truncate -s 0 "$TMP/ram3"
+expect "the root gone too: root_not_captured" 0 "^anomaly: cpu0 - root_not_captured pml4 table sysmem:0x1000 root_captured: no" \
+	cat "$mnt/cpu0/info"
+expect "counted once" 0 "^anomalies: 1$" cat "$mnt/cpu0/info"
+check "the daemon is still there" kill -0 "$FG_PID"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+stop_srv
 
 # ---- the options on a capture of a file, and malformed ----
 mkdir -p "$TMP/m-x"

@@ -1,14 +1,18 @@
 /*
  * test_pa: the reverse index (core/pa.c): aliases within and across
- * contexts, a byte nothing maps, the pa/ file, and a first use from several
- * threads at once (the FUSE daemon's case).
+ * contexts, a byte nothing maps, the pa/ file, a first use from several
+ * threads at once (the FUSE daemon's case), and a live capture's index
+ * kept while its tables are unchanged and built again once they change.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_int.h"
 #include "pt_capture.h"
+#include "pt_mem.h"
 #include "pt_pa.h"
+#include "pt_walk.h"
 #include "testutil.h"
 
 static struct pt_capture *cap;
@@ -115,6 +119,97 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* ---- a live capture (issue #39 item 10) ---- */
+
+static pt_err live_check(void *ud, char *err, size_t errlen)
+{
+	(void)ud;
+	(void)err;
+	(void)errlen;
+	return PT_OK;
+}
+
+static const struct pt_live_ops fake_live = {.check = live_check};
+
+/*
+ * A capture made live by hand (what a live source's pt_loader_set_live()
+ * does), its memory a built archive region that the test writes as a guest
+ * would: the index is built once while the tables stay the same, however
+ * many lookups, and again by the first lookup after a table changed, which
+ * then finds the new mapping.
+ */
+START_TEST(test_live_reuse)
+{
+	struct pt_capture *lc = pt_capture_new();
+	struct pt_pa_index *lx;
+	const struct pt_context *ctx;
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_walk w;
+	struct pt_pa_hit *h;
+	size_t n;
+	bool inc;
+	uint64_t *pte, old, moved = UINT64_C(0x3456789000);
+
+	ck_assert_int_eq(pt_capture_load(lc, tu_fixture("x86-64-4level.tar.gz")), PT_OK);
+	lc->live = &fake_live;
+	ck_assert(pt_capture_is_live(lc));
+	lx = pt_pa_index_new(lc);
+	ctx = pt_capture_context_find(lc, "cpu0");
+	pt_pages_init(&it, ctx, 0, NULL);
+	ck_assert(pt_pages_next(&it, &pg));
+	ck_assert_uint_eq(pg.size, 4096);
+	ck_assert_int_eq(pt_pa_lookup(lx, pg.space, pg.pa, &h, &n, &inc), PT_OK);
+	ck_assert_uint_ge(n, 1);
+	free(h);
+	ck_assert_uint_eq(pt_pa_index_builds(lx), 1);
+	for (unsigned i = 0; i < 20; i++) {
+		ck_assert_int_eq(pt_pa_lookup(lx, pg.space, pg.pa + i * 8, &h, &n, &inc), PT_OK);
+		ck_assert_uint_ge(n, 1);
+		free(h);
+	}
+	ck_assert_int_eq(pt_pa_lookup(lx, pg.space, moved, &h, &n, &inc), PT_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(pt_pa_index_builds(lx), 1);   /* the tables did not change: kept */
+	/* the guest moves the page: its PTE (Intel SDM vol. 3A table 4-19, bits 51:12) */
+	ck_assert_int_eq(pt_walk_va(ctx, pg.va, &w), PT_OK);
+	pte = (uint64_t *)(uintptr_t)pt_mem_direct(pt_capture_mem(lc),
+						   pt_context_space(ctx, w.steps[w.leaf_step].table.space),
+						   w.steps[w.leaf_step].entry_pa, 8);
+	ck_assert_ptr_nonnull(pte);
+	old = *pte;
+	*pte = (old & ~UINT64_C(0x000ffffffffff000)) | moved;
+	ck_assert_int_eq(pt_pa_lookup(lx, pg.space, moved, &h, &n, &inc), PT_OK);
+	ck_assert_uint_eq(pt_pa_index_builds(lx), 2);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_ptr_eq(h[0].ctx, ctx);
+	ck_assert_uint_eq(h[0].va, pg.va);
+	free(h);
+	ck_assert_int_eq(pt_pa_lookup(lx, pg.space, moved + 8, &h, &n, &inc), PT_OK);
+	free(h);
+	ck_assert_uint_eq(pt_pa_index_builds(lx), 2);
+	*pte = old;
+	pt_pa_index_free(lx);
+	lc->live = NULL;
+	pt_capture_free(lc);
+}
+END_TEST
+
+/* A capture of a file: built once, whatever happens. */
+START_TEST(test_file_once)
+{
+	struct pt_pa_hit *h;
+	size_t n;
+	bool inc;
+
+	for (unsigned i = 0; i < 5; i++) {
+		ck_assert_int_eq(pt_pa_lookup(ix, 0, 0x10001234 + i, &h, &n, &inc), PT_OK);
+		free(h);
+	}
+	ck_assert_uint_eq(pt_pa_index_builds(ix), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pa");
@@ -125,6 +220,8 @@ int main(void)
 	tcase_add_test(tc, test_unmapped);
 	tcase_add_test(tc, test_render);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_file_once);
+	tcase_add_test(tc, test_live_reuse);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

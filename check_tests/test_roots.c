@@ -167,6 +167,71 @@ START_TEST(test_scan_counts)
 }
 END_TEST
 
+/* The candidates at ADDR (every format and geometry). */
+static unsigned count_at(const struct pt_roots *r, uint64_t addr)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->c[i].addr == addr;
+	return n;
+}
+
+/*
+ * Issue #39 item 9: x86-64 tables also decode as clean 3-level VT-d second-
+ * level tables (R, W, X are P, RW, US), so a capture with a [cpu] and a
+ * [vtd] context listed each table twice, once per format.  Each is listed
+ * once: a context's root in that context's format (the VT-d device's
+ * root below the top of another table: Linux points a narrower context
+ * entry there, drivers/iommu/intel/iommu.c), another table in the format
+ * of the CPU.  Two devices of one width are one geometry, scanned once.
+ */
+START_TEST(test_scan_two_formats)
+{
+	struct pt_roots_opts o = {0};
+	struct pt_roots r;
+	const struct pt_root_cand *c;
+	char err[256], *dir;
+	struct pt_capture *cap;
+
+	build();
+	memcpy(img[8], img[0], sizeof img[8]);   /* a second process's root, no context's */
+	img[8][1] = 0;
+	cap = load_img(&dir, "[cpu a]\ncr3 = 0x100000\nefer = 0xd01\n\n"
+		       "[vtd v]\nslptptr = 0x101000\naw = 39\n\n[vtd w]\nslptptr = 0x101000\naw = 39\n");
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.geometries, 2);
+	for (unsigned i = 0; i < 16; i++)
+		ck_assert_uint_le(count_at(&r, pg(i)), 1);
+	c = find(&r, pg(0));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->fmt->name, "x86-64");
+	ck_assert_ptr_eq(c->root_of, pt_capture_context_find(cap, "a"));
+	c = find(&r, pg(8));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->fmt->name, "x86-64");
+	ck_assert_ptr_null(c->root_of);
+	ck_assert_uint_eq(c->nlevels, 4);
+	c = find(&r, pg(1));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->fmt->name, "intel-vtd");
+	ck_assert_ptr_nonnull(c->root_of);
+	ck_assert_str_eq(c->root_of->fmt->name, "intel-vtd");
+	pt_roots_free(&r);
+	/* --format intel-vtd alone: the VT-d reading is the only one, listed */
+	o.format = "intel-vtd";
+	ck_assert_int_eq(pt_roots_scan(cap, &o, &r, NULL, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(r.geometries, 1);
+	c = find(&r, pg(8));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->fmt->name, "intel-vtd");
+	pt_roots_free(&r);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_scan_errors)
 {
 	struct pt_roots_opts o = {.format = "nope"};
@@ -483,6 +548,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("scan");
 	tcase_add_test(t, test_scan_counts);
+	tcase_add_test(t, test_scan_two_formats);
 	tcase_add_test(t, test_scan_errors);
 	tcase_add_test(t, test_scan_readctl_progress);
 	suite_add_tcase(s, t);

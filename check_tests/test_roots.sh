@@ -37,7 +37,7 @@ sed -n 's/^# root //p' "$FIX/x86-roots.expect" | sort >"$TMP/want"
 brief "$TMP/text" >"$TMP/got"
 same "$TMP/want" "$TMP/got" "roots finds exactly the roots x86-roots.expect plants (kinds, PTI twins)"
 check "a dozen process tables (kernel copies and PTI user copies)" \
-	test "$(grep -cE '^# score=[0-9]+ kind=process(_user)? ' "$TMP/text")" = 15
+	test "$(grep -cE '^# score=[0-9]+ format=x86-64 kind=process(_user)? ' "$TMP/text")" = 15
 for d in $(sed -n 's/^# not roots: //p' "$FIX/x86-roots.expect" | grep -oE '0x[0-9a-f]+'); do
 	if grep -q " root=$d " "$TMP/text"; then bad "decoy $d listed"; else ok "decoy $d not listed"; fi
 done
@@ -59,7 +59,7 @@ sort -c "$TMP/order" 2>/dev/null && ok "ordered by score, then address" || bad "
 check "scores differ (100 and below)" test "$(sort -u "$TMP/scores" | wc -l)" -ge 2
 for r in 0x122000 0x124000 0x126000; do
 	check "$r: one pointer into uncaptured memory, a lower score" \
-		grep -qE "^# score=(9[0-9]|[1-8][0-9]) kind=process space=sysmem root=$r .* uncaptured=1 " "$TMP/text"
+		grep -qE "^# score=(9[0-9]|[1-8][0-9]) format=x86-64 kind=process space=sysmem root=$r .* uncaptured=1 " "$TMP/text"
 done
 check "the others: levels 4/4, nothing uncaptured, score 100" \
 	test "$(grep -cE '^# score=100 .* levels=4/4 .* uncaptured=0( |$)' "$TMP/text")" = 13
@@ -94,6 +94,28 @@ for pair in cpu0:root-110000 cpu1:root-11f000 kernel:root-100000; do
 		same "$TMP/wa" "$TMP/wb" "walk $b $va = walk $a $va"
 	done
 done
+
+# ---- a table that is a candidate of two formats (issue #39 item 9) ------------------
+# A [vtd] context beside the [cpu] ones: every x86-64 table also decodes as a
+# clean 3-level VT-d table (R, W, X where P, RW, US are).  Each is listed once,
+# under the format its context walks it with (or its kernel half relates it
+# to, else the CPU's), and the line names the format.
+mkdir -p "$TMP/vtd"
+tar xzf "$X" -C "$TMP/vtd"
+printf '\n[vtd dev]\nslptptr = 0x130000\naw = 39\n' >>"$TMP/vtd/capture.ini"
+"$TOOL" roots "$TMP/vtd" >"$TMP/vtext" 2>"$TMP/verr"
+check "roots of a capture with a [vtd] context: exit 0" test $? = 0
+check "every candidate line names its format" \
+	test "$(grep -c '^# score=' "$TMP/vtext")" = "$(grep -cE '^# score=[0-9]+ format=(x86-64|intel-vtd) ' "$TMP/vtext")"
+check "no table is listed twice" test -z "$(word "$TMP/vtext" root | sort | uniq -d)"
+check "the x86-64 listing is unchanged but for the VT-d device's root" \
+	test "$(grep '^# score=' "$TMP/vtext" | grep -v 'root_of=dev$')" = "$(grep '^# score=' "$TMP/text")"
+check "the process tables: format=x86-64, not [vtd]" \
+	test "$(grep -cE '^# score=[0-9]+ format=x86-64 kind=process(_user)? ' "$TMP/vtext")" = 15
+grep -A1 -E '^# score=100 format=intel-vtd kind=table space=sysmem root=0x130000 .* root_of=dev$' "$TMP/vtext" >"$TMP/vdev"
+check "the VT-d device's root (a PDPT of cpu0's tree): format=intel-vtd, root_of=dev, a [vtd] section" \
+	test "$(sed -n 2p "$TMP/vdev")" = "[vtd root-130000]"
+check "one [vtd] section in all" test "$(grep -c '^\[vtd ' "$TMP/vtext")" = 1
 
 # ---- filters ----------------------------------------------------------------------
 "$TOOL" roots --format x86-64 "$X" >"$TMP/fx"

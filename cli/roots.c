@@ -24,14 +24,17 @@ static const char roots_help[] =
 	"an address space, in the geometry of each distinct context (without\n"
 	"contexts: the format's own), and prints each candidate, best first (score,\n"
 	"then address), as a comment line and the capture.ini section to paste:\n"
-	"  # score=S kind=K space=SP root=0xADDR valid=V levels=L/N tables=T\n"
+	"  # score=S format=F kind=K space=SP root=0xADDR valid=V levels=L/N tables=T\n"
 	"  #   bad_tables=B bad_entries=E leaves=F uncaptured=U [ref=CTX] [root_of=CTX]\n"
 	"  #   [twin=0xADDR]  (one line)\n"
 	"  [SECTION root-ADDR]\n"
 	"  KEY = VALUE\n"
 	"KIND is what the format's rule says (x86-64 Linux: process, the table of a\n"
 	"process whose upper half equals context REF's root; process_user, its PTI\n"
-	"user copy at TWIN), else table.  A last line `# summary:` counts them.\n"
+	"user copy at TWIN), else table.  A table that is a candidate in two formats\n"
+	"(an x86-64 process table also decodes as a VT-d table) is listed once, in\n"
+	"the format of the context whose root it is, else of the one its kernel half\n"
+	"relates it to, else the CPU's.  A last line `# summary:` counts them.\n"
 	"  --format F       only format F (default: the formats of the contexts)\n"
 	"  --space S        only space S\n"
 	"  --min-score N    leave out the candidates no rule names (kind table) that\n"
@@ -65,9 +68,9 @@ static const char *geom_name(const struct pt_root_cand *c)
 
 static void text_one(struct pt_buf *b, const struct pt_root_cand *c)
 {
-	pt_buf_printf(b, "# score=%u kind=%s space=%s root=0x%" PRIx64 " valid=%u levels=%u/%u"
+	pt_buf_printf(b, "# score=%u format=%s kind=%s space=%s root=0x%" PRIx64 " valid=%u levels=%u/%u"
 		      " tables=%" PRIu64 " bad_tables=%" PRIu64 " bad_entries=%" PRIu64 " leaves=%" PRIu64
-		      " uncaptured=%" PRIu64, c->score, c->kind, pt_roots_space_name(c), c->addr,
+		      " uncaptured=%" PRIu64, c->score, c->fmt->name, c->kind, pt_roots_space_name(c), c->addr,
 		      c->valid, c->levels, c->nlevels, c->tables, c->bad_tables, c->bad_entries,
 		      c->leaves, c->uncaptured);
 	if (c->ref)

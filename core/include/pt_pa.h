@@ -11,6 +11,9 @@
  * rather than pretend nothing else maps the byte.
  *
  * Thread-safe: the one-time build runs under a lock; lookups then only read.
+ * A live capture's index is kept while every context's tables sum as they
+ * did when it was built (pt_context_tables_sum()), and built again by the
+ * first lookup that finds a sum changed; its lookups hold the lock.
  */
 #ifndef PT_PA_H
 #define PT_PA_H
@@ -35,6 +38,8 @@ struct pt_pa_index;
 /* An empty index of CAP (built on the first lookup); NULL on ENOMEM. */
 struct pt_pa_index *pt_pa_index_new(const struct pt_capture *cap);
 void pt_pa_index_free(struct pt_pa_index *ix);
+/* How many times IX was built (once for a file; a live capture's once per change seen). */
+uint64_t pt_pa_index_builds(struct pt_pa_index *ix);
 
 struct pt_pa_hit {
 	const struct pt_context *ctx;

@@ -16,7 +16,13 @@
  * Linux's shared kernel half), which names what they are.
  *
  * A table found in several geometries (contexts of one format with other
- * registers) is listed once, in the geometry it scores best in.
+ * registers) is listed once, in the geometry of the context whose root it
+ * is, else the one it scores best in; one found in two formats (an x86-64
+ * process table decodes as a clean 3-level VT-d table too) once, in the
+ * format of the context whose root it is, else of the rule that relates
+ * it to a context, else the CPU's rather than an IOMMU's.  Contexts of
+ * equal geometry (a VT-d unit's devices) are scanned once, and a memory
+ * space's non-zero pages are found once for every geometry.
  *
  * Time: one pass over the captured pages (zero chunks skipped through
  * pt_mem_next_nonzero()) plus one decode per reached (table, level).  No

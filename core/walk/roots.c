@@ -28,12 +28,59 @@ static size_t root_bytes(const struct pt_format *fmt, uint64_t *entries)
 	return (size_t)(*entries * l->entry_size);
 }
 
+/* Word at a time: most of a guest's pages are zero, and this runs over all of them. */
 static bool all_zero(const uint8_t *p, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (p[i])
+	uint64_t acc = 0, w;
+	size_t i = 0;
+
+	for (; i + 64 <= len; i += 64) {
+		for (unsigned k = 0; k < 64; k += 8) {
+			memcpy(&w, p + i + k, 8);
+			acc |= w;
+		}
+		if (acc)
 			return false;
-	return true;
+	}
+	for (; i < len; i++)
+		acc |= p[i];
+	return !acc;
+}
+
+/*
+ * The non-zero pages of one memory space, as the first geometry to pass
+ * over it found them: the next geometries decode those pages only, not
+ * read every page again (a live VT-d guest is scanned as x86-64 and as
+ * intel-vtd: issue #39 item 9).  DONE once a pass completed.
+ */
+struct pagelist {
+	int sp;
+	bool done, off;       /* OFF: out of memory, every geometry reads every page */
+	uint64_t *page;
+	size_t n, cap;
+};
+
+struct pagelists {
+	struct pagelist l[16];
+	unsigned n;
+};
+
+/* The list of memory space SP (NULL past 16 spaces: read every page). */
+static struct pagelist *pagelist_of(struct pagelists *pls, int sp)
+{
+	for (unsigned i = 0; i < pls->n; i++)
+		if (pls->l[i].sp == sp)
+			return &pls->l[i];
+	if (pls->n == 16)
+		return NULL;
+	pls->l[pls->n] = (struct pagelist){.sp = sp};
+	return &pls->l[pls->n++];
+}
+
+static void pagelists_free(struct pagelists *pls)
+{
+	for (unsigned i = 0; i < pls->n; i++)
+		free(pls->l[i].page);
 }
 
 struct progress {
@@ -94,34 +141,67 @@ static bool space_span(const struct pt_capture *cap, const struct pt_mem *mem, i
 	return *hi > *lo;
 }
 
-/* Every captured page of SPACE decoded as a root table; the clean ones into R. */
-static pt_err scan_space(struct pt_rscan *s, unsigned space, struct pt_roots *r, struct progress *pg,
-			 uint64_t lo)
+/*
+ * The next page of SPACE from PA on that may be non-zero (PL's list once
+ * done, else the memory's own skip of zero chunks), into *PAGE; *AT is
+ * PL's place.  False past the last.
+ */
+static bool next_page(const struct pt_rscan *s, unsigned space, const struct pagelist *pl, size_t *at,
+		      uint64_t pa, uint64_t *page)
 {
-	uint64_t entries, pa = lo & ~(uint64_t)(PAGE - 1), nx, last = 0;
+	uint64_t nx;
+
+	if (pl && pl->done) {
+		if (*at >= pl->n)
+			return false;
+		*page = pl->page[(*at)++];
+		return true;
+	}
+	if (!pt_mem_next_nonzero(s->mem, (unsigned)s->memsp[space], pa, &nx))
+		return false;
+	*page = nx & ~(uint64_t)(PAGE - 1);
+	if (*page < pa)
+		*page = pa;
+	return true;
+}
+
+/*
+ * Every captured page of SPACE decoded as a root table; the clean ones into
+ * R.  PL (may be NULL): the space's non-zero pages, used once done, else
+ * written (a root table of one page reads each page whole).
+ */
+static pt_err scan_space(struct pt_rscan *s, unsigned space, struct pt_roots *r, struct progress *pg,
+			 uint64_t lo, struct pagelist *pl)
+{
+	uint64_t entries, pa = lo & ~(uint64_t)(PAGE - 1), page, last = 0;
 	const struct pt_level *l0 = &s->fmt->levels[0];
 	unsigned shift = l0->bits ? l0->va_shift : (s->geom && s->geom->root_page_shift ? s->geom->root_page_shift : 12);
-	size_t len = root_bytes(s->fmt, &entries);
+	size_t len = root_bytes(s->fmt, &entries), at = 0;
 	uint8_t *raw = pt_rscan_buf(s, 0, len);
+	bool record;
 	pt_err err;
 
 	if (!raw)
 		return PT_E_NOMEM;
-	while (pt_mem_next_nonzero(s->mem, (unsigned)s->memsp[space], pa, &nx)) {
+	if (pl && (pl->off || (pl->done && len > PAGE)))
+		pl = NULL;   /* a root wider than a page: a zero page may begin one */
+	record = pl && !pl->done && len == PAGE;
+	while (next_page(s, space, pl, &at, pa, &page)) {
 		struct pt_rsub v;
-		uint64_t page = nx & ~(uint64_t)(PAGE - 1);
 
-		if (page < pa)
-			page = pa;
 		if (pt_readctl_poll(s->rc)) {
 			r->cut = true;
-			break;
+			return PT_OK;
 		}
 		if (pg->fn && page - last >= (64u << 20)) {
 			pg->fn(pg->ud, pg->done + (page - lo), pg->total);
 			last = page;
 		}
 		if (pt_rscan_read(s, space, page, raw, len) && !all_zero(raw, len)) {
+			if (record && !pt_vec_reserve(&pl->page, &pl->cap, pl->n + 1, sizeof *pl->page))
+				record = false, pl->off = true;
+			if (record)
+				pl->page[pl->n++] = page;
 			r->pages++;
 			pt_rscan_table(s, raw, 0, entries, shift, 0, &v);
 			if (s->nomem)
@@ -134,6 +214,8 @@ static pt_err scan_space(struct pt_rscan *s, unsigned space, struct pt_roots *r,
 			break;
 		pa = page + PAGE;
 	}
+	if (record)
+		pl->done = true;
 	return PT_OK;
 }
 
@@ -149,6 +231,8 @@ static void mark_inner(struct pt_rscan *s, const uint8_t *raw, int level, uint64
 	for (uint64_t i = 0; i < entries && !s->nomem; i++) {
 		uint8_t tmp[16] = {0};
 
+		if (pt_rscan_zero(s, raw + i * l->entry_size, level, shift))
+			continue;
 		memcpy(tmp, raw + i * l->entry_size, l->entry_size);
 		if (s->fmt->decode((unsigned)level, shift, tmp, PT_DECODE_SUMMARY, &e) != PT_OK ||
 		    e.state != PT_ST_POINTER)
@@ -189,11 +273,17 @@ static bool is_inner(const struct pt_rscan *s, const struct pt_root_cand *c)
 
 /*
  * Drops the candidates [FROM, r->n) a clean candidate's tree points at (an
- * inner table decodes as a root too), unless the format's rule named them.
+ * inner table decodes as a root too), unless the format's rule named them
+ * or a context's root is the table: Linux's intel-iommu points a context
+ * entry of a narrower width below the top of its domain's table
+ * (drivers/iommu/intel/iommu.c, domain_context_mapping_one()), an inner
+ * table that is the device's root all the same.
  */
-static bool same_geom(const struct pt_format *a, const struct pt_format *b);
+static const struct pt_context *root_ctx(const struct pt_capture *cap, const struct pt_root_cand *c);
+static bool same_geom(const struct pt_format *a, const struct pt_context *x, const struct pt_format *b,
+		      const struct pt_context *y);
 
-static void drop_inner(struct pt_rscan *s, struct pt_roots *r, size_t from)
+static void drop_inner(const struct pt_capture *cap, struct pt_rscan *s, struct pt_roots *r, size_t from)
 {
 	uint64_t entries;
 	size_t len = root_bytes(s->fmt, &entries), k = from;
@@ -209,7 +299,7 @@ static void drop_inner(struct pt_rscan *s, struct pt_roots *r, size_t from)
 		mark_inner(s, raw, 0, entries, l0->bits ? l0->va_shift : 12, c->addr);
 	}
 	for (size_t i = from; i < r->n; i++)
-		if (!is_inner(s, &r->c[i]) || strcmp(r->c[i].kind, "table"))
+		if (!is_inner(s, &r->c[i]) || strcmp(r->c[i].kind, "table") || root_ctx(cap, &r->c[i]))
 			r->c[k++] = r->c[i];
 	r->n = k;
 }
@@ -296,25 +386,26 @@ static void classify(struct pt_rscan *s, const struct refs *rf, struct pt_roots 
 	}
 }
 
-static bool same_geom(const struct pt_format *a, const struct pt_format *b);
-
 /*
- * Which contexts' roots the candidates are: a context's root table decoded
- * in that context's geometry (the same table read with another context's
- * registers is not what the context walks: issue #34 item 3).
+ * The context whose root candidate C is: a context's root table decoded in
+ * that context's geometry (the same table read with another context's
+ * registers is not what the context walks: issue #34 item 3); NULL: none.
  */
+static const struct pt_context *root_ctx(const struct pt_capture *cap, const struct pt_root_cand *c)
+{
+	for (size_t k = 0; k < pt_capture_context_count(cap); k++) {
+		const struct pt_context *x = pt_capture_context(cap, k);
+
+		if (same_geom(x->fmt, x, c->fmt, c->geom) && x->root_space == c->space && x->root_addr == c->addr)
+			return x;
+	}
+	return NULL;
+}
+
 static void roots_of(const struct pt_capture *cap, struct pt_roots *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		struct pt_root_cand *c = &r->c[i];
-
-		for (size_t k = 0; k < pt_capture_context_count(cap) && !c->root_of; k++) {
-			const struct pt_context *x = pt_capture_context(cap, k);
-
-			if (same_geom(x->fmt, c->fmt) && x->root_space == c->space && x->root_addr == c->addr)
-				c->root_of = x;
-		}
-	}
+	for (size_t i = 0; i < r->n; i++)
+		r->c[i].root_of = root_ctx(cap, &r->c[i]);
 }
 
 /* ---- geometries and the whole scan --------------------------------------------- */
@@ -324,9 +415,42 @@ struct geom {
 	const struct pt_context *ctx;
 };
 
-static bool same_geom(const struct pt_format *a, const struct pt_format *b)
+static bool same_levels(const struct pt_level *a, const struct pt_level *b)
 {
-	return !strcmp(a->name, b->name) && a->levels == b->levels && a->decode == b->decode;
+	for (; a->name && b->name; a++, b++)
+		if (strcmp(a->name, b->name) || a->depth != b->depth || a->va_shift != b->va_shift ||
+		    a->bits != b->bits || a->entry_size != b->entry_size || a->role != b->role ||
+		    a->leaf_shift != b->leaf_shift || a->child[0] != b->child[0] || a->child[1] != b->child[1])
+			return false;
+	return !a->name && !b->name;
+}
+
+/*
+ * Whether format A as context X has it and B as Y decode every table alike
+ * (X or Y NULL: the format's own): one level table, or equal ones with the
+ * same page shift, biases and space names.  By content too: each
+ * context a VT-d unit makes holds its own copy of the level table (its
+ * aw), and six devices of one domain width are one geometry, scanned once
+ * (issue #39 item 9: they were six passes over a live guest's RAM).
+ */
+static bool same_geom(const struct pt_format *a, const struct pt_context *x, const struct pt_format *b,
+		      const struct pt_context *y)
+{
+	if (strcmp(a->name, b->name) || a->decode != b->decode)
+		return false;
+	if (a->levels == b->levels)
+		return true;
+	if (a->va_bits != b->va_bits || !same_levels(a->levels, b->levels))
+		return false;
+	if (!x || !y)
+		return true;
+	if (x->root_page_shift != y->root_page_shift || memcmp(x->space_bias, y->space_bias, sizeof x->space_bias))
+		return false;
+	for (unsigned i = 0; i < PT_CONTEXT_SPACES; i++)
+		if ((x->space_names[i] || y->space_names[i]) &&
+		    (!x->space_names[i] || !y->space_names[i] || strcmp(x->space_names[i], y->space_names[i])))
+			return false;
+	return true;
 }
 
 /* The geometries to scan: each distinct one of the contexts (of FORMAT), else the format's own. */
@@ -350,7 +474,7 @@ static pt_err geoms_get(const struct pt_capture *cap, const char *format, struct
 		if (format && strcmp(x->fmt->name, format))
 			continue;
 		for (unsigned k = 0; k < *n && !seen; k++)
-			seen = same_geom(g[k].fmt, x->fmt);
+			seen = same_geom(g[k].fmt, g[k].ctx, x->fmt, x);
 		if (!seen)
 			g[(*n)++] = (struct geom){x->fmt, x};
 	}
@@ -373,33 +497,95 @@ static int by_score(const void *a, const void *b)
 	return x->geometry < y->geometry ? -1 : x->geometry > y->geometry;
 }
 
-/*
- * One line per table (R sorted by by_score): the geometry of the context
- * whose root it is, else the geometry it scores best in; then sorted again.
- */
-static void dedup(struct pt_roots *r)
+/* An IOMMU's device page-table format (roots_iommu.c's types): not the CPU's. */
+static bool iommu_fmt(const struct pt_format *f)
 {
+	for (unsigned t = 0; pt_roots_iommu_types[t]; t++)
+		if (!strcmp(f->name, pt_roots_iommu_types[t]))
+			return true;
+	return false;
+}
+
+/*
+ * Of two candidates of one table, whether B is the one to list rather than
+ * A (A came first: it scores at least as well).  The geometry of the
+ * context whose root it is first; across formats (an x86-64 process table
+ * also decodes as a clean 3-level VT-d table, issue #39 item 9), the
+ * format whose rule related it to a context (its kernel half is that
+ * context's), then the CPU's format over an IOMMU's.
+ */
+static bool prefer(const struct pt_root_cand *a, const struct pt_root_cand *b)
+{
+	if (a->root_of || b->root_of)
+		return !a->root_of;
+	if (!strcmp(a->fmt->name, b->fmt->name))
+		return false;
+	if (!strcmp(a->kind, "table") != !strcmp(b->kind, "table"))
+		return strcmp(b->kind, "table") != 0;
+	return iommu_fmt(a->fmt) && !iommu_fmt(b->fmt);
+}
+
+/* A candidate's place for dedup(): its memory space, address and rank by score. */
+struct dkey {
+	int sp;
+	uint64_t addr;
+	size_t i;
+};
+
+static int by_place(const void *a, const void *b)
+{
+	const struct dkey *x = a, *y = b;
+
+	if (x->sp != y->sp)
+		return x->sp < y->sp ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * One line per table (R sorted by by_score): of the candidates at one
+ * address of one memory space, whatever their format or geometry, the one
+ * prefer() picks, the best scoring first; then sorted again.  Sorted by
+ * place, not compared pairwise: a dump may have thousands of candidates.
+ */
+static pt_err dedup(const struct pt_capture *cap, struct pt_roots *r)
+{
+	struct dkey *d;
+	struct pt_root_cand *out;
 	size_t k = 0;
 
-	for (size_t i = 0; i < r->n; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < k && !seen; j++) {
-			seen = r->c[j].addr == r->c[i].addr && r->c[j].space == r->c[i].space &&
-			       !strcmp(r->c[j].fmt->name, r->c[i].fmt->name);
-			if (seen && !r->c[j].root_of && r->c[i].root_of)
-				r->c[j] = r->c[i];
-		}
-		if (!seen)
-			r->c[k++] = r->c[i];
+	if (r->n < 2)
+		return PT_OK;
+	d = malloc(r->n * sizeof *d);
+	out = malloc(r->n * sizeof *out);
+	if (!d || !out) {
+		free(d);
+		free(out);
+		return PT_E_NOMEM;
 	}
+	for (size_t i = 0; i < r->n; i++)
+		d[i] = (struct dkey){mem_space(cap, r->c[i].fmt, r->c[i].space), r->c[i].addr, i};
+	qsort(d, r->n, sizeof *d, by_place);
+	for (size_t i = 0; i < r->n; i++) {
+		if (i && d[i].sp == d[i - 1].sp && d[i].addr == d[i - 1].addr) {
+			if (prefer(&out[k - 1], &r->c[d[i].i]))
+				out[k - 1] = r->c[d[i].i];
+			continue;
+		}
+		out[k++] = r->c[d[i].i];
+	}
+	free(d);
+	free(r->c);
+	r->c = out;
 	r->n = k;
-	if (k)
-		qsort(r->c, k, sizeof *r->c, by_score);
+	r->cap = r->n;
+	qsort(r->c, k, sizeof *r->c, by_score);
+	return PT_OK;
 }
 
 static pt_err scan_geom(const struct pt_capture *cap, struct pt_rscan *s, const struct pt_roots_opts *o,
-			struct pt_roots *r, struct progress *pg, bool *space_seen)
+			struct pt_roots *r, struct progress *pg, bool *space_seen, struct pagelists *pls)
 {
 	uint64_t entries;
 	size_t len = root_bytes(s->fmt, &entries);
@@ -415,7 +601,7 @@ static pt_err scan_geom(const struct pt_capture *cap, struct pt_rscan *s, const 
 		*space_seen = true;
 		if (!space_span(cap, s->mem, sp < PT_CONTEXT_SPACES ? s->memsp[sp] : -1, &lo, &hi))
 			continue;
-		err = scan_space(s, sp, r, pg, lo);
+		err = scan_space(s, sp, r, pg, lo, pagelist_of(pls, s->memsp[sp]));
 		pg->done += hi - lo;
 		if (err)
 			break;
@@ -423,7 +609,7 @@ static pt_err scan_geom(const struct pt_capture *cap, struct pt_rscan *s, const 
 			qsort(r->c + from, r->n - from, sizeof *r->c, by_addr);
 		if (rf.n)
 			classify(s, &rf, r, from);
-		drop_inner(s, r, from);
+		drop_inner(cap, s, r, from);
 		if (s->nomem)
 			err = PT_E_NOMEM;
 	}
@@ -438,6 +624,7 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 	struct geom g[16];
 	unsigned ng;
 	struct progress pg = {o->progress, o->progress_ud, 0, 0};
+	struct pagelists pls = {0};
 	bool space_seen = false;
 	pt_err e;
 
@@ -461,14 +648,16 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 			s.memsp[sp] = -1;
 		for (unsigned sp = 0; sp < PT_CONTEXT_SPACES && g[i].fmt->spaces[sp]; sp++)
 			s.memsp[sp] = mem_space(cap, g[i].fmt, sp);
-		e = scan_geom(cap, &s, o, out, &pg, &space_seen);
+		e = scan_geom(cap, &s, o, out, &pg, &space_seen, &pls);
 		out->decoded += s.memo_n;
 		pt_rscan_free(&s);
 		if (e) {
+			pagelists_free(&pls);
 			pt_roots_free(out);
 			return e;
 		}
 	}
+	pagelists_free(&pls);
 	out->geometries = ng;
 	if (o->space && !space_seen && ng) {
 		snprintf(err, errlen, "no space '%s' in %s (its spaces: %s%s)", o->space,
@@ -487,7 +676,10 @@ pt_err pt_roots_scan(const struct pt_capture *cap, const struct pt_roots_opts *o
 	}
 	if (out->n)   /* nothing found: out->c may be NULL */
 		qsort(out->c, out->n, sizeof *out->c, by_score);
-	dedup(out);
+	if ((e = dedup(cap, out))) {
+		pt_roots_free(out);
+		return e;
+	}
 	if (pg.fn)
 		pg.fn(pg.ud, pg.total, pg.total);
 	return PT_OK;

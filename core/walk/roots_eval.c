@@ -153,6 +153,26 @@ static bool too_bad(unsigned bad, unsigned valid)
 	return bad > TOLERATED_BAD || bad * 3 > valid;
 }
 
+bool pt_rscan_zero(struct pt_rscan *s, const uint8_t *raw, int level, unsigned shift)
+{
+	unsigned es = s->fmt->levels[level].entry_size;
+	struct pt_entry e;
+	uint8_t zero[16] = {0};
+
+	for (unsigned b = 0; b < es; b++)
+		if (raw[b])
+			return false;
+	if ((unsigned)level >= PT_MAX_LEVELS)
+		return false;
+	if (!s->zero_known[level] || s->zero_shift[level] != shift) {
+		s->zero_skip[level] = s->fmt->decode((unsigned)level, shift, zero, PT_DECODE_SUMMARY, &e) == PT_OK &&
+				      !entry_bad(&e) && e.state != PT_ST_MAPPED && e.state != PT_ST_POINTER;
+		s->zero_shift[level] = shift;
+		s->zero_known[level] = true;
+	}
+	return s->zero_skip[level];
+}
+
 void pt_rscan_table(struct pt_rscan *s, const uint8_t *raw, int level, uint64_t entries,
 		       unsigned shift, unsigned depth, struct pt_rsub *out)
 {
@@ -165,6 +185,8 @@ void pt_rscan_table(struct pt_rscan *s, const uint8_t *raw, int level, uint64_t 
 	for (uint64_t i = 0; i < entries && bad <= TOLERATED_BAD; i++) {
 		uint8_t tmp[16] = {0};
 
+		if (pt_rscan_zero(s, raw + i * l->entry_size, level, shift))
+			continue;
 		memcpy(tmp, raw + i * l->entry_size, l->entry_size);
 		if (s->fmt->decode((unsigned)level, shift, tmp, PT_DECODE_SUMMARY, &e) != PT_OK ||
 		    entry_bad(&e)) {
@@ -187,6 +209,8 @@ void pt_rscan_table(struct pt_rscan *s, const uint8_t *raw, int level, uint64_t 
 	for (uint64_t i = 0; i < entries && !s->nomem; i++) {
 		uint8_t tmp[16] = {0};
 
+		if (pt_rscan_zero(s, raw + i * l->entry_size, level, shift))
+			continue;
 		memcpy(tmp, raw + i * l->entry_size, l->entry_size);
 		if (s->fmt->decode((unsigned)level, shift, tmp, PT_DECODE_SUMMARY, &e) != PT_OK ||
 		    e.state != PT_ST_POINTER || entry_bad(&e))

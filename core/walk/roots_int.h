@@ -67,6 +67,13 @@ struct pt_rscan {
 	int memsp[PT_CONTEXT_SPACES];
 	struct pt_rmemo *memo;
 	size_t memo_n, memo_cap;   /* cap: a power of two */
+	/*
+	 * A zero entry of each level, decoded once (decoding is pure): most
+	 * entries of a page are zero, and a zero entry that decodes to
+	 * nothing needs no decode (ZERO_SKIP), for the shift ZERO_SHIFT.
+	 */
+	bool zero_known[PT_MAX_LEVELS], zero_skip[PT_MAX_LEVELS];
+	unsigned zero_shift[PT_MAX_LEVELS];
 	uint8_t *buf[PT_MAX_LEVELS + 1];
 	size_t buf_len[PT_MAX_LEVELS + 1];
 	bool nomem;
@@ -78,6 +85,11 @@ struct pt_rmemo *pt_rscan_memo_find(const struct pt_rscan *s, unsigned space, ui
 				    int level);
 /* LEN bytes for the table at DEPTH (one per depth: a descent holds one each); NULL: no memory. */
 uint8_t *pt_rscan_buf(struct pt_rscan *s, unsigned depth, size_t len);
+/*
+ * Whether RAW (an entry of LEVEL, page shift SHIFT) is zero and decodes to
+ * nothing the scan counts (neither a leaf, a pointer nor refused).
+ */
+bool pt_rscan_zero(struct pt_rscan *s, const uint8_t *raw, int level, unsigned shift);
 /*
  * Decodes the table of LEVEL in RAW (ENTRIES entries, page shift SHIFT) and
  * follows its pointers (not those of refused entries) into OUT.

@@ -192,27 +192,71 @@ static bool note_table(struct scan *sc, const struct pt_table *t)
  * at the pointer to it (or the root), with the source's reason.  Asked
  * after the entries were read, so a readable table costs a page-slot hit.
  */
-static void unreadable(struct scan *sc, const struct pt_table *t)
+static bool unreadable(struct scan *sc, const struct pt_table *t)
 {
 	char why[120];
 
 	if (t->cover == PT_COVER_NONE ||
 	    !pt_wk_unreadable(t, t->addr, t->entries * sc->ctx->fmt->levels[t->level].entry_size, NULL,
 			      why, sizeof why))
-		return;
+		return false;
 	report(sc, PT_AN_UNREADABLE, "%s table %s:0x%" PRIx64 ": %s",
 	       sc->ctx->fmt->levels[t->level].name, pt_context_space_name(sc->ctx, t->space), t->addr, why);
+	return true;
+}
+
+/*
+ * A table captured whole whose bytes no longer read (a live guest's RAM
+ * file truncated under the mount, a dump file that shrank): every VA
+ * through it walks not_captured, and the scan says so (issue #39 item 12:
+ * info said `anomalies: 0`).  Not captured bytes are not_captured however
+ * they went.
+ */
+static bool gone(struct scan *sc, const struct pt_table *t)
+{
+	bool root = sc->node.n == 0;
+
+	if (unreadable(sc, t))
+		return true;   /* a dump's page it holds but cannot read: its own reason */
+	report(sc, root ? PT_AN_ROOT_NOT_CAPTURED : PT_AN_NOT_CAPTURED, "%s table %s:0x%" PRIx64
+	       " %s: no (its bytes no longer read: the file behind them shrank)",
+	       sc->ctx->fmt->levels[t->level].name, pt_context_space_name(sc->ctx, t->space), t->addr,
+	       root ? "root_captured" : "target_captured");
+	return true;
 }
 
 static void scan_table(struct scan *sc, const struct pt_table *tab)
 {
 	struct pt_table direct = *tab, *t = &direct;
 	struct pt_entry e;
+	/* the table pass alone follows pointers: the summary decode says where */
+	unsigned flags = sc->tfn ? PT_DECODE_SUMMARY : 0;
+	uint64_t copy[512];
+	/* 0: too many entries to read whole (a hostile count; a table is at most 16 bytes an entry) */
+	uint64_t len = t->entries <= (UINT64_C(1) << 32) ? t->entries * sc->ctx->fmt->levels[t->level].entry_size : 0;
+	bool said = false;   /* its bytes' loss is reported */
 
 	if (!note_table(sc, t))
 		return;
 	pt_table_direct(t);
-	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, 0, &e, sc->rc); i++) {
+	/*
+	 * A table of a mapped file (a dump, a live guest's RAM) has no heap
+	 * chunk to read in place: read its page once here, not its entries one
+	 * by one (a live pa/ lookup sums every table: issue #39 item 10).
+	 */
+	if (!t->direct && t->cover == PT_COVER_FULL && len && len <= sizeof copy) {
+		if (pt_wk_mem_read(t, t->addr, copy, (size_t)len))
+			t->direct = (const uint8_t *)copy;
+		else
+			said = gone(sc, t);
+	} else if (!t->direct && t->cover == PT_COVER_FULL && len <= (UINT64_C(1) << 20)) {
+		/* a flat table of up to 1 MiB (a GART's): probed a page at a time, read by entries below */
+		for (uint64_t off = 0; off < len && !said; off += sizeof copy)
+			if (!pt_wk_mem_read(t, t->addr + off, copy,
+					    (size_t)(len - off < sizeof copy ? len - off : sizeof copy)))
+				said = gone(sc, t);
+	}
+	for (uint64_t i = 0; sc->err == PT_OK && pt_table_next(t, &i, false, flags, &e, sc->rc); i++) {
 		/* counts: the scan of one table is bounded by its non-zero entries */
 		struct pt_table child;
 
@@ -239,7 +283,8 @@ static void scan_table(struct scan *sc, const struct pt_table *tab)
 		}
 		sc->node.n--;
 	}
-	unreadable(sc, t);
+	if (!said)
+		unreadable(sc, t);
 }
 
 /*
@@ -374,16 +419,32 @@ struct tsum {
 	struct pt_readctl *rc;
 };
 
+/*
+ * T's bytes into the sum, a page at a time and not decoded: what changed
+ * is any byte of a table (a live pa/ lookup sums every table of every
+ * context: issue #39 item 10).  Bytes not captured add their offset once.
+ */
 static void sum_table(void *ud, const struct pt_table *t)
 {
 	struct tsum *s = ud;
-	struct pt_table d = *t;
-	struct pt_entry e;
+	uint64_t buf[512], len;
 
-	s->h = sum_mix(sum_mix(sum_mix(s->h, d.space), d.addr), (uint64_t)d.level);
-	pt_table_direct(&d);
-	for (uint64_t i = 0; pt_table_next(&d, &i, false, PT_DECODE_SUMMARY, &e, s->rc); i++)
-		s->h = sum_mix(sum_mix(sum_mix(s->h, i), e.raw[0]), e.raw[1]);
+	s->h = sum_mix(sum_mix(sum_mix(s->h, t->space), t->addr), (uint64_t)t->level);
+	if (t->entries > UINT64_MAX / 16)
+		return;
+	len = t->entries * t->ctx->fmt->levels[t->level].entry_size;
+	for (uint64_t off = 0; off < len && !pt_readctl_poll(s->rc); off += sizeof buf) {
+		size_t n = (size_t)(len - off < sizeof buf ? len - off : sizeof buf);
+
+		if (!pt_wk_mem_read(t, t->addr + off, buf, n)) {
+			s->h = sum_mix(s->h, off | UINT64_C(1) << 63);
+			continue;
+		}
+		if (n % 8)
+			memset((uint8_t *)buf + n, 0, 8 - n % 8);
+		for (size_t w = 0; w < (n + 7) / 8; w++)
+			s->h = (s->h ^ buf[w]) * UINT64_C(0x100000001b3) + w;
+	}
 }
 
 pt_err pt_context_tables_sum(const struct pt_context *ctx, uint64_t *sum, struct pt_readctl *rc)
