@@ -5,8 +5,10 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "pt_tree.h"
 
 static const char info_help[] =
 	"Usage: ptfs-tool info [--json] CAPTURE [CONTEXT]\n"
@@ -14,7 +16,21 @@ static const char info_help[] =
 	"Prints the info file of CONTEXT: root, counts per level, mapped bytes per\n"
 	"page size, anomalies.  With no CONTEXT, every context's info in capture.ini\n"
 	"order, each text block after a line `# CONTEXT`, each JSON object on its own\n"
-	"line.\n";
+	"line.  CONTEXT may be an IOMMU's name ([iommu NAME]): its info file (registers,\n"
+	"device contexts made, entries that block every request, table pages).\n";
+
+/* The info file of the IOMMU NAME of CAP into OUT: CLI_EXIT_OK, or an error reported. */
+static int iommu_info(struct pt_capture *cap, const char *name, bool json, struct pt_buf *out)
+{
+	struct pt_tree *tree = NULL;
+	pt_err err = pt_tree_new(cap, cli_all_entries(), &tree);
+	int i;
+
+	if (err == PT_OK && (i = pt_tree_iommu_find(tree, name)) >= 0)
+		err = pt_tree_iommu_info(tree, (size_t)i, json ? PT_OUT_JSON : PT_OUT_TEXT, out);
+	pt_tree_free(tree);
+	return err == PT_OK ? CLI_EXIT_OK : cli_fail(err, "info: %s", name);
+}
 
 int cli_info(int argc, char **argv)
 {
@@ -48,6 +64,23 @@ int cli_info(int argc, char **argv)
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
 	end = pt_capture_context_count(cap);
+	pt_buf_init(&out);
+	pt_buf_init(&one);
+	if (argc - optind == 2 && !pt_capture_context_find(cap, argv[optind + 1])) {
+		for (size_t i = 0; i < pt_capture_iommu_count(cap); i++) {
+			struct pt_iommu_info io;
+
+			pt_capture_iommu(cap, i, &io);
+			if (strcmp(io.name, argv[optind + 1]))
+				continue;
+			st = iommu_info(cap, io.name, json, &out);
+			if (st == CLI_EXIT_OK && !cli_write_buf(&out))
+				st = CLI_EXIT_ERROR;
+			pt_buf_free(&out);
+			pt_capture_free(cap);
+			return st;
+		}
+	}
 	if (argc - optind == 2) {
 		const struct pt_context *ctx = cli_context(cap, argv[optind + 1]);
 
@@ -59,8 +92,6 @@ int cli_info(int argc, char **argv)
 			first++;
 		end = first + 1;
 	}
-	pt_buf_init(&out);
-	pt_buf_init(&one);
 	for (size_t i = first; i < end && st == CLI_EXIT_OK; i++) {
 		const struct pt_context *ctx = pt_capture_context(cap, i);
 		pt_err err;

@@ -323,7 +323,8 @@ static fuse_ino_t io_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	    (id->type == PT_TN_IODIR) == (kind == PT_IO_VROOTENT || kind == PT_IO_VCTX ||
 					  kind == PT_IO_VDEVENT || kind == PT_IO_VPASID ||
 					  kind == PT_IO_ADTE || kind == PT_IO_SL1ENT ||
-					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD) ||
+					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD ||
+					  kind == PT_IO_DEVICES || kind == PT_IO_INFO) ||
 	    io_bits(fs, id->choice, &a, &c) > shift || id->va >> PT_IO_KIND_SHIFT != kind ||
 	    (id->va >> PT_IO_C_SHIFT & ((UINT64_C(1) << (PT_IO_KIND_SHIFT - PT_IO_C_SHIFT)) - 1)) >> c ||
 	    (id->va & 0xffffffffu) >> a)

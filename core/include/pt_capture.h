@@ -167,6 +167,15 @@ struct pt_load_opts {
 	 * sections alone) instead of being refused.
 	 */
 	bool memory_only;
+	/*
+	 * A device its [iommu] section's tables block or abort (AMD-Vi: a
+	 * valid DTE of Mode 0 with IR = IW = 0, as Linux writes every unused
+	 * one; SMMUv3: an STE of Config 000) is a context too (ptfs -o
+	 * all_entries, ptfs-tool --all-entries).  Without it such a device is
+	 * shown in the IOMMU's tree and counted in its info, not a context
+	 * (docs/design.md §2.7).
+	 */
+	bool all_entries;
 };
 
 /*
@@ -261,6 +270,13 @@ struct pt_iommu_info {
 	uint64_t rtaddr;           /* VT-d RTADDR_REG */
 	uint64_t dev_table_base;   /* AMD-Vi device table base register */
 	uint64_t strtab_base, strtab_base_cfg;   /* SMMUv3 STRTAB_BASE, STRTAB_BASE_CFG */
+	size_t contexts;           /* the device contexts it made */
+	/*
+	 * Present entries that block or abort every request (pt_load_opts
+	 * all_entries): contexts only when the load was told all_entries.
+	 */
+	size_t blocked;
+	bool all_entries;          /* the load made them contexts */
 };
 size_t pt_capture_iommu_count(const struct pt_capture *cap);
 /* Section I (below the count) into OUT. */

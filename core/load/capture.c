@@ -151,6 +151,8 @@ static void unload(struct pt_capture *cap)
 		free(cap->iopages[i].pg);
 	free(cap->iopages);
 	cap->iopages = NULL;
+	free(cap->iocount);
+	cap->iocount = NULL;
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;
@@ -748,6 +750,7 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_USAGE;
 	}
 	cap->load_called = true;
+	cap->all_entries = ld.opts->all_entries;
 	cap->err[0] = 0;
 	cap->source = strdup(path);
 	if (!cap->source) {

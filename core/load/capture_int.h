@@ -130,6 +130,11 @@ struct pt_capture {
 		uint64_t *pg;
 		size_t n, cap;
 	} *iopages;
+	/* per [iommu] section: the device contexts it made, the blocked entries it found (iommu.c) */
+	struct pt_iommu_count {
+		size_t contexts, blocked;
+	} *iocount;
+	bool all_entries;       /* pt_load_opts.all_entries: blocked devices are contexts too */
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;

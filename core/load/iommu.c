@@ -297,6 +297,14 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 
 	if (w->stopped)
 		return PT_OK;
+	/*
+	 * A device the IOMMU blocks (docs/design.md §2.7): counted, in the
+	 * IOMMU's tree, and a context only when asked (all_entries), or
+	 * Linux's AMD-Vi table (every DTE valid, translation blocked) makes
+	 * 252 contexts for 6 devices on QEMU's q35.
+	 */
+	if (d->blocked && (w->blocked++, !cap->all_entries))
+		return PT_OK;
 	/* the nested stages 2 made so far: w->ctx may have moved since */
 	for (unsigned k = 0; k < w->nxs; k++)
 		cap->xlate[w->xs_id[k]] = &w->ctx[w->xs_k[k]];
@@ -361,6 +369,7 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	mc.fmt = f;
 	w->mc[w->nmc] = mc;
 	w->ctx[w->nmc++] = c;
+	w->made++;
 	return PT_OK;
 fail:
 	if (f->ctx_free && mc.priv)
@@ -528,7 +537,8 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 	size_t before = cap->nctx;
 	pt_err rc = PT_OK;
 
-	if (man->niommu && !(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)))
+	if (man->niommu && (!(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)) ||
+			    !(cap->iocount = calloc(man->niommu, sizeof *cap->iocount))))
 		rc = PT_E_NOMEM;
 	for (size_t i = 0; i < man->niommu && !rc; i++) {
 		const struct pt_manifest_iommu *io = &man->iommu[i];
@@ -544,6 +554,7 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 		if (w.pages_oom)
 			rc = PT_E_NOMEM;
 		pages_compact(w.pages);
+		cap->iocount[i] = (struct pt_iommu_count){w.made, w.blocked};
 		for (size_t k = 0; k < w.nmc; k++) {
 			if (w.mc[k].fmt->ctx_free)
 				w.mc[k].fmt->ctx_free(w.mc[k].priv);
@@ -612,4 +623,7 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
 	out->dev_table_base = io->v[PT_IK_DTB];
 	out->strtab_base = io->v[PT_IK_STRTAB];
 	out->strtab_base_cfg = io->v[PT_IK_STRCFG];
+	out->contexts = cap->iocount ? cap->iocount[i].contexts : 0;
+	out->blocked = cap->iocount ? cap->iocount[i].blocked : 0;
+	out->all_entries = cap->all_entries;
 }

@@ -89,7 +89,8 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 {
 	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
 	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG ||
-	       node->type == PT_TN_VSFILE;
+	       node->type == PT_TN_VSFILE ||
+	       (node->type == PT_TN_IOFILE && pt_io_kind_of(node) == PT_IO_DEVICES);
 }
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
@@ -620,7 +621,7 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		err = pt_render_pa(b, tree->pa, node->choice, node->va, PT_OUT_TEXT, NULL);
 		break;
 	case PT_TN_IOFILE:
-		err = pt_iotree_render(tree, node, b);
+		err = pt_iotree_render(tree, node, b, rc);
 		break;
 	default:
 		return PT_E_USAGE;
