@@ -141,7 +141,7 @@ static size_t all_nodes(unsigned c, struct pt_tnode *out)
 {
 	static const enum pt_tnode_type fixed[] = {
 		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR, PT_TN_ENTRIES,
-		PT_TN_SVG, PT_TN_VSDIR,
+		PT_TN_SVG, PT_TN_VSDIR, PT_TN_CTXALIAS,
 	};
 	const struct ptfs_ctx *pc = &pcs[c];
 	size_t n = 0;

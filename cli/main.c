@@ -349,8 +349,8 @@ const struct pt_context *cli_context(const struct pt_capture *cap, const char *n
 	struct pt_buf have;
 	size_t n = pt_capture_context_count(cap);
 
-	if (ctx)
-		return ctx;
+	if (ctx || (ctx = pt_capture_context_alias(cap, name)))
+		return ctx;   /* a device context's other spellings too (dmar0.0000:00:03.0) */
 	/* say what there is: the user mistyped one of these (issue #25 item 7) */
 	pt_buf_init(&have);
 	for (size_t i = 0; i < n && i < 16; i++)

@@ -247,6 +247,13 @@ const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);
 size_t pt_capture_context_count(const struct pt_capture *cap);
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
+/*
+ * The device context another spelling of NAME names (core/load/ctxalias.c):
+ * `IOMMU.0000:00:03.0` (segment 0 given), `IOMMU.00:03.00` (QEMU's
+ * two-digit function), `IOMMU.sid=0x10` (a StreamID as a number), any
+ * suffix kept; NULL when NAME is no such alias of an existing context.
+ */
+const struct pt_context *pt_capture_context_alias(const struct pt_capture *cap, const char *name);
 struct pt_buf;
 /*
  * Appends the capture.ini section that made CTX to OUT as text: its header
