@@ -56,6 +56,9 @@ offers --min-score "" _ptfs_tool "$TOOL" roots --mi
 offers x86-64 "" _ptfs_tool "$TOOL" roots --format x8
 offers --iommu "" _ptfs_tool "$TOOL" roots --io
 offers amd-vi "" _ptfs_tool "$TOOL" roots --iommu am
+offers devices "" _ptfs_tool "$TOOL" dev
+offers --all-entries "" _ptfs_tool "$TOOL" walk --all
+offers ivhd1 ivhd0.00:02.0 _ptfs_tool "$TOOL" devices iommu-amdvi.tar.gz ivhd1
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

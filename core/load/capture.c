@@ -151,8 +151,6 @@ static void unload(struct pt_capture *cap)
 		free(cap->iopages[i].pg);
 	free(cap->iopages);
 	cap->iopages = NULL;
-	free(cap->iocount);
-	cap->iocount = NULL;
 	cap->nctx = 0;
 	pt_manifest_free(cap->man);
 	cap->man = NULL;

@@ -125,15 +125,16 @@ struct pt_capture {
 	 * PT_CAPTURE_SPACES entries, and every context points at it.
 	 */
 	char (*xsname)[PT_INI_MAX_NAME + 1];
-	/* per [iommu] section: the 4 KiB pages its tables were read from, sorted (iommu.c) */
+	/*
+	 * per [iommu] section: the 4 KiB pages its tables were read from,
+	 * sorted; the device contexts it made and the blocked entries it found
+	 * (iommu.c)
+	 */
 	struct pt_iommu_pages {
 		uint64_t *pg;
 		size_t n, cap;
-	} *iopages;
-	/* per [iommu] section: the device contexts it made, the blocked entries it found (iommu.c) */
-	struct pt_iommu_count {
 		size_t contexts, blocked;
-	} *iocount;
+	} *iopages;
 	bool all_entries;       /* pt_load_opts.all_entries: blocked devices are contexts too */
 	struct mapping *maps;
 	size_t nmaps, mapcap;

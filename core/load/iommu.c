@@ -537,8 +537,7 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 	size_t before = cap->nctx;
 	pt_err rc = PT_OK;
 
-	if (man->niommu && (!(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)) ||
-			    !(cap->iocount = calloc(man->niommu, sizeof *cap->iocount))))
+	if (man->niommu && !(cap->iopages = calloc(man->niommu, sizeof *cap->iopages)))
 		rc = PT_E_NOMEM;
 	for (size_t i = 0; i < man->niommu && !rc; i++) {
 		const struct pt_manifest_iommu *io = &man->iommu[i];
@@ -554,7 +553,8 @@ pt_err pt_iommu_expand(struct pt_capture *cap)
 		if (w.pages_oom)
 			rc = PT_E_NOMEM;
 		pages_compact(w.pages);
-		cap->iocount[i] = (struct pt_iommu_count){w.made, w.blocked};
+		w.pages->contexts = w.made;
+		w.pages->blocked = w.blocked;
 		for (size_t k = 0; k < w.nmc; k++) {
 			if (w.mc[k].fmt->ctx_free)
 				w.mc[k].fmt->ctx_free(w.mc[k].priv);
@@ -623,7 +623,7 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
 	out->dev_table_base = io->v[PT_IK_DTB];
 	out->strtab_base = io->v[PT_IK_STRTAB];
 	out->strtab_base_cfg = io->v[PT_IK_STRCFG];
-	out->contexts = cap->iocount ? cap->iocount[i].contexts : 0;
-	out->blocked = cap->iocount ? cap->iocount[i].blocked : 0;
+	out->contexts = cap->iopages ? cap->iopages[i].contexts : 0;
+	out->blocked = cap->iopages ? cap->iopages[i].blocked : 0;
 	out->all_entries = cap->all_entries;
 }
