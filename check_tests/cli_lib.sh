@@ -153,7 +153,7 @@ export_ok() {
 	for c in "$d"/*/; do
 		[ "$c" = "$d/pa/" ] && continue
 		# an [iommu] section's own tables (ptfs(1), The IOMMU tree): entry files, no context
-		if [ ! -e "$c/info" ] && ls "$c" | grep -qx 'root\|dte\|ste\|l1'; then
+		if [ ! -e "$c/maps" ] && ls "$c" | grep -qx 'root\|dte\|ste\|l1'; then
 			[ -z "$(find "$c" -type l)" ] && ok || bad "$name: $c holds links"
 			continue
 		fi
