@@ -570,4 +570,27 @@ sed -i 's/^type = intel-vtd$/type = amd-vi/; s/^rtaddr = 0x101000$/dev_table_bas
 rc "amd-vi at a VT-d root table: check finds an anomaly" 1 "$TOOL" check "$TMP/io1"
 has "amd-vi at a VT-d root table: the anomaly line" '^dmar0 - iommu_no_device .*\(128 entries read, 3 present, 0 malformed, 0 tables not captured\): dev_table_base 0x100000;'
 
+# ---- issue #39 item 5: IOMMU listings a user can read ----
+AV=$FIX/iommu-amdvi.tar.gz
+rc "a blocked DTE is no context without --all-entries" 2 "$TOOL" walk "$AV" ivhd0.00:05.0 0x1000
+case $ERR in *"E_NOTFOUND: no context 'ivhd0.00:05.0'"*) ok ;; *) bad "blocked DTE: $ERR" ;; esac
+rc "--all-entries (a load option, anywhere) makes it one" 0 "$TOOL" walk "$AV" --all-entries ivhd0.00:05.0 0x1000
+has "... that refuses every address" 'blocked'
+run "$TOOL" maps --all-entries "$AV" ivhd0.00:05.0
+[ "$RC" = 0 ] && ok || bad "maps --all-entries: exit $RC: $ERR"
+err "decode refuses --all-entries" E_USAGE "$TOOL" decode --all-entries --value 0x1 --format amd-vi
+run "$TOOL" devices --json "$AV"
+js "devices --json: JSON Lines, one per device context, in BDF order" \
+   '[(o["iommu"], o["bdf"]) for o in j] == [("ivhd0","00:02.0"),("ivhd0","00:03.0"),("ivhd0","00:04.0"),("ivhd0","00:10.0"),("ivhd1","0001:00:02.0"),("ivhd1","0001:00:03.0"),("ivhd1","0001:00:04.0"),("ivhd1","0001:00:10.0")] and j[0]["pages"]==2 and j[0]["levels"]==3 and j[0]["root_address"]=="0x202000" and j[2]["translation"]=="pass-through" and "pages" not in j[2]'
+run "$TOOL" devices --all-entries "$AV" ivhd0
+has "devices --all-entries: the blocked DTE is a line" '^00:05.0 context=ivhd0.00:05.0 translation=blocked domain=0$'
+rc "devices: an unknown IOMMU" 2 "$TOOL" devices "$AV" nope
+case $ERR in *"E_NOTFOUND: devices: no IOMMU 'nope'"*) ok ;; *) bad "devices nope: $ERR" ;; esac
+run "$TOOL" info --json "$AV" ivhd0
+js "info CAPTURE IOMMU: its counts" 'j["blocked"]==1 and j["contexts"]==4 and j["all_entries"] is False and j["dev_table_base"]=="0x200001"'
+run "$TOOL" walk "$FIX/iommu-vtd.tar.gz" dmar0.0000:00:03.00 0x0
+has "a pasted name (segment 0 given, QEMU's function) walks the device" '^result: mapped pa=sysmem:0x87654000 '
+run "$TOOL" info "$FIX/iommu-smmu.tar.gz" smmu0.sid=0x201.ssid3
+has "a StreamID as a number names the context" '^context: smmu0.sid513.ssid3$'
+
 report

@@ -59,6 +59,9 @@ offers amd-vi "" _ptfs_tool "$TOOL" roots --iommu am
 offers --force "" _ptfs_tool "$TOOL" build --f
 offers --force "" _ptfs_tool "$TOOL" snapshot --f
 offers --same-root-only "" _ptfs_tool "$TOOL" diff --s
+offers devices "" _ptfs_tool "$TOOL" dev
+offers --all-entries "" _ptfs_tool "$TOOL" walk --all
+offers ivhd1 ivhd0.00:02.0 _ptfs_tool "$TOOL" devices iommu-amdvi.tar.gz ivhd1
 if [ -n "${PTFS:-}" ] && [ -x "$PTFS" ]; then
 	P=$(readlink -f "$PTFS")
 	offers all_entries "" _ptfs "$P" -o a

@@ -141,7 +141,7 @@ static size_t all_nodes(unsigned c, struct pt_tnode *out)
 {
 	static const enum pt_tnode_type fixed[] = {
 		PT_TN_CTXDIR, PT_TN_INFO, PT_TN_MAPS, PT_TN_VADIR, PT_TN_WALKDIR, PT_TN_ENTRIES,
-		PT_TN_SVG, PT_TN_VSDIR,
+		PT_TN_SVG, PT_TN_VSDIR, PT_TN_CTXALIAS,
 	};
 	const struct ptfs_ctx *pc = &pcs[c];
 	size_t n = 0;
@@ -435,6 +435,58 @@ START_TEST(walk_slots)
 	ck_assert(!ptfs_ino_wslot(&fs, PTFS_INO_ROOT, &again));
 	ptfs_wslots_free(fs.wslots);
 	fs.wslots = NULL;
+}
+END_TEST
+
+/*
+ * Issue #39 item 12: walk/ names are the user's VAs, each lookup under one
+ * mutex.  4096 VAs that differ in their low 12 bits only, and 4096 chosen so
+ * that the old hash (the top 12 bits of (va ^ ctx << 56) * K) put them all
+ * in one bucket, are spread: no chain longer than a few.  Under the old
+ * hash the chosen set was one chain of 4096.
+ */
+START_TEST(walk_slot_chains)
+{
+	const uint64_t k = UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t kinv = k;   /* K^-1 mod 2^64 by Newton's iteration: each step doubles the good bits */
+	unsigned buckets = 0, longest;
+	uint32_t slot;
+
+	for (unsigned i = 0; i < 6; i++)
+		kinv *= 2 - k * kinv;
+	ck_assert_uint_eq(k * kinv, 1);
+	for (unsigned set = 0; set < 2; set++) {
+		struct ptfs_wslots *t = ptfs_wslots_new();
+
+		ck_assert_ptr_nonnull(t);
+		for (uint64_t j = 1; j <= 4096; j++) {
+			uint64_t va = set == 0 ? UINT64_C(0xdead000000000000) | (j - 1) :
+				      (j * kinv) ^ (uint64_t)C_VER2 << 56;
+
+			if (set == 1)   /* the old hash's bucket: 0 for every one of them */
+				ck_assert_uint_eq(((va ^ (uint64_t)C_VER2 << 56) * k) >> 52, 0);
+			ck_assert_int_eq(ptfs_wslot_hold(t, C_VER2, va, &slot), 0);
+		}
+		ck_assert_uint_eq(ptfs_wslot_held(t), 4096);
+		longest = ptfs_wslot_chain_max(t, &buckets);
+		ck_assert_uint_ge(buckets, 4096);
+		/* 4096 keys in >= 4096 buckets: a random hash's longest chain is about 7 */
+		ck_assert_msg(longest <= 12, "set %u: a chain of %u in %u buckets", set, longest, buckets);
+		/* every slot still found, and freed, through its own chain */
+		for (uint64_t j = 1; j <= 4096; j++) {
+			uint64_t va = set == 0 ? UINT64_C(0xdead000000000000) | (j - 1) :
+				      (j * kinv) ^ (uint64_t)C_VER2 << 56;
+			unsigned c;
+			uint64_t back;
+
+			ck_assert_int_eq(ptfs_wslot_hold(t, C_VER2, va, &slot), 0);
+			ck_assert(ptfs_wslot_get(t, slot, &c, &back) && back == va && c == C_VER2);
+			ptfs_wslot_forget(t, slot, 2);
+		}
+		ck_assert_uint_eq(ptfs_wslot_held(t), 0);
+		ck_assert_uint_eq(ptfs_wslot_chain_max(t, NULL), 0);
+		ptfs_wslots_free(t);
+	}
 }
 END_TEST
 
@@ -808,6 +860,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, canonical_vas);
 	tcase_add_test(tc, skipping_paths);
 	tcase_add_test(tc, ver3_deepest);
+	tcase_add_test(tc, walk_slot_chains);
 	tcase_add_test(tc, refused);
 	tcase_add_test(tc, pa_nodes);
 	suite_add_tcase(s, tc);

@@ -117,7 +117,7 @@ START_TEST(vtd_legacy)
 	ck_assert_int_eq(k.rc, PT_OK);
 	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
 	lists(t, "", "capture dmar0.00:02.0 dmar0.00:03.0 dmar0 pa");
-	lists(t, "dmar0", "root");
+	lists(t, "dmar0", "root devices info");
 	lists(t, "dmar0/root", "0 2 3");
 	lists(t, "dmar0/root/0", "entry context");
 	lists(t, "dmar0/root/2", "entry");
@@ -141,6 +141,92 @@ START_TEST(vtd_legacy)
 }
 END_TEST
 
+/* The whole text of the file at PATH equals WANT. */
+static void file_is(const struct pt_tree *t, const char *path, const char *want)
+{
+	struct pt_tnode n = at(t, path);
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_tree_render(t, &n, &b, NULL), PT_OK);
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strcmp(b.data, want) == 0, "%s is\n%s\nnot\n%s", path, b.data, want);
+	pt_buf_free(&b);
+}
+
+/*
+ * Issue #39 item 5: Linux's AMD-Vi device table (drivers/iommu/amd/init.c
+ * marks every DTE V, TV: translation blocked) with two real devices: the
+ * 126 blocked DTEs are in the tree and counted in info, contexts only with
+ * all_entries; devices lists the two; the forms users paste
+ * (0000:00:03.0, QEMU's 00:03.00) resolve to the canonical context, in the
+ * tree as a symlink that is never listed.
+ */
+START_TEST(amdvi_linux_blocked)
+{
+	struct tu_cap k;
+	struct pt_tree *t;
+	struct pt_capture *all;
+	struct pt_tnode n;
+	char link[64];
+	const struct pt_context *c3;
+
+	memset(mem, 0, sizeof mem);
+	for (unsigned d = 0; d < 128; d++)
+		put(BASE + 32 * d, 3);                              /* V, TV, Mode 0, IR = IW = 0 */
+	put(BASE + 32 * 0x18, 0x110000 | 1 << 9 | 3 | 3ull << 61);   /* 00:03.0 Mode 1, IR, IW */
+	put(BASE + 32 * 0x18 + 8, 5);                                 /* DomainID 5 */
+	put(0x110000, 0x120000 | 1 | 3ull << 61);                     /* IOVA 0 -> 0x120000 */
+	put(0x110000 + 8 * 7, 0x127000 | 1 | 3ull << 61);             /* IOVA 0x7000 -> 0x127000 */
+	put(BASE + 32 * 0x20, 3 | 3ull << 61);                        /* 00:04.0 pass-through */
+	put(BASE + 32 * 0x20 + 8, 6);
+	k = tu_cap_load("amd-vi", BASE, mem, sizeof mem,
+			"[iommu ivhd0]\ntype = amd-vi\ndev_table_base = 0x100000\n");
+	ck_assert_int_eq(k.rc, PT_OK);
+	ck_assert_uint_eq(pt_capture_context_count(k.c), 2);
+	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
+	lists(t, "", "capture ivhd0.00:03.0 ivhd0.00:04.0 ivhd0 pa");
+	lists(t, "ivhd0", "dte devices info");
+	file_has(t, "ivhd0/dte/0", "translation: blocked\ncontext: none (every request is refused");
+	file_has(t, "ivhd0/dte/32", "translation: pass-through\ncontext: ivhd0.00:04.0\n");
+	file_has(t, "ivhd0/info", "contexts: 2\nblocked: 126 (in the tables, not contexts");
+	file_is(t, "ivhd0/devices",
+		"00:03.0 context=ivhd0.00:03.0 translation=host domain=5 levels=1 pages=2"
+		" root=sysmem:0x110000\n"
+		"00:04.0 context=ivhd0.00:04.0 translation=pass-through domain=6\n");
+	/* the other spellings */
+	c3 = pt_capture_context_find(k.c, "ivhd0.00:03.0");
+	ck_assert_ptr_nonnull(c3);
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.0000:00:03.0"), c3);
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.00:03.00"), c3);
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.00:03.0"), NULL);    /* canonical: no alias */
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.0001:00:03.0"), NULL);  /* another segment */
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.00:05.0"), NULL);   /* blocked: no context */
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "ivhd0.00:03.08"), NULL);  /* function 8 */
+	n = at(t, "ivhd0.0000:00:03.0");
+	ck_assert_int_eq(pt_tree_kind(&n), PT_TK_LINK);
+	ck_assert_int_eq(pt_tree_readlink(t, &n, link, sizeof link), PT_OK);
+	ck_assert_str_eq(link, "ivhd0.00:03.0");
+	n = at(t, "ivhd0.00:03.00");
+	ck_assert_int_eq(pt_tree_readlink(t, &n, link, sizeof link), PT_OK);
+	ck_assert_str_eq(link, "ivhd0.00:03.0");
+	absent(t, "", "ivhd0.00:05.0");
+	pt_tree_free(t);
+	/* all_entries: every blocked DTE a context too */
+	all = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load_opts(all, k.dir, &(struct pt_load_opts){.all_entries = true}),
+			 PT_OK);
+	ck_assert_uint_eq(pt_capture_context_count(all), 128);
+	ck_assert_ptr_nonnull(pt_capture_context_find(all, "ivhd0.00:05.0"));
+	ck_assert_int_eq(pt_tree_new(all, true, &t), PT_OK);
+	file_has(t, "ivhd0/info", "contexts: 128\nblocked: 126 (contexts too: all_entries)");
+	file_has(t, "ivhd0/dte/0", "translation: blocked\ncontext: ivhd0.00:00.0\n");
+	pt_tree_free(t);
+	pt_capture_free(all);
+	tu_cap_free(&k);
+}
+END_TEST
+
 /* SMMUv3 linear, LOG2SIZE 32 over a 128 KiB capture: bounded by what is captured. */
 START_TEST(smmu_huge_linear)
 {
@@ -157,8 +243,18 @@ START_TEST(smmu_huge_linear)
 			"strtab_base_cfg = 0x20\n");
 	ck_assert_int_eq(k.rc, PT_OK);
 	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
-	lists(t, "smmu0", "ste");
+	lists(t, "smmu0", "ste devices info");
 	lists(t, "smmu0/ste", "3 1500");
+	/* SID 1500 aborts: in the tree, counted, no context; sid=0x3 is smmu0.sid3 */
+	lists(t, "", "capture smmu0.sid3 smmu0 pa");
+	file_has(t, "smmu0/ste/1500/entry", "context: none (every request is refused");
+	file_has(t, "smmu0/info", "contexts: 1\nblocked: 1 ");
+	file_is(t, "smmu0/devices", "sid=3 context=smmu0.sid3 translation=bypass\n");
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "smmu0.sid=0x3"),
+			 pt_capture_context_find(k.c, "smmu0.sid3"));
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "smmu0.sid=3"),
+			 pt_capture_context_find(k.c, "smmu0.sid3"));
+	ck_assert_ptr_eq(pt_capture_context_alias(k.c, "smmu0.sid=03"), NULL);   /* the number rule */
 	lists(t, "smmu0/ste/3", "entry");
 	file_has(t, "smmu0/ste/3/entry", "translation: bypass\n");
 	file_has(t, "smmu0/ste/1500/entry", "translation: abort\n");
@@ -195,7 +291,7 @@ START_TEST(smmu_two_level_hostile)
 			"strtab_base_cfg = 0x1020a\n");
 	ck_assert_int_eq(k.rc, PT_OK);
 	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
-	lists(t, "smmu0", "l1");
+	lists(t, "smmu0", "l1 devices info");
 	lists(t, "smmu0/l1", "0 1 2");
 	lists(t, "smmu0/l1/0/ste", "5");
 	lists(t, "smmu0/l1/0/ste/5", "entry");
@@ -216,6 +312,7 @@ int main(void)
 	TCase *tc = tcase_create("vtd");
 
 	tcase_add_test(tc, vtd_legacy);
+	tcase_add_test(tc, amdvi_linux_blocked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smmu");
 	tcase_add_test(tc, smmu_huge_linear);

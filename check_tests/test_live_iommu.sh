@@ -45,6 +45,8 @@ put(0x12000, 0x13000 | 3); put(0x13000, 0x14000 | 3); put(0x14000, 0x20000 | 3);
 RW = 3 << 61
 put(0x30000 + 0x18 * 32, 0x40000 | 3 << 9 | 3 | RW); put(0x30000 + 0x18 * 32 + 8, 7)
 put(0x40000, 0x41000 | 2 << 9 | 1 | RW); put(0x41000, 0x42000 | 1 << 9 | 1 | RW); put(0x42000, 0x50000 | 1 | RW)
+# Linux marks every other DTE valid, translation blocked (V, TV alone: drivers/iommu/amd/init.c)
+for d in (0x20, 0x28): put(0x30000 + d * 32, 3)
 open(sys.argv[1], 'wb').write(m)
 EOF
 
@@ -94,6 +96,19 @@ expect "AMD-Vi: the guest's IOMMU is a section from its registers" 0 \
 	"^iommu_entry_address: 0x30300\$" "$TOOL" info "$TMP/amdvi.sock" amdvi0.00:03.0
 expect "AMD-Vi: IOVA 0 of 00:03.0 walks to 0x50000" 0 "result: mapped pa=sysmem:0x50000 " \
 	"$TOOL" walk "$TMP/amdvi.sock" amdvi0.00:03.0 0x0
+# issue #39 item 5: the live source's [iommu] sections follow the same rule
+expect "AMD-Vi: a blocked DTE is no context" 0 "^# amdvi0\\.00:03\\.0\$" "$TOOL" info "$TMP/amdvi.sock"
+check "AMD-Vi: ... only the translated device is" \
+	test "$("$TOOL" info "$TMP/amdvi.sock" 2>/dev/null | grep -c '^# amdvi0')" = 1
+expect "AMD-Vi: the IOMMU's info counts the blocked DTEs" 0 "^blocked: 2 " \
+	"$TOOL" info "$TMP/amdvi.sock" amdvi0
+expect "AMD-Vi: devices: one line, the device set up" 0 \
+	"^00:03.0 context=amdvi0.00:03.0 translation=host domain=7 levels=3 pages=1 root=sysmem:0x40000\$" \
+	"$TOOL" devices "$TMP/amdvi.sock" amdvi0
+check "AMD-Vi: --all-entries makes the blocked DTEs contexts" \
+	test "$("$TOOL" info --all-entries "$TMP/amdvi.sock" 2>/dev/null | grep -c '^# amdvi0')" = 3
+expect "AMD-Vi: a pasted 0000: name walks the device" 0 "result: mapped pa=sysmem:0x50000 " \
+	"$TOOL" walk "$TMP/amdvi.sock" amdvi0.0000:00:03.0 0x0
 stop_srv
 
 # ---- an IOMMU the guest has not turned on: a warning, no context ----

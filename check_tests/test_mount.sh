@@ -66,7 +66,7 @@ for cap in "${CAPTURES[@]}"; do
 	check "$name: capture names the format" grep -Eq '^format: (nv-gmmu-ver2|amd-gart|nv-gmmu-ver3|amd-gpuvm|x86-64|intel-vtd|intel-ept|amd-vi|arm64|arm-smmuv3)$' "$mnt/capture"
 	ctxs=$(sed -n 's/^context: \([^ ]*\) .*/\1/p' "$mnt/capture" | sort)
 	# beside the contexts: one directory per [iommu] section, its own tables (ptfs(1), The IOMMU tree)
-	iommus=$(cd "$mnt" && for d in $(ls | grep -vx 'capture\|pa'); do [ -e "$d/info" ] || echo "$d"; done)
+	iommus=$(cd "$mnt" && for d in $(ls | grep -vx 'capture\|pa'); do [ -e "$d/maps" ] || echo "$d"; done)
 	check "$name: one directory per context" \
 		test "$(ls "$mnt" | grep -vx 'capture\|pa' | grep -vxF "${iommus:-//}" | sort)" = "$ctxs" -a -n "$ctxs"
 	for io in $iommus; do

@@ -10,10 +10,11 @@
 # unmounts.  Tables that fan out (mkiommu_amp.py) mount bounded, and -o
 # max_contexts bounds the device contexts.
 #
-# Environment (check_tests/meson.build): PTFS, PTFS_FIXTURES.
+# Environment (check_tests/meson.build): PTFS, PTFS_TOOL, PTFS_FIXTURES.
 set -u
 PTFS=${PTFS:?}
 FIX=${PTFS_FIXTURES:?}
+TOOL=$(readlink -f "${PTFS_TOOL:?}")
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
 ml_tmpdir mount-iommu
@@ -23,7 +24,7 @@ need_fuse
 M=$TMP/vtd
 if do_mount "$FIX/iommu-vtd.tar.gz" "$M"; then
 	check "dmar0/ is a directory beside the device contexts" test -d "$M/dmar0" -a -d "$M/dmar0.00:02.0"
-	check "dmar0/ holds root/" test "$(ls "$M/dmar0")" = root
+	check "dmar0/ holds root/, devices and info" test "$(ls "$M/dmar0" | tr "\n" " ")" = "devices info root "
 	check "root/ lists the buses whose root entry is present" \
 		test "$(ls "$M/dmar0/root" | tr '\n' ' ')" = "0 1 2 3 4 "
 	check "root/0/ holds entry and context/" test "$(ls "$M/dmar0/root/0" | tr '\n' ' ')" = "context entry "
@@ -72,9 +73,30 @@ if do_mount "$FIX/iommu-amdvi.tar.gz" "$M"; then
 	check "a DTE file names every field" \
 		bash -c 'for f in v tv mode host_pt_root domain_id iv int_ctl lint1_pass; do grep -q "^$f: " "$1" || exit 1; done' _ "$M/ivhd0/dte/16"
 	check "... and its context" grep -qx 'context: ivhd0.00:02.0' "$M/ivhd0/dte/16"
+	# issue #39 item 5: a blocked DTE is in the tree and counted, not a context
+	check "a blocked DTE says so" grep -qx 'translation: blocked' "$M/ivhd0/dte/40"
+	check "... and is no context" test ! -e "$M/ivhd0.00:05.0"
+	check "info counts it" grep -qx 'blocked: 1 (in the tables, not contexts: all_entries makes them contexts)' "$M/ivhd0/info"
+	check "devices: one line per device context, in BDF order" \
+		test "$(cut -d' ' -f1 "$M/ivhd0/devices" | tr '\n' ' ')" = "00:02.0 00:03.0 00:04.0 00:10.0 "
+	check "devices: the same bytes as ptfs-tool devices" \
+		bash -c 'cmp -s "$1" <("$2" devices "$3" ivhd0 2>/dev/null)' _ "$M/ivhd0/devices" "$TOOL" "$FIX/iommu-amdvi.tar.gz"
+	check "devices: st_size is the bytes read" test "$(stat -c %s "$M/ivhd0/devices")" = "$(wc -c <"$M/ivhd0/devices")"
+	check "an alias is a symlink to the canonical context" \
+		test "$(readlink "$M/ivhd1.0001:00:02.00")" = "ivhd1.0001:00:02.0"
+	check "... which one can walk through" grep -q '^result: mapped' "$M/ivhd0.0000:00:02.0/walk/0x0"
+	check "... never listed" bash -c '! ls "$1" | grep -q "0000:00:02"' _ "$M"
 	do_umount "$M"
 else
 	bad "iommu-amdvi mounts"
+fi
+M=$TMP/amdall
+if do_mount "$FIX/iommu-amdvi.tar.gz" "$M" -o all_entries; then
+	check "-o all_entries: the blocked DTE is a context" test -d "$M/ivhd0.00:05.0"
+	check "-o all_entries: and a device line" grep -q '^00:05.0 context=ivhd0.00:05.0 translation=blocked' "$M/ivhd0/devices"
+	do_umount "$M"
+else
+	bad "iommu-amdvi mounts with -o all_entries"
 fi
 M=$TMP/smmu
 if do_mount "$FIX/iommu-smmu.tar.gz" "$M"; then

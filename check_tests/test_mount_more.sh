@@ -305,7 +305,7 @@ for cap in "$FIX"/*.tar.gz; do
 		continue
 	fi
 	for ctx in $(cd "$M" && ls -d */ | tr -d / | grep -vx pa); do
-		[ -e "$M/$ctx/info" ] || continue   # an [iommu] section's tree: no context
+		[ -e "$M/$ctx/maps" ] || continue   # an [iommu] section's tree (its own info, no maps): no context
 		E="$M/$ctx/entries"
 		root=$(ls "$M/$ctx" | grep -vx 'entries\|info\|maps\|map.svg\|va\|walk\|vs')
 		cat "$E" >"$TMP/entries.cat"

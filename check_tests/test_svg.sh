@@ -54,6 +54,16 @@ check_one() {	# CAPTURE CONTEXT LABEL
 	else
 		bad "$label: each maps line is a <title> ($lines lines, $titles titles)"
 	fi
+	# issue #39 item 11: an address axis with labelled ticks, each row's VA
+	if [ "$lines" -gt 0 ]; then
+		if [ "$(grep -c '<text class="tick"[^>]*>0x[0-9a-f]*</text>' "$T/a.svg")" -ge 2 ] &&
+			grep -q '<rect class="mark"[^>]*><title>at 0x[0-9a-f]*-0x[0-9a-f]*: [0-9]* runs\{0,1\}, ' "$T/a.svg" &&
+			grep -q '<text class="row"[^>]*>0x[0-9a-f]*</text>' "$T/a.svg"; then
+			ok "$label: address ticks, marks with their ranges, row addresses"
+		else
+			bad "$label: address ticks, marks with their ranges, row addresses"
+		fi
+	fi
 }
 
 for cap in "$FIX"/*.tar.gz "$FIX"/umr-*.log "$FIX"/umr-*.envdef; do
@@ -62,6 +72,43 @@ for cap in "$FIX"/*.tar.gz "$FIX"/umr-*.log "$FIX"/umr-*.envdef; do
 		check_one "$cap" "$ctx" "$(basename "$cap") $ctx"
 	done
 done
+# A known capture: iommu-vtd's dmar0.00:02.0 maps 0-0x1000 (4K) and
+# 0x200000-0x400000 (2M): ticks every 0x80000 from 0x0 to 0x400000 at
+# their place on the 1184 px axis, one mark per run where it lies.
+"$TOOL" map --svg "$FIX/iommu-vtd.tar.gz" dmar0.00:02.0 >"$T/k.svg" 2>/dev/null
+got=$(sed -n 's/.*<text class="tick" x="\([0-9]*\)"[^>]*>\(0x[0-9a-f]*\)<.*/\1=\2/p' "$T/k.svg" | tr '\n' ' ')
+want="8=0x0 156=0x80000 304=0x100000 452=0x180000 600=0x200000 748=0x280000 896=0x300000 1044=0x380000 1192=0x400000 "
+[ "$got" = "$want" ] && ok "known capture: the ticks and their places" || bad "known capture: ticks '$got', not '$want'"
+got=$(sed -n 's/.*<rect class="mark" x="\([0-9]*\)"[^>]*width="\([0-9]*\)"[^>]*><title>\([^<]*\)<.*/\1+\2 \3/p' "$T/k.svg" | tr '\n' '|')
+want="8+1 at 0x000000000000-0x000000001000: 1 run, 4K|600+592 at 0x000000200000-0x000000400000: 1 run, 2M|"
+[ "$got" = "$want" ] && ok "known capture: each run's mark where it lies, its range its tooltip" ||
+	bad "known capture: marks '$got', not '$want'"
+grep -q '<title>gap 2044K 0x000000001000-0x000000200000</title>' "$T/k.svg" &&
+	ok "known capture: the gap's tooltip has its range" || bad "known capture: the gap's tooltip has its range"
+grep -q '<text class="row" x="100" y="150" [^>]*>0x000000000000</text>' "$T/k.svg" &&
+	ok "known capture: the row starts with its VA" || bad "known capture: the row starts with its VA"
+# Scattered pages (an IOMMU domain: 64 single pages 1 MiB apart): 64 marks,
+# each at its own place on the axis, so one sees where the pages are.
+mkdir -p "$T/sc/mem"
+python3 - "$T/sc" <<'PY'
+import struct, sys
+d = sys.argv[1]
+m = bytearray(0x8000)
+def put(a, v): m[a - 0x100000:a - 0x100000 + 8] = struct.pack('<Q', v)
+# VT-d second level, AW 39: pml4 0x101000 -> pdpt 0x102000 -> pd 0x103000 -> 64 PTs? one PT per 2 MiB:
+# use 2 MiB leaves every 0x4000000 instead: pd entries 0, 32, 64, ... (PS 7, R, W)
+put(0x101000, 0x102000 | 3); put(0x102000, 0x103000 | 3)
+for i in range(16):
+    put(0x103000 + 8 * 32 * i, (0x40000000 + i * 0x200000) | 1 << 7 | 3)
+open(d + '/mem/sys.bin', 'wb').write(m)
+open(d + '/capture.ini', 'w').write('[capture]\nversion = 1\nformat = intel-vtd\n'
+    '[memory m]\nspace = sysmem\nbase = 0x100000\nfile = mem/sys.bin\n'
+    '[vtd dom]\nslptptr = 0x101000\naw = 39\n')
+PY
+"$TOOL" map --svg "$T/sc" dom >"$T/sc.svg" 2>"$T/err" || bad "scattered: map --svg ($(head -c 200 "$T/err"))"
+xs=$(sed -n 's/.*<rect class="mark" x="\([0-9]*\)".*/\1/p' "$T/sc.svg" | tr '\n' ' ')
+[ "$(echo $xs | wc -w)" = 16 ] && [ "$(echo $xs | tr ' ' '\n' | sort -un | wc -l)" = 16 ] &&
+	ok "scattered pages: 16 marks at 16 places ($xs)" || bad "scattered pages: marks at '$xs'"
 if [ -n "$MKBIG" ] && [ -x "$MKBIG" ]; then
 	"$MKBIG" --entries 100000 "$T/big.tar" >/dev/null
 	check_one "$T/big.tar" pdb0 "mkbig 10^5 pdb0"

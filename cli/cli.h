@@ -69,6 +69,8 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
  */
 bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool memory_only,
 		 int *status);
+/* The load option --all-entries (ptfs -o all_entries) was given. */
+bool cli_all_entries(void);
 /* The context NAME of CAP; on failure reports E_NOTFOUND and returns NULL. */
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name);
 
@@ -92,6 +94,7 @@ int cli_export(int argc, char **argv);
 int cli_maps(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_map(int argc, char **argv);
+int cli_devices(int argc, char **argv);
 int cli_build(int argc, char **argv);
 int cli_pa(int argc, char **argv);
 int cli_diff(int argc, char **argv);

@@ -35,7 +35,8 @@ static const char export_help[] =
 	"Writes the tree `ptfs CAPTURE MNT` would show to DIR (which must not exist\n"
 	"or be empty; a symbolic link is refused): capture, per context info, maps, the table tree and va/\n"
 	"symlinks; walk/, vs/ and pa/SPACE/ are left empty.  Files are 0444 and directories 0555, like\n"
-	"the mount.  --all-entries also lists zero entries (mount -o all_entries).\n"
+	"the mount.  --all-entries (a load option: every command takes it) also lists\n"
+	"zero entries and makes devices an IOMMU blocks contexts (mount -o all_entries).\n"
 	"Memory: the capture and one file's render (at most 64 MiB, a maps); every\n"
 	"entries file is streamed.  Progress goes to stderr when it is a terminal.\n"
 	"The tree is written under a temporary name beside DIR and renamed to DIR\n"
@@ -320,7 +321,7 @@ int cli_export(int argc, char **argv)
 	shown_tmp = of.tmp;
 	shown_out = of.out;
 
-	err = pt_tree_new(cap, all_entries, &tree);
+	err = pt_tree_new(cap, all_entries || cli_all_entries(), &tree);
 	if (err != PT_OK) {
 		outfile_abort(&of);
 		pt_capture_free(cap);

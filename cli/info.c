@@ -6,8 +6,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "pt_tree.h"
 
 static const char info_help[] =
 	"Usage: ptfs-tool info [--json] CAPTURE [CONTEXT]\n"
@@ -18,7 +20,9 @@ static const char info_help[] =
 	"line; then, in text, what each [iommu NAME] section read from its tables,\n"
 	"after a line `## [iommu NAME]`: entries read, present, malformed, tables\n"
 	"not captured, devices, contexts made, and its anomaly when its tables yield\n"
-	"no device or mostly malformed entries.\n";
+	"no device or mostly malformed entries.  CONTEXT may be an IOMMU's name\n"
+	"([iommu NAME]): its info file (registers, device contexts made, entries that\n"
+	"block every request, table pages).\n";
 
 /* What [iommu] section I read from its tables (pt_capture_iommu_counts()), as text. */
 static void iommu_block(const struct pt_capture *cap, size_t i, struct pt_buf *out)
@@ -38,6 +42,19 @@ static void iommu_block(const struct pt_capture *cap, size_t i, struct pt_buf *o
 		pt_buf_puts(out, "bounded: its walk stopped at its bound on device contexts\n");
 	if (n.anomaly)
 		pt_buf_printf(out, "anomaly: %s - %s %s\n", io.name, n.anomaly, n.detail);
+}
+
+/* The info file of the IOMMU NAME of CAP into OUT: CLI_EXIT_OK, or an error reported. */
+static int iommu_info(struct pt_capture *cap, const char *name, bool json, struct pt_buf *out)
+{
+	struct pt_tree *tree = NULL;
+	pt_err err = pt_tree_new(cap, cli_all_entries(), &tree);
+	int i;
+
+	if (err == PT_OK && (i = pt_tree_iommu_find(tree, name)) >= 0)
+		err = pt_tree_iommu_info(tree, (size_t)i, json ? PT_OUT_JSON : PT_OUT_TEXT, out);
+	pt_tree_free(tree);
+	return err == PT_OK ? CLI_EXIT_OK : cli_fail(err, "info: %s", name);
 }
 
 int cli_info(int argc, char **argv)
@@ -72,6 +89,23 @@ int cli_info(int argc, char **argv)
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
 	end = pt_capture_context_count(cap);
+	pt_buf_init(&out);
+	pt_buf_init(&one);
+	if (argc - optind == 2 && !pt_capture_context_find(cap, argv[optind + 1])) {
+		for (size_t i = 0; i < pt_capture_iommu_count(cap); i++) {
+			struct pt_iommu_info io;
+
+			pt_capture_iommu(cap, i, &io);
+			if (strcmp(io.name, argv[optind + 1]))
+				continue;
+			st = iommu_info(cap, io.name, json, &out);
+			if (st == CLI_EXIT_OK && !cli_write_buf(&out))
+				st = CLI_EXIT_ERROR;
+			pt_buf_free(&out);
+			pt_capture_free(cap);
+			return st;
+		}
+	}
 	if (argc - optind == 2) {
 		const struct pt_context *ctx = cli_context(cap, argv[optind + 1]);
 
@@ -83,8 +117,6 @@ int cli_info(int argc, char **argv)
 			first++;
 		end = first + 1;
 	}
-	pt_buf_init(&out);
-	pt_buf_init(&one);
 	for (size_t i = first; i < end && st == CLI_EXIT_OK; i++) {
 		const struct pt_context *ctx = pt_capture_context(cap, i);
 		pt_err err;

@@ -161,6 +161,11 @@ static struct pt_load_opts load_opts;
 /* --strict of any subcommand: a context whose root is not captured is refused, not warned about. */
 static bool load_strict;
 
+bool cli_all_entries(void)
+{
+	return load_opts.all_entries;
+}
+
 /*
  * Takes the load options `--gfx N` / `--gfx=N`, `--asic NAME` and
  * `--strict` out of ARGV (every subcommand accepts them, so they are
@@ -194,6 +199,11 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 				return false;
 			}
 			load_opts.max_contexts = n;
+			continue;
+		}
+		if (strcmp(argv[i], "--all-entries") == 0) {
+			/* zero entries listed (export), blocked IOMMU devices contexts: ptfs -o all_entries */
+			load_opts.all_entries = true;
 			continue;
 		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
@@ -351,8 +361,8 @@ const struct pt_context *cli_context(const struct pt_capture *cap, const char *n
 	struct pt_buf have;
 	size_t n = pt_capture_context_count(cap);
 
-	if (ctx)
-		return ctx;
+	if (ctx || (ctx = pt_capture_context_alias(cap, name)))
+		return ctx;   /* a device context's other spellings too (dmar0.0000:00:03.0) */
 	/* say what there is: the user mistyped one of these (issue #25 item 7) */
 	pt_buf_init(&have);
 	for (size_t i = 0; i < n && i < 16; i++)
@@ -412,6 +422,7 @@ static const struct {
 	{"info", cli_info, "the info file of a context", true},
 	{"build", cli_build, "a capture from a list of mappings", false},
 	{"map", cli_map, "a picture of a context's VA space (SVG)", true},
+	{"devices", cli_devices, "the devices an IOMMU has set up, one line each", true},
 	{"pa", cli_pa, "every context and VA that maps a physical address", true},
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
@@ -432,7 +443,9 @@ static const char load_help[] =
 	"                    together at most (default 262144; each section's own\n"
 	"                    bound: its max_contexts key)\n"
 	"  --tbi 0|1         TCR_EL1.TBI1 of an arm64 dump's kernel context, which the\n"
-	"                    dump does not hold (without it: unknown, said in info)\n";
+	"                    dump does not hold (without it: unknown, said in info)\n"
+	"  --all-entries     devices an IOMMU blocks or aborts are contexts too, and\n"
+	"                    zero entries are listed (ptfs -o all_entries)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)
@@ -495,6 +508,9 @@ int main(int argc, char **argv)
 			return cli_fail(PT_E_USAGE, "decode: --tbi is a load option: decode reads no capture");
 		if (strcmp(cmd, "decode") == 0 && load_opts.max_contexts)
 			return cli_fail(PT_E_USAGE, "decode: --max-contexts is a load option: decode reads no"
+					" capture");
+		if (strcmp(cmd, "decode") == 0 && load_opts.all_entries)
+			return cli_fail(PT_E_USAGE, "decode: --all-entries is a load option: decode reads no"
 					" capture");
 		status = commands[i].run(sub_argc, argv + 1);
 		/* Every command that reads a capture takes the load options: its --help says so once, here. */

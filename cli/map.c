@@ -16,7 +16,10 @@ static const char map_help[] =
 	"maps runs along a compressed axis (width grows with log2 of a run's size,\n"
 	"gaps are short grey bars labelled with their size), coloured by space,\n"
 	"faded where a page cannot be written, dashed where it is privileged, taller\n"
-	"for larger pages; each run's maps line is its tooltip.  Open it in a web\n"
+	"for larger pages; each run's maps line is its tooltip.  Above the bars, an\n"
+	"address axis to scale from the first mapped VA to the last, with labelled\n"
+	"ticks and a mark where each run lies (its range the tooltip); each row of\n"
+	"bars starts with its VA.  Open it in a web\n"
 	"browser, or convert it: rsvg-convert map.svg -o map.png.\n";
 
 int cli_map(int argc, char **argv)

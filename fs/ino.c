@@ -24,7 +24,8 @@
  *     01 + kind(2) + P      path node  kind 0 TABLEDIR, 1 ENTRYDIR, 2 ENTRYFILE;
  *                                      the path in the low P bits (49 up to C = 10)
  *     00 + zeros + type(4)  fixed node CTXDIR INFO MAPS VADIR WALKDIR ENTRIES
- *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7
+ *                                      (enum pt_tnode_type in bits 3..0), map.svg 6, vs/ 7,
+ *                                      a device context's alias symlink 10
  *     00 + zeros + other(20) + 8      vs/OTHER: the other context's index
  *     00 + zeros + slot(20) + 9       a walk/ file past the walk bits: its slot
  *
@@ -129,6 +130,9 @@ _Static_assert(PT_TN_TABLEDIR == INO_CODE_SVG, "code 6 is a path node's type, ne
 #define VS_OTHER_SHIFT 4
 /* A walk/ file whose VA takes a slot (wslot.c): code 9, a free code too. */
 #define INO_CODE_WSLOT 9u
+/* A device context's alias symlink (dmar0.0000:00:03.0): code 10, WALKFILE's value, never a fixed code. */
+#define INO_CODE_ALIAS 10u
+_Static_assert(PT_TN_WALKFILE == INO_CODE_ALIAS, "code 10 is a walk/ file's type, never a fixed code");
 #define WSLOT_SHIFT 4
 _Static_assert(PTFS_WSLOT_MAX <= (1u << 20), "a slot number fits bits 4..23");
 _Static_assert(PT_TN_ENTRYDIR == INO_CODE_VSDIR && PT_TN_ENTRYFILE == INO_CODE_VSFILE,
@@ -323,7 +327,8 @@ static fuse_ino_t io_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	    (id->type == PT_TN_IODIR) == (kind == PT_IO_VROOTENT || kind == PT_IO_VCTX ||
 					  kind == PT_IO_VDEVENT || kind == PT_IO_VPASID ||
 					  kind == PT_IO_ADTE || kind == PT_IO_SL1ENT ||
-					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD) ||
+					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD ||
+					  kind == PT_IO_DEVICES || kind == PT_IO_INFO) ||
 	    io_bits(fs, id->choice, &a, &c) > shift || id->va >> PT_IO_KIND_SHIFT != kind ||
 	    (id->va >> PT_IO_C_SHIFT & ((UINT64_C(1) << (PT_IO_KIND_SHIFT - PT_IO_C_SHIFT)) - 1)) >> c ||
 	    (id->va & 0xffffffffu) >> a)
@@ -562,12 +567,14 @@ static uint64_t walk_uncode(const struct ptfs_ctx *pc, uint64_t code)
 static bool fixed_type(enum pt_tnode_type t)
 {
 	return t == PT_TN_CTXDIR || t == PT_TN_INFO || t == PT_TN_MAPS || t == PT_TN_VADIR ||
-	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES || t == PT_TN_SVG || t == PT_TN_VSDIR;
+	       t == PT_TN_WALKDIR || t == PT_TN_ENTRIES || t == PT_TN_SVG || t == PT_TN_VSDIR ||
+	       t == PT_TN_CTXALIAS;
 }
 
 static uint64_t fixed_code(enum pt_tnode_type t)
 {
-	return t == PT_TN_SVG ? INO_CODE_SVG : t == PT_TN_VSDIR ? INO_CODE_VSDIR : (uint64_t)t;
+	return t == PT_TN_SVG ? INO_CODE_SVG : t == PT_TN_VSDIR ? INO_CODE_VSDIR :
+	       t == PT_TN_CTXALIAS ? INO_CODE_ALIAS : (uint64_t)t;
 }
 
 static enum pt_tnode_type fixed_of_code(uint64_t code)
@@ -576,6 +583,8 @@ static enum pt_tnode_type fixed_of_code(uint64_t code)
 		return PT_TN_SVG;
 	if (code == INO_CODE_VSDIR)
 		return PT_TN_VSDIR;
+	if (code == INO_CODE_ALIAS)
+		return PT_TN_CTXALIAS;
 	if (code == PT_TN_TABLEDIR || code > PT_TN_ENTRIES)
 		return PT_TN_ROOT;   /* not a fixed code: fixed_type() says no */
 	return (enum pt_tnode_type)code;

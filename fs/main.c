@@ -85,7 +85,8 @@ static void usage(FILE *out)
 	      "Mounts a capture archive of GPU page tables read-only (see ptfs(1)).\n"
 	      "\n"
 	      "ptfs options:\n"
-	      "    -o all_entries         list zero (unmapped) entries in table directories too\n"
+	      "    -o all_entries         list zero (unmapped) entries in table directories too, and\n"
+	      "                           make devices an IOMMU blocks or aborts contexts\n"
 	      "    -o gfx=N               GFX generation (9-12) of a umr log\n"
 	      "    -o asic=NAME           the same, by umr ASIC name (vega10, navi10, ...)\n"
 	      "    -o tbi=0|1             TCR_EL1.TBI1 of an arm64 dump's kernel context (the\n"
@@ -268,7 +269,8 @@ static bool load(struct ptfs *fs)
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
-							  .max_contexts = maxctx});
+							  .max_contexts = maxctx,
+							  .all_entries = fs->opts.all_entries != 0});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {

@@ -212,6 +212,8 @@ bool ptfs_wslot_get(struct ptfs_wslots *t, uint32_t slot, unsigned *ctx, uint64_
 void ptfs_wslot_forget(struct ptfs_wslots *t, uint32_t slot, uint64_t nlookup);
 /* How many slots are held (the tests' view). */
 unsigned ptfs_wslot_held(struct ptfs_wslots *t);
+/* The longest hash chain, and in *BUCKETS (may be NULL) how many chains (the tests' view). */
+unsigned ptfs_wslot_chain_max(struct ptfs_wslots *t, unsigned *buckets);
 /* pa/SPACE/ names addresses below this (fs/ino.c) */
 uint64_t ptfs_pa_limit(const struct ptfs *fs);
 

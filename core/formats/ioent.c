@@ -223,8 +223,8 @@ const char *pt_ioent_translation(enum pt_ioent_type t, const uint64_t *w)
 		mode = (w[0] >> 9) & 7;
 		if (mode == 7)
 			return "reserved";
-		if (mode == 0)
-			return "pass-through";
+		if (mode == 0)   /* IR = IW = 0: every request refused (Linux's unused DTEs) */
+			return (w[0] >> 55) & 1 || (w[0] >> 61) & 3 ? "pass-through" : "blocked";
 		return (w[0] >> 55) & 1 ? "nested" : "host";
 	case PT_IOENT_SMMU_STE:
 		return config[(w[0] >> 1) & 7];      /* §5.2 Config */

@@ -174,6 +174,15 @@ struct pt_load_opts {
 	 * max_contexts key (ptfs-capture(5) [iommu]).
 	 */
 	uint64_t max_contexts;
+	/*
+	 * A device its [iommu] section's tables block or abort (AMD-Vi: a
+	 * valid DTE of Mode 0 with IR = IW = 0, as Linux writes every unused
+	 * one; SMMUv3: an STE of Config 000) is a context too (ptfs -o
+	 * all_entries, ptfs-tool --all-entries).  Without it such a device is
+	 * shown in the IOMMU's tree and counted in its info, not a context
+	 * (docs/design.md §2.7).
+	 */
+	bool all_entries;
 };
 /* The defaults of the two context bounds, and the most either may be. */
 #define PT_LOAD_MAX_CONTEXTS (1u << 18)
@@ -259,6 +268,13 @@ const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);
 size_t pt_capture_context_count(const struct pt_capture *cap);
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
+/*
+ * The device context another spelling of NAME names (core/load/ctxalias.c):
+ * `IOMMU.0000:00:03.0` (segment 0 given), `IOMMU.00:03.00` (QEMU's
+ * two-digit function), `IOMMU.sid=0x10` (a StreamID as a number), any
+ * suffix kept; NULL when NAME is no such alias of an existing context.
+ */
+const struct pt_context *pt_capture_context_alias(const struct pt_capture *cap, const char *name);
 struct pt_buf;
 /*
  * Appends the capture.ini section that made CTX to OUT as text: its header
@@ -282,6 +298,13 @@ struct pt_iommu_info {
 	uint64_t rtaddr;           /* VT-d RTADDR_REG */
 	uint64_t dev_table_base;   /* AMD-Vi device table base register */
 	uint64_t strtab_base, strtab_base_cfg;   /* SMMUv3 STRTAB_BASE, STRTAB_BASE_CFG */
+	size_t contexts;           /* the device contexts it made */
+	/*
+	 * Present entries that block or abort every request (pt_load_opts
+	 * all_entries): contexts only when the load was told all_entries.
+	 */
+	size_t blocked;
+	bool all_entries;          /* the load made them contexts */
 };
 size_t pt_capture_iommu_count(const struct pt_capture *cap);
 /* Section I (below the count) into OUT. */

@@ -73,6 +73,7 @@ enum pt_tnode_type {
 	PT_TN_VSFILE,       /* pdb0/vs/cpu0 */
 	PT_TN_IODIR,        /* an [iommu NAME]'s tree: dmar0/, dmar0/root/3/context/ (pt_io_kind) */
 	PT_TN_IOFILE,       /* one of its entries: dmar0/root/3/context/16 */
+	PT_TN_CTXALIAS,     /* lookup-only: dmar0.0000:00:03.0 -> dmar0.00:03.0 (pt_capture_context_alias()) */
 	PT_TN__COUNT
 };
 
@@ -123,6 +124,8 @@ enum pt_io_kind {
 	PT_IO_SSTEENT,    /* .../ste/SID/entry */
 	PT_IO_SCDDIR,     /* .../ste/SID/cd/ */
 	PT_IO_SCD,        /* .../cd/SSID (C: the SubstreamID) */
+	PT_IO_DEVICES,    /* NAME/devices: one line per device context (iodev.c) */
+	PT_IO_INFO,       /* NAME/info: the registers, contexts made, blocked entries */
 	PT_IO__COUNT
 };
 #define PT_IO_KIND_SHIFT 58
@@ -187,6 +190,19 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node);
  * listing.
  */
 bool pt_tree_render_scans(const struct pt_tnode *node);
+/*
+ * IOMMU I's `devices` file (core/view/iodev.c): one line per device context
+ * it made, `BDF|sid=N [pasid=N|ssid=N] context=NAME translation=MODE
+ * [domain=N|asid=N|vmid=N] [levels=N pages=N root=SPACE:ADDR]`, ordered by
+ * device, then PASID/SSID; PT_OUT_JSON: one object per line (JSON Lines).
+ * Counting pages is bounded by RC.
+ */
+pt_err pt_tree_iommu_devices(const struct pt_tree *tree, size_t i, enum pt_out out,
+			     struct pt_buf *b, struct pt_readctl *rc);
+/* IOMMU I's `info` file: registers, contexts made, blocked entries, table pages. */
+pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out, struct pt_buf *b);
+/* The index of the [iommu NAME] section, or -1. */
+int pt_tree_iommu_find(const struct pt_tree *tree, const char *name);
 /* The context of a per-context node (NULL for the root and `capture`). */
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node);
 

@@ -748,6 +748,7 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_USAGE;
 	}
 	cap->load_called = true;
+	cap->all_entries = ld.opts->all_entries;
 	cap->err[0] = 0;
 	cap->source = strdup(path);
 	if (!cap->source) {

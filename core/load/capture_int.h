@@ -127,14 +127,17 @@ struct pt_capture {
 	char (*xsname)[PT_INI_MAX_NAME + 1];
 	/*
 	 * per [iommu] section: the 4 KiB pages its tables were read from,
-	 * sorted (iommu.c), and what its walk read (iommu_seen.c)
+	 * sorted, what its walk read (iommu_seen.c), the device contexts it
+	 * made and the blocked entries it found (iommu.c)
 	 */
 	struct pt_iommu_pages {
 		uint64_t *pg;
 		size_t n, cap;
 		struct pt_iommu_counts counts;
 		char detail[512];
+		size_t contexts, blocked;
 	} *iopages;
+	bool all_entries;       /* pt_load_opts.all_entries: blocked devices are contexts too */
 	struct mapping *maps;
 	size_t nmaps, mapcap;
 	struct owned_ud *owned;

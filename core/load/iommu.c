@@ -303,6 +303,14 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 
 	if (w->stopped)
 		return PT_OK;
+	/*
+	 * A device the IOMMU blocks (docs/design.md §2.7): counted, in the
+	 * IOMMU's tree, and a context only when asked (all_entries), or
+	 * Linux's AMD-Vi table (every DTE valid, translation blocked) makes
+	 * 252 contexts for 6 devices on QEMU's q35.
+	 */
+	if (d->blocked && (w->blocked++, !cap->all_entries))
+		return PT_OK;
 	/* the nested stages 2 made so far: w->ctx may have moved since */
 	for (unsigned k = 0; k < w->nxs; k++)
 		cap->xlate[w->xs_id[k]] = &w->ctx[w->xs_k[k]];
@@ -367,6 +375,7 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	mc.fmt = f;
 	w->mc[w->nmc] = mc;
 	w->ctx[w->nmc++] = c;
+	w->made++;
 	return PT_OK;
 fail:
 	if (f->ctx_free && mc.priv)
@@ -555,6 +564,8 @@ pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 		if (w.pages_oom)
 			rc = PT_E_NOMEM;
 		pages_compact(w.pages);
+		w.pages->contexts = w.made;
+		w.pages->blocked = w.blocked;
 		for (size_t k = 0; k < w.nmc; k++) {
 			if (w.mc[k].fmt->ctx_free)
 				w.mc[k].fmt->ctx_free(w.mc[k].priv);
@@ -623,4 +634,7 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
 	out->dev_table_base = io->v[PT_IK_DTB];
 	out->strtab_base = io->v[PT_IK_STRTAB];
 	out->strtab_base_cfg = io->v[PT_IK_STRCFG];
+	out->contexts = cap->iopages ? cap->iopages[i].contexts : 0;
+	out->blocked = cap->iopages ? cap->iopages[i].blocked : 0;
+	out->all_entries = cap->all_entries;
 }

@@ -33,6 +33,8 @@ struct pt_iommu_dev {
 	char val[PT_IOMMU_MAX_KEYS][192];
 	unsigned nkeys;
 	struct pt_ctx_iommu origin;
+	/* every request is blocked or aborted: a context only with pt_load_opts.all_entries */
+	bool blocked;
 };
 
 struct pt_iommu_seen;
@@ -46,6 +48,7 @@ struct pt_iommu_walk {
 	unsigned reads;
 	bool stopped;               /* PT_IOMMU_MAX_READS reached: nothing more is read */
 	unsigned nested;            /* nested entries (SMMUv3 Config 111): stage 2 only */
+	size_t blocked, made;       /* entries that block every request; contexts made */
 	/*
 	 * The translated spaces made for nested entries and not yet committed:
 	 * space id, and the index in ctx of the stage 2 it is translated through

@@ -153,6 +153,9 @@ pt_err pt_iommu_add(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 
 	if (w->stopped)
 		return PT_OK;
+	/* a blocked device makes no context unless asked: neither bound nor malformed */
+	if (d->blocked && !w->cap->all_entries)
+		return pt_iommu_device(w, d);
 	if (w->nmc >= w->max_ctx) {
 		if (w->max_capture)
 			pt_iommu_warn(w, "%zu device contexts made, all the capture's bound on device"

@@ -67,6 +67,7 @@ static void dev_init(struct pt_iommu_walk *w, struct pt_iommu_dev *d, const char
 {
 	d->format = format;
 	d->nkeys = 0;
+	d->blocked = false;
 	memset(&d->origin, 0, sizeof d->origin);
 	d->origin.iommu = w->io->name;
 	d->origin.type = pt_iommu_type_name(w->io->type);
@@ -478,6 +479,8 @@ static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q,
 		dev_init(w, &d, "amd-vi", "DTE", addr, true);
 		bdf_name(w, &d, devid, gv && t.giov ? ".s2" : "");
 		dev_key(&d, "dte", "0x%016" PRIx64, q0);
+		/* Mode 0, IR = IW = 0: blocked (§2.2.2; Linux's every unused DTE is V, TV alone) */
+		d.blocked = !gv && !t.mode && !((q0 >> 61) & 3);
 		if ((rc = pt_iommu_add(w, &d)) || !gv || w->nmc == before)
 			return rc;
 		if (t.mode && ((rc = pt_iommu_xspace(w, &t.xs)) || !t.xs))
@@ -635,6 +638,7 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 	snprintf(d.name, sizeof d.name, "%s.sid%" PRIu64, w->io->name, sid);
 	d.origin.has_sid = true;
 	d.origin.sid = sid;
+	d.blocked = cfg == 0;   /* Config 000: abort (§5.2; Linux's unused STEs with disable_bypass) */
 	for (unsigned i = 0; i < 4; i++)
 		dev_key(&d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
 			"0x%016" PRIx64, le64(ste + 8 * i));

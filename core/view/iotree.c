@@ -86,6 +86,15 @@ static bool io_entry(const struct pt_tree *tree, const struct pt_tnode *node, st
 	}
 }
 
+/* NAME/devices, NAME/info: files of the IOMMU, not of one entry. */
+static bool io_own_file(const struct pt_tnode *node)
+{
+	unsigned k = pt_io_kind_of(node);
+
+	return node->type == PT_TN_IOFILE && (k == PT_IO_DEVICES || k == PT_IO_INFO) &&
+	       !pt_io_a(node) && !pt_io_c(node);
+}
+
 /* Whether directory NODE resolves. */
 static bool io_dir(const struct pt_tree *tree, const struct pt_tnode *node)
 {
@@ -146,11 +155,11 @@ static unsigned top_child(const struct pt_iommu_info *io, const char **name)
 }
 
 /*
- * The fixed children of directory DIR (at most 2: an `entry` file and the
- * table it points at); their number.
+ * The fixed children of directory DIR (at most 3: an `entry` file and the
+ * table it points at; NAME/'s table, `devices` and `info`); their number.
  */
 static unsigned fixed_children(const struct pt_tree *tree, const struct pt_tnode *dir,
-			       const char *names[2], struct pt_tnode kids[2])
+			       const char *names[3], struct pt_tnode kids[3])
 {
 	const struct pt_iommu_info *io = io_of(tree, dir);
 	uint64_t a = pt_io_a(dir), x, y;
@@ -161,7 +170,11 @@ static unsigned fixed_children(const struct pt_tree *tree, const struct pt_tnode
 	switch (pt_io_kind_of(dir)) {
 	case PT_IO_TOP:
 		io_node(&kids[k], PT_TN_IODIR, i, top_child(io, &names[k]), 0, 0);
-		return 1;
+		names[1] = "devices";
+		io_node(&kids[1], PT_TN_IOFILE, i, PT_IO_DEVICES, 0, 0);
+		names[2] = "info";
+		io_node(&kids[2], PT_TN_IOFILE, i, PT_IO_INFO, 0, 0);
+		return 3;
 	case PT_IO_VBUS:
 		names[k] = "entry";
 		io_node(&kids[k++], PT_TN_IOFILE, i, PT_IO_VROOTENT, a, 0);
@@ -351,8 +364,8 @@ bool pt_iotree_root(const struct pt_tree *tree, const char *name, struct pt_tnod
 pt_err pt_iotree_lookup(const struct pt_tree *tree, const struct pt_tnode *parent,
 			const char *name, struct pt_tnode *child)
 {
-	const char *names[2];
-	struct pt_tnode kids[2];
+	const char *names[3];
+	struct pt_tnode kids[3];
 	struct io_range r;
 	struct pt_ioloc l;
 	uint64_t i;
@@ -375,8 +388,8 @@ pt_err pt_iotree_lookup(const struct pt_tree *tree, const struct pt_tnode *paren
 pt_err pt_iotree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
 		      pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
 {
-	const char *names[2];
-	struct pt_tnode kids[2], child;
+	const char *names[3];
+	struct pt_tnode kids[3], child;
 	struct io_range r;
 	struct pt_ioloc l;
 	char name[32];
@@ -426,6 +439,8 @@ pt_err pt_iotree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_IO_VROOT:
 	case PT_IO_ADTEDIR:
 	case PT_IO_SL1DIR:
+	case PT_IO_DEVICES:
+	case PT_IO_INFO:
 		io_node(parent, PT_TN_IODIR, i, PT_IO_TOP, 0, 0);
 		return PT_OK;
 	case PT_IO_SSTEDIR:
@@ -459,8 +474,8 @@ pt_err pt_iotree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 
 pt_err pt_iotree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink)
 {
-	const char *names[2];
-	struct pt_tnode kids[2];
+	const char *names[3];
+	struct pt_tnode kids[3];
 	unsigned n, kind = pt_io_kind_of(node);
 
 	*nlink = 1;
@@ -612,13 +627,17 @@ static const char *entry_warning(const struct pt_tree *tree, const struct pt_tno
 	}
 }
 
-pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b)
+pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b,
+			struct pt_readctl *rc)
 {
 	const struct pt_iommu_info *io = io_of(tree, node);
 	const struct pt_context *ctx;
 	const char *why;
 	struct pt_ioloc l;
 
+	if (io && io_own_file(node))
+		return pt_io_kind_of(node) == PT_IO_INFO ? pt_tree_iommu_info(tree, node->choice, PT_OUT_TEXT, b) :
+		       pt_tree_iommu_devices(tree, node->choice, PT_OUT_TEXT, b, rc);
 	if (!io_entry(tree, node, &l))
 		return PT_E_NOTFOUND;
 	pt_buf_printf(b, "iommu: %s\naddress: %s 0x%" PRIx64 "\n", io->name,
@@ -630,6 +649,10 @@ pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node,
 	if (entry_context(tree, node, &l, &ctx)) {
 		if (ctx)
 			pt_buf_printf(b, "context: %s\n", ctx->name);
+		else if (pt_ioent_present(l.t, l.w) && (why = pt_ioent_translation(l.t, l.w)) &&
+			 (!strcmp(why, "blocked") || !strcmp(why, "abort")))
+			pt_buf_puts(b, "context: none (every request is refused: a context with"
+				    " all_entries)\n");
 		else if (pt_ioent_present(l.t, l.w))
 			pt_buf_puts(b, "context: none (the load's warnings say why)\n");
 		else

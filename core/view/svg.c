@@ -12,6 +12,13 @@
  * page size.  Each run carries a <title> holding its maps line, which a
  * browser shows on hover.
  *
+ * Addresses (issue #39 item 11: an IOMMU domain's 189 scattered pages
+ * were 189 identical squares): above the bars, an address axis drawn to
+ * scale from the first mapped VA to the last, with labelled ticks at round
+ * (power-of-two) addresses and a mark where each run lies, so that
+ * scattered pages show where they are; each row of bars starts with the
+ * VA it begins at.  Every mark and bar has its VA range in its tooltip.
+ *
  * Size: at most SVG_SEGS_MAX segments are drawn.  Beyond that, neighbouring
  * segments are merged pairwise (a merged segment's title says how many
  * runs it stands for and their VA range), so the file stays a few hundred
@@ -29,7 +36,11 @@
 #define SVG_SEGS_MAX 1024       /* drawn segments, after merging */
 #define SVG_WIDTH 1200          /* px of one row */
 #define SVG_ROW 56              /* px per row */
-#define SVG_TOP 48              /* px above the first row (title, legend) */
+#define SVG_TOP 48              /* px above the address axis (title, legend) */
+#define SVG_AXIS_H 64           /* px of the address axis: marks, ticks, labels */
+#define SVG_LEFT 104            /* px left of the bars: each row's first VA */
+#define SVG_AXIS_L 8            /* the axis spans SVG_AXIS_L .. SVG_WIDTH - 8 */
+#define SVG_TICKS 8             /* at most this many tick intervals */
 #define SVG_GAP_W 30            /* px of a gap bar: room for its size label */
 #define SVG_TITLE_MAX 200       /* bytes of a segment's title */
 
@@ -175,16 +186,94 @@ static void svg_legend(struct pt_buf *b, const struct pt_context *ctx, const str
 	}
 }
 
-/* One bar at (*X, *ROW), wrapping to the next row when it does not fit. */
-static void svg_bar(struct pt_buf *b, unsigned *x, unsigned *row, unsigned w, unsigned h,
-		    const char *fill, const char *extra)
+/* The y of the top of bar row ROW. */
+static unsigned row_y(unsigned row)
 {
-	if (*x + w > SVG_WIDTH - 8 && *x > 8) {
-		*x = 8;
+	return SVG_TOP + SVG_AXIS_H + row * SVG_ROW;
+}
+
+/*
+ * One bar at (*X, *ROW) for VA onwards, wrapping to the next row when it
+ * does not fit; a row's first bar writes the row's label, its VA.
+ */
+static void svg_bar(struct pt_buf *b, unsigned *x, unsigned *row, unsigned w, unsigned h,
+		    const char *fill, const char *extra, uint64_t va, unsigned digits)
+{
+	if (*x + w > SVG_WIDTH - 8 && *x > SVG_LEFT) {
+		*x = SVG_LEFT;
 		(*row)++;
 	}
+	if (*x == SVG_LEFT)
+		pt_buf_printf(b, "<text class=\"row\" x=\"%u\" y=\"%u\" font-size=\"9\" "
+			      "text-anchor=\"end\">0x%0*" PRIx64 "</text>\n", SVG_LEFT - 4,
+			      row_y(*row) + 38, (int)digits, va);
 	pt_buf_printf(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\"%s>",
-		      *x, SVG_TOP + *row * SVG_ROW + (40 - h), w, h, fill, extra);
+		      *x, row_y(*row) + (40 - h), w, h, fill, extra);
+}
+
+/* A run's exclusive end, the top of a 64-bit space (END 0 after wrapping) as 2^64 - 1. */
+static uint64_t seg_end(const struct seg *s)
+{
+	return s->end > s->va ? s->end : UINT64_MAX;
+}
+
+/* The x of VA on the axis from LO to HI. */
+static unsigned axis_x(uint64_t va, uint64_t lo, uint64_t hi)
+{
+	long double f = hi > lo ? (long double)(va - lo) / (long double)(hi - lo) : 0;
+
+	return SVG_AXIS_L + (unsigned)(f * (SVG_WIDTH - 8 - SVG_AXIS_L) + 0.5L);
+}
+
+/*
+ * The address axis: to scale from the first run's VA to the last one's
+ * end, ticks at the multiples of a power of two (at most SVG_TICKS + 1),
+ * each labelled with its address, and a mark per pixel span of runs with
+ * their range and count as its tooltip.
+ */
+static void svg_axis(struct pt_buf *b, const struct seg *segs, size_t n, unsigned digits)
+{
+	uint64_t lo = segs[0].va, hi = seg_end(&segs[n - 1]), step = 1, t;
+	unsigned y = SVG_TOP, k;
+	char size[24];
+
+	while (step < (UINT64_C(1) << 63) && (hi - lo) / step > SVG_TICKS)
+		step <<= 1;
+	pt_buf_printf(b, "<text x=\"%u\" y=\"%u\" font-size=\"10\">address axis, to scale:"
+		      " 0x%0*" PRIx64 "-0x%0*" PRIx64 ", a tick every 0x%" PRIx64 "</text>\n",
+		      SVG_AXIS_L, y + 8, (int)digits, lo, (int)digits, hi, step);
+	pt_buf_printf(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#000\"/>\n",
+		      SVG_AXIS_L, y + 32, SVG_WIDTH - 8, y + 32);
+	t = lo % step ? lo - lo % step + step : lo;
+	for (k = 0; k <= SVG_TICKS + 1 && t >= lo && t <= hi; k++) {
+		unsigned tx = axis_x(t, lo, hi);
+
+		pt_buf_printf(b, "<line class=\"tick\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" "
+			      "stroke=\"#000\"/><text class=\"tick\" x=\"%u\" y=\"%u\" font-size=\"9\""
+			      " text-anchor=\"%s\">0x%" PRIx64 "</text>\n", tx, y + 32, tx, y + 37,
+			      tx, y + 47, tx < 60 ? "start" : tx > SVG_WIDTH - 60 ? "end" : "middle", t);
+		if (t > UINT64_MAX - step)
+			break;
+		t += step;
+	}
+	for (size_t i = 0; i < n;) {
+		uint64_t va = segs[i].va, end = seg_end(&segs[i]), runs = segs[i].nruns, bytes;
+		unsigned x0 = axis_x(va, lo, hi), x1 = axis_x(end, lo, hi);
+
+		bytes = end - va;
+		/* the runs that fall in the same pixels: one mark */
+		for (i++; i < n && axis_x(segs[i].va, lo, hi) <= (x1 > x0 ? x1 : x0 + 1); i++) {
+			end = seg_end(&segs[i]);
+			x1 = axis_x(end, lo, hi);
+			runs += segs[i].nruns;
+			bytes += end - segs[i].va;
+		}
+		pt_size_str(bytes, size, sizeof size);
+		pt_buf_printf(b, "<rect class=\"mark\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"16\""
+			      " fill=\"#444\"><title>at 0x%0*" PRIx64 "-0x%0*" PRIx64 ": %" PRIu64
+			      " run%s, %s</title></rect>\n", x0, y + 14, x1 > x0 ? x1 - x0 : 1,
+			      (int)digits, va, (int)digits, end, runs, runs == 1 ? "" : "s", size);
+	}
 }
 
 pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_readctl *ctl)
@@ -192,7 +281,7 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_r
 	struct pt_runs_iter it;
 	struct seg *segs = calloc(SVG_SEGS_MAX, sizeof *segs);
 	size_t n = 0;
-	unsigned x = 8, row = 0;
+	unsigned x = SVG_LEFT, row = 0, digits = ctx->fmt->va_digits;
 	uint64_t runs = 0, bytes = 0;
 	size_t hdr;
 
@@ -213,6 +302,8 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_r
 	hdr = b->len + (size_t)(strstr(head, "0000000") - head);
 	pt_buf_puts(b, head);
 	svg_legend(b, ctx, segs, n, runs, bytes);
+	if (n)
+		svg_axis(b, segs, n, digits);
 	for (size_t i = 0; i < n; i++) {
 		const struct seg *s = &segs[i];
 		char size[24];
@@ -225,15 +316,16 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_r
 
 		if (i > 0 && s->va > segs[i - 1].end) {
 			pt_size_str(s->va - segs[i - 1].end, size, sizeof size);
-			svg_bar(b, &x, &row, SVG_GAP_W, 4, "#bbbbbb", "");
-			pt_buf_printf(b, "<title>gap %s</title></rect><text x=\"%u\" y=\"%u\" "
-				      "font-size=\"8\" text-anchor=\"middle\">%s</text>\n", size,
-				      x + SVG_GAP_W / 2, SVG_TOP + row * SVG_ROW + 50, size);
+			svg_bar(b, &x, &row, SVG_GAP_W, 4, "#bbbbbb", "", segs[i - 1].end, digits);
+			pt_buf_printf(b, "<title>gap %s 0x%0*" PRIx64 "-0x%0*" PRIx64 "</title></rect>"
+				      "<text x=\"%u\" y=\"%u\" font-size=\"8\" text-anchor=\"middle\">%s"
+				      "</text>\n", size, (int)digits, segs[i - 1].end, (int)digits, s->va,
+				      x + SVG_GAP_W / 2, row_y(row) + 50, size);
 			x += SVG_GAP_W + 2;
 		}
 		unsigned w = seg_width(s->end - s->va);
 
-		svg_bar(b, &x, &row, w, seg_height(s->page_size), fill, extra);
+		svg_bar(b, &x, &row, w, seg_height(s->page_size), fill, extra, s->va, digits);
 		pt_buf_puts(b, "<title>");
 		xml_escape(b, s->title);
 		pt_buf_puts(b, "</title></rect>\n");
@@ -241,7 +333,7 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_r
 	}
 	if (it.truncated)
 		pt_buf_printf(b, "<text x=\"8\" y=\"%u\" font-size=\"12\">truncated: more than %"
-			      PRIu64 " %s</text>\n", SVG_TOP + (row + 1) * SVG_ROW + 14,
+			      PRIu64 " %s</text>\n", row_y(row + 1) + 14,
 			      it.cut_limit, it.cut_what);
 	pt_buf_puts(b, "</svg>\n");
 	free(segs);
@@ -249,7 +341,7 @@ pt_err pt_render_svg(struct pt_buf *b, const struct pt_context *ctx, struct pt_r
 	if (rc == PT_OK) {
 		char h[8];
 
-		snprintf(h, sizeof h, "%07u", SVG_TOP + (row + 2) * SVG_ROW);
+		snprintf(h, sizeof h, "%07u", row_y(row + 2));
 		memcpy(b->data + hdr, h, 7);
 	}
 	return rc;

@@ -79,6 +79,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 	case PT_TN_IODIR:
 		return PT_TK_DIR;
 	case PT_TN_VALINK:
+	case PT_TN_CTXALIAS:
 		return PT_TK_LINK;
 	default:
 		return PT_TK_FILE;
@@ -89,7 +90,8 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 {
 	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
 	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG ||
-	       node->type == PT_TN_VSFILE;
+	       node->type == PT_TN_VSFILE ||
+	       (node->type == PT_TN_IOFILE && pt_io_kind_of(node) == PT_IO_DEVICES);
 }
 
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
@@ -223,6 +225,17 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 		return PT_OK;
 	}
 	ctx = pt_capture_context_find(tree->cap, name);
+	if (!ctx && !pt_iotree_root(tree, name, child) &&
+	    (ctx = pt_capture_context_alias(tree->cap, name)) && ctx->index < tree->nctx &&
+	    pt_capture_context(tree->cap, ctx->index) == ctx) {
+		/*
+		 * Another spelling of a device context (dmar0.0000:00:03.0): a
+		 * symlink to the canonical directory, never listed, so that a
+		 * directory keeps one name and `ls -l` shows which (ptfs(1)).
+		 */
+		pt_tree_ctx_node(tree, ctx->index, PT_TN_CTXALIAS, child);
+		return PT_OK;
+	}
 	for (size_t i = 0; ctx && i < tree->nctx; i++) {
 		if (pt_capture_context(tree->cap, i) == ctx) {
 			pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, child);
@@ -423,6 +436,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_ROOT:
 	case PT_TN_CAPTURE:
 	case PT_TN_CTXDIR:
+	case PT_TN_CTXALIAS:
 	case PT_TN_PADIR:
 		pt_tree_root(parent);
 		return PT_OK;
@@ -620,7 +634,7 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		err = pt_render_pa(b, tree->pa, node->choice, node->va, PT_OUT_TEXT, NULL);
 		break;
 	case PT_TN_IOFILE:
-		err = pt_iotree_render(tree, node, b);
+		err = pt_iotree_render(tree, node, b, rc);
 		break;
 	default:
 		return PT_E_USAGE;
@@ -638,6 +652,12 @@ pt_err pt_tree_readlink(const struct pt_tree *tree, const struct pt_tnode *node,
 	struct pt_walk w;
 	int n;
 
+	if (node->type == PT_TN_CTXALIAS) {
+		if (!ctx)
+			return PT_E_NOTFOUND;
+		n = snprintf(buf, len, "%s", ctx->name);
+		return n < 0 || (size_t)n >= len ? PT_E_TRUNCATED : PT_OK;
+	}
 	if (node->type != PT_TN_VALINK)
 		return PT_E_USAGE;
 	if (!ctx)

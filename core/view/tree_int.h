@@ -48,7 +48,8 @@ pt_err pt_iotree_list(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 pt_err pt_iotree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 			struct pt_tnode *parent);
 pt_err pt_iotree_nlink(const struct pt_tree *tree, const struct pt_tnode *node, uint64_t *nlink);
-pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b);
+pt_err pt_iotree_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b,
+			struct pt_readctl *rc);
 
 /* A per-context node of type TYPE in context C. */
 void pt_tree_ctx_node(const struct pt_tree *tree, unsigned c, enum pt_tnode_type type,

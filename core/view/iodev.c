@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iodev.c — what an IOMMU has set up, in two files beside its tables
+ * (docs/design.md §2.7, ptfs(1) "THE IOMMU TREE", issue #39 item 5):
+ *
+ *   NAME/devices   one lspci-like line per device context the IOMMU made
+ *                  (a BDF or StreamID, its PASID or SubstreamID, the
+ *                  context, the translation its entry asks for, the
+ *                  domain, ASID or VMID, the levels walked, the pages
+ *                  mapped, the root), ordered by BDF or StreamID, then
+ *                  PASID or SubstreamID, then name;
+ *   NAME/info      the IOMMU: its registers, the contexts it made, and the
+ *                  present entries that block or abort every request
+ *                  (contexts only with all_entries: Linux's AMD-Vi driver
+ *                  marks every DTE valid, translation blocked, and its
+ *                  SMMUv3 driver writes an abort STE for every unused
+ *                  StreamID — drivers/iommu/amd/init.c,
+ *                  drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c).
+ *
+ * The entry fields come from core/formats/ioent.c (the one decoder of
+ * IOMMU table entries), read through iotab.c as the tree's entry files are.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt_ioent.h"
+#include "pt_tree.h"
+#include "tree_int.h"
+
+struct iodev {
+	const struct pt_context *ctx;
+	uint64_t dev, sub;   /* BDF (segment above) or StreamID; PASID or SSID */
+	bool has_sub;
+};
+
+static int cmp_dev(const void *x, const void *y)
+{
+	const struct iodev *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->has_sub != b->has_sub)
+		return a->has_sub ? 1 : -1;
+	if (a->sub != b->sub)
+		return a->sub < b->sub ? -1 : 1;
+	return strcmp(a->ctx->name, b->ctx->name);
+}
+
+/* What a device line says besides its names. */
+struct iodev_line {
+	const char *translation;  /* ioent.c's word for the entry ("second-level", "blocked") */
+	const char *domain_key;   /* "domain", "asid", "vmid"; NULL: none read */
+	uint64_t domain;
+	bool tables;              /* the context walks tables (not pass-through, blocked, ...) */
+	unsigned levels;
+	uint64_t pages;
+	bool pages_cut;           /* the count stopped at the caller's bound */
+};
+
+static bool tableless(const char *t)
+{
+	return t && (!strcmp(t, "pass-through") || !strcmp(t, "blocked") || !strcmp(t, "abort") ||
+		     !strcmp(t, "bypass"));
+}
+
+/* The entry that set up D (VT-d context or PASID entry, AMD-Vi DTE, SMMUv3 STE or CD). */
+static void dev_entry(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		      const struct iodev *d, struct iodev_line *ln)
+{
+	const struct pt_ctx_iommu *o = d->ctx->iommu;
+	struct pt_ioloc l;
+
+	ln->translation = NULL;
+	ln->domain_key = NULL;
+	switch (io->kind) {
+	case PT_IOMMU_KIND_VTD:
+		if (!(o->has_pasid ? pt_iotab_vtd_pasident(tree, io, o->bdf, o->pasid, &l) :
+		      pt_iotab_vtd_ctxent(tree, io, o->bdf, &l)))
+			return;
+		ln->domain_key = "domain";
+		ln->domain = pt_ioent_field(l.t, l.w, "did");
+		break;
+	case PT_IOMMU_KIND_AMDVI:
+		if (!pt_iotab_amd_dte(tree, io, o->bdf, &l))
+			return;
+		ln->domain_key = "domain";
+		ln->domain = pt_ioent_field(l.t, l.w, "domain_id");
+		if (o->has_pasid) {
+			/* a GCR3 entry's guest: x86-64 first-level tables (amd_dte(), iommu_walk.c) */
+			ln->translation = "guest";
+			return;
+		}
+		break;
+	default: {
+		unsigned cfg;
+
+		if (!pt_iotab_smmu_ste(tree, io, o->sid, &l))
+			return;
+		cfg = (unsigned)pt_ioent_field(l.t, l.w, "config");
+		if (cfg == 6 || cfg == 7) {
+			ln->domain_key = "vmid";
+			ln->domain = pt_ioent_field(l.t, l.w, "s2vmid");
+		}
+		if (cfg == 5 && pt_iotab_smmu_cd(tree, io, o->sid, o->has_ssid ? o->ssid : 0, &l)) {
+			ln->domain_key = "asid";
+			ln->domain = pt_ioent_field(l.t, l.w, "asid");
+		}
+		if (cfg == 7)
+			ln->translation = "stage2";   /* a nested STE's context is its stage 2 (iommu_walk.c) */
+		break;
+	}
+	}
+	if (!ln->translation)
+		ln->translation = pt_ioent_present(l.t, l.w) ? pt_ioent_translation(l.t, l.w) : NULL;
+}
+
+/* D's line: the entry's fields, and the context's levels and pages (bounded by RC). */
+static void dev_line(const struct pt_tree *tree, const struct pt_iommu_info *io,
+		     const struct iodev *d, struct iodev_line *ln, struct pt_readctl *rc)
+{
+	struct pt_page_iter it;
+	struct pt_page pg;
+	struct pt_table root;
+
+	memset(ln, 0, sizeof *ln);
+	dev_entry(tree, io, d, ln);
+	ln->tables = !tableless(ln->translation);
+	if (!ln->tables)
+		return;
+	pt_table_root(d->ctx, &root);
+	ln->levels = pt_format_nlevels(d->ctx->fmt) - (unsigned)(root.level > 0 ? root.level : 0);
+	pt_pages_init(&it, d->ctx, 0, rc);
+	it.flags = PT_DECODE_SUMMARY;
+	while (pt_pages_next(&it, &pg))
+		ln->pages++;
+	ln->pages_cut = it.cut || pt_readctl_cancelled(rc);
+}
+
+/* "00:03.0" (VT-d, AMD-Vi: lspci's form, "SSSS:" off segment 0) or "sid=N". */
+static void dev_id(const struct pt_ctx_iommu *o, char *s, size_t n)
+{
+	if (o->has_sid)
+		snprintf(s, n, "sid=%" PRIu64, o->sid);
+	else if (o->segment)
+		snprintf(s, n, "%04x:%02x:%02x.%x", o->segment, o->bdf >> 8, (o->bdf >> 3) & 31,
+			 o->bdf & 7);
+	else
+		snprintf(s, n, "%02x:%02x.%x", o->bdf >> 8, (o->bdf >> 3) & 31, o->bdf & 7);
+}
+
+static void line_text(struct pt_buf *b, const struct iodev *d, const struct iodev_line *ln)
+{
+	const struct pt_ctx_iommu *o = d->ctx->iommu;
+	char id[32];
+
+	dev_id(o, id, sizeof id);
+	pt_buf_puts(b, id);
+	if (d->has_sub)
+		pt_buf_printf(b, " %s=%" PRIu64, o->has_pasid ? "pasid" : "ssid", d->sub);
+	pt_buf_printf(b, " context=%s translation=%s", d->ctx->name,
+		      ln->translation ? ln->translation : "?");
+	if (ln->domain_key)
+		pt_buf_printf(b, " %s=%" PRIu64, ln->domain_key, ln->domain);
+	if (ln->tables)
+		pt_buf_printf(b, " levels=%u pages=%" PRIu64 "%s root=%s:0x%" PRIx64, ln->levels,
+			      ln->pages, ln->pages_cut ? "+" : "",
+			      pt_context_space_name(d->ctx, d->ctx->root_space), d->ctx->root_addr);
+	pt_buf_puts(b, "\n");
+}
+
+static void line_json(struct pt_buf *b, const struct pt_iommu_info *io, const struct iodev *d,
+		      const struct iodev_line *ln)
+{
+	const struct pt_ctx_iommu *o = d->ctx->iommu;
+	struct pt_jobj j = {0};
+	char id[32];
+
+	pt_jobj_str(&j, "iommu", io->name);
+	pt_jobj_str(&j, "context", d->ctx->name);
+	if (o->has_sid) {
+		pt_jobj_u(&j, "sid", o->sid);
+	} else {
+		dev_id(o, id, sizeof id);
+		pt_jobj_str(&j, "bdf", id);
+		pt_jobj_u(&j, "segment", o->segment);
+	}
+	if (d->has_sub)
+		pt_jobj_u(&j, o->has_pasid ? "pasid" : "ssid", d->sub);
+	pt_jobj_str(&j, "translation", ln->translation);
+	if (ln->domain_key)
+		pt_jobj_u(&j, ln->domain_key, ln->domain);
+	if (ln->tables) {
+		pt_jobj_u(&j, "levels", ln->levels);
+		pt_jobj_u(&j, "pages", ln->pages);
+		pt_jobj_bool(&j, "pages_cut", ln->pages_cut);
+		pt_jobj_str(&j, "root_space", pt_context_space_name(d->ctx, d->ctx->root_space));
+		pt_jobj_hex(&j, "root_address", d->ctx->root_addr);
+	}
+	pt_jobj_finish(&j, b);
+	pt_buf_puts(b, "\n");
+}
+
+pt_err pt_tree_iommu_devices(const struct pt_tree *tree, size_t i, enum pt_out out,
+			     struct pt_buf *b, struct pt_readctl *rc)
+{
+	const struct pt_iommu_info *io;
+	struct iodev *v;
+	size_t n = 0, nc = pt_capture_context_count(tree->cap);
+
+	if (i >= tree->niommu)
+		return PT_E_NOTFOUND;
+	io = &tree->io[i];
+	v = calloc(nc ? nc : 1, sizeof *v);
+	if (!v)
+		return PT_E_NOMEM;
+	for (size_t c = 0; c < nc; c++) {
+		const struct pt_context *ctx = pt_capture_context(tree->cap, c);
+		const struct pt_ctx_iommu *o = ctx->iommu;
+
+		if (!o || strcmp(o->iommu, io->name))
+			continue;
+		v[n].ctx = ctx;
+		v[n].dev = o->has_sid ? o->sid : (uint64_t)o->segment << 16 | o->bdf;
+		v[n].has_sub = o->has_pasid || o->has_ssid;
+		v[n++].sub = o->has_pasid ? o->pasid : o->ssid;
+	}
+	qsort(v, n, sizeof *v, cmp_dev);
+	for (size_t k = 0; k < n && !pt_readctl_cancelled(rc); k++) {
+		struct iodev_line ln;
+
+		dev_line(tree, io, &v[k], &ln, rc);
+		if (out == PT_OUT_JSON)
+			line_json(b, io, &v[k], &ln);
+		else
+			line_text(b, &v[k], &ln);
+	}
+	free(v);
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out, struct pt_buf *b)
+{
+	const struct pt_iommu_info *io;
+	const uint64_t *pages;
+	size_t npages;
+	struct pt_jobj j = {0};
+
+	if (i >= tree->niommu)
+		return PT_E_NOTFOUND;
+	io = &tree->io[i];
+	npages = pt_capture_iommu_pages(tree->cap, i, &pages);
+	if (out == PT_OUT_JSON) {
+		pt_jobj_str(&j, "iommu", io->name);
+		pt_jobj_str(&j, "type", io->type);
+		pt_jobj_str(&j, "space", pt_capture_space_name(tree->cap, io->space));
+		if (io->kind == PT_IOMMU_KIND_VTD)
+			pt_jobj_hex(&j, "rtaddr", io->rtaddr);
+		if (io->kind == PT_IOMMU_KIND_AMDVI)
+			pt_jobj_hex(&j, "dev_table_base", io->dev_table_base);
+		if (io->kind == PT_IOMMU_KIND_SMMUV3) {
+			pt_jobj_hex(&j, "strtab_base", io->strtab_base);
+			pt_jobj_hex(&j, "strtab_base_cfg", io->strtab_base_cfg);
+		}
+		pt_jobj_u(&j, "contexts", io->contexts);
+		pt_jobj_u(&j, "blocked", io->blocked);
+		pt_jobj_bool(&j, "all_entries", io->all_entries);
+		pt_jobj_u(&j, "table_pages", npages);
+		pt_jobj_finish(&j, b);
+		pt_buf_puts(b, "\n");
+		return b->oom ? PT_E_NOMEM : PT_OK;
+	}
+	pt_buf_printf(b, "iommu: %s\ntype: %s\nspace: %s\n", io->name, io->type,
+		      pt_capture_space_name(tree->cap, io->space));
+	if (io->kind == PT_IOMMU_KIND_VTD)
+		pt_buf_printf(b, "rtaddr: 0x%" PRIx64 "\n", io->rtaddr);
+	if (io->kind == PT_IOMMU_KIND_AMDVI)
+		pt_buf_printf(b, "dev_table_base: 0x%" PRIx64 "\n", io->dev_table_base);
+	if (io->kind == PT_IOMMU_KIND_SMMUV3)
+		pt_buf_printf(b, "strtab_base: 0x%" PRIx64 "\nstrtab_base_cfg: 0x%" PRIx64 "\n",
+			      io->strtab_base, io->strtab_base_cfg);
+	pt_buf_printf(b, "contexts: %zu\nblocked: %zu (%s)\ntable_pages: %zu\n", io->contexts,
+		      io->blocked, io->all_entries ? "contexts too: all_entries" :
+		      "in the tables, not contexts: all_entries makes them contexts", npages);
+	return b->oom ? PT_E_NOMEM : PT_OK;
+}
+
+int pt_tree_iommu_find(const struct pt_tree *tree, const char *name)
+{
+	for (size_t i = 0; i < tree->niommu; i++)
+		if (!strcmp(tree->io[i].name, name))
+			return (int)i;
+	return -1;
+}
