@@ -84,34 +84,44 @@ def read_objects(srcdir, builddir, tops=('core',)):
     return sorted(objs), commands
 
 
-def nm_symbols(obj):
-    """(defined external symbols, undefined symbols) of one object."""
+def nm_many(paths):
+    """{object: ({defined external symbol: nm type letter}, {undefined symbols})}
+    of the objects PATHS, through one nm."""
+    out = {p: ({}, set()) for p in paths}
     try:
-        r = subprocess.run(['nm', '-P', obj], capture_output=True, text=True, check=False)
+        r = subprocess.run(['nm', '-P', '-A'] + list(paths), capture_output=True, text=True,
+                           check=False)
     except OSError as e:
         raise SystemExit('check_link.py: nm: %s' % e)
     if r.returncode != 0:
-        raise SystemExit('check_link.py: nm %s: %s (build first)' % (obj, r.stderr.strip()))
-    defs, undef = set(), set()
+        raise SystemExit('check_link.py: nm: %s (build first)' % r.stderr.strip()[:400])
     for line in r.stdout.splitlines():
-        p = line.split()
-        if len(p) < 2:
+        obj, _, rest = line.rpartition(': ')
+        p = rest.split()
+        if obj not in out or len(p) < 2:
             continue
+        defs, undef = out[obj]
         if p[1] == 'U':
             undef.add(p[0])
         elif p[1] in ('w', 'v'):
             continue
         elif p[1].isupper():
-            defs.add(p[0])
-    return defs, undef
+            defs[p[0]] = p[1]
+    return out
+
+
+def nm_symbols(obj):
+    """({defined external symbol: nm type letter}, {undefined symbols}) of one object."""
+    return nm_many([obj])[obj]
 
 
 def symbol_table(objs):
     """{source: (defs, undefs)} and {symbol: source defining it}."""
+    got = nm_many(sorted({obj for _rel, _folder, obj in objs}))
     syms, where = {}, {}
     for rel, _folder, obj in objs:
-        syms[rel] = nm_symbols(obj)
-        for s in syms[rel][0]:
+        syms[rel] = got[obj]
+        for s in sorted(syms[rel][0]):
             where.setdefault(s, rel)
     return syms, where
 
@@ -169,9 +179,22 @@ def unknown_folders(srcdir, objs):
     return sorted(bad)
 
 
+def hacking_order(srcdir):
+    """The layers in the order of HACKING.md's table ("Layers"): its rows
+    | `core/X/` | ..., the public headers left out."""
+    with open(os.path.join(srcdir, 'HACKING.md'), encoding='utf-8') as f:
+        rows = re.findall(r'^\| `core/(\w+)/` \|', f.read(), flags=re.M)
+    return [r for r in rows if r not in NOT_LAYERS]
+
+
 def check(srcdir, objs, commands, syms, where, debt, debt_name):
     """The findings, one line each; empty when the link keeps the layers."""
     errs = []
+    table = hacking_order(srcdir)
+    here = [d for d in LAYERS if d in table]
+    if table != here:
+        errs.append('HACKING.md\'s table of layers reads %s, LAYERS in check_tests/check_link.py '
+                    '%s: one order for both' % (' < '.join(table), ' < '.join(here)))
     for d in unknown_folders(srcdir, objs):
         errs.append('core/%s/: a folder check_tests/check_link.py does not know: add it to '
                     'LAYERS in its place (HACKING.md, "Layers")' % d)
@@ -211,6 +234,7 @@ class Cases:
 def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
     """The check fails when it should: an injected up-call, a stale debt
     line, an unknown folder."""
+    global LAYERS
     low, high = LAYERS[0], None
     for layer in reversed(LAYERS):
         names = sorted(s for rel, f, _o in objs if f == layer for s in syms[rel][0]
@@ -251,6 +275,15 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
         errs = check(srcdir, objs2, cmds2, syms2, where, debt2, debt_name)
         cases.ok(any(e.startswith(probe + ': compiled without') for e in errs),
                  'probe: an object compiled without its folder\'s -DPT_LAYER_ is reported')
+    # LAYERS and HACKING.md's table in different orders
+    keep = LAYERS
+    LAYERS = [keep[1], keep[0]] + keep[2:]
+    try:
+        errs = check(srcdir, objs, commands, syms, where, debt, debt_name)
+    finally:
+        LAYERS = keep
+    cases.ok(any(e.startswith("HACKING.md's table of layers reads") for e in errs),
+             'probe: LAYERS in another order than HACKING.md\'s table is reported')
     # a debt line whose up-call is gone
     stale = debt + [(999, 'pt_link_gone', 'core/%s/pt_link_probe.c' % low, LAYERS[-1])]
     errs = check(srcdir, objs, commands, syms, where, stale, debt_name)
@@ -259,7 +292,7 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
     # an object in a folder the table does not know
     odd = objs + [('core/pt_link_nowhere/x.c', 'pt_link_nowhere', objs[0][2])]
     syms3 = dict(syms)
-    syms3['core/pt_link_nowhere/x.c'] = (set(), set())
+    syms3['core/pt_link_nowhere/x.c'] = ({}, set())
     errs = check(srcdir, odd, commands, syms3, where, debt, debt_name)
     cases.ok(any(e.startswith('core/pt_link_nowhere/:') for e in errs),
              'probe: an object in a folder not in LAYERS fails loudly')
