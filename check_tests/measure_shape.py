@@ -17,6 +17,10 @@ compared line by line:
   - decodes of a raw IOMMU word outside core/formats/ (check_decode.py);
   - files outside core/formats/ that name an IOMMU in their code (comments
     aside): intel-vtd, amd-vi, arm-smmuv3, vtd, amdvi, smmu, any case;
+  - files outside core/formats/ with a format's name ("intel-vtd", "x86-64",
+    ...: the `.name` of each struct pt_format) as a string;
+  - static functions of one name in two or more folders of core/ (the same
+    helper, or the same table layout, written twice across layers);
   - files outside core/util/ that call realloc( (the growable array is pt_vec.h).
 
     measure_shape.py [SRCDIR [BUILDDIR]]
@@ -204,6 +208,54 @@ def print_iommu_names(srcdir, grp):
             print('%-14s %2d  %s' % (name, len(here), ' '.join(here)))
 
 
+def format_names(srcdir):
+    """The formats' names, from `.name = "..."` of a struct pt_format in core/formats/."""
+    names = set()
+    for f in c_files(srcdir, 'core/formats'):
+        text = read(srcdir, f)
+        for m in re.finditer(r'struct pt_format\s+\w+\s*=\s*\{[^}]*?\.name\s*=\s*"([^"]+)"', text):
+            names.add(m.group(1))
+    return sorted(names)
+
+
+def print_format_strings(srcdir, grp):
+    names = format_names(srcdir)
+    rx = re.compile(r'"(%s)"' % '|'.join(re.escape(n) for n in names))
+    hits = []
+    for name, files in grp:
+        if name == 'core/formats':
+            continue
+        for f in files:
+            got = sorted(set(rx.findall(check_decode._strip_comments(read(srcdir, f)))))
+            if got:
+                hits.append('%s (%s)' % (f, ' '.join(got)))
+    print()
+    print('== files outside core/formats/ with a format\'s name as a string: %d (of %d names) ==' % (
+        len(hits), len(names)))
+    for h in hits:
+        print(h)
+
+
+def print_static_twins(srcdir, grp):
+    """Static functions of one name in files of different folders of core/:
+    the same helper (or the same layout) written twice across layers."""
+    rx = re.compile(r'^static\s+(?:inline\s+)?[\w\s*]*?\b(\w+)\s*\([^;]*?\)\s*\{', re.M)
+    seen = {}
+    for name, files in grp:
+        if not name.startswith('core/'):
+            continue
+        for f in files:
+            if f.endswith('.c'):
+                for m in rx.finditer(check_decode._strip_comments(read(srcdir, f))):
+                    seen.setdefault(m.group(1), set()).add(f)
+    twins = sorted((n, sorted(fs)) for n, fs in seen.items()
+                   if len({os.path.dirname(f) for f in fs}) > 1)
+    print()
+    print('== static functions of one name in two or more folders of core/: %d ==' % len(twins))
+    for n, fs in twins:
+        print('%-16s %s' % (n, ' '.join(f[len('core/'):] for f in fs)))
+
+
 def print_realloc(srcdir, grp):
     hits = []
     for name, files in grp:
@@ -232,6 +284,8 @@ def main(argv):
     print_upcalls(core_objs, syms, where)
     print_decodes(srcdir)
     print_iommu_names(srcdir, grp)
+    print_format_strings(srcdir, grp)
+    print_static_twins(srcdir, grp)
     print_realloc(srcdir, grp)
     return 0
 
