@@ -30,6 +30,7 @@ SRCDIR/build (configured and built: the objects are read with nm).
 """
 import os
 import re
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -270,6 +271,7 @@ def print_realloc(srcdir, grp):
 
 
 def main(argv):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `| head` ends it quietly
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     srcdir = argv[1] if len(argv) > 1 else here
     builddir = argv[2] if len(argv) > 2 else os.path.join(srcdir, 'build')
