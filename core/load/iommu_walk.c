@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "iommu_int.h"
+#include "pt_ioent.h"
 #include "pt_num.h"
 
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
@@ -480,7 +481,8 @@ static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q,
 		bdf_name(w, &d, devid, gv && t.giov ? ".s2" : "");
 		dev_key(&d, "dte", "0x%016" PRIx64, q0);
 		/* Mode 0, IR = IW = 0: blocked (§2.2.2; Linux's every unused DTE is V, TV alone) */
-		d.blocked = !gv && !t.mode && !((q0 >> 61) & 3);
+		d.blocked = !gv && !t.mode && !pt_ioent_field(PT_IOENT_AMD_DTE, (uint64_t[4]){q0}, "ir") &&
+			    !pt_ioent_field(PT_IOENT_AMD_DTE, (uint64_t[4]){q0}, "iw");
 		if ((rc = pt_iommu_add(w, &d)) || !gv || w->nmc == before)
 			return rc;
 		if (t.mode && ((rc = pt_iommu_xspace(w, &t.xs)) || !t.xs))
