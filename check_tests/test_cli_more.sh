@@ -565,6 +565,10 @@ js "check --json: the IOMMU's anomaly" 'j["anomalies"]==[{"anomaly":"iommu_no_de
 run "$TOOL" info "$TMP/io1"
 has "rtaddr one page off: info's anomaly line" '^anomaly: dmar0 - iommu_no_device its tables yield no device \(256 entries read, 5 present, 5 malformed'
 has "rtaddr one page off: info's counts" '^entries_present: 5$'
+run "$TOOL" info "$TMP/io1" dmar0
+has "rtaddr one page off: the IOMMU's info file (mnt/dmar0/info) says it" '^anomaly: dmar0 - iommu_no_device its tables yield no device'
+run "$TOOL" info --json "$TMP/io1" dmar0
+js "rtaddr one page off: and in JSON" 'j["anomaly"]=="iommu_no_device" and j["devices"]==0 and j["entries"]==256'
 if grep -q "capture.ini:12: \[iommu dmar0\]: its tables yield no device (256 entries read, 5 present.*roots --iommu intel-vtd" "$TMP/err"; then ok; else bad "rtaddr one page off: no load warning in: $ERR"; fi
 sed -i 's/^type = intel-vtd$/type = amd-vi/; s/^rtaddr = 0x101000$/dev_table_base = 0x100000/' "$TMP/io1/capture.ini"
 rc "amd-vi at a VT-d root table: check finds an anomaly" 1 "$TOOL" check "$TMP/io1"

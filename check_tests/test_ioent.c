@@ -156,8 +156,11 @@ START_TEST(translation_and_lines)
 		w[0] = pgtt << 6 | 1;
 		ck_assert_str_eq(pt_ioent_translation(PT_IOENT_VTD_PASID, w), want[pgtt]);
 	}
-	w[0] = 3;   /* DTE V, TV, Mode 0 */
+	w[0] = 3;   /* DTE V, TV, Mode 0, IR = IW = 0: every request refused (Linux's unused DTEs) */
+	ck_assert_str_eq(pt_ioent_translation(PT_IOENT_AMD_DTE, w), "blocked");
+	w[0] |= 3ull << 61;   /* IR, IW: Mode 0 passes requests through untranslated */
 	ck_assert_str_eq(pt_ioent_translation(PT_IOENT_AMD_DTE, w), "pass-through");
+	w[0] = 3;
 	w[0] |= 4 << 9;
 	ck_assert_str_eq(pt_ioent_translation(PT_IOENT_AMD_DTE, w), "host");
 	w[0] |= 1ull << 55;

@@ -315,12 +315,21 @@ START_TEST(answers_matched_by_id)
 	pid_t pid;
 
 	srv_start(&q, how, 6, &pid);
+	/*
+	 * A command answered in time gets a bound no loaded machine reaches
+	 * (the server answers the next command only after its late one, 400 ms
+	 * in: with 200 ms each, c's wait raced the rest of b's sleep); the late
+	 * one keeps 200 ms.
+	 */
+	q.timeout_ms = 5000;
 	ck_assert_int_eq(cmd(&q, "a", got, sizeof got, err, sizeof err), PT_OK);
 	/* the command goes out with its id first, the rest of the object as given */
 	ck_assert_str_eq(got, "{\"id\": \"ptfs-1\", \"execute\": \"a\"}");
 	/* late: the command gives up at its bound ... */
+	q.timeout_ms = 200;
 	ck_assert_int_eq(cmd(&q, "b", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
 	ck_assert_str_eq(err, "no answer within 200 ms");
+	q.timeout_ms = 5000;
 	/* ... and its answer, when it comes, is not taken for the next command's */
 	ck_assert_int_eq(cmd(&q, "c", got, sizeof got, err, sizeof err), PT_OK);
 	ck_assert_str_eq(got, "{\"id\": \"ptfs-3\", \"execute\": \"c\"}");
@@ -349,9 +358,10 @@ START_TEST(late_answer_between_commands)
 	srv_start(&q, how, 2, &pid);
 	ck_assert_int_eq(cmd(&q, "stop", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
 	/* the late answer arrives while no command waits: the check between commands drops it */
-	usleep(400 * 1000);
+	usleep(1000 * 1000);
 	ck_assert(!pt_qmp_gone(&q));
 	ck_assert_uint_eq(q.len, 0);
+	q.timeout_ms = 5000;   /* answered at once: no race with a loaded machine */
 	ck_assert_int_eq(cmd(&q, "query-status", got, sizeof got, err, sizeof err), PT_OK);
 	ck_assert_str_eq(got, "{\"id\": \"ptfs-2\", \"execute\": \"query-status\"}");
 	srv_end(&q, pid);
@@ -375,6 +385,7 @@ START_TEST(never_and_no_id)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ck_assert_str_eq(err, "no answer within 200 ms");
 	ck_assert_int_lt((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000, 1000);
+	q.timeout_ms = 5000;   /* answered at once: no race with a loaded machine */
 	ck_assert_int_eq(cmd(&q, "cont", got, sizeof got, err, sizeof err), PT_E_CAPTURE);
 	ck_assert_msg(!strncmp(err, "a QMP answer without the command's \"id\": '{\"return\": ", 52), "%s", err);
 	/* the server is gone: one line, no wait */

@@ -17,31 +17,32 @@ static const char info_help[] =
 	"Prints the info file of CONTEXT: root, counts per level, mapped bytes per\n"
 	"page size, anomalies.  With no CONTEXT, every context's info in capture.ini\n"
 	"order, each text block after a line `# CONTEXT`, each JSON object on its own\n"
-	"line; then, in text, what each [iommu NAME] section read from its tables,\n"
-	"after a line `## [iommu NAME]`: entries read, present, malformed, tables\n"
-	"not captured, devices, contexts made, and its anomaly when its tables yield\n"
-	"no device or mostly malformed entries.  CONTEXT may be an IOMMU's name\n"
-	"([iommu NAME]): its info file (registers, device contexts made, entries that\n"
-	"block every request, table pages).\n";
+	"line; then, in text, each [iommu NAME] section's info file after a line\n"
+	"`## [iommu NAME]`.  CONTEXT may be an IOMMU's name: its info file alone\n"
+	"(registers, device contexts made, entries that block every request, table\n"
+	"pages; entries read, present, malformed, tables not captured or read again,\n"
+	"devices, and its anomaly when its tables yield no device or mostly\n"
+	"malformed entries).\n";
 
-/* What [iommu] section I read from its tables (pt_capture_iommu_counts()), as text. */
-static void iommu_block(const struct pt_capture *cap, size_t i, struct pt_buf *out)
+/*
+ * Every [iommu] section's info file (ptfs(1), IOMMU/info: registers,
+ * contexts, blocked entries, and what its tables yielded), each after a
+ * line `## [iommu NAME]` (two #: no context name, for completion).
+ */
+static pt_err iommu_blocks(struct pt_capture *cap, struct pt_buf *out)
 {
-	struct pt_iommu_counts n;
-	struct pt_iommu_info io;
+	struct pt_tree *tree = NULL;
+	pt_err err = pt_tree_new(cap, cli_all_entries(), &tree);
 
-	pt_capture_iommu(cap, i, &io);
-	pt_capture_iommu_counts(cap, i, &n);
-	pt_buf_printf(out, "## [iommu %s]\niommu: %s\niommu_type: %s\nline: %u\n"
-		      "entries: %" PRIu64 "\nentries_present: %" PRIu64 "\nentries_malformed: %" PRIu64
-		      "\ntables_not_captured: %" PRIu64 "\ntables_read_again: %" PRIu64
-		      "\ndevices: %" PRIu64 "\ncontexts: %" PRIu64 "\n", io.name, io.name, io.type,
-		      io.line, n.entries, n.present, n.malformed, n.uncaptured, n.repeats, n.devices,
-		      n.contexts);
-	if (n.bounded)
-		pt_buf_puts(out, "bounded: its walk stopped at its bound on device contexts\n");
-	if (n.anomaly)
-		pt_buf_printf(out, "anomaly: %s - %s %s\n", io.name, n.anomaly, n.detail);
+	for (size_t i = 0; err == PT_OK && i < pt_capture_iommu_count(cap); i++) {
+		struct pt_iommu_info io;
+
+		pt_capture_iommu(cap, i, &io);
+		pt_buf_printf(out, "## [iommu %s]\n", io.name);
+		err = pt_tree_iommu_info(tree, i, PT_OUT_TEXT, out);
+	}
+	pt_tree_free(tree);
+	return err;
 }
 
 /* The info file of the IOMMU NAME of CAP into OUT: CLI_EXIT_OK, or an error reported. */
@@ -135,9 +136,12 @@ int cli_info(int argc, char **argv)
 		if (json)
 			pt_buf_puts(&out, "\n");
 	}
-	for (size_t i = 0; st == CLI_EXIT_OK && !json && argc - optind == 1 &&
-			   i < pt_capture_iommu_count(cap); i++)
-		iommu_block(cap, i, &out);
+	if (st == CLI_EXIT_OK && !json && argc - optind == 1 && pt_capture_iommu_count(cap)) {
+		pt_err err = iommu_blocks(cap, &out);
+
+		if (err != PT_OK)
+			st = cli_fail(err, "info: the IOMMUs");
+	}
 	if (st == CLI_EXIT_OK && !cli_write_buf(&out))
 		st = CLI_EXIT_ERROR;
 	pt_buf_free(&one);

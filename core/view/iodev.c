@@ -138,6 +138,39 @@ static void dev_line(const struct pt_tree *tree, const struct pt_iommu_info *io,
 	ln->pages_cut = it.cut || pt_readctl_cancelled(rc);
 }
 
+/*
+ * What the load read from the IOMMU's tables (pt_capture_iommu_counts(),
+ * load/iommu_seen.c): the counts, whether a bound stopped it, and the
+ * anomaly ptfs-tool check reports when its tables yield no device or
+ * mostly malformed entries (registers that point at the wrong page).
+ */
+static void counts_text(struct pt_buf *b, const char *name, const struct pt_iommu_counts *n)
+{
+	pt_buf_printf(b, "entries: %" PRIu64 "\nentries_present: %" PRIu64 "\nentries_malformed: %"
+		      PRIu64 "\ntables_not_captured: %" PRIu64 "\ntables_read_again: %" PRIu64
+		      "\ndevices: %" PRIu64 "\n", n->entries, n->present, n->malformed, n->uncaptured,
+		      n->repeats, n->devices);
+	if (n->bounded)
+		pt_buf_puts(b, "bounded: its walk stopped at its bound on device contexts\n");
+	if (n->anomaly)
+		pt_buf_printf(b, "anomaly: %s - %s %s\n", name, n->anomaly, n->detail);
+}
+
+static void counts_json(struct pt_jobj *j, const struct pt_iommu_counts *n)
+{
+	pt_jobj_u(j, "entries", n->entries);
+	pt_jobj_u(j, "entries_present", n->present);
+	pt_jobj_u(j, "entries_malformed", n->malformed);
+	pt_jobj_u(j, "tables_not_captured", n->uncaptured);
+	pt_jobj_u(j, "tables_read_again", n->repeats);
+	pt_jobj_u(j, "devices", n->devices);
+	pt_jobj_bool(j, "bounded", n->bounded);
+	if (n->anomaly) {
+		pt_jobj_str(j, "anomaly", n->anomaly);
+		pt_jobj_str(j, "anomaly_detail", n->detail);
+	}
+}
+
 /* "00:03.0" (VT-d, AMD-Vi: lspci's form, "SSSS:" off segment 0) or "sid=N". */
 static void dev_id(const struct pt_ctx_iommu *o, char *s, size_t n)
 {
@@ -245,12 +278,14 @@ pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out,
 	const struct pt_iommu_info *io;
 	const uint64_t *pages;
 	size_t npages;
+	struct pt_iommu_counts n;
 	struct pt_jobj j = {0};
 
 	if (i >= tree->niommu)
 		return PT_E_NOTFOUND;
 	io = &tree->io[i];
 	npages = pt_capture_iommu_pages(tree->cap, i, &pages);
+	pt_capture_iommu_counts(tree->cap, i, &n);
 	if (out == PT_OUT_JSON) {
 		pt_jobj_str(&j, "iommu", io->name);
 		pt_jobj_str(&j, "type", io->type);
@@ -267,6 +302,7 @@ pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out,
 		pt_jobj_u(&j, "blocked", io->blocked);
 		pt_jobj_bool(&j, "all_entries", io->all_entries);
 		pt_jobj_u(&j, "table_pages", npages);
+		counts_json(&j, &n);
 		pt_jobj_finish(&j, b);
 		pt_buf_puts(b, "\n");
 		return b->oom ? PT_E_NOMEM : PT_OK;
@@ -283,6 +319,7 @@ pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out,
 	pt_buf_printf(b, "contexts: %zu\nblocked: %zu (%s)\ntable_pages: %zu\n", io->contexts,
 		      io->blocked, io->all_entries ? "contexts too: all_entries" :
 		      "in the tables, not contexts: all_entries makes them contexts", npages);
+	counts_text(b, io->name, &n);
 	return b->oom ? PT_E_NOMEM : PT_OK;
 }
 
