@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pt_linux.h"
 #include "ptfs_config.h"
 
 char *cli_escape(const char *s)
@@ -304,6 +305,7 @@ bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool mem
 	if (isatty(STDERR_FILENO))
 		pt_capture_set_progress(c, cli_on_progress, &prog);
 	opts.memory_only = memory_only;
+	opts.after_load = pt_linux_expand;     /* a Linux dump's processes as contexts pidN */
 	err = pt_capture_load_opts(c, path, &opts);
 	if (prog.shown)
 		fputs("\n", stderr);
@@ -404,6 +406,7 @@ static const struct {
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
 	{"roots", cli_roots, "candidate root tables found by scanning captured memory", true},
+	{"tasks", cli_tasks, "a Linux guest's processes, as ps lists them", true},
 	{"snapshot", cli_snapshot, "a live guest's page tables, copied while it is stopped, as a capture", true},
 };
 

@@ -29,6 +29,7 @@
 
 #include "ptfs.h"
 #include "ptfs_config.h"
+#include "pt_linux.h"
 #include "pt_num.h"
 
 #define EXIT_BAD 2      /* bad arguments or an unusable capture (docs/design.md §5) */
@@ -242,7 +243,9 @@ static bool load(struct ptfs *fs)
 	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
-							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0});
+							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
+							  /* a Linux dump's processes as contexts pidN */
+							  .after_load = pt_linux_expand});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {

@@ -167,6 +167,13 @@ struct pt_load_opts {
 	 * sections alone) instead of being refused.
 	 */
 	bool memory_only;
+	/*
+	 * The step after the load (docs/design.md §6: "then tasks"), run once
+	 * every context is set up: core/linux's pt_linux_expand (pt_linux.h),
+	 * which adds a context per Linux process.  NULL: none.  It fails the
+	 * load only when out of memory.
+	 */
+	pt_err (*after_load)(struct pt_capture *cap);
 };
 
 /*
