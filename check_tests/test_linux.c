@@ -258,7 +258,7 @@ START_TEST(route_kallsyms_note)
 
 	has_processes(g.c);
 	p1 = pt_capture_context_find(g.c, "pid1");
-	ck_assert_ptr_nonnull(strstr(ann(p1, "x-route"), "kallsyms from VMCOREINFO (the ELF core's"));
+	ck_assert_ptr_nonnull(strstr(ann(p1, "x-route"), "kallsyms from VMCOREINFO (the dump's VMCOREINFO note)"));
 	ck_assert_ptr_nonnull(strstr(ann(p1, "x-btf"), "at __start_BTF"));
 	ck_assert_str_eq(ann(p1, "x-pti"), "no");
 	ck_assert_uint_eq(p1->root_addr, 0x100000);

@@ -161,6 +161,8 @@ void cli_print_spaces(FILE *f, const char *indent)
 static struct pt_load_opts load_opts;
 /* --strict of any subcommand: a context whose root is not captured is refused, not warned about. */
 static bool load_strict;
+/* --no-tasks of any subcommand: a Linux dump's processes are not read (no pidN contexts). */
+static bool load_no_tasks;
 
 /*
  * Takes the load options `--gfx N` / `--gfx=N`, `--asic NAME` and
@@ -183,6 +185,10 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 		}
 		if (strcmp(argv[i], "--strict") == 0) {
 			load_strict = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--no-tasks") == 0) {
+			load_no_tasks = true;
 			continue;
 		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
@@ -305,7 +311,7 @@ bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool mem
 	if (isatty(STDERR_FILENO))
 		pt_capture_set_progress(c, cli_on_progress, &prog);
 	opts.memory_only = memory_only;
-	opts.after_load = pt_linux_expand;     /* a Linux dump's processes as contexts pidN */
+	opts.after_load = load_no_tasks ? NULL : pt_linux_expand;   /* a Linux dump's processes: pidN */
 	err = pt_capture_load_opts(c, path, &opts);
 	if (prog.shown)
 		fputs("\n", stderr);
@@ -420,7 +426,9 @@ static const char load_help[] =
 	"  --strict          refuse a capture with a context whose root table is not\n"
 	"                    captured (without it: a warning on stderr)\n"
 	"  --tbi 0|1         TCR_EL1.TBI1 of an arm64 dump's kernel context, which the\n"
-	"                    dump does not hold (without it: unknown, said in info)\n";
+	"                    dump does not hold (without it: unknown, said in info)\n"
+	"  --no-tasks        no context pidN per process of a Linux dump (its BTF and\n"
+	"                    task list are not read)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)

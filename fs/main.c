@@ -63,6 +63,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("tbi=%s", tbi, 0),
 	PTFS_OPT("cache_max=%s", cache_max, 0),
 	PTFS_OPT("strict", strict, 1),
+	PTFS_OPT("notasks", notasks, 1),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -96,6 +97,8 @@ static void usage(FILE *out)
 	      "                           2 x the capture's non-zero bytes + 64M)\n"
 	      "    -o strict              refuse (mount nothing) when a context's root table\n"
 	      "                           is not captured; without it: a warning\n"
+	      "    -o notasks             no directory pidN per process of a Linux dump (its\n"
+	      "                           BTF and task list are not read)\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
 	      "                           renders and names hold before they are made again\n"
 	      "                           (default 1)\n"
@@ -245,7 +248,7 @@ static bool load(struct ptfs *fs)
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
 							  /* a Linux dump's processes as contexts pidN */
-							  .after_load = pt_linux_expand});
+							  .after_load = fs->opts.notasks ? NULL : pt_linux_expand});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {

@@ -33,6 +33,7 @@ struct ptfs_opts {
 	char *tbi;           /* -o tbi=0|1: TBI1 of an arm64 dump's kernel context (NULL: unknown) */
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
+	int notasks;         /* -o notasks: no pidN contexts from a Linux dump's task list */
 	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
 	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */
 };

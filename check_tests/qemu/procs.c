@@ -5,7 +5,10 @@
  * show_pfn by CAP_SYS_ADMIN).  For every user process (one with an
  * executable: kernel threads have none) but itself it prints
  *   PTFS-PROC PID PPID COMM          from /proc/PID/stat ("pid (comm) state ppid")
- *   PTFS-PM PID VA PFN               up to PM_PER_VMA present pages of each VMA
+ *   PTFS-PM PID VA PFN [none]        up to PM_PER_VMA present pages of each VMA,
+ *                                    `none` in a PROT_NONE VMA: pagemap calls its
+ *                                    PTEs present (pte_present() counts
+ *                                    _PAGE_PROTNONE) while the CPU's P bit is 0
  * (Documentation/admin-guide/mm/pagemap.rst: bit 63 present, bits 0-54 the
  * PFN; one u64 per 4 KiB page at offset VA / 4096 * 8).
  * Built static at test time.  Usage: ptfs-procs
@@ -36,9 +39,10 @@ static void pagemap(long pid)
 		goto out;
 	while (fgets(line, sizeof line, maps)) {
 		uint64_t lo, hi;
+		char perm[8] = "";
 		int n = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) != 2 || lo >= 1ull << 56)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perm) != 3 || lo >= 1ull << 56)
 			continue;
 		for (uint64_t va = lo; va < hi && n < PM_PER_VMA; va += 4096) {
 			uint64_t e;
@@ -47,7 +51,8 @@ static void pagemap(long pid)
 				break;
 			if (!(e >> 63 & 1) || !(e & ((1ull << 55) - 1)))
 				continue;
-			printf("PTFS-PM %ld 0x%" PRIx64 " 0x%" PRIx64 "\n", pid, va, e & ((1ull << 55) - 1));
+			printf("PTFS-PM %ld 0x%" PRIx64 " 0x%" PRIx64 "%s\n", pid, va, e & ((1ull << 55) - 1),
+			       strncmp(perm, "---", 3) ? "" : " none");
 			n++;
 		}
 	}

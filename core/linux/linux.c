@@ -338,7 +338,8 @@ pt_err pt_linux_expand(struct pt_capture *cap)
 	if (s.kf->vmcoreinfo) {
 		s.vi = s.kf->vmcoreinfo;
 		s.vilen = s.kf->vmcoreinfo_len;
-		snprintf(s.vi_where, sizeof s.vi_where, "the %s's VMCOREINFO note", s.kf->where);
+		/* the same words for an ELF core and a kdump file of one guest (their trees compare equal) */
+		snprintf(s.vi_where, sizeof s.vi_where, "the dump's VMCOREINFO note");
 	} else {
 		uint64_t pa;
 
