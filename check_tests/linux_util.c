@@ -280,9 +280,20 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 	struct eu_core c = {.notes = notes, .nnotes = o->note_vi ? 2 : 1, .segs = &seg, .nsegs = 1};
 
 	eu_qemu_state(q0, PML4, 0x20);              /* CR4.PAE; no LA57 */
-	eu_put32(q0 + 0x98, 0x10);                  /* CS selector: CPL 0 */
-	if (o->gs)
+	eu_put32(q0 + 0x98, o->user_mode ? 0x33 : 0x10);   /* CS selector: CPL 3 or 0 */
+	if (o->gs && !o->user_mode)
 		eu_put64(q0 + 0x108, DM(PCPU0));    /* GS base: cpu0's per-CPU area */
+	if (o->gs && o->user_mode) {
+		/* swapgs has not run: GS is the user's, the kernel's base waits in KernelGSBase (0x1b0) */
+		static uint8_t q1[0x1b8];
+
+		memcpy(q1, q0, sizeof q0);
+		eu_put32(q1 + 4, sizeof q1);
+		eu_put64(q1 + 0x108, 0x7f0000001000ull);
+		eu_put64(q1 + 0x1b0, DM(PCPU0));
+		notes[0].desc = q1;
+		notes[0].descsz = sizeof q1;
+	}
 	core = eu_build(&c, len);
 	free(ram);
 	return core;

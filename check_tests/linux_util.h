@@ -34,6 +34,7 @@ struct lu_opts {
 	bool ram_vi;            /* VMCOREINFO in a RAM page (what crash_core.c keeps) */
 	bool kallsyms;          /* VMCOREINFO names the kallsyms tables */
 	bool gs;                /* the QEMU note's GS base is cpu0's per-CPU area */
+	bool user_mode;         /* with gs: cpu0 stopped at CPL 3, the kernel's base in KernelGSBase */
 	bool no_btf;
 	bool btf_copy;          /* a second, identical copy of the BTF lower in RAM */
 	bool split_btf;         /* a module's split BTF in RAM too */

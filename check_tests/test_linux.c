@@ -19,6 +19,7 @@
 #include "pt_capture.h"
 #include "pt_linux.h"
 #include "pt_mem.h"
+#include "pt_tree.h"
 #include "pt_walk.h"
 #include "testutil.h"
 
@@ -292,6 +293,21 @@ START_TEST(route_gs_base)
 }
 END_TEST
 
+START_TEST(route_kernel_gs_base)
+{
+	/* a vCPU stopped in user mode: its GS base is the user's, the kernel's is KernelGSBase */
+	struct guest g = load(&(struct lu_opts){.gs = true, .user_mode = true}, true);
+
+	has_processes(g.c);
+	unload(&g);
+	/* without KernelGSBase in the note (an older QEMU's 432 bytes), no route: one warning */
+	g = load(&(struct lu_opts){.gs = false, .user_mode = true}, true);
+	ck_assert(warned(g.c, "no vCPU's per-CPU current task is readable"));
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	unload(&g);
+}
+END_TEST
+
 START_TEST(pti_user_copy)
 {
 	struct guest g = load(&(struct lu_opts){.gs = true, .pti = true}, true);
@@ -375,6 +391,57 @@ START_TEST(tasks_table)
 }
 END_TEST
 
+static bool listed(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
+{
+	struct pt_buf *b = ud;
+
+	(void)child;
+	(void)next;
+	pt_buf_printf(b, "%s\n", name);
+	return true;
+}
+
+/* mnt/tasks: the same table, a file of the root, only where there are processes */
+START_TEST(tree_tasks_file)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true}, true);
+	struct pt_tree *tree;
+	struct pt_tnode root, n, up;
+	struct pt_buf names, text, want;
+
+	pt_buf_init(&names);
+	pt_buf_init(&text);
+	pt_buf_init(&want);
+	ck_assert_int_eq(pt_tree_new(g.c, false, &tree), PT_OK);
+	pt_tree_root(&root);
+	ck_assert_int_eq(pt_tree_list(tree, &root, 0, listed, &names, NULL), PT_OK);
+	ck_assert_ptr_nonnull(strstr(names.data, "\npa\ntasks\n"));
+	ck_assert_msg(strstr(names.data, "\npid1\npid50\n") != NULL, "root: %s", names.data);
+	ck_assert_int_eq(pt_tree_lookup(tree, &root, "tasks", &n), PT_OK);
+	ck_assert_int_eq(n.type, PT_TN_TASKS);
+	ck_assert_int_eq(pt_tree_kind(&n), PT_TK_FILE);
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &up), PT_OK);
+	ck_assert_int_eq(up.type, PT_TN_ROOT);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &text, NULL), PT_OK);
+	ck_assert(pt_linux_tasks(g.c, false, &want, NULL));
+	ck_assert_str_eq(text.data, want.data);
+	pt_tree_free(tree);
+	unload(&g);
+	/* no processes: no tasks file */
+	g = load(&(struct lu_opts){.gs = true}, false);
+	ck_assert_int_eq(pt_tree_new(g.c, false, &tree), PT_OK);
+	ck_assert_int_eq(pt_tree_lookup(tree, &root, "tasks", &n), PT_E_NOTFOUND);
+	pt_buf_reset(&names);
+	ck_assert_int_eq(pt_tree_list(tree, &root, 0, listed, &names, NULL), PT_OK);
+	ck_assert_ptr_null(strstr(names.data, "tasks"));
+	pt_tree_free(tree);
+	unload(&g);
+	pt_buf_free(&names);
+	pt_buf_free(&text);
+	pt_buf_free(&want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("linux");
@@ -391,10 +458,12 @@ int main(void)
 	tcase_add_test(t, route_kallsyms_note);
 	tcase_add_test(t, route_kallsyms_ram);
 	tcase_add_test(t, route_gs_base);
+	tcase_add_test(t, route_kernel_gs_base);
 	tcase_add_test(t, pti_user_copy);
 	tcase_add_test(t, missing_parts);
 	tcase_add_test(t, hostile_lists);
 	tcase_add_test(t, tasks_table);
+	tcase_add_test(t, tree_tasks_file);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }

@@ -335,6 +335,7 @@ static void unload(struct ptfs *fs)
 		free(fs->ctx);
 	}
 	ptfs_cache_destroy(fs, &fs->capfile);
+	ptfs_cache_destroy(fs, &fs->tasksfile);
 	ptfs_lru_destroy(&fs->lru);
 	pthread_mutex_destroy(&fs->vs_lock);
 	pt_tree_free(fs->tree);
@@ -649,6 +650,7 @@ int main(int argc, char *argv[])
 	memset(&fs, 0, sizeof(fs));
 	memset(&copts, 0, sizeof(copts));
 	ptfs_cache_init(&fs.capfile);
+	ptfs_cache_init(&fs.tasksfile);
 	ptfs_lru_init(&fs.lru, 0);
 	pthread_mutex_init(&fs.vs_lock, NULL);
 	ptfs_opens_init(&fs);

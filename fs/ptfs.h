@@ -115,6 +115,7 @@ struct ptfs {
 	size_t nctx;
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
+	struct ptfs_cache tasksfile;   /* `tasks` (a Linux dump's processes) */
 	struct ptfs_lru lru;
 	pthread_mutex_t vs_lock;   /* the ptfs_ctx.vs lists */
 	/*
@@ -139,6 +140,7 @@ struct ptfs {
 
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
+#define PTFS_INO_TASKS   4   /* a Linux dump's `tasks` file */
 
 /* live.c: a live source's mount (-o refresh, -o pause) */
 /* After the load: the live options checked (one line and false when wrong). */

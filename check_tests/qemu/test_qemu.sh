@@ -306,6 +306,7 @@ if [ "$arch" = x86_64 ] && do_mount "$WORK/vmcore.elf" "$mnt.tasks"; then
 	have=$(cd "$mnt.tasks" && ls -d pid* 2>/dev/null | sort | tr '\n' ' ')
 	check "the mount has a directory pidN per guest process and no other ($have)" test "$want" = "$have"
 	check "the mount's pid1/info names init" grep -q '^x-comm: init$' "$mnt.tasks/pid1/info"
+	check "the mount's tasks file is ptfs-tool tasks" cmp -s "$mnt.tasks/tasks" <("$TOOL" tasks "$WORK/vmcore.elf" 2>/dev/null)
 	do_umount "$mnt.tasks"
 fi
 if do_mount "$WORK/vmcore.elf" "$mnt" -o notasks; then

@@ -33,8 +33,10 @@ pt_err pt_linux_expand(struct pt_capture *cap);
  * The processes of CAP as a table (PID PPID COMM THREADS CPU ROOT PAGES,
  * one line each, by pid), or as JSON when JSON: PAGES counts the pages of
  * each context's user half (RC bounds the work, may be NULL).  False when
- * the capture has no pidN context.
+ * the capture has no pidN context.  pt_linux_has_tasks(): whether it has
+ * one (the mount's `tasks` file is there).
  */
+bool pt_linux_has_tasks(const struct pt_capture *cap);
 bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc);
 
 #endif

@@ -73,6 +73,7 @@ enum pt_tnode_type {
 	PT_TN_VSFILE,       /* pdb0/vs/cpu0 */
 	PT_TN_IODIR,        /* an [iommu NAME]'s tree: dmar0/, dmar0/root/3/context/ (pt_io_kind) */
 	PT_TN_IOFILE,       /* one of its entries: dmar0/root/3/context/16 */
+	PT_TN_TASKS,        /* the root's `tasks` file: a Linux dump's processes (pt_linux.h) */
 	PT_TN__COUNT
 };
 

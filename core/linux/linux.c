@@ -269,6 +269,13 @@ static unsigned ctx_levels(const struct pt_context *c)
 	return n;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct pt_task *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
 static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
 {
 	struct pt_tasks tl;
@@ -309,6 +316,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		pt_capture_add_warning(s->cap, "linux: %s: the walk stopped there (%zu tasks kept)", tl.problem,
 				       tl.n);
 	if (!rc) {
+		/* contexts in pid order, whatever task the walk started at (route b: a running one) */
+		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
 		rc = add_contexts(s, &tl);
 	}

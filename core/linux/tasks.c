@@ -275,6 +275,14 @@ static uint64_t user_pages(const struct pt_context *ctx, struct pt_readctl *rc)
 	return n;
 }
 
+bool pt_linux_has_tasks(const struct pt_capture *cap)
+{
+	/* the step after the load appends them: the last context is one if any is */
+	size_t n = pt_capture_context_count(cap);
+
+	return n && ann(pt_capture_context(cap, n - 1), "x-pid");
+}
+
 bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc)
 {
 	size_t n = 0, nc = pt_capture_context_count(cap);
