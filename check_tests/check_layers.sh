@@ -19,7 +19,7 @@ CC=("$@")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-layers.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 INC=()
-for d in include util formats load sources walk view; do
+for d in include util formats load sources walk linux view; do
 	INC+=("-I$SRC/core/$d")
 done
 PASS=0
@@ -75,6 +75,15 @@ allowed WALK pt_walk.h
 allowed LOAD capture_int.h
 allowed SOURCES pt_source.h
 allowed VIEW pt_tree.h
+# the linux layer sits above walk, below view
+refused WALK pt_linux.h "pt_linux.h belongs to core/linux"
+refused LOAD linux_int.h "linux_int.h is internal to core/linux"
+refused LINUX pt_tree.h "pt_tree.h belongs to core/view"
+refused LINUX capture_int.h "capture_int.h is internal to core/load"
+allowed LINUX pt_walk.h
+allowed LINUX linux_int.h
+allowed LINUX pt_extend.h
+allowed VIEW pt_linux.h
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -114,7 +114,7 @@ def core_map(src, problems):
     table = readme[readme.find("## File map"):]
     # the map writes paths relative to core/: `walk/walk.c`, `include/pt_walk.h`
     named = set()
-    for m in re.finditer(r"`((?:include|util|formats|load|sources|walk|view)/[\w.]+)`", table):
+    for m in re.finditer(r"`((?:include|util|formats|load|sources|walk|linux|view)/[\w.]+)`", table):
         named.add("core/" + m.group(1))
     generic = [re.compile(r"core/formats/fmt_\w+\.c$")] if "`formats/fmt_NAME.c`" in table else []
     if "(`fmt_NAME.h`)" in table:
@@ -130,7 +130,7 @@ def core_map(src, problems):
             problems.append("%s/: not in HACKING.md's table of layers" % d)
     # every core/ path either document names exists (NAME is a placeholder)
     cited = {("core/" + m) for m in re.findall(
-        r"`((?:include|util|formats|load|sources|walk|view)/[\w.]*)`", readme)}
+        r"`((?:include|util|formats|load|sources|walk|linux|view)/[\w.]*)`", readme)}
     cited |= set(re.findall(r"`(core/[\w./]*)`", hacking + readme))
     for p in sorted(cited):
         if "NAME" not in p and not os.path.exists(os.path.join(src, p)):

@@ -100,6 +100,7 @@ int cli_pa(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_crosscheck(int argc, char **argv);
 int cli_roots(int argc, char **argv);
+int cli_tasks(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pt_linux.h"
 #include "ptfs_config.h"
 
 char *cli_escape(const char *s)
@@ -160,6 +161,8 @@ void cli_print_spaces(FILE *f, const char *indent)
 static struct pt_load_opts load_opts;
 /* --strict of any subcommand: a context whose root is not captured is refused, not warned about. */
 static bool load_strict;
+/* --no-tasks of any subcommand: a Linux dump's processes are not read (no pidN contexts). */
+static bool load_no_tasks;
 
 bool cli_all_entries(void)
 {
@@ -204,6 +207,10 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 		if (strcmp(argv[i], "--all-entries") == 0) {
 			/* zero entries listed (export), blocked IOMMU devices contexts: ptfs -o all_entries */
 			load_opts.all_entries = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--no-tasks") == 0) {
+			load_no_tasks = true;
 			continue;
 		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
@@ -326,6 +333,7 @@ bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool mem
 	if (isatty(STDERR_FILENO))
 		pt_capture_set_progress(c, cli_on_progress, &prog);
 	opts.memory_only = memory_only;
+	opts.after_load = load_no_tasks ? NULL : pt_linux_expand;   /* a Linux dump's processes: pidN */
 	err = pt_capture_load_opts(c, path, &opts);
 	if (prog.shown)
 		fputs("\n", stderr);
@@ -427,6 +435,7 @@ static const struct {
 	{"diff", cli_diff, "what changed between two captures, at the mapping level", true},
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
 	{"roots", cli_roots, "candidate root tables found by scanning captured memory", true},
+	{"tasks", cli_tasks, "a Linux guest's processes, as ps lists them", true},
 	{"snapshot", cli_snapshot, "a live guest's page tables, copied while it is stopped, as a capture", true},
 };
 
@@ -445,7 +454,9 @@ static const char load_help[] =
 	"  --tbi 0|1         TCR_EL1.TBI1 of an arm64 dump's kernel context, which the\n"
 	"                    dump does not hold (without it: unknown, said in info)\n"
 	"  --all-entries     devices an IOMMU blocks or aborts are contexts too, and\n"
-	"                    zero entries are listed (ptfs -o all_entries)\n";
+	"                    zero entries are listed (ptfs -o all_entries)\n"
+	"  --no-tasks        no context pidN per process of a Linux dump (its BTF and\n"
+	"                    task list are not read)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)

@@ -29,6 +29,7 @@
 
 #include "ptfs.h"
 #include "ptfs_config.h"
+#include "pt_linux.h"
 #include "pt_num.h"
 
 #define EXIT_BAD 2      /* bad arguments or an unusable capture (docs/design.md §5) */
@@ -63,6 +64,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("cache_max=%s", cache_max, 0),
 	PTFS_OPT("max_contexts=%s", max_contexts, 0),
 	PTFS_OPT("strict", strict, 1),
+	PTFS_OPT("notasks", notasks, 1),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -100,6 +102,8 @@ static void usage(FILE *out)
 	      "                           own bound: its max_contexts key)\n"
 	      "    -o strict              refuse (mount nothing) when a context's root table\n"
 	      "                           is not captured; without it: a warning\n"
+	      "    -o notasks             no directory pidN per process of a Linux dump (its\n"
+	      "                           BTF and task list are not read)\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
 	      "                           renders and names hold before they are made again\n"
 	      "                           (default 1)\n"
@@ -270,7 +274,9 @@ static bool load(struct ptfs *fs)
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
 							  .max_contexts = maxctx,
-							  .all_entries = fs->opts.all_entries != 0});
+							  .all_entries = fs->opts.all_entries != 0,
+							  /* a Linux dump's processes as contexts pidN */
+							  .after_load = fs->opts.notasks ? NULL : pt_linux_expand});
 	if (prog.shown)
 		fputs("\n", stderr);
 	if (err != PT_OK) {
@@ -357,6 +363,7 @@ static void unload(struct ptfs *fs)
 		free(fs->ctx);
 	}
 	ptfs_cache_destroy(fs, &fs->capfile);
+	ptfs_cache_destroy(fs, &fs->tasksfile);
 	ptfs_lru_destroy(&fs->lru);
 	pthread_mutex_destroy(&fs->vs_lock);
 	pt_tree_free(fs->tree);
@@ -672,6 +679,7 @@ int main(int argc, char *argv[])
 	memset(&fs, 0, sizeof(fs));
 	memset(&copts, 0, sizeof(copts));
 	ptfs_cache_init(&fs.capfile);
+	ptfs_cache_init(&fs.tasksfile);
 	ptfs_lru_init(&fs.lru, 0);
 	pthread_mutex_init(&fs.vs_lock, NULL);
 	ptfs_opens_init(&fs);

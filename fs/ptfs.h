@@ -34,6 +34,7 @@ struct ptfs_opts {
 	char *cache_max;     /* -o cache_max=SIZE: the budget of cached renders (NULL: default) */
 	char *max_contexts;  /* -o max_contexts=N: the [iommu] sections' device contexts (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
+	int notasks;         /* -o notasks: no pidN contexts from a Linux dump's task list */
 	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
 	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */
 };
@@ -115,6 +116,7 @@ struct ptfs {
 	size_t nctx;
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
+	struct ptfs_cache tasksfile;   /* `tasks` (a Linux dump's processes) */
 	struct ptfs_lru lru;
 	pthread_mutex_t vs_lock;   /* the ptfs_ctx.vs lists */
 	/*
@@ -143,6 +145,7 @@ struct ptfs {
 
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
+#define PTFS_INO_TASKS   4   /* a Linux dump's `tasks` file */
 
 /* live.c: a live source's mount (-o refresh, -o pause) */
 /* After the load: the live options checked (one line and false when wrong). */

@@ -276,6 +276,8 @@ struct ptfs_cache *ptfs_cache_of(struct ptfs *fs, const struct pt_tnode *id)
 	switch (id->type) {
 	case PT_TN_CAPTURE:
 		return &fs->capfile;
+	case PT_TN_TASKS:
+		return &fs->tasksfile;
 	case PT_TN_INFO:
 		return &fs->ctx[id->ctx].info;
 	case PT_TN_MAPS:

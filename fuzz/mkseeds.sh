@@ -19,7 +19,8 @@ FIX=$1
 OUT=$2
 STAMP=$3
 rm -rf "$OUT"
-mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx" "$OUT/fuzz_elf"
+mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx" "$OUT/fuzz_elf" \
+	"$OUT/fuzz_btf"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-seeds.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

@@ -48,6 +48,8 @@ case $ko in
 esac
 
 [ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
+# the guest's own list of processes and sampled PFNs (procs.c; the task check)
+[ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-procs" "$here/procs.c"
 
 cat >"$stage/init" <<EOF
 #!/bin/busybox sh
@@ -83,8 +85,13 @@ grep -i huge /proc/meminfo
 np=0
 for p in /proc/[0-9]*; do [ -e \$p/exe ] && np=\$((np + 1)); done
 echo "ptfs-init: user processes \$np"
+# The idle loop starts before ptfs-procs lists the processes, so that the
+# list is the guest's at the dump (only ptfs-procs itself is gone by then).
+(while :; do sleep 3600; done) &
+sleep 0.5
+[ -x /bin/ptfs-procs ] && /bin/ptfs-procs
 echo PTFS-READY
-while :; do sleep 3600; done
+wait
 EOF
 chmod 755 "$stage/init"
 

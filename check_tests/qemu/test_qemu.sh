@@ -12,6 +12,10 @@
 #     the flattened file's info, maps and a walk equal the diskdump's;
 #   - x86: va/ of cpu0 and cpu1 in a real mount lists exactly the pages
 #     info tlb lists (QEMU has no info tlb for Arm);
+#   - x86: the pidN contexts of each dump (the guest's processes, from its
+#     own BTF and kallsyms) are the processes the guest listed from /proc,
+#     and their walks give the PFNs it read from /proc/PID/pagemap
+#     (tasks_agree.py; procs.c runs in the guest before the dump);
 #   - the ELF and the kdump files give identical trees (diff -r
 #     --no-dereference of the ELF's mount and each kdump's export; only
 #     walk/, capture and info's x-source line may differ).
@@ -208,6 +212,23 @@ for d in "${readable[@]}"; do
 		python3 "$HERE/agree.py" walks "$TOOL" "$d" "$WORK/truth.txt"
 done
 
+# The guest's processes by name (issue #40 item 7): the kernel's own BTF and
+# kallsyms in each dump give a context pidN per user process; the set, ppid
+# and comm equal what ptfs-procs (procs.c) read from /proc just before the
+# dump, and every pagemap PFN it sampled is the walk's (tasks_agree.py).
+if [ "$arch" = x86_64 ]; then
+	for d in "${readable[@]}"; do
+		if python3 "$HERE/tasks_agree.py" "$TOOL" "$d" "$WORK/serial.log" >"$TMP/tasks.txt" 2>&1; then
+			ok "$(basename "$d"): the pidN contexts and sampled PFNs are the guest's /proc ($(head -1 "$TMP/tasks.txt"))"
+		else
+			bad "$(basename "$d"): the pidN contexts and sampled PFNs are the guest's /proc"
+			sed 's/^/    /' "$TMP/tasks.txt"
+		fi
+	done
+	"$TOOL" tasks "$WORK/vmcore.elf" 2>/dev/null | sed 's/^/    /'
+	"$TOOL" info "$WORK/vmcore.elf" pid1 2>/dev/null | grep -E '^x-(route|btf):' | sed 's/^/    /'
+fi
+
 # arm64: a tagged kernel VA (issue #34 item 12).  The dump holds no TCR_EL1:
 # without --tbi the walk faults noncanonical saying what it walks as with
 # TBI1 set; with --tbi 1 (Debian's kernel has CONFIG_ARM64_MTE, which sets
@@ -275,8 +296,20 @@ same_tree() {
 	fi
 }
 
+# The mount names the processes too: a directory pidN per guest process.
+# The tree comparisons below leave them out (-o notasks, --no-tasks): each
+# pidN shares the kernel half of every table, which would make the trees
+# several times larger; tasks_agree.py above checked each dump's pidN.
 mnt="$TMP/mnt"
-if do_mount "$WORK/vmcore.elf" "$mnt"; then
+if [ "$arch" = x86_64 ] && do_mount "$WORK/vmcore.elf" "$mnt.tasks"; then
+	want=$(sed -n 's/^PTFS-PROC \([0-9]*\) .*/pid\1/p' "$WORK/serial.log" | sort | tr '\n' ' ')
+	have=$(cd "$mnt.tasks" && ls -d pid* 2>/dev/null | sort | tr '\n' ' ')
+	check "the mount has a directory pidN per guest process and no other ($have)" test "$want" = "$have"
+	check "the mount's pid1/info names init" grep -q '^x-comm: init$' "$mnt.tasks/pid1/info"
+	check "the mount's tasks file is ptfs-tool tasks" cmp -s "$mnt.tasks/tasks" <("$TOOL" tasks "$WORK/vmcore.elf" 2>/dev/null)
+	do_umount "$mnt.tasks"
+fi
+if do_mount "$WORK/vmcore.elf" "$mnt" -o notasks; then
 	ok "ptfs mounts the ELF dump"
 	for n in 0 1; do
 		[ -f "$WORK/tlb-cpu$n.txt" ] || continue   # x86 only
@@ -285,7 +318,7 @@ if do_mount "$WORK/vmcore.elf" "$mnt"; then
 	done
 	for d in "${readable[@]:1}"; do
 		ex="$TMP/export-$(basename "$d")"
-		if "$TOOL" export "$d" "$ex" 2>"$TMP/export.err"; then
+		if "$TOOL" export --no-tasks "$d" "$ex" 2>"$TMP/export.err"; then
 			same_tree "$mnt" "$ex" "$(basename "$d") (exported) gives the mounted ELF's tree"
 		else
 			bad "ptfs-tool export $(basename "$d")"
@@ -295,7 +328,7 @@ if do_mount "$WORK/vmcore.elf" "$mnt"; then
 	done
 	# readdir and lookup agree on every node of the dump's tree (issue #34
 	# item 1): a second mount, where nothing was listed, resolves each name
-	if do_mount "$WORK/vmcore.elf" "$mnt.lookup"; then
+	if do_mount "$WORK/vmcore.elf" "$mnt.lookup" -o notasks; then
 		check "the ELF dump's mount: readdir and lookup agree on every node" \
 			python3 "$HERE/../tree_agree.py" "$mnt" "$mnt.lookup"
 		do_umount "$mnt.lookup"

@@ -183,6 +183,13 @@ struct pt_load_opts {
 	 * (docs/design.md §2.7).
 	 */
 	bool all_entries;
+	/*
+	 * The step after the load (docs/design.md §6: "then tasks"), run once
+	 * every context is set up: core/linux's pt_linux_expand (pt_linux.h),
+	 * which adds a context per Linux process.  NULL: none.  It fails the
+	 * load only when out of memory.
+	 */
+	pt_err (*after_load)(struct pt_capture *cap);
 };
 /* The defaults of the two context bounds, and the most either may be. */
 #define PT_LOAD_MAX_CONTEXTS (1u << 18)

@@ -12,7 +12,7 @@
 #define PT_RENDER_H
 
 /* The include rule (HACKING.md, "Layers"): the view layer's, never included below it. */
-#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK)
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK) || defined(PT_LAYER_LINUX)
 #error "pt_render.h belongs to core/view: a lower layer must not include it (HACKING.md, Layers)"
 #endif
 

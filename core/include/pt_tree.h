@@ -34,7 +34,7 @@
 #define PT_TREE_H
 
 /* The include rule (HACKING.md, "Layers"): the view layer's, never included below it. */
-#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK)
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK) || defined(PT_LAYER_LINUX)
 #error "pt_tree.h belongs to core/view: a lower layer must not include it (HACKING.md, Layers)"
 #endif
 
@@ -74,6 +74,7 @@ enum pt_tnode_type {
 	PT_TN_IODIR,        /* an [iommu NAME]'s tree: dmar0/, dmar0/root/3/context/ (pt_io_kind) */
 	PT_TN_IOFILE,       /* one of its entries: dmar0/root/3/context/16 */
 	PT_TN_CTXALIAS,     /* lookup-only: dmar0.0000:00:03.0 -> dmar0.00:03.0 (pt_capture_context_alias()) */
+	PT_TN_TASKS,        /* the root's `tasks` file: a Linux dump's processes (pt_linux.h) */
 	PT_TN__COUNT
 };
 

@@ -149,6 +149,8 @@ struct pt_capture {
 	/* the strings of sections given as data (pt_loader_add_region()): regions name them */
 	char *pool;
 	size_t npool, poolcap;
+	/* what a dump source noted for the linux layer (extend.c; freed with the owned list) */
+	struct pt_kernel_facts *kfacts;
 };
 
 /*

@@ -785,6 +785,9 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		pt_dumpmem_warnings(ld, w0);
 	if (rc && ld->generated)
 		remap_error(ld);
+	/* the steps above the load (core/linux: the kernel's tasks), once everything is loaded */
+	if (!rc && ld->opts->after_load && !ld->opts->memory_only)
+		rc = ld->opts->after_load(ld->cap);
 	return rc;
 }
 

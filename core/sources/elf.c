@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "pt_extend.h"
 #include "pt_source.h"
 #include "pt_src_dump.h"
 
@@ -36,6 +37,27 @@ static void member_name(char *out, size_t len, const char *label)
 	if (!n || (n <= 2 && out[0] == '.' && out[n - 1] == '.'))
 		out[n++] = '_';
 	out[n] = 0;
+}
+
+/* What the task walk (core/linux) reads of the notes: VMCOREINFO and each vCPU's segment bases. */
+static pt_err kernel_facts(struct pt_loader *ld, const struct pt_dump_facts *f)
+{
+	struct pt_kernel_cpu *c = f->ncpu ? calloc(f->ncpu, sizeof *c) : NULL;
+	pt_err rc;
+
+	if (f->ncpu && !c)
+		return PT_E_NOMEM;
+	for (size_t i = 0; i < f->ncpu && f->machine == PT_EM_X86_64; i++) {
+		c[i].cs = f->cpu[i].cs;
+		c[i].gs_base = f->cpu[i].gs_base;
+		c[i].kernel_gs_base = f->cpu[i].kernel_gs_base;
+		c[i].has_gs = true;
+		c[i].has_kgs = f->cpu[i].has_kgs;
+	}
+	rc = pt_loader_kernel_facts(ld, f->vmcoreinfo, f->vmcoreinfo_len, c,
+				    f->machine == PT_EM_X86_64 ? f->ncpu : 0);
+	free(c);
+	return rc;
 }
 
 pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const char *kind,
@@ -60,7 +82,7 @@ pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const c
 	}
 	if (rc)
 		rc = pt_loader_fail(ld, rc, "%s", err);
-	else if (pt_loader_emit_ini(ld, text.data, text.len, label))
+	else if (pt_loader_emit_ini(ld, text.data, text.len, label) || kernel_facts(ld, f))
 		rc = pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", label);
 	pt_buf_free(&text);
 	pt_buf_free(&warn);

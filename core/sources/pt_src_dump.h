@@ -42,6 +42,10 @@
 struct pt_dump_cpu {
 	uint64_t cr3, cr4;
 	uint64_t note_off;      /* file offset of the note's header */
+	/* for the task walk (core/linux): CS selector at 0x98, GS base at 0x108, KernelGSBase at 0x1b0 */
+	uint64_t gs_base, kernel_gs_base;
+	uint32_t cs;
+	bool has_kgs;           /* the note's size holds kernel_gs_base (QEMU >= 2.x writes 0x1b8) */
 };
 
 /* What a dump's notes say (ELF PT_NOTE, or a kdump file's note blob). */

@@ -101,6 +101,11 @@ static pt_err qemu_note(struct pt_dump_facts *f, const uint8_t *desc, uint64_t d
 			    PT_QEMU_CR4_OFF);
 	if (add_cpu(f, le64(desc + PT_QEMU_CR3_OFF), le64(desc + PT_QEMU_CR4_OFF), off))
 		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", where);
+	/* QEMUCPUState: segments from 0x98, 24 bytes each, gs (4th) base at 0x108; kernel_gs_base last */
+	f->cpu[f->ncpu - 1].cs = le32(desc + 0x98);
+	f->cpu[f->ncpu - 1].gs_base = le64(desc + 0x108);
+	f->cpu[f->ncpu - 1].has_kgs = size >= 0x1b8;
+	f->cpu[f->ncpu - 1].kernel_gs_base = size >= 0x1b8 ? le64(desc + 0x1b0) : 0;
 	return PT_OK;
 }
 

@@ -15,6 +15,7 @@
 
 #include "pt_num.h"
 #include "pt_entries.h"
+#include "pt_linux.h"
 #include "pt_pa.h"
 #include "pt_svg.h"
 #include "pt_xcheck.h"
@@ -88,7 +89,7 @@ enum pt_tkind pt_tree_kind(const struct pt_tnode *node)
 
 bool pt_tree_render_scans(const struct pt_tnode *node)
 {
-	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO ||
+	return node->type == PT_TN_CAPTURE || node->type == PT_TN_INFO || node->type == PT_TN_TASKS ||
 	       node->type == PT_TN_MAPS || node->type == PT_TN_ENTRIES || node->type == PT_TN_SVG ||
 	       node->type == PT_TN_VSFILE ||
 	       (node->type == PT_TN_IOFILE && pt_io_kind_of(node) == PT_IO_DEVICES);
@@ -97,7 +98,7 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
 {
 	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->type == PT_TN_PADIR ||
-	    node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->type == PT_TN_IODIR ||
+	    node->type == PT_TN_TASKS || node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->type == PT_TN_IODIR ||
 	    node->type == PT_TN_IOFILE || node->ctx >= tree->nctx)
 		return NULL;
 	return pt_capture_context(tree->cap, node->ctx);
@@ -222,6 +223,11 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 	if (strcmp(name, "pa") == 0) {
 		memset(child, 0, sizeof(*child));
 		child->type = PT_TN_PADIR;
+		return PT_OK;
+	}
+	if (strcmp(name, "tasks") == 0 && pt_linux_has_tasks(tree->cap)) {
+		memset(child, 0, sizeof(*child));
+		child->type = PT_TN_TASKS;
 		return PT_OK;
 	}
 	ctx = pt_capture_context_find(tree->cap, name);
@@ -438,6 +444,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_CTXDIR:
 	case PT_TN_CTXALIAS:
 	case PT_TN_PADIR:
+	case PT_TN_TASKS:
 		pt_tree_root(parent);
 		return PT_OK;
 	case PT_TN_IODIR:
@@ -593,6 +600,9 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 	switch (node->type) {
 	case PT_TN_CAPTURE:
 		err = pt_render_capture(b, tree->cap, PT_OUT_TEXT);
+		break;
+	case PT_TN_TASKS:
+		err = pt_linux_tasks(tree->cap, false, b, rc) ? PT_OK : PT_E_NOTFOUND;
 		break;
 	case PT_TN_INFO:
 	case PT_TN_MAPS:

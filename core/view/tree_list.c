@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "pt_linux.h"
 #include "pt_num.h"
 #include "pt_tree.h"
 #include "tree_int.h"
@@ -54,7 +55,12 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 	}
 	memset(&n, 0, sizeof(n));
 	n.type = PT_TN_PADIR;
-	fixed_add(l, "pa", &n);
+	if (!fixed_add(l, "pa", &n))
+		return PT_OK;
+	/* a Linux dump's processes, ps-like (docs/design.md §3.3) */
+	n.type = PT_TN_TASKS;
+	if (pt_linux_has_tasks(tree->cap))
+		fixed_add(l, "tasks", &n);
 	return PT_OK;
 }
 

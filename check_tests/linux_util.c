@@ -1,0 +1,300 @@
+/*
+ * linux_util.c — the synthetic Linux guest of linux_util.h.  Offsets are
+ * this file's own choice, written into the BTF it makes: the code under
+ * test must find them there (no two kernels agree on them).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "elf_util.h"
+#include "linux_util.h"
+
+/* The layout this guest's BTF describes. */
+enum {
+	T_SIZE = 0x1000, T_STATE = 24, T_FLAGS = 44, T_TASKS = 0x100, T_MM = 0x120, T_PID = 0x140,
+	T_TGID = 0x144, T_LEADER = 0x148, T_PARENT = 0x150, T_COMM = 0x160, T_SIGNAL = 0x180,
+	T_TNODE = 0x190, S_THEAD = 16, MM_ANON = 64, MM_PGD = 8, PCPU_CURRENT = 0x100,
+};
+
+#define DM(pa) (LU_PAGE_OFFSET + (uint64_t)(pa))
+#define PF_KTHREAD 0x00200000u
+
+/* RAM addresses of the guest's objects. */
+enum {
+	PML4 = 0x1000, PDPT = 0x2000, PD = 0x3000, PCPU0 = 0x10000, PCPU_OFFSETS = 0x11000,
+	TASK0 = 0x20000, TASK1 = 0x21000, TASK2 = 0x22000, TASK50 = 0x23000, TASK51 = 0x24000,
+	SIG1 = 0x30000, SIG50 = 0x31000, MM1 = 0x40000, MM50 = 0x41000,
+	PGD1 = 0x100000, PGD50 = 0x102000, KS = 0x500000, VI_PAGE = 0x600000,
+	SPLIT_PA = 0x2f0000, COPY_PA = 0x280000,
+};
+
+static struct btf *base_btf(unsigned extra)
+{
+	struct btf *b = btf__new_empty();
+	int ti, tu, tl, tc, comm, lh, anon, var, ds;
+
+	ti = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	tu = btf__add_int(b, "unsigned int", 4, 0);
+	tl = btf__add_int(b, "long unsigned int", 8, 0);
+	tc = btf__add_int(b, "char", 1, BTF_INT_CHAR);
+	comm = btf__add_array(b, ti, tc, 16);
+	lh = btf__add_struct(b, "list_head", 16);
+	btf__add_field(b, "next", tl, 0, 0);
+	btf__add_field(b, "prev", tl, 64, 0);
+	btf__add_struct(b, "task_struct", T_SIZE);
+	btf__add_field(b, "__state", tu, T_STATE * 8, 0);
+	btf__add_field(b, "flags", tu, T_FLAGS * 8, 0);
+	btf__add_field(b, "tasks", lh, T_TASKS * 8, 0);
+	btf__add_field(b, "mm", tl, T_MM * 8, 0);
+	btf__add_field(b, "pid", ti, T_PID * 8, 0);
+	btf__add_field(b, "tgid", ti, T_TGID * 8, 0);
+	btf__add_field(b, "group_leader", tl, T_LEADER * 8, 0);
+	btf__add_field(b, "real_parent", tl, T_PARENT * 8, 0);
+	btf__add_field(b, "comm", comm, T_COMM * 8, 0);
+	btf__add_field(b, "signal", tl, T_SIGNAL * 8, 0);
+	btf__add_field(b, "thread_node", lh, T_TNODE * 8, 0);
+	btf__add_struct(b, "signal_struct", 64);
+	btf__add_field(b, "nr_threads", ti, 0, 0);
+	btf__add_field(b, "thread_head", lh, S_THEAD * 8, 0);
+	/* mm_struct { int mm_users; ...; struct { int mm_count; unsigned long pgd; }; } (anonymous) */
+	anon = btf__add_struct(b, NULL, 16);
+	btf__add_field(b, "mm_count", ti, 0, 0);
+	btf__add_field(b, "pgd", tl, MM_PGD * 8, 0);
+	btf__add_struct(b, "mm_struct", 256);
+	btf__add_field(b, "mm_users", ti, 0, 0);
+	btf__add_field(b, NULL, anon, MM_ANON * 8, 0);
+	/* a bitfield member: never an offset */
+	btf__add_struct(b, "pcpu_hot", 16);
+	btf__add_field(b, "preempt", tu, 0, 3);
+	var = btf__add_var(b, "current_task", BTF_VAR_GLOBAL_ALLOCATED, tl);
+	ds = btf__add_datasec(b, ".data..percpu", 0x200);
+	btf__add_datasec_var_info(b, var, PCPU_CURRENT, 8);
+	(void)ds;
+	for (unsigned i = 0; i < extra; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "extra_%u", i);
+		btf__add_struct(b, name, 8);
+		btf__add_field(b, "v", tl, 0, 0);
+	}
+	return b;
+}
+
+static uint8_t *raw(const struct btf *b, size_t *len)
+{
+	uint32_t n;
+	const void *p = btf__raw_data(b, &n);
+	uint8_t *out = malloc(n);
+
+	memcpy(out, p, n);
+	*len = n;
+	return out;
+}
+
+uint8_t *lu_btf(size_t *len)
+{
+	return lu_btf_n(len, 0);
+}
+
+uint8_t *lu_btf_n(size_t *len, unsigned extra)
+{
+	struct btf *b = base_btf(extra);
+	uint8_t *r = raw(b, len);
+
+	btf__free(b);
+	return r;
+}
+
+uint8_t *lu_btf_split(size_t *len)
+{
+	struct btf *base = base_btf(0), *s = btf__new_empty_split(base);
+	uint8_t *r;
+
+	btf__add_struct(s, "task_struct_module_view", 8);
+	btf__add_field(s, "x", 1, 0, 0);
+	r = raw(s, len);
+	btf__free(s);
+	btf__free(base);
+	return r;
+}
+
+static void put32(uint8_t *m, uint64_t pa, uint32_t v)
+{
+	eu_put32(m + pa, v);
+}
+
+static void put64(uint8_t *m, uint64_t pa, uint64_t v)
+{
+	eu_put64(m + pa, v);
+}
+
+static void task(uint8_t *m, uint64_t at, uint32_t pid, uint32_t tgid, uint32_t flags, uint64_t mm,
+		 const char *comm, uint64_t leader, uint64_t parent, uint64_t sig, uint64_t next)
+{
+	put32(m, at + T_PID, pid);
+	put32(m, at + T_TGID, tgid);
+	put32(m, at + T_FLAGS, flags);
+	put32(m, at + T_STATE, pid == 50 ? 0 : 1);
+	put64(m, at + T_MM, mm ? DM(mm) : 0);
+	memcpy(m + at + T_COMM, comm, strlen(comm) < 16 ? strlen(comm) : 15);
+	put64(m, at + T_LEADER, DM(leader));
+	put64(m, at + T_PARENT, DM(parent));
+	put64(m, at + T_SIGNAL, sig ? DM(sig) : 0);
+	put64(m, at + T_TASKS, DM(next + T_TASKS));
+}
+
+/* A 4 KiB page at LU_USER_VA: PML4 0 -> PDPT 0 -> PD 2 -> PT 0 (SDM 4.5), tables from TAB. */
+static void user_tables(uint8_t *m, uint64_t pgd, uint64_t tab, uint64_t leaf, bool pti)
+{
+	put64(m, pgd, tab | 0x7 | (pti ? 1ull << 63 : 0));    /* PTI: the kernel copy is NX */
+	if (pti)
+		put64(m, pgd + 0x1000, tab | 0x7);
+	put64(m, tab, (tab + 0x1000) | 0x7);
+	put64(m, tab + 0x1000 + 2 * 8, (tab + 0x2000) | 0x7);
+	put64(m, tab + 0x2000, leaf | 0x7);
+}
+
+/* kallsyms in scripts/kallsyms.c's layout: token I is the one byte I. */
+static void kallsyms(uint8_t *m, uint64_t stop)
+{
+	static const struct {
+		const char *name;
+		uint64_t pa;
+		bool percpu;
+	} s[] = {
+		{"Tstart_kernel", 0x4000, false}, {"Dinit_task", TASK0, false},
+		{"D__per_cpu_offset", PCPU_OFFSETS, false}, {"R__start_BTF", LU_BTF_PA, false},
+		{"Vcurrent_task", PCPU_CURRENT, true}, {"tlocal_helper", 0x5000, false},
+		{"R__stop_BTF", 0, false},
+	};
+	uint64_t names = KS, at = names;
+
+	for (unsigned i = 0; i < 256; i++) {
+		m[KS + 0x10000 + 2 * i] = (uint8_t)i;
+		m[KS + 0x11000 + 2 * i] = (uint8_t)(2 * i);
+		m[KS + 0x11000 + 2 * i + 1] = (uint8_t)(2 * i >> 8);
+	}
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+		size_t n = strlen(s[i].name);
+		uint64_t pa = s[i].pa ? s[i].pa : stop;
+		int32_t off = s[i].percpu ? (int32_t)pa : (int32_t)(-1 - (int64_t)pa);
+
+		m[at++] = (uint8_t)n;
+		memcpy(m + at, s[i].name, n);
+		at += n;
+		put32(m, KS + 0x12000 + 4 * i, (uint32_t)off);
+	}
+	put32(m, KS + 0x13000, (uint32_t)(sizeof s / sizeof s[0]));
+	put64(m, KS + 0x13008, DM(0));   /* kallsyms_relative_base */
+}
+
+static char *vmcoreinfo(const struct lu_opts *o)
+{
+	static char vi[2048];
+	int n = snprintf(vi, sizeof vi, "OSRELEASE=6.1.0-test-amd64\nPAGESIZE=4096\n"
+			 "SYMBOL(init_top_pgt)=ffffffff80001000\nNUMBER(phys_base)=0\n"
+			 "NUMBER(pgtable_l5_enabled)=0\nKERNELOFFSET=0\n");
+
+	if (o->kallsyms)
+		snprintf(vi + n, sizeof vi - (size_t)n,
+			 "SYMBOL(kallsyms_names)=%llx\nSYMBOL(kallsyms_num_syms)=%llx\n"
+			 "SYMBOL(kallsyms_token_table)=%llx\nSYMBOL(kallsyms_token_index)=%llx\n"
+			 "SYMBOL(kallsyms_offsets)=%llx\nSYMBOL(kallsyms_relative_base)=%llx\n",
+			 (unsigned long long)DM(KS), (unsigned long long)DM(KS + 0x13000),
+			 (unsigned long long)DM(KS + 0x10000), (unsigned long long)DM(KS + 0x11000),
+			 (unsigned long long)DM(KS + 0x12000), (unsigned long long)DM(KS + 0x13008));
+	return vi;
+}
+
+uint8_t *lu_ram(const struct lu_opts *o)
+{
+	uint8_t *m = calloc(1, LU_RAM);
+	unsigned pml4i = (unsigned)(LU_PAGE_OFFSET >> 39 & 511);
+	uint64_t after1 = o->hostile == LU_OUTSIDE ? 0x7000000 - T_TASKS : TASK2;
+	uint64_t after50 = o->hostile == LU_LOOP ? TASK1 : TASK0;
+	size_t nbtf = 0x1000;
+
+	/* the direct map: PA 0..16 MiB in 2 MiB pages (init_top_pgt and cpu0's CR3) */
+	put64(m, PML4 + 8 * pml4i, PDPT | 0x3);
+	put64(m, PDPT, PD | 0x3);
+	for (unsigned i = 0; i < LU_RAM >> 21; i++)
+		put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x83);
+	put64(m, PCPU_OFFSETS, DM(PCPU0));
+	put64(m, PCPU0 + PCPU_CURRENT, DM(TASK51));     /* cpu0 runs pid 50's second thread */
+	task(m, TASK0, 0, 0, PF_KTHREAD, 0, "swapper/0", TASK0, TASK0, 0, TASK1);
+	task(m, TASK1, 1, 1, 0, MM1, "init", TASK1, TASK0, SIG1, after1);
+	task(m, TASK2, 2, 2, PF_KTHREAD, 0, "kthreadd", TASK2, TASK0, 0, TASK50);
+	task(m, TASK50, 50, 50, 0, MM50, o->hostile == LU_COMM ? "a\x01\x1b[2Jb" : "worker", TASK50, TASK1,
+	     SIG50, after50);
+	task(m, TASK51, 51, 50, 0, MM50, "worker", TASK50, TASK1, SIG50, TASK51);
+	/* threads: signal->thread_head -> leader's thread_node -> the thread's -> head */
+	put64(m, SIG1 + S_THEAD, DM(TASK1 + T_TNODE));
+	put64(m, TASK1 + T_TNODE, DM(SIG1 + S_THEAD));
+	put64(m, SIG50 + S_THEAD, DM(TASK50 + T_TNODE));
+	put64(m, TASK50 + T_TNODE, DM(TASK51 + T_TNODE));
+	put64(m, TASK51 + T_TNODE, DM(SIG50 + S_THEAD));
+	put64(m, MM1 + MM_ANON + MM_PGD, DM(PGD1));
+	put64(m, MM50 + MM_ANON + MM_PGD, DM(PGD50));
+	user_tables(m, PGD1, 0x110000, LU_USER_PA(1), false);
+	user_tables(m, PGD50, 0x120000, LU_USER_PA(50), o->pti);
+	memcpy(m + LU_USER_PA(1), "pid 1's page", 12);
+	memcpy(m + LU_USER_PA(50), "pid 50's page", 13);
+	if (!o->no_btf) {
+		uint8_t *b = lu_btf(&nbtf);
+
+		memcpy(m + LU_BTF_PA, b, nbtf);
+		if (o->btf_copy)
+			memcpy(m + COPY_PA, b, nbtf);
+		free(b);
+	}
+	if (o->split_btf) {
+		size_t n;
+		uint8_t *b = lu_btf_split(&n);
+
+		memcpy(m + SPLIT_PA, b, n);
+		free(b);
+	}
+	if (o->kallsyms)
+		kallsyms(m, LU_BTF_PA + nbtf);   /* __stop_BTF: the end of the blob */
+	if (o->ram_vi) {
+		const char *vi = vmcoreinfo(o);
+
+		memcpy(m + VI_PAGE, vi, strlen(vi));
+	}
+	return m;
+}
+
+uint8_t *lu_core(const struct lu_opts *o, size_t *len)
+{
+	static uint8_t q0[432];
+	uint8_t *ram = lu_ram(o), *core;
+	const char *vi = vmcoreinfo(o);
+	struct eu_seg seg = {.paddr = 0, .data = ram, .filesz = LU_RAM, .memsz = LU_RAM};
+	struct eu_note notes[] = {
+		{"QEMU", 0, q0, sizeof q0},
+		{"VMCOREINFO", 0, vi, (uint32_t)strlen(vi)},
+	};
+	struct eu_core c = {.notes = notes, .nnotes = o->note_vi ? 2 : 1, .segs = &seg, .nsegs = 1};
+
+	eu_qemu_state(q0, PML4, 0x20);              /* CR4.PAE; no LA57 */
+	eu_put32(q0 + 0x98, o->user_mode ? 0x33 : 0x10);   /* CS selector: CPL 3 or 0 */
+	if (o->gs && !o->user_mode)
+		eu_put64(q0 + 0x108, DM(PCPU0));    /* GS base: cpu0's per-CPU area */
+	if (o->gs && o->user_mode) {
+		/* swapgs has not run: GS is the user's, the kernel's base waits in KernelGSBase (0x1b0) */
+		static uint8_t q1[0x1b8];
+
+		memcpy(q1, q0, sizeof q0);
+		eu_put32(q1 + 4, sizeof q1);
+		eu_put64(q1 + 0x108, 0x7f0000001000ull);
+		eu_put64(q1 + 0x1b0, DM(PCPU0));
+		notes[0].desc = q1;
+		notes[0].descsz = sizeof q1;
+	}
+	core = eu_build(&c, len);
+	free(ram);
+	return core;
+}

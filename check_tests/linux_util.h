@@ -1,0 +1,55 @@
+/*
+ * linux_util: a synthetic Linux guest for the task walk (test_linux.c),
+ * written at test time, never through the code under test: its BTF made
+ * with libbpf's writer (btf__new_empty, btf__add_struct, ..., btf__raw_data),
+ * its task_struct, mm_struct and signal_struct laid out as that BTF says,
+ * kallsyms tables in scripts/kallsyms.c's layout (one token per byte value),
+ * VMCOREINFO naming them, an x86-64 kernel direct map, process page tables
+ * (PTI's 8 KiB PGD pairs where asked), and the ELF core of it all
+ * (elf_util.c) with a QEMU note per vCPU.
+ */
+#ifndef LINUX_UTIL_H
+#define LINUX_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LU_PAGE_OFFSET 0xffff888000000000ull   /* the direct map (no KASLR) */
+#define LU_RAM (16u << 20)
+#define LU_BTF_PA 0x300000ull
+#define LU_USER_VA 0x400000ull                 /* each process maps one page here */
+#define LU_USER_PA(pid) (0x800000ull + 0x1000ull * (pid))
+
+enum lu_hostile {
+	LU_SANE,
+	LU_LOOP,        /* the last task's next is task pid 1 again: a cycle skipping init_task */
+	LU_OUTSIDE,     /* the second task's next points outside RAM */
+	LU_COMM,        /* pid 50's comm holds control bytes */
+};
+
+struct lu_opts {
+	bool pti;               /* pid 50's PGD is a PTI pair (user copy at +4 KiB) */
+	bool note_vi;           /* VMCOREINFO as the dump's note */
+	bool ram_vi;            /* VMCOREINFO in a RAM page (what crash_core.c keeps) */
+	bool kallsyms;          /* VMCOREINFO names the kallsyms tables */
+	bool gs;                /* the QEMU note's GS base is cpu0's per-CPU area */
+	bool user_mode;         /* with gs: cpu0 stopped at CPL 3, the kernel's base in KernelGSBase */
+	bool no_btf;
+	bool btf_copy;          /* a second, identical copy of the BTF lower in RAM */
+	bool split_btf;         /* a module's split BTF in RAM too */
+	enum lu_hostile hostile;
+};
+
+/* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */
+uint8_t *lu_btf(size_t *len);
+/* The same with EXTRA more structs (a larger blob). */
+uint8_t *lu_btf_n(size_t *len, unsigned extra);
+/* A module's split BTF on top of lu_btf()'s. */
+uint8_t *lu_btf_split(size_t *len);
+/* RAM (LU_RAM bytes) of the guest O describes. */
+uint8_t *lu_ram(const struct lu_opts *o);
+/* The ELF core of that guest; *LEN its size. */
+uint8_t *lu_core(const struct lu_opts *o, size_t *len);
+
+#endif

@@ -1,0 +1,469 @@
+/*
+ * test_linux.c — a Linux guest's processes by name (docs/design.md §3.4):
+ * the BTF scan and libbpf parse (core/linux/btf.c) on blobs libbpf's own
+ * writer makes, hostile ones included, and the whole step after the load
+ * (pt_linux_expand) on ELF cores of a synthetic guest (linux_util.c):
+ * kallsyms through VMCOREINFO (a note, or a page of RAM), the per-CPU
+ * current task from the QEMU note's GS base, PTI, and task lists that
+ * loop or leave RAM.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "linux_int.h"
+#include "linux_util.h"
+#include "pt_capture.h"
+#include "pt_linux.h"
+#include "pt_mem.h"
+#include "pt_tree.h"
+#include "pt_walk.h"
+#include "testutil.h"
+
+/* ---- BTF ---- */
+
+START_TEST(btf_offsets)
+{
+	size_t n;
+	uint8_t *b = lu_btf(&n);
+	struct btf *btf = pt_btf_parse(b, n);
+
+	ck_assert_ptr_nonnull(btf);
+	ck_assert_int_eq(pt_btf_member(btf, "task_struct", "pid"), 0x140);
+	ck_assert_int_eq(pt_btf_member(btf, "task_struct", "tasks"), 0x100);
+	ck_assert_int_eq(pt_btf_member(btf, "signal_struct", "thread_head"), 16);
+	/* mm_struct.pgd sits in an anonymous struct at 64, at 8 inside it */
+	ck_assert_int_eq(pt_btf_member(btf, "mm_struct", "pgd"), 72);
+	ck_assert_int_eq(pt_btf_member(btf, "pcpu_hot", "preempt"), -1);   /* a bitfield */
+	ck_assert_int_eq(pt_btf_member(btf, "task_struct", "no_such"), -1);
+	ck_assert_int_eq(pt_btf_member(btf, "no_such_struct", "pid"), -1);
+	ck_assert_int_eq(pt_btf_struct_size(btf, "task_struct"), 0x1000);
+	ck_assert_int_eq(pt_btf_percpu(btf, "current_task"), 0x100);
+	ck_assert_int_eq(pt_btf_percpu(btf, "pcpu_hot"), -1);
+	btf__free(btf);
+	free(b);
+}
+END_TEST
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+START_TEST(btf_header)
+{
+	size_t n;
+	uint8_t *b = lu_btf(&n), h[24];
+	uint64_t total;
+
+	ck_assert(pt_btf_header_ok(b, n, &total));
+	ck_assert_uint_eq(total, n);
+	ck_assert(!pt_btf_header_ok(b, n - 1, &total));           /* runs past what there is */
+	memcpy(h, b, 24);
+	put32(h + 4, 32);
+	ck_assert(!pt_btf_header_ok(h, n, &total));               /* hdr_len not 24 */
+	memcpy(h, b, 24);
+	put32(h + 8, 4);
+	ck_assert(!pt_btf_header_ok(h, n, &total));               /* type_off not 0 */
+	memcpy(h, b, 24);
+	put32(h + 16, 8);
+	ck_assert(!pt_btf_header_ok(h, n, &total));               /* str_off != type_len */
+	memcpy(h, b, 24);
+	put32(h + 12, 0xfffffff0u);
+	put32(h + 16, 0xfffffff0u);
+	ck_assert(!pt_btf_header_ok(h, UINT64_MAX, &total));      /* past 64 MiB */
+	memcpy(h, b, 24);
+	h[2] = 2;
+	ck_assert(!pt_btf_header_ok(h, n, &total));               /* version 2 */
+	free(b);
+}
+END_TEST
+
+START_TEST(btf_parse_hostile)
+{
+	size_t n, ns;
+	uint8_t *b = lu_btf(&n), *s = lu_btf_split(&ns), *m = malloc(n);
+	uint32_t type_len;
+	unsigned seed = 1, parsed = 0;
+
+	ck_assert_ptr_null(pt_btf_parse(s, ns));                  /* a module's split BTF */
+	ck_assert_ptr_null(pt_btf_parse(b, n - 1));               /* truncated */
+	memcpy(m, b, n);
+	memcpy(&type_len, b + 12, 4);
+	m[24 + type_len] = 'x';                                   /* strings not starting with "" */
+	ck_assert_ptr_null(pt_btf_parse(m, n));
+	/* hostile counts and offsets in the types: libbpf refuses or parses, never a crash */
+	for (unsigned i = 0; i < 3000; i++) {
+		struct btf *btf;
+
+		memcpy(m, b, n);
+		for (unsigned k = 0; k < 1 + i % 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			m[24 + (seed >> 8) % type_len] = (uint8_t)(seed >> 20);
+		}
+		btf = pt_btf_parse(m, n);
+		if (btf) {
+			parsed++;
+			pt_btf_member(btf, "mm_struct", "pgd");
+			pt_btf_percpu(btf, "current_task");
+			btf__free(btf);
+		}
+	}
+	ck_assert_uint_lt(parsed, 3000);
+	free(m);
+	free(s);
+	free(b);
+}
+END_TEST
+
+/* The scan over memory holding blobs at AT[i] (BLOB[i], LEN[i]). */
+static void scan(const uint8_t *ram, size_t len, struct pt_btf *out)
+{
+	struct pt_mem *mem = pt_mem_new(1);
+	struct pt_pa_range r = {0x100000, len};
+	unsigned id, a, b;
+
+	ck_assert_int_eq(pt_mem_add_borrowed(mem, 0, 0x100000, ram, len, &id), PT_OK);
+	ck_assert_int_eq(pt_mem_seal(mem, &a, &b), PT_OK);
+	ck_assert_int_eq(pt_btf_scan(mem, 0, &r, 1, out), PT_OK);
+	pt_mem_free(mem);
+}
+
+START_TEST(btf_scan_choice)
+{
+	size_t n, nbig, ns, len = 4 << 20;
+	uint8_t *b = lu_btf(&n), *big = lu_btf_n(&nbig, 40), *s = lu_btf_split(&ns), *ram = calloc(1, len);
+	struct pt_btf out;
+
+	ck_assert_uint_gt(nbig, n);
+	/* stray magics: unaligned, a bad header, a header past the end */
+	memcpy(ram + 0x1001, b, 24);
+	memcpy(ram + 0x2000, b, 24);
+	put32(ram + 0x2000 + 4, 32);
+	memcpy(ram + 0x3000, s, ns);                    /* a module's split BTF */
+	memcpy(ram + 0x10000, b, n);                    /* two copies of the small one */
+	memcpy(ram + 0x80000, b, n);
+	memcpy(ram + 0x100000, big, nbig);              /* the largest: the kernel's */
+	memcpy(ram + len - 100, b, 24);                 /* its header claims more than memory holds */
+	scan(ram, len, &out);
+	ck_assert_ptr_nonnull(out.btf);
+	ck_assert_uint_eq(out.pa, 0x100000 + 0x100000);
+	ck_assert_uint_eq(out.size, nbig);
+	ck_assert_uint_eq(out.hits, 6);                 /* 4-byte aligned ones: not the one at 0x1001 */
+	ck_assert_uint_eq(out.valid, 4);                /* split, two copies, the big one */
+	pt_btf_free(&out);
+	/* identical copies: the first is the one */
+	memset(ram + 0x100000, 0, nbig);
+	scan(ram, len, &out);
+	ck_assert_uint_eq(out.pa, 0x100000 + 0x10000);
+	pt_btf_free(&out);
+	/* the split blob alone: no BTF */
+	memset(ram, 0, len);
+	memcpy(ram + 0x3000, s, ns);
+	scan(ram, len, &out);
+	ck_assert_ptr_null(out.btf);
+	ck_assert_uint_eq(out.valid, 1);
+	free(ram);
+	free(s);
+	free(big);
+	free(b);
+}
+END_TEST
+
+/* ---- the whole step after the load ---- */
+
+struct guest {
+	char *dir;
+	struct pt_capture *c;
+	pt_err rc;
+};
+
+static struct guest load(const struct lu_opts *o, bool expand)
+{
+	struct guest g = {tu_mkdtemp(), pt_capture_new(), PT_OK};
+	char path[512];
+	size_t len;
+	uint8_t *core = lu_core(o, &len);
+
+	tu_write(g.dir, "vmcore", core, len);
+	free(core);
+	snprintf(path, sizeof path, "%s/vmcore", g.dir);
+	g.rc = pt_capture_load_opts(g.c, path, &(struct pt_load_opts){.after_load = expand ? pt_linux_expand
+										: NULL});
+	ck_assert_msg(g.rc == PT_OK, "load: %s", pt_capture_error(g.c));
+	return g;
+}
+
+static void unload(struct guest *g)
+{
+	pt_capture_free(g->c);
+	tu_rmtree(g->dir);
+	free(g->dir);
+}
+
+static const char *ann(const struct pt_context *c, const char *key)
+{
+	for (size_t i = 0; i < c->nannotations; i++)
+		if (!strcmp(c->annotations[i].key, key))
+			return c->annotations[i].value;
+	return NULL;
+}
+
+static bool warned(const struct pt_capture *c, const char *what)
+{
+	for (size_t i = 0; i < pt_capture_warning_count(c); i++)
+		if (strstr(pt_capture_warning(c, i), what))
+			return true;
+	return false;
+}
+
+static void walks_to(const struct pt_context *ctx, uint64_t va, uint64_t pa)
+{
+	struct pt_walk w;
+
+	ck_assert_int_eq(pt_walk_va(ctx, va, &w), PT_OK);
+	ck_assert_msg(w.fault == PT_FAULT_NONE, "%s: 0x%llx faults", ctx->name, (unsigned long long)va);
+	ck_assert_uint_eq(w.pa, pa);
+}
+
+/* The processes of the guest, as every route must find them. */
+static void has_processes(const struct pt_capture *c)
+{
+	const struct pt_context *p1 = pt_capture_context_find(c, "pid1");
+	const struct pt_context *p50 = pt_capture_context_find(c, "pid50");
+
+	ck_assert_ptr_nonnull(p1);
+	ck_assert_ptr_nonnull(p50);
+	/* kernel threads (swapper/0, kthreadd) and a non-leader thread are no context */
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid0"));
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid2"));
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid51"));
+	ck_assert_str_eq(ann(p1, "x-comm"), "init");
+	ck_assert_str_eq(ann(p1, "x-ppid"), "0");
+	ck_assert_str_eq(ann(p1, "x-threads"), "1");
+	ck_assert_str_eq(ann(p1, "x-cpu"), "-");
+	ck_assert_str_eq(ann(p50, "x-ppid"), "1");
+	ck_assert_str_eq(ann(p50, "x-threads"), "2");
+	ck_assert_str_eq(ann(p50, "x-cpu"), "cpu0");       /* its second thread runs on cpu0 */
+	walks_to(p1, LU_USER_VA + 5, LU_USER_PA(1) + 5);
+	walks_to(p50, LU_USER_VA, LU_USER_PA(50));
+}
+
+START_TEST(route_kallsyms_note)
+{
+	struct guest g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true}, true);
+	const struct pt_context *p1;
+
+	has_processes(g.c);
+	p1 = pt_capture_context_find(g.c, "pid1");
+	ck_assert_ptr_nonnull(strstr(ann(p1, "x-route"), "kallsyms from VMCOREINFO (the dump's VMCOREINFO note)"));
+	ck_assert_ptr_nonnull(strstr(ann(p1, "x-btf"), "at __start_BTF"));
+	ck_assert_str_eq(ann(p1, "x-pti"), "no");
+	ck_assert_uint_eq(p1->root_addr, 0x100000);
+	unload(&g);
+}
+END_TEST
+
+START_TEST(route_kallsyms_ram)
+{
+	struct guest g = load(&(struct lu_opts){.ram_vi = true, .kallsyms = true}, true);
+
+	has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(ann(pt_capture_context_find(g.c, "pid50"), "x-route"),
+				     "VMCOREINFO found in RAM at 0x600000"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(route_gs_base)
+{
+	/* no VMCOREINFO at all: the QEMU note's GS base and BTF's per-CPU current_task */
+	struct guest g = load(&(struct lu_opts){.gs = true, .btf_copy = true, .split_btf = true}, true);
+	const struct pt_context *p50;
+
+	has_processes(g.c);
+	p50 = pt_capture_context_find(g.c, "pid50");
+	ck_assert_ptr_nonnull(strstr(ann(p50, "x-route"), "per-CPU current task of cpu0"));
+	/* the scan: the copy lower in RAM is the first of the two identical ones */
+	ck_assert_ptr_nonnull(strstr(ann(p50, "x-btf"), "found at physical 0x280000"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(route_kernel_gs_base)
+{
+	/* a vCPU stopped in user mode: its GS base is the user's, the kernel's is KernelGSBase */
+	struct guest g = load(&(struct lu_opts){.gs = true, .user_mode = true}, true);
+
+	has_processes(g.c);
+	unload(&g);
+	/* without KernelGSBase in the note (an older QEMU's 432 bytes), no route: one warning */
+	g = load(&(struct lu_opts){.gs = false, .user_mode = true}, true);
+	ck_assert(warned(g.c, "no vCPU's per-CPU current task is readable"));
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(pti_user_copy)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .pti = true}, true);
+	const struct pt_context *p50 = pt_capture_context_find(g.c, "pid50");
+	const struct pt_context *p1 = pt_capture_context_find(g.c, "pid1");
+
+	has_processes(g.c);
+	ck_assert_uint_eq(p50->root_addr, 0x102000 + 0x1000);
+	ck_assert_ptr_nonnull(strstr(ann(p50, "x-pti"), "yes"));
+	ck_assert_str_eq(ann(p1, "x-pti"), "no");       /* 8 KiB aligned, but no user copy after it */
+	unload(&g);
+}
+END_TEST
+
+START_TEST(missing_parts)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .no_btf = true, .note_vi = true, .kallsyms = true},
+			      true);
+	size_t n = pt_capture_context_count(g.c);
+
+	/* as today: cpu0 and kernel, and one line saying what was missing */
+	ck_assert_uint_eq(n, 2);
+	ck_assert(warned(g.c, "linux: no kernel BTF in memory"));
+	ck_assert(warned(g.c, "CONFIG_DEBUG_INFO_BTF"));
+	unload(&g);
+	g = load(&(struct lu_opts){0}, true);
+	ck_assert_uint_eq(pt_capture_context_count(g.c), 1);
+	ck_assert(warned(g.c, "linux: no route to the task list: no VMCOREINFO"));
+	ck_assert(warned(g.c, "-device vmcoreinfo"));
+	unload(&g);
+	/* without the step: no pidN, no warning from it (the old behaviour) */
+	g = load(&(struct lu_opts){.gs = true}, false);
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert(!warned(g.c, "linux:"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(hostile_lists)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .hostile = LU_LOOP}, true);
+
+	/* 50 -> 1 -> 2 -> 50 ... never back at the leader of cpu0's task?  It is: a ring from 50 */
+	ck_assert_ptr_nonnull(pt_capture_context_find(g.c, "pid50"));
+	unload(&g);
+	g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .hostile = LU_LOOP}, true);
+	ck_assert(warned(g.c, "the task list loops back to"));
+	ck_assert_ptr_nonnull(pt_capture_context_find(g.c, "pid1"));
+	ck_assert_ptr_nonnull(pt_capture_context_find(g.c, "pid50"));
+	unload(&g);
+	g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .hostile = LU_OUTSIDE}, true);
+	ck_assert(warned(g.c, "is not mapped or not captured"));
+	ck_assert_ptr_nonnull(pt_capture_context_find(g.c, "pid1"));
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid50"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(tasks_table)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .hostile = LU_COMM}, true);
+	const char *comm = ann(pt_capture_context_find(g.c, "pid50"), "x-comm");
+	struct pt_buf b;
+
+	/* control bytes never reach a terminal */
+	for (const char *p = comm; *p; p++)
+		ck_assert_msg((unsigned char)*p >= 0x20 && *p != 0x7f, "comm %s", comm);
+	pt_buf_init(&b);
+	ck_assert(pt_linux_tasks(g.c, false, &b, NULL));
+	ck_assert_ptr_nonnull(strstr(b.data, "    PID    PPID COMM"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\n     50       1 "));
+	ck_assert_ptr_nonnull(strstr(b.data, "cpu0 0x102000"));
+	ck_assert_ptr_nonnull(strstr(b.data, "      1       0 init                   1    - 0x100000           1\n"));
+	pt_buf_reset(&b);
+	ck_assert(pt_linux_tasks(g.c, true, &b, NULL));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"pid\": 50"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu\": \"cpu0\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"pages\": 1"));
+	pt_buf_free(&b);
+	unload(&g);
+}
+END_TEST
+
+static bool listed(void *ud, const char *name, const struct pt_tnode *child, uint64_t next)
+{
+	struct pt_buf *b = ud;
+
+	(void)child;
+	(void)next;
+	pt_buf_printf(b, "%s\n", name);
+	return true;
+}
+
+/* mnt/tasks: the same table, a file of the root, only where there are processes */
+START_TEST(tree_tasks_file)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true}, true);
+	struct pt_tree *tree;
+	struct pt_tnode root, n, up;
+	struct pt_buf names, text, want;
+
+	pt_buf_init(&names);
+	pt_buf_init(&text);
+	pt_buf_init(&want);
+	ck_assert_int_eq(pt_tree_new(g.c, false, &tree), PT_OK);
+	pt_tree_root(&root);
+	ck_assert_int_eq(pt_tree_list(tree, &root, 0, listed, &names, NULL), PT_OK);
+	ck_assert_ptr_nonnull(strstr(names.data, "\npa\ntasks\n"));
+	ck_assert_msg(strstr(names.data, "\npid1\npid50\n") != NULL, "root: %s", names.data);
+	ck_assert_int_eq(pt_tree_lookup(tree, &root, "tasks", &n), PT_OK);
+	ck_assert_int_eq(n.type, PT_TN_TASKS);
+	ck_assert_int_eq(pt_tree_kind(&n), PT_TK_FILE);
+	ck_assert_int_eq(pt_tree_parent(tree, &n, &up), PT_OK);
+	ck_assert_int_eq(up.type, PT_TN_ROOT);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &text, NULL), PT_OK);
+	ck_assert(pt_linux_tasks(g.c, false, &want, NULL));
+	ck_assert_str_eq(text.data, want.data);
+	pt_tree_free(tree);
+	unload(&g);
+	/* no processes: no tasks file */
+	g = load(&(struct lu_opts){.gs = true}, false);
+	ck_assert_int_eq(pt_tree_new(g.c, false, &tree), PT_OK);
+	ck_assert_int_eq(pt_tree_lookup(tree, &root, "tasks", &n), PT_E_NOTFOUND);
+	pt_buf_reset(&names);
+	ck_assert_int_eq(pt_tree_list(tree, &root, 0, listed, &names, NULL), PT_OK);
+	ck_assert_ptr_null(strstr(names.data, "tasks"));
+	pt_tree_free(tree);
+	unload(&g);
+	pt_buf_free(&names);
+	pt_buf_free(&text);
+	pt_buf_free(&want);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("linux");
+	TCase *t = tcase_create("btf");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, btf_offsets);
+	tcase_add_test(t, btf_header);
+	tcase_add_test(t, btf_parse_hostile);
+	tcase_add_test(t, btf_scan_choice);
+	suite_add_tcase(s, t);
+	t = tcase_create("tasks");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, route_kallsyms_note);
+	tcase_add_test(t, route_kallsyms_ram);
+	tcase_add_test(t, route_gs_base);
+	tcase_add_test(t, route_kernel_gs_base);
+	tcase_add_test(t, pti_user_copy);
+	tcase_add_test(t, missing_parts);
+	tcase_add_test(t, hostile_lists);
+	tcase_add_test(t, tasks_table);
+	tcase_add_test(t, tree_tasks_file);
+	suite_add_tcase(s, t);
+	return tu_run(s);
+}

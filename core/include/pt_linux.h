@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_linux.h — a Linux guest's processes by name (docs/design.md §3.4): the
+ * step after the load that makes every user address space a context
+ * pidN, and the ps-like table of them (ptfs-tool tasks, mnt/tasks).
+ */
+#ifndef PT_LINUX_H
+#define PT_LINUX_H
+
+/* The include rule (HACKING.md, "Layers"): the linux layer's, never included below it. */
+#if defined(PT_LAYER_UTIL) || defined(PT_LAYER_FORMATS) || defined(PT_LAYER_LOAD) || defined(PT_LAYER_SOURCES) || defined(PT_LAYER_WALK)
+#error "pt_linux.h belongs to core/linux: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
+#include <stdbool.h>
+
+#include "pt_buf.h"
+#include "pt_capture.h"
+#include "pt_error.h"
+
+struct pt_readctl;
+
+/*
+ * pt_load_opts.after_load: when CAP is a dump of an x86-64 Linux guest,
+ * finds its BTF, its task list (kallsyms through VMCOREINFO, or the
+ * per-CPU current task of the vCPU notes) and adds a context pidN per user
+ * address space.  Where something is missing, one warning says what and
+ * what would supply it, and the capture stays as it was.  PT_E_NOMEM only.
+ */
+pt_err pt_linux_expand(struct pt_capture *cap);
+
+/*
+ * The processes of CAP as a table (PID PPID COMM THREADS CPU ROOT PAGES,
+ * one line each, by pid), or as JSON when JSON: PAGES counts the pages of
+ * each context's user half (RC bounds the work, may be NULL).  False when
+ * the capture has no pidN context.  pt_linux_has_tasks(): whether it has
+ * one (the mount's `tasks` file is there).
+ */
+bool pt_linux_has_tasks(const struct pt_capture *cap);
+bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc);
+
+#endif

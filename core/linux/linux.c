@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * linux.c — the step after the load (docs/design.md §3.4, §6): a Linux
+ * dump's processes as contexts pidN.  The routes to the task list, in
+ * order: (a) kallsyms through VMCOREINFO (a note, or its page found in
+ * RAM) gives init_task and __per_cpu_offset; (b) each vCPU's per-CPU base
+ * (the QEMU note's GS base at CPL 0, KernelGSBase at CPL 3: entry_64.S
+ * swapgs) and the per-CPU current_task give the running tasks, whose
+ * group leader is on the list.  Without BTF or either route the capture
+ * stays as it was, with one warning saying what was missing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "linux_int.h"
+#include "pt_extend.h"
+#include "pt_linux.h"
+#include "pt_walk.h"
+
+/* The kernel's tables: [cpu kernel] (VMCOREINFO), else the first vCPU's. */
+static const struct pt_context *kernel_ctx(const struct pt_capture *cap)
+{
+	const struct pt_context *c = pt_capture_context_find(cap, "kernel");
+
+	for (size_t i = 0; !c && i < pt_capture_context_count(cap); i++) {
+		const struct pt_context *x = pt_capture_context(cap, i);
+
+		if (!strncmp(x->name, "cpu", 3) && !strcmp(x->fmt->name, "x86-64"))
+			c = x;
+	}
+	return c && !strcmp(c->fmt->name, "x86-64") ? c : NULL;
+}
+
+static size_t sysmem_ranges(const struct pt_capture *cap, unsigned space, struct pt_pa_range **out)
+{
+	size_t n = 0, nr = pt_capture_region_count(cap);
+	struct pt_pa_range *r = calloc(nr ? nr : 1, sizeof *r);
+
+	for (size_t i = 0; r && i < nr; i++) {
+		const struct pt_region_info *ri = pt_capture_region(cap, i);
+
+		if (ri->space == space && ri->size) {
+			r[n].base = ri->base;
+			r[n++].size = ri->size;
+		}
+	}
+	*out = r;
+	return r ? n : 0;
+}
+
+struct state {
+	struct pt_capture *cap;
+	const struct pt_kernel_facts *kf;
+	struct pt_kmem k;
+	const char *vi;
+	size_t vilen;
+	char *vi_owned;
+	char vi_where[96];
+	uint64_t sym[PT_KS__COUNT];
+	bool have_syms;
+	char ks_why[256];
+	struct pt_btf btf;
+	char btf_where[96];
+	struct pt_task_off off;
+	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
+	char route[160];
+	unsigned la57;
+};
+
+/* The BTF at __start_BTF..__stop_BTF when kallsyms gave them (no scan), else the scan's. */
+static pt_err find_btf(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
+{
+	uint64_t a = s->sym[PT_KS_START_BTF], b = s->sym[PT_KS_STOP_BTF];
+	pt_err rc;
+
+	if (a && b > a && b - a <= PT_BTF_MAX_SIZE) {
+		void *blob = malloc(b - a);
+
+		if (!blob)
+			return PT_E_NOMEM;
+		if (pt_kmem_read(&s->k, a, blob, b - a) && (s->btf.btf = pt_btf_parse(blob, b - a))) {
+			s->btf.size = b - a;
+			snprintf(s->btf_where, sizeof s->btf_where, "at __start_BTF 0x%" PRIx64 ", %" PRIu64
+				 " bytes", a, b - a);
+		}
+		free(blob);
+		if (s->btf.btf)
+			return PT_OK;
+	}
+	rc = pt_btf_scan(s->k.ctx->mem, space, r, nr, &s->btf);
+	if (!rc && s->btf.btf)
+		snprintf(s->btf_where, sizeof s->btf_where, "found at physical 0x%" PRIx64 ", %" PRIu64
+			 " bytes (%u of %u header hits valid)", s->btf.pa, s->btf.size, s->btf.valid, s->btf.hits);
+	return rc;
+}
+
+/* The per-CPU base of vCPU I: __per_cpu_offset[i] (route a), or its GS base (route b). */
+static bool cpu_base(struct state *s, size_t i, uint64_t *base)
+{
+	const struct pt_kernel_cpu *c = s->kf && i < s->kf->ncpu ? &s->kf->cpu[i] : NULL;
+
+	if (s->sym[PT_KS_PER_CPU_OFFSET] && pt_kmem_u64(&s->k, s->sym[PT_KS_PER_CPU_OFFSET] + 8 * i, base))
+		return true;
+	if (!c || !c->has_gs)
+		return false;
+	/* at CPL 3 the kernel's base waits in KernelGSBase until swapgs (arch/x86/entry/entry_64.S) */
+	*base = (c->cs & 3) ? c->kernel_gs_base : c->gs_base;
+	return (c->cs & 3) ? c->has_kgs && *base >> 63 : *base >> 63;
+}
+
+static bool current_of(struct state *s, size_t i, uint64_t *task)
+{
+	uint64_t base;
+
+	return s->cur_off >= 0 && cpu_base(s, i, &base) && pt_kmem_u64(&s->k, base + (uint64_t)s->cur_off, task) &&
+	       *task >> 63;
+}
+
+/* Where the walk starts: init_task (route a), or a running task's group leader (route b). */
+static bool start_task(struct state *s, uint64_t *start)
+{
+	size_t ncpu = s->kf ? s->kf->ncpu : 0;
+
+	if (s->sym[PT_KS_INIT_TASK]) {
+		*start = s->sym[PT_KS_INIT_TASK];
+		snprintf(s->route, sizeof s->route, "kallsyms from VMCOREINFO (%s): init_task 0x%" PRIx64,
+			 s->vi_where, *start);
+		return true;
+	}
+	for (size_t i = 0; i < ncpu; i++) {
+		uint64_t t, leader;
+
+		if (!current_of(s, i, &t) || !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
+			continue;
+		*start = leader;
+		snprintf(s->route, sizeof s->route, "the per-CPU current task of cpu%zu (GS base of its QEMU "
+			 "note): 0x%" PRIx64, i, t);
+		return true;
+	}
+	return false;
+}
+
+static void set_cur_off(struct state *s)
+{
+	int64_t hot = pt_btf_percpu(s->btf.btf, "pcpu_hot");
+
+	s->cur_off = pt_btf_percpu(s->btf.btf, "current_task");
+	/* 6.2-6.14: struct pcpu_hot holds it (arch/x86/include/asm/current.h) */
+	if (s->cur_off < 0 && hot >= 0 && pt_btf_member(s->btf.btf, "pcpu_hot", "current_task") >= 0)
+		s->cur_off = hot + pt_btf_member(s->btf.btf, "pcpu_hot", "current_task");
+	if (s->cur_off < 0 && s->sym[PT_KS_CURRENT_TASK] && s->sym[PT_KS_CURRENT_TASK] < (1u << 30))
+		s->cur_off = (int64_t)s->sym[PT_KS_CURRENT_TASK];
+}
+
+/* Fills each task's vCPU from the CPUs' current tasks (a thread's counts for its leader). */
+static void mark_cpus(struct state *s, struct pt_tasks *tl)
+{
+	size_t ncpu = s->kf ? s->kf->ncpu : 0;
+
+	for (size_t i = 0; i < ncpu; i++) {
+		uint64_t t;
+		uint8_t b[4];
+		uint32_t tgid;
+
+		if (!current_of(s, i, &t) || !pt_kmem_read(&s->k, t + (uint64_t)s->off.tgid, b, 4))
+			continue;
+		tgid = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		for (size_t j = 0; j < tl->n; j++)
+			if (tl->t[j].tgid == tgid && tl->t[j].cpu < 0 && tgid)
+				tl->t[j].cpu = (int)i;
+	}
+}
+
+#define NANN 12
+
+static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
+{
+	struct pt_ctx_def *d = calloc(tl->n ? tl->n : 1, sizeof *d);
+	char (*txt)[NANN][96] = calloc(tl->n ? tl->n : 1, sizeof *txt);
+	char (*names)[24] = calloc(tl->n ? tl->n : 1, sizeof *names);
+	char (*cr3)[24] = calloc(tl->n ? tl->n : 1, sizeof *cr3);
+	struct pt_kv (*ann)[NANN] = calloc(tl->n ? tl->n : 1, sizeof *ann);
+	size_t n = 0, kthreads = 0, unreadable = 0;
+	pt_err rc = PT_OK;
+
+	if (!d || !txt || !names || !cr3 || !ann)
+		rc = PT_E_NOMEM;
+	for (size_t i = 0; !rc && i < tl->n; i++) {
+		struct pt_task *t = &tl->t[i];
+		static const char *const keys[NANN] = {"x-pid", "x-tgid", "x-comm", "x-threads", "x-ppid",
+			"x-state", "x-mm", "x-pgd", "x-cpu", "x-pti", "x-route", "x-btf"};
+		char comm[80];
+		bool dup = false;
+
+		rc = pt_task_pgd(&s->k, &s->off, t);
+		if (rc == PT_E_VALUE) {
+			kthreads++;
+			rc = PT_OK;
+			continue;
+		}
+		if (rc) {
+			unreadable++;
+			rc = PT_OK;
+			continue;
+		}
+		/* one context per address space: a CLONE_VM child without CLONE_THREAD shares its mm */
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = tl->t[j].mm == t->mm && tl->t[j].pgd_pa == t->pgd_pa && tl->t[j].pgd;
+		if (dup)
+			continue;
+		pt_text_escape(comm, sizeof comm, t->comm);
+		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
+		snprintf(cr3[n], sizeof cr3[n], "0x%" PRIx64, t->pgd_pa + (t->pti ? 0x1000 : 0));
+		snprintf(txt[n][0], 96, "%" PRIu32, t->pid);
+		snprintf(txt[n][1], 96, "%" PRIu32, t->tgid);
+		snprintf(txt[n][2], 96, "%s", comm);
+		snprintf(txt[n][3], 96, "%u", t->threads);
+		snprintf(txt[n][4], 96, "%" PRIu32, t->ppid);
+		snprintf(txt[n][5], 96, "0x%" PRIx32, t->state);
+		snprintf(txt[n][6], 96, "0x%" PRIx64, t->mm);
+		snprintf(txt[n][7], 96, "0x%" PRIx64 " (physical 0x%" PRIx64 ")", t->pgd, t->pgd_pa);
+		if (t->cpu >= 0)
+			snprintf(txt[n][8], 96, "cpu%d", t->cpu);
+		else
+			snprintf(txt[n][8], 96, "-");
+		snprintf(txt[n][9], 96, "%s", t->pti ? "yes: the user copy at pgd + 4 KiB is the root" : "no");
+		snprintf(txt[n][10], 96, "%.95s", s->route);
+		snprintf(txt[n][11], 96, "%.95s", s->btf_where);
+		for (unsigned k = 0; k < NANN; k++) {
+			ann[n][k].key = keys[k];
+			ann[n][k].value = txt[n][k];
+		}
+		d[n].format = "x86-64";
+		d[n].name = names[n];
+		d[n].key[0] = "cr3";
+		d[n].val[0] = cr3[n];
+		d[n].key[1] = "la57";
+		d[n].val[1] = s->la57 ? "1" : "0";
+		d[n].nkeys = 2;
+		d[n].ann = ann[n];
+		d[n].nann = NANN;
+		n++;
+	}
+	if (!rc)
+		rc = pt_capture_add_contexts(s->cap, d, n);
+	if (!rc && unreadable)
+		pt_capture_add_warning(s->cap, "linux: %zu processes whose mm->pgd is not mapped or not captured: "
+				       "no context", unreadable);
+	(void)kthreads;
+	free(d);
+	free(txt);
+	free(names);
+	free(cr3);
+	free(ann);
+	return rc;
+}
+
+/* 5 levels when the kernel's context has them (its per-context format copy, fmt_x86_64.c). */
+static unsigned ctx_levels(const struct pt_context *c)
+{
+	unsigned n = 0;
+
+	while (c->fmt->levels[n].name)
+		n++;
+	return n;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct pt_task *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
+{
+	struct pt_tasks tl;
+	char missing[96];
+	uint64_t start;
+	pt_err rc;
+
+	if (s->vi) {
+		s->have_syms = pt_ksyms_decode(&s->k, s->vi, s->vilen, s->sym, &(unsigned){0}, s->ks_why,
+					       sizeof s->ks_why);
+		if (!s->have_syms)
+			memset(s->sym, 0, sizeof s->sym);
+	}
+	rc = find_btf(s, r, nr, space);
+	if (rc)
+		return rc;
+	if (!s->btf.btf) {
+		pt_capture_add_warning(s->cap, "linux: no kernel BTF in memory (%u header hits, %u valid): no "
+				       "pidN contexts (a kernel built with CONFIG_DEBUG_INFO_BTF supplies it)",
+				       s->btf.hits, s->btf.valid);
+		return PT_OK;
+	}
+	if (!pt_task_offsets(s->btf.btf, &s->off, missing, sizeof missing)) {
+		pt_capture_add_warning(s->cap, "linux: the kernel's BTF has no %s: no pidN contexts", missing);
+		return PT_OK;
+	}
+	set_cur_off(s);
+	if (!start_task(s, &start)) {
+		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s: no pidN contexts "
+				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, or a QEMU ELF dump's CPU "
+				       "notes, supply one)", s->vi ? "kallsyms: " : "no VMCOREINFO",
+				       s->vi ? s->ks_why : "", s->kf && s->kf->ncpu ? "no vCPU's per-CPU current "
+				       "task is readable" : "no vCPU registers");
+		return PT_OK;
+	}
+	rc = pt_task_list(&s->k, &s->off, start, &tl);
+	if (!rc && tl.problem[0])
+		pt_capture_add_warning(s->cap, "linux: %s: the walk stopped there (%zu tasks kept)", tl.problem,
+				       tl.n);
+	if (!rc) {
+		/* contexts in pid order, whatever task the walk started at (route b: a running one) */
+		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
+		mark_cpus(s, &tl);
+		rc = add_contexts(s, &tl);
+	}
+	pt_tasks_free(&tl);
+	return rc;
+}
+
+pt_err pt_linux_expand(struct pt_capture *cap)
+{
+	struct state s = {.cap = cap, .cur_off = -1};
+	const struct pt_context *kc;
+	struct pt_pa_range *r;
+	size_t nr;
+	int space;
+	pt_err rc;
+
+	s.kf = pt_capture_kernel_facts(cap);
+	kc = kernel_ctx(cap);
+	/* only a dump of an x86-64 guest (its source noted the kernel's facts) */
+	if (!s.kf || !kc || (space = pt_capture_space_find(cap, "sysmem")) < 0)
+		return PT_OK;
+	pt_kmem_init(&s.k, kc);
+	s.la57 = ctx_levels(kc) == 5;
+	nr = sysmem_ranges(cap, (unsigned)space, &r);
+	if (!r)
+		return PT_E_NOMEM;
+	if (s.kf->vmcoreinfo) {
+		s.vi = s.kf->vmcoreinfo;
+		s.vilen = s.kf->vmcoreinfo_len;
+		/* the same words for an ELF core and a kdump file of one guest (their trees compare equal) */
+		snprintf(s.vi_where, sizeof s.vi_where, "the dump's VMCOREINFO note");
+	} else {
+		uint64_t pa;
+
+		if (pt_vi_find_ram(kc->mem, (unsigned)space, r, nr, &s.vi_owned, &s.vilen, &pa)) {
+			s.vi = s.vi_owned;
+			snprintf(s.vi_where, sizeof s.vi_where, "VMCOREINFO found in RAM at 0x%" PRIx64, pa);
+		}
+	}
+	rc = expand(&s, r, nr, (unsigned)space);
+	pt_btf_free(&s.btf);
+	free(s.vi_owned);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasks.c — the task list and a context per user address space
+ * (docs/design.md §3.4).
+ *
+ * init_task.tasks links the thread-group leaders (kernel/fork.c
+ * copy_process() adds p->tasks only if thread_group_leader(p)); a leader's
+ * threads hang off signal->thread_head through task.thread_node.  Kernel
+ * threads have no mm (PF_KTHREAD, include/linux/sched.h) and are no
+ * context.  A process's PGD is mm->pgd, a direct-map VA; with PTI the
+ * user copy is the next 4 KiB page (arch/x86/include/asm/pgtable.h
+ * kernel_to_user_pgdp(): PTI_PGTABLE_SWITCH_BIT is PAGE_SHIFT), and it is
+ * the one the CPU walks in user mode.  Every offset comes from the dump's
+ * BTF; every list is bounded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linux_int.h"
+#include "pt_linux.h"
+#include "pt_vec.h"
+#include "pt_walk.h"
+
+/* PF_KTHREAD (include/linux/sched.h) */
+#define PF_KTHREAD 0x00200000u
+
+bool pt_task_offsets(const struct btf *btf, struct pt_task_off *o, char *missing, size_t mlen)
+{
+	static const struct {
+		const char *st, *m;
+		size_t at;
+	} f[] = {
+		{"task_struct", "flags", offsetof(struct pt_task_off, flags)},
+		{"task_struct", "tasks", offsetof(struct pt_task_off, tasks)},
+		{"task_struct", "mm", offsetof(struct pt_task_off, mm)},
+		{"task_struct", "pid", offsetof(struct pt_task_off, pid)},
+		{"task_struct", "tgid", offsetof(struct pt_task_off, tgid)},
+		{"task_struct", "group_leader", offsetof(struct pt_task_off, group_leader)},
+		{"task_struct", "real_parent", offsetof(struct pt_task_off, real_parent)},
+		{"task_struct", "comm", offsetof(struct pt_task_off, comm)},
+		{"task_struct", "signal", offsetof(struct pt_task_off, signal)},
+		{"mm_struct", "pgd", offsetof(struct pt_task_off, pgd)},
+	};
+
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		int64_t v = pt_btf_member(btf, f[i].st, f[i].m);
+
+		if (v < 0) {
+			snprintf(missing, mlen, "%s.%s", f[i].st, f[i].m);
+			return false;
+		}
+		*(int64_t *)((char *)o + f[i].at) = v;
+	}
+	/* __state since 5.14 (commit 2f064a59a11f "sched: Change task_struct::state") */
+	o->state = pt_btf_member(btf, "task_struct", "__state");
+	if (o->state < 0)
+		o->state = pt_btf_member(btf, "task_struct", "state");
+	/* the thread list: signal->thread_head/thread_node since 3.14; -1: threads not counted */
+	o->thread_node = pt_btf_member(btf, "task_struct", "thread_node");
+	o->thread_head = pt_btf_member(btf, "signal_struct", "thread_head");
+	return true;
+}
+
+/* An open-addressed set of task addresses: a cycle that skips the start is still found. */
+struct seen {
+	uint64_t *v;
+	size_t cap, n;
+};
+
+static int seen_add(struct seen *s, uint64_t a)
+{
+	size_t h;
+
+	if (s->n * 2 >= s->cap) {
+		struct seen t = {calloc(s->cap ? s->cap * 2 : 1024, sizeof *t.v), s->cap ? s->cap * 2 : 1024, 0};
+
+		if (!t.v)
+			return -1;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				seen_add(&t, s->v[i]);
+		free(s->v);
+		*s = t;
+	}
+	for (h = (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull) & (s->cap - 1); s->v[h]; h = (h + 1) & (s->cap - 1))
+		if (s->v[h] == a)
+			return 0;
+	s->v[h] = a;
+	s->n++;
+	return 1;
+}
+
+static bool rd32(struct pt_kmem *k, uint64_t va, uint32_t *v)
+{
+	uint8_t b[4];
+
+	if (!pt_kmem_read(k, va, b, 4))
+		return false;
+	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return true;
+}
+
+/* Threads of leader T: signal->thread_head's list, bounded; 0 when it cannot be read. */
+static unsigned count_threads(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, uint64_t sig)
+{
+	uint64_t head, p;
+	unsigned n = 0;
+
+	if (o->thread_head < 0 || o->thread_node < 0 || !sig)
+		return 0;
+	head = sig + (uint64_t)o->thread_head;
+	if (!pt_kmem_u64(k, head, &p))
+		return 0;
+	(void)t;
+	while (p != head && n < PT_TASKS_MAX) {
+		n++;
+		if (!pt_kmem_u64(k, p, &p))
+			return 0;
+	}
+	return n < PT_TASKS_MAX ? n : 0;
+}
+
+/* The fields of the task at T into OUT. */
+static bool read_task(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, struct pt_task *out)
+{
+	uint64_t parent = 0, sig = 0;
+	uint32_t st = 0;
+
+	memset(out, 0, sizeof *out);
+	out->addr = t;
+	if (!rd32(k, t + (uint64_t)o->pid, &out->pid) || !rd32(k, t + (uint64_t)o->tgid, &out->tgid) ||
+	    !rd32(k, t + (uint64_t)o->flags, &out->flags) || !pt_kmem_u64(k, t + (uint64_t)o->mm, &out->mm) ||
+	    !pt_kmem_read(k, t + (uint64_t)o->comm, out->comm, 16))
+		return false;
+	out->comm[16] = 0;
+	if (o->state >= 0 && rd32(k, t + (uint64_t)o->state, &st))
+		out->state = st;
+	if (pt_kmem_u64(k, t + (uint64_t)o->real_parent, &parent) && parent)
+		rd32(k, parent + (uint64_t)o->tgid, &out->ppid);
+	if (pt_kmem_u64(k, t + (uint64_t)o->signal, &sig))
+		out->threads = count_threads(k, o, t, sig);
+	out->cpu = -1;
+	return true;
+}
+
+pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t start, struct pt_tasks *out)
+{
+	struct seen seen = {0};
+	uint64_t t = start, next;
+	pt_err rc = PT_OK;
+
+	memset(out, 0, sizeof *out);
+	for (;;) {
+		struct pt_task *nt;
+		int s = seen_add(&seen, t);
+
+		if (s < 0) {
+			rc = PT_E_NOMEM;
+			break;
+		}
+		if (!s) {
+			snprintf(out->problem, sizeof out->problem, "the task list loops back to 0x%" PRIx64
+				 " without passing its start again", t);
+			break;
+		}
+		if (out->n == PT_TASKS_MAX) {
+			snprintf(out->problem, sizeof out->problem, "more than %u tasks on the task list", PT_TASKS_MAX);
+			break;
+		}
+		if (!pt_vec_reserve(&out->t, &out->cap, out->n + 1, sizeof *out->t)) {
+			rc = PT_E_NOMEM;
+			break;
+		}
+		nt = &out->t[out->n];
+		if (!read_task(k, o, t, nt)) {
+			snprintf(out->problem, sizeof out->problem, "the task at 0x%" PRIx64 " is not mapped or "
+				 "not captured", t);
+			break;
+		}
+		out->n++;
+		/* tasks.next points at the next leader's tasks member (include/linux/list.h) */
+		if (!pt_kmem_u64(k, t + (uint64_t)o->tasks, &next)) {
+			snprintf(out->problem, sizeof out->problem, "the task list's pointer at 0x%" PRIx64
+				 " is not mapped or not captured", t + (uint64_t)o->tasks);
+			break;
+		}
+		t = next - (uint64_t)o->tasks;
+		if (t == start)
+			break;
+	}
+	free(seen.v);
+	return rc;
+}
+
+void pt_tasks_free(struct pt_tasks *t)
+{
+	free(t->t);
+	memset(t, 0, sizeof *t);
+}
+
+/*
+ * Whether the page after the PGD at PA is its PTI user copy: every present
+ * entry of the user half (0..255) of the user copy has the same frame as
+ * the kernel copy's, and one at least is present (__pti_set_user_pgtbl()
+ * writes both; without PTI that page is anything).
+ */
+static bool pti_copy(const struct pt_mem *mem, unsigned space, uint64_t pa)
+{
+	uint64_t kc[256], uc[256];
+	unsigned same = 0;
+
+	if (pa & 0x1fff || !pt_mem_read(mem, space, pa, kc, sizeof kc) ||
+	    !pt_mem_read(mem, space, pa + 0x1000, uc, sizeof uc))
+		return false;
+	for (unsigned i = 0; i < 256; i++) {
+		const uint64_t fr = 0x000ffffffffff000ull;
+
+		if (!(uc[i] & 1))
+			continue;
+		if (!(kc[i] & 1) || (kc[i] & fr) != (uc[i] & fr))
+			return false;
+		same++;
+	}
+	return same > 0;
+}
+
+pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_task *t)
+{
+	unsigned sp;
+
+	if (!t->mm || t->flags & PF_KTHREAD)
+		return PT_E_VALUE;
+	if (!pt_kmem_u64(k, t->mm + (uint64_t)o->pgd, &t->pgd) || !pt_kmem_pa(k, t->pgd, &t->pgd_pa, &sp) ||
+	    t->pgd_pa & 0xfff)
+		return PT_E_CAPTURE;
+	t->space = sp;
+	t->pti = pti_copy(k->ctx->mem, sp, t->pgd_pa);
+	return PT_OK;
+}
+
+/* ---- the ps-like table (ptfs-tool tasks, mnt/tasks) ---- */
+
+static const char *ann(const struct pt_context *c, const char *key)
+{
+	for (size_t i = 0; i < c->nannotations; i++)
+		if (!strcmp(c->annotations[i].key, key))
+			return c->annotations[i].value;
+	return NULL;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	unsigned long x = strtoul(ann(*(const struct pt_context *const *)a, "x-pid"), NULL, 10);
+	unsigned long y = strtoul(ann(*(const struct pt_context *const *)b, "x-pid"), NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Pages of CTX's user half (x86-64: below the canonical hole; la57: 2^56). */
+static uint64_t user_pages(const struct pt_context *ctx, struct pt_readctl *rc)
+{
+	struct pt_page_iter *it = malloc(sizeof *it);
+	uint64_t lim = ctx->fmt->va_bits >= 57 ? 1ull << 56 : 1ull << 47, n = 0;
+	struct pt_page pg;
+
+	if (!it)
+		return 0;
+	pt_pages_init(it, ctx, 0, rc);
+	it->flags = PT_DECODE_SUMMARY;
+	while (pt_pages_next(it, &pg) && pg.va < lim)
+		n++;
+	free(it);
+	return n;
+}
+
+bool pt_linux_has_tasks(const struct pt_capture *cap)
+{
+	/* the step after the load appends them: the last context is one if any is */
+	size_t n = pt_capture_context_count(cap);
+
+	return n && ann(pt_capture_context(cap, n - 1), "x-pid");
+}
+
+bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc)
+{
+	size_t n = 0, nc = pt_capture_context_count(cap);
+	const struct pt_context **c = calloc(nc ? nc : 1, sizeof *c);
+	struct pt_jarr arr = {0};
+
+	if (!c)
+		return false;
+	for (size_t i = 0; i < nc; i++)
+		if (ann(pt_capture_context(cap, i), "x-pid"))
+			c[n++] = pt_capture_context(cap, i);
+	qsort(c, n, sizeof *c, cmp_pid);
+	if (!json && n)
+		pt_buf_printf(out, "%7s %7s %-16s %7s %4s %-18s %s\n", "PID", "PPID", "COMM", "THREADS", "CPU",
+			      "ROOT", "PAGES");
+	for (size_t i = 0; i < n; i++) {
+		const char *cpu = ann(c[i], "x-cpu");
+		uint64_t pages = user_pages(c[i], rc);
+
+		if (json) {
+			struct pt_jobj o = {0};
+
+			pt_jobj_u(&o, "pid", strtoull(ann(c[i], "x-pid"), NULL, 10));
+			pt_jobj_u(&o, "ppid", strtoull(ann(c[i], "x-ppid"), NULL, 10));
+			pt_jobj_str(&o, "comm", ann(c[i], "x-comm"));
+			pt_jobj_u(&o, "threads", strtoull(ann(c[i], "x-threads"), NULL, 10));
+			pt_jobj_str(&o, "cpu", cpu && strcmp(cpu, "-") ? cpu : NULL);
+			pt_jobj_hex(&o, "root", c[i]->root_addr);
+			pt_jobj_u(&o, "pages", pages);
+			pt_jobj_str(&o, "context", c[i]->name);
+			pt_jarr_obj(&arr, &o);
+		} else {
+			pt_buf_printf(out, "%7s %7s %-16s %7s %4s 0x%-16" PRIx64 " %" PRIu64 "\n", ann(c[i], "x-pid"),
+				      ann(c[i], "x-ppid"), ann(c[i], "x-comm"), ann(c[i], "x-threads"),
+				      cpu ? cpu : "-", c[i]->root_addr, pages);
+		}
+	}
+	if (json) {
+		pt_buf_put(out, "[", 1);
+		if (arr.b.len)
+			pt_buf_put(out, arr.b.data, arr.b.len);
+		pt_buf_put(out, "]\n", 2);
+		pt_buf_free(&arr.b);
+	}
+	free(c);
+	return n > 0;
+}

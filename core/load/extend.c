@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * extend.c — what the layers above the load give a loaded capture
+ * (pt_extend.h): the kernel facts a dump source noted, kept with the
+ * capture, and contexts added once the load is done (docs/design.md §6:
+ * "then tasks").  The contexts are set up by their formats' hooks exactly
+ * as capture.ini sections are; their manifest entries own what they hold.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_int.h"
+#include "pt_extend.h"
+
+static void facts_free(void *ud)
+{
+	struct pt_kernel_facts *f = ud;
+
+	free(f->vmcoreinfo);
+	free(f->cpu);
+	free(f);
+}
+
+pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen,
+			      const struct pt_kernel_cpu *cpu, size_t ncpu)
+{
+	struct pt_capture *cap = ld->cap;
+	struct pt_kernel_facts *f = calloc(1, sizeof *f);
+
+	if (!f || !pt_vec_reserve(&cap->owned, &cap->ownedcap, cap->nowned + 1, sizeof *cap->owned)) {
+		free(f);
+		return PT_E_NOMEM;
+	}
+	if (vi && vilen) {
+		f->vmcoreinfo = malloc(vilen + 1);
+		if (f->vmcoreinfo) {
+			memcpy(f->vmcoreinfo, vi, vilen);
+			f->vmcoreinfo[vilen] = 0;
+			f->vmcoreinfo_len = strlen(f->vmcoreinfo);
+		}
+	}
+	if (ncpu && (f->cpu = malloc(ncpu * sizeof *cpu)))
+		memcpy(f->cpu, cpu, ncpu * sizeof *cpu);
+	f->ncpu = f->cpu ? ncpu : 0;
+	f->where = ld->src ? ld->src->kind : "dump";
+	if ((vi && vilen && !f->vmcoreinfo) || (ncpu && !f->cpu)) {
+		facts_free(f);
+		return PT_E_NOMEM;
+	}
+	/* freed with the capture's memory (unload) */
+	cap->owned[cap->nowned].ud = f;
+	cap->owned[cap->nowned++].free_fn = facts_free;
+	cap->kfacts = f;
+	return PT_OK;
+}
+
+const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap)
+{
+	return cap ? cap->kfacts : NULL;
+}
+
+void pt_capture_add_warning(struct pt_capture *cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_capture_vwarn(cap, fmt, ap);
+	va_end(ap);
+}
+
+/* The x- keys of D in one allocation: the array, then its strings (the manifest frees it with free()). */
+static struct pt_kv *ann_copy(const struct pt_ctx_def *d)
+{
+	size_t bytes = d->nann * sizeof(struct pt_kv);
+	struct pt_kv *a;
+	char *s;
+
+	for (size_t i = 0; i < d->nann; i++)
+		bytes += strlen(d->ann[i].key) + strlen(d->ann[i].value) + 2;
+	a = malloc(bytes ? bytes : 1);
+	if (!a)
+		return NULL;
+	s = (char *)(a + d->nann);
+	for (size_t i = 0; i < d->nann; i++) {
+		size_t k = strlen(d->ann[i].key) + 1, v = strlen(d->ann[i].value) + 1;
+
+		a[i].key = memcpy(s, d->ann[i].key, k);
+		a[i].value = memcpy(s + k, d->ann[i].value, v);
+		s += k + v;
+	}
+	return a;
+}
+
+/* Sets up D into MC and C: PT_E_NOMEM, another error with MSG (no context), or PT_OK. */
+static bool have_name(const struct pt_capture *cap, size_t before, const char *name)
+{
+	size_t lo = 0, hi = before;
+
+	/* ctx_sorted holds the BEFORE contexts the load made, sorted by name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(cap->ctx_sorted[mid]->name, name);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_def *d,
+		    struct pt_manifest_ctx *mc, struct pt_context *c, char *msg, size_t mlen)
+{
+	const struct pt_format *f = pt_format_find(d->format);
+	const char *miss;
+	pt_err rc = PT_OK;
+
+	if (!f)
+		return snprintf(msg, mlen, "no format %s in this build", d->format), PT_E_UNSUPPORTED;
+	if (have_name(cap, before, d->name))
+		return snprintf(msg, mlen, "the capture has a context %s already", d->name), PT_E_VALUE;
+	mc->fmt = f;
+	mc->priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
+	mc->owned_name = strdup(d->name);
+	mc->ann = ann_copy(d);
+	if (!mc->priv || !mc->owned_name || !mc->ann)
+		return PT_E_NOMEM;
+	mc->name = mc->owned_name;
+	mc->nann = d->nann;
+	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
+		struct pt_ctx_key k = {d->key[i], d->val[i], 0, d->name, msg, mlen};
+
+		rc = f->ctx_key(mc->priv, &k);
+	}
+	if (!rc && (miss = f->ctx_missing(mc->priv))) {
+		snprintf(msg, mlen, "missing %s", miss);
+		rc = PT_E_VALUE;
+	}
+	c->name = mc->owned_name;
+	c->cap = cap;
+	c->fmt = f;
+	c->priv = mc->priv;
+	c->mem = cap->mem;
+	c->xlate = cap->xlate;
+	c->annotations = mc->ann;
+	c->nannotations = mc->nann;
+	if (!rc)
+		rc = f->ctx_setup(c, msg, mlen);
+	if (!rc)
+		rc = pt_capture_bind_ctx_spaces(cap, c);
+	if (!rc && f->ctx_memory)
+		rc = f->ctx_memory(c, msg, mlen);
+	return rc;
+}
+
+static void mc_free(struct pt_manifest_ctx *mc)
+{
+	if (mc->fmt && mc->fmt->ctx_free && mc->priv)
+		mc->fmt->ctx_free(mc->priv);
+	free(mc->priv);
+	free(mc->owned_name);
+	free(mc->ann);
+	memset(mc, 0, sizeof *mc);
+}
+
+static int cmp_ctx(const void *a, const void *b)
+{
+	return strcmp((*(const struct pt_context *const *)a)->name,
+		      (*(const struct pt_context *const *)b)->name);
+}
+
+pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n)
+{
+	struct pt_manifest *man = cap->man;
+	struct pt_manifest_ctx *mc;
+	struct pt_context *ctx, *old = cap->ctx;
+	const struct pt_context **sorted;
+	size_t before = cap->nctx, total = cap->nctx + n;
+
+	if (!n || !man)
+		return PT_OK;
+	mc = realloc(man->ctx, total * sizeof *mc);
+	if (!mc)
+		return PT_E_NOMEM;
+	man->ctx = mc;
+	sorted = realloc(cap->ctx_sorted, total * sizeof *sorted);
+	if (!sorted)
+		return PT_E_NOMEM;
+	cap->ctx_sorted = sorted;
+	ctx = malloc(total * sizeof *ctx);
+	if (!ctx)
+		return PT_E_NOMEM;
+	/* cap->ctx moves: the translated spaces' pointers into it follow (iommu.c's commit does so too) */
+	memcpy(ctx, old, cap->nctx * sizeof *ctx);
+	for (unsigned id = 0; cap->xlate && id < (cap->xsname ? PT_CAPTURE_SPACES : man->nspaces); id++)
+		if (cap->xlate[id] >= old && cap->xlate[id] < old + cap->nctx)
+			cap->xlate[id] = ctx + (cap->xlate[id] - old);
+	for (size_t i = 0; i < cap->nctx; i++)
+		sorted[i] = ctx + (sorted[i] - old);
+	cap->ctx = ctx;
+	free(old);
+	for (size_t i = 0; i < n; i++) {
+		struct pt_manifest_ctx *m = &man->ctx[man->nctx];
+		struct pt_context *c = &cap->ctx[cap->nctx];
+		char msg[512] = "";
+		pt_err rc;
+
+		memset(m, 0, sizeof *m);
+		memset(c, 0, sizeof *c);
+		rc = setup(cap, before, &d[i], m, c, msg, sizeof msg);
+		if (rc == PT_E_NOMEM) {
+			mc_free(m);
+			return rc;
+		}
+		if (rc) {
+			pt_capture_warn(cap, "%s: %s: no context", d[i].name, msg[0] ? msg : pt_strerror(rc));
+			mc_free(m);
+			continue;
+		}
+		c->index = (unsigned)cap->nctx;
+		c->serial = pt_capture_serial_next();
+		man->nctx++;
+		cap->nctx++;
+	}
+	for (size_t i = 0; i < cap->nctx; i++)
+		cap->ctx_sorted[i] = &cap->ctx[i];
+	qsort(cap->ctx_sorted, cap->nctx, sizeof *cap->ctx_sorted, cmp_ctx);
+	return PT_OK;
+}

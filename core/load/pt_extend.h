@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_extend.h — what the layers above the load give a loaded capture, and
+ * what a dump source hands them (docs/design.md §3.4, §6: the Linux
+ * kernel's structures are read once the load is done, through kernel VAs,
+ * and add their contexts then).
+ *
+ * A dump source notes the kernel's facts its notes hold (VMCOREINFO, each
+ * vCPU's segment bases) with pt_loader_kernel_facts(); the load keeps them
+ * with the capture; pt_load_opts.after_load (core/linux's pt_linux_expand)
+ * reads them and adds its contexts with pt_capture_add_contexts().
+ */
+#ifndef PT_EXTEND_H
+#define PT_EXTEND_H
+
+/* The include rule (HACKING.md, "Layers"): the load layer's, for the sources and the linux layer. */
+#if !defined(PT_LAYER_LOAD) && !defined(PT_LAYER_SOURCES) && !defined(PT_LAYER_LINUX) && !defined(PT_TESTING)
+#error "pt_extend.h is internal to core/load, core/sources and core/linux (HACKING.md, Layers)"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_capture.h"
+#include "pt_error.h"
+
+/*
+ * One vCPU's registers the task walk may use (QEMU target/i386/arch_dump.c
+ * QEMUCPUState): the CS selector (its low 2 bits the CPL), the GS base and
+ * KernelGSBase (MSR 0xC0000102, written only when the note's size holds it).
+ */
+struct pt_kernel_cpu {
+	uint64_t gs_base, kernel_gs_base;
+	uint32_t cs;
+	bool has_gs, has_kgs;
+};
+
+struct pt_kernel_facts {
+	char *vmcoreinfo;       /* NUL-terminated copy; NULL: the dump had no note */
+	size_t vmcoreinfo_len;
+	struct pt_kernel_cpu *cpu;
+	size_t ncpu;
+	const char *where;      /* "ELF core" */
+};
+
+struct pt_loader;
+/* Keeps a copy of VI (VILEN bytes, may be NULL) and the NCPU vCPUs' registers with the capture. */
+pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen,
+			      const struct pt_kernel_cpu *cpu, size_t ncpu);
+/* What the source noted; NULL when nothing. */
+const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap);
+
+/* One context a layer above the load adds: the keys its format's section reads, and x- keys. */
+#define PT_CTX_DEF_KEYS 4
+struct pt_ctx_def {
+	const char *format;     /* "x86-64" */
+	const char *name;
+	const char *key[PT_CTX_DEF_KEYS];
+	const char *val[PT_CTX_DEF_KEYS];
+	unsigned nkeys;
+	const struct pt_kv *ann;        /* copied */
+	size_t nann;
+};
+/*
+ * Appends the N contexts D to CAP's (after its own and its IOMMUs'): set up
+ * by their formats' hooks as a capture.ini section would be, the sorted list
+ * remade.  A name the capture has already, or keys the format refuses: that
+ * context is left out with one warning.  PT_E_NOMEM only.
+ */
+pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n);
+/* One more warning of the load. */
+void pt_capture_add_warning(struct pt_capture *cap, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
