@@ -261,7 +261,7 @@ if [ "$arch" = x86_64 ]; then
 	while [ $n -lt $ncpus ]; do
 		r=$("$TOOL" info "$WORK/vmcore.elf" cpu$n | sed -n 's/^root: sysmem://p')
 		check "roots finds cpu$n's CR3 table $r as a process's" \
-			grep -qE "^# score=[0-9]+ kind=process space=sysmem root=$r .*root_of=cpu$n( |\$)" "$TMP/roots.txt"
+			grep -qE "^# score=[0-9]+ format=x86-64 kind=process space=sysmem root=$r .*root_of=cpu$n( |\$)" "$TMP/roots.txt"
 		n=$((n + 1))
 	done
 	# the same listing from each kdump file ptfs opens (pages through libkdumpfile)
@@ -270,7 +270,7 @@ if [ "$arch" = x86_64 ]; then
 		check "roots on $(basename "$d") lists what it lists on the ELF" cmp -s "$TMP/roots.txt" "$TMP/roots-kdump.txt"
 	done
 	np=$(sed -n 's/.*ptfs-init: user processes \([0-9]*\).*/\1/p' "$WORK/serial.log" | tail -1)
-	found=$(grep -cE '^# score=[0-9]+ kind=process ' "$TMP/roots.txt")
+	found=$(grep -cE '^# score=[0-9]+ format=x86-64 kind=process ' "$TMP/roots.txt")
 	check "roots finds at least as many process tables ($found) as the guest has user processes (${np:-?})" \
 		test -n "$np" -a "$found" -ge "${np:-1}"
 fi
