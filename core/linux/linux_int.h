@@ -15,39 +15,6 @@
 
 #if !defined(PT_LAYER_LINUX) && !defined(PT_TESTING)
 #error "linux_int.h is internal to core/linux (HACKING.md, Layers)"
-/* ---- tasks (tasks.c) ---- */
-
-/* More tasks than this on one list is a loop or no kernel's (PID_MAX_LIMIT is 2^22). */
-#define PT_TASKS_MAX (1u << 22)
-
-/* Byte offsets from BTF; -1: the kernel has no such member. */
-struct pt_task_off {
-	int64_t state, flags, tasks, mm, pid, tgid, group_leader, real_parent, comm, signal;
-	int64_t thread_node, thread_head, pgd;
-};
-/* The offsets the walk needs: false with the first missing "struct.member" in MISSING. */
-bool pt_task_offsets(const struct btf *btf, struct pt_task_off *o, char *missing, size_t mlen);
-
-struct pt_task {
-	uint64_t addr, mm, pgd, pgd_pa;
-	uint32_t pid, tgid, ppid, flags, state;
-	unsigned threads;       /* 0: not counted */
-	int cpu;                /* the vCPU running it; -1: none */
-	unsigned space;         /* of pgd_pa */
-	bool pti;               /* pgd_pa + 4 KiB is its user copy */
-	char comm[17];
-};
-struct pt_tasks {
-	struct pt_task *t;
-	size_t n, cap;
-	char problem[160];      /* why the walk stopped early ("": it came back to its start) */
-};
-/* The leaders on the tasks list from task START (init_task), bounded. PT_E_NOMEM only. */
-pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t start, struct pt_tasks *out);
-void pt_tasks_free(struct pt_tasks *t);
-/* T's mm->pgd and its physical address: PT_E_VALUE for a kernel thread, PT_E_CAPTURE when unreadable. */
-pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_task *t);
-
 #endif
 
 #include <stdbool.h>
