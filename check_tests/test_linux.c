@@ -1,5 +1,5 @@
 /*
- * test_linux.c — a Linux guest's processes by name (docs/design.md §3.4):
+ * test_linux.c — a Linux guest's processes by name (docs/design.md §3.3):
  * the BTF scan and libbpf parse (core/linux/btf.c) on blobs libbpf's own
  * writer makes, hostile ones included, and the whole step after the load
  * (pt_linux_expand) on ELF cores of a synthetic guest (linux_util.c):

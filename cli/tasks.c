@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasks.c — `ptfs-tool tasks CAPTURE`: a Linux guest's processes, as ps
- * lists them (docs/design.md §3.4): one line per context pidN.
+ * lists them (docs/design.md §3.3): one line per context pidN.
  */
 #include <getopt.h>
 #include <stdio.h>

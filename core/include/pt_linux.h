@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt_linux.h — a Linux guest's processes by name (docs/design.md §3.4): the
+ * pt_linux.h — a Linux guest's processes by name (docs/design.md §3.3): the
  * step after the load that makes every user address space a context
  * pidN, and the ps-like table of them (ptfs-tool tasks, mnt/tasks).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * btf.c — the kernel's own types from the dump itself (docs/design.md §3.4).
+ * btf.c — the kernel's own types from the dump itself (docs/design.md §3.3).
  *
  * vmlinux BTF is the kernel image's .BTF section (include/asm-generic/
  * vmlinux.lds.h, __start_BTF..__stop_BTF), used in place by

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ksyms.c — kernel virtual addresses, VMCOREINFO and kallsyms (docs/design.md
- * §3.4).
+ * §3.3).
  *
  * Since Linux 6.0 VMCOREINFO names the kallsyms tables (kernel/crash_core.c
  * crash_save_vmcoreinfo_init(), SYMBOL(kallsyms_names) and the rest, under

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * linux.c — the step after the load (docs/design.md §3.4, §6): a Linux
+ * linux.c — the step after the load (docs/design.md §3.3, §6): a Linux
  * dump's processes as contexts pidN.  The routes to the task list, in
  * order: (a) kallsyms through VMCOREINFO (a note, or its page found in
  * RAM) gives init_task and __per_cpu_offset; (b) each vCPU's per-CPU base

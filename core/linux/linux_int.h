@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * linux_int.h — what the linux layer's files share (internal to core/linux/,
- * docs/design.md §3.4): the kernel's BTF found in captured memory and parsed
+ * docs/design.md §3.3): the kernel's BTF found in captured memory and parsed
  * by libbpf, VMCOREINFO and kallsyms, and reads of kernel virtual addresses
  * through a kernel context's tables.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasks.c — the task list and a context per user address space
- * (docs/design.md §3.4).
+ * (docs/design.md §3.3).
  *
  * init_task.tasks links the thread-group leaders (kernel/fork.c
  * copy_process() adds p->tasks only if thread_group_leader(p)); a leader's

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pt_extend.h — what the layers above the load give a loaded capture, and
- * what a dump source hands them (docs/design.md §3.4, §6: the Linux
+ * what a dump source hands them (docs/design.md §3.3, §6: the Linux
  * kernel's structures are read once the load is done, through kernel VAs,
  * and add their contexts then).
  *
