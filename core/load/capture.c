@@ -879,22 +879,6 @@ const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t
 
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name)
 {
-	size_t lo = 0, hi;
-
-	if (!cap || !name)
-		return NULL;
-	hi = cap->nctx;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(cap->ctx_sorted[mid]->name, name);
-
-		if (c == 0)
-			return cap->ctx_sorted[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return cap && name ? pt_ctx_sorted_find(cap->ctx_sorted, cap->nctx, name) : NULL;
 }
 

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -263,5 +264,28 @@ void pt_dumpmem_warnings(struct pt_loader *ld, size_t from);
 void pt_loader_free(struct pt_loader *ld);
 /* Frees M's copied data. */
 void pt_member_free_data(struct member *m);
+/*
+ * The context NAME among the first N of SORTED (cap->ctx_sorted, by name),
+ * or NULL: pt_capture_context_find() over every context, and the step after
+ * the load (extend.c) over those made before it while it adds its own.
+ */
+static inline const struct pt_context *pt_ctx_sorted_find(const struct pt_context *const *sorted,
+							    size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(sorted[mid]->name, name);
+
+		if (c == 0)
+			return sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
 
 #endif

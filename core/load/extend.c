@@ -94,25 +94,6 @@ static struct pt_kv *ann_copy(const struct pt_ctx_def *d)
 }
 
 /* Sets up D into MC and C: PT_E_NOMEM, another error with MSG (no context), or PT_OK. */
-static bool have_name(const struct pt_capture *cap, size_t before, const char *name)
-{
-	size_t lo = 0, hi = before;
-
-	/* ctx_sorted holds the BEFORE contexts the load made, sorted by name */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(cap->ctx_sorted[mid]->name, name);
-
-		if (!c)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_def *d,
 		    struct pt_manifest_ctx *mc, struct pt_context *c, char *msg, size_t mlen)
 {
@@ -122,7 +103,8 @@ static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_d
 
 	if (!f)
 		return snprintf(msg, mlen, "no format %s in this build", d->format), PT_E_UNSUPPORTED;
-	if (have_name(cap, before, d->name))
+	/* ctx_sorted holds the BEFORE contexts the load made, sorted by name */
+	if (pt_ctx_sorted_find(cap->ctx_sorted, before, d->name))
 		return snprintf(msg, mlen, "the capture has a context %s already", d->name), PT_E_VALUE;
 	mc->fmt = f;
 	mc->priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
