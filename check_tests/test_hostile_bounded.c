@@ -219,7 +219,11 @@ static char *junk_capture(const char *name, size_t unnamed, bool junk_named)
 
 START_TEST(unnamed_member_costs_nothing)
 {
-	/* 512 MiB of 'A' nobody names, before capture.ini: RSS stays within the 64 MiB budget. */
+	/*
+	 * 512 MiB of 'A' nobody names, before capture.ini: RSS stays within
+	 * the 64 MiB budget (core/sources/archive.c PRE_INI_MIB) and the
+	 * buffers that decompress it, far below the member's size.
+	 */
 	char *p = junk_capture("junk.tar.zst", 512u << 20, false);
 	struct stat st;
 	long before, after;
@@ -231,7 +235,7 @@ START_TEST(unnamed_member_costs_nothing)
 	cap = load(p, PT_OK, NULL);
 	after = au_maxrss_kib();
 	fprintf(stderr, "unnamed 512 MiB member: ru_maxrss +%ld KiB\n", after - before);
-	ck_assert_msg(after - before < 100 * 1024, "ru_maxrss grew %ld KiB", after - before);
+	ck_assert_msg(after - before < 100 * 1024 + AU_SANITIZER_RSS_KIB, "ru_maxrss grew %ld KiB", after - before);
 	pt_capture_free(cap);
 	free(p);
 	/*
