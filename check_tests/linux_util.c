@@ -283,7 +283,7 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 	};
 	struct eu_core c = {.notes = notes, .nnotes = o->note_vi ? 2 : 1, .segs = &seg, .nsegs = 1};
 
-	eu_qemu_state(q0, PML4, 0x20);              /* CR4.PAE; no LA57 */
+	eu_qemu_state(q0, o->cr3_50 ? PGD50 : PML4, 0x20);              /* CR4.PAE; no LA57 */
 	eu_put32(q0 + 0x98, o->user_mode ? 0x33 : 0x10);   /* CS selector: CPL 3 or 0 */
 	if (o->gs && !o->user_mode)
 		eu_put64(q0 + 0x108, DM(PCPU0));    /* GS base: cpu0's per-CPU area */

@@ -44,6 +44,7 @@ struct lu_opts {
 	bool shared;            /* pid 50 maps pid 1's page too, at LU_SHARED_VA */
 	const char *comm50;     /* pid 50's and 51's comm (NULL: "worker") */
 	bool mm50_moved;        /* pid 50's mm_struct at another address (a new address space) */
+	bool cr3_50;            /* cpu0's CR3 is pid 50's PGD (a vCPU running it; note_vi gives the kernel's) */
 };
 
 /* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */
