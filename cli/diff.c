@@ -627,9 +627,9 @@ static bool proc_pair(struct diffrun *r, const char *name, const struct pt_conte
 		return true;
 	same_comm = !strcmp(ca, cb);
 	same_mm = !strcmp(ma, mb);
+	/* the line counts as no change of its own, as a root line (the mappings' and only-in lines do) */
 	if (same_comm && same_mm)
 		return true;
-	r->changes++;
 	if (r->json) {
 		pt_buf_printf(r->out, "{\"change\": \"process\", \"compared\": %s, \"context\": ",
 			      same_comm || pair_anyway ? "true" : "false");
