@@ -17,6 +17,7 @@
 #include "linux_int.h"
 #include "linux_util.h"
 #include "pt_capture.h"
+#include "pt_extend.h"
 #include "pt_linux.h"
 #include "pt_mem.h"
 #include "pt_pa.h"
@@ -464,6 +465,19 @@ START_TEST(cpu_runs_task)
 	ck_assert_ptr_nonnull(strstr(b.data, "x-source"));
 	ck_assert(strstr(b.data, "x-source") < strstr(b.data, "x-task"));
 	pt_buf_free(&b);
+	/* annotating again sets the value in place: one x-task line, never two */
+	{
+		size_t n = cpu0->nannotations, tasks = 0;
+
+		ck_assert_int_eq(pt_capture_annotate(g.c, "cpu0", "x-task", "idle (pid 0, swapper/0)"), PT_OK);
+		ck_assert_uint_eq(cpu0->nannotations, n);
+		for (size_t i = 0; i < cpu0->nannotations; i++)
+			tasks += !strcmp(cpu0->annotations[i].key, "x-task");
+		ck_assert_uint_eq(tasks, 1);
+		ck_assert_str_eq(ann(cpu0, "x-task"), "idle (pid 0, swapper/0)");
+		ck_assert_str_eq(ann(cpu0, "x-source") ? "ok" : "lost", "ok");
+		ck_assert_int_eq(pt_capture_annotate(g.c, "cpu9", "x-task", "-"), PT_E_NOTFOUND);
+	}
 	unload(&g);
 	g = load(&(struct lu_opts){.gs = true, .idle = true}, true);
 	ck_assert_str_eq(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"), "idle (pid 0, swapper/0)");

@@ -109,10 +109,19 @@ pt_err pt_capture_annotate(struct pt_capture *cap, const char *name, const char 
 		return PT_E_NOMEM;
 	if (mc->nann)
 		memcpy(kv, mc->ann, mc->nann * sizeof *kv);
-	kv[mc->nann].key = key;
-	kv[mc->nann].value = value;
 	d.ann = kv;
-	d.nann = mc->nann + 1;
+	d.nann = mc->nann;
+	/* a key it has already takes the new value in its place (the step run again) */
+	while (d.nann > 0 && strcmp(kv[d.nann - 1].key, key))
+		d.nann--;
+	if (d.nann) {
+		kv[d.nann - 1].value = value;
+		d.nann = mc->nann;
+	} else {
+		kv[mc->nann].key = key;
+		kv[mc->nann].value = value;
+		d.nann = mc->nann + 1;
+	}
 	/* one allocation again, the old strings copied before the old array goes */
 	a = ann_copy(&d);
 	free(kv);
