@@ -26,7 +26,7 @@ enum {
 enum {
 	PML4 = 0x1000, PDPT = 0x2000, PD = 0x3000, PCPU0 = 0x10000, PCPU_OFFSETS = 0x11000,
 	TASK0 = 0x20000, TASK1 = 0x21000, TASK2 = 0x22000, TASK50 = 0x23000, TASK51 = 0x24000,
-	SIG1 = 0x30000, SIG50 = 0x31000, MM1 = 0x40000, MM50 = 0x41000,
+	SIG1 = 0x30000, SIG50 = 0x31000, MM1 = 0x40000, MM50 = 0x41000, MM50_MOVED = 0x42000,
 	PGD1 = 0x100000, PGD50 = 0x102000, KS = 0x500000, VI_PAGE = 0x600000,
 	SPLIT_PA = 0x2f0000, COPY_PA = 0x280000,
 };
@@ -147,8 +147,10 @@ static void task(uint8_t *m, uint64_t at, uint32_t pid, uint32_t tgid, uint32_t 
 }
 
 /* A 4 KiB page at LU_USER_VA: PML4 0 -> PDPT 0 -> PD 2 -> PT 0 (SDM 4.5), tables from TAB. */
-static void user_tables(uint8_t *m, uint64_t pgd, uint64_t tab, uint64_t leaf, bool pti)
+static void user_tables(uint8_t *m, uint64_t pgd, uint64_t tab, uint64_t leaf, bool pti, uint64_t shared)
 {
+	if (shared)
+		put64(m, tab + 0x2000 + 8, shared | 0x5);   /* the next PTE: read-only, user */
 	put64(m, pgd, tab | 0x7 | (pti ? 1ull << 63 : 0));    /* PTI: the kernel copy is NX */
 	if (pti)
 		put64(m, pgd + 0x1000, tab | 0x7);
@@ -215,6 +217,8 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	unsigned pml4i = (unsigned)(LU_PAGE_OFFSET >> 39 & 511);
 	uint64_t after1 = o->hostile == LU_OUTSIDE ? 0x7000000 - T_TASKS : TASK2;
 	uint64_t after50 = o->hostile == LU_LOOP ? TASK1 : TASK0;
+	uint64_t mm50 = o->mm50_moved ? MM50_MOVED : MM50;
+	const char *comm50 = o->comm50 ? o->comm50 : "worker";
 	size_t nbtf = 0x1000;
 
 	/* the direct map: PA 0..16 MiB in 2 MiB pages (init_top_pgt and cpu0's CR3) */
@@ -223,13 +227,13 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	for (unsigned i = 0; i < LU_RAM >> 21; i++)
 		put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x83);
 	put64(m, PCPU_OFFSETS, DM(PCPU0));
-	put64(m, PCPU0 + PCPU_CURRENT, DM(TASK51));     /* cpu0 runs pid 50's second thread */
-	task(m, TASK0, 0, 0, PF_KTHREAD, 0, "swapper/0", TASK0, TASK0, 0, TASK1);
+	put64(m, PCPU0 + PCPU_CURRENT, DM(o->idle ? TASK0 : TASK51));   /* pid 50's second thread */
+	task(m, TASK0, 0, 0, PF_KTHREAD | 0x2, 0, "swapper/0", TASK0, TASK0, 0, TASK1);
 	task(m, TASK1, 1, 1, 0, MM1, "init", TASK1, TASK0, SIG1, after1);
 	task(m, TASK2, 2, 2, PF_KTHREAD, 0, "kthreadd", TASK2, TASK0, 0, TASK50);
-	task(m, TASK50, 50, 50, 0, MM50, o->hostile == LU_COMM ? "a\x01\x1b[2Jb" : "worker", TASK50, TASK1,
+	task(m, TASK50, 50, 50, 0, mm50, o->hostile == LU_COMM ? "a\x01\x1b[2Jb" : comm50, TASK50, TASK1,
 	     SIG50, after50);
-	task(m, TASK51, 51, 50, 0, MM50, "worker", TASK50, TASK1, SIG50, TASK51);
+	task(m, TASK51, 51, 50, 0, mm50, comm50, TASK50, TASK1, SIG50, TASK51);
 	/* threads: signal->thread_head -> leader's thread_node -> the thread's -> head */
 	put64(m, SIG1 + S_THEAD, DM(TASK1 + T_TNODE));
 	put64(m, TASK1 + T_TNODE, DM(SIG1 + S_THEAD));
@@ -237,9 +241,9 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	put64(m, TASK50 + T_TNODE, DM(TASK51 + T_TNODE));
 	put64(m, TASK51 + T_TNODE, DM(SIG50 + S_THEAD));
 	put64(m, MM1 + MM_ANON + MM_PGD, DM(PGD1));
-	put64(m, MM50 + MM_ANON + MM_PGD, DM(PGD50));
-	user_tables(m, PGD1, 0x110000, LU_USER_PA(1), false);
-	user_tables(m, PGD50, 0x120000, LU_USER_PA(50), o->pti);
+	put64(m, mm50 + MM_ANON + MM_PGD, DM(PGD50));
+	user_tables(m, PGD1, 0x110000, LU_USER_PA(1), false, 0);
+	user_tables(m, PGD50, 0x120000, LU_USER_PA(50), o->pti, o->shared ? LU_USER_PA(1) : 0);
 	memcpy(m + LU_USER_PA(1), "pid 1's page", 12);
 	memcpy(m + LU_USER_PA(50), "pid 50's page", 13);
 	if (!o->no_btf) {
@@ -279,7 +283,7 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 	};
 	struct eu_core c = {.notes = notes, .nnotes = o->note_vi ? 2 : 1, .segs = &seg, .nsegs = 1};
 
-	eu_qemu_state(q0, PML4, 0x20);              /* CR4.PAE; no LA57 */
+	eu_qemu_state(q0, o->cr3_50 ? PGD50 : PML4, 0x20);              /* CR4.PAE; no LA57 */
 	eu_put32(q0 + 0x98, o->user_mode ? 0x33 : 0x10);   /* CS selector: CPL 3 or 0 */
 	if (o->gs && !o->user_mode)
 		eu_put64(q0 + 0x108, DM(PCPU0));    /* GS base: cpu0's per-CPU area */

@@ -19,6 +19,7 @@
 #define LU_RAM (16u << 20)
 #define LU_BTF_PA 0x300000ull
 #define LU_USER_VA 0x400000ull                 /* each process maps one page here */
+#define LU_SHARED_VA 0x401000ull               /* with shared: pid 50's view of pid 1's page */
 #define LU_USER_PA(pid) (0x800000ull + 0x1000ull * (pid))
 
 enum lu_hostile {
@@ -39,6 +40,11 @@ struct lu_opts {
 	bool btf_copy;          /* a second, identical copy of the BTF lower in RAM */
 	bool split_btf;         /* a module's split BTF in RAM too */
 	enum lu_hostile hostile;
+	bool idle;              /* cpu0 runs its idle task (swapper/0), not pid 51 */
+	bool shared;            /* pid 50 maps pid 1's page too, at LU_SHARED_VA */
+	const char *comm50;     /* pid 50's and 51's comm (NULL: "worker") */
+	bool mm50_moved;        /* pid 50's mm_struct at another address (a new address space) */
+	bool cr3_50;            /* cpu0's CR3 is pid 50's PGD (a vCPU running it; note_vi gives the kernel's) */
 };
 
 /* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */

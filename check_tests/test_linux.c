@@ -17,8 +17,12 @@
 #include "linux_int.h"
 #include "linux_util.h"
 #include "pt_capture.h"
+#include "pt_extend.h"
 #include "pt_linux.h"
 #include "pt_mem.h"
+#include "pt_pa.h"
+#include "pt_render.h"
+#include "pt_roots.h"
 #include "pt_tree.h"
 #include "pt_walk.h"
 #include "testutil.h"
@@ -442,6 +446,169 @@ START_TEST(tree_tasks_file)
 }
 END_TEST
 
+/* ---- whose: which task a vCPU runs, whose table a root is, who maps a page ---- */
+
+/* cpuN's info says which task it runs: a thread, a process, the idle task. */
+START_TEST(cpu_runs_task)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true}, true);
+	const struct pt_context *cpu0 = pt_capture_context_find(g.c, "cpu0");
+	struct pt_buf b;
+
+	ck_assert_str_eq(ann(cpu0, "x-task"), "pid 51 (worker), thread of process pid50");
+	/* the pidN info names the vCPU running it */
+	ck_assert_str_eq(ann(pt_capture_context_find(g.c, "pid50"), "x-cpu"), "cpu0");
+	pt_buf_init(&b);
+	ck_assert_int_eq(pt_render_info(&b, cpu0, PT_OUT_TEXT, NULL), PT_OK);
+	ck_assert_ptr_nonnull(strstr(b.data, "\nx-task: pid 51 (worker), thread of process pid50\n"));
+	/* the annotations it had stay, in their order, before it */
+	ck_assert_ptr_nonnull(strstr(b.data, "x-source"));
+	ck_assert(strstr(b.data, "x-source") < strstr(b.data, "x-task"));
+	pt_buf_free(&b);
+	/* annotating again sets the value in place: one x-task line, never two */
+	{
+		size_t n = cpu0->nannotations, tasks = 0;
+
+		ck_assert_int_eq(pt_capture_annotate(g.c, "cpu0", "x-task", "idle (pid 0, swapper/0)"), PT_OK);
+		ck_assert_uint_eq(cpu0->nannotations, n);
+		for (size_t i = 0; i < cpu0->nannotations; i++)
+			tasks += !strcmp(cpu0->annotations[i].key, "x-task");
+		ck_assert_uint_eq(tasks, 1);
+		ck_assert_str_eq(ann(cpu0, "x-task"), "idle (pid 0, swapper/0)");
+		ck_assert_str_eq(ann(cpu0, "x-source") ? "ok" : "lost", "ok");
+		ck_assert_int_eq(pt_capture_annotate(g.c, "cpu9", "x-task", "-"), PT_E_NOTFOUND);
+	}
+	unload(&g);
+	g = load(&(struct lu_opts){.gs = true, .idle = true}, true);
+	ck_assert_str_eq(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"), "idle (pid 0, swapper/0)");
+	ck_assert_str_eq(ann(pt_capture_context_find(g.c, "pid50"), "x-cpu"), "-");
+	unload(&g);
+	g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .hostile = LU_COMM}, true);
+	/* route (a) without a GS base: no per-CPU base but __per_cpu_offset; control bytes escaped */
+	ck_assert_ptr_nonnull(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"));
+	for (const char *p = ann(pt_capture_context_find(g.c, "cpu0"), "x-task"); *p; p++)
+		ck_assert((unsigned char)*p >= 0x20 && *p != 0x7f);
+	unload(&g);
+}
+END_TEST
+
+/* Only where the task list was read: no BTF, no step, no route -- no x-task. */
+START_TEST(cpu_task_needs_tasks)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true}, false);
+
+	ck_assert_ptr_null(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"));
+	unload(&g);
+	g = load(&(struct lu_opts){.gs = true, .no_btf = true}, true);
+	ck_assert_ptr_null(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"));
+	unload(&g);
+	g = load(&(struct lu_opts){.gs = false, .user_mode = true}, true);
+	ck_assert_ptr_null(ann(pt_capture_context_find(g.c, "cpu0"), "x-task"));
+	unload(&g);
+}
+END_TEST
+
+static const struct pt_root_cand *cand_at(const struct pt_roots *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->c[i].addr == addr && !strcmp(r->c[i].fmt->name, "x86-64"))
+			return &r->c[i];
+	return NULL;
+}
+
+/* roots: a process's PGD (and with PTI both halves of its pair) is marked with its pidN. */
+START_TEST(roots_name_process)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .pti = true}, true);
+	struct pt_roots r;
+	const struct pt_root_cand *c;
+	char err[256];
+
+	ck_assert_int_eq(pt_roots_scan(g.c, &(struct pt_roots_opts){.min_score = 0}, &r, NULL, err, sizeof err),
+			 PT_OK);
+	c = cand_at(&r, 0x100000);                  /* pid 1's PGD, no PTI: its root */
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(c->proc, pt_capture_context_find(g.c, "pid1"));
+	ck_assert_ptr_eq(c->root_of, pt_capture_context_find(g.c, "pid1"));
+	c = cand_at(&r, 0x103000);                  /* pid 50's PTI user copy: its root */
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(c->proc, pt_capture_context_find(g.c, "pid50"));
+	c = cand_at(&r, 0x102000);                  /* its kernel copy: mm->pgd, no context's root */
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(c->proc, pt_capture_context_find(g.c, "pid50"));
+	ck_assert_ptr_null(c->root_of);
+	c = cand_at(&r, 0x1000);                    /* cpu0's CR3, the kernel's: no process */
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_null(c->proc);
+	pt_roots_free(&r);
+	unload(&g);
+	/* without the task list: nothing is a process's */
+	g = load(&(struct lu_opts){.gs = true, .pti = true}, false);
+	ck_assert_int_eq(pt_roots_scan(g.c, &(struct pt_roots_opts){.min_score = 0}, &r, NULL, err, sizeof err),
+			 PT_OK);
+	for (size_t i = 0; i < r.n; i++)
+		ck_assert_ptr_null(r.c[i].proc);
+	ck_assert_ptr_nonnull(cand_at(&r, 0x102000));
+	pt_roots_free(&r);
+	unload(&g);
+}
+END_TEST
+
+static void pa_text(struct pt_capture *c, uint64_t pa, enum pt_out out, struct pt_buf *b)
+{
+	struct pt_pa_index *ix = pt_pa_index_new(c);
+
+	pt_buf_reset(b);
+	ck_assert_int_eq(pt_render_pa(b, ix, (unsigned)pt_capture_space_find(c, "sysmem"), pa, out, NULL), PT_OK);
+	pt_pa_index_free(ix);
+}
+
+/* pa: which processes map this page -- two processes share one, each maps its own. */
+START_TEST(pa_names_processes)
+{
+	struct guest g = load(&(struct lu_opts){.gs = true, .shared = true}, true);
+	struct pt_tree *tree;
+	struct pt_tnode root, n;
+	struct pt_buf b, file;
+
+	pt_buf_init(&b);
+	pt_buf_init(&file);
+	pa_text(g.c, LU_USER_PA(1) + 5, PT_OUT_TEXT, &b);
+	ck_assert_msg(strstr(b.data, "\npid1 0x0000000000400005 "), "%s", b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "\npid50 0x0000000000401005 "));
+	ck_assert_msg(strstr(b.data, "\n# processes: pid1 (init), pid50 (worker)\n"), "%s", b.data);
+	pa_text(g.c, LU_USER_PA(1) + 5, PT_OUT_JSON, &b);
+	ck_assert_msg(strstr(b.data, ", \"processes\": [{\"comm\": \"init\", \"context\": \"pid1\", \"pid\": 1}, "
+			     "{\"comm\": \"worker\", \"context\": \"pid50\", \"pid\": 50}], \"space\": "), "%s", b.data);
+	pa_text(g.c, LU_USER_PA(50), PT_OUT_TEXT, &b);
+	ck_assert_ptr_nonnull(strstr(b.data, "\n# processes: pid50 (worker)\n"));
+	/* the mount's pa/sysmem/ADDR is the same answer */
+	ck_assert_int_eq(pt_tree_new(g.c, false, &tree), PT_OK);
+	pt_tree_root(&root);
+	ck_assert_int_eq(pt_tree_lookup(tree, &root, "pa", &n), PT_OK);
+	ck_assert_int_eq(pt_tree_lookup(tree, &n, "sysmem", &n), PT_OK);
+	ck_assert_int_eq(pt_tree_lookup(tree, &n, "0x801005", &n), PT_OK);
+	ck_assert_int_eq(pt_tree_render(tree, &n, &file, NULL), PT_OK);
+	pa_text(g.c, LU_USER_PA(1) + 5, PT_OUT_TEXT, &b);
+	ck_assert_str_eq(file.data, b.data);
+	pt_tree_free(tree);
+	/* a page only the kernel maps: no processes line */
+	pa_text(g.c, 0x20000, PT_OUT_TEXT, &b);
+	ck_assert_ptr_nonnull(strstr(b.data, "cpu0 "));
+	ck_assert_ptr_null(strstr(b.data, "# processes"));
+	unload(&g);
+	/* without the task list the answer is as it was: no processes line, no key */
+	g = load(&(struct lu_opts){.gs = true, .shared = true}, false);
+	pa_text(g.c, LU_USER_PA(1) + 5, PT_OUT_TEXT, &b);
+	ck_assert_ptr_null(strstr(b.data, "processes"));
+	pa_text(g.c, LU_USER_PA(1) + 5, PT_OUT_JSON, &b);
+	ck_assert_ptr_null(strstr(b.data, "processes"));
+	unload(&g);
+	pt_buf_free(&b);
+	pt_buf_free(&file);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("linux");
@@ -464,6 +631,19 @@ int main(void)
 	tcase_add_test(t, hostile_lists);
 	tcase_add_test(t, tasks_table);
 	tcase_add_test(t, tree_tasks_file);
+	suite_add_tcase(s, t);
+	t = tcase_create("cpu_task");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, cpu_runs_task);
+	tcase_add_test(t, cpu_task_needs_tasks);
+	suite_add_tcase(s, t);
+	t = tcase_create("roots");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, roots_name_process);
+	suite_add_tcase(s, t);
+	t = tcase_create("pa");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, pa_names_processes);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }

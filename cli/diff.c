@@ -33,7 +33,11 @@ static const char diff_help[] =
 	"A context whose root table is elsewhere in B says so first:\n"
 	"  CONTEXT root A SPACE:ROOT B SPACE:ROOT: different address spaces\n"
 	"(\"the same mappings: the tables moved\" when nothing changed), then is\n"
-	"compared all the same.  Then, after a line `# tables`, per context and level the tables only in\n"
+	"compared all the same.  A Linux process (pidN) whose comm or address\n"
+	"space (mm) differs in B says so first, and processes pair by pid and comm\n"
+	"(a pid whose comm differs is only in A and only in B unless named):\n"
+	"  # pidN: comm C in A, D in B: two different address spaces\n"
+	"Then, after a line `# tables`, per context and level the tables only in\n"
 	"A, only in B and rewritten in place (not mapping changes).  --json: one\n"
 	"object per line.  Exit status 0 same mappings, 1 different, 2 error.\n"
 	"\n"
@@ -586,6 +590,64 @@ static void root_note(struct pt_buf *out, bool json, const char *name, const str
 		      pt_context_space_name(b, b->root_space), b->root_addr, why[v]);
 }
 
+static const char *ann_of(const struct pt_context *c, const char *key)
+{
+	for (size_t i = 0; c && i < c->nannotations; i++)
+		if (!strcmp(c->annotations[i].key, key))
+			return c->annotations[i].value;
+	return NULL;
+}
+
+static void proc_side(struct pt_buf *o, const char *key, const char *comm, const char *mm)
+{
+	struct pt_jobj j = {0};
+
+	pt_jobj_str(&j, "comm", comm);
+	pt_jobj_str(&j, "mm", mm);
+	pt_buf_printf(o, ", \"%s\": ", key);
+	pt_jobj_finish(&j, o);
+}
+
+/*
+ * Two Linux processes of one pid (contexts pidN, core/linux: x-comm, x-mm)
+ * are one process in both captures when their comm agrees; their address
+ * space is the same when their mm_struct is (a pid is reused after an
+ * exit, exec gives a new mm).  Where either differs one line says so
+ * before the context's lines.  True: compare them (the comm agrees, or
+ * the user named the context: PAIR_ANYWAY); false: not one process.
+ */
+static bool proc_pair(struct diffrun *r, const char *name, const struct pt_context *a, const struct pt_context *b,
+		      bool pair_anyway)
+{
+	const char *ca = ann_of(a, "x-comm"), *cb = ann_of(b, "x-comm");
+	const char *ma = ann_of(a, "x-mm"), *mb = ann_of(b, "x-mm");
+	bool same_comm, same_mm;
+
+	if (!a || !b || !ann_of(a, "x-pid") || !ann_of(b, "x-pid") || !ca || !cb || !ma || !mb)
+		return true;
+	same_comm = !strcmp(ca, cb);
+	same_mm = !strcmp(ma, mb);
+	/* the line counts as no change of its own, as a root line (the mappings' and only-in lines do) */
+	if (same_comm && same_mm)
+		return true;
+	if (r->json) {
+		pt_buf_printf(r->out, "{\"change\": \"process\", \"compared\": %s, \"context\": ",
+			      same_comm || pair_anyway ? "true" : "false");
+		pt_json_escape(r->out, name);
+		proc_side(r->out, "new", cb, mb);
+		proc_side(r->out, "old", ca, ma);
+		pt_buf_printf(r->out, ", \"same_address_space\": %s, \"same_comm\": %s}\n",
+			      same_mm ? "true" : "false", same_comm ? "true" : "false");
+	} else if (same_comm) {
+		pt_buf_printf(r->out, "# %s: comm %s, mm %s in A, %s in B: two different address spaces\n", name,
+			      ca, ma, mb);
+	} else {
+		pt_buf_printf(r->out, "# %s: comm %s in A, %s in B: %s\n", name, ca, cb,
+			      same_mm ? "the same address space, renamed" : "two different address spaces");
+	}
+	return same_comm || pair_anyway;
+}
+
 static int context_pair(struct diffrun *r, const char *name, const struct pt_context *a,
 			const struct pt_context *b)
 {
@@ -706,13 +768,17 @@ int cli_diff(int argc, char **argv)
 
 		if (!a && !b)
 			st = cli_fail(PT_E_NOTFOUND, "diff: no context '%s' in either capture", name);
-		else
+		else if (r.fetch || proc_pair(&r, name, a, b, true))
 			st = context_pair(&r, name, a, b);
 	} else {
 		for (size_t i = 0; i < pt_capture_context_count(ca) && st == CLI_EXIT_OK; i++) {
-			const struct pt_context *a = pt_capture_context(ca, i);
+			const struct pt_context *a = pt_capture_context(ca, i), *b = pt_capture_context_find(cb, a->name);
 
-			st = context_pair(&r, a->name, a, pt_capture_context_find(cb, a->name));
+			/* processes pair by pid and comm: one pid of two programs is two processes */
+			if (r.fetch || proc_pair(&r, a->name, a, b, false))
+				st = context_pair(&r, a->name, a, b);
+			else if ((st = context_pair(&r, a->name, a, NULL)) == CLI_EXIT_OK)
+				st = context_pair(&r, b->name, NULL, b);
 		}
 		for (size_t i = 0; i < pt_capture_context_count(cb) && st == CLI_EXIT_OK; i++) {
 			const struct pt_context *b = pt_capture_context(cb, i);

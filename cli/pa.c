@@ -17,6 +17,8 @@ static const char pa_help[] =
 	"Lists every mapping of the physical byte ADDR (decimal, or hex with 0x) of SPACE\n"
 	"in every context, one line `CONTEXT VA LEAF-PATH FLAGS` each: aliases\n"
 	"within a context and across contexts.  VA is the address of that byte.\n"
+	"In a Linux dump a line `# processes: pid1 (init), ...` names the processes\n"
+	"among them (pidN contexts, ptfs-tool tasks), with their comm.\n"
 	"Exit status 0 when something maps it, 1 when nothing does.  The spaces of\n"
 	"each format:\n";
 

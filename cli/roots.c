@@ -26,7 +26,7 @@ static const char roots_help[] =
 	"then address), as a comment line and the capture.ini section to paste:\n"
 	"  # score=S format=F kind=K space=SP root=0xADDR valid=V levels=L/N tables=T\n"
 	"  #   bad_tables=B bad_entries=E leaves=F uncaptured=U [ref=CTX] [root_of=CTX]\n"
-	"  #   [twin=0xADDR]  (one line)\n"
+	"  #   [root_of=pidN] [twin=0xADDR]  (one line)\n"
 	"  [SECTION root-ADDR]\n"
 	"  KEY = VALUE\n"
 	"KIND is what the format's rule says (x86-64 Linux: process, the table of a\n"
@@ -34,7 +34,9 @@ static const char roots_help[] =
 	"user copy at TWIN), else table.  A table that is a candidate in two formats\n"
 	"(an x86-64 process table also decodes as a VT-d table) is listed once, in\n"
 	"the format of the context whose root it is, else of the one its kernel half\n"
-	"relates it to, else the CPU's.  A last line `# summary:` counts them.\n"
+	"relates it to, else the CPU's.  A Linux process's table (its mm->pgd, or\n"
+	"the PTI user copy) also says root_of=pidN (ptfs-tool tasks).  A last line\n"
+	"`# summary:` counts them.\n"
 	"  --format F       only format F (default: the formats of the contexts)\n"
 	"  --space S        only space S\n"
 	"  --min-score N    leave out the candidates no rule names (kind table) that\n"
@@ -77,6 +79,9 @@ static void text_one(struct pt_buf *b, const struct pt_root_cand *c)
 		pt_buf_printf(b, " ref=%s", c->ref->name);
 	if (c->root_of)
 		pt_buf_printf(b, " root_of=%s", c->root_of->name);
+	/* a Linux process's tables: its pidN too, where a vCPU's name came first */
+	if (c->proc && c->proc != c->root_of)
+		pt_buf_printf(b, " root_of=%s", c->proc->name);
 	if (c->has_twin)
 		pt_buf_printf(b, " twin=0x%" PRIx64, c->twin);
 	pt_buf_puts(b, "\n");
@@ -102,6 +107,8 @@ static void json_one(struct pt_buf *b, const struct pt_root_cand *c)
 	pt_jobj_hex(&o, "pa", c->addr);
 	pt_jobj_str(&o, "ref", c->ref ? c->ref->name : NULL);
 	pt_jobj_str(&o, "root_of", c->root_of ? c->root_of->name : NULL);
+	if (c->proc)
+		pt_jobj_str(&o, "process", c->proc->name);
 	pt_jobj_u(&o, "score", c->score);
 	if (pt_roots_section(c, &sec))
 		pt_jobj_str(&o, "section", sec.data);

@@ -70,6 +70,12 @@ struct pt_root_cand {
 	bool has_twin;
 	uint64_t twin;
 	const struct pt_context *root_of; /* a context whose root this table is, or NULL */
+	/*
+	 * The Linux process (a context pidN, core/linux) whose mm->pgd this
+	 * table is, or the PTI user copy of it, pgd + 4 KiB; NULL: none.  It
+	 * may also be ROOT_OF, or a vCPU may be ROOT_OF that runs it.
+	 */
+	const struct pt_context *proc;
 };
 
 /* What to scan. */

@@ -175,6 +175,44 @@ static void mark_cpus(struct state *s, struct pt_tasks *tl)
 	}
 }
 
+/*
+ * Each vCPU's info says which task it runs (its per-CPU current task):
+ * `pid 51 (worker), thread of process pid50`, `pid 50 (worker), process
+ * pid50`, `pid 2 (kthreadd), a kernel thread`, or `idle (pid 0, swapper/1)`
+ * for a CPU's idle task (init_idle() names it swapper/N, PF_IDLE:
+ * kernel/sched/core.c).  Only the vCPUs the notes named cpuN.
+ */
+static pt_err annotate_cpus(struct state *s)
+{
+	size_t ncpu = s->kf ? s->kf->ncpu : 0;
+	pt_err rc = PT_OK;
+
+	for (size_t i = 0; i < ncpu && !rc; i++) {
+		char name[32], comm[80], v[160];
+		struct pt_task t;
+		uint64_t cur;
+
+		snprintf(name, sizeof name, "cpu%zu", i);
+		if (!pt_capture_context_find(s->cap, name) || !current_of(s, i, &cur) ||
+		    !pt_task_read(&s->k, &s->off, cur, &t))
+			continue;
+		pt_text_escape(comm, sizeof comm, t.comm);
+		if (!t.pid || t.flags & PT_PF_IDLE)
+			snprintf(v, sizeof v, "idle (pid %" PRIu32 ", %s)", t.pid, comm);
+		else if (t.flags & PT_PF_KTHREAD || !t.mm)
+			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), a kernel thread", t.pid, comm);
+		else if (t.pid != t.tgid)
+			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), thread of process pid%" PRIu32, t.pid, comm,
+				 t.tgid);
+		else
+			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), process pid%" PRIu32, t.pid, comm, t.tgid);
+		rc = pt_capture_annotate(s->cap, name, "x-task", v);
+		if (rc == PT_E_NOTFOUND)
+			rc = PT_OK;
+	}
+	return rc;
+}
+
 #define NANN 12
 
 static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
@@ -320,6 +358,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
 		rc = add_contexts(s, &tl);
+		if (!rc)
+			rc = annotate_cpus(s);
 	}
 	pt_tasks_free(&tl);
 	return rc;

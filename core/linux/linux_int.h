@@ -134,6 +134,10 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 
 /* ---- tasks (tasks.c) ---- */
 
+/* task_struct.flags (include/linux/sched.h): a kernel thread, an idle task */
+#define PT_PF_KTHREAD 0x00200000u
+#define PT_PF_IDLE 0x00000002u
+
 /* More tasks than this on one list is a loop or no kernel's (PID_MAX_LIMIT is 2^22). */
 #define PT_TASKS_MAX (1u << 22)
 
@@ -159,6 +163,8 @@ struct pt_tasks {
 	size_t n, cap;
 	char problem[160];      /* why the walk stopped early ("": it came back to its start) */
 };
+/* The fields of the task at T into OUT (threads counted, cpu -1): false when unreadable. */
+bool pt_task_read(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, struct pt_task *out);
 /* The leaders on the tasks list from task START (init_task), bounded. PT_E_NOMEM only. */
 pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t start, struct pt_tasks *out);
 void pt_tasks_free(struct pt_tasks *t);

@@ -23,9 +23,6 @@
 #include "pt_vec.h"
 #include "pt_walk.h"
 
-/* PF_KTHREAD (include/linux/sched.h) */
-#define PF_KTHREAD 0x00200000u
-
 bool pt_task_offsets(const struct btf *btf, struct pt_task_off *o, char *missing, size_t mlen)
 {
 	static const struct {
@@ -122,8 +119,7 @@ static unsigned count_threads(struct pt_kmem *k, const struct pt_task_off *o, ui
 	return n < PT_TASKS_MAX ? n : 0;
 }
 
-/* The fields of the task at T into OUT. */
-static bool read_task(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, struct pt_task *out)
+bool pt_task_read(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, struct pt_task *out)
 {
 	uint64_t parent = 0, sig = 0;
 	uint32_t st = 0;
@@ -174,7 +170,7 @@ pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t sta
 			break;
 		}
 		nt = &out->t[out->n];
-		if (!read_task(k, o, t, nt)) {
+		if (!pt_task_read(k, o, t, nt)) {
 			snprintf(out->problem, sizeof out->problem, "the task at 0x%" PRIx64 " is not mapped or "
 				 "not captured", t);
 			break;
@@ -230,7 +226,7 @@ pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_tas
 {
 	unsigned sp;
 
-	if (!t->mm || t->flags & PF_KTHREAD)
+	if (!t->mm || t->flags & PT_PF_KTHREAD)
 		return PT_E_VALUE;
 	if (!pt_kmem_u64(k, t->mm + (uint64_t)o->pgd, &t->pgd) || !pt_kmem_pa(k, t->pgd, &t->pgd_pa, &sp) ||
 	    t->pgd_pa & 0xfff)

@@ -93,6 +93,48 @@ static struct pt_kv *ann_copy(const struct pt_ctx_def *d)
 	return a;
 }
 
+pt_err pt_capture_annotate(struct pt_capture *cap, const char *name, const char *key, const char *value)
+{
+	const struct pt_context *c = pt_capture_context_find(cap, name);
+	struct pt_manifest_ctx *mc;
+	struct pt_ctx_def d = {0};
+	struct pt_kv *kv, *a;
+
+	/* the manifest's contexts and the capture's share their order (capture.c, iommu.c, above) */
+	if (!c || !cap->man || c->index >= cap->man->nctx || strcmp(cap->man->ctx[c->index].name, name))
+		return PT_E_NOTFOUND;
+	mc = &cap->man->ctx[c->index];
+	kv = malloc((mc->nann + 1) * sizeof *kv);
+	if (!kv)
+		return PT_E_NOMEM;
+	if (mc->nann)
+		memcpy(kv, mc->ann, mc->nann * sizeof *kv);
+	d.ann = kv;
+	d.nann = mc->nann;
+	/* a key it has already takes the new value in its place (the step run again) */
+	while (d.nann > 0 && strcmp(kv[d.nann - 1].key, key))
+		d.nann--;
+	if (d.nann) {
+		kv[d.nann - 1].value = value;
+		d.nann = mc->nann;
+	} else {
+		kv[mc->nann].key = key;
+		kv[mc->nann].value = value;
+		d.nann = mc->nann + 1;
+	}
+	/* one allocation again, the old strings copied before the old array goes */
+	a = ann_copy(&d);
+	free(kv);
+	if (!a)
+		return PT_E_NOMEM;
+	free(mc->ann);
+	mc->ann = a;
+	mc->nann = d.nann;
+	cap->ctx[c->index].annotations = a;
+	cap->ctx[c->index].nannotations = d.nann;
+	return PT_OK;
+}
+
 /* Sets up D into MC and C: PT_E_NOMEM, another error with MSG (no context), or PT_OK. */
 static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_def *d,
 		    struct pt_manifest_ctx *mc, struct pt_context *c, char *msg, size_t mlen)

@@ -785,8 +785,12 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		pt_dumpmem_warnings(ld, w0);
 	if (rc && ld->generated)
 		remap_error(ld);
-	/* the steps above the load (core/linux: the kernel's tasks), once everything is loaded */
-	if (!rc && ld->opts->after_load && !ld->opts->memory_only)
+	/*
+	 * the steps above the load (core/linux: the kernel's tasks), once
+	 * everything is loaded; for roots (memory_only) too, which names the
+	 * processes whose tables it finds (root_of=pidN)
+	 */
+	if (!rc && ld->opts->after_load)
 		rc = ld->opts->after_load(ld->cap);
 	return rc;
 }

@@ -69,6 +69,15 @@ struct pt_ctx_def {
  * context is left out with one warning.  PT_E_NOMEM only.
  */
 pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n);
+/*
+ * Appends the x- key KEY = VALUE (both copied) to context NAME's
+ * annotations (its info file's lines), or sets its value where NAME has
+ * KEY already: what a layer above the load learnt about a context the
+ * load made (the task a vCPU runs).  The annotations array is made anew:
+ * not while other threads read the capture.  PT_E_NOTFOUND: no such
+ * context; PT_E_NOMEM.
+ */
+pt_err pt_capture_annotate(struct pt_capture *cap, const char *name, const char *key, const char *value);
 /* One more warning of the load. */
 void pt_capture_add_warning(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

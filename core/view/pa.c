@@ -275,6 +275,37 @@ uint64_t pt_pa_index_builds(struct pt_pa_index *ix)
 	return n;
 }
 
+/* The x- annotation KEY of CTX, NULL when it has none. */
+static const char *ann_of(const struct pt_context *ctx, const char *key)
+{
+	for (size_t i = 0; i < ctx->nannotations; i++)
+		if (!strcmp(ctx->annotations[i].key, key))
+			return ctx->annotations[i].value;
+	return NULL;
+}
+
+/*
+ * The processes among the contexts that map the byte: a Linux process's
+ * context pidN (core/linux, docs/design.md §3.3) carries its pid and comm
+ * as x-pid and x-comm.  Text `pid50 (worker)`, JSON {comm, context, pid};
+ * once per context (the hits come by context).
+ */
+static void proc_add(struct pt_buf *txt, struct pt_jarr *js, const struct pt_context *ctx,
+		     const struct pt_context **last)
+{
+	const char *pid = ann_of(ctx, "x-pid"), *comm = ann_of(ctx, "x-comm");
+	struct pt_jobj o = {0};
+
+	if (ctx == *last || !pid || !comm)
+		return;
+	*last = ctx;
+	pt_buf_printf(txt, "%s%s (%s)", txt->len ? ", " : "", ctx->name, comm);
+	pt_jobj_str(&o, "comm", comm);
+	pt_jobj_str(&o, "context", ctx->name);
+	pt_jobj_u(&o, "pid", strtoull(pid, NULL, 10));
+	pt_jarr_obj(js, &o);
+}
+
 pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, uint64_t addr,
 		    enum pt_out out, size_t *found)
 {
@@ -282,9 +313,13 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 	size_t n, shown = 0;
 	bool incomplete = false;
 	pt_err err = pt_pa_lookup(ix, space, addr, &h, &n, &incomplete);
+	const struct pt_context *last = NULL;
+	struct pt_buf procs;
+	struct pt_jarr pj = {0};
 
 	if (err != PT_OK)
 		return err;
+	pt_buf_init(&procs);
 	if (out == PT_OUT_JSON)
 		pt_buf_printf(b, "{\"complete\": %s, \"mappings\": [", incomplete ? "false" : "true");
 	for (size_t i = 0; i < n; i++) {
@@ -310,18 +345,29 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		} else {
 			pt_buf_printf(b, "%s %s %s %s\n", ctx->name, va, path, flags);
 		}
+		proc_add(&procs, &pj, ctx, &last);
 		shown++;
 	}
 	if (out == PT_OUT_JSON) {
-		pt_buf_printf(b, "], \"pa\": \"0x%" PRIx64 "\", \"space\": ", addr);
+		pt_buf_printf(b, "], \"pa\": \"0x%" PRIx64 "\"", addr);
+		/* only where a process maps it: the answer of a capture without processes is as it was */
+		if (pj.n)
+			pt_buf_printf(b, ", \"processes\": [%s]", pj.b.data);
+		pt_buf_puts(b, ", \"space\": ");
 		pt_json_escape(b, pt_capture_space_name(ix->cap, space));
 		pt_buf_puts(b, "}\n");
-	} else if (incomplete) {
+	} else if (procs.len) {
+		pt_buf_printf(b, "# processes: %s\n", procs.data);
+	}
+	if (out != PT_OUT_JSON && incomplete) {
 		pt_buf_printf(b, "# incomplete: the reverse index holds at most %" PRIu64
 			      " runs of %" PRIu64 " per context; other mappings may exist\n",
 			      PT_PA_INDEX_RUNS_MAX, PT_MAPS_RUNS_MAX);
 	}
 	free(h);
+	b->oom |= procs.oom || pj.b.oom;
+	pt_buf_free(&procs);
+	pt_buf_free(&pj.b);
 	if (found)
 		*found = shown;
 	return b->oom ? PT_E_NOMEM : PT_OK;
