@@ -28,6 +28,13 @@ enum lu_hostile {
 	LU_COMM,        /* pid 50's comm holds control bytes */
 };
 
+enum lu_pci {
+	LU_PCI_NONE,    /* pci_root_buses is an empty list */
+	LU_PCI,         /* two buses, three functions (linux_util.c pci()) */
+	LU_PCI_LOOP,    /* bus 0's last function links back to its first, never to the head */
+	LU_PCI_OUTSIDE, /* bus 1's device list points outside RAM */
+};
+
 struct lu_opts {
 	bool pti;               /* pid 50's PGD is a PTI pair (user copy at +4 KiB) */
 	bool note_vi;           /* VMCOREINFO as the dump's note */
@@ -39,6 +46,8 @@ struct lu_opts {
 	bool btf_copy;          /* a second, identical copy of the BTF lower in RAM */
 	bool split_btf;         /* a module's split BTF in RAM too */
 	enum lu_hostile hostile;
+	enum lu_pci pci;
+	unsigned pci_domain;    /* bus 0's pci_sysdata.domain */
 };
 
 /* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */
