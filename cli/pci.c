@@ -18,8 +18,8 @@ static const char pci_help[] =
 	"context that translates it, `-` none; the class, vendor and device names of\n"
 	"pci.ids as lspci prints them).  A Linux dump's come from its kernel's\n"
 	"pci_root_buses (BTF and kallsyms), a live QEMU's from QMP query-pci (which\n"
-	"names no driver).  --json: one array of objects.  No PCI function known: a\n"
-	"line saying so and exit 1.\n";
+	"names no driver).  --json: one array of objects.  No PCI function known: one\n"
+	"line saying so and exit status 2.\n";
 
 int cli_pci(int argc, char **argv)
 {
