@@ -11,7 +11,8 @@ driver symlink or `-`).  Then `TOOL pci --json DUMP` (the kernel's
 pci_root_buses walked through its BTF and kallsyms) must list exactly those
 functions with the same ids, class (base, sub and prog-if) and driver.
 With CAPTURE_DIR (the dump with an [iommu] section beside it), every line
-of `TOOL devices --json CAPTURE_DIR` must be a function the guest lists.
+of `TOOL devices --json CAPTURE_DIR` must be a function the guest lists,
+with its vendor, device, class (base and sub) and driver.
 Prints the counts; exit 1 with every disagreement listed."""
 import json
 import subprocess
@@ -53,10 +54,20 @@ def main():
     if len(sys.argv) > 4:
         r = subprocess.run([tool, 'devices', '--json', sys.argv[4]], capture_output=True, text=True)
         lines = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
-        unknown = [x['bdf'] for x in lines if 'bdf' in x and
-                   ('0000:' + x['bdf'] if x['bdf'].count(':') == 1 else x['bdf']) not in want]
-        print('devices: %d IOMMU device lines, %d not a guest function' % (len(lines), len(unknown)))
-        bad += ['devices: %s is no function of the guest' % b for b in unknown]
+        named = 0
+        for x in lines:
+            bdf = '0000:' + x['bdf'] if x.get('bdf', '').count(':') == 1 else x.get('bdf')
+            w = want.get(bdf)
+            if w is None:
+                bad.append('devices: %s is no function of the guest' % x.get('bdf', x.get('sid')))
+                continue
+            g = (int(x.get('vendor', '-1'), 16), int(x.get('device', '-1'), 16),
+                 int(x.get('class', '-1'), 16), x.get('driver'))
+            if g != (w[0], w[1], w[2] >> 8, w[3]):
+                bad.append('devices: %s: guest %s, the line %s' % (bdf, w, g))
+            else:
+                named += 1
+        print('devices: %d IOMMU device lines, %d named as the guest names them' % (len(lines), named))
         if r.returncode or not lines:
             bad.append('devices: %s devices --json %s: exit %d, %d lines'
                        % (tool, sys.argv[4], r.returncode, len(lines)))

@@ -74,7 +74,9 @@ static int cmp_pci(const void *x, const void *y)
 	uint32_t ka = (uint32_t)a->segment << 16 | (uint32_t)a->bus << 8 | a->devfn;
 	uint32_t kb = (uint32_t)b->segment << 16 | (uint32_t)b->bus << 8 | b->devfn;
 
-	return ka < kb ? -1 : ka > kb;
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return memcmp(a, b, sizeof *a);   /* the same order whatever qsort does with equals */
 }
 
 pt_err pt_capture_set_pci(struct pt_capture *cap, const struct pt_pci_dev *d, size_t n, const char *where,
@@ -90,8 +92,17 @@ pt_err pt_capture_set_pci(struct pt_capture *cap, const struct pt_pci_dev *d, si
 		return PT_E_NOMEM;
 	if (n)
 		memcpy(p->dev, d, n * sizeof *d);
-	/* a stable order whatever the walk's (deterministic listings) */
+	/* a stable order whatever the walk's (deterministic listings); one function per BDF (a list read twice) */
 	qsort(p->dev, n, sizeof *d, cmp_pci);
+	if (n > 1) {
+		size_t w = 1;
+
+		for (size_t i = 1; i < n; i++)
+			if (p->dev[i].segment != p->dev[w - 1].segment || p->dev[i].bus != p->dev[w - 1].bus ||
+			    p->dev[i].devfn != p->dev[w - 1].devfn)
+				p->dev[w++] = p->dev[i];
+		n = w;
+	}
 	p->list.dev = p->dev;
 	p->list.n = n;
 	p->list.where = where;

@@ -53,7 +53,7 @@ const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *c
 
 /*
  * The guest's PCI functions (pt_capture_pci()): copies the N devices D,
- * sorts them, and keeps them with the capture in place of any set before.
+ * sorts them, keeps the first of those with one BDF, and keeps them with the capture in place of any set before.
  * WHERE is static.  pt_loader_pci() is the same for a source.  PT_E_NOMEM only.
  */
 pt_err pt_capture_set_pci(struct pt_capture *cap, const struct pt_pci_dev *d, size_t n, const char *where,
