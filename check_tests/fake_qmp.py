@@ -14,7 +14,8 @@ memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear); IOMMUs
 (test_live_iommu.sh): vtd (q35's intel_iommu window, GSTS.TES set,
 RTADDR_REG 0x10000), vtdoff (TES clear), amdvi (amdvi-mmio, IommuEn set,
 Device Table Base 0x30000, one 4 KiB page), vtdbadxp (xp answers nonsense),
-twovtd (two intel_iommu windows); aarch64 (test_live_arm64.sh): armgdb (a
+twovtd (two intel_iommu windows), vtdpci (vtd whose query-pci names its
+functions); aarch64 (test_live_arm64.sh): armgdb (a
 running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
 0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
 turned on), armgdbstopped (the same,
@@ -155,7 +156,25 @@ def set_running(state, run):
         f.write('running\n' if run else 'paused\n')
 
 
+# query-pci (QEMU qapi/pci.json PciInfo) of scenario vtdpci: q35's host bridge, the two devices the
+# VT-d tables set up (00:03.0 nvme, 00:04.0 virtio-net), and behind a root port 01:00.0 (e1000e)
+PCI = [{'bus': 0, 'devices': [
+    {'bus': 0, 'slot': 0, 'function': 0, 'class_info': {'class': 1536, 'desc': 'Host bridge'},
+     'id': {'vendor': 32902, 'device': 10688}, 'qdev_id': '', 'regions': []},
+    {'bus': 0, 'slot': 3, 'function': 0, 'class_info': {'class': 264}, 'id': {'vendor': 6966, 'device': 16},
+     'qdev_id': 'nvme0', 'regions': []},
+    {'bus': 0, 'slot': 4, 'function': 0, 'class_info': {'class': 512}, 'id': {'vendor': 6900, 'device': 4096},
+     'qdev_id': '', 'regions': []},
+    {'bus': 0, 'slot': 28, 'function': 0, 'class_info': {'class': 1540}, 'id': {'vendor': 6966, 'device': 12},
+     'qdev_id': 'rp0', 'regions': [], 'pci_bridge': {
+         'bus': {'number': 1, 'secondary': 1, 'subordinate': 1},
+         'devices': [{'bus': 1, 'slot': 0, 'function': 0, 'class_info': {'class': 512},
+                      'id': {'vendor': 32902, 'device': 4307}, 'qdev_id': 'nic0', 'regions': []}]}}]}]
+
+
 def answers(scn, ram, state):
+    pci = PCI if scn == 'vtdpci' else None
+    scn = 'vtd' if scn == 'vtdpci' else scn
     share = scn != 'noshare'
     target = 'aarch64' if scn.startswith('arm') else 'x86_64'
 
@@ -221,6 +240,8 @@ def answers(scn, ram, state):
             return qom(a.get('path'), a.get('property'))
         if cmd == 'human-monitor-command':
             return {'return': hmp(a.get('command-line'))}
+        if cmd == 'query-pci' and pci is not None:
+            return {'return': pci}
         if cmd == 'query-status':
             return {'return': {'running': state['running'], 'status': 'running' if state['running'] else 'paused'}}
         if cmd == 'stop':

@@ -17,6 +17,10 @@ enum {
 	T_SIZE = 0x1000, T_STATE = 24, T_FLAGS = 44, T_TASKS = 0x100, T_MM = 0x120, T_PID = 0x140,
 	T_TGID = 0x144, T_LEADER = 0x148, T_PARENT = 0x150, T_COMM = 0x160, T_SIGNAL = 0x180,
 	T_TNODE = 0x190, S_THEAD = 16, MM_ANON = 64, MM_PGD = 8, PCPU_CURRENT = 0x100,
+	/* PCI (not Linux's offsets: drivers/pci/probe.c's lists, include/linux/pci.h's fields) */
+	B_NODE = 8, B_CHILDREN = 32, B_DEVICES = 56, B_SYSDATA = 80, B_NUMBER = 200, SD_DOMAIN = 4,
+	D_BUS_LIST = 16, D_DEVFN = 40, D_VENDOR = 48, D_DEVICE = 52, D_CLASS = 60, D_DEV = 128, DV_DRIVER = 72,
+	DRV_NAME = 8,
 };
 
 #define DM(pa) (LU_PAGE_OFFSET + (uint64_t)(pa))
@@ -29,7 +33,36 @@ enum {
 	SIG1 = 0x30000, SIG50 = 0x31000, MM1 = 0x40000, MM50 = 0x41000, MM50_MOVED = 0x42000,
 	PGD1 = 0x100000, PGD50 = 0x102000, KS = 0x500000, VI_PAGE = 0x600000,
 	SPLIT_PA = 0x2f0000, COPY_PA = 0x280000,
+	PCI_ROOTS = 0x700000, BUS0 = 0x701000, BUS1 = 0x702000, SYSDATA = 0x703000, DEV_HB = 0x704000,
+	DEV_NVME = 0x705000, DEV_NIC = 0x706000, DRV_NVME = 0x707000, DRV_NIC = 0x707100, NAMES = 0x707800,
 };
+
+/* struct pci_bus, pci_sysdata, pci_dev, device and device_driver: the members the PCI walk reads. */
+static void pci_btf(struct btf *b, int ti, int tl)
+{
+	int lh = btf__find_by_name_kind(b, "list_head", BTF_KIND_STRUCT);
+	int u8 = btf__add_int(b, "unsigned char", 1, 0), u16 = btf__add_int(b, "short unsigned int", 2, 0);
+	int dev = btf__add_struct(b, "device", 128);
+
+	btf__add_field(b, "driver", tl, DV_DRIVER * 8, 0);
+	btf__add_struct(b, "device_driver", 64);
+	btf__add_field(b, "name", tl, DRV_NAME * 8, 0);
+	btf__add_struct(b, "pci_sysdata", 16);
+	btf__add_field(b, "domain", ti, SD_DOMAIN * 8, 0);
+	btf__add_struct(b, "pci_bus", 256);
+	btf__add_field(b, "node", lh, B_NODE * 8, 0);
+	btf__add_field(b, "children", lh, B_CHILDREN * 8, 0);
+	btf__add_field(b, "devices", lh, B_DEVICES * 8, 0);
+	btf__add_field(b, "sysdata", tl, B_SYSDATA * 8, 0);
+	btf__add_field(b, "number", u8, B_NUMBER * 8, 0);
+	btf__add_struct(b, "pci_dev", 512);
+	btf__add_field(b, "bus_list", lh, D_BUS_LIST * 8, 0);
+	btf__add_field(b, "devfn", ti, D_DEVFN * 8, 0);
+	btf__add_field(b, "vendor", u16, D_VENDOR * 8, 0);
+	btf__add_field(b, "device", u16, D_DEVICE * 8, 0);
+	btf__add_field(b, "class", ti, D_CLASS * 8, 0);
+	btf__add_field(b, "dev", dev, D_DEV * 8, 0);
+}
 
 static struct btf *base_btf(unsigned extra)
 {
@@ -69,6 +102,7 @@ static struct btf *base_btf(unsigned extra)
 	/* a bitfield member: never an offset */
 	btf__add_struct(b, "pcpu_hot", 16);
 	btf__add_field(b, "preempt", tu, 0, 3);
+	pci_btf(b, ti, tl);
 	var = btf__add_var(b, "current_task", BTF_VAR_GLOBAL_ALLOCATED, tl);
 	ds = btf__add_datasec(b, ".data..percpu", 0x200);
 	btf__add_datasec_var_info(b, var, PCPU_CURRENT, 8);
@@ -170,6 +204,7 @@ static void kallsyms(uint8_t *m, uint64_t stop)
 		{"Tstart_kernel", 0x4000, false}, {"Dinit_task", TASK0, false},
 		{"D__per_cpu_offset", PCPU_OFFSETS, false}, {"R__start_BTF", LU_BTF_PA, false},
 		{"Vcurrent_task", PCPU_CURRENT, true}, {"tlocal_helper", 0x5000, false},
+		{"Dpci_root_buses", PCI_ROOTS, false},
 		{"R__stop_BTF", 0, false},
 	};
 	uint64_t names = KS, at = names;
@@ -209,6 +244,58 @@ static char *vmcoreinfo(const struct lu_opts *o)
 			 (unsigned long long)DM(KS + 0x10000), (unsigned long long)DM(KS + 0x11000),
 			 (unsigned long long)DM(KS + 0x12000), (unsigned long long)DM(KS + 0x13008));
 	return vi;
+}
+
+static void list_link(uint8_t *m, uint64_t at, uint64_t next)
+{
+	put64(m, at, DM(next));
+}
+
+static void pci_dev(uint8_t *m, uint64_t at, unsigned devfn, unsigned vendor, unsigned device, uint32_t cls,
+		    uint64_t drv, uint64_t next)
+{
+	put32(m, at + D_DEVFN, devfn);
+	m[at + D_VENDOR] = (uint8_t)vendor;
+	m[at + D_VENDOR + 1] = (uint8_t)(vendor >> 8);
+	m[at + D_DEVICE] = (uint8_t)device;
+	m[at + D_DEVICE + 1] = (uint8_t)(device >> 8);
+	put32(m, at + D_CLASS, cls);
+	if (drv)
+		put64(m, at + D_DEV + DV_DRIVER, DM(drv));
+	list_link(m, at + D_BUS_LIST, next);
+}
+
+/*
+ * pci_root_buses -> bus 0 (00:00.0 a host bridge, 00:03.0 nvme) with child
+ * bus 1 (01:00.0 e1000e), domain O->pci_domain through bus 0's sysdata.
+ */
+static void pci(uint8_t *m, const struct lu_opts *o)
+{
+	list_link(m, PCI_ROOTS, PCI_ROOTS);
+	if (!o->pci)
+		return;
+	list_link(m, PCI_ROOTS, BUS0 + B_NODE);
+	list_link(m, BUS0 + B_NODE, PCI_ROOTS);
+	put64(m, BUS0 + B_SYSDATA, DM(SYSDATA));
+	put64(m, BUS1 + B_SYSDATA, DM(SYSDATA));
+	put32(m, SYSDATA + SD_DOMAIN, o->pci_domain);
+	m[BUS0 + B_NUMBER] = 0;
+	m[BUS1 + B_NUMBER] = 1;
+	list_link(m, BUS0 + B_DEVICES, DEV_HB + D_BUS_LIST);
+	pci_dev(m, DEV_HB, 0, 0x8086, 0x29c0, 0x060000, 0, DEV_NVME + D_BUS_LIST);
+	pci_dev(m, DEV_NVME, 3 << 3, 0x1b36, 0x0010, 0x010802, DRV_NVME,
+		o->pci == LU_PCI_LOOP ? DEV_HB + D_BUS_LIST : BUS0 + B_DEVICES);
+	list_link(m, BUS0 + B_CHILDREN, BUS1 + B_NODE);
+	list_link(m, BUS1 + B_NODE, BUS0 + B_CHILDREN);
+	list_link(m, BUS1 + B_CHILDREN, BUS1 + B_CHILDREN);
+	list_link(m, BUS1 + B_DEVICES, DEV_NIC + D_BUS_LIST);
+	pci_dev(m, DEV_NIC, 0, 0x8086, 0x10d3, 0x020000, DRV_NIC, BUS1 + B_DEVICES);
+	if (o->pci == LU_PCI_OUTSIDE)
+		put64(m, BUS1 + B_DEVICES, DM(0x7000000));
+	put64(m, DRV_NVME + DRV_NAME, DM(NAMES));
+	memcpy(m + NAMES, "nvme", 5);
+	put64(m, DRV_NIC + DRV_NAME, DM(NAMES + 0x80));
+	memcpy(m + NAMES + 0x80, "e1000e", 7);
 }
 
 uint8_t *lu_ram(const struct lu_opts *o)
@@ -261,6 +348,7 @@ uint8_t *lu_ram(const struct lu_opts *o)
 		memcpy(m + SPLIT_PA, b, n);
 		free(b);
 	}
+	pci(m, o);
 	if (o->kallsyms)
 		kallsyms(m, LU_BTF_PA + nbtf);   /* __stop_BTF: the end of the blob */
 	if (o->ram_vi) {

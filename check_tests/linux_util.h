@@ -29,6 +29,13 @@ enum lu_hostile {
 	LU_COMM,        /* pid 50's comm holds control bytes */
 };
 
+enum lu_pci {
+	LU_PCI_NONE,    /* pci_root_buses is an empty list */
+	LU_PCI,         /* two buses, three functions (linux_util.c pci()) */
+	LU_PCI_LOOP,    /* bus 0's last function links back to its first, never to the head */
+	LU_PCI_OUTSIDE, /* bus 1's device list points outside RAM */
+};
+
 struct lu_opts {
 	bool pti;               /* pid 50's PGD is a PTI pair (user copy at +4 KiB) */
 	bool note_vi;           /* VMCOREINFO as the dump's note */
@@ -45,6 +52,8 @@ struct lu_opts {
 	const char *comm50;     /* pid 50's and 51's comm (NULL: "worker") */
 	bool mm50_moved;        /* pid 50's mm_struct at another address (a new address space) */
 	bool cr3_50;            /* cpu0's CR3 is pid 50's PGD (a vCPU running it; note_vi gives the kernel's) */
+	enum lu_pci pci;
+	unsigned pci_domain;    /* bus 0's pci_sysdata.domain */
 };
 
 /* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */

@@ -609,6 +609,148 @@ START_TEST(pa_names_processes)
 }
 END_TEST
 
+/* ---- PCI functions by name ---- */
+
+/* pci_root_buses walked with the BTF's offsets: both buses, the drivers, the domain through sysdata. */
+START_TEST(pci_walk)
+{
+	struct guest g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .pci = LU_PCI, .pci_domain = 2},
+			      true);
+	struct pt_pci_list l;
+	struct pt_buf b;
+
+	pt_capture_pci(g.c, &l);
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert(l.drivers_known);
+	ck_assert_str_eq(l.where, "the kernel's pci_root_buses");
+	ck_assert_uint_eq(l.dev[0].segment, 2);
+	ck_assert_uint_eq(l.dev[0].devfn, 0);
+	ck_assert_uint_eq(l.dev[0].cls, 0x0600);
+	ck_assert_str_eq(l.dev[0].driver, "");
+	ck_assert_uint_eq(l.dev[1].devfn, 3 << 3);
+	ck_assert_uint_eq(l.dev[1].vendor, 0x1b36);
+	ck_assert_uint_eq(l.dev[1].device, 0x0010);
+	ck_assert_uint_eq(l.dev[1].cls, 0x0108);
+	ck_assert_uint_eq(l.dev[1].prog_if, 0x02);
+	ck_assert_str_eq(l.dev[1].driver, "nvme");
+	ck_assert_uint_eq(l.dev[2].bus, 1);
+	ck_assert_uint_eq(l.dev[2].segment, 2);
+	ck_assert_str_eq(l.dev[2].driver, "e1000e");
+	ck_assert(!warned(g.c, "PCI"));
+	pt_buf_init(&b);
+	ck_assert(pt_linux_pci(g.c, false, &b));
+	pt_buf_put(&b, "", 1);
+	/* names as lspci prints them (pci.ids through libpci) */
+	ck_assert_msg(strstr(b.data, "0002:00:03.0 0x0108 1b36:0010 nvme             -                        "
+			     "Non-Volatile memory controller: Red Hat, Inc. QEMU NVM Express Controller\n"), "%s", b.data);
+	ck_assert_msg(strstr(b.data, "0002:00:00.0 0x0600 8086:29c0 -                -                        "
+			     "Host bridge: Intel Corporation 82G33/G31/P35/P31 Express DRAM Controller\n"), "%s", b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "0002:01:00.0 0x0200 8086:10d3 e1000e "));
+	pt_buf_reset(&b);
+	ck_assert(pt_linux_pci(g.c, true, &b));
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "{\"bdf\": \"0002:00:03.0\", \"class\": \"0x0108\", \"device\": \"0x0010\", "
+			     "\"driver\": \"nvme\", \"iommu_context\": null, \"name\": \"Non-Volatile memory controller: "
+			     "Red Hat, Inc. QEMU NVM Express Controller\", \"prog_if\": \"0x02\", \"vendor\": \"0x1b36\"}"),
+		      "%s", b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"driver\": \"nvme\""));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"iommu_context\": null"));
+	pt_buf_free(&b);
+	unload(&g);
+	/* the per-CPU route alone has no kallsyms: no pci_root_buses, one line, nothing named */
+	g = load(&(struct lu_opts){.gs = true, .pci = LU_PCI}, true);
+	pt_capture_pci(g.c, &l);
+	ck_assert_uint_eq(l.n, 0);
+	ck_assert(warned(g.c, "no address for pci_root_buses"));
+	ck_assert(!pt_linux_has_pci(g.c));
+	unload(&g);
+	/* an empty list: nothing named, no warning */
+	g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true}, true);
+	ck_assert(!pt_linux_has_pci(g.c));
+	ck_assert(!warned(g.c, "PCI"));
+	unload(&g);
+}
+END_TEST
+
+/* Lists that loop or leave RAM: one warning, bounded, what was read kept. */
+START_TEST(pci_hostile)
+{
+	struct guest g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .pci = LU_PCI_LOOP}, true);
+	struct pt_pci_list l;
+
+	ck_assert(warned(g.c, "more than 65536 PCI functions"));
+	pt_capture_pci(g.c, &l);
+	ck_assert_uint_eq(l.n, 2);         /* bus 0's two, each once; bus 1 not reached */
+	unload(&g);
+	g = load(&(struct lu_opts){.note_vi = true, .kallsyms = true, .pci = LU_PCI_OUTSIDE}, true);
+	ck_assert(warned(g.c, "a pci_dev outside captured RAM: 0xffff888006fffff0: the PCI walk stopped there "
+			  "(2 functions kept)"));
+	pt_capture_pci(g.c, &l);
+	ck_assert_uint_eq(l.n, 2);         /* bus 0's two; bus 1's list is not readable */
+	unload(&g);
+}
+END_TEST
+
+/* An IOMMU's devices lines and device contexts' info gain the guest's names; the pci table its context. */
+START_TEST(pci_iommu_lines)
+{
+	static uint8_t mem[0x20000];
+	struct pt_pci_dev d[2] = {
+		{.bus = 0, .devfn = 2 << 3, .vendor = 0x1b36, .device = 0x0010, .cls = 0x0108},
+		{.bus = 0, .devfn = 5 << 3, .vendor = 0x8086, .device = 0x10d3, .cls = 0x0200},
+	};
+	struct tu_cap k;
+	struct pt_tree *t;
+	struct pt_buf b, before;
+
+	tu_put64(mem, sizeof mem, 0x0, 0x101000 | 1);                 /* bus 0 */
+	tu_put64(mem, sizeof mem, 0x1000 + 16 * 0x10, 0x110000 | 1);  /* 00:02.0 second-level */
+	tu_put64(mem, sizeof mem, 0x1000 + 16 * 0x10 + 8, 1 | 7 << 8);
+	tu_put64(mem, sizeof mem, 0x10000, 0x110000 | 3);
+	k = tu_cap_load("intel-vtd", 0x100000, mem, sizeof mem, "[iommu dmar0]\ntype = intel-vtd\nrtaddr = 0x100000\n");
+	ck_assert_int_eq(k.rc, PT_OK);
+	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
+	pt_buf_init(&b);
+	pt_buf_init(&before);
+	ck_assert_int_eq(pt_tree_iommu_devices(t, 0, PT_OUT_TEXT, &before, NULL), PT_OK);
+	pt_buf_put(&before, "", 1);
+	ck_assert_ptr_null(strstr(before.data, "vendor="));       /* nothing known: as before */
+	snprintf(d[0].driver, sizeof d[0].driver, "nvme");
+	ck_assert_int_eq(pt_capture_set_pci(k.c, d, 2, "QMP query-pci", false), PT_OK);
+	ck_assert_int_eq(pt_tree_iommu_devices(t, 0, PT_OUT_TEXT, &b, NULL), PT_OK);
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "00:02.0 context=dmar0.00:02.0 ") == b.data, "%s", b.data);
+	ck_assert_msg(strstr(b.data, " vendor=0x1b36 device=0x0010 class=0x0108 driver=nvme name=\"Non-Volatile "
+			     "memory controller: Red Hat, Inc. QEMU NVM Express Controller\"\n"), "%s", b.data);
+	/* the line starts as it did: the new fields only follow */
+	ck_assert_int_eq(strncmp(b.data, before.data, strlen(before.data) - 1), 0);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_tree_iommu_devices(t, 0, PT_OUT_JSON, &b, NULL), PT_OK);
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "\"bdf\": \"00:02.0\", \"class\": \"0x0108\", \"context\": \"dmar0.00:02.0\", "
+			     "\"device\": \"0x0010\", \"domain\": 7, \"driver\": \"nvme\", ") &&
+		      strstr(b.data, "\"name\": \"Non-Volatile memory controller: Red Hat, Inc. QEMU NVM Express "
+			     "Controller\", ") && strstr(b.data, "\"vendor\": \"0x1b36\"}"), "%s", b.data);
+	pt_buf_reset(&b);
+	ck_assert_int_eq(pt_render_info(&b, pt_capture_context_find(k.c, "dmar0.00:02.0"), PT_OUT_TEXT, NULL), PT_OK);
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "pci_vendor: 0x1b36\npci_device: 0x0010\npci_class: 0x0108\npci_driver: nvme\n"
+			     "pci_name: Non-Volatile memory controller: Red Hat, Inc. QEMU NVM Express Controller\n"
+			     "pci_source: QMP query-pci\n"), "%s", b.data);
+	pt_buf_reset(&b);
+	/* every function, the one the IOMMU does not translate with `-`; a driver QMP cannot know is `?` */
+	ck_assert(pt_linux_pci(k.c, false, &b));
+	pt_buf_put(&b, "", 1);
+	ck_assert_msg(strstr(b.data, "0000:00:02.0 0x0108 1b36:0010 nvme             dmar0.00:02.0            Non-"),
+		      "%s", b.data);
+	ck_assert_msg(strstr(b.data, "0000:00:05.0 0x0200 8086:10d3 ?                -                        "
+			     "Ethernet controller: Intel Corporation 82574L Gigabit Network Connection\n"), "%s", b.data);
+	pt_buf_free(&b);
+	pt_buf_free(&before);
+	pt_tree_free(t);
+	tu_cap_free(&k);
+}
+END_TEST
 int main(void)
 {
 	Suite *s = suite_create("linux");
@@ -644,6 +786,12 @@ int main(void)
 	t = tcase_create("pa");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, pa_names_processes);
+	suite_add_tcase(s, t);
+	t = tcase_create("pci");
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, pci_walk);
+	tcase_add_test(t, pci_hostile);
+	tcase_add_test(t, pci_iommu_lines);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }

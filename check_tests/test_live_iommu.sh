@@ -90,6 +90,32 @@ expect "the snapshot's device walks as the live one" 0 "result: mapped pa=sysmem
 check "the snapshot's IOMMU tree is the live one's" diff -r "$TMP/ex-snap/vtd0" "$TMP/ex-live/vtd0"
 stop_srv
 
+# ---- PCI functions by name: QMP query-pci (issue 40 item 5) ----
+serve vtdpci
+expect "query-pci: a devices line gains the function's ids and names, its driver not known" 0 \
+	"^00:03.0 context=vtd0.00:03.0 translation=second-level domain=5 levels=3 pages=3 root=sysmem:0x12000 vendor=0x1b36 device=0x0010 class=0x0108 driver=\\? name=\"Non-Volatile memory controller: Red Hat, Inc. QEMU NVM Express Controller\"\$" \
+	"$TOOL" devices "$TMP/vtdpci.sock" vtd0
+expect "query-pci: --json too" 0 '"vendor": "0x1af4"' "$TOOL" devices --json "$TMP/vtdpci.sock" vtd0
+expect "query-pci: the device context's info" 0 "^pci_driver: not known \(QMP query-pci names none\)\$" \
+	"$TOOL" info "$TMP/vtdpci.sock" vtd0.00:03.0
+expect "query-pci: ptfs-tool pci lists a function behind a bridge, untranslated" 0 \
+	"^0000:01:00.0 0x0200 8086:10d3 \\? +- +Ethernet controller: Intel Corporation 82574L Gigabit Network Connection\$" \
+	"$TOOL" pci "$TMP/vtdpci.sock"
+expect "query-pci: ... and the translated one with its context" 0 "^0000:00:04.0 0x0200 1af4:1000 \\? +vtd0.00:04.0 " \
+	"$TOOL" pci "$TMP/vtdpci.sock"
+start_fg "$TMP/vtdpci.sock" "$mnt" || bad "ptfs mounts the guest whose query-pci answers"
+check "mount: the pci file is ptfs-tool pci's" cmp "$mnt/pci" <("$TOOL" pci "$TMP/vtdpci.sock" 2>/dev/null)
+fusermount3 -u "$mnt"
+wait "$FG_PID" 2>/dev/null
+stop_srv
+# a QEMU that names none (vtd: query-pci answered CommandNotFound): devices as before, no pci file
+serve vtd
+expect "no query-pci: the devices line as before" 0 \
+	"^00:03.0 context=vtd0.00:03.0 translation=second-level domain=5 levels=3 pages=3 root=sysmem:0x12000\$" \
+	"$TOOL" devices "$TMP/vtd.sock" vtd0
+expect "no query-pci: ptfs-tool pci says so" 2 "no PCI function known" "$TOOL" pci "$TMP/vtd.sock"
+stop_srv
+
 # ---- AMD-Vi ----
 serve amdvi
 expect "AMD-Vi: the guest's IOMMU is a section from its registers" 0 \

@@ -101,6 +101,7 @@ int cli_diff(int argc, char **argv);
 int cli_crosscheck(int argc, char **argv);
 int cli_roots(int argc, char **argv);
 int cli_tasks(int argc, char **argv);
+int cli_pci(int argc, char **argv);
 int cli_snapshot(int argc, char **argv);
 
 #endif

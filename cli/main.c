@@ -436,6 +436,7 @@ static const struct {
 	{"crosscheck", cli_crosscheck, "whether a mirror (a GPU view of a process) maps what its original maps", true},
 	{"roots", cli_roots, "candidate root tables found by scanning captured memory", true},
 	{"tasks", cli_tasks, "a Linux guest's processes, as ps lists them", true},
+	{"pci", cli_pci, "the guest's PCI functions by name, with the IOMMU context of each", true},
 	{"snapshot", cli_snapshot, "a live guest's page tables, copied while it is stopped, as a capture", true},
 };
 

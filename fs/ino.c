@@ -603,6 +603,8 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		return PTFS_INO_CAPTURE;
 	if (id->type == PT_TN_TASKS)
 		return PTFS_INO_TASKS;
+	if (id->type == PT_TN_PCI)
+		return PTFS_INO_PCI;
 	if (id->type == PT_TN_PADIR)
 		return INO_PADIR;
 	if (id->type == PT_TN_IODIR || id->type == PT_TN_IOFILE)
@@ -684,6 +686,8 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 			id->type = PT_TN_CAPTURE;
 		else if (ino == PTFS_INO_TASKS)
 			id->type = PT_TN_TASKS;
+		else if (ino == PTFS_INO_PCI)
+			id->type = PT_TN_PCI;
 		else if (ino == INO_PADIR)
 			id->type = PT_TN_PADIR;
 		else if (ino >= INO_PASPACE && ino < INO_PASPACE + (1u << PA_SPACE_BITS)) {

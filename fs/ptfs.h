@@ -146,6 +146,7 @@ struct ptfs {
 #define PTFS_INO_ROOT    1   /* FUSE_ROOT_ID */
 #define PTFS_INO_CAPTURE 2
 #define PTFS_INO_TASKS   4   /* a Linux dump's `tasks` file */
+#define PTFS_INO_PCI     5   /* the guest's `pci` file */
 
 /* live.c: a live source's mount (-o refresh, -o pause) */
 /* After the load: the live options checked (one line and false when wrong). */

@@ -3,7 +3,8 @@
 # (apt-get); as another user it names what to install and fails.
 PTFS_PACKAGES=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3
 	libarchive-dev check zstd xz-utils zip unzip gzip tar diffutils findutils
-	util-linux valgrind strace groff-base python3 librsvg2-bin libkdumpfile-dev libbpf-dev)
+	util-linux valgrind strace groff-base python3 librsvg2-bin libkdumpfile-dev libbpf-dev
+	libpci-dev pci.ids)
 
 # The qemu suite's (check_tests/qemu/README.md): QEMU, a static busybox,
 # cpio and makedumpfile; its IOMMU tests build a guest module (libelf1 for

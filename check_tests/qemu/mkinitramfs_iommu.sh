@@ -6,7 +6,8 @@
 # that loads them, makes both devices do DMA (reads the disk; brings the
 # network up and asks QEMU's DHCP server for an address, then pings it),
 # loads the test module, copies its report from the kernel log to the
-# console, prints PTFS-READY and idles.  No root needed (cpio of a scratch
+# console, prints its PCI functions from sysfs (`ptfs-pci:` lines,
+# pci_agree.py), prints PTFS-READY and idles.  No root needed (cpio of a scratch
 # directory).
 #
 # usage: mkinitramfs_iommu.sh OUT.cpio MODULES_DIR PROBE.ko
@@ -57,6 +58,12 @@ ping -c 2 -W 1 10.0.2.2 >/dev/null 2>&1 && echo "ptfs-init: ping answered"
 echo "ptfs-init: iommu groups \$(ls /sys/kernel/iommu_groups | wc -l)"
 insmod /lib/modules/ptfs_iommu_probe.ko || echo "ptfs-init: insmod ptfs_iommu_probe failed"
 dmesg | grep -E 'ptfs-dma|DMAR|AMD-Vi|smmu|iommu' 
+# The guest's PCI functions as sysfs has them (pci_agree.py): BDF, ids, class, driver.
+for d in /sys/bus/pci/devices/*; do
+	drv=-
+	[ -e \$d/driver ] && drv=\$(basename \$(readlink \$d/driver))
+	echo "ptfs-pci: \${d##*/} \$(cat \$d/vendor) \$(cat \$d/device) \$(cat \$d/class) \$drv"
+done
 echo PTFS-READY
 while :; do sleep 3600; done
 EOF

@@ -128,5 +128,18 @@ python3 "$HERE/iommu_agree.py" --perturb "$TOOL" "$iommu" "$WORK" >"$TMP/perturb
 prc=$?
 check "the comparison fails where the guest's addresses are moved by a page" \
 	test $prc = 1 -a -n "$(grep -E 'device mode, guest module pages: .* disagree [1-9]' "$TMP/perturb.txt")"
+# 4. the guest's PCI functions by name (issue #40 item 5): sysfs's list equals ptfs's from the
+# dump's pci_root_buses, drivers included (x86: kallsyms has pci_root_buses; Debian arm64 has no
+# KALLSYMS_ALL: its kallsyms has text symbols only)
+if [ "$arch" = x86_64 ]; then
+	check "ptfs-tool pci on the dump lists the guest's PCI functions, ids, class and driver as sysfs does" \
+		python3 "$HERE/pci_agree.py" "$TOOL" "$WORK/vmcore.elf" "$WORK/serial.log" "$WORK"
+	python3 "$HERE/pci_agree.py" "$TOOL" "$WORK/vmcore.elf" "$WORK/serial.log" "$WORK" 2>&1 | sed 's/^/    /' | head -8
+	# ... and it sees a wrong answer: every driver the guest named renamed
+	sed 's/^\(ptfs-pci: [^ ]* [^ ]* [^ ]* [^ ]*\) [^ -][^ ]*/\1 not-this-driver/' "$WORK/serial.log" \
+		>"$TMP/serial-perturbed.log"
+	check "the PCI comparison fails where the guest's drivers are renamed" \
+		sh -c "! python3 '$HERE/pci_agree.py' '$TOOL' '$WORK/vmcore.elf' '$TMP/serial-perturbed.log' >/dev/null 2>&1"
+fi
 report
 exit $?

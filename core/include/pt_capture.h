@@ -346,6 +346,28 @@ void pt_capture_iommu_counts(const struct pt_capture *cap, size_t i, struct pt_i
 bool pt_capture_iommu_section(const struct pt_capture *cap, size_t i, struct pt_buf *out);
 
 /*
+ * The guest's PCI functions by name (docs/design.md §3.3): what the linux
+ * layer walked from a dump's pci_root_buses, or what a live QEMU answered to
+ * query-pci.  Sorted by segment, bus, devfn; one entry per function.
+ */
+struct pt_pci_dev {
+	uint16_t segment;
+	uint8_t bus, devfn;        /* slot devfn >> 3, function devfn & 7 */
+	uint16_t vendor, device;
+	uint16_t cls;              /* base class << 8 | subclass */
+	uint8_t prog_if;
+	bool has_prog_if;          /* query-pci gives none */
+	char driver[32];           /* the bound driver's name; "": none or not known */
+};
+struct pt_pci_list {
+	const struct pt_pci_dev *dev;
+	size_t n;                  /* 0: the capture names no PCI device */
+	const char *where;         /* "the kernel's pci_root_buses", "QMP query-pci" */
+	bool drivers_known;        /* driver "" means none is bound (false: not known) */
+};
+void pt_capture_pci(const struct pt_capture *cap, struct pt_pci_list *out);
+
+/*
  * Guarding data read in place.  An uncompressed archive or a directory
  * capture is served straight from an mmap of its files, so rewriting such a
  * file in place (cp over it, truncate) would change what is served or, when

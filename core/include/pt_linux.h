@@ -13,6 +13,8 @@
 #endif
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "pt_buf.h"
 #include "pt_capture.h"
@@ -38,5 +40,35 @@ pt_err pt_linux_expand(struct pt_capture *cap);
  */
 bool pt_linux_has_tasks(const struct pt_capture *cap);
 bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc);
+
+/*
+ * The names pci.ids (through libpci) gives a PCI function, as lspci prints
+ * them: CNAME its class ("Non-Volatile memory controller"; CLS is base
+ * class << 8 | subclass), VDNAME its vendor and device ("Red Hat, Inc. QEMU
+ * NVM Express Controller"; lspci's "Device 1234" for an unknown device).
+ * False (both "") when libpci has no pci.ids.  Thread-safe.
+ */
+bool pt_linux_pci_names(uint16_t vendor, uint16_t device, uint16_t cls, char *cname, size_t clen,
+			char *vdname, size_t vdlen);
+
+/*
+ * The guest's PCI functions as a table (BDF, class, vendor, device, names,
+ * driver, and the IOMMU context that translates each or `-`), or JSON Lines
+ * when JSON: ptfs-tool pci and mnt/pci.  False when the capture names no
+ * PCI function (pt_capture_pci()).
+ */
+bool pt_linux_has_pci(const struct pt_capture *cap);
+/* The function an IOMMU device context IO is for (by segment and BDF, or StreamID = RID); NULL: none known. */
+const struct pt_pci_dev *pt_linux_pci_of(const struct pt_capture *cap, const struct pt_ctx_iommu *io);
+/*
+ * D's vendor, device, class, driver and names: appended to a devices line
+ * (PT_LINUX_PCI_LINE: " vendor=0x1b36 device=0x0010 class=0x0108
+ * driver=nvme name=\"...\""), or `pci_*: ` lines of a context's info
+ * (PT_LINUX_PCI_INFO), or as keys of J when J is not NULL.
+ */
+enum pt_linux_pci_out { PT_LINUX_PCI_LINE, PT_LINUX_PCI_INFO };
+void pt_linux_pci_fields(const struct pt_capture *cap, const struct pt_pci_dev *d, enum pt_linux_pci_out how,
+			 struct pt_buf *b, struct pt_jobj *j);
+bool pt_linux_pci(const struct pt_capture *cap, bool json, struct pt_buf *out);
 
 #endif

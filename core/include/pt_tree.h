@@ -75,6 +75,7 @@ enum pt_tnode_type {
 	PT_TN_IOFILE,       /* one of its entries: dmar0/root/3/context/16 */
 	PT_TN_CTXALIAS,     /* lookup-only: dmar0.0000:00:03.0 -> dmar0.00:03.0 (pt_capture_context_alias()) */
 	PT_TN_TASKS,        /* the root's `tasks` file: a Linux dump's processes (pt_linux.h) */
+	PT_TN_PCI,          /* the root's `pci` file: the guest's PCI functions (pt_linux.h) */
 	PT_TN__COUNT
 };
 

@@ -25,6 +25,7 @@
 
 const char *const pt_ksym_names[PT_KS__COUNT] = {
 	"init_task", "__per_cpu_offset", "__start_BTF", "__stop_BTF", "current_task", "pcpu_hot",
+	"pci_root_buses",
 };
 
 /* ---- kernel VAs ---- */

@@ -336,6 +336,9 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 				       s->btf.hits, s->btf.valid);
 		return PT_OK;
 	}
+	rc = pt_pci_expand(s->cap, &s->k, s->btf.btf, s->sym[PT_KS_PCI_ROOT_BUSES]);
+	if (rc)
+		return rc;
 	if (!pt_task_offsets(s->btf.btf, &s->off, missing, sizeof missing)) {
 		pt_capture_add_warning(s->cap, "linux: the kernel's BTF has no %s: no pidN contexts", missing);
 		return PT_OK;

@@ -8,6 +8,7 @@
  *   btf.c    the scan for vmlinux BTF, its validity test, offsets by name
  *   ksyms.c  VMCOREINFO text (a dump's note or a page of RAM), kallsyms
  *   tasks.c  the task list and the pidN contexts
+ *   pci.c    the PCI functions on pci_root_buses, their names (libpci)
  *   linux.c  the step after the load: the routes in order, what was missing
  */
 #ifndef PT_LINUX_INT_H
@@ -121,7 +122,7 @@ bool pt_vi_find_ram(const struct pt_mem *mem, unsigned space, const struct pt_pa
 
 /* The symbols the task walk wants, from kallsyms; 0 when not found. */
 enum { PT_KS_INIT_TASK, PT_KS_PER_CPU_OFFSET, PT_KS_START_BTF, PT_KS_STOP_BTF, PT_KS_CURRENT_TASK,
-       PT_KS_PCPU_HOT, PT_KS__COUNT };
+       PT_KS_PCPU_HOT, PT_KS_PCI_ROOT_BUSES, PT_KS__COUNT };
 extern const char *const pt_ksym_names[PT_KS__COUNT];
 /*
  * Decodes the kallsyms tables VMCOREINFO (VI) points at (Linux >= 6.0:
@@ -170,5 +171,38 @@ pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t sta
 void pt_tasks_free(struct pt_tasks *t);
 /* T's mm->pgd and its physical address: PT_E_VALUE for a kernel thread, PT_E_CAPTURE when unreadable. */
 pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_task *t);
+
+/* ---- PCI functions (pci.c) ---- */
+
+/* More PCI functions (or buses) than this is a loop or no machine's: 256 buses x 256 devfns. */
+#define PT_PCI_MAX 65536u
+
+/* Byte offsets from BTF; -1: the kernel has no such member (bus_sysdata, bus_domain_nr, sysdata_domain). */
+struct pt_pci_off {
+	int64_t bus_node, bus_children, bus_devices, bus_number, bus_sysdata, bus_domain_nr, sysdata_domain;
+	int64_t dev_bus_list, dev_devfn, dev_vendor, dev_device, dev_class, dev_dev, device_driver, driver_name;
+};
+/* The offsets the walk needs: false with the first missing "struct.member" in MISSING. */
+bool pt_pci_offsets(const struct btf *btf, struct pt_pci_off *o, char *missing, size_t mlen);
+
+struct pt_pci_devs {
+	struct pt_pci_dev *dev;
+	size_t n, cap;
+	char problem[160];      /* why the walk stopped early ("": every list came back to its head) */
+};
+/*
+ * The functions on every bus reachable from the list head ROOTS
+ * (pci_root_buses), bounded by PT_PCI_MAX buses and functions; a pointer
+ * outside captured RAM stops the walk (PROBLEM says where), what was read
+ * is kept.  PT_E_NOMEM only.
+ */
+pt_err pt_pci_walk(struct pt_kmem *k, const struct pt_pci_off *o, uint64_t roots, struct pt_pci_devs *out);
+void pt_pci_devs_free(struct pt_pci_devs *d);
+/*
+ * The walk from ROOTS (pci_root_buses' address; 0: none) kept with CAP
+ * (pt_capture_set_pci()), with one warning when the BTF, the address or a
+ * pointer of the lists is missing.  PT_E_NOMEM only.
+ */
+pt_err pt_pci_expand(struct pt_capture *cap, struct pt_kmem *k, const struct btf *btf, uint64_t roots);
 
 #endif

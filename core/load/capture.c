@@ -127,6 +127,7 @@ static void unload(struct pt_capture *cap)
 	free(cap->owned);
 	cap->owned = NULL;
 	cap->nowned = cap->ownedcap = 0;
+	cap->pci = NULL;        /* freed with the owned list */
 	for (size_t i = 0; i < cap->nmaps; i++) {
 		munmap(cap->maps[i].p, cap->maps[i].len);
 		if (cap->maps[i].fd >= 0)

@@ -152,6 +152,8 @@ struct pt_capture {
 	size_t npool, poolcap;
 	/* what a dump source noted for the linux layer (extend.c; freed with the owned list) */
 	struct pt_kernel_facts *kfacts;
+	/* the guest's PCI functions (extend.c; freed with the owned list) */
+	struct pt_pci_store *pci;
 };
 
 /*

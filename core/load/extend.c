@@ -7,6 +7,7 @@
  * as capture.ini sections are; their manifest entries own what they hold.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,72 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap)
 {
 	return cap ? cap->kfacts : NULL;
+}
+
+/* The guest's PCI functions: one allocation, the list after the header. */
+struct pt_pci_store {
+	struct pt_pci_list list;
+	struct pt_pci_dev dev[];
+};
+
+static int cmp_pci(const void *x, const void *y)
+{
+	const struct pt_pci_dev *a = x, *b = y;
+	uint32_t ka = (uint32_t)a->segment << 16 | (uint32_t)a->bus << 8 | a->devfn;
+	uint32_t kb = (uint32_t)b->segment << 16 | (uint32_t)b->bus << 8 | b->devfn;
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return memcmp(a, b, sizeof *a);   /* the same order whatever qsort does with equals */
+}
+
+pt_err pt_capture_set_pci(struct pt_capture *cap, const struct pt_pci_dev *d, size_t n, const char *where,
+			  bool drivers_known)
+{
+	struct pt_pci_store *p;
+
+	if (n > SIZE_MAX / sizeof *d - 1 ||
+	    !pt_vec_reserve(&cap->owned, &cap->ownedcap, cap->nowned + 1, sizeof *cap->owned))
+		return PT_E_NOMEM;
+	p = malloc(sizeof *p + n * sizeof *d);
+	if (!p)
+		return PT_E_NOMEM;
+	if (n)
+		memcpy(p->dev, d, n * sizeof *d);
+	/* a stable order whatever the walk's (deterministic listings); one function per BDF (a list read twice) */
+	qsort(p->dev, n, sizeof *d, cmp_pci);
+	if (n > 1) {
+		size_t w = 1;
+
+		for (size_t i = 1; i < n; i++)
+			if (p->dev[i].segment != p->dev[w - 1].segment || p->dev[i].bus != p->dev[w - 1].bus ||
+			    p->dev[i].devfn != p->dev[w - 1].devfn)
+				p->dev[w++] = p->dev[i];
+		n = w;
+	}
+	p->list.dev = p->dev;
+	p->list.n = n;
+	p->list.where = where;
+	p->list.drivers_known = drivers_known;
+	/* an earlier list stays owned (freed at unload) but is no longer the one read */
+	cap->owned[cap->nowned].ud = p;
+	cap->owned[cap->nowned++].free_fn = free;
+	cap->pci = p;
+	return PT_OK;
+}
+
+pt_err pt_loader_pci(struct pt_loader *ld, const struct pt_pci_dev *d, size_t n, const char *where,
+		     bool drivers_known)
+{
+	return pt_capture_set_pci(ld->cap, d, n, where, drivers_known);
+}
+
+void pt_capture_pci(const struct pt_capture *cap, struct pt_pci_list *out)
+{
+	if (cap && cap->pci)
+		*out = cap->pci->list;
+	else
+		*out = (struct pt_pci_list){0};
 }
 
 void pt_capture_add_warning(struct pt_capture *cap, const char *fmt, ...)

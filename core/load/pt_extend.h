@@ -51,6 +51,16 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 /* What the source noted; NULL when nothing. */
 const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap);
 
+/*
+ * The guest's PCI functions (pt_capture_pci()): copies the N devices D,
+ * sorts them, keeps the first of those with one BDF, and keeps them with the capture in place of any set before.
+ * WHERE is static.  pt_loader_pci() is the same for a source.  PT_E_NOMEM only.
+ */
+pt_err pt_capture_set_pci(struct pt_capture *cap, const struct pt_pci_dev *d, size_t n, const char *where,
+			  bool drivers_known);
+pt_err pt_loader_pci(struct pt_loader *ld, const struct pt_pci_dev *d, size_t n, const char *where,
+		     bool drivers_known);
+
 /* One context a layer above the load adds: the keys its format's section reads, and x- keys. */
 #define PT_CTX_DEF_KEYS 4
 struct pt_ctx_def {

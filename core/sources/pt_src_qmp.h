@@ -47,6 +47,7 @@ struct pt_json {
 	size_t n;               /* ARR, OBJ: children */
 	struct pt_json *kid;
 	char **key;             /* OBJ: the children's keys */
+	size_t kidcap, keycap;  /* their allocations (pt_vec_reserve()) */
 };
 
 /* Parses LEN bytes of TEXT as one JSON value (whitespace around it allowed); NULL if malformed or too deep. */

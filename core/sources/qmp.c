@@ -17,7 +17,8 @@
  * cpuN, as the ELF source makes them from QEMU's notes (src_elf.c) (an
  * aarch64 guest's from its gdbstub), and each emulated IOMMU (VT-d, AMD-Vi,
  * SMMUv3) the guest turned on as an [iommu] section from
- * its registers (HMP `xp` of its MMIO: iommus() below).  The
+ * its registers (HMP `xp` of its MMIO: iommus() below), and its PCI
+ * functions (query-pci: pci() below).  The
  * connection stays open for the mount's life: it tells when QEMU exits and
  * stops the guest for -o pause.
  */
@@ -32,9 +33,11 @@
 #include <unistd.h>
 
 #include "pt_buf.h"
+#include "pt_extend.h"
 #include "pt_source.h"
 #include "pt_src_gdb.h"
 #include "pt_src_qmp.h"
+#include "pt_vec.h"
 
 /* CR0.PG (bit 31) and EFER.LMA (bit 10): the vCPU walks 64-bit tables (Intel SDM vol. 3A 4.1.1). */
 #define CR0_PG (1ull << 31)
@@ -764,6 +767,60 @@ static pt_err target(struct pt_loader *ld, struct live *l)
 	return PT_OK;
 }
 
+/* The functions of query-pci's DEVS (a PciDeviceInfo array), those behind its bridges too (qapi/pci.json). */
+static bool pci_devs(const struct pt_json *devs, struct pt_pci_dev **v, size_t *n, size_t *cap)
+{
+	for (size_t i = 0; devs && devs->type == PT_JSON_ARR && i < devs->n; i++) {
+		const struct pt_json *d = &devs->kid[i], *id = pt_json_get(d, "id");
+		const struct pt_json *br = pt_json_get(pt_json_get(d, "pci_bridge"), "devices");
+		uint64_t bus, slot, fn, cls, ven, dev;
+
+		if (!pt_json_u64(pt_json_get(d, "bus"), &bus) || !pt_json_u64(pt_json_get(d, "slot"), &slot) ||
+		    !pt_json_u64(pt_json_get(d, "function"), &fn) || bus > 255 || slot > 31 || fn > 7 ||
+		    !pt_json_u64(pt_json_get(pt_json_get(d, "class_info"), "class"), &cls) || cls > 0xffff ||
+		    !pt_json_u64(pt_json_get(id, "vendor"), &ven) || !pt_json_u64(pt_json_get(id, "device"), &dev) ||
+		    ven > 0xffff || dev > 0xffff || *n >= 65536 || !pt_vec_reserve(v, cap, *n + 1, sizeof **v))
+			return false;
+		/* no domain in PciInfo: QEMU's machines have one, segment 0 */
+		(*v)[(*n)++] = (struct pt_pci_dev){.bus = (uint8_t)bus, .devfn = (uint8_t)(slot << 3 | fn),
+			.vendor = (uint16_t)ven, .device = (uint16_t)dev, .cls = (uint16_t)cls};
+		if (br && !pci_devs(br, v, n, cap))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The guest's PCI functions as QEMU sees them (query-pci); QEMU does not
+ * know which guest driver binds each, so none is named.  An answer that is
+ * not PciInfo: one warning, nothing named.
+ */
+static pt_err pci(struct pt_loader *ld, struct live *l)
+{
+	struct pt_json *msg = NULL;
+	const struct pt_json *ret;
+	struct pt_pci_dev *v = NULL;
+	size_t n = 0, cap = 0;
+	char e[256];
+	bool ok;
+	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-pci\"}", &msg, &ret, e, sizeof e);
+
+	/* QEMU's "error" (a machine without PCI): nothing to name, the capture as before */
+	if (rc)
+		return l->q.answered_error ? PT_OK : pt_loader_fail(ld, rc, "%s: QMP query-pci: %s", l->label, e);
+	ok = ret->type == PT_JSON_ARR;
+	for (size_t i = 0; ok && i < ret->n; i++)
+		ok = pci_devs(pt_json_get(&ret->kid[i], "devices"), &v, &n, &cap);
+	pt_json_free(msg);
+	if (!ok)
+		pt_loader_warn(ld, "%s: QMP query-pci: an answer that is not PciInfo: PCI functions not named",
+			       l->label);
+	else if (n)
+		rc = pt_loader_pci(ld, v, n, "QMP query-pci", false);
+	free(v);
+	return rc;
+}
+
 static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 {
 	struct live *l = calloc(1, sizeof *l);
@@ -801,6 +858,8 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 		rc = l->arm64 ? arm64_cpus(ld, l) : cpus(ld, l);
 	if (!rc)
 		rc = iommus(ld, l, mtree);
+	if (!rc)
+		rc = pci(ld, l);
 	free(mtree);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "pt_capture.h"
 #include "pt_num.h"
 #include "pt_src_qmp.h"
+#include "pt_vec.h"
 
 /* ---- JSON ---- */
 
@@ -126,18 +127,11 @@ static bool jvalue(struct jp *j, struct pt_json *v);
 
 static bool jadd(struct pt_json *v, char *key, struct jp *j)
 {
-	struct pt_json *nk;
-	char **nkey = NULL;
-
-	nk = realloc(v->kid, (v->n + 1) * sizeof *nk);
-	if (!nk)
+	if (!pt_vec_reserve(&v->kid, &v->kidcap, v->n + 1, sizeof *v->kid))
 		return false;
-	v->kid = nk;
 	if (v->type == PT_JSON_OBJ) {
-		nkey = realloc(v->key, (v->n + 1) * sizeof *nkey);
-		if (!nkey)
+		if (!pt_vec_reserve(&v->key, &v->keycap, v->n + 1, sizeof *v->key))
 			return false;
-		v->key = nkey;
 		v->key[v->n] = key;
 	}
 	memset(&v->kid[v->n], 0, sizeof v->kid[v->n]);
@@ -380,18 +374,9 @@ static pt_err read_line(struct pt_qmp *q, int64_t deadline, char **line, size_t 
 		if (q->len >= PT_QMP_MAX_REPLY)
 			return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a QMP message longer than %u bytes",
 					  PT_QMP_MAX_REPLY);
-		if (q->cap - q->len < 65536) {
-			size_t nc = q->cap ? q->cap * 2 : 65536;
-			char *nb;
-
-			if (nc > PT_QMP_MAX_REPLY + 65536)
-				nc = PT_QMP_MAX_REPLY + 65536;
-			nb = realloc(q->buf, nc);
-			if (!nb)
-				return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
-			q->buf = nb;
-			q->cap = nc;
-		}
+		/* below PT_QMP_MAX_REPLY + 64 KiB read, so at most twice that allocated */
+		if (!pt_vec_reserve(&q->buf, &q->cap, q->len + 65536, 1))
+			return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
 		if (!wait_fd(q, POLLIN, deadline))
 			return pt_err_fmt(err, errlen, PT_E_CAPTURE, "no answer within %u ms", q->timeout_ms);
 		r = recv(q->fd, q->buf + q->len, q->cap - q->len, MSG_DONTWAIT);
@@ -627,16 +612,9 @@ bool pt_qmp_gone(struct pt_qmp *q)
 			return false;
 		if (p.revents & (POLLHUP | POLLERR | POLLRDHUP))
 			break;
-		if (q->cap - q->len < 4096) {
-			size_t nc = q->cap ? q->cap * 2 : 65536;
-			char *nb = nc <= PT_QMP_MAX_REPLY + 65536 ? realloc(q->buf, nc) : NULL;
-
-			if (!nb) {
-				q->len = 0;   /* a message larger than any answer: nobody waits for it */
-				continue;
-			}
-			q->buf = nb;
-			q->cap = nc;
+		if (q->len + 4096 > PT_QMP_MAX_REPLY + 65536 || !pt_vec_reserve(&q->buf, &q->cap, q->len + 4096, 1)) {
+			q->len = 0;   /* a message larger than any answer: nobody waits for it */
+			continue;
 		}
 		r = recv(q->fd, q->buf + q->len, q->cap - q->len, MSG_DONTWAIT);
 		if (r == 0)

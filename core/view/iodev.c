@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "pt_ioent.h"
+#include "pt_linux.h"
 #include "pt_tree.h"
 #include "tree_int.h"
 
@@ -186,6 +187,7 @@ static void dev_id(const struct pt_ctx_iommu *o, char *s, size_t n)
 static void line_text(struct pt_buf *b, const struct iodev *d, const struct iodev_line *ln)
 {
 	const struct pt_ctx_iommu *o = d->ctx->iommu;
+	const struct pt_pci_dev *pci;
 	char id[32];
 
 	dev_id(o, id, sizeof id);
@@ -200,6 +202,9 @@ static void line_text(struct pt_buf *b, const struct iodev *d, const struct iode
 		pt_buf_printf(b, " levels=%u pages=%" PRIu64 "%s root=%s:0x%" PRIx64, ln->levels,
 			      ln->pages, ln->pages_cut ? "+" : "",
 			      pt_context_space_name(d->ctx, d->ctx->root_space), d->ctx->root_addr);
+	/* the guest's name for the function, when its kernel or QEMU gave one (docs/design.md §3.3) */
+	if ((pci = pt_linux_pci_of(d->ctx->cap, o)))
+		pt_linux_pci_fields(d->ctx->cap, pci, PT_LINUX_PCI_LINE, b, NULL);
 	pt_buf_puts(b, "\n");
 }
 
@@ -207,6 +212,7 @@ static void line_json(struct pt_buf *b, const struct pt_iommu_info *io, const st
 		      const struct iodev_line *ln)
 {
 	const struct pt_ctx_iommu *o = d->ctx->iommu;
+	const struct pt_pci_dev *pci;
 	struct pt_jobj j = {0};
 	char id[32];
 
@@ -231,6 +237,8 @@ static void line_json(struct pt_buf *b, const struct pt_iommu_info *io, const st
 		pt_jobj_str(&j, "root_space", pt_context_space_name(d->ctx, d->ctx->root_space));
 		pt_jobj_hex(&j, "root_address", d->ctx->root_addr);
 	}
+	if ((pci = pt_linux_pci_of(d->ctx->cap, o)))
+		pt_linux_pci_fields(d->ctx->cap, pci, PT_LINUX_PCI_LINE, NULL, &j);
 	pt_jobj_finish(&j, b);
 	pt_buf_puts(b, "\n");
 }

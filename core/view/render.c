@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_linux.h"
 #include "pt_num.h"
 #include "pt_render.h"
 #include "render_int.h"
@@ -360,8 +361,10 @@ static void info_anomaly(void *ud, const struct pt_anomaly *a)
  * §2.7): the IOMMU, the device, its PASID; an SMMUv3 context's SubstreamID
  * is its format's own `ssid` line.
  */
-static void info_iommu(struct pt_buf *b, struct pt_jobj *o, const struct pt_ctx_iommu *io)
+static void info_iommu(struct pt_buf *b, struct pt_jobj *o, const struct pt_context *ctx)
 {
+	const struct pt_ctx_iommu *io = ctx->iommu;
+	const struct pt_pci_dev *pci = pt_linux_pci_of(ctx->cap, io);
 	char bdf[24];
 
 	if (io->segment)
@@ -380,6 +383,8 @@ static void info_iommu(struct pt_buf *b, struct pt_jobj *o, const struct pt_ctx_
 			pt_jobj_u(o, "pasid", io->pasid);
 		pt_jobj_str(o, "iommu_entry", io->entry);
 		pt_jobj_hex(o, "iommu_entry_address", io->entry_addr);
+		if (pci)
+			pt_linux_pci_fields(ctx->cap, pci, PT_LINUX_PCI_INFO, NULL, o);
 		return;
 	}
 	pt_buf_printf(b, "iommu: %s\niommu_type: %s\n", io->iommu, io->type);
@@ -391,6 +396,9 @@ static void info_iommu(struct pt_buf *b, struct pt_jobj *o, const struct pt_ctx_
 		pt_buf_printf(b, "pasid: %" PRIu64 "\n", io->pasid);
 	pt_buf_printf(b, "iommu_entry: %s\niommu_entry_address: 0x%" PRIx64 "\n", io->entry,
 		      io->entry_addr);
+	/* the guest's name for the function, when its kernel or QEMU gave one (docs/design.md §3.3) */
+	if (pci)
+		pt_linux_pci_fields(ctx->cap, pci, PT_LINUX_PCI_INFO, b, NULL);
 }
 
 pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_out out,
@@ -424,7 +432,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		if (fmt->info_json)
 			fmt->info_json(ctx, &o);
 		if (ctx->iommu)
-			info_iommu(b, &o, ctx->iommu);
+			info_iommu(b, &o, ctx);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			pt_jobj_str(&ann, ctx->annotations[i].key, ctx->annotations[i].value);
 		pt_jobj_obj(&o, "annotations", &ann);
@@ -471,7 +479,7 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 		if (fmt->info_text)
 			fmt->info_text(ctx, b);
 		if (ctx->iommu)
-			info_iommu(b, NULL, ctx->iommu);
+			info_iommu(b, NULL, ctx);
 		for (size_t i = 0; i < ctx->nannotations; i++)
 			pt_buf_printf(b, "%s: %s\n", ctx->annotations[i].key, ctx->annotations[i].value);
 		for (unsigned i = 0; i < nl; i++)

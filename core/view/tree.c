@@ -98,7 +98,7 @@ bool pt_tree_render_scans(const struct pt_tnode *node)
 const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struct pt_tnode *node)
 {
 	if (node->type == PT_TN_ROOT || node->type == PT_TN_CAPTURE || node->type == PT_TN_PADIR ||
-	    node->type == PT_TN_TASKS || node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->type == PT_TN_IODIR ||
+	    node->type == PT_TN_TASKS || node->type == PT_TN_PCI || node->type == PT_TN_PASPACE || node->type == PT_TN_PAFILE || node->type == PT_TN_IODIR ||
 	    node->type == PT_TN_IOFILE || node->ctx >= tree->nctx)
 		return NULL;
 	return pt_capture_context(tree->cap, node->ctx);
@@ -228,6 +228,11 @@ static pt_err lookup_root(const struct pt_tree *tree, const char *name, struct p
 	if (strcmp(name, "tasks") == 0 && pt_linux_has_tasks(tree->cap)) {
 		memset(child, 0, sizeof(*child));
 		child->type = PT_TN_TASKS;
+		return PT_OK;
+	}
+	if (strcmp(name, "pci") == 0 && pt_linux_has_pci(tree->cap)) {
+		memset(child, 0, sizeof(*child));
+		child->type = PT_TN_PCI;
 		return PT_OK;
 	}
 	ctx = pt_capture_context_find(tree->cap, name);
@@ -445,6 +450,7 @@ pt_err pt_tree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 	case PT_TN_CTXALIAS:
 	case PT_TN_PADIR:
 	case PT_TN_TASKS:
+	case PT_TN_PCI:
 		pt_tree_root(parent);
 		return PT_OK;
 	case PT_TN_IODIR:
@@ -603,6 +609,9 @@ pt_err pt_tree_render(const struct pt_tree *tree, const struct pt_tnode *node, s
 		break;
 	case PT_TN_TASKS:
 		err = pt_linux_tasks(tree->cap, false, b, rc) ? PT_OK : PT_E_NOTFOUND;
+		break;
+	case PT_TN_PCI:
+		err = pt_linux_pci(tree->cap, false, b) ? PT_OK : PT_E_NOTFOUND;
 		break;
 	case PT_TN_INFO:
 	case PT_TN_MAPS:

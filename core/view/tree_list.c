@@ -59,8 +59,12 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 		return PT_OK;
 	/* a Linux dump's processes, ps-like (docs/design.md §3.3) */
 	n.type = PT_TN_TASKS;
-	if (pt_linux_has_tasks(tree->cap))
-		fixed_add(l, "tasks", &n);
+	if (pt_linux_has_tasks(tree->cap) && !fixed_add(l, "tasks", &n))
+		return PT_OK;
+	/* the guest's PCI functions by name (docs/design.md §3.3) */
+	n.type = PT_TN_PCI;
+	if (pt_linux_has_pci(tree->cap))
+		fixed_add(l, "pci", &n);
 	return PT_OK;
 }
 
