@@ -26,6 +26,7 @@
 
 #include "pt_error.h"
 #include "pt_format.h"
+#include "pt_iommu_format.h"
 #include "pt_mem.h"
 
 struct pt_capture;
@@ -295,7 +296,6 @@ bool pt_context_section(const struct pt_context *ctx, struct pt_buf *out);
  * The [iommu NAME] sections of a capture (docs/design.md §2.7), in file
  * order: what the IOMMU tree of the mount (pt_tree.h) reads its tables from.
  */
-enum pt_iommu_kind { PT_IOMMU_KIND_VTD = 1, PT_IOMMU_KIND_AMDVI, PT_IOMMU_KIND_SMMUV3 };
 struct pt_iommu_info {
 	const char *name;
 	enum pt_iommu_kind kind;

@@ -71,7 +71,7 @@ static void dev_init(struct pt_iommu_walk *w, struct pt_iommu_dev *d, const char
 	d->blocked = false;
 	memset(&d->origin, 0, sizeof d->origin);
 	d->origin.iommu = w->io->name;
-	d->origin.type = pt_iommu_type_name(w->io->type);
+	d->origin.type = w->io->fam->name;
 	d->origin.entry = entry;
 	d->origin.entry_addr = addr;
 	if (w->io->space)
