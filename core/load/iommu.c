@@ -423,9 +423,6 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 {
 	struct pt_manifest *man = cap->man;
 	size_t n = cap->nctx + w->nmc, *xi = NULL;
-	struct pt_manifest_ctx *mc;
-	struct pt_context *ctx;
-	const struct pt_context **sorted;
 
 	if (!w->nmc)
 		return PT_OK;
@@ -439,16 +436,9 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 		for (unsigned id = 0; id < man->nspaces; id++)
 			xi[id] = cap->xlate[id] ? (size_t)(cap->xlate[id] - cap->ctx) + 1 : 0;
 	}
-	mc = realloc(man->ctx, (man->nctx + w->nmc) * sizeof *mc);
-	if (mc)
-		man->ctx = mc;
-	ctx = mc ? realloc(cap->ctx, n * sizeof *ctx) : NULL;
-	if (ctx)
-		cap->ctx = ctx;
-	sorted = ctx ? realloc(cap->ctx_sorted, n * sizeof *sorted) : NULL;
-	if (sorted)
-		cap->ctx_sorted = sorted;
-	if (!sorted) {
+	if (!pt_vec_resize(&man->ctx, man->nctx + w->nmc, sizeof *man->ctx) ||
+	    !pt_vec_resize(&cap->ctx, n, sizeof *cap->ctx) ||
+	    !pt_vec_resize(&cap->ctx_sorted, n, sizeof *cap->ctx_sorted)) {
 		free(xi);
 		return PT_E_NOMEM;
 	}
