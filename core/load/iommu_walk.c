@@ -41,11 +41,6 @@
 #include "pt_ioent.h"
 #include "pt_num.h"
 
-static uint64_t le64(const uint8_t *p)
-{
-	return pt_le64_load(p);
-}
-
 static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
@@ -135,7 +130,7 @@ static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp
 	if (!vtd_table(w, ctp, "context table", bus, ct))
 		return PT_OK;
 	for (unsigned devfn = 0; devfn < 256 && !w->stopped; devfn++) {
-		uint64_t lo = le64(ct + 16 * devfn), hi = le64(ct + 16 * devfn + 8);
+		uint64_t lo = pt_le64_load(ct + 16 * devfn), hi = pt_le64_load(ct + 16 * devfn + 8);
 
 		w->n.entries++;
 		if (!(lo & 1))
@@ -165,8 +160,8 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 	bdf_name(w, &d, bdf, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
-	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
-		le64(pe + 8), le64(pe + 16));
+	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pt_le64_load(pe),
+		pt_le64_load(pe + 8), pt_le64_load(pe + 16));
 	return pt_iommu_add(w, &d);
 }
 
@@ -187,7 +182,7 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
 			const uint8_t *pe, uint64_t addr)
 {
-	unsigned pgtt = pt_vtd_pgtt(le64(pe));
+	unsigned pgtt = pt_vtd_pgtt(pt_le64_load(pe));
 	const char *dev = w->io->fam->device_format, *guest = w->io->fam->guest_format;
 	char sfx[32] = "", s2[40];
 	const char *xs;
@@ -227,7 +222,7 @@ static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t
 	enum pt_iommu_table t;
 	pt_err rc;
 
-	pt_vtd_smctx(le64(ce), le64(ce + 8), &sc);
+	pt_vtd_smctx(pt_le64_load(ce), pt_le64_load(ce + 8), &sc);
 	dirp = sc.dir;
 	rid = sc.rid_pasid;
 	n = sc.ndir;
@@ -250,7 +245,7 @@ static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t
 			if (t != PT_IOMMU_TABLE_OK)
 				return PT_OK;
 		}
-		de = le64(dir + (di % 512) * 8);
+		de = pt_le64_load(dir + (di % 512) * 8);
 		w->n.entries++;
 		if (!(de & 1))
 			continue;
@@ -267,7 +262,7 @@ static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t
 			continue;
 		for (unsigned ti = 0; ti < 64 && !w->stopped; ti++) {
 			w->n.entries++;
-			if (!(le64(tbl + 64 * ti) & 1))
+			if (!(pt_le64_load(tbl + 64 * ti) & 1))
 				continue;
 			w->n.present++;
 			if ((rc = vtd_pasid(w, bdf, di * 64 + ti, rid, tbl + 64 * ti, tp + 64 * ti)))
@@ -290,7 +285,7 @@ static pt_err vtd_sm_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t lo, uin
 			continue;
 		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
 			w->n.entries++;
-			if (!(le64(ct + 32 * i) & 1))
+			if (!(pt_le64_load(ct + 32 * i) & 1))
 				continue;
 			w->n.present++;
 			w->n.devices++;
@@ -321,7 +316,7 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 		return PT_E_CAPTURE;
 	}
 	for (unsigned bus = 0; bus < 256 && !w->stopped; bus++) {
-		uint64_t lo = le64(rt + 16 * bus), hi = le64(rt + 16 * bus + 8);
+		uint64_t lo = pt_le64_load(rt + 16 * bus), hi = pt_le64_load(rt + 16 * bus + 8);
 
 		w->n.entries++;
 		if (!(lo & 1) && !(ttm == PT_VTD_TTM_SCALABLE && (hi & 1)))
@@ -396,7 +391,7 @@ static pt_err amd_gcr3_l0(struct pt_iommu_walk *w, const struct amd_dte *t, cons
 	pt_err rc;
 
 	for (unsigned i0 = 0; i0 < 512 && !w->stopped; i0++) {
-		uint64_t e = le64(tbl + 8 * i0);
+		uint64_t e = pt_le64_load(tbl + 8 * i0);
 
 		w->n.entries++;
 		if (!pt_amd_gcr3_valid(e))
@@ -430,7 +425,7 @@ static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
 	if (!t->glx)
 		return amd_gcr3_l0(w, t, top, t->root, 0);
 	for (unsigned i1 = 0; i1 < 512 && !w->stopped; i1++) {
-		uint64_t e = le64(top + 8 * i1), tp = pt_amd_gcr3_ptr(e);
+		uint64_t e = pt_le64_load(top + 8 * i1), tp = pt_amd_gcr3_ptr(e);
 
 		w->n.entries++;
 		if (!pt_amd_gcr3_valid(e))
@@ -459,7 +454,7 @@ static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
 /* DTE Q (32 bytes at ADDR) of DEVID: its host context, and its guests when GV = 1. */
 static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q, uint64_t addr)
 {
-	uint64_t q0 = le64(q), w4[4] = {q0, le64(q + 8), le64(q + 16), le64(q + 24)};
+	uint64_t q0 = pt_le64_load(q), w4[4] = {q0, pt_le64_load(q + 8), pt_le64_load(q + 16), pt_le64_load(q + 24)};
 	struct pt_amd_dte f;
 	struct amd_dte t;
 	bool gv;
@@ -519,10 +514,10 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
 			w->n.entries++;
 			/* a device: V and TV (V alone, on a wrong page, is any odd word) */
-			w->n.present += le64(page + 32 * i) & 1;
-			w->n.devices += pt_amd_dte_device(le64(page + 32 * i));
+			w->n.present += pt_le64_load(page + 32 * i) & 1;
+			w->n.devices += pt_amd_dte_device(pt_le64_load(page + 32 * i));
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
-			if (pt_amd_dte_device(le64(page + 32 * i)) &&
+			if (pt_amd_dte_device(pt_le64_load(page + 32 * i)) &&
 			    (rc = amd_dte(w, p * 128 + i, page + 32 * i,
 					  base + (uint64_t)4096 * p + 32 * i)))
 				return rc;
@@ -566,7 +561,7 @@ static pt_err smmu_cd_table(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uin
 		if (t == PT_IOMMU_TABLE_REPEAT)
 			return PT_OK;
 		w->n.entries++;
-		if (!pt_smmu_cd_valid(le64(raw)))
+		if (!pt_smmu_cd_valid(pt_le64_load(raw)))
 			continue;
 		w->n.present++;
 		d->nkeys = base_keys;
@@ -614,7 +609,7 @@ static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t
 				      sid, s0, s1, w->space_name, l1);
 		if (t != PT_IOMMU_TABLE_OK)
 			break;
-		l1cd = le64(raw);
+		l1cd = pt_le64_load(raw);
 		w->n.entries++;
 		/* V = 0: the whole leaf is absent */
 		if (!pt_smmu_l1cd_valid(l1cd))
@@ -627,7 +622,7 @@ static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t
 
 static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, const uint8_t *ste)
 {
-	uint64_t sw[4] = {le64(ste), le64(ste + 8), le64(ste + 16), le64(ste + 24)};
+	uint64_t sw[4] = {pt_le64_load(ste), pt_le64_load(ste + 8), pt_le64_load(ste + 16), pt_le64_load(ste + 24)};
 	struct pt_smmu_ste e;
 	unsigned cfg;
 	struct pt_iommu_dev d;
@@ -646,7 +641,7 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 	d.blocked = cfg == PT_SMMU_CFG_ABORT;   /* Config 000: abort (§5.2; Linux's unused STEs with disable_bypass) */
 	for (unsigned i = 0; i < 4; i++)
 		dev_key(&d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
-			"0x%016" PRIx64, le64(ste + 8 * i));
+			"0x%016" PRIx64, pt_le64_load(ste + 8 * i));
 	/* nested (Config 111): the STE's stage 2; its CDs' tables are IPAs of that stage */
 	if (cfg == PT_SMMU_CFG_NESTED) {
 		dev_key(&d, "stage", "2");
@@ -692,7 +687,7 @@ pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 						      i, w->space_name, base + 8 * i);
 				break;
 			}
-			l1d = le64(raw);
+			l1d = pt_le64_load(raw);
 			w->n.entries++;
 			if (!pt_smmu_l1_span(l1d))
 				continue;
