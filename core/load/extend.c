@@ -98,8 +98,9 @@ static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_d
 		    struct pt_manifest_ctx *mc, struct pt_context *c, char *msg, size_t mlen)
 {
 	const struct pt_format *f = pt_format_find(d->format);
-	const char *miss;
-	pt_err rc = PT_OK;
+	struct pt_context_spec spec = {.fmt = f, .key = d->key, .val = d->val, .nkeys = d->nkeys,
+				       .label = d->name};
+	pt_err rc;
 
 	if (!f)
 		return snprintf(msg, mlen, "no format %s in this build", d->format), PT_E_UNSUPPORTED;
@@ -107,36 +108,19 @@ static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_d
 	if (pt_ctx_sorted_find(cap->ctx_sorted, before, d->name))
 		return snprintf(msg, mlen, "the capture has a context %s already", d->name), PT_E_VALUE;
 	mc->fmt = f;
-	mc->priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
 	mc->owned_name = strdup(d->name);
 	mc->ann = ann_copy(d);
-	if (!mc->priv || !mc->owned_name || !mc->ann)
+	if (!mc->owned_name || !mc->ann)
 		return PT_E_NOMEM;
 	mc->name = mc->owned_name;
 	mc->nann = d->nann;
-	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
-		struct pt_ctx_key k = {d->key[i], d->val[i], 0, d->name, msg, mlen};
-
-		rc = f->ctx_key(mc->priv, &k);
-	}
-	if (!rc && (miss = f->ctx_missing(mc->priv))) {
-		snprintf(msg, mlen, "missing %s", miss);
-		rc = PT_E_VALUE;
-	}
 	c->name = mc->owned_name;
-	c->cap = cap;
-	c->fmt = f;
-	c->priv = mc->priv;
 	c->mem = cap->mem;
 	c->xlate = cap->xlate;
 	c->annotations = mc->ann;
 	c->nannotations = mc->nann;
-	if (!rc)
-		rc = f->ctx_setup(c, msg, mlen);
-	if (!rc)
-		rc = pt_capture_bind_ctx_spaces(cap, c);
-	if (!rc && f->ctx_memory)
-		rc = f->ctx_memory(c, msg, mlen);
+	rc = pt_context_make(cap, &spec, c, msg, mlen);
+	mc->priv = c->priv;
 	return rc;
 }
 

@@ -237,7 +237,9 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	struct pt_manifest_ctx mc = {0};
 	struct pt_context c = {0};
 	char label[PT_INI_MAX_NAME + 64], msg[1024];
-	const char *miss;
+	const char *val[PT_IOMMU_MAX_KEYS];
+	struct pt_context_spec spec = {.fmt = f, .key = d->key, .val = val, .nkeys = d->nkeys,
+				       .line = w->io->line, .label = label};
 	pt_err rc = PT_OK;
 
 	if (w->stopped)
@@ -255,39 +257,22 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 		cap->xlate[w->xs_id[k]] = &w->ctx[w->xs_k[k]];
 	msg[0] = 0;
 	snprintf(label, sizeof label, "[iommu %s] %s", w->io->name, d->name);
-	mc.priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
 	mc.owned_name = strdup(d->name);
 	mc.origin = malloc(sizeof *mc.origin);
-	if (!mc.priv || !mc.owned_name || !mc.origin) {
+	if (!mc.owned_name || !mc.origin) {
 		rc = PT_E_NOMEM;
 		goto fail;
 	}
 	*mc.origin = d->origin;
-	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
-		struct pt_ctx_key k = {d->key[i], d->val[i], w->io->line, label, msg, sizeof msg};
-
-		rc = f->ctx_key(mc.priv, &k);
-	}
-	if (!rc && (miss = f->ctx_missing(mc.priv))) {
-		snprintf(msg, sizeof msg, "missing %s", miss);
-		rc = PT_E_VALUE;
-	}
+	for (unsigned i = 0; i < d->nkeys; i++)
+		val[i] = d->val[i];
 	c.name = mc.owned_name;
-	c.cap = cap;
-	c.fmt = f;
 	c.ini_line = w->io->line;
-	c.priv = mc.priv;
 	c.iommu = mc.origin;
 	c.mem = cap->mem;
 	c.xlate = cap->xlate;
-	if (!rc)
-		rc = f->ctx_setup(&c, msg, sizeof msg);
-	if (!rc)
-		rc = pt_capture_bind_ctx_spaces(cap, &c);
-	if (!rc && f->ctx_memory) {
-		msg[0] = 0;
-		rc = f->ctx_memory(&c, msg, sizeof msg);
-	}
+	rc = pt_context_make(cap, &spec, &c, msg, sizeof msg);
+	mc.priv = c.priv;
 	if (rc == PT_E_NOMEM)
 		goto fail;
 	if (rc) {
@@ -317,9 +302,7 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	w->made++;
 	return PT_OK;
 fail:
-	if (f->ctx_free && mc.priv)
-		f->ctx_free(mc.priv);
-	free(mc.priv);
+	pt_context_unmake(&c);
 	free(mc.owned_name);
 	free(mc.origin);
 	return rc;

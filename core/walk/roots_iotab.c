@@ -99,43 +99,28 @@ static void note_origin(struct pt_rio_scan *s, uint64_t entry)
 static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const struct kvs *k,
 		      struct pt_context *ctx)
 {
-	char msg[512];
+	char msg[512] = "";
+	const char *val[8];
+	/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
+	struct pt_context_spec spec = {.fmt = f, .key = k->key, .val = val, .nkeys = k->n, .line = 1,
+				       .label = "[iommu]", .any_space = true};
+	pt_err rc;
 
 	memset(ctx, 0, sizeof *ctx);
 	ctx->name = "roots";
-	ctx->cap = s->cap;
-	ctx->fmt = f;
 	ctx->mem = s->mem;
-	if (!(ctx->priv = calloc(1, f->ctx_size ? f->ctx_size : 1))) {
+	for (unsigned i = 0; i < k->n; i++)
+		val[i] = k->val[i];
+	rc = pt_context_make(s->cap, &spec, ctx, msg, sizeof msg);
+	if (rc == PT_E_NOMEM)
 		s->nomem = true;
-		return false;
-	}
-	for (unsigned i = 0; i < k->n; i++) {
-		/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
-		struct pt_ctx_key key = {k->key[i], k->val[i], 1, "[iommu]", msg, sizeof msg};
-
-		if (f->ctx_key(ctx->priv, &key))
-			return false;
-	}
-	msg[0] = 0;
-	if (f->ctx_missing(ctx->priv) || f->ctx_setup(ctx, msg, sizeof msg))
-		return false;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
-		const char *n = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
-		int id = pt_capture_space_find(s->cap, n);
-
-		/* a space the capture does not have (hpa in a dump of sysmem) holds nothing it reads */
-		ctx->space_id[i] = id < 0 ? UINT32_MAX : (unsigned)id;
-	}
-	ctx->space_mapped = true;
-	return !f->ctx_memory || !f->ctx_memory(ctx, msg, sizeof msg);
+	return !rc;
 }
 
 static void dev_free(const struct pt_format *f, struct pt_context *ctx)
 {
-	if (ctx->priv && f->ctx_free)
-		f->ctx_free(ctx->priv);
-	free(ctx->priv);
+	(void)f;
+	pt_context_unmake(ctx);
 }
 
 /* CTX's root table and everything below it, as the page-table scan decodes a root. */
