@@ -167,6 +167,16 @@ START_TEST(vec_reserve)
 		ck_assert_ptr_eq(v, keep);
 		ck_assert_uint_eq(cap, kc);
 	}
+	/* an exact size keeps the elements it covers; an overflowing size is refused, untouched */
+	ck_assert(pt_vec_resize(&v, 5, sizeof *v));
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(v[i], i);
+	{
+		uint32_t *keep = v;
+
+		ck_assert(!pt_vec_resize(&v, SIZE_MAX / 2, sizeof *v));
+		ck_assert_ptr_eq(v, keep);
+	}
 	free(v);
 }
 END_TEST

@@ -563,6 +563,103 @@ END_TEST
 
 void iommu_add_bound(Suite *s);  /* test_iommu_bound.c */
 
+/*
+ * The family (pt_iommu_format.h): the list by name and kind, each IOMMU's
+ * register keys, and its decoders on entries written from the specs (VT-d
+ * §9.4 PDTS 11:9 and RID_PASID; AMD-Vi §2.2.2 Mode, GV, GLX and the GCR3
+ * root cut in three; IHI 0070 §5.2 Config, S1Fmt, S1CDMax, S1DSS).
+ */
+START_TEST(family)
+{
+	struct pt_vtd_smctx sc;
+	struct pt_amd_dte d;
+	struct pt_smmu_ste e;
+	uint64_t q[4] = {0}, w[4] = {0};
+
+	ck_assert_ptr_eq(pt_iommu_format_find("amd-vi"), &pt_iommu_amdvi_format);
+	ck_assert_ptr_null(pt_iommu_format_find("x86-64"));
+	for (unsigned i = 0; pt_iommu_format_list[i]; i++)
+		ck_assert_ptr_eq(pt_iommu_format_of(pt_iommu_format_list[i]->kind), pt_iommu_format_list[i]);
+	ck_assert_str_eq(pt_iommu_kind_name(PT_IOMMU_KIND_SMMUV3), "arm-smmuv3");
+	ck_assert_str_eq(pt_iommu_kind_name(0), "?");
+	ck_assert(pt_iommu_vtd_format.keys >> PT_IK_SEGMENT & 1);
+	ck_assert(!(pt_iommu_smmuv3_format.keys >> PT_IK_SEGMENT & 1));
+	ck_assert_uint_eq(pt_vtd_ttm(0x100400), PT_VTD_TTM_SCALABLE);
+	ck_assert_uint_eq(pt_vtd_root_table(0xfff0000000100400ull), 0x100000);
+	pt_vtd_smctx(0x123000 | 2 << 9 | 1, 0x1234, &sc);
+	ck_assert_uint_eq(sc.dir, 0x123000);
+	ck_assert_uint_eq(sc.ndir, 512);
+	ck_assert_uint_eq(sc.rid_pasid, 0x1234);
+	ck_assert_uint_eq(pt_vtd_pgtt(3 << 6 | 1), PT_VTD_PGTT_NESTED);
+	q[0] = 3 | 4ull << 9 | 1ull << 55 | 1ull << 56 | 5ull << 58;
+	q[1] = 0xabcdull << 16 | 0x12345ull << 43;
+	q[2] = 1ull << 54;
+	pt_amd_dte(q, &d);
+	ck_assert(pt_amd_dte_device(q[0]) && d.gv && !d.giov);
+	ck_assert_uint_eq(d.mode, 4);
+	ck_assert_uint_eq(d.glx, 1);
+	ck_assert_uint_eq(d.gpt, 1);
+	ck_assert_uint_eq(d.gcr3, 5ull << 12 | 0xabcdull << 15 | 0x12345ull << 31);
+	w[0] = 1 | 5 << 1 | 1 << 4 | 0x45640ull | 3ull << 59;
+	w[1] = 2;
+	pt_smmu_ste(w, &e);
+	ck_assert(e.v);
+	ck_assert_uint_eq(e.config, PT_SMMU_CFG_S1);
+	ck_assert_uint_eq(e.s1fmt, 1);
+	ck_assert_uint_eq(e.s1cdmax, 3);
+	ck_assert_uint_eq(e.s1dss, PT_SMMU_S1DSS_SSID0);
+	ck_assert_uint_eq(e.s1ctx, 0x45640);
+	ck_assert_uint_eq(pt_smmu_cd_split(e.s1fmt), 6);
+}
+END_TEST
+
+/*
+ * The one context factory (load/ctxmake.c): a VT-d legacy context entry's
+ * key made a context that walks, a missing or a bad key refused.
+ */
+START_TEST(factory)
+{
+	const char *key[] = {"context", "space"}, *val[] = {"0x00000000000007010000000000110001", "gpa"};
+	struct pt_context_spec spec = {.fmt = pt_format_find("intel-vtd"), .key = key, .val = val,
+				       .nkeys = 1, .line = 7, .label = "[test]"};
+	struct pt_context c = {.name = "made"};
+	struct pt_walk w;
+	char msg[256] = "";
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	sl_tables();
+	k = load("intel-vtd", "[vtd a]\ncontext = 0x00000000000007010000000000110001\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	c.mem = pt_capture_mem(k.c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	ck_assert(c.space_mapped);
+	ck_assert_int_eq(pt_walk_va(&c, 0x123, &w), PT_OK);
+	ck_assert_uint_eq(w.pa, 0x87654123ull);
+	pt_context_unmake(&c);
+	ck_assert_ptr_null(c.priv);
+	/* with its space key too */
+	spec.nkeys = 2;
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	ck_assert(c.space_mapped);
+	pt_context_unmake(&c);
+	/* no key: the format's missing key named */
+	spec.nkeys = 0;
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_E_VALUE);
+	ck_assert_msg(!strncmp(msg, "missing ", 8), "%s", msg);
+	pt_context_unmake(&c);
+	/* a key the format refuses names the line and the label */
+	val[0] = "0x1";
+	spec.nkeys = 1;
+	memset(&c, 0, sizeof c);
+	ck_assert_int_ne(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	pt_context_unmake(&c);
+	tu_cap_free(&k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("iommu");
@@ -570,6 +667,8 @@ static Suite *suite(void)
 
 	tc = tcase_create("keys");
 	tcase_add_test(tc, keys);
+	tcase_add_test(tc, family);
+	tcase_add_test(tc, factory);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vtd");
 	tcase_add_test(tc, vtd_legacy);

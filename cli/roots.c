@@ -197,7 +197,8 @@ static void io_json(struct pt_buf *b, const struct pt_iommu_cand *c)
 {
 	struct pt_jobj o = {0};
 	struct pt_buf sec;
-	bool vtd = !strcmp(c->type, "intel-vtd"), vi = !strcmp(c->type, "amd-vi");
+	enum pt_iommu_kind kind = pt_iommu_format_find(c->type)->kind;
+	bool vtd = kind == PT_IOMMU_KIND_VTD, vi = kind == PT_IOMMU_KIND_AMDVI;
 
 	pt_buf_init(&sec);
 	pt_roots_iommu_section(c, &sec);
@@ -298,8 +299,8 @@ static int run(const struct pt_capture *cap, struct pt_roots_opts *o, bool json)
 		}
 	}
 	summary(&b, &r, json);
-	for (unsigned t = 0; !json && o->format && pt_roots_iommu_types[t]; t++)
-		if (!strcmp(o->format, pt_roots_iommu_types[t]))
+	for (unsigned t = 0; !json && o->format && pt_iommu_format_list[t]; t++)
+		if (!strcmp(o->format, pt_iommu_format_list[t]->name))
 			pt_buf_printf(&b, "# (these are %s page tables; the IOMMU's own tables: --iommu %s)\n",
 				      o->format, o->format);
 	ok = cli_write_buf(&b);
@@ -351,9 +352,9 @@ int cli_roots(int argc, char **argv)
 		case 'I': {
 			unsigned t = 0;
 
-			while (pt_roots_iommu_types[t] && strcmp(pt_roots_iommu_types[t], optarg))
+			while (pt_iommu_format_list[t] && strcmp(pt_iommu_format_list[t]->name, optarg))
 				t++;
-			if (!pt_roots_iommu_types[t])
+			if (!pt_iommu_format_list[t])
 				return cli_fail(PT_E_VALUE, "roots: unknown --iommu '%s' (intel-vtd, amd-vi or"
 						" arm-smmuv3)", optarg);
 			io.type = optarg;

@@ -26,6 +26,7 @@
 
 #include "pt_error.h"
 #include "pt_format.h"
+#include "pt_iommu_format.h"
 #include "pt_mem.h"
 
 struct pt_capture;
@@ -292,10 +293,32 @@ struct pt_buf;
 bool pt_context_section(const struct pt_context *ctx, struct pt_buf *out);
 
 /*
+ * The one context factory (load/ctxmake.c): context C of format FMT from
+ * the NKEYS pairs KEY = VAL, through the format's hooks in a section's
+ * order (ctx_key, ctx_missing, ctx_setup, its spaces bound, ctx_memory).
+ * The caller sets C's name, memory and translations first; the factory
+ * sets cap, fmt and priv (free it with pt_context_unmake(), made or not).
+ * Key messages read "capture.ini:LINE: ... in LABEL"; MSG holds the
+ * problem when it fails, or what ctx_setup / ctx_memory noted.  ANY_SPACE:
+ * a space the capture lacks holds nothing (a roots candidate), not an
+ * error.
+ */
+struct pt_context_spec {
+	const struct pt_format *fmt;
+	const char *const *key, *const *val;
+	unsigned nkeys;
+	unsigned line;
+	const char *label;
+	bool any_space;
+};
+pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
+		       struct pt_context *c, char *msg, size_t mlen);
+void pt_context_unmake(struct pt_context *c);
+
+/*
  * The [iommu NAME] sections of a capture (docs/design.md §2.7), in file
  * order: what the IOMMU tree of the mount (pt_tree.h) reads its tables from.
  */
-enum pt_iommu_kind { PT_IOMMU_KIND_VTD = 1, PT_IOMMU_KIND_AMDVI, PT_IOMMU_KIND_SMMUV3 };
 struct pt_iommu_info {
 	const char *name;
 	enum pt_iommu_kind kind;

@@ -171,8 +171,7 @@ struct pt_iommu_roots {
 	bool cut;                /* RC stopped the scan */
 };
 
-/* The IOMMU types --iommu takes, NULL-terminated (the [iommu] section's `type`). */
-extern const char *const pt_roots_iommu_types[];
+/* The IOMMU types --iommu takes: the names of pt_iommu_format_list (pt_iommu_format.h). */
 
 /*
  * Scans CAP for O->type's tables into *OUT (free with pt_roots_iommu_free()).

@@ -17,5 +17,11 @@
  * memory or when N * ELEM would not fit in a size_t.
  */
 bool pt_vec_reserve(void *pp, size_t *cap, size_t n, size_t elem);
+/*
+ * Makes the array *PP hold exactly N elements of ELEM bytes (an array whose
+ * owner keeps no capacity: it is sized once per batch of appends).  False,
+ * with *PP unchanged, when out of memory or when N * ELEM would not fit.
+ */
+bool pt_vec_resize(void *pp, size_t n, size_t elem);
 
 #endif

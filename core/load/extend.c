@@ -207,8 +207,9 @@ static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_d
 		    struct pt_manifest_ctx *mc, struct pt_context *c, char *msg, size_t mlen)
 {
 	const struct pt_format *f = pt_format_find(d->format);
-	const char *miss;
-	pt_err rc = PT_OK;
+	struct pt_context_spec spec = {.fmt = f, .key = d->key, .val = d->val, .nkeys = d->nkeys,
+				       .label = d->name};
+	pt_err rc;
 
 	if (!f)
 		return snprintf(msg, mlen, "no format %s in this build", d->format), PT_E_UNSUPPORTED;
@@ -216,36 +217,19 @@ static pt_err setup(struct pt_capture *cap, size_t before, const struct pt_ctx_d
 	if (pt_ctx_sorted_find(cap->ctx_sorted, before, d->name))
 		return snprintf(msg, mlen, "the capture has a context %s already", d->name), PT_E_VALUE;
 	mc->fmt = f;
-	mc->priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
 	mc->owned_name = strdup(d->name);
 	mc->ann = ann_copy(d);
-	if (!mc->priv || !mc->owned_name || !mc->ann)
+	if (!mc->owned_name || !mc->ann)
 		return PT_E_NOMEM;
 	mc->name = mc->owned_name;
 	mc->nann = d->nann;
-	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
-		struct pt_ctx_key k = {d->key[i], d->val[i], 0, d->name, msg, mlen};
-
-		rc = f->ctx_key(mc->priv, &k);
-	}
-	if (!rc && (miss = f->ctx_missing(mc->priv))) {
-		snprintf(msg, mlen, "missing %s", miss);
-		rc = PT_E_VALUE;
-	}
 	c->name = mc->owned_name;
-	c->cap = cap;
-	c->fmt = f;
-	c->priv = mc->priv;
 	c->mem = cap->mem;
 	c->xlate = cap->xlate;
 	c->annotations = mc->ann;
 	c->nannotations = mc->nann;
-	if (!rc)
-		rc = f->ctx_setup(c, msg, mlen);
-	if (!rc)
-		rc = pt_capture_bind_ctx_spaces(cap, c);
-	if (!rc && f->ctx_memory)
-		rc = f->ctx_memory(c, msg, mlen);
+	rc = pt_context_make(cap, &spec, c, msg, mlen);
+	mc->priv = c->priv;
 	return rc;
 }
 
@@ -268,24 +252,17 @@ static int cmp_ctx(const void *a, const void *b)
 pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n)
 {
 	struct pt_manifest *man = cap->man;
-	struct pt_manifest_ctx *mc;
-	struct pt_context *ctx, *old = cap->ctx;
+	struct pt_context *ctx = NULL, *old = cap->ctx;
 	const struct pt_context **sorted;
 	size_t before = cap->nctx, total = cap->nctx + n;
 
 	if (!n || !man)
 		return PT_OK;
-	mc = realloc(man->ctx, total * sizeof *mc);
-	if (!mc)
+	if (!pt_vec_resize(&man->ctx, total, sizeof *man->ctx) ||
+	    !pt_vec_resize(&cap->ctx_sorted, total, sizeof *cap->ctx_sorted) ||
+	    !pt_vec_resize(&ctx, total, sizeof *ctx))
 		return PT_E_NOMEM;
-	man->ctx = mc;
-	sorted = realloc(cap->ctx_sorted, total * sizeof *sorted);
-	if (!sorted)
-		return PT_E_NOMEM;
-	cap->ctx_sorted = sorted;
-	ctx = malloc(total * sizeof *ctx);
-	if (!ctx)
-		return PT_E_NOMEM;
+	sorted = cap->ctx_sorted;
 	/* cap->ctx moves: the translated spaces' pointers into it follow (iommu.c's commit does so too) */
 	memcpy(ctx, old, cap->nctx * sizeof *ctx);
 	for (unsigned id = 0; cap->xlate && id < (cap->xsname ? PT_CAPTURE_SPACES : man->nspaces); id++)

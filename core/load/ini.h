@@ -99,14 +99,10 @@ struct pt_manifest_ctx {
  * top"): an IOMMU's registers, from which its device contexts are read
  * once memory is loaded.
  */
-enum pt_iommu_type { PT_IOMMU_VTD = 1, PT_IOMMU_AMDVI, PT_IOMMU_SMMUV3 };
-enum {
-	PT_IK_RTADDR, PT_IK_DTB, PT_IK_SEGMENT, PT_IK_STRTAB, PT_IK_STRCFG, PT_IK_MAXCTX, PT_IK__COUNT,
-};
 struct pt_manifest_iommu {
 	const char *name;
 	unsigned line;
-	unsigned type;                 /* enum pt_iommu_type */
+	const struct pt_iommu_format *fam;  /* its IOMMU (pt_iommu_format.h) */
 	uint64_t v[PT_IK__COUNT];      /* the registers (and max_contexts), by PT_IK_* */
 	unsigned vline[PT_IK__COUNT];  /* their lines, 0: not given */
 	const char *space, *output_space;   /* NULL: not given (sysmem) */
@@ -140,7 +136,7 @@ struct pt_manifest {
 	struct pt_manifest_ctx *ctx;
 	size_t nctx;
 	struct pt_manifest_iommu *iommu;
-	size_t niommu;
+	size_t niommu, iommucap;
 	/*
 	 * [memory NAME] dump = FILE: the capture's memory is a dump (an ELF
 	 * core or a kdump file) beside capture.ini, read in place, its own
@@ -187,8 +183,6 @@ void pt_manifest_free(struct pt_manifest *m);
 /* The keys of [iommu NAME] section S (iommu.c): appended to M->iommu; an error in ERR. */
 pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, const unsigned *dup,
 			char *err, size_t errlen);
-/* The formats an [iommu] of any type makes contexts of (their spaces join the capture's). */
-extern const char *const pt_iommu_formats[];
 
 /*
  * Integer value: decimal (no leading zero) or 0x hex, optional K/M/G

@@ -22,28 +22,6 @@
 #include "capture_int.h"
 #include "iommu_int.h"
 
-const char *const pt_iommu_formats[] = {"intel-vtd", "amd-vi", "arm-smmuv3", "x86-64", NULL};
-static const char *const type_names[] = {"?", "intel-vtd", "amd-vi", "arm-smmuv3"};
-static const char *const key_names[PT_IK__COUNT] = {
-	"rtaddr", "dev_table_base", "segment", "strtab_base", "strtab_base_cfg", "max_contexts",
-};
-/* The type each register key belongs to (segment: VT-d's DRHD and AMD-Vi's IVHD both name one). */
-static bool key_fits(unsigned k, unsigned type)
-{
-	switch (k) {
-	case PT_IK_RTADDR:
-		return type == PT_IOMMU_VTD;
-	case PT_IK_DTB:
-		return type == PT_IOMMU_AMDVI;
-	case PT_IK_SEGMENT:
-		return type == PT_IOMMU_VTD || type == PT_IOMMU_AMDVI;
-	case PT_IK_MAXCTX:
-		return true;
-	default:
-		return type == PT_IOMMU_SMMUV3;
-	}
-}
-
 /* Device context names add up to 29 bytes (".ssss:bb:dd.f.pasid1048575.s2"). */
 #define NAME_MAX_IOMMU 220
 
@@ -62,34 +40,19 @@ static pt_err sec_fail(char *err, size_t errlen, unsigned line, pt_err rc, const
 }
 
 /*
- * The registers' own checks, at the key's line (the fields as the specs
- * define them: iommu_walk.c cites each).
+ * The registers' own checks, at the key's line: the IOMMU's (its format,
+ * pt_iommu_format.h), then those of any IOMMU.
  */
 static pt_err check_regs(const struct pt_manifest_iommu *io, const char *label, char *err,
 			 size_t errlen)
 {
 	const uint64_t *v = io->v;
 	const unsigned *l = io->vline;
+	char msg[768];
+	unsigned line = io->fam->check(v, l, label, msg, sizeof msg);
 
-	if (l[PT_IK_RTADDR]) {
-		uint64_t r = v[PT_IK_RTADDR];
-
-		if (((r >> 10) & 3) == 2)
-			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
-					" %s: TTM (bits 11:10) 10 is reserved (00 legacy, 01 scalable, 11"
-					" abort-DMA; VT-d spec §11.4.5 RTADDR_REG)", r, label);
-		if (r & 0x3ff)
-			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
-					" %s has reserved bits 9:0 set (VT-d spec §11.4.5 RTADDR_REG)", r,
-					label);
-		if (r >> 52)
-			return sec_fail(err, errlen, l[PT_IK_RTADDR], PT_E_VALUE, "rtaddr 0x%" PRIx64 " in"
-					" %s: the root table address is above 52 bits", r, label);
-	}
-	if (l[PT_IK_DTB] && (v[PT_IK_DTB] & (0xe00ull | ~0ull << 52)))
-		return sec_fail(err, errlen, l[PT_IK_DTB], PT_E_VALUE, "dev_table_base 0x%" PRIx64 " in %s"
-				" has reserved bits set (11:9 or 63:52; base 51:12, Size 8:0: AMD IOMMU"
-				" spec §3.3.1 Device Table Base Address Register)", v[PT_IK_DTB], label);
+	if (line)
+		return sec_fail(err, errlen, line, PT_E_VALUE, "%s", msg);
 	if (l[PT_IK_MAXCTX] && (!v[PT_IK_MAXCTX] || v[PT_IK_MAXCTX] > PT_MAX_CONTEXTS_LIMIT))
 		return sec_fail(err, errlen, l[PT_IK_MAXCTX], PT_E_VALUE, "max_contexts %" PRIu64 " in %s"
 				" is not 1 to %u (the device contexts it may make)", v[PT_IK_MAXCTX],
@@ -97,28 +60,18 @@ static pt_err check_regs(const struct pt_manifest_iommu *io, const char *label, 
 	if (l[PT_IK_SEGMENT] && v[PT_IK_SEGMENT] > 0xffff)
 		return sec_fail(err, errlen, l[PT_IK_SEGMENT], PT_E_VALUE, "segment %" PRIu64 " in %s is"
 				" not a PCI segment (0 to 0xffff)", v[PT_IK_SEGMENT], label);
-	if (l[PT_IK_STRTAB] && (v[PT_IK_STRTAB] & ~(0xfffffffffffc0ull | 1ull << 62)))
-		return sec_fail(err, errlen, l[PT_IK_STRTAB], PT_E_VALUE, "strtab_base 0x%" PRIx64 " in %s"
-				" has reserved bits set (ADDR 51:6, RA 62: IHI 0070 §6.3.23"
-				" SMMU_STRTAB_BASE)", v[PT_IK_STRTAB], label);
-	if (l[PT_IK_STRCFG]) {
-		uint64_t c = v[PT_IK_STRCFG], fmt = (c >> 16) & 3, split = (c >> 6) & 31;
-
-		if (c & ~0x307ffull || fmt > 1)
-			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
-					" in %s: %s (LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16 0 linear or 1"
-					" 2-level: IHI 0070 §6.3.24 SMMU_STRTAB_BASE_CFG)", c, label,
-					fmt > 1 ? "FMT is reserved" : "reserved bits are set");
-		if ((c & 63) > 32)
-			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
-					" in %s: LOG2SIZE %u is above 32 (StreamIDs are at most 32 bits)",
-					c, label, (unsigned)(c & 63));
-		if (fmt == 1 && split != 6 && split != 8 && split != 10)
-			return sec_fail(err, errlen, l[PT_IK_STRCFG], PT_E_VALUE, "strtab_base_cfg 0x%" PRIx64
-					" in %s: SPLIT %u is reserved (6, 8 or 10: IHI 0070 §6.3.24)", c,
-					label, (unsigned)split);
-	}
 	return PT_OK;
+}
+
+/* "intel-vtd, amd-vi or arm-smmuv3": the family's names. */
+static void type_list(char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = 0;
+	for (unsigned i = 0; pt_iommu_format_list[i] && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s", !i ? "" : pt_iommu_format_list[i + 1] ?
+				      ", " : " or ", pt_iommu_format_list[i]->name);
 }
 
 static pt_err space_value(const struct pt_ini_kv *kv, const char *label, char *err, size_t errlen)
@@ -136,12 +89,12 @@ pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, c
 			char *err, size_t errlen)
 {
 	struct pt_manifest_iommu io = {.name = s->name, .line = s->line};
-	struct pt_manifest_iommu *arr;
-	char label[PT_INI_MAX_NAME + 16], why[96];
+	char label[PT_INI_MAX_NAME + 16], why[96], types[96];
 	const struct pt_ini_kv *type = NULL;
 	pt_err rc;
 
 	snprintf(label, sizeof label, "[iommu %s]", s->name);
+	type_list(types, sizeof types);
 	if (strlen(s->name) > NAME_MAX_IOMMU)
 		return sec_fail(err, errlen, s->line, PT_E_VALUE, "%s: the name is longer than %u bytes"
 				" (its device contexts add their BDF and PASID to it)", label,
@@ -156,12 +109,9 @@ pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, c
 		if (kv->key[0] == 'x' && kv->key[1] == '-' && kv->key[2])
 			continue;
 		if (!strcmp(kv->key, "type")) {
-			for (io.type = PT_IOMMU_VTD; io.type <= PT_IOMMU_SMMUV3; io.type++)
-				if (!strcmp(kv->value, type_names[io.type]))
-					break;
-			if (io.type > PT_IOMMU_SMMUV3)
+			if (!(io.fam = pt_iommu_format_find(kv->value)))
 				return sec_fail(err, errlen, kv->line, PT_E_VALUE, "type '%s' in %s is not"
-						" intel-vtd, amd-vi or arm-smmuv3", kv->value, label);
+						" %s", kv->value, label, types);
 			type = kv;
 			continue;
 		}
@@ -171,7 +121,7 @@ pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, c
 			*(kv->key[0] == 's' ? &io.space : &io.output_space) = kv->value;
 			continue;
 		}
-		for (k = 0; k < PT_IK__COUNT && strcmp(kv->key, key_names[k]); k++)
+		for (k = 0; k < PT_IK__COUNT && strcmp(kv->key, pt_iommu_key_names[k]); k++)
 			;
 		if (k == PT_IK__COUNT)
 			return sec_fail(err, errlen, kv->line, PT_E_VALUE, "unknown key '%s' in %s",
@@ -183,37 +133,26 @@ pt_err pt_iommu_section(struct pt_manifest *m, const struct pt_ini_section *s, c
 		io.vline[k] = kv->line;
 	}
 	if (!type)
-		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'type' in %s (intel-vtd,"
-				" amd-vi or arm-smmuv3)", label);
+		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'type' in %s (%s)", label,
+				types);
 	for (unsigned k = 0; k < PT_IK__COUNT; k++)
-		if (io.vline[k] && !key_fits(k, io.type))
+		if (io.vline[k] && !(io.fam->keys >> k & 1))
 			return sec_fail(err, errlen, io.vline[k], PT_E_VALUE, "'%s' in %s is not a"
-					" register of an %s IOMMU", key_names[k], label,
-					type_names[io.type]);
-	if (io.type == PT_IOMMU_VTD && !io.vline[PT_IK_RTADDR])
-		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'rtaddr' in %s", label);
-	if (io.type == PT_IOMMU_AMDVI && !io.vline[PT_IK_DTB])
-		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key 'dev_table_base' in %s",
-				label);
-	if (io.type == PT_IOMMU_SMMUV3 && (!io.vline[PT_IK_STRTAB] || !io.vline[PT_IK_STRCFG]))
-		return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key '%s' in %s",
-				io.vline[PT_IK_STRTAB] ? "strtab_base_cfg" : "strtab_base", label);
+					" register of an %s IOMMU", pt_iommu_key_names[k], label,
+					io.fam->name);
+	for (unsigned k = 0; k < PT_IK__COUNT; k++)
+		if ((io.fam->required >> k & 1) && !io.vline[k])
+			return sec_fail(err, errlen, s->line, PT_E_VALUE, "missing key '%s' in %s",
+					pt_iommu_key_names[k], label);
 	if ((rc = check_regs(&io, label, err, errlen)))
 		return rc;
-	arr = realloc(m->iommu, (m->niommu + 1) * sizeof *arr);
-	if (!arr)
+	if (!pt_vec_reserve(&m->iommu, &m->iommucap, m->niommu + 1, sizeof *m->iommu))
 		return PT_E_NOMEM;
-	m->iommu = arr;
-	arr[m->niommu++] = io;
+	m->iommu[m->niommu++] = io;
 	return PT_OK;
 }
 
 /* ---- expansion: device contexts ------------------------------------------- */
-
-const char *pt_iommu_type_name(unsigned type)
-{
-	return type <= PT_IOMMU_SMMUV3 ? type_names[type] : "?";
-}
 
 void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
 {
@@ -298,7 +237,9 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	struct pt_manifest_ctx mc = {0};
 	struct pt_context c = {0};
 	char label[PT_INI_MAX_NAME + 64], msg[1024];
-	const char *miss;
+	const char *val[PT_IOMMU_MAX_KEYS];
+	struct pt_context_spec spec = {.fmt = f, .key = d->key, .val = val, .nkeys = d->nkeys,
+				       .line = w->io->line, .label = label};
 	pt_err rc = PT_OK;
 
 	if (w->stopped)
@@ -316,39 +257,22 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 		cap->xlate[w->xs_id[k]] = &w->ctx[w->xs_k[k]];
 	msg[0] = 0;
 	snprintf(label, sizeof label, "[iommu %s] %s", w->io->name, d->name);
-	mc.priv = calloc(1, f->ctx_size ? f->ctx_size : 1);
 	mc.owned_name = strdup(d->name);
 	mc.origin = malloc(sizeof *mc.origin);
-	if (!mc.priv || !mc.owned_name || !mc.origin) {
+	if (!mc.owned_name || !mc.origin) {
 		rc = PT_E_NOMEM;
 		goto fail;
 	}
 	*mc.origin = d->origin;
-	for (unsigned i = 0; i < d->nkeys && !rc; i++) {
-		struct pt_ctx_key k = {d->key[i], d->val[i], w->io->line, label, msg, sizeof msg};
-
-		rc = f->ctx_key(mc.priv, &k);
-	}
-	if (!rc && (miss = f->ctx_missing(mc.priv))) {
-		snprintf(msg, sizeof msg, "missing %s", miss);
-		rc = PT_E_VALUE;
-	}
+	for (unsigned i = 0; i < d->nkeys; i++)
+		val[i] = d->val[i];
 	c.name = mc.owned_name;
-	c.cap = cap;
-	c.fmt = f;
 	c.ini_line = w->io->line;
-	c.priv = mc.priv;
 	c.iommu = mc.origin;
 	c.mem = cap->mem;
 	c.xlate = cap->xlate;
-	if (!rc)
-		rc = f->ctx_setup(&c, msg, sizeof msg);
-	if (!rc)
-		rc = pt_capture_bind_ctx_spaces(cap, &c);
-	if (!rc && f->ctx_memory) {
-		msg[0] = 0;
-		rc = f->ctx_memory(&c, msg, sizeof msg);
-	}
+	rc = pt_context_make(cap, &spec, &c, msg, sizeof msg);
+	mc.priv = c.priv;
 	if (rc == PT_E_NOMEM)
 		goto fail;
 	if (rc) {
@@ -378,9 +302,7 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	w->made++;
 	return PT_OK;
 fail:
-	if (f->ctx_free && mc.priv)
-		f->ctx_free(mc.priv);
-	free(mc.priv);
+	pt_context_unmake(&c);
 	free(mc.owned_name);
 	free(mc.origin);
 	return rc;
@@ -484,9 +406,6 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 {
 	struct pt_manifest *man = cap->man;
 	size_t n = cap->nctx + w->nmc, *xi = NULL;
-	struct pt_manifest_ctx *mc;
-	struct pt_context *ctx;
-	const struct pt_context **sorted;
 
 	if (!w->nmc)
 		return PT_OK;
@@ -500,16 +419,9 @@ static pt_err commit(struct pt_capture *cap, struct pt_iommu_walk *w)
 		for (unsigned id = 0; id < man->nspaces; id++)
 			xi[id] = cap->xlate[id] ? (size_t)(cap->xlate[id] - cap->ctx) + 1 : 0;
 	}
-	mc = realloc(man->ctx, (man->nctx + w->nmc) * sizeof *mc);
-	if (mc)
-		man->ctx = mc;
-	ctx = mc ? realloc(cap->ctx, n * sizeof *ctx) : NULL;
-	if (ctx)
-		cap->ctx = ctx;
-	sorted = ctx ? realloc(cap->ctx_sorted, n * sizeof *sorted) : NULL;
-	if (sorted)
-		cap->ctx_sorted = sorted;
-	if (!sorted) {
+	if (!pt_vec_resize(&man->ctx, man->nctx + w->nmc, sizeof *man->ctx) ||
+	    !pt_vec_resize(&cap->ctx, n, sizeof *cap->ctx) ||
+	    !pt_vec_resize(&cap->ctx_sorted, n, sizeof *cap->ctx_sorted)) {
 		free(xi);
 		return PT_E_NOMEM;
 	}
@@ -555,8 +467,9 @@ pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 		w.space_id = (unsigned)pt_manifest_space_find(man, w.space_name);
 		rc = pt_iommu_walk_start(&w, bound - (cap->nctx - before));
 		if (!rc)
-			rc = io->type == PT_IOMMU_VTD ? pt_iommu_vtd(&w) :
-			     io->type == PT_IOMMU_AMDVI ? pt_iommu_amdvi(&w) : pt_iommu_smmuv3(&w);
+			rc = io->fam->kind == PT_IOMMU_KIND_VTD ? pt_iommu_vtd(&w) :
+			     io->fam->kind == PT_IOMMU_KIND_AMDVI ? pt_iommu_amdvi(&w) :
+			     pt_iommu_smmuv3(&w);
 		if (pt_iommu_walk_end(&w, i) && !rc)
 			rc = PT_E_NOMEM;
 		if (!rc)
@@ -621,13 +534,10 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
 	const struct pt_manifest_iommu *io = &cap->man->iommu[i];
 	int space = pt_manifest_space_find(cap->man, io->space ? io->space : "sysmem");
 
-	_Static_assert((int)PT_IOMMU_KIND_VTD == (int)PT_IOMMU_VTD &&
-		       (int)PT_IOMMU_KIND_AMDVI == (int)PT_IOMMU_AMDVI &&
-		       (int)PT_IOMMU_KIND_SMMUV3 == (int)PT_IOMMU_SMMUV3, "the public kinds are the types");
 	memset(out, 0, sizeof *out);
 	out->name = io->name;
-	out->kind = (enum pt_iommu_kind)io->type;
-	out->type = pt_iommu_type_name(io->type);
+	out->kind = io->fam->kind;
+	out->type = io->fam->name;
 	out->line = io->line;
 	out->space = space < 0 ? 0 : (unsigned)space;
 	out->rtaddr = io->v[PT_IK_RTADDR];

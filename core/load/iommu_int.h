@@ -77,7 +77,6 @@ void pt_iommu_warn(struct pt_iommu_walk *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Sets up device context D (a warning and no context when its entry is refused). */
 pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
-const char *pt_iommu_type_name(unsigned type);
 /*
  * A translated space through the last device context made (a nested entry's
  * stage 2), named as it with ':' made '-': *NAME, or NULL (one warning) when

@@ -186,18 +186,6 @@ pt_err pt_iommu_walk_start(struct pt_iommu_walk *w, size_t rest)
 	return w->seen ? PT_OK : PT_E_NOMEM;
 }
 
-/* The registers that name section IO's tables, as "KEY 0x…" text. */
-static void regs_text(const struct pt_manifest_iommu *io, char *out, size_t len)
-{
-	if (io->type == PT_IOMMU_VTD)
-		snprintf(out, len, "rtaddr 0x%" PRIx64, io->v[PT_IK_RTADDR]);
-	else if (io->type == PT_IOMMU_AMDVI)
-		snprintf(out, len, "dev_table_base 0x%" PRIx64, io->v[PT_IK_DTB]);
-	else
-		snprintf(out, len, "strtab_base 0x%" PRIx64 ", strtab_base_cfg 0x%" PRIx64,
-			 io->v[PT_IK_STRTAB], io->v[PT_IK_STRCFG]);
-}
-
 /*
  * The anomaly of W's counts into ST: no present device entry at all, or
  * more than half of the present entries malformed.  VT-d's abort-DMA mode
@@ -209,11 +197,11 @@ static void judge(const struct pt_iommu_walk *w, struct pt_iommu_pages *st)
 	const struct pt_manifest_iommu *io = w->io;
 	char regs[96], what[224];
 
-	if (io->type == PT_IOMMU_VTD && ((io->v[PT_IK_RTADDR] >> 10) & 3) == 3)
+	if (io->fam->kind == PT_IOMMU_KIND_VTD && pt_vtd_ttm(io->v[PT_IK_RTADDR]) == PT_VTD_TTM_ABORT)
 		return;
 	if (n->devices && n->malformed * 2 <= n->present)
 		return;
-	regs_text(io, regs, sizeof regs);
+	io->fam->regs_text(io->v, regs, sizeof regs);
 	snprintf(what, sizeof what, "%" PRIu64 " entr%s read, %" PRIu64 " present, %" PRIu64
 		 " malformed, %" PRIu64 " table%s not captured", n->entries, n->entries == 1 ? "y" :
 		 "ies", n->present, n->malformed, n->uncaptured, n->uncaptured == 1 ? "" : "s");
@@ -221,8 +209,7 @@ static void judge(const struct pt_iommu_walk *w, struct pt_iommu_pages *st)
 	snprintf(st->detail, sizeof st->detail, "%s (%s): %s; do its registers point at its"
 		     " tables? (`ptfs-tool roots --iommu %s` finds %s tables in the capture)",
 		     n->devices ? "most of its present entries are malformed" :
-		     "its tables yield no device", what, regs, pt_iommu_type_name(io->type),
-		     pt_iommu_type_name(io->type));
+		     "its tables yield no device", what, regs, io->fam->name, io->fam->name);
 	st->counts.detail = st->detail;
 }
 

@@ -41,13 +41,6 @@
 #include "pt_ioent.h"
 #include "pt_num.h"
 
-#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
-
-static uint64_t le64(const uint8_t *p)
-{
-	return pt_le64_load(p);
-}
-
 static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
@@ -71,7 +64,7 @@ static void dev_init(struct pt_iommu_walk *w, struct pt_iommu_dev *d, const char
 	d->blocked = false;
 	memset(&d->origin, 0, sizeof d->origin);
 	d->origin.iommu = w->io->name;
-	d->origin.type = pt_iommu_type_name(w->io->type);
+	d->origin.type = w->io->fam->name;
 	d->origin.entry = entry;
 	d->origin.entry_addr = addr;
 	if (w->io->space)
@@ -106,7 +99,7 @@ static void bdf_name(struct pt_iommu_walk *w, struct pt_iommu_dev *d, unsigned b
 static bool vtd_table(struct pt_iommu_walk *w, uint64_t ptr, const char *what, unsigned bus,
 		      uint8_t *buf)
 {
-	uint64_t root = w->io->v[PT_IK_RTADDR] & MASK(51, 12);
+	uint64_t root = pt_vtd_root_table(w->io->v[PT_IK_RTADDR]);
 
 	if (ptr == root) {
 		pt_iommu_warn(w, "bus %02x: its %s is the root table at %s 0x%" PRIx64 ": not read",
@@ -137,14 +130,14 @@ static pt_err vtd_legacy_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t ctp
 	if (!vtd_table(w, ctp, "context table", bus, ct))
 		return PT_OK;
 	for (unsigned devfn = 0; devfn < 256 && !w->stopped; devfn++) {
-		uint64_t lo = le64(ct + 16 * devfn), hi = le64(ct + 16 * devfn + 8);
+		uint64_t lo = pt_le64_load(ct + 16 * devfn), hi = pt_le64_load(ct + 16 * devfn + 8);
 
 		w->n.entries++;
 		if (!(lo & 1))
 			continue;
 		w->n.present++;
 		w->n.devices++;
-		dev_init(w, &d, "intel-vtd", "context entry", ctp + 16 * devfn, true);
+		dev_init(w, &d, w->io->fam->device_format, "context entry", ctp + 16 * devfn, true);
 		bdf_name(w, &d, bus << 8 | devfn, "");
 		dev_key(&d, "context", "0x%016" PRIx64 "%016" PRIx64, hi, lo);
 		if ((rc = pt_iommu_add(w, &d)))
@@ -159,7 +152,7 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 {
 	struct pt_iommu_dev d;
 
-	dev_init(w, &d, fmt, "PASID entry", addr, !strcmp(fmt, "intel-vtd"));
+	dev_init(w, &d, fmt, "PASID entry", addr, fmt == w->io->fam->device_format);
 	if (space) {
 		d.nkeys = 0;
 		dev_key(&d, "space", "%s", space);
@@ -167,8 +160,8 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 	bdf_name(w, &d, bdf, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
-	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, le64(pe),
-		le64(pe + 8), le64(pe + 16));
+	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pt_le64_load(pe),
+		pt_le64_load(pe + 8), pt_le64_load(pe + 16));
 	return pt_iommu_add(w, &d);
 }
 
@@ -189,7 +182,8 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, uint64_t rid_pasid,
 			const uint8_t *pe, uint64_t addr)
 {
-	unsigned pgtt = (unsigned)(le64(pe) >> 6) & 7;
+	unsigned pgtt = pt_vtd_pgtt(pt_le64_load(pe));
+	const char *dev = w->io->fam->device_format, *guest = w->io->fam->guest_format;
 	char sfx[32] = "", s2[40];
 	const char *xs;
 	size_t before = w->nmc;
@@ -197,16 +191,16 @@ static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, u
 
 	if (pasid != rid_pasid)
 		snprintf(sfx, sizeof sfx, ".pasid%" PRIu64, pasid);
-	if (pgtt != 3)
-		return vtd_pasid_dev(w, pgtt == 1 ? "x86-64" : "intel-vtd", bdf, pasid, sfx, pe, addr,
-				     NULL);
+	if (pgtt != PT_VTD_PGTT_NESTED)
+		return vtd_pasid_dev(w, pgtt == PT_VTD_PGTT_FIRST ? guest : dev, bdf, pasid, sfx, pe,
+				     addr, NULL);
 	snprintf(s2, sizeof s2, "%s.s2", sfx);
-	if ((rc = vtd_pasid_dev(w, "intel-vtd", bdf, pasid, s2, pe, addr, NULL)) || w->nmc == before)
+	if ((rc = vtd_pasid_dev(w, dev, bdf, pasid, s2, pe, addr, NULL)) || w->nmc == before)
 		return rc;
 	if ((rc = pt_iommu_xspace(w, &xs)) || !xs)
 		return rc;
 	before = w->nmc;
-	rc = vtd_pasid_dev(w, "x86-64", bdf, pasid, sfx, pe, addr, xs);
+	rc = vtd_pasid_dev(w, guest, bdf, pasid, sfx, pe, addr, xs);
 	if (!rc && w->nmc == before)
 		pt_iommu_xspace_drop(w);
 	return rc;
@@ -222,13 +216,17 @@ static pt_err vtd_pasid(struct pt_iommu_walk *w, unsigned bdf, uint64_t pasid, u
 static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t *ce)
 {
 	uint8_t dir[4096], tbl[4096];
-	uint64_t q0 = le64(ce), dirp = q0 & MASK(51, 12), rid = le64(ce + 8) & 0xfffff;
-	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
+	struct pt_vtd_smctx sc;
+	uint64_t dirp, rid, n;
 	unsigned b = bdf >> 8, dv = (bdf >> 3) & 31, fn = bdf & 7;
 	enum pt_iommu_table t;
 	pt_err rc;
 
-	if (dirp == (w->io->v[PT_IK_RTADDR] & MASK(51, 12))) {
+	pt_vtd_smctx(pt_le64_load(ce), pt_le64_load(ce + 8), &sc);
+	dirp = sc.dir;
+	rid = sc.rid_pasid;
+	n = sc.ndir;
+	if (dirp == pt_vtd_root_table(w->io->v[PT_IK_RTADDR])) {
 		pt_iommu_warn(w, "%02x:%02x.%x: its PASID directory is the root table: not read",
 			      b, dv, fn);
 		w->n.malformed++;
@@ -247,12 +245,12 @@ static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t
 			if (t != PT_IOMMU_TABLE_OK)
 				return PT_OK;
 		}
-		de = le64(dir + (di % 512) * 8);
+		de = pt_le64_load(dir + (di % 512) * 8);
 		w->n.entries++;
 		if (!(de & 1))
 			continue;
 		w->n.present++;
-		tp = de & MASK(51, 12);
+		tp = pt_vtd_ptr(de);
 		t = pt_iommu_table(w, tp, tbl, 4096, "the PASID table of %02x:%02x.%x's PASIDs 0x%" PRIx64
 				   "-0x%" PRIx64 " at %s 0x%" PRIx64, b, dv, fn, di * 64, di * 64 + 63,
 				   w->space_name, tp);
@@ -264,7 +262,7 @@ static pt_err vtd_sm_device(struct pt_iommu_walk *w, unsigned bdf, const uint8_t
 			continue;
 		for (unsigned ti = 0; ti < 64 && !w->stopped; ti++) {
 			w->n.entries++;
-			if (!(le64(tbl + 64 * ti) & 1))
+			if (!(pt_le64_load(tbl + 64 * ti) & 1))
 				continue;
 			w->n.present++;
 			if ((rc = vtd_pasid(w, bdf, di * 64 + ti, rid, tbl + 64 * ti, tp + 64 * ti)))
@@ -282,12 +280,12 @@ static pt_err vtd_sm_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t lo, uin
 	for (unsigned half = 0; half < 2 && !w->stopped; half++) {
 		uint64_t e = half ? hi : lo;
 
-		if (!(e & 1) || !vtd_table(w, e & MASK(51, 12), half ? "upper context table" :
+		if (!(e & 1) || !vtd_table(w, pt_vtd_ptr(e), half ? "upper context table" :
 					   "lower context table", bus, ct))
 			continue;
 		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
 			w->n.entries++;
-			if (!(le64(ct + 32 * i) & 1))
+			if (!(pt_le64_load(ct + 32 * i) & 1))
 				continue;
 			w->n.present++;
 			w->n.devices++;
@@ -301,11 +299,11 @@ static pt_err vtd_sm_bus(struct pt_iommu_walk *w, unsigned bus, uint64_t lo, uin
 pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 {
 	uint8_t rt[4096];
-	uint64_t reg = w->io->v[PT_IK_RTADDR], root = reg & MASK(51, 12);
-	unsigned ttm = (unsigned)(reg >> 10) & 3;
+	uint64_t reg = w->io->v[PT_IK_RTADDR], root = pt_vtd_root_table(reg);
+	unsigned ttm = pt_vtd_ttm(reg);
 	pt_err rc;
 
-	if (ttm == 3) {
+	if (ttm == PT_VTD_TTM_ABORT) {
 		pt_iommu_warn(w, "rtaddr 0x%" PRIx64 ": TTM 11 is abort-DMA mode: every DMA request is"
 			      " blocked and no table is read (VT-d spec §11.4.5)", reg);
 		return PT_OK;
@@ -318,20 +316,20 @@ pt_err pt_iommu_vtd(struct pt_iommu_walk *w)
 		return PT_E_CAPTURE;
 	}
 	for (unsigned bus = 0; bus < 256 && !w->stopped; bus++) {
-		uint64_t lo = le64(rt + 16 * bus), hi = le64(rt + 16 * bus + 8);
+		uint64_t lo = pt_le64_load(rt + 16 * bus), hi = pt_le64_load(rt + 16 * bus + 8);
 
 		w->n.entries++;
-		if (!(lo & 1) && !(ttm == 1 && (hi & 1)))
+		if (!(lo & 1) && !(ttm == PT_VTD_TTM_SCALABLE && (hi & 1)))
 			continue;
 		w->n.present++;
-		if (ttm == 0 && ((lo & MASK(11, 1)) || hi)) {
+		if (ttm == PT_VTD_TTM_LEGACY && pt_vtd_root_reserved(lo, hi)) {
 			w->n.malformed++;
 			pt_iommu_warn(w, "bus %02x: root entry 0x%016" PRIx64 "%016" PRIx64 " at %s 0x%"
 				      PRIx64 " has reserved bits set (lo 11:1, hi: VT-d spec §9.1):"
 				      " not read", bus, hi, lo, w->space_name, root + 16 * bus);
 			continue;
 		}
-		rc = ttm ? vtd_sm_bus(w, bus, lo, hi) : vtd_legacy_bus(w, bus, lo & MASK(51, 12));
+		rc = ttm ? vtd_sm_bus(w, bus, lo, hi) : vtd_legacy_bus(w, bus, pt_vtd_ptr(lo));
 		if (rc)
 			return rc;
 	}
@@ -371,7 +369,7 @@ static pt_err amd_guest(struct pt_iommu_walk *w, const struct amd_dte *t, unsign
 	struct pt_iommu_dev d;
 	char sfx[32] = "";
 
-	dev_init(w, &d, "x86-64", "GCR3 entry", eaddr, false);
+	dev_init(w, &d, w->io->fam->guest_format, "GCR3 entry", eaddr, false);
 	if (t->xs) {
 		d.nkeys = 0;
 		dev_key(&d, "space", "%s", t->xs);
@@ -381,7 +379,7 @@ static pt_err amd_guest(struct pt_iommu_walk *w, const struct amd_dte *t, unsign
 	bdf_name(w, &d, t->devid, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
-	dev_key(&d, "cr3", "0x%" PRIx64, (uint64_t)(e & MASK(51, 12)));
+	dev_key(&d, "cr3", "0x%" PRIx64, pt_amd_gcr3_ptr(e));
 	dev_key(&d, "la57", "%u", t->gpt);
 	return pt_iommu_add(w, &d);
 }
@@ -393,10 +391,10 @@ static pt_err amd_gcr3_l0(struct pt_iommu_walk *w, const struct amd_dte *t, cons
 	pt_err rc;
 
 	for (unsigned i0 = 0; i0 < 512 && !w->stopped; i0++) {
-		uint64_t e = le64(tbl + 8 * i0);
+		uint64_t e = pt_le64_load(tbl + 8 * i0);
 
 		w->n.entries++;
-		if (!(e & 1))
+		if (!pt_amd_gcr3_valid(e))
 			continue;
 		w->n.present++;
 		if ((rc = amd_guest(w, t, p0 + i0, e, tp + 8 * i0)))
@@ -427,10 +425,10 @@ static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
 	if (!t->glx)
 		return amd_gcr3_l0(w, t, top, t->root, 0);
 	for (unsigned i1 = 0; i1 < 512 && !w->stopped; i1++) {
-		uint64_t e = le64(top + 8 * i1), tp = e & MASK(51, 12);
+		uint64_t e = pt_le64_load(top + 8 * i1), tp = pt_amd_gcr3_ptr(e);
 
 		w->n.entries++;
-		if (!(e & 1))
+		if (!pt_amd_gcr3_valid(e))
 			continue;
 		w->n.present++;
 		if (tp == t->root) {
@@ -456,19 +454,18 @@ static pt_err amd_gcr3(struct pt_iommu_walk *w, const struct amd_dte *t)
 /* DTE Q (32 bytes at ADDR) of DEVID: its host context, and its guests when GV = 1. */
 static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q, uint64_t addr)
 {
-	uint64_t q0 = le64(q), q1 = le64(q + 8);
-	struct amd_dte t = {
-		.devid = devid, .addr = addr, .mode = (unsigned)(q0 >> 9) & 7,
-		.giov = (q0 >> 54) & 1, .glx = (unsigned)(q0 >> 56) & 3,
-		.gpt = (unsigned)(le64(q + 16) >> 54) & 3,
-		.root = ((q0 >> 58) & 7) << 12 | ((q1 >> 16) & 0xffff) << 15 |
-			((q1 >> 43) & 0x1fffff) << 31,
-	};
-	bool gv = (q0 >> 55) & 1;
+	uint64_t q0 = pt_le64_load(q), w4[4] = {q0, pt_le64_load(q + 8), pt_le64_load(q + 16), pt_le64_load(q + 24)};
+	struct pt_amd_dte f;
+	struct amd_dte t;
+	bool gv;
 	struct pt_iommu_dev d;
 	size_t before = w->nmc, guests;
 	pt_err rc;
 
+	pt_amd_dte(w4, &f);
+	t = (struct amd_dte){.devid = devid, .addr = addr, .mode = f.mode, .giov = f.giov,
+			     .glx = f.glx, .gpt = f.gpt, .root = f.gcr3};
+	gv = f.gv;
 	if (gv && (t.glx > 1 || t.gpt > 1)) {
 		pt_iommu_warn(w, "DeviceID 0x%04x: its DTE at %s 0x%" PRIx64 " has GV = 1 with %s %u"
 			      " reserved: its GCR3 table is not read", devid, w->space_name, addr,
@@ -477,12 +474,11 @@ static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q,
 		gv = false;
 	}
 	if (!gv || t.mode || !t.giov) {
-		dev_init(w, &d, "amd-vi", "DTE", addr, true);
+		dev_init(w, &d, w->io->fam->device_format, "DTE", addr, true);
 		bdf_name(w, &d, devid, gv && t.giov ? ".s2" : "");
 		dev_key(&d, "dte", "0x%016" PRIx64, q0);
 		/* Mode 0, IR = IW = 0: blocked (§2.2.2; Linux's every unused DTE is V, TV alone) */
-		d.blocked = !gv && !t.mode && !pt_ioent_field(PT_IOENT_AMD_DTE, (uint64_t[4]){q0}, "ir") &&
-			    !pt_ioent_field(PT_IOENT_AMD_DTE, (uint64_t[4]){q0}, "iw");
+		d.blocked = !gv && !t.mode && !f.ir && !f.iw;
 		if ((rc = pt_iommu_add(w, &d)) || !gv || w->nmc == before)
 			return rc;
 		if (t.mode && ((rc = pt_iommu_xspace(w, &t.xs)) || !t.xs))
@@ -498,8 +494,8 @@ static pt_err amd_dte(struct pt_iommu_walk *w, unsigned devid, const uint8_t *q,
 pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 {
 	uint8_t page[4096];
-	uint64_t reg = w->io->v[PT_IK_DTB], base = reg & MASK(51, 12);
-	unsigned pages = (unsigned)(reg & 0x1ff) + 1;
+	uint64_t reg = w->io->v[PT_IK_DTB], base = pt_amd_dtb_base(reg);
+	unsigned pages = pt_amd_dtb_pages(reg);
 	pt_err rc;
 
 	for (unsigned p = 0; p < pages && !w->stopped; p++) {
@@ -518,10 +514,10 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
 		for (unsigned i = 0; i < 128 && !w->stopped; i++) {
 			w->n.entries++;
 			/* a device: V and TV (V alone, on a wrong page, is any odd word) */
-			w->n.present += le64(page + 32 * i) & 1;
-			w->n.devices += (le64(page + 32 * i) & 3) == 3;
+			w->n.present += pt_le64_load(page + 32 * i) & 1;
+			w->n.devices += pt_amd_dte_device(pt_le64_load(page + 32 * i));
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2) */
-			if ((le64(page + 32 * i) & 3) == 3 &&
+			if (pt_amd_dte_device(pt_le64_load(page + 32 * i)) &&
 			    (rc = amd_dte(w, p * 128 + i, page + 32 * i,
 					  base + (uint64_t)4096 * p + 32 * i)))
 				return rc;
@@ -542,7 +538,7 @@ pt_err pt_iommu_amdvi(struct pt_iommu_walk *w)
  * another pointer ends this table's.
  */
 static pt_err smmu_cd_table(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid,
-			    uint64_t ste1, uint64_t base, uint64_t ssid0, uint64_t count, bool *end)
+			    unsigned s1dss, uint64_t base, uint64_t ssid0, uint64_t count, bool *end)
 {
 	unsigned base_keys = d->nkeys;
 	uint8_t raw[64];
@@ -565,11 +561,11 @@ static pt_err smmu_cd_table(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uin
 		if (t == PT_IOMMU_TABLE_REPEAT)
 			return PT_OK;
 		w->n.entries++;
-		if (!(le64(raw) & (1ull << 31)))
+		if (!pt_smmu_cd_valid(pt_le64_load(raw)))
 			continue;
 		w->n.present++;
 		d->nkeys = base_keys;
-		if (ssid == 0 && (ste1 & 3) == 2)
+		if (ssid == 0 && s1dss == PT_SMMU_S1DSS_SSID0)
 			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64, w->io->name, sid);
 		else
 			snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64 ".ssid%" PRIu64, w->io->name,
@@ -591,18 +587,17 @@ static pt_err smmu_cd_table(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uin
  * CD does; an L1CD table or leaf read before through another pointer is
  * not read again (iommu_seen.c).
  */
-static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t ste0,
-		       uint64_t ste1)
+static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid,
+		       const struct pt_smmu_ste *ste)
 {
-	unsigned max = (unsigned)(ste0 >> 59), fmt = (unsigned)(ste0 >> 4) & 3;
-	unsigned split = fmt == 1 ? 6 : 10;
-	uint64_t ptr = ste0 & MASK(51, 6), n = 1ull << max, leaf = 1ull << split;
+	unsigned fmt = ste->s1fmt, split = pt_smmu_cd_split(fmt);
+	uint64_t ptr = ste->s1ctx, n = 1ull << ste->s1cdmax, leaf = 1ull << split;
 	bool end = false;
 	uint8_t raw[8];
 	pt_err rc = PT_OK;
 
 	if (fmt != 1 && fmt != 2)
-		return smmu_cd_table(w, d, sid, ste1, ptr, 0, n, &end);
+		return smmu_cd_table(w, d, sid, ste->s1dss, ptr, 0, n, &end);
 	for (uint64_t i = 0; i * leaf < n && !end && !rc && !w->stopped; i++) {
 		uint64_t l1 = ptr + 8 * i, l1cd, s0 = i * leaf, s1 = (n - s0 < leaf ? n : s0 + leaf) - 1;
 		enum pt_iommu_table t = pt_iommu_table(w, l1, raw, 8, "sid %" PRIu64 "'s L1CD %" PRIu64
@@ -614,44 +609,47 @@ static pt_err smmu_cds(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t
 				      sid, s0, s1, w->space_name, l1);
 		if (t != PT_IOMMU_TABLE_OK)
 			break;
-		l1cd = le64(raw);
+		l1cd = pt_le64_load(raw);
 		w->n.entries++;
 		/* V = 0: the whole leaf is absent */
-		if (!(l1cd & 1))
+		if (!pt_smmu_l1cd_valid(l1cd))
 			continue;
 		w->n.present++;
-		rc = smmu_cd_table(w, d, sid, ste1, l1cd & MASK(51, 12), s0, s1 - s0 + 1, &end);
+		rc = smmu_cd_table(w, d, sid, ste->s1dss, pt_smmu_l1cd_ptr(l1cd), s0, s1 - s0 + 1, &end);
 	}
 	return rc;
 }
 
 static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, const uint8_t *ste)
 {
-	uint64_t s0 = le64(ste);
-	unsigned cfg = (unsigned)(s0 >> 1) & 7;
+	uint64_t sw[4] = {pt_le64_load(ste), pt_le64_load(ste + 8), pt_le64_load(ste + 16), pt_le64_load(ste + 24)};
+	struct pt_smmu_ste e;
+	unsigned cfg;
 	struct pt_iommu_dev d;
 
+	pt_smmu_ste(sw, &e);
+	cfg = e.config;
 	w->n.entries++;
-	if (!(s0 & 1))
+	if (!e.v)
 		return PT_OK;
 	w->n.present++;
 	w->n.devices++;
-	dev_init(w, &d, "arm-smmuv3", "STE", addr, true);
+	dev_init(w, &d, w->io->fam->device_format, "STE", addr, true);
 	snprintf(d.name, sizeof d.name, "%s.sid%" PRIu64, w->io->name, sid);
 	d.origin.has_sid = true;
 	d.origin.sid = sid;
-	d.blocked = cfg == 0;   /* Config 000: abort (§5.2; Linux's unused STEs with disable_bypass) */
+	d.blocked = cfg == PT_SMMU_CFG_ABORT;   /* Config 000: abort (§5.2; Linux's unused STEs with disable_bypass) */
 	for (unsigned i = 0; i < 4; i++)
 		dev_key(&d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
-			"0x%016" PRIx64, le64(ste + 8 * i));
+			"0x%016" PRIx64, pt_le64_load(ste + 8 * i));
 	/* nested (Config 111): the STE's stage 2; its CDs' tables are IPAs of that stage */
-	if (cfg == 7) {
+	if (cfg == PT_SMMU_CFG_NESTED) {
 		dev_key(&d, "stage", "2");
 		w->nested++;
 	}
-	if (cfg == 5 && (s0 >> 59))
-		return smmu_cds(w, &d, sid, s0, le64(ste + 8));
-	if (cfg == 5) {
+	if (cfg == PT_SMMU_CFG_S1 && e.s1cdmax)
+		return smmu_cds(w, &d, sid, &e);
+	if (cfg == PT_SMMU_CFG_S1) {
 		uint8_t cd[64];
 
 		dev_key(&d, "ssid", "0");
@@ -660,16 +658,16 @@ static pt_err smmu_ste(struct pt_iommu_walk *w, uint64_t sid, uint64_t addr, con
 		 * its page is among the IOMMU's (pt_capture_iommu_pages(): a snapshot
 		 * copies it).  Not captured: the hook says so for the device.
 		 */
-		(void)pt_iommu_read(w, s0 & MASK(51, 6), cd, sizeof cd);
+		(void)pt_iommu_read(w, e.s1ctx, cd, sizeof cd);
 	}
 	return pt_iommu_add(w, &d);
 }
 
 pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 {
-	uint64_t base = w->io->v[PT_IK_STRTAB] & MASK(51, 6), cfg = w->io->v[PT_IK_STRCFG];
-	unsigned log2 = (unsigned)cfg & 63, split = (unsigned)(cfg >> 6) & 31;
-	bool two = (cfg >> 16) & 3;
+	uint64_t base = pt_smmu_strtab_base(w->io->v[PT_IK_STRTAB]), cfg = w->io->v[PT_IK_STRCFG];
+	unsigned log2 = pt_smmu_log2size(cfg), split = pt_smmu_split(cfg);
+	bool two = pt_smmu_two_level(cfg);
 	uint64_t nl1 = two ? (log2 > split ? 1ull << (log2 - split) : 1) : 1;
 	uint8_t ste[64], raw[8];
 	pt_err rc;
@@ -689,21 +687,21 @@ pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w)
 						      i, w->space_name, base + 8 * i);
 				break;
 			}
-			l1d = le64(raw);
+			l1d = pt_le64_load(raw);
 			w->n.entries++;
-			if (!(l1d & 31))
+			if (!pt_smmu_l1_span(l1d))
 				continue;
 			w->n.present++;
-			if ((l1d & 31) > split + 1 || (l1d & (MASK(63, 52) | 1ull << 5))) {
+			if (pt_smmu_l1_span(l1d) > split + 1 || pt_smmu_l1_reserved(l1d)) {
 				w->n.malformed++;
 				pt_iommu_warn(w, "L1STD %" PRIu64 " 0x%016" PRIx64 " at %s 0x%" PRIx64
 					      ": %s (IHI 0070 §5.1): its StreamIDs are not read", i,
-					      l1d, w->space_name, base + 8 * i, (l1d & 31) > split + 1 ?
+					      l1d, w->space_name, base + 8 * i, pt_smmu_l1_span(l1d) > split + 1 ?
 					      "Span is above SPLIT + 1" : "reserved bits are set");
 				continue;
 			}
-			l2 = l1d & MASK(51, 6);
-			n = 1ull << ((l1d & 31) - 1);
+			l2 = pt_smmu_l1_ptr(l1d);
+			n = 1ull << (pt_smmu_l1_span(l1d) - 1);
 			sid0 = i << split;
 		}
 		for (uint64_t j = 0; j < n && !w->stopped; j++) {

@@ -177,9 +177,9 @@ static pt_err collect_spaces(struct pt_manifest *m, const struct pt_ini *ini,
 			continue;
 		m->one_format &= cf == fmt;
 		/* an [iommu] section's device contexts are of these formats (iommu.c) */
-		for (unsigned f = 0; iommu && pt_iommu_formats[f]; f++)
-			for (unsigned k = 0; pt_format_find(pt_iommu_formats[f])->spaces[k]; k++)
-				if (!space_add(m, pt_format_find(pt_iommu_formats[f])->spaces[k]))
+		for (unsigned f = 0; iommu && pt_iommu_device_formats[f]; f++)
+			for (unsigned k = 0; pt_format_find(pt_iommu_device_formats[f])->spaces[k]; k++)
+				if (!space_add(m, pt_format_find(pt_iommu_device_formats[f])->spaces[k]))
 					goto many;
 		for (unsigned k = 0; cf && cf->spaces[k]; k++)
 			if (!space_add(m, cf->spaces[k]))

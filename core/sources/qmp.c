@@ -449,7 +449,8 @@ static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *mtree
  * mount, and their walks read live memory like every other.
  */
 static const struct live_iommu {
-	const char *window, *name, *type;
+	const char *window, *name;
+	enum pt_iommu_kind kind;      /* its [iommu] type: pt_iommu_kind_name() */
 	uint64_t en_off, en_bit;
 	char en_fmt;            /* xp unit: w 32-bit, g 64-bit */
 	const char *en_what;
@@ -465,14 +466,14 @@ static const struct live_iommu {
 	 * §11.4.4, §11.4.5; Linux drivers/iommu/intel/iommu.h DMAR_GSTS_REG,
 	 * DMA_GSTS_TES, DMAR_RTADDR_REG).
 	 */
-	{"intel_iommu", "vtd0", "intel-vtd", 0x1c, 1ull << 31, 'w', "GSTS.TES (bit 31)", {{0x20, 'g', "rtaddr"}}},
+	{"intel_iommu", "vtd0", PT_IOMMU_KIND_VTD, 0x1c, 1ull << 31, 'w', "GSTS.TES (bit 31)", {{0x20, 'g', "rtaddr"}}},
 	/*
 	 * QEMU hw/i386/amd_iommu.c: window "amdvi-mmio" (at 0xfed80000);
 	 * Control 0x18, IommuEn bit 0; Device Table Base 0x00 (AMD IOMMU spec
 	 * §3.4; Linux drivers/iommu/amd/amd_iommu_types.h MMIO_CONTROL_OFFSET,
 	 * CONTROL_IOMMU_EN, MMIO_DEV_TABLE_OFFSET).
 	 */
-	{"amdvi-mmio", "amdvi0", "amd-vi", 0x18, 1, 'g', "Control.IommuEn (bit 0)", {{0x00, 'g', "dev_table_base"}}},
+	{"amdvi-mmio", "amdvi0", PT_IOMMU_KIND_AMDVI, 0x18, 1, 'g', "Control.IommuEn (bit 0)", {{0x00, 'g', "dev_table_base"}}},
 	/*
 	 * QEMU hw/arm/smmuv3.c: window "arm-smmuv3" (virt,iommu=smmuv3 maps it
 	 * at 0x09050000, hw/arm/virt.c VIRT_SMMU); SMMU_CR0 0x20, SMMUEN bit 0;
@@ -480,7 +481,7 @@ static const struct live_iommu {
 	 * §6.3.9, §6.3.23, §6.3.24; Linux drivers/iommu/arm/arm-smmu-v3/
 	 * arm-smmu-v3.h ARM_SMMU_CR0, CR0_SMMUEN, ARM_SMMU_STRTAB_BASE(_CFG)).
 	 */
-	{"arm-smmuv3", "smmu0", "arm-smmuv3", 0x20, 1, 'w', "CR0.SMMUEN (bit 0)",
+	{"arm-smmuv3", "smmu0", PT_IOMMU_KIND_SMMUV3, 0x20, 1, 'w', "CR0.SMMUEN (bit 0)",
 	 {{0x80, 'g', "strtab_base"}, {0x88, 'w', "strtab_base_cfg"}}},
 };
 
@@ -515,17 +516,17 @@ static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
 		for (unsigned r = 0; r < 2 && u->reg[r].key && !rc && found && (en & u->en_bit); r++)
 			rc = xp(l, u->reg[r].fmt, at.base + u->reg[r].off, &reg[r], e, sizeof e);
 		if (rc)
-			return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, u->type, e);
+			return pt_loader_fail(ld, rc, "%s: %s: %s", l->label, pt_iommu_kind_name(u->kind), e);
 		if (!found)
 			continue;
 		snprintf(prov, sizeof prov, "%s:info mtree -f:%u (%s)", l->label, at.line, u->window);
 		if (!(en & u->en_bit)) {
 			pt_loader_warn(ld, "info mtree -f:%u (%s): the guest has not turned the %s on (%s clear): "
-				       "no context %s", at.line, u->window, u->type, u->en_what, u->name);
+				       "no context %s", at.line, u->window, pt_iommu_kind_name(u->kind), u->en_what, u->name);
 			continue;
 		}
 		pt_loader_emitf(ld, prov, "[iommu %s]", u->name);
-		pt_loader_emitf(ld, prov, "type = %s", u->type);
+		pt_loader_emitf(ld, prov, "type = %s", pt_iommu_kind_name(u->kind));
 		for (unsigned r = 0; r < 2 && u->reg[r].key; r++)
 			pt_loader_emitf(ld, prov, "%s = 0x%" PRIx64, u->reg[r].key, reg[r]);
 		pt_loader_emitf(ld, prov, "x-source = registers: HMP xp of %s at 0x%" PRIx64 ", read at mount (its "

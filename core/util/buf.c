@@ -39,6 +39,22 @@ bool pt_vec_reserve(void *pp, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
+bool pt_vec_resize(void *pp, size_t n, size_t elem)
+{
+	void **p = pp;
+	size_t len;
+	void *q;
+
+	if (elem && n > SIZE_MAX / elem)
+		return false;
+	len = n * elem;
+	q = realloc(*p, len ? len : 1);
+	if (!q)
+		return false;
+	*p = q;
+	return true;
+}
+
 /* ---- buffer ------------------------------------------------------------- */
 
 void pt_buf_init(struct pt_buf *b)

@@ -16,8 +16,6 @@
 #include "pt_tree.h"
 #include "tree_int.h"
 
-#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
-
 bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io, enum pt_ioent_type t,
 	       uint64_t addr, struct pt_ioloc *l)
 {
@@ -38,19 +36,19 @@ bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io, enu
 
 uint64_t pt_iotab_vtd_root(const struct pt_iommu_info *io)
 {
-	return io->rtaddr & MASK(51, 12);
+	return pt_vtd_root_table(io->rtaddr);
 }
 
 bool pt_iotab_vtd_sm(const struct pt_iommu_info *io)
 {
-	return ((io->rtaddr >> 10) & 3) == 1;
+	return pt_vtd_ttm(io->rtaddr) == PT_VTD_TTM_SCALABLE;
 }
 
 /* The root entry of BUS (TTM 10 and 11: no root table is read, VT-d spec §11.4.5). */
 bool pt_iotab_vtd_rootent(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bus,
 			struct pt_ioloc *l)
 {
-	if (bus > 255 || ((io->rtaddr >> 10) & 3) >= 2)
+	if (bus > 255 || pt_vtd_ttm(io->rtaddr) >= 2)
 		return false;
 	return pt_iotab_rd(tree, io, pt_iotab_vtd_sm(io) ? PT_IOENT_VTD_SMROOT : PT_IOENT_VTD_ROOT,
 		  pt_iotab_vtd_root(io) + 16 * bus, l);
@@ -73,7 +71,7 @@ bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *i
 		*why = "reserved bits are set (VT-d spec §9.1): its context table is not read";
 		return false;
 	}
-	*ptr = e & MASK(51, 12);
+	*ptr = pt_vtd_ptr(e);
 	if (*ptr == pt_iotab_vtd_root(io)) {
 		*why = "its context table is the root table: not read";
 		return false;
@@ -101,12 +99,14 @@ bool pt_iotab_vtd_pdir(const struct pt_tree *tree, const struct pt_iommu_info *i
 		     uint64_t *dir, uint64_t *n, const char **why)
 {
 	struct pt_ioloc c;
+	struct pt_vtd_smctx sc;
 
 	*why = NULL;
 	if (!pt_iotab_vtd_sm(io) || !pt_iotab_vtd_ctxent(tree, io, bdf, &c) || !(c.w[0] & 1))
 		return false;
-	*dir = c.w[0] & MASK(51, 12);
-	*n = 1ull << (((c.w[0] >> 9) & 7) + 7);
+	pt_vtd_smctx(c.w[0], c.w[1], &sc);
+	*dir = sc.dir;
+	*n = sc.ndir;
 	if (*dir == pt_iotab_vtd_root(io)) {
 		*why = "its PASID directory is the root table: not read";
 		return false;
@@ -125,7 +125,7 @@ bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_inf
 	if (!pt_iotab_vtd_pdir(tree, io, bdf, &dir, &n, &why) || pasid >> 6 >= n ||
 	    !pt_iotab_rd(tree, io, PT_IOENT_VTD_PASIDDIR, dir + 8 * (pasid >> 6), &d) || !(d.w[0] & 1))
 		return false;
-	tp = d.w[0] & MASK(51, 12);
+	tp = pt_vtd_ptr(d.w[0]);
 	if (tp == pt_iotab_vtd_root(io))
 		return false;
 	return pt_iotab_rd(tree, io, PT_IOENT_VTD_PASID, tp + 64 * (pasid & 63), l);
@@ -136,37 +136,37 @@ bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_inf
 /* Device table entries: Size 8:0 is its 4 KiB pages - 1 (AMD IOMMU spec §3.3.1). */
 uint64_t pt_iotab_amd_n(const struct pt_iommu_info *io)
 {
-	return ((io->dev_table_base & 0x1ff) + 1) * 128;
+	return (uint64_t)pt_amd_dtb_pages(io->dev_table_base) * 128;
 }
 
 bool pt_iotab_amd_dte(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t devid,
 		    struct pt_ioloc *l)
 {
 	return devid < pt_iotab_amd_n(io) &&
-	       pt_iotab_rd(tree, io, PT_IOENT_AMD_DTE, (io->dev_table_base & MASK(51, 12)) + 32 * devid, l);
+	       pt_iotab_rd(tree, io, PT_IOENT_AMD_DTE, pt_amd_dtb_base(io->dev_table_base) + 32 * devid, l);
 }
 
 /* STRTAB_BASE_CFG (IHI 0070 §6.3.24): LOG2SIZE 5:0 (names below 2^32), SPLIT 10:6, FMT 17:16. */
 unsigned pt_iotab_smmu_log2(const struct pt_iommu_info *io)
 {
-	unsigned l = (unsigned)io->strtab_base_cfg & 63;
+	unsigned l = pt_smmu_log2size(io->strtab_base_cfg);
 
 	return l > 32 ? 32 : l;
 }
 
 unsigned pt_iotab_smmu_split(const struct pt_iommu_info *io)
 {
-	return (unsigned)(io->strtab_base_cfg >> 6) & 31;
+	return pt_smmu_split(io->strtab_base_cfg);
 }
 
 bool pt_iotab_smmu_two(const struct pt_iommu_info *io)
 {
-	return ((io->strtab_base_cfg >> 16) & 3) != 0;
+	return pt_smmu_two_level(io->strtab_base_cfg);
 }
 
 uint64_t pt_iotab_smmu_base(const struct pt_iommu_info *io)
 {
-	return io->strtab_base & MASK(51, 6);
+	return pt_smmu_strtab_base(io->strtab_base);
 }
 
 uint64_t pt_iotab_smmu_nl1(const struct pt_iommu_info *io)
@@ -191,7 +191,7 @@ bool pt_iotab_smmu_l2(const struct pt_tree *tree, const struct pt_iommu_info *io
 	unsigned span;
 
 	*why = NULL;
-	if (!pt_iotab_smmu_l1(tree, io, n, &l) || !(span = (unsigned)(l.w[0] & 31)))
+	if (!pt_iotab_smmu_l1(tree, io, n, &l) || !(span = pt_smmu_l1_span(l.w[0])))
 		return false;
 	if (span > pt_iotab_smmu_split(io) + 1 || pt_ioent_reserved(l.t, l.w, 0)) {
 		*why = span > pt_iotab_smmu_split(io) + 1 ? "Span is above SPLIT + 1 (IHI 0070 §5.1): its"
@@ -199,7 +199,7 @@ bool pt_iotab_smmu_l2(const struct pt_tree *tree, const struct pt_iommu_info *io
 			" level-2 table is not read";
 		return false;
 	}
-	*l2 = l.w[0] & MASK(51, 6);
+	*l2 = pt_smmu_l1_ptr(l.w[0]);
 	*cnt = 1ull << (span - 1);
 	return true;
 }
@@ -223,13 +223,14 @@ bool pt_iotab_smmu_ste(const struct pt_tree *tree, const struct pt_iommu_info *i
 bool pt_iotab_smmu_cdtab(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t sid,
 		       struct pt_ioloc *ste, uint64_t *n)
 {
-	unsigned max;
+	struct pt_smmu_ste e;
 
-	if (!pt_iotab_smmu_ste(tree, io, sid, ste) || !(ste->w[0] & 1) || ((ste->w[0] >> 1) & 7) != 5 ||
-	    ((ste->w[0] >> 4) & 3) == 3)
+	if (!pt_iotab_smmu_ste(tree, io, sid, ste))
 		return false;
-	max = (unsigned)(ste->w[0] >> 59);
-	*n = 1ull << (max > PT_IO_C_BITS ? PT_IO_C_BITS : max);
+	pt_smmu_ste(ste->w, &e);
+	if (!e.v || e.config != PT_SMMU_CFG_S1 || e.s1fmt == 3)
+		return false;
+	*n = 1ull << (e.s1cdmax > PT_IO_C_BITS ? PT_IO_C_BITS : e.s1cdmax);
 	return true;
 }
 
@@ -238,22 +239,24 @@ bool pt_iotab_smmu_cd(const struct pt_tree *tree, const struct pt_iommu_info *io
 		    uint64_t ssid, struct pt_ioloc *l)
 {
 	struct pt_ioloc ste;
+	struct pt_smmu_ste e;
 	uint64_t n, ptr, l1cd;
 	unsigned fmt, split;
 	uint8_t raw[8];
 
 	if (!pt_iotab_smmu_cdtab(tree, io, sid, &ste, &n) || ssid >= n)
 		return false;
-	ptr = ste.w[0] & MASK(51, 6);
-	fmt = (unsigned)(ste.w[0] >> 4) & 3;
+	pt_smmu_ste(ste.w, &e);
+	ptr = e.s1ctx;
+	fmt = e.s1fmt;
 	if (fmt == 0)
 		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, ptr + 64 * ssid, l);
-	split = fmt == 1 ? 6 : 10;
+	split = pt_smmu_cd_split(fmt);
 	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, ptr + 8 * (ssid >> split), raw, 8))
 		return false;
 	l1cd = pt_le64_load(raw);
-	if (!(l1cd & 1))
+	if (!pt_smmu_l1cd_valid(l1cd))
 		return false;
 	return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD,
-		  (l1cd & MASK(51, 12)) + 64 * (ssid & ((1ull << split) - 1)), l);
+		  pt_smmu_l1cd_ptr(l1cd) + 64 * (ssid & ((1ull << split) - 1)), l);
 }

@@ -37,7 +37,6 @@
 #include "pt_tree.h"
 #include "tree_int.h"
 
-#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 #define KEY_SUB (1ull << 57)
 
 static const struct pt_iommu_info *io_of(const struct pt_tree *tree, const struct pt_tnode *n)
@@ -270,6 +269,7 @@ static bool index_range(const struct pt_tree *tree, const struct pt_tnode *dir, 
 	uint64_t a = pt_io_a(dir), x, n;
 	const char *why;
 	struct pt_ioloc l;
+	struct pt_smmu_ste ste;
 
 	memset(r, 0, sizeof *r);
 	if (!io_dir(tree, dir))
@@ -290,7 +290,7 @@ static bool index_range(const struct pt_tree *tree, const struct pt_tnode *dir, 
 		*r = (struct io_range){0, n * 64, 0, 0, 0, 64};
 		return true;
 	case PT_IO_ADTEDIR:
-		*r = (struct io_range){0, pt_iotab_amd_n(io), io->dev_table_base & MASK(51, 12), 0, 32, 0};
+		*r = (struct io_range){0, pt_iotab_amd_n(io), pt_amd_dtb_base(io->dev_table_base), 0, 32, 0};
 		return true;
 	case PT_IO_SL1DIR:
 		*r = (struct io_range){0, pt_iotab_smmu_nl1(io), pt_iotab_smmu_base(io), 0, 8, 0};
@@ -306,8 +306,9 @@ static bool index_range(const struct pt_tree *tree, const struct pt_tnode *dir, 
 		return true;
 	case PT_IO_SCDDIR:
 		pt_iotab_smmu_cdtab(tree, io, a, &l, &n);
-		x = (l.w[0] >> 4) & 3;
-		*r = (struct io_range){0, n, l.w[0] & MASK(51, 6), 0, x ? 0 : 64, 0};
+		pt_smmu_ste(l.w, &ste);
+		x = ste.s1fmt;
+		*r = (struct io_range){0, n, ste.s1ctx, 0, x ? 0 : 64, 0};
 		r->block = x == 1 ? 64 : x == 2 ? 1024 : 0;
 		return true;
 	default:
@@ -604,6 +605,7 @@ static const char *entry_warning(const struct pt_tree *tree, const struct pt_tno
 	const struct pt_iommu_info *io = io_of(tree, node);
 	uint64_t a = pt_io_a(node), x, y;
 	const char *why = NULL;
+	struct pt_smmu_ste ste;
 
 	switch (pt_io_kind_of(node)) {
 	case PT_IO_VROOTENT:
@@ -617,9 +619,10 @@ static const char *entry_warning(const struct pt_tree *tree, const struct pt_tno
 		pt_iotab_smmu_l2(tree, io, a, &x, &y, &why);
 		return why;
 	case PT_IO_SSTEENT:
-		if ((l->w[0] & 1) && ((l->w[0] >> 1) & 7) == 5 && (l->w[0] >> 59) > PT_IO_C_BITS)
+		pt_smmu_ste(l->w, &ste);
+		if (ste.v && ste.config == PT_SMMU_CFG_S1 && ste.s1cdmax > PT_IO_C_BITS)
 			return "S1CDMax is above 20: cd/ shows SubstreamIDs below 2^20";
-		if ((l->w[0] & 1) && ((l->w[0] >> 1) & 7) == 5 && ((l->w[0] >> 4) & 3) == 3)
+		if (ste.v && ste.config == PT_SMMU_CFG_S1 && ste.s1fmt == 3)
 			return "S1Fmt 11 is reserved (IHI 0070 §5.2): its CD table is not read";
 		return NULL;
 	default:

@@ -528,11 +528,11 @@ static int by_score(const void *a, const void *b)
 	return x->geometry < y->geometry ? -1 : x->geometry > y->geometry;
 }
 
-/* An IOMMU's device page-table format (roots_iommu.c's types): not the CPU's. */
+/* An IOMMU's device page-table format (pt_iommu_format.h): not the CPU's. */
 static bool iommu_fmt(const struct pt_format *f)
 {
-	for (unsigned t = 0; pt_roots_iommu_types[t]; t++)
-		if (!strcmp(f->name, pt_roots_iommu_types[t]))
+	for (unsigned t = 0; pt_iommu_format_list[t]; t++)
+		if (!strcmp(f->name, pt_iommu_format_list[t]->device_format))
 			return true;
 	return false;
 }

@@ -110,7 +110,6 @@ void pt_rscan_free(struct pt_rscan *s);
 
 /* ---- the IOMMU table scan (roots_iommu.c: the pass; roots_iotab.c: reading one candidate) ---- */
 
-#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 #define IO_MAX_READS (1u << 18)
 #define IO_MAX_IDS 1024u
 #define IO_MAX_DOMS 4096u

@@ -58,7 +58,6 @@
 #include "pt_vec.h"
 #include "roots_int.h"
 
-const char *const pt_roots_iommu_types[] = {"intel-vtd", "amd-vi", "arm-smmuv3", NULL};
 
 /* ---- the pass over a space --------------------------------------------------- */
 
@@ -110,9 +109,9 @@ static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint
 	else if (kind == READ_AMDVI)
 		pt_rio_amdvi_read(s, arg);
 	else if (kind == READ_LINEAR)
-		pt_rio_stes(s, c->addr, 1ull << (c->reg2 & 63));
+		pt_rio_stes(s, c->addr, 1ull << pt_smmu_log2size(c->reg2));
 	else
-		pt_rio_l1_read(s, arg, (unsigned)(c->reg2 >> 6) & 31);
+		pt_rio_l1_read(s, arg, pt_smmu_split(c->reg2));
 	cand_score(c);
 	for (size_t i = s->nreached; i-- > 0 && s->reached[i].by == c;) {
 		s->reached[i].good = c->good;
@@ -174,7 +173,9 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 
 	memset(best, 0, sizeof *best);
 	*span = 4096;
-	if (!strcmp(type, "intel-vtd")) {
+	enum pt_iommu_kind kind = pt_iommu_format_find(type)->kind;
+
+	if (kind == PT_IOMMU_KIND_VTD) {
 		for (unsigned sm = 0; sm < 2; sm++) {
 			pt_rio_vtd_count(page, sm, &valid, &bad);
 			if (!page_passes(valid, bad))
@@ -185,7 +186,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			cand_read(s, &c, page, sm, READ_VTD);
 			keep_better(best, &c);
 		}
-	} else if (!strcmp(type, "amd-vi")) {
+	} else if (kind == PT_IOMMU_KIND_AMDVI) {
 		pt_rio_amdvi_count(page, &valid, &bad);
 		if (!page_passes(valid, bad))
 			return;
@@ -230,8 +231,8 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 
 			if (d)
 				maxi = i;
-			inside |= pt_rio_l1std(d, split) > 0 && (d & MASK(51, 6)) > addr &&
-				  (d & MASK(51, 6)) < addr + lin.bytes;
+			inside |= pt_rio_l1std(d, split) > 0 && pt_smmu_l1_ptr(d) > addr &&
+				  pt_smmu_l1_ptr(d) < addr + lin.bytes;
 		}
 		c = proto;
 		c.mode = "2-level";
@@ -392,9 +393,9 @@ pt_err pt_roots_iommu_scan(const struct pt_capture *cap, const struct pt_iommu_r
 
 	memset(out, 0, sizeof *out);
 	err[0] = 0;
-	for (t = 0; pt_roots_iommu_types[t] && strcmp(pt_roots_iommu_types[t], o->type); t++)
+	for (t = 0; pt_iommu_format_list[t] && strcmp(pt_iommu_format_list[t]->name, o->type); t++)
 		;
-	if (!pt_roots_iommu_types[t]) {
+	if (!pt_iommu_format_list[t]) {
 		snprintf(err, errlen, "unknown IOMMU type '%s' (intel-vtd, amd-vi or arm-smmuv3)", o->type);
 		return PT_E_NOTFOUND;
 	}
@@ -419,7 +420,7 @@ pt_err pt_roots_iommu_scan(const struct pt_capture *cap, const struct pt_iommu_r
 			continue;
 		s.space_id = (unsigned)id;
 		s.space = pt_capture_space_name(cap, (unsigned)id);
-		e = scan_space(&s, pt_roots_iommu_types[t], out, o->progress, o->progress_ud, &done,
+		e = scan_space(&s, pt_iommu_format_list[t]->name, out, o->progress, o->progress_ud, &done,
 			       total);
 	}
 	free((void *)s.org);
@@ -456,23 +457,25 @@ void pt_roots_iommu_section(const struct pt_iommu_cand *c, struct pt_buf *b)
 	else
 		pt_buf_printf(b, "[iommu root-%" PRIx64 "]\n", c->addr);
 	pt_buf_printf(b, "type = %s\n", c->type);
-	if (!strcmp(c->type, "intel-vtd")) {
+	enum pt_iommu_kind kind = pt_iommu_format_find(c->type)->kind;
+
+	if (kind == PT_IOMMU_KIND_VTD) {
 		pt_buf_printf(b, "; RTADDR_REG: root table 0x%" PRIx64 ", TTM %s\n", c->addr,
 			      c->reg & (1u << 10) ? "01 (scalable mode)" : "00 (legacy mode)");
 		pt_buf_printf(b, "rtaddr = 0x%" PRIx64 "\n", c->reg);
-	} else if (!strcmp(c->type, "amd-vi")) {
+	} else if (kind == PT_IOMMU_KIND_AMDVI) {
 		pt_buf_printf(b, "; Device Table Base Address: base 0x%" PRIx64 ", Size %" PRIu64
 			      " (%" PRIu64 " pages: DeviceIDs 0-0x%" PRIx64 ")\n", c->addr, c->reg & 0x1ff,
 			      (c->reg & 0x1ff) + 1, ((c->reg & 0x1ff) + 1) * 128 - 1);
 		pt_buf_printf(b, "dev_table_base = 0x%" PRIx64 "\n", c->reg);
 	} else {
 		pt_buf_printf(b, "; STRTAB_BASE_CFG: LOG2SIZE %" PRIu64 ", SPLIT %" PRIu64 ", FMT %s\n",
-			      c->reg2 & 63, (c->reg2 >> 6) & 31,
-			      (c->reg2 >> 16) & 3 ? "01 (2-level)" : "00 (linear)");
+			      (uint64_t)pt_smmu_log2size(c->reg2), (uint64_t)pt_smmu_split(c->reg2),
+			      pt_smmu_two_level(c->reg2) ? "01 (2-level)" : "00 (linear)");
 		pt_buf_printf(b, "strtab_base = 0x%" PRIx64 "\n", c->addr);
 		pt_buf_printf(b, "strtab_base_cfg = 0x%" PRIx64 "\n", c->reg2);
 	}
-	if (strcmp(c->type, "arm-smmuv3"))
+	if (kind != PT_IOMMU_KIND_SMMUV3)
 		pt_buf_puts(b, "; segment = N: the PCI segment is not in memory (ACPI DMAR DRHD / IVRS IVHD)\n");
 	pt_buf_printf(b, "space = %s\noutput_space = %s\n", c->space, c->space);
 }

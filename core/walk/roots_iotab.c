@@ -99,43 +99,28 @@ static void note_origin(struct pt_rio_scan *s, uint64_t entry)
 static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const struct kvs *k,
 		      struct pt_context *ctx)
 {
-	char msg[512];
+	char msg[512] = "";
+	const char *val[8];
+	/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
+	struct pt_context_spec spec = {.fmt = f, .key = k->key, .val = val, .nkeys = k->n, .line = 1,
+				       .label = "[iommu]", .any_space = true};
+	pt_err rc;
 
 	memset(ctx, 0, sizeof *ctx);
 	ctx->name = "roots";
-	ctx->cap = s->cap;
-	ctx->fmt = f;
 	ctx->mem = s->mem;
-	if (!(ctx->priv = calloc(1, f->ctx_size ? f->ctx_size : 1))) {
+	for (unsigned i = 0; i < k->n; i++)
+		val[i] = k->val[i];
+	rc = pt_context_make(s->cap, &spec, ctx, msg, sizeof msg);
+	if (rc == PT_E_NOMEM)
 		s->nomem = true;
-		return false;
-	}
-	for (unsigned i = 0; i < k->n; i++) {
-		/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
-		struct pt_ctx_key key = {k->key[i], k->val[i], 1, "[iommu]", msg, sizeof msg};
-
-		if (f->ctx_key(ctx->priv, &key))
-			return false;
-	}
-	msg[0] = 0;
-	if (f->ctx_missing(ctx->priv) || f->ctx_setup(ctx, msg, sizeof msg))
-		return false;
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
-		const char *n = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
-		int id = pt_capture_space_find(s->cap, n);
-
-		/* a space the capture does not have (hpa in a dump of sysmem) holds nothing it reads */
-		ctx->space_id[i] = id < 0 ? UINT32_MAX : (unsigned)id;
-	}
-	ctx->space_mapped = true;
-	return !f->ctx_memory || !f->ctx_memory(ctx, msg, sizeof msg);
+	return !rc;
 }
 
 static void dev_free(const struct pt_format *f, struct pt_context *ctx)
 {
-	if (ctx->priv && f->ctx_free)
-		f->ctx_free(ctx->priv);
-	free(ctx->priv);
+	(void)f;
+	pt_context_unmake(ctx);
 }
 
 /* CTX's root table and everything below it, as the page-table scan decodes a root. */
@@ -290,21 +275,13 @@ static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, c
 
 /* ---- Intel VT-d -------------------------------------------------------------- */
 
-/* Root entry E (one half in scalable mode): 1 present, 0 absent, -1 refused. */
-static int vtd_root_entry(uint64_t e)
-{
-	if (!(e & 1))
-		return e ? -1 : 0;
-	return (e & (MASK(11, 1) | MASK(63, 52))) ? -1 : 1;
-}
-
 /* The page check: present root entries and refused ones (a data page has many). */
 void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
 	for (unsigned bus = 0; bus < 256 && *bad <= TOLERATED_BAD; bus++) {
 		uint64_t lo = pt_rio_le64(rt + 16 * bus), hi = pt_rio_le64(rt + 16 * bus + 8);
-		int a = vtd_root_entry(lo), b = sm ? vtd_root_entry(hi) : (hi ? -1 : 0);
+		int a = pt_vtd_root_half(lo), b = sm ? pt_vtd_root_half(hi) : (hi ? -1 : 0);
 
 		*valid += (a > 0) + (b > 0);
 		*bad += (a < 0) + (b < 0);
@@ -330,9 +307,13 @@ static bool vtd_table(struct pt_rio_scan *s, uint64_t ptr, uint8_t *buf, size_t 
 static void vtd_sm_device(struct pt_rio_scan *s, const uint8_t *ce)
 {
 	uint8_t dir[4096], tbl[4096];
-	uint64_t q0 = pt_rio_le64(ce), dirp = q0 & MASK(51, 12);
-	uint64_t n = 1ull << (((q0 >> 9) & 7) + 7);
+	struct pt_vtd_smctx sc;
+	uint64_t dirp, n;
 	struct kvs k;
+
+	pt_vtd_smctx(pt_rio_le64(ce), pt_rio_le64(ce + 8), &sc);
+	dirp = sc.dir;
+	n = sc.ndir;
 
 	if (n > IO_MAX_IDS / 64)   /* directory entries: 64 PASIDs each */
 		n = IO_MAX_IDS / 64;
@@ -344,19 +325,20 @@ static void vtd_sm_device(struct pt_rio_scan *s, const uint8_t *ce)
 		de = pt_rio_le64(dir + (di % 512) * 8);
 		if (!(de & 1))
 			continue;
-		tp = de & MASK(51, 12);
+		tp = pt_vtd_ptr(de);
 		if (!vtd_table(s, tp, tbl, sizeof tbl))
 			continue;
 		for (unsigned ti = 0; ti < 64; ti++) {
 			const uint8_t *pe = tbl + 64 * ti;
-			unsigned pgtt = (unsigned)(pt_rio_le64(pe) >> 6) & 7;
+			unsigned pgtt = pt_vtd_pgtt(pt_rio_le64(pe));
 
 			if (!(pt_rio_le64(pe) & 1))
 				continue;
-			kv_spaces(s, &k, pgtt != 1);
+			kv_spaces(s, &k, pgtt != PT_VTD_PGTT_FIRST);
 			kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pt_rio_le64(pe),
 			   pt_rio_le64(pe + 8), pt_rio_le64(pe + 16));
-			dev_try(s, tp + 64 * ti, pgtt == 1 ? "x86-64" : "intel-vtd", &k);
+			dev_try(s, tp + 64 * ti, pgtt == PT_VTD_PGTT_FIRST ? pt_iommu_vtd_format.guest_format :
+				pt_iommu_vtd_format.device_format, &k);
 		}
 	}
 }
@@ -368,8 +350,8 @@ void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
 
 	for (unsigned bus = 0; bus < 256 && !s->c->cut; bus++) {
 		for (unsigned half = 0; half < (sm ? 2u : 1u); half++) {
-			uint64_t e = pt_rio_le64(rt + 16 * bus + 8 * half), ctp = e & MASK(51, 12);
-			int st = vtd_root_entry(e);
+			uint64_t e = pt_rio_le64(rt + 16 * bus + 8 * half), ctp = pt_vtd_ptr(e);
+			int st = pt_vtd_root_half(e);
 
 			if (!sm && half == 0 && pt_rio_le64(rt + 16 * bus + 8))
 				st = -1;   /* legacy: the upper 64 bits are reserved */
@@ -388,7 +370,7 @@ void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
 				}
 				kv_spaces(s, &k, true);
 				kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, pt_rio_le64(ce + 8), pt_rio_le64(ce));
-				dev_try(s, ctp + 16 * i, "intel-vtd", &k);
+				dev_try(s, ctp + 16 * i, pt_iommu_vtd_format.device_format, &k);
 			}
 		}
 	}
@@ -397,26 +379,13 @@ void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
 /* ---- AMD-Vi ---------------------------------------------------------------- */
 
 /*
- * A DTE with V = 1 the scan refuses: 6:2 set (reserved, §2.2.2), Mode 7
- * (reserved); fields that nothing reads but a page of page tables read as
- * DTEs fills: Mode 0 (no translation) with a Page Table Root Pointer
- * (Linux set_dte_entry() in drivers/iommu/amd/iommu.c writes the root only
- * for a mode other than PAGE_MODE_NONE), or, with GV = 0, a GCR3 Table
- * Root Pointer (q0 60:58, q1 31:16 and 63:43; Linux writes those only with
- * GV, amd_iommu_types.h DTE_GCR3_*).
+ * A DTE with V = 1 the scan refuses (pt_amd_pt_amd_dte_bad(), iommu_amdvi.c):
+ * reserved bits and Mode, and fields that nothing reads but a page of page
+ * tables read as DTEs fills (a root with Mode 0, a GCR3 root with GV = 0).
  */
-static bool dte_bad(uint64_t q0, uint64_t q1)
-{
-	if ((q0 & MASK(6, 2)) || ((q0 >> 9) & 7) == 7)
-		return true;
-	if (!((q0 >> 9) & 7) && (q0 & MASK(51, 12)))
-		return true;
-	return !((q0 >> 55) & 1) && ((q0 & MASK(60, 58)) || (q1 & (MASK(31, 16) | MASK(63, 43))));
-}
-
 /*
  * VALID: the DTEs that are contexts (V = 1, TV = 1: Linux writes both in
- * every DTE of its table, amd_iommu_init.c); BAD: those dte_bad() refuses.
+ * every DTE of its table, amd_iommu_init.c); BAD: those pt_amd_dte_bad() refuses.
  * A page of v1 page tables read as DTEs has PTEs with PR (bit 0) and bit 1
  * clear at its 32-byte stride: not contexts.
  */
@@ -428,8 +397,8 @@ void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 
 		if (!(q0 & 1))
 			continue;
-		*valid += (q0 & 3) == 3;
-		*bad += dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
+		*valid += pt_amd_dte_device(q0);
+		*bad += pt_amd_dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
 	}
 }
 
@@ -449,38 +418,29 @@ void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages)
 			uint64_t q0 = pt_rio_le64(pg + 32 * i);
 
 			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2), a context */
-			if ((q0 & 3) != 3)
+			if (!pt_amd_dte_device(q0))
 				continue;
 			s->c->devices++;
-			if (dte_bad(q0, pt_rio_le64(pg + 32 * i + 8))) {
+			if (pt_amd_dte_bad(q0, pt_rio_le64(pg + 32 * i + 8))) {
 				s->c->bad++;
 				continue;
 			}
 			kv_spaces(s, &k, true);
 			kv(&k, "dte", "0x%016" PRIx64, q0);
-			dev_try(s, a + 32 * i, "amd-vi", &k);
+			dev_try(s, a + 32 * i, pt_iommu_amdvi_format.device_format, &k);
 		}
 	}
 }
 
 /* ---- Arm SMMUv3 ------------------------------------------------------------ */
 
-/*
- * An STE with V = 1 the scan refuses (IHI 0070 §5.2): Config 001-011
- * (reserved), word 0 58:52 or S2TTB's 3:0 and 63:52 (word 3) set (RES0);
- * and, for abort and bypass, any field of a stage: Linux builds those STEs
- * from zero (arm_smmu_make_abort_ste(), arm_smmu_make_bypass_ste() in
- * drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c), while a page of other
- * tables read as STEs has pointers there.
- */
+/* An STE with V = 1 the scan refuses (pt_smmu_ste_bad(), iommu_smmuv3.c): RES0, reserved Config, stages in abort/bypass. */
 static bool ste_bad(const uint8_t *ste)
 {
-	uint64_t w0 = pt_rio_le64(ste), w2 = pt_rio_le64(ste + 16), w3 = pt_rio_le64(ste + 24);
-	unsigned cfg = (unsigned)(w0 >> 1) & 7;
+	uint64_t w[4] = {pt_rio_le64(ste), pt_rio_le64(ste + 8), pt_rio_le64(ste + 16),
+			 pt_rio_le64(ste + 24)};
 
-	if ((cfg >= 1 && cfg <= 3) || (w0 & MASK(58, 52)) || (w3 & (MASK(63, 52) | MASK(3, 0))))
-		return true;
-	return (cfg == 0 || cfg == 4) && ((w0 & MASK(63, 4)) || w2 || w3);
+	return pt_smmu_ste_bad(w);
 }
 
 void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
@@ -496,13 +456,7 @@ void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 
 int pt_rio_l1std(uint64_t d, unsigned split)
 {
-	unsigned span = (unsigned)d & 31;
-
-	if (!span)
-		return 0;
-	if ((d & (MASK(63, 52) | 1ull << 5)) || !(d & MASK(51, 6)) || span > split + 1)
-		return -1;
-	return 1;
+	return pt_smmu_l1_check(d, split);
 }
 
 void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad)
@@ -517,11 +471,11 @@ void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigne
 }
 
 /* The CDs of stage-1 STE S0/S1 (S1CDMax > 0), as iommu_walk.c's smmu_cds() makes them contexts. */
-static void smmu_cds(struct pt_rio_scan *s, uint64_t ste_addr, const struct kvs *base, uint64_t s0)
+static void smmu_cds(struct pt_rio_scan *s, uint64_t ste_addr, const struct kvs *base,
+		     const struct pt_smmu_ste *ste)
 {
-	unsigned max = (unsigned)(s0 >> 59), fmt = (unsigned)(s0 >> 4) & 3;
-	unsigned split = fmt == 1 ? 6 : 10;
-	uint64_t ptr = s0 & MASK(51, 6), n = 1ull << max;
+	unsigned fmt = ste->s1fmt, split = pt_smmu_cd_split(fmt);
+	uint64_t ptr = ste->s1ctx, n = 1ull << ste->s1cdmax;
 	uint8_t raw[8];
 	struct kvs k;
 
@@ -534,32 +488,36 @@ static void smmu_cds(struct pt_rio_scan *s, uint64_t ste_addr, const struct kvs 
 				s->c->uncaptured++;
 				return;
 			}
-			if (!(pt_rio_le64(raw) & 1)) {
+			if (!pt_smmu_l1cd_valid(pt_rio_le64(raw))) {
 				ssid |= (1ull << split) - 1;
 				continue;
 			}
-			cd = (pt_rio_le64(raw) & MASK(51, 12)) + (ssid & ((1ull << split) - 1)) * 64;
+			cd = pt_smmu_l1cd_ptr(pt_rio_le64(raw)) + (ssid & ((1ull << split) - 1)) * 64;
 		}
 		if (!ioread(s, cd, raw, 8)) {
 			s->c->uncaptured++;
 			return;
 		}
-		if (!(pt_rio_le64(raw) & (1ull << 31)))
+		if (!pt_smmu_cd_valid(pt_rio_le64(raw)))
 			continue;
 		k = *base;
 		kv(&k, "ssid", "%" PRIu64, ssid);
-		dev_try(s, ste_addr, "arm-smmuv3", &k);
+		dev_try(s, ste_addr, pt_iommu_smmuv3_format.device_format, &k);
 	}
 }
 
 static void smmu_ste(struct pt_rio_scan *s, uint64_t addr, const uint8_t *ste)
 {
 	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
-	uint64_t s0 = pt_rio_le64(ste);
-	unsigned cfg = (unsigned)(s0 >> 1) & 7;
+	uint64_t sw[4] = {pt_rio_le64(ste), pt_rio_le64(ste + 8), pt_rio_le64(ste + 16),
+			  pt_rio_le64(ste + 24)};
+	struct pt_smmu_ste e;
+	unsigned cfg;
 	struct kvs k;
 
-	if (!(s0 & 1))
+	pt_smmu_ste(sw, &e);
+	cfg = e.config;
+	if (!e.v)
 		return;
 	s->c->devices++;
 	if (ste_bad(ste)) {
@@ -569,15 +527,15 @@ static void smmu_ste(struct pt_rio_scan *s, uint64_t addr, const uint8_t *ste)
 	kv_spaces(s, &k, true);
 	for (unsigned i = 0; i < 4; i++)
 		kv(&k, w[i], "0x%016" PRIx64, pt_rio_le64(ste + 8 * i));
-	if (cfg == 7)
+	if (cfg == PT_SMMU_CFG_NESTED)
 		kv(&k, "stage", "2");
-	if (cfg == 5 && (s0 >> 59)) {
-		smmu_cds(s, addr, &k, s0);
+	if (cfg == PT_SMMU_CFG_S1 && e.s1cdmax) {
+		smmu_cds(s, addr, &k, &e);
 		return;
 	}
-	if (cfg == 5)
+	if (cfg == PT_SMMU_CFG_S1)
 		kv(&k, "ssid", "0");
-	dev_try(s, addr, "arm-smmuv3", &k);
+	dev_try(s, addr, pt_iommu_smmuv3_format.device_format, &k);
 }
 
 /* N STEs at ADDR (a linear table or one L2 table). */
@@ -611,7 +569,7 @@ void pt_rio_l1_read(struct pt_rio_scan *s, uint64_t nl1, unsigned split)
 		s->c->bad += st < 0;
 		if (st <= 0)
 			continue;
-		reached(s, d & MASK(51, 6));
-		pt_rio_stes(s, d & MASK(51, 6), 1ull << ((d & 31) - 1));
+		reached(s, pt_smmu_l1_ptr(d));
+		pt_rio_stes(s, pt_smmu_l1_ptr(d), 1ull << (pt_smmu_l1_span(d) - 1));
 	}
 }

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iommu_amdvi.c — AMD-Vi as an IOMMU of the family (pt_iommu_format.h).
+ * Layouts restated, no code copied: AMD IOMMU spec 48882 §3.3.1 Device
+ * Table Base Address Register (base 51:12, Size 8:0 = 4 KiB pages − 1);
+ * §2.2.2 DTE, 32 B by DeviceID (V 0, TV 1, 6:2 reserved, Mode 11:9 with 7
+ * reserved, GIoV 54, GV 55, GLX 57:56, IR 61, IW 62; the GCR3 table root
+ * pointer q0 60:58, q1 31:16 and 63:43; the guest paging level q2 55:54);
+ * §2.2.6 GCR3 table (valid 0, pointer 51:12) — Linux
+ * drivers/iommu/amd/amd_iommu_types.h (DTE_FLAG_GV, DTE_GLX, DTE_GCR3_*,
+ * DTE_GPT_LEVEL_SHIFT), Xen iommu-defs.h.  Named fields through ioent.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "pt_ioent.h"
+#include "pt_iommu_format.h"
+
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+
+uint64_t pt_amd_dtb_base(uint64_t reg)
+{
+	return reg & MASK(51, 12);
+}
+
+unsigned pt_amd_dtb_pages(uint64_t reg)
+{
+	return (unsigned)(reg & 0x1ff) + 1;
+}
+
+bool pt_amd_dte_device(uint64_t q0)
+{
+	return (q0 & 3) == 3;
+}
+
+void pt_amd_dte(const uint64_t *q, struct pt_amd_dte *out)
+{
+	uint64_t w[3] = {q[0], q[1], q[2]};
+
+	out->mode = (unsigned)pt_ioent_field(PT_IOENT_AMD_DTE, w, "mode");
+	out->giov = pt_ioent_field(PT_IOENT_AMD_DTE, w, "giov");
+	out->gv = pt_ioent_field(PT_IOENT_AMD_DTE, w, "gv");
+	out->glx = (unsigned)pt_ioent_field(PT_IOENT_AMD_DTE, w, "glx");
+	out->ir = pt_ioent_field(PT_IOENT_AMD_DTE, w, "ir");
+	out->iw = pt_ioent_field(PT_IOENT_AMD_DTE, w, "iw");
+	/* the guest paging level, q2 55:54 (Linux DTE_GPT_LEVEL_SHIFT): not in ioent's table */
+	out->gpt = (unsigned)(q[2] >> 54) & 3;
+	out->gcr3 = pt_ioent_field(PT_IOENT_AMD_DTE, w, "gcr3_trp_14_12") << 12 |
+		    pt_ioent_field(PT_IOENT_AMD_DTE, w, "gcr3_trp_30_15") << 15 |
+		    pt_ioent_field(PT_IOENT_AMD_DTE, w, "gcr3_trp_51_31") << 31;
+}
+
+/*
+ * Reserved 6:2, Mode 7; Mode 0 with a Page Table Root Pointer (Linux
+ * set_dte_entry() writes the root only for a mode other than
+ * PAGE_MODE_NONE); GV = 0 with a GCR3 Table Root Pointer (Linux writes
+ * those only with GV).
+ */
+bool pt_amd_dte_bad(uint64_t q0, uint64_t q1)
+{
+	unsigned mode = (unsigned)(q0 >> 9) & 7;
+
+	if ((q0 & MASK(6, 2)) || mode == 7)
+		return true;
+	if (!mode && (q0 & MASK(51, 12)))
+		return true;
+	return !((q0 >> 55) & 1) && ((q0 & MASK(60, 58)) || (q1 & (MASK(31, 16) | MASK(63, 43))));
+}
+
+bool pt_amd_gcr3_valid(uint64_t e)
+{
+	return e & 1;
+}
+
+uint64_t pt_amd_gcr3_ptr(uint64_t e)
+{
+	return e & MASK(51, 12);
+}
+
+static unsigned amd_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
+			  size_t len)
+{
+	if (!line[PT_IK_DTB] || !(v[PT_IK_DTB] & (0xe00ull | ~0ull << 52)))
+		return 0;
+	snprintf(msg, len, "dev_table_base 0x%" PRIx64 " in %s has reserved bits set (11:9 or 63:52;"
+		 " base 51:12, Size 8:0: AMD IOMMU spec §3.3.1 Device Table Base Address Register)",
+		 v[PT_IK_DTB], label);
+	return line[PT_IK_DTB];
+}
+
+static void amd_regs_text(const uint64_t *v, char *out, size_t len)
+{
+	snprintf(out, len, "dev_table_base 0x%" PRIx64, v[PT_IK_DTB]);
+}
+
+const struct pt_iommu_format pt_iommu_amdvi_format = {
+	.name = "amd-vi",
+	.kind = PT_IOMMU_KIND_AMDVI,
+	.device_format = "amd-vi",
+	.guest_format = "x86-64",
+	/* segment: AMD-Vi's IVHD names one (ACPI IVRS) */
+	.keys = 1u << PT_IK_DTB | 1u << PT_IK_SEGMENT | 1u << PT_IK_MAXCTX,
+	.required = 1u << PT_IK_DTB,
+	.check = amd_check,
+	.regs_text = amd_regs_text,
+};

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iommu_smmuv3.c — Arm SMMUv3 as an IOMMU of the family
+ * (pt_iommu_format.h).  Layouts restated, no code copied: IHI 0070
+ * §6.3.23 SMMU_STRTAB_BASE (ADDR 51:6, RA 62), §6.3.24
+ * SMMU_STRTAB_BASE_CFG (LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16); §5.1 L1STD
+ * (Span 4:0, 2^(Span−1) STEs, 0 invalid; L2Ptr 51:6; 5 and 63:52
+ * reserved); §5.2 STE, 64 B (V 0, Config 3:1, S1Fmt 5:4, S1ContextPtr
+ * 51:6, S1CDMax 63:59, S1DSS word 1 1:0); §5.3 L1CD (V 0, L2Ptr 51:12);
+ * §5.4 CD (V 31) — Linux drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.h.
+ * Named fields through ioent.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "pt_ioent.h"
+#include "pt_iommu_format.h"
+
+#define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
+
+uint64_t pt_smmu_strtab_base(uint64_t reg)
+{
+	return reg & MASK(51, 6);
+}
+
+unsigned pt_smmu_log2size(uint64_t cfg)
+{
+	return (unsigned)cfg & 63;
+}
+
+unsigned pt_smmu_split(uint64_t cfg)
+{
+	return (unsigned)(cfg >> 6) & 31;
+}
+
+bool pt_smmu_two_level(uint64_t cfg)
+{
+	return ((cfg >> 16) & 3) != 0;
+}
+
+unsigned pt_smmu_l1_span(uint64_t d)
+{
+	return (unsigned)pt_ioent_field(PT_IOENT_SMMU_L1STD, &d, "span");
+}
+
+uint64_t pt_smmu_l1_ptr(uint64_t d)
+{
+	return d & MASK(51, 6);
+}
+
+bool pt_smmu_l1_reserved(uint64_t d)
+{
+	return pt_ioent_reserved(PT_IOENT_SMMU_L1STD, &d, 0) != 0;
+}
+
+int pt_smmu_l1_check(uint64_t d, unsigned split)
+{
+	unsigned span = (unsigned)d & 31;
+
+	if (!span)
+		return 0;
+	if ((d & (MASK(63, 52) | 1ull << 5)) || !(d & MASK(51, 6)) || span > split + 1)
+		return -1;
+	return 1;
+}
+
+void pt_smmu_ste(const uint64_t *w, struct pt_smmu_ste *out)
+{
+	out->v = w[0] & 1;
+	out->config = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "config");
+	out->s1fmt = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "s1fmt");
+	out->s1cdmax = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "s1cdmax");
+	out->s1dss = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "s1dss");
+	out->s1ctx = w[0] & MASK(51, 6);
+}
+
+/*
+ * Config 001-011 (reserved), word 0 58:52 or S2TTB's 3:0 and 63:52 (word
+ * 3) set (RES0); and, for abort and bypass, any field of a stage: Linux
+ * builds those STEs from zero (arm_smmu_make_abort_ste(),
+ * arm_smmu_make_bypass_ste() in drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c).
+ */
+bool pt_smmu_ste_bad(const uint64_t *w)
+{
+	unsigned cfg = (unsigned)(w[0] >> 1) & 7;
+
+	if ((cfg >= 1 && cfg <= 3) || (w[0] & MASK(58, 52)) || (w[3] & (MASK(63, 52) | MASK(3, 0))))
+		return true;
+	return (cfg == 0 || cfg == 4) && ((w[0] & MASK(63, 4)) || w[2] || w[3]);
+}
+
+bool pt_smmu_l1cd_valid(uint64_t d)
+{
+	return d & 1;
+}
+
+uint64_t pt_smmu_l1cd_ptr(uint64_t d)
+{
+	return d & MASK(51, 12);
+}
+
+bool pt_smmu_cd_valid(uint64_t w0)
+{
+	return (w0 >> 31) & 1;
+}
+
+unsigned pt_smmu_cd_split(unsigned s1fmt)
+{
+	return s1fmt == 1 ? 6 : 10;
+}
+
+static unsigned smmu_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
+			   size_t len)
+{
+	uint64_t c = v[PT_IK_STRCFG], fmt = (c >> 16) & 3, split = (c >> 6) & 31;
+
+	if (line[PT_IK_STRTAB] && (v[PT_IK_STRTAB] & ~(0xfffffffffffc0ull | 1ull << 62))) {
+		snprintf(msg, len, "strtab_base 0x%" PRIx64 " in %s has reserved bits set (ADDR 51:6,"
+			 " RA 62: IHI 0070 §6.3.23 SMMU_STRTAB_BASE)", v[PT_IK_STRTAB], label);
+		return line[PT_IK_STRTAB];
+	}
+	if (!line[PT_IK_STRCFG])
+		return 0;
+	if (c & ~0x307ffull || fmt > 1)
+		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: %s (LOG2SIZE 5:0, SPLIT 10:6,"
+			 " FMT 17:16 0 linear or 1 2-level: IHI 0070 §6.3.24 SMMU_STRTAB_BASE_CFG)",
+			 c, label, fmt > 1 ? "FMT is reserved" : "reserved bits are set");
+	else if ((c & 63) > 32)
+		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: LOG2SIZE %u is above 32"
+			 " (StreamIDs are at most 32 bits)", c, label, (unsigned)(c & 63));
+	else if (fmt == 1 && split != 6 && split != 8 && split != 10)
+		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: SPLIT %u is reserved (6, 8 or"
+			 " 10: IHI 0070 §6.3.24)", c, label, (unsigned)split);
+	else
+		return 0;
+	return line[PT_IK_STRCFG];
+}
+
+static void smmu_regs_text(const uint64_t *v, char *out, size_t len)
+{
+	snprintf(out, len, "strtab_base 0x%" PRIx64 ", strtab_base_cfg 0x%" PRIx64, v[PT_IK_STRTAB],
+		 v[PT_IK_STRCFG]);
+}
+
+const struct pt_iommu_format pt_iommu_smmuv3_format = {
+	.name = "arm-smmuv3",
+	.kind = PT_IOMMU_KIND_SMMUV3,
+	.device_format = "arm-smmuv3",
+	.guest_format = NULL,
+	.keys = 1u << PT_IK_STRTAB | 1u << PT_IK_STRCFG | 1u << PT_IK_MAXCTX,
+	.required = 1u << PT_IK_STRTAB | 1u << PT_IK_STRCFG,
+	.check = smmu_check,
+	.regs_text = smmu_regs_text,
+};

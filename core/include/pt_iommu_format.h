@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pt_iommu_format.h — the IOMMUs as a family, as pt_format.h makes the
+ * page-table formats one (HACKING.md "Adding an IOMMU: one file plus one
+ * line"): one const struct pt_iommu_format per IOMMU
+ * (core/formats/iommu_vtd.c, iommu_amdvi.c, iommu_smmuv3.c) and the list
+ * core/formats/iommu.c.  Each owns its name, its register keys and their
+ * checks, and the decoding of its own tables' entries: every field a
+ * reader of those tables (the loader, `ptfs-tool roots --iommu`, the IOMMU
+ * tree) takes out of a raw entry or register is decoded here, never by
+ * shift-and-mask in the reader (check_tests/check_decode.py).
+ */
+#ifndef PT_IOMMU_FORMAT_H
+#define PT_IOMMU_FORMAT_H
+
+/* The include rule (HACKING.md, "Layers"): the formats layer's, never included below it. */
+#if defined(PT_LAYER_UTIL)
+#error "pt_iommu_format.h belongs to core/formats: a lower layer must not include it (HACKING.md, Layers)"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The IOMMU of an [iommu] section (docs/design.md §2.7): the one enum of the set. */
+enum pt_iommu_kind { PT_IOMMU_KIND_VTD = 1, PT_IOMMU_KIND_AMDVI, PT_IOMMU_KIND_SMMUV3 };
+
+/* The register keys of an [iommu] section (and max_contexts), by index. */
+enum {
+	PT_IK_RTADDR, PT_IK_DTB, PT_IK_SEGMENT, PT_IK_STRTAB, PT_IK_STRCFG, PT_IK_MAXCTX, PT_IK__COUNT,
+};
+/* Their capture.ini names, by PT_IK_*. */
+extern const char *const pt_iommu_key_names[PT_IK__COUNT];
+
+struct pt_iommu_format {
+	const char *name;               /* the [iommu] type value: "intel-vtd" */
+	enum pt_iommu_kind kind;
+	const char *device_format;      /* the pt_format of its device contexts */
+	const char *guest_format;       /* of its first-level / guest tables (x86-64), NULL: none */
+	unsigned keys;                  /* the PT_IK_* register keys it takes, one bit each */
+	unsigned required;              /* those it must be given */
+	/*
+	 * Its registers' own checks, V and LINE by PT_IK_* (line 0: not
+	 * given): 0, or the line of the first bad one with MSG the problem,
+	 * naming LABEL ("[iommu NAME]").
+	 */
+	unsigned (*check)(const uint64_t *v, const unsigned *line, const char *label, char *msg,
+			  size_t len);
+	/* The registers that name its tables, as "KEY 0x…" text (an anomaly's detail). */
+	void (*regs_text)(const uint64_t *v, char *out, size_t len);
+};
+
+extern const struct pt_iommu_format pt_iommu_vtd_format, pt_iommu_amdvi_format,
+	pt_iommu_smmuv3_format;
+/* The family, NULL-terminated (core/formats/iommu.c). */
+extern const struct pt_iommu_format *const pt_iommu_format_list[];
+/* By [iommu] type name, or NULL. */
+const struct pt_iommu_format *pt_iommu_format_find(const char *name);
+/* By kind, or NULL. */
+const struct pt_iommu_format *pt_iommu_format_of(enum pt_iommu_kind kind);
+/* The name of KIND ("?" for none). */
+const char *pt_iommu_kind_name(unsigned kind);
+/* The page-table formats every IOMMU's device contexts may have, NULL-terminated (their spaces). */
+extern const char *const pt_iommu_device_formats[];
+
+/* ---- Intel VT-d (VT-d spec §9.1-9.6, §11.4.5; iommu_vtd.c) ---------------- */
+
+/* RTADDR_REG: the root table (63:12, below 52 bits), TTM 11:10. */
+uint64_t pt_vtd_root_table(uint64_t rtaddr);
+unsigned pt_vtd_ttm(uint64_t rtaddr);
+#define PT_VTD_TTM_LEGACY 0
+#define PT_VTD_TTM_SCALABLE 1
+#define PT_VTD_TTM_ABORT 3
+/* A pointer of a root, scalable context or PASID directory entry (51:12). */
+uint64_t pt_vtd_ptr(uint64_t e);
+/* A legacy root entry LO/HI with reserved bits set (lo 11:1, all of hi: §9.1). */
+bool pt_vtd_root_reserved(uint64_t lo, uint64_t hi);
+/*
+ * One half of a root entry as the roots scan judges it: 1 present, 0
+ * absent, -1 refused (not present and not zero, or reserved bits 11:1 or
+ * 63:52 set).
+ */
+int pt_vtd_root_half(uint64_t e);
+/* Scalable-mode context entry Q0/Q1: PASID directory, its entries (2^(PDTS+7)), RID_PASID. */
+struct pt_vtd_smctx {
+	uint64_t dir, ndir, rid_pasid;
+};
+void pt_vtd_smctx(uint64_t q0, uint64_t q1, struct pt_vtd_smctx *out);
+/* PASID entry word 0: PGTT 8:6 (1 first-level, 2 second-level, 3 nested, 4 pass-through). */
+unsigned pt_vtd_pgtt(uint64_t q0);
+#define PT_VTD_PGTT_FIRST 1
+#define PT_VTD_PGTT_NESTED 3
+
+/* ---- AMD-Vi (AMD IOMMU spec 48882 §2.2.2, §3.3.1; iommu_amdvi.c) ---------- */
+
+/* Device Table Base Address Register: base 51:12, Size 8:0 (4 KiB pages - 1). */
+uint64_t pt_amd_dtb_base(uint64_t reg);
+unsigned pt_amd_dtb_pages(uint64_t reg);
+/* DTE word 0 V = 1 and TV = 1: its translation fields are valid, a device. */
+bool pt_amd_dte_device(uint64_t q0);
+struct pt_amd_dte {
+	unsigned mode, glx, gpt;   /* Mode 11:9, GLX 57:56, guest paging level (q2 55:54) */
+	bool gv, giov, ir, iw;
+	uint64_t gcr3;             /* the GCR3 table root pointer (q0 60:58, q1 31:16, q1 63:43) */
+};
+void pt_amd_dte(const uint64_t *q, struct pt_amd_dte *out);
+/* A V = 1 DTE the roots scan refuses (roots_iommu.c's comment says why). */
+bool pt_amd_dte_bad(uint64_t q0, uint64_t q1);
+/* A GCR3 table entry: valid (bit 0), its table or guest CR3 (51:12). */
+bool pt_amd_gcr3_valid(uint64_t e);
+uint64_t pt_amd_gcr3_ptr(uint64_t e);
+
+/* ---- Arm SMMUv3 (IHI 0070 §5.1-5.4, §6.3.23/24; iommu_smmuv3.c) ----------- */
+
+/* STRTAB_BASE ADDR 51:6; STRTAB_BASE_CFG LOG2SIZE 5:0, SPLIT 10:6, FMT 17:16. */
+uint64_t pt_smmu_strtab_base(uint64_t reg);
+unsigned pt_smmu_log2size(uint64_t cfg);
+unsigned pt_smmu_split(uint64_t cfg);
+bool pt_smmu_two_level(uint64_t cfg);
+/* L1STD: Span 4:0 (0: invalid), L2Ptr 51:6, reserved 63:52 and 5. */
+unsigned pt_smmu_l1_span(uint64_t d);
+uint64_t pt_smmu_l1_ptr(uint64_t d);
+bool pt_smmu_l1_reserved(uint64_t d);
+/* 1 a valid L1STD, 0 Span 0, -1 refused (reserved bits, no L2Ptr, Span above SPLIT + 1). */
+int pt_smmu_l1_check(uint64_t d, unsigned split);
+/* STE word 0 V, Config 3:1 (0 abort, 4 bypass, 5 stage 1, 6 stage 2, 7 nested). */
+struct pt_smmu_ste {
+	bool v;
+	unsigned config, s1fmt, s1cdmax, s1dss;   /* S1Fmt 5:4, S1CDMax 63:59, S1DSS word 1 1:0 */
+	uint64_t s1ctx;                           /* S1ContextPtr 51:6 */
+};
+void pt_smmu_ste(const uint64_t *w, struct pt_smmu_ste *out);
+#define PT_SMMU_CFG_ABORT 0
+#define PT_SMMU_CFG_S1 5
+#define PT_SMMU_CFG_NESTED 7
+#define PT_SMMU_S1DSS_SSID0 2
+/* A V = 1 STE the roots scan refuses (RES0, reserved Config, a stage field in abort/bypass). */
+bool pt_smmu_ste_bad(const uint64_t *w);
+/* L1CD: V 0, L2Ptr 51:12; CD: V word 0 bit 31. */
+bool pt_smmu_l1cd_valid(uint64_t d);
+uint64_t pt_smmu_l1cd_ptr(uint64_t d);
+bool pt_smmu_cd_valid(uint64_t w0);
+/* The CDs of one L1CD leaf under S1Fmt FMT (01: 2^6, 10: 2^10), log2. */
+unsigned pt_smmu_cd_split(unsigned s1fmt);
+
+#endif
