@@ -18,4 +18,12 @@
  */
 bool pt_vec_reserve(void *pp, size_t *cap, size_t n, size_t elem);
 
+/*
+ * Makes the array *PP hold exactly N elements of ELEM bytes (N > 0): for
+ * the owners that size to what they hold (a buffer of one length, a list
+ * grown once by a known count).  False, with *PP unchanged, when out of
+ * memory or when N * ELEM would not fit in a size_t.
+ */
+bool pt_vec_resize(void *pp, size_t n, size_t elem);
+
 #endif

@@ -159,21 +159,17 @@ static int cmp_ctx(const void *a, const void *b)
 pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n)
 {
 	struct pt_manifest *man = cap->man;
-	struct pt_manifest_ctx *mc;
 	struct pt_context *ctx, *old = cap->ctx;
 	const struct pt_context **sorted;
 	size_t before = cap->nctx, total = cap->nctx + n;
 
 	if (!n || !man)
 		return PT_OK;
-	mc = realloc(man->ctx, total * sizeof *mc);
-	if (!mc)
+	if (!pt_vec_resize(&man->ctx, total, sizeof *man->ctx))
 		return PT_E_NOMEM;
-	man->ctx = mc;
-	sorted = realloc(cap->ctx_sorted, total * sizeof *sorted);
-	if (!sorted)
+	if (!pt_vec_resize(&cap->ctx_sorted, total, sizeof *cap->ctx_sorted))
 		return PT_E_NOMEM;
-	cap->ctx_sorted = sorted;
+	sorted = cap->ctx_sorted;
 	ctx = malloc(total * sizeof *ctx);
 	if (!ctx)
 		return PT_E_NOMEM;

@@ -39,6 +39,20 @@ bool pt_vec_reserve(void *pp, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
+bool pt_vec_resize(void *pp, size_t n, size_t elem)
+{
+	void **p = pp;
+	void *q;
+
+	if (!n || (elem && n > SIZE_MAX / elem))
+		return false;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return false;
+	*p = q;
+	return true;
+}
+
 /* ---- buffer ------------------------------------------------------------- */
 
 void pt_buf_init(struct pt_buf *b)
