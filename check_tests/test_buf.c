@@ -181,6 +181,28 @@ START_TEST(vec_reserve)
 }
 END_TEST
 
+/* Exactly N elements: the contents kept, 0 and an overflowing N * ELEM refused with the array untouched. */
+START_TEST(vec_resize)
+{
+	uint32_t *v = NULL, *keep;
+
+	ck_assert(pt_vec_resize(&v, 3, sizeof *v));
+	for (uint32_t i = 0; i < 3; i++)
+		v[i] = i + 7;
+	ck_assert(pt_vec_resize(&v, 5000, sizeof *v));
+	v[4999] = 1;
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(v[i], i + 7);
+	ck_assert(pt_vec_resize(&v, 2, sizeof *v));
+	ck_assert_uint_eq(v[1], 8);
+	keep = v;
+	ck_assert(!pt_vec_resize(&v, SIZE_MAX / 2, sizeof *v));
+	ck_assert_ptr_eq(v, keep);
+	ck_assert_uint_eq(v[0], 7);
+	free(v);
+}
+END_TEST
+
 /* One wording for both front ends' load progress; a percentage never passes 100. */
 START_TEST(progress_str)
 {
@@ -217,6 +239,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, buf_grow);
 	tcase_add_test(tc, vec_reserve);
+	tcase_add_test(tc, vec_resize);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("progress");
 	tcase_add_test(tc, progress_str);

@@ -113,7 +113,7 @@ static fuse_ino_t round_trip(const struct pt_tnode *id)
 	ck_assert_msg(ino != 0, "type %d ctx %u not packed", id->type, id->ctx);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, ino, &back), 0);
 	ck_assert_int_eq(back.type, id->type);
-	if (id->type == PT_TN_ROOT || id->type == PT_TN_CAPTURE || id->type == PT_TN_TASKS)
+	if (id->type == PT_TN_ROOT || id->type == PT_TN_CAPTURE || id->type == PT_TN_TASKS || id->type == PT_TN_PCI)
 		return ino;
 	if (id->type == PT_TN_PADIR || id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
 		/* no context: the space and the address are the payload */
@@ -218,6 +218,8 @@ START_TEST(round_trip_every_type)
 	ck_assert_uint_eq(round_trip(&g), 2);
 	g = id_of(PT_TN_TASKS, 0);
 	ck_assert_uint_eq(round_trip(&g), 4);
+	g = id_of(PT_TN_PCI, 0);
+	ck_assert_uint_eq(round_trip(&g), 5);
 	for (unsigned c = 0; c < NCTX; c++) {
 		size_t n = all_nodes(c, ids);
 		bool seen[PT_TN__COUNT] = {false};
@@ -228,7 +230,7 @@ START_TEST(round_trip_every_type)
 		}
 		for (int t = PT_TN_CTXDIR; t < PT_TN__COUNT; t++)
 			ck_assert_msg(seen[t] || (c == C_GART && t == PT_TN_ENTRYDIR) ||
-				      t == PT_TN_CAPTURE || t == PT_TN_TASKS || (t >= PT_TN_PADIR && t <= PT_TN_PAFILE) ||   /* pa/: test pa_nodes */
+				      t == PT_TN_CAPTURE || t == PT_TN_TASKS || t == PT_TN_PCI || (t >= PT_TN_PADIR && t <= PT_TN_PAFILE) ||   /* pa/: test pa_nodes */
 				      t == PT_TN_IODIR || t == PT_TN_IOFILE,   /* no context: test iommu_nodes */
 				      "context %u: type %d untested", c, t);
 	}
@@ -542,7 +544,7 @@ START_TEST(refused)
 	ck_assert_uint_eq(ptfs_ino_encode(&fs, &id), 0);
 	/* forged numbers */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, 0, &back), ENOENT);
-	ck_assert_int_eq(ptfs_ino_decode(&fs, 5, &back), ENOENT);   /* 3 is pa/, 4 tasks */
+	ck_assert_int_eq(ptfs_ino_decode(&fs, 6, &back), ENOENT);   /* 3 is pa/, 4 tasks, 5 pci */
 	ck_assert_int_eq(ptfs_ino_decode(&fs, 15, &back), ENOENT);
 	ck_assert_int_eq(ptfs_ino_decode(&fs, UINT64_C(0x2000000000000000), &back), ENOENT);
 	/* a stray bit between the walk bit (60) and the VALINK bit (52) */

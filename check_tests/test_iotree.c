@@ -227,6 +227,75 @@ START_TEST(amdvi_linux_blocked)
 }
 END_TEST
 
+/*
+ * The IOMMU tree numbers its own nodes through the tree (pt_tree_ino_pack(),
+ * the provider's packing that fs/ino.c calls): every node listed has one
+ * number that unpacks to it, in ROOM bits; a context's node is not the
+ * subtree's to number; a tree whose IOMMU does not fit is left out of the
+ * root with one line saying so.
+ */
+START_TEST(ino_through_provider)
+{
+	const char *dirs[] = {"ivhd0", "ivhd0/dte"};
+	struct tu_cap k;
+	struct pt_tree *t;
+	struct pt_tnode n, back;
+	char why[256] = "", warn[512];
+	uint64_t bits;
+	unsigned packed = 0;
+
+	memset(mem, 0, sizeof mem);
+	put(BASE + 32 * 0x18, 0x110000 | 1 << 9 | 3 | 3ull << 61);
+	put(BASE + 32 * 0x18 + 8, 5);
+	put(0x110000, 0x120000 | 1 | 3ull << 61);
+	k = tu_cap_load("amd-vi", BASE, mem, sizeof mem,
+			"[iommu ivhd0]\ntype = amd-vi\ndev_table_base = 0x100000\n");
+	ck_assert_int_eq(k.rc, PT_OK);
+	ck_assert_int_eq(pt_tree_new(k.c, false, &t), PT_OK);
+	for (unsigned d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+		struct pt_tnode dir = at(t, dirs[d]);
+		struct kids kk = {.count = 0};
+
+		ck_assert_int_eq(pt_tree_list(t, &dir, 0, collect, &kk, NULL), PT_OK);
+		kk.n[kk.count++] = dir;
+		for (unsigned i = 0; i < kk.count; i++) {
+			ck_assert_int_eq(pt_tree_ino_pack(t, &kk.n[i], 40, &bits), PT_OK);
+			/* AMD-Vi: kind (5) and DeviceID (16) bits, one IOMMU takes no index bits */
+			ck_assert_uint_lt(bits, UINT64_C(1) << 21);
+			ck_assert_int_eq(pt_tree_ino_unpack(t, bits, 40, &back), PT_OK);
+			ck_assert_msg(memcmp(&back, &kk.n[i], sizeof back) == 0, "%s child %u", dirs[d], i);
+			/* a stray bit above the fields names nothing */
+			ck_assert_int_eq(pt_tree_ino_unpack(t, bits | UINT64_C(1) << 30, 40, &back),
+					 PT_E_NOTFOUND);
+			packed++;
+		}
+	}
+	ck_assert_uint_eq(packed, 6);   /* ivhd0/ and its dte/ devices info; dte/ and its 24 */
+	n = at(t, "ivhd0/dte/24");
+	ck_assert_int_eq(pt_tree_ino_pack(t, &n, 20, &bits), PT_E_NOTFOUND);   /* 21 bits do not fit 20 */
+	ck_assert_int_eq(pt_tree_ino_pack(NULL, &n, 40, &bits), PT_E_NOTFOUND);
+	n.type = PT_TN_IODIR;                                                   /* a file's kind as a directory */
+	ck_assert_int_eq(pt_tree_ino_pack(t, &n, 40, &bits), PT_E_NOTFOUND);
+	n = at(t, "ivhd0.00:03.0");
+	ck_assert_int_eq(pt_tree_ino_pack(t, &n, 40, &bits), PT_E_USAGE);       /* the front end numbers it */
+	pt_tree_root(&n);
+	ck_assert_int_eq(pt_tree_ino_pack(t, &n, 40, &bits), PT_E_USAGE);
+	/* fits 21 bits: nothing said, nothing hidden; 20: left out of the root, its context stays */
+	ck_assert_int_eq(pt_tree_ino_check(t, 21, 1, why, sizeof why, warn, sizeof warn), PT_OK);
+	ck_assert_str_eq(warn, "");
+	lists(t, "", "capture ivhd0.00:03.0 ivhd0 pa");
+	ck_assert_int_eq(pt_tree_ino_check(t, 20, 1, why, sizeof why, warn, sizeof warn), PT_OK);
+	ck_assert_msg(strstr(warn, "[iommu ivhd0]: its tree needs 21 inode bits and 1 contexts leave 20:"
+			     " ivhd0/ is left out of the mount") != NULL, "%s", warn);
+	lists(t, "", "capture ivhd0.00:03.0 pa");
+	absent(t, "", "ivhd0");
+	ck_assert_int_eq(pt_tree_nlink(t, &n, &bits, NULL), PT_OK);
+	ck_assert_uint_eq(bits, 2 + 1 + 1);   /* the context and pa/, no ivhd0/ */
+	pt_tree_free(t);
+	tu_cap_free(&k);
+}
+END_TEST
+
 /* SMMUv3 linear, LOG2SIZE 32 over a 128 KiB capture: bounded by what is captured. */
 START_TEST(smmu_huge_linear)
 {
@@ -313,6 +382,7 @@ int main(void)
 
 	tcase_add_test(tc, vtd_legacy);
 	tcase_add_test(tc, amdvi_linux_blocked);
+	tcase_add_test(tc, ino_through_provider);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("smmu");
 	tcase_add_test(tc, smmu_huge_linear);

@@ -30,16 +30,10 @@
  *     00 + zeros + slot(20) + 9       a walk/ file past the walk bits: its slot
  *
  *  context field all ones (never a context's: nctx + 1 < 2^C): a node of
- *  an [iommu] section's tree (core/view/iotree.c), packed from bit 0 up:
- *     c (cbits) | a (abits) | kind (5, enum pt_io_kind) | iommu (bits_for(niommu - 1))
- *  where pt_tree_io_bits() gives the IOMMU's widths: VT-d a 16 (requester
- *  ID, or bus), c 20 in scalable mode (PASID) else 0; AMD-Vi a 16
- *  (DeviceID); SMMUv3 a LOG2SIZE (StreamID, or L1 index), c 20 (SSID).  At
- *  most 64 [iommu] sections; ptfs_ino_check() leaves out of the mount
- *  (with a warning) the tree of an IOMMU whose fields do not fit the
- *  64 - C bits left (a VT-d scalable-mode IOMMU needs 41 + index bits:
- *  65,536 device contexts (C = 17) leave 47; an SMMUv3 of 2^32 StreamIDs
- *  57: no room at any C above 7).
+ *  a subtree that numbers its own nodes (an [iommu] section's tree) in the
+ *  64 - C bits below, through pt_tree_ino_pack() (core/view/iotree_prov.c
+ *  says how); pt_tree_ino_check() leaves out of the mount (with a warning)
+ *  what does not fit.
  *
  *  context 0 (no context): ino 1 = the root (FUSE_ROOT_ID), ino 2 = `capture`,
  *  ino 3 = pa/, ino 16 + S = pa/SPACE/ (space id S < 16), and
@@ -102,9 +96,6 @@
 #define PAYLOAD_BITS 49                    /* a path, up to 1022 contexts */
 #define PAGE_SHIFT 12
 #define MAX_CTX 1048574u   /* context + 1 in at most 20 bits */
-#define MAX_IOMMU 64u      /* [iommu] sections: their index in at most 6 bits */
-#define IO_KIND_BITS 5
-_Static_assert(PT_IO__COUNT <= (1u << IO_KIND_BITS), "an IOMMU node's kind fits its code");
 #define N_BITS 3
 #define PA_SPACE_BITS 4                    /* pa/SPACE: space ids below 16 (VER2/VER3 have 10) */
 #define INO_PADIR 3
@@ -274,21 +265,9 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 	return PT_OK;
 }
 
-/* The width of IOMMU I's node number: its index, kind, A and C (see the header). */
-static unsigned io_bits(const struct ptfs *fs, size_t i, unsigned *abits, unsigned *cbits)
-{
-	size_t n = pt_tree_iommu_count(fs->tree);
-
-	pt_tree_io_bits(fs->tree, i, abits, cbits);
-	return bits_for(n - 1) + IO_KIND_BITS + *abits + *cbits;
-}
-
 pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
 		      size_t warnlen)
 {
-	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
-	unsigned room = 64 - ctx_bits(fs), a, c;
-
 	if (warnlen)
 		warn[0] = 0;
 	for (size_t i = 0; i < fs->nctx; i++)
@@ -298,78 +277,18 @@ pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *war
 				 fs->ctx[i].path_bits, fs->nctx, payload_bits(fs));
 			return PT_E_UNSUPPORTED;
 		}
-	if (n > MAX_IOMMU) {
-		snprintf(why, whylen, "more than %u [iommu] sections (%zu): the inode scheme numbers the"
-			 " trees of at most %u", MAX_IOMMU, n, MAX_IOMMU);
-		return PT_E_UNSUPPORTED;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (io_bits(fs, i, &a, &c) > room) {
-			struct pt_iommu_info io;
-
-			pt_capture_iommu(fs->cap, i, &io);
-			snprintf(warn, warnlen, "capture.ini:%u: [iommu %s]: its tree needs %u inode bits"
-				 " and %zu contexts leave %u: %s/ is left out of the mount (its device"
-				 " contexts are there; ptfs-tool export shows the tree)", io.line, io.name,
-				 io_bits(fs, i, &a, &c), fs->nctx, room, io.name);
-			pt_tree_iommu_hide(fs->tree, i);
-		}
-	return PT_OK;
+	/* the subtrees that number their own nodes get the bits below the context field */
+	return pt_tree_ino_check(fs->tree, 64 - ctx_bits(fs), fs->nctx, why, whylen, warn, warnlen);
 }
 
-/* An IOMMU node's number: context field all ones (never a context's), then its fields. */
-static fuse_ino_t io_encode(const struct ptfs *fs, const struct pt_tnode *id)
+/* A node of a subtree that numbers its own: context field all ones (never a context's). */
+static fuse_ino_t own_encode(const struct ptfs *fs, const struct pt_tnode *id, pt_err *err)
 {
-	unsigned shift = 64 - ctx_bits(fs), a, c, kind = pt_io_kind_of(id);
+	unsigned shift = 64 - ctx_bits(fs);
 	uint64_t rest;
 
-	if (!fs->tree || id->choice >= pt_tree_iommu_count(fs->tree) || kind >= PT_IO__COUNT ||
-	    (id->type == PT_TN_IODIR) == (kind == PT_IO_VROOTENT || kind == PT_IO_VCTX ||
-					  kind == PT_IO_VDEVENT || kind == PT_IO_VPASID ||
-					  kind == PT_IO_ADTE || kind == PT_IO_SL1ENT ||
-					  kind == PT_IO_SSTEENT || kind == PT_IO_SCD ||
-					  kind == PT_IO_DEVICES || kind == PT_IO_INFO) ||
-	    io_bits(fs, id->choice, &a, &c) > shift || id->va >> PT_IO_KIND_SHIFT != kind ||
-	    (id->va >> PT_IO_C_SHIFT & ((UINT64_C(1) << (PT_IO_KIND_SHIFT - PT_IO_C_SHIFT)) - 1)) >> c ||
-	    (id->va & 0xffffffffu) >> a)
-		return 0;
-	rest = (uint64_t)id->choice;
-	rest = rest << IO_KIND_BITS | kind;
-	rest = rest << a | pt_io_a(id);
-	rest = rest << c | pt_io_c(id);
-	return ((UINT64_C(1) << (64 - shift)) - 1) << shift | rest;
-}
-
-static int io_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
-{
-	unsigned shift = 64 - ctx_bits(fs), a, c, ibits;
-	uint64_t rest = ino & ((UINT64_C(1) << shift) - 1), av, cv, kind;
-	size_t n = fs->tree ? pt_tree_iommu_count(fs->tree) : 0;
-
-	if (!n)
-		return ENOENT;
-	ibits = bits_for(n - 1);
-	/* the widths depend on the IOMMU: try each index the top bits can name (at most 64) */
-	for (size_t i = 0; i < n; i++) {
-		unsigned total = io_bits(fs, i, &a, &c);
-
-		if (total > shift || rest >> (total - ibits) >> ibits != 0 ||
-		    rest >> (total - ibits) != i)
-			continue;
-		cv = rest & ((UINT64_C(1) << c) - 1);
-		av = (rest >> c) & ((UINT64_C(1) << a) - 1);
-		kind = (rest >> (c + a)) & ((1u << IO_KIND_BITS) - 1);
-		if (kind >= PT_IO__COUNT)
-			return ENOENT;
-		memset(id, 0, sizeof *id);
-		id->choice = (unsigned)i;
-		id->va = pt_io_pack((unsigned)kind, av, cv);
-		id->type = PT_TN_IODIR;
-		if (io_encode(fs, id) != ino)
-			id->type = PT_TN_IOFILE;
-		return io_encode(fs, id) == ino ? 0 : ENOENT;
-	}
-	return ENOENT;
+	*err = pt_tree_ino_pack(fs->tree, id, shift, &rest);
+	return *err == PT_OK ? ((UINT64_C(1) << (64 - shift)) - 1) << shift | rest : 0;
 }
 
 /* Appends V in NBITS bits at *POS of *ACC. */
@@ -595,7 +514,9 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 	unsigned shift = 64 - ctx_bits(fs);
 	uint64_t walk_bit = UINT64_C(1) << (shift - 1);
 	const struct ptfs_ctx *pc;
+	fuse_ino_t ino;
 	uint64_t rest;
+	pt_err err;
 
 	if (id->type == PT_TN_ROOT)
 		return PTFS_INO_ROOT;
@@ -607,8 +528,9 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		return PTFS_INO_PCI;
 	if (id->type == PT_TN_PADIR)
 		return INO_PADIR;
-	if (id->type == PT_TN_IODIR || id->type == PT_TN_IOFILE)
-		return io_encode(fs, id);
+	ino = own_encode(fs, id, &err);
+	if (err != PT_E_USAGE)
+		return ino;
 	if (id->type == PT_TN_PASPACE || id->type == PT_TN_PAFILE) {
 		if (id->choice >> PA_SPACE_BITS != 0)
 			return 0;
@@ -678,7 +600,7 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 
 	memset(id, 0, sizeof(*id));
 	if (cfield == (UINT64_C(1) << (64 - shift)) - 1 && cfield > fs->nctx)
-		return io_decode(fs, ino, id);
+		return pt_tree_ino_unpack(fs->tree, rest, shift, id) == PT_OK ? 0 : ENOENT;
 	if (cfield == 0) {
 		if (ino == PTFS_INO_ROOT)
 			id->type = PT_TN_ROOT;

@@ -193,7 +193,7 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
  * After every context's setup and the tree: whether the numbers fit the
  * capture's context count (paths, the IOMMU trees); one line in WHY if not.
  * An IOMMU whose tree cannot be numbered is left out of the mount
- * (pt_tree_iommu_hide()), said in one line in WARN ("" when none).
+ * (pt_tree_ino_check()), said in one line in WARN ("" when none).
  */
 pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
 		      size_t warnlen);

@@ -28,7 +28,10 @@
  * A node (struct pt_tnode) is a value: its type plus where it is.  Nothing
  * is allocated per node and every call re-resolves the node in the
  * capture, which never changes, so all calls are pure and thread-safe.
- * Adding a kind of node is one enum value and its cases in tree.c.
+ * Each subtree is a provider (core/view/tree_int.h, struct pt_tprov):
+ * adding a kind of node is one enum value and its provider's cases;
+ * adding a subtree is one provider and one line in tree.c's table
+ * (HACKING.md, "Adding a subtree").
  */
 #ifndef PT_TREE_H
 #define PT_TREE_H
@@ -170,16 +173,24 @@ void pt_tree_free(struct pt_tree *tree);
 /* The number of [iommu] sections whose tree the root shows. */
 size_t pt_tree_iommu_count(const struct pt_tree *tree);
 /*
- * The widths of IOMMU I's node numbers: A below 2^*ABITS, C below 2^*CBITS
- * (fs/ino.c packs them; 0 bits: always 0).
+ * Inode numbers (fs/ino.c) of the subtrees that number their own nodes
+ * (the IOMMU trees, core/view/iotree_prov.c): a front end gives them ROOM
+ * bits and keeps the bits above to itself.  pt_tree_ino_pack(): PT_OK and
+ * the node's number in *BITS (below 2^ROOM); PT_E_USAGE when NODE's
+ * subtree numbers no nodes (the front end does; TREE may be NULL);
+ * PT_E_NOTFOUND when the node has no number that fits.
+ * pt_tree_ino_unpack(): the node numbered BITS (PT_E_NOTFOUND: none; every
+ * node has one number, a forged one with stray bits has none).
+ * pt_tree_ino_check(): PT_E_UNSUPPORTED (one line in WHY) when the tree
+ * cannot be numbered in ROOM bits with NCTX contexts; a subtree that does
+ * not fit is left out of the root, said in one line in WARN ("" when none).
  */
-void pt_tree_io_bits(const struct pt_tree *tree, size_t i, unsigned *abits, unsigned *cbits);
-/*
- * Leaves IOMMU I's directory out of the root (I below 64): the front end
- * cannot number its nodes (fs/ino.c, an SMMUv3 of 2^32 StreamIDs); the
- * IOMMU's device contexts stay.
- */
-void pt_tree_iommu_hide(struct pt_tree *tree, size_t i);
+pt_err pt_tree_ino_pack(const struct pt_tree *tree, const struct pt_tnode *node, unsigned room,
+			uint64_t *bits);
+pt_err pt_tree_ino_unpack(const struct pt_tree *tree, uint64_t bits, unsigned room,
+			  struct pt_tnode *node);
+pt_err pt_tree_ino_check(struct pt_tree *tree, unsigned room, size_t nctx, char *why, size_t whylen,
+			 char *warn, size_t warnlen);
 
 /* The root node. */
 void pt_tree_root(struct pt_tnode *out);

@@ -437,12 +437,11 @@ static pt_err append_dregions(struct pt_loader *ld)
 
 	if (!ld->ndreg)
 		return PT_OK;
-	mem = realloc(man->mem, (man->nmem + ld->ndreg) * sizeof *mem);
-	if (!mem) {
+	if (!pt_vec_resize(&man->mem, man->nmem + ld->ndreg, sizeof *man->mem)) {
 		pt_capture_set_error(cap, "%s: out of memory", ld->path);
 		return PT_E_NOMEM;
 	}
-	man->mem = mem;
+	mem = man->mem;
 	for (size_t i = 0; i < ld->ndreg; i++) {
 		const struct dregion *d = &ld->dreg[i];
 		struct pt_manifest_mem *s = &mem[man->nmem];

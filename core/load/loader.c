@@ -91,12 +91,9 @@ static pt_err member_write(struct member *m, uint64_t off, const uint8_t *data, 
 			m->nc++;
 		}
 		if (c && in + n > c->len) {
-			uint8_t *p = realloc(c->data, (size_t)(in + n));
-
-			if (!p)
+			if (!pt_vec_resize(&c->data, (size_t)(in + n), 1))
 				return PT_E_NOMEM;
-			memset(p + c->len, 0, (size_t)(in + n - c->len));
-			c->data = p;
+			memset(c->data + c->len, 0, (size_t)(in + n - c->len));
 			c->len = (uint32_t)(in + n);
 		}
 		if (c)

@@ -24,6 +24,7 @@
 
 #include "pt_format.h"
 #include "pt_src_dump.h"
+#include "pt_vec.h"
 
 #define EHDR_SIZE 64
 #define PHDR_SIZE 56
@@ -64,15 +65,8 @@ bool pt_elf_detect(const void *p, size_t n)
 
 static pt_err add_cpu(struct pt_dump_facts *f, uint64_t cr3, uint64_t cr4, uint64_t off)
 {
-	if (f->ncpu == f->cpucap) {
-		size_t nc = f->cpucap ? f->cpucap * 2 : 8;
-		struct pt_dump_cpu *n = realloc(f->cpu, nc * sizeof *n);
-
-		if (!n)
-			return PT_E_NOMEM;
-		f->cpu = n;
-		f->cpucap = nc;
-	}
+	if (!pt_vec_reserve(&f->cpu, &f->cpucap, f->ncpu + 1, sizeof *f->cpu))
+		return PT_E_NOMEM;
 	f->cpu[f->ncpu].cr3 = cr3;
 	f->cpu[f->ncpu].cr4 = cr4;
 	f->cpu[f->ncpu].note_off = off;
@@ -271,13 +265,8 @@ static void vi_repeats(const struct pt_dump_facts *f, struct pt_buf *warn)
 			len--;
 		eq = memchr(p, '=', len);
 		if (eq && eq > p) {
-			if (n == cap) {
-				struct vi_line *nw = realloc(l, (cap = cap ? cap * 2 : 256) * sizeof *l);
-
-				if (!nw)
-					break;
-				l = nw;
-			}
+			if (!pt_vec_reserve(&l, &cap, n < 256 ? 256 : n + 1, sizeof *l))
+				break;
 			l[n++] = (struct vi_line){p, (size_t)(eq - p), len};
 		}
 		p = le + 1;

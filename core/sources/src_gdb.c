@@ -21,6 +21,7 @@
 #include "pt_num.h"
 #include "pt_src_gdb.h"
 #include "pt_src_qmp.h"
+#include "pt_vec.h"
 
 /* ---- packets ---- */
 
@@ -86,7 +87,6 @@ pt_err pt_gdb_unframe(const char *raw, size_t n, char **out, size_t *outlen, siz
 		} else if (c == '*') {
 			/* a run: N - 29 more copies of the byte before (the manual: N printable, not '#' or '$') */
 			int rep;
-			char *nb;
 
 			if (!o || ++k == len || d[k] < 29 + 3 || d[k] > 126)
 				goto bad;
@@ -96,12 +96,10 @@ pt_err pt_gdb_unframe(const char *raw, size_t n, char **out, size_t *outlen, siz
 				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a gdbstub reply longer than %u bytes",
 						  PT_GDB_MAX_REPLY);
 			}
-			nb = realloc(b, cap += (size_t)rep);
-			if (!nb) {
+			if (!pt_vec_resize(&b, cap += (size_t)rep, 1)) {
 				free(b);
 				return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
 			}
-			b = nb;
 			memset(b + o, b[o - 1], (size_t)rep);
 			o += (size_t)rep;
 			continue;
@@ -342,15 +340,11 @@ static pt_err gdb_cmd(struct gdb *g, const char *cmd, char **reply, char *err, s
 			return PT_OK;
 		}
 		if (g->cap - g->len < 4096) {
-			char *nb;
-
 			if (g->cap >= PT_GDB_MAX_REPLY + 8192)
 				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "a gdbstub packet longer than %u bytes",
 						  PT_GDB_MAX_REPLY);
-			nb = realloc(g->buf, g->cap = g->cap ? g->cap * 2 : 8192);
-			if (!nb)
+			if (!pt_vec_reserve(&g->buf, &g->cap, g->cap ? g->cap * 2 : 8192, 1))
 				return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
-			g->buf = nb;
 		}
 		if (!pt_sock_wait(g->fd, POLLIN, g->deadline))
 			return pt_err_fmt(err, errlen, PT_E_CAPTURE, "gdbstub: no answer to '%.24s' within %u ms",

@@ -15,6 +15,7 @@
 #include "pt_capture.h"
 #include "pt_num.h"
 #include "pt_src_qmp.h"
+#include "pt_vec.h"
 
 /* ---- HMP text ---- */
 
@@ -124,14 +125,9 @@ static pt_err mtree_scan(const char *text, const char *mr, bool io, struct pt_qm
 				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info mtree -f: more than %u ranges of "
 						  "'%s'", PT_QMP_MAX_RANGES, mr);
 			}
-			if (nv == cap) {
-				struct pt_qmp_range *nb = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
-
-				if (!nb) {
-					free(v);
-					return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
-				}
-				v = nb;
+			if (!pt_vec_reserve(&v, &cap, nv < 16 ? 16 : nv + 1, sizeof *v)) {
+				free(v);
+				return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
 			}
 			r.line = line;
 			v[nv++] = r;
@@ -255,7 +251,6 @@ pt_err pt_qmp_regs(const char *text, struct pt_qmp_cpu **out, size_t *n, char *e
 		if (len > 4 && !strncmp(l, "CPU#", 4)) {
 			char *end;
 			unsigned long idx = strtoul(l + 4, &end, 10);
-			struct pt_qmp_cpu *nb;
 
 			if (nv >= PT_QMP_MAX_CPUS || idx >= PT_QMP_MAX_CPUS || end == l + 4) {
 				char raw[24], show[100];
@@ -266,12 +261,10 @@ pt_err pt_qmp_regs(const char *text, struct pt_qmp_cpu **out, size_t *n, char *e
 				return pt_err_fmt(err, errlen, PT_E_CAPTURE, "info registers -a: '%s' is not CPU#N "
 						  "with N below %u", show, PT_QMP_MAX_CPUS);
 			}
-			nb = realloc(v, (nv + 1) * sizeof *v);
-			if (!nb) {
+			if (!pt_vec_resize(&v, nv + 1, sizeof *v)) {
 				free(v);
 				return pt_err_fmt(err, errlen, PT_E_NOMEM, "out of memory");
 			}
-			v = nb;
 			c = &v[nv++];
 			memset(c, 0, sizeof *c);
 			c->index = (unsigned)idx;

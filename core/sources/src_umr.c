@@ -256,9 +256,9 @@ static pt_err read_mmio(struct parser *p, uint64_t addr, unsigned line)
 			goto out;
 		}
 		if (nval == cval) {
-			uint32_t *nv = val == inl ? malloc(2 * cval * sizeof *nv) : realloc(val, 2 * cval * sizeof *nv);
+			uint32_t *nv = val == inl ? malloc(2 * cval * sizeof *nv) : val;
 
-			if (!nv) {
+			if (!nv || (val != inl && !pt_vec_resize(&nv, 2 * cval, sizeof *nv))) {
 				rc = PT_E_NOMEM;
 				goto out;
 			}

@@ -14,6 +14,7 @@
 
 #include "pt_vec.h"
 #include "pt_entries.h"
+#include "tree_int.h"
 
 /* ---- the walk ----------------------------------------------------------- */
 
@@ -419,6 +420,41 @@ pt_err pt_entries_render(const struct pt_tree *tree, unsigned ctx, uint64_t line
 
 	return err == PT_E_IO || (err == PT_OK && b->oom) ? PT_E_NOMEM : err;
 }
+
+/* ---- CTX/entries in the tree (struct pt_tprov, tree_int.h) --------------- */
+
+static pt_err prov_parent(const struct pt_tree *tree, const struct pt_tnode *node,
+			  struct pt_tnode *parent)
+{
+	if (!pt_tree_context(tree, node))
+		return PT_E_NOTFOUND;
+	pt_tree_ctx_node(tree, node->ctx, PT_TN_CTXDIR, parent);
+	return PT_OK;
+}
+
+/* the whole text at once (export); the mount reads it by checkpoints (pt_entries_file_read()) */
+static pt_err prov_render(const struct pt_tree *tree, const struct pt_tnode *node, struct pt_buf *b,
+			  struct pt_readctl *rc)
+{
+	if (!pt_tree_context(tree, node))
+		return PT_E_NOTFOUND;
+	return pt_entries_render(tree, node->ctx, PT_ENTRIES_LINES_MAX, b, rc);
+}
+
+static bool prov_scans(const struct pt_tnode *node)
+{
+	(void)node;
+	return true;
+}
+
+const struct pt_tprov pt_tprov_entries = {
+	.name = "entries",
+	.types = PT_TBIT(PT_TN_ENTRIES),
+	.per_context = true,
+	.scans = prov_scans,
+	.parent = prov_parent,
+	.render = prov_render,
+};
 
 /* ---- the checkpointed file ---------------------------------------------- */
 

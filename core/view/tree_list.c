@@ -1,90 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tree_list.c — directory listings of the tree (pt_tree_list(), pt_tree.h):
- * the fixed directories (the root, a context, an entry, pa/), a table's
- * entries and va/'s links, each resumable from the cookie of the last
- * child returned.  Names and contents are tree.c's.
+ * tree_list.c — the listings of the contexts' subtree (pt_tree_list(),
+ * pt_tree.h; the provider is tree_ctx.c's): a context's directory, a
+ * pointer entry's, a table's entries and va/'s links, each resumable from
+ * the cookie of the last child returned.
  */
 #include <string.h>
 
-#include "pt_linux.h"
 #include "pt_num.h"
 #include "pt_tree.h"
 #include "tree_int.h"
 
-/* A fixed list in progress: child k has cookie k + COOKIE_BASE. */
-struct fixed_list {
-	pt_tree_list_fn fn;
-	void *ud;
-	uint64_t cookie;
-	uint64_t k;
-	bool stopped;
-};
-
-/* Offers one child of a fixed list; false once the callback stopped. */
-static bool fixed_add(struct fixed_list *l, const char *name, const struct pt_tnode *child)
-{
-	uint64_t next = l->k + COOKIE_BASE;
-
-	l->k++;
-	if (l->stopped || next <= l->cookie)
-		return !l->stopped;
-	if (!l->fn(l->ud, name, child, next))
-		l->stopped = true;
-	return !l->stopped;
-}
-
-static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
-{
-	struct pt_tnode n;
-
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_CAPTURE;
-	if (!fixed_add(l, "capture", &n))
-		return PT_OK;
-	for (size_t i = 0; i < tree->nctx; i++) {
-		pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
-		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
-			return PT_OK;
-	}
-	for (size_t i = 0; i < tree->niommu; i++) {
-		if (!pt_iotree_root(tree, tree->io[i].name, &n))
-			continue;   /* left out (pt_tree_iommu_hide()) */
-		if (!fixed_add(l, tree->io[i].name, &n))
-			return PT_OK;
-	}
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_PADIR;
-	if (!fixed_add(l, "pa", &n))
-		return PT_OK;
-	/* a Linux dump's processes, ps-like (docs/design.md §3.3) */
-	n.type = PT_TN_TASKS;
-	if (pt_linux_has_tasks(tree->cap) && !fixed_add(l, "tasks", &n))
-		return PT_OK;
-	/* the guest's PCI functions by name (docs/design.md §3.3) */
-	n.type = PT_TN_PCI;
-	if (pt_linux_has_pci(tree->cap))
-		fixed_add(l, "pci", &n);
-	return PT_OK;
-}
-
-/* pa/: one directory per space of the capture, in the capture's order (its format's first). */
-static pt_err list_padir(const struct pt_tree *tree, struct fixed_list *l)
-{
-	struct pt_tnode n;
-
-	memset(&n, 0, sizeof(n));
-	n.type = PT_TN_PASPACE;
-	for (unsigned s = 0; s < tree->nspaces; s++) {
-		n.choice = s;
-		if (!fixed_add(l, pt_capture_space_name(tree->cap, s), &n))
-			break;
-	}
-	return PT_OK;
-}
-
 static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir,
-			  struct fixed_list *l)
+			  struct pt_tfixed *l)
 {
 	const struct pt_context *ctx = pt_tree_context(tree, dir);
 	struct pt_tnode n;
@@ -92,32 +20,32 @@ static pt_err list_ctxdir(const struct pt_tree *tree, const struct pt_tnode *dir
 	if (!ctx)
 		return PT_E_NOTFOUND;
 	pt_tree_ctx_node(tree, dir->ctx, PT_TN_INFO, &n);
-	if (!fixed_add(l, "info", &n))
+	if (!pt_tree_fixed_add(l, "info", &n))
 		return PT_OK;
 	n.type = PT_TN_MAPS;
-	if (!fixed_add(l, "maps", &n))
+	if (!pt_tree_fixed_add(l, "maps", &n))
 		return PT_OK;
 	n.type = PT_TN_ENTRIES;
-	if (!fixed_add(l, "entries", &n))
+	if (!pt_tree_fixed_add(l, "entries", &n))
 		return PT_OK;
 	n.type = PT_TN_SVG;
-	if (!fixed_add(l, "map.svg", &n))
+	if (!pt_tree_fixed_add(l, "map.svg", &n))
 		return PT_OK;
 	n.type = PT_TN_TABLEDIR;
-	if (!fixed_add(l, ctx->fmt->levels[0].name, &n))
+	if (!pt_tree_fixed_add(l, ctx->fmt->levels[0].name, &n))
 		return PT_OK;
 	n.type = PT_TN_VADIR;
-	if (!fixed_add(l, "va", &n))
+	if (!pt_tree_fixed_add(l, "va", &n))
 		return PT_OK;
 	n.type = PT_TN_WALKDIR;
-	if (!fixed_add(l, "walk", &n))
+	if (!pt_tree_fixed_add(l, "walk", &n))
 		return PT_OK;
 	n.type = PT_TN_VSDIR;
-	fixed_add(l, "vs", &n);
+	pt_tree_fixed_add(l, "vs", &n);
 	return PT_OK;
 }
 
-static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
+static pt_err list_entrydir(const struct pt_tnode *dir, struct pt_tfixed *l)
 {
 	struct pt_loc loc;
 	struct pt_table t;
@@ -128,7 +56,7 @@ static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
 		return err;
 	n = *dir;
 	n.type = PT_TN_ENTRYFILE;
-	if (!fixed_add(l, "entry", &n))
+	if (!pt_tree_fixed_add(l, "entry", &n))
 		return PT_OK;
 	for (unsigned which = 0; which < 2; which++) {
 		if (!pt_tree_child_table(&loc, which, &t))
@@ -136,7 +64,7 @@ static pt_err list_entrydir(const struct pt_tnode *dir, struct fixed_list *l)
 		n = *dir;
 		n.type = PT_TN_TABLEDIR;
 		n.choice = which;
-		if (!fixed_add(l, dir->node.ctx->fmt->levels[t.level].name, &n))
+		if (!pt_tree_fixed_add(l, dir->node.ctx->fmt->levels[t.level].name, &n))
 			break;
 	}
 	return PT_OK;
@@ -240,14 +168,12 @@ static pt_err list_va(const struct pt_tree *tree, const struct pt_tnode *dir, ui
 	}
 }
 
-pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
-		    pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
+pt_err pt_tree_ctx_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint64_t cookie,
+			pt_tree_list_fn fn, void *ud, struct pt_readctl *rc)
 {
-	struct fixed_list l = {fn, ud, cookie, 0, false};
+	struct pt_tfixed l = {fn, ud, cookie, 0, false};
 
 	switch (dir->type) {
-	case PT_TN_ROOT:
-		return list_root(tree, &l);
 	case PT_TN_CTXDIR:
 		return list_ctxdir(tree, dir, &l);
 	case PT_TN_ENTRYDIR:
@@ -257,14 +183,7 @@ pt_err pt_tree_list(const struct pt_tree *tree, const struct pt_tnode *dir, uint
 	case PT_TN_VADIR:
 		return list_va(tree, dir, cookie, fn, ud, rc);
 	case PT_TN_WALKDIR:
-	case PT_TN_VSDIR:
 		return pt_tree_context(tree, dir) ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
-	case PT_TN_PADIR:
-		return list_padir(tree, &l);
-	case PT_TN_PASPACE:
-		return dir->choice < tree->nspaces ? PT_OK : PT_E_NOTFOUND;   /* lists nothing */
-	case PT_TN_IODIR:
-		return pt_iotree_list(tree, dir, cookie, fn, ud, rc);
 	default:
 		return PT_E_USAGE;
 	}

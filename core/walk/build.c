@@ -166,17 +166,12 @@ static pt_err space_alloc(struct bspace *s, uint64_t bytes, uint64_t align, uint
 	if (end < a || end - s->base > (UINT64_C(1) << 34))
 		return PT_E_VALUE;   /* 16 GiB of tables: not a test capture */
 	if (need > s->cap) {
-		size_t cap = s->cap ? s->cap : 1 << 16;
-		uint8_t *p;
+		size_t old = s->cap;
 
-		while (cap < need)
-			cap *= 2;
-		p = realloc(s->data, cap);
-		if (!p)
+		/* at least 64 KiB, then doubling: the capacity is the power of two at or above NEED */
+		if (!pt_vec_reserve(&s->data, &s->cap, need > (1 << 16) ? need : 1 << 16, 1))
 			return PT_E_NOMEM;
-		memset(p + s->cap, 0, cap - s->cap);
-		s->data = p;
-		s->cap = cap;
+		memset(s->data + old, 0, s->cap - old);
 	}
 	s->next = end;
 	*addr = a;

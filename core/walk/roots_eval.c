@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_vec.h"
 #include "roots_int.h"
 
 static uint32_t sat32(uint64_t v)
@@ -110,13 +111,10 @@ static void memo_put(struct pt_rscan *s, unsigned space, uint64_t addr, int leve
 uint8_t *pt_rscan_buf(struct pt_rscan *s, unsigned depth, size_t len)
 {
 	if (s->buf_len[depth] < len) {
-		uint8_t *p = realloc(s->buf[depth], len);
-
-		if (!p) {
+		if (!pt_vec_resize(&s->buf[depth], len, 1)) {
 			s->nomem = true;
 			return NULL;
 		}
-		s->buf[depth] = p;
 		s->buf_len[depth] = len;
 	}
 	return s->buf[depth];
