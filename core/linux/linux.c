@@ -63,6 +63,8 @@ struct state {
 	uint64_t sym[PT_KS__COUNT];
 	bool have_syms;
 	char ks_why[256];
+	bool map_syms;          /* sym[] came from the user's System.map (route c) */
+	char map_where[200];
 	struct pt_btf btf;
 	char btf_where[96];
 	struct pt_task_off off;
@@ -125,7 +127,7 @@ static bool start_task(struct state *s, uint64_t *start)
 {
 	size_t ncpu = s->kf ? s->kf->ncpu : 0;
 
-	if (s->sym[PT_KS_INIT_TASK]) {
+	if (s->sym[PT_KS_INIT_TASK] && !s->map_syms) {
 		*start = s->sym[PT_KS_INIT_TASK];
 		snprintf(s->route, sizeof s->route, "kallsyms from VMCOREINFO (%s): init_task 0x%" PRIx64,
 			 s->vi_where, *start);
@@ -141,7 +143,52 @@ static bool start_task(struct state *s, uint64_t *start)
 			 "note): 0x%" PRIx64, i, t);
 		return true;
 	}
+	/* an init_task past memory (another kernel's map, a hostile one): no route, said once */
+	if (s->map_syms && s->sym[PT_KS_INIT_TASK] &&
+	    pt_task_read(&s->k, &s->off, s->sym[PT_KS_INIT_TASK], &(struct pt_task){0})) {
+		*start = s->sym[PT_KS_INIT_TASK];
+		snprintf(s->route, sizeof s->route, "%.130s: init_task 0x%" PRIx64, s->map_where, *start);
+		return true;
+	}
 	return false;
+}
+
+/*
+ * Route (c): the user's System.map, when kallsyms gave nothing.  Its
+ * addresses are as linked: + KERNELOFFSET (VMCOREINFO) at run time.  When
+ * VMCOREINFO names _stext (kernel/crash_core.c VMCOREINFO_SYMBOL(_stext)),
+ * the shifted _stext must equal it, or the map is another kernel's.
+ */
+static void map_syms(struct state *s, const char *path)
+{
+	struct pt_sysmap m;
+	uint64_t shift = 0, vstext;
+	char v[40];
+	bool have_shift = s->vi && pt_vi_get(s->vi, s->vilen, "KERNELOFFSET", v, sizeof v);
+
+	if (pt_sysmap_read(path, &m)) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s: not used", m.why);
+		return;
+	}
+	if (m.warn[0])
+		pt_capture_add_warning(s->cap, "linux: System.map %s", m.warn);
+	if (m.why[0]) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s: not used", m.why);
+		return;
+	}
+	if (have_shift)
+		shift = strtoull(v, NULL, 16);
+	if (s->vi && m.stext && pt_vi_symbol(s->vi, s->vilen, "_stext", &vstext) && m.stext + shift != vstext) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s is another kernel's: its _stext 0x%" PRIx64
+				       " + KERNELOFFSET 0x%" PRIx64 " is not VMCOREINFO's 0x%" PRIx64 ": not used",
+				       path, m.stext, shift, vstext);
+		return;
+	}
+	for (unsigned i = 0; i < PT_KS__COUNT; i++)
+		s->sym[i] = m.sym[i] && i != PT_KS_CURRENT_TASK && i != PT_KS_PCPU_HOT ? m.sym[i] + shift : m.sym[i];
+	s->map_syms = true;
+	snprintf(s->map_where, sizeof s->map_where, "System.map %.120s (%s)", path,
+		 have_shift ? (shift ? "+ KERNELOFFSET" : "KERNELOFFSET 0") : "no VMCOREINFO: not shifted");
 }
 
 static void set_cur_off(struct state *s)
@@ -327,6 +374,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!s->have_syms)
 			memset(s->sym, 0, sizeof s->sym);
 	}
+	if (!s->have_syms && s->kf->system_map)
+		map_syms(s, s->kf->system_map);
 	rc = find_btf(s, r, nr, space);
 	if (rc)
 		return rc;
@@ -342,11 +391,13 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 	}
 	set_cur_off(s);
 	if (!start_task(s, &start)) {
-		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s: no pidN contexts "
-				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, or a QEMU ELF dump's CPU "
-				       "notes, supply one)", s->vi ? "kallsyms: " : "no VMCOREINFO",
-				       s->vi ? s->ks_why : "", s->kf && s->kf->ncpu ? "no vCPU's per-CPU current "
-				       "task is readable" : "no vCPU registers");
+		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s; %s: no pidN contexts "
+				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, a QEMU ELF dump's CPU "
+				       "notes, or the kernel's System.map by -o system_map=FILE supply one)",
+				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
+				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
+				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
+				       s->kf->system_map ? "System.map: not usable" : "no System.map");
 		return PT_OK;
 	}
 	rc = pt_task_list(&s->k, &s->off, start, &tl);
