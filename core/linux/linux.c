@@ -100,6 +100,8 @@ static pt_err find_btf(struct state *s, const struct pt_pa_range *r, size_t nr, 
 	return rc;
 }
 
+static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base);
+
 /* The per-CPU base of vCPU I: __per_cpu_offset[i] (route a), or its GS base (route b). */
 static bool cpu_base(struct state *s, size_t i, uint64_t *base)
 {
@@ -107,6 +109,12 @@ static bool cpu_base(struct state *s, size_t i, uint64_t *base)
 
 	if (s->sym[PT_KS_PER_CPU_OFFSET] && pt_kmem_u64(&s->k, s->sym[PT_KS_PER_CPU_OFFSET] + 8 * i, base))
 		return true;
+	return reg_base(c, base);
+}
+
+/* vCPU C's per-CPU base from its registers alone (route b). */
+static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base)
+{
 	if (!c || !c->has_gs)
 		return false;
 	/* at CPL 3 the kernel's base waits in KernelGSBase until swapgs (arch/x86/entry/entry_64.S) */
@@ -136,7 +144,9 @@ static bool start_task(struct state *s, uint64_t *start)
 	for (size_t i = 0; i < ncpu; i++) {
 		uint64_t t, leader;
 
-		if (!current_of(s, i, &t) || !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
+		/* route (b) is the registers' (a System.map's __per_cpu_offset is route c's) */
+		if (!reg_base(&s->kf->cpu[i], &(uint64_t){0}) || !current_of(s, i, &t) ||
+		    !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
 			continue;
 		*start = leader;
 		snprintf(s->route, sizeof s->route, "the per-CPU current task of cpu%zu (GS base of its QEMU "
@@ -166,16 +176,14 @@ static void map_syms(struct state *s, const char *path)
 	char v[40];
 	bool have_shift = s->vi && pt_vi_get(s->vi, s->vilen, "KERNELOFFSET", v, sizeof v);
 
-	if (pt_sysmap_read(path, &m)) {
-		pt_capture_add_warning(s->cap, "linux: System.map %s: not used", m.why);
+	/* one line for the file, whatever is wrong with it */
+	if (pt_sysmap_read(path, &m) || m.why[0]) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s%s%s: not used", m.warn, m.warn[0] ? "; " : "",
+				       m.why);
 		return;
 	}
 	if (m.warn[0])
 		pt_capture_add_warning(s->cap, "linux: System.map %s", m.warn);
-	if (m.why[0]) {
-		pt_capture_add_warning(s->cap, "linux: System.map %s: not used", m.why);
-		return;
-	}
 	if (have_shift)
 		shift = strtoull(v, NULL, 16);
 	if (s->vi && m.stext && pt_vi_symbol(s->vi, s->vilen, "_stext", &vstext) && m.stext + shift != vstext) {
@@ -187,7 +195,9 @@ static void map_syms(struct state *s, const char *path)
 	for (unsigned i = 0; i < PT_KS__COUNT; i++)
 		s->sym[i] = m.sym[i] && i != PT_KS_CURRENT_TASK && i != PT_KS_PCPU_HOT ? m.sym[i] + shift : m.sym[i];
 	s->map_syms = true;
-	snprintf(s->map_where, sizeof s->map_where, "System.map %.120s (%s)", path,
+	/* the file's name without its directories: info's x-route line is short */
+	snprintf(s->map_where, sizeof s->map_where, "System.map %.60s (%s)",
+		 strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
 		 have_shift ? (shift ? "+ KERNELOFFSET" : "KERNELOFFSET 0") : "no VMCOREINFO: not shifted");
 }
 
@@ -409,6 +419,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
 		rc = add_contexts(s, &tl);
+		/* adding contexts remade the capture's array: the kernel's context moved */
+		pt_kmem_init(&s->k, kernel_ctx(s->cap));
 		if (!rc)
 			rc = annotate_cpus(s);
 	}
