@@ -403,7 +403,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 	if (!start_task(s, &start)) {
 		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s; %s: no pidN contexts "
 				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, a QEMU ELF dump's CPU "
-				       "notes, or the kernel's System.map by -o system_map=FILE supply one)",
+				       "notes, or the kernel's System.map (-o system_map=FILE, --system-map FILE) "
+				       "supply one)",
 				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
 				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
 				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
