@@ -231,6 +231,20 @@ static bool max_contexts(const struct ptfs *fs, uint64_t *n)
 }
 
 /* Loads and validates everything; on failure prints the one line and returns false. */
+/* -o tbi= and -o system_map= as given: one line and false when either is unusable. */
+static bool load_opts_ok(const struct ptfs *fs)
+{
+	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
+		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
+		return false;
+	}
+	if (fs->opts.system_map && access(fs->opts.system_map, R_OK)) {
+		fprintf(stderr, "ptfs: E_USAGE: -o system_map=%s: %s\n", fs->opts.system_map, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static bool load(struct ptfs *fs)
 {
 	char *shown = escaped(fs->opts.capture);
@@ -264,13 +278,7 @@ static bool load(struct ptfs *fs)
 		}
 		fs->opts.gfx = g;
 	}
-	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
-		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
-		free(shown);
-		return false;
-	}
-	if (fs->opts.system_map && access(fs->opts.system_map, R_OK)) {
-		fprintf(stderr, "ptfs: E_USAGE: -o system_map=%s: %s\n", fs->opts.system_map, strerror(errno));
+	if (!load_opts_ok(fs)) {
 		free(shown);
 		return false;
 	}
