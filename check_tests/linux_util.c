@@ -233,7 +233,7 @@ static char *vmcoreinfo(const struct lu_opts *o)
 	static char vi[2048];
 	int n = snprintf(vi, sizeof vi, "OSRELEASE=6.1.0-test-amd64\nPAGESIZE=4096\n"
 			 "SYMBOL(init_top_pgt)=ffffffff80001000\nNUMBER(phys_base)=0\n"
-			 "NUMBER(pgtable_l5_enabled)=0\nKERNELOFFSET=0\n");
+			 "NUMBER(pgtable_l5_enabled)=0\nKERNELOFFSET=%llx\n", (unsigned long long)o->kernel_offset);
 
 	if (o->kallsyms)
 		snprintf(vi + n, sizeof vi - (size_t)n,
@@ -389,4 +389,29 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 	core = eu_build(&c, len);
 	free(ram);
 	return core;
+}
+
+char *lu_system_map(uint64_t kernel_offset)
+{
+	static const struct {
+		char type;
+		const char *name;
+		uint64_t pa;
+	} s[] = {
+		{'T', "_stext", 0x4000}, {'T', "start_kernel", 0x4000}, {'D', "__per_cpu_offset", PCPU_OFFSETS},
+		{'D', "init_task", TASK0}, {'R', "__start_BTF", LU_BTF_PA},
+		{'D', "pci_root_buses", PCI_ROOTS},   /* drivers/pci/probe.c: LIST_HEAD(pci_root_buses) */
+	};
+	char *out = malloc(4096);
+	size_t n = 0, nbtf;
+
+	free(lu_btf(&nbtf));
+
+	/* nm's form (scripts/mksysmap): per-CPU symbols as offsets, the rest as linked (before KASLR) */
+	n += (size_t)snprintf(out, 4096, "%016llx A current_task\n", (unsigned long long)PCPU_CURRENT);
+	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+		n += (size_t)snprintf(out + n, 4096 - n, "%016llx %c %s\n",
+				      (unsigned long long)(DM(s[i].pa) - kernel_offset), s[i].type, s[i].name);
+	snprintf(out + n, 4096 - n, "%016llx R __stop_BTF\n", (unsigned long long)(DM(LU_BTF_PA + nbtf) - kernel_offset));
+	return out;
 }

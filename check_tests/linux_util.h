@@ -51,6 +51,7 @@ struct lu_opts {
 	bool shared;            /* pid 50 maps pid 1's page too, at LU_SHARED_VA */
 	const char *comm50;     /* pid 50's and 51's comm (NULL: "worker") */
 	bool mm50_moved;        /* pid 50's mm_struct at another address (a new address space) */
+	uint64_t kernel_offset; /* VMCOREINFO's KERNELOFFSET (the KASLR slide; the guest is where it is) */
 	bool cr3_50;            /* cpu0's CR3 is pid 50's PGD (a vCPU running it; note_vi gives the kernel's) */
 	enum lu_pci pci;
 	unsigned pci_domain;    /* bus 0's pci_sysdata.domain */
@@ -64,6 +65,8 @@ uint8_t *lu_btf_n(size_t *len, unsigned extra);
 uint8_t *lu_btf_split(size_t *len);
 /* RAM (LU_RAM bytes) of the guest O describes. */
 uint8_t *lu_ram(const struct lu_opts *o);
+/* The guest's System.map (malloc'd text): its addresses KERNEL_OFFSET below where they are. */
+char *lu_system_map(uint64_t kernel_offset);
 /* The ELF core of that guest; *LEN its size. */
 uint8_t *lu_core(const struct lu_opts *o, size_t *len);
 

@@ -185,20 +185,30 @@ struct guest {
 	pt_err rc;
 };
 
-static struct guest load(const struct lu_opts *o, bool expand)
+/* The guest O describes, loaded with the step when EXPAND, and MAP (LEN bytes) as its System.map when not NULL. */
+static struct guest load_map(const struct lu_opts *o, bool expand, const void *map, size_t maplen)
 {
 	struct guest g = {tu_mkdtemp(), pt_capture_new(), PT_OK};
-	char path[512];
+	char path[512], mpath[512];
 	size_t len;
 	uint8_t *core = lu_core(o, &len);
 
 	tu_write(g.dir, "vmcore", core, len);
 	free(core);
 	snprintf(path, sizeof path, "%s/vmcore", g.dir);
+	snprintf(mpath, sizeof mpath, "%s/System.map", g.dir);
+	if (map)
+		tu_write(g.dir, "System.map", map, maplen);
 	g.rc = pt_capture_load_opts(g.c, path, &(struct pt_load_opts){.after_load = expand ? pt_linux_expand
-										: NULL});
+										: NULL,
+								     .system_map = map ? mpath : NULL});
 	ck_assert_msg(g.rc == PT_OK, "load: %s", pt_capture_error(g.c));
 	return g;
+}
+
+static struct guest load(const struct lu_opts *o, bool expand)
+{
+	return load_map(o, expand, NULL, 0);
 }
 
 static void unload(struct guest *g)
@@ -326,6 +336,125 @@ START_TEST(pti_user_copy)
 }
 END_TEST
 
+/* How many of the capture's warnings hold WHAT. */
+static size_t nwarned(const struct pt_capture *c, const char *what)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pt_capture_warning_count(c); i++)
+		n += strstr(pt_capture_warning(c, i), what) != NULL;
+	return n;
+}
+
+/* The guest's System.map as a string: its addresses SHIFT below the guest's. */
+static struct guest load_sysmap(const struct lu_opts *o, uint64_t shift)
+{
+	char *map = lu_system_map(shift);
+	struct guest g = load_map(o, true, map, strlen(map));
+
+	free(map);
+	return g;
+}
+
+START_TEST(route_system_map)
+{
+	/* no VMCOREINFO, no per-CPU base in the registers: only the user's System.map (route c) */
+	struct guest g = load_sysmap(&(struct lu_opts){0}, 0);
+	const struct pt_context *p1;
+
+	has_processes(g.c);
+	p1 = pt_capture_context_find(g.c, "pid1");
+	ck_assert_ptr_nonnull(strstr(ann(p1, "x-route"), "System.map System.map (no VMCOREINFO: not shifted): init_task 0x"
+				     "ffff888000020000"));
+	/* __start_BTF from the map, no scan */
+	ck_assert_ptr_nonnull(strstr(ann(p1, "x-btf"), "at __start_BTF 0xffff888000300000"));
+	ck_assert_uint_eq(nwarned(g.c, "linux:"), 0);
+	unload(&g);
+	/* route (a) first: kallsyms wins over a map that would point elsewhere */
+	g = load_sysmap(&(struct lu_opts){.note_vi = true, .kallsyms = true}, 0x1000000);
+	has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(ann(pt_capture_context_find(g.c, "pid1"), "x-route"), "kallsyms from"));
+	unload(&g);
+	/* route (b) before (c): the registers' current task */
+	g = load_sysmap(&(struct lu_opts){.gs = true}, 0);
+	has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(ann(pt_capture_context_find(g.c, "pid1"), "x-route"), "per-CPU current"));
+	unload(&g);
+}
+END_TEST
+
+START_TEST(route_system_map_kaslr)
+{
+	/* VMCOREINFO (no kallsyms) says KERNELOFFSET: the map's addresses are as linked, before it */
+	struct guest g = load_sysmap(&(struct lu_opts){.note_vi = true, .kernel_offset = 0x2bc00000}, 0x2bc00000);
+
+	has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(ann(pt_capture_context_find(g.c, "pid50"), "x-route"),
+				     "System.map System.map (+ KERNELOFFSET): init_task 0xffff888000020000"));
+	unload(&g);
+	/* the map not shifted while the kernel is: its init_task lies past memory, one line, no pidN */
+	g = load_sysmap(&(struct lu_opts){.note_vi = true, .kernel_offset = 0x2bc00000}, 0);
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert_uint_eq(nwarned(g.c, "linux:"), 1);
+	ck_assert(warned(g.c, "System.map: its init_task is not mapped or not captured: no pidN contexts"));
+	unload(&g);
+}
+END_TEST
+
+/* One hostile System.map: the capture as without it, and exactly one line naming the file. */
+static void hostile_map(const void *map, size_t len, const char *line)
+{
+	struct guest g = load_map(&(struct lu_opts){0}, true, map, len);
+	const char *w = NULL;
+
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert_uint_eq(pt_capture_context_count(g.c), 1);
+	ck_assert_uint_eq(nwarned(g.c, "linux: System.map "), 1);
+	for (size_t i = 0; i < pt_capture_warning_count(g.c); i++)
+		if (strstr(pt_capture_warning(g.c, i), "linux: System.map "))
+			w = pt_capture_warning(g.c, i);
+	ck_assert_msg(strstr(w, line) != NULL, "%s: not in '%s'", line, w);
+	unload(&g);
+}
+
+START_TEST(system_map_hostile)
+{
+	static const char stub[] = "ffffffffffffffff B The real System.map is in the linux-image-6.1.0-57-amd64-dbg "
+				   "package\n";
+	size_t big = 8u << 20;
+	uint8_t *bin = malloc(big);
+	char *lines = malloc(big), *map;
+	size_t n = 0;
+	struct guest g;
+
+	/* Debian's 83-byte stub: a name with spaces */
+	hostile_map(stub, strlen(stub), "System.map:1: not an 'ADDR TYPE NAME' line (1 such lines, skipped); ");
+	hostile_map(stub, strlen(stub), "/System.map has no init_task (0 symbols read): not used");
+	/* binary: the read stops after 16 bad lines, not at 8 MiB */
+	for (size_t i = 0; i < big; i++)
+		bin[i] = (uint8_t)(i * 2654435761u >> 13);
+	hostile_map(bin, big, "more than 16 lines that are not 'ADDR TYPE NAME': the read stopped there");
+	/* a line past the bound, lines without a name or a type, an address of 17 digits */
+	n += (size_t)snprintf(lines + n, big - n, "ffffffff81000000 T _stext\n");
+	memset(lines + n, 'a', 100000);
+	n += 100000;
+	n += (size_t)snprintf(lines + n, big - n, "\nffffffff81000000 T\nffffffff81000000\n"
+			      "1ffffffff81000000 D init_task\n");
+	hostile_map(lines, n, "System.map:2: not an 'ADDR TYPE NAME' line (4 such lines, skipped); ");
+	/* a good map with one malformed line: used, the line said once */
+	map = lu_system_map(0);
+	n = (size_t)snprintf(lines, big, "garbage\n%s", map);
+	g = load_map(&(struct lu_opts){0}, true, lines, n);
+	has_processes(g.c);
+	ck_assert_uint_eq(nwarned(g.c, "linux:"), 1);
+	ck_assert(warned(g.c, "System.map:1: not an 'ADDR TYPE NAME' line (1 such lines, skipped)"));
+	unload(&g);
+	free(map);
+	free(bin);
+	free(lines);
+}
+END_TEST
+
 START_TEST(missing_parts)
 {
 	struct guest g = load(&(struct lu_opts){.gs = true, .no_btf = true, .note_vi = true, .kallsyms = true},
@@ -334,13 +463,18 @@ START_TEST(missing_parts)
 
 	/* as today: cpu0 and kernel, and one line saying what was missing */
 	ck_assert_uint_eq(n, 2);
-	ck_assert(warned(g.c, "linux: no kernel BTF in memory"));
-	ck_assert(warned(g.c, "CONFIG_DEBUG_INFO_BTF"));
+	ck_assert_uint_eq(nwarned(g.c, "linux:"), 1);
+	ck_assert(warned(g.c, "linux: no kernel BTF in memory (0 header hits, 0 valid): no pidN contexts (a kernel "
+			 "built with CONFIG_DEBUG_INFO_BTF supplies it)"));
 	unload(&g);
 	g = load(&(struct lu_opts){0}, true);
 	ck_assert_uint_eq(pt_capture_context_count(g.c), 1);
-	ck_assert(warned(g.c, "linux: no route to the task list: no VMCOREINFO"));
-	ck_assert(warned(g.c, "-device vmcoreinfo"));
+	/* one line: what was missing, and the three things that supply a route (issue 40 item 6) */
+	ck_assert_uint_eq(nwarned(g.c, "linux:"), 1);
+	ck_assert(warned(g.c, "linux: no route to the task list: no VMCOREINFO; no vCPU's per-CPU current task is "
+			 "readable; no System.map: no pidN contexts (-device vmcoreinfo with the guest's qemu_fw_cfg, a "
+			 "QEMU ELF dump's CPU notes, or the kernel's System.map (-o system_map=FILE, --system-map FILE) "
+			 "supply one)"));
 	unload(&g);
 	/* without the step: no pidN, no warning from it (the old behaviour) */
 	g = load(&(struct lu_opts){.gs = true}, false);
@@ -769,6 +903,9 @@ int main(void)
 	tcase_add_test(t, route_gs_base);
 	tcase_add_test(t, route_kernel_gs_base);
 	tcase_add_test(t, pti_user_copy);
+	tcase_add_test(t, route_system_map);
+	tcase_add_test(t, route_system_map_kaslr);
+	tcase_add_test(t, system_map_hostile);
 	tcase_add_test(t, missing_parts);
 	tcase_add_test(t, hostile_lists);
 	tcase_add_test(t, tasks_table);

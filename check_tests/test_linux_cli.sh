@@ -4,7 +4,9 @@
 # (mklinux): cpuN's info says which task it runs; roots marks a process's
 # tables root_of=pidN; pa (and mnt/pa/) name the processes that map a page,
 # two of them sharing one; diff pairs processes by pid and comm and says
-# when it compares two address spaces.
+# when it compares two address spaces.  A dump with neither VMCOREINFO nor
+# registers: one line saying what was missing (item 6), and the user's
+# System.map (--system-map, -o system_map=) as route (c) (item 2).
 #
 # Environment (check_tests/meson.build): PTFS_TOOL, PTFS_MKLINUX, optional
 # PTFS (the mount part; skipped without it or without /dev/fuse unless CI=true).
@@ -20,6 +22,20 @@ ml_tmpdir linux_cli
 "$MK" "$TMP/pti.elf" note_vi kallsyms pti cr3_50
 "$MK" "$TMP/sshd.elf" gs shared comm50=sshd mm50_moved
 "$MK" "$TMP/moved.elf" gs shared mm50_moved
+"$MK" "$TMP/bare.elf" none sysmap="$TMP/bare.map"
+"$MK" "$TMP/kaslr.elf" note_vi kaslr=2bc00000 sysmap="$TMP/kaslr.map"
+
+# ---- route (c): a System.map the user gives ------------------------------------
+"$TOOL" check "$TMP/bare.elf" >"$TMP/bare.out" 2>&1
+check "no VMCOREINFO, no registers, no map: loads as before, one line saying what would supply a route" \
+	sh -c "grep -qx 'warning: linux: no route to the task list: no VMCOREINFO; no vCPU'\''s per-CPU current task is readable; no System.map: no pidN contexts (-device vmcoreinfo with the guest'\''s qemu_fw_cfg, a QEMU ELF dump'\''s CPU notes, or the kernel'\''s System.map (-o system_map=FILE, --system-map FILE) supply one)' '$TMP/bare.out' &&
+	test \$(grep -c 'linux:' '$TMP/bare.out') = 1 && grep -q ': 1 context, ' '$TMP/bare.out'"
+expect "--system-map: the processes from its init_task" 0 '^x-route: System.map bare.map \(no VMCOREINFO: not shifted\): init_task 0xffff888000020000$' \
+	"$TOOL" info --system-map "$TMP/bare.map" "$TMP/bare.elf" pid50
+expect "--system-map=FILE shifted by VMCOREINFO's KERNELOFFSET" 0 '^     50       1 worker +2 cpu0 0x102000 +1$' \
+	"$TOOL" tasks --system-map="$TMP/kaslr.map" "$TMP/kaslr.elf"
+expect "--system-map of a missing file: a usage error naming it" 2 "^ptfs-tool: E_USAGE: --system-map '$TMP/nope': No such file or directory$" \
+	"$TOOL" tasks --system-map "$TMP/nope" "$TMP/bare.elf"
 
 # ---- cpuN/info: the task it runs ---------------------------------------------
 expect "cpu0's info: the thread it runs and its process" 0 '^x-task: pid 51 \(worker\), thread of process pid50$' \
@@ -110,5 +126,20 @@ if do_mount "$TMP/a.elf" "$mnt"; then
 	do_umount "$mnt"
 else
 	bad "the dump mounts"
+fi
+if do_mount "$TMP/bare.elf" "$mnt" -o system_map="$TMP/bare.map"; then
+	ok "-o system_map=: the dump mounts"
+	check "-o system_map=: mnt/pid50/info names route (c)" \
+		grep -qx 'x-route: System.map bare.map (no VMCOREINFO: not shifted): init_task 0xffff888000020000' "$mnt/pid50/info"
+	do_umount "$mnt"
+else
+	bad "-o system_map=: the dump mounts"
+fi
+if "$PTFS" "$TMP/bare.elf" "$mnt" -o system_map="$TMP/nope" 2>"$TMP/nomap.err"; then
+	do_umount "$mnt"
+	bad "-o system_map= of a missing file: refused"
+else
+	check "-o system_map= of a missing file: refused, one line naming it" \
+		grep -qx "ptfs: E_USAGE: -o system_map=$TMP/nope: No such file or directory" "$TMP/nomap.err"
 fi
 report

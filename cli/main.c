@@ -213,6 +213,18 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			load_no_tasks = true;
 			continue;
 		}
+		if (strcmp(argv[i], "--system-map") == 0 || strncmp(argv[i], "--system-map=", 13) == 0) {
+			/* route (c) to a Linux dump's task list (docs/design.md §3.3): read when the step runs */
+			const char *m = argv[i][12] == '=' ? argv[i] + 13 : i + 1 < *argc ? argv[++i] : NULL;
+
+			if (!m || access(m, R_OK)) {
+				*status = cli_fail(PT_E_USAGE, "--system-map '%s': %s", m ? m : "",
+						   m ? strerror(errno) : "a file name is missing");
+				return false;
+			}
+			load_opts.system_map = m;
+			continue;
+		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
 			/* TCR_EL1.TBI1 of an arm64 dump's kernel context (the dump does not hold it) */
 			const char *t = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < *argc ? argv[++i] : NULL;
@@ -457,7 +469,9 @@ static const char load_help[] =
 	"  --all-entries     devices an IOMMU blocks or aborts are contexts too, and\n"
 	"                    zero entries are listed (ptfs -o all_entries)\n"
 	"  --no-tasks        no context pidN per process of a Linux dump (its BTF and\n"
-	"                    task list are not read)\n";
+	"                    task list are not read)\n"
+	"  --system-map FILE the dump's kernel's System.map: init_task when kallsyms\n"
+	"                    (VMCOREINFO) and the vCPUs' registers give no task list\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)

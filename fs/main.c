@@ -65,6 +65,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("max_contexts=%s", max_contexts, 0),
 	PTFS_OPT("strict", strict, 1),
 	PTFS_OPT("notasks", notasks, 1),
+	PTFS_OPT("system_map=%s", system_map, 0),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -104,6 +105,8 @@ static void usage(FILE *out)
 	      "                           is not captured; without it: a warning\n"
 	      "    -o notasks             no directory pidN per process of a Linux dump (its\n"
 	      "                           BTF and task list are not read)\n"
+	      "    -o system_map=FILE     the dump's kernel's System.map: init_task when kallsyms\n"
+	      "                           (VMCOREINFO) and the vCPUs' registers give no task list\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
 	      "                           renders and names hold before they are made again\n"
 	      "                           (default 1)\n"
@@ -228,6 +231,20 @@ static bool max_contexts(const struct ptfs *fs, uint64_t *n)
 }
 
 /* Loads and validates everything; on failure prints the one line and returns false. */
+/* -o tbi= and -o system_map= as given: one line and false when either is unusable. */
+static bool load_opts_ok(const struct ptfs *fs)
+{
+	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
+		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
+		return false;
+	}
+	if (fs->opts.system_map && access(fs->opts.system_map, R_OK)) {
+		fprintf(stderr, "ptfs: E_USAGE: -o system_map=%s: %s\n", fs->opts.system_map, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 static bool load(struct ptfs *fs)
 {
 	char *shown = escaped(fs->opts.capture);
@@ -261,8 +278,7 @@ static bool load(struct ptfs *fs)
 		}
 		fs->opts.gfx = g;
 	}
-	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
-		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
+	if (!load_opts_ok(fs)) {
 		free(shown);
 		return false;
 	}
@@ -275,6 +291,7 @@ static bool load(struct ptfs *fs)
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
 							  .max_contexts = maxctx,
 							  .all_entries = fs->opts.all_entries != 0,
+							  .system_map = fs->opts.system_map,
 							  /* a Linux dump's processes as contexts pidN */
 							  .after_load = fs->opts.notasks ? NULL : pt_linux_expand});
 	if (prog.shown)
@@ -376,6 +393,7 @@ static void unload(struct ptfs *fs)
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);
 	free(fs->opts.tbi);
+	free(fs->opts.system_map);
 	free(fs->opts.refresh);
 }
 

@@ -35,6 +35,7 @@ struct ptfs_opts {
 	char *max_contexts;  /* -o max_contexts=N: the [iommu] sections' device contexts (NULL: default) */
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
 	int notasks;         /* -o notasks: no pidN contexts from a Linux dump's task list */
+	char *system_map;    /* -o system_map=FILE: route (c) to that task list (NULL: none) */
 	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
 	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */
 };

@@ -191,6 +191,13 @@ struct pt_load_opts {
 	 * load only when out of memory.
 	 */
 	pt_err (*after_load)(struct pt_capture *cap);
+	/*
+	 * A System.map of the dump's kernel (ptfs -o system_map=FILE,
+	 * ptfs-tool --system-map FILE): kept with the dump's kernel facts
+	 * (pt_extend.h) for after_load's route (c) to the task list
+	 * (docs/design.md §3.3).  NULL: none.
+	 */
+	const char *system_map;
 };
 /* The defaults of the two context bounds, and the most either may be. */
 #define PT_LOAD_MAX_CONTEXTS (1u << 18)

@@ -63,6 +63,8 @@ struct state {
 	uint64_t sym[PT_KS__COUNT];
 	bool have_syms;
 	char ks_why[256];
+	bool map_syms;          /* sym[] came from the user's System.map (route c) */
+	char map_where[200];
 	struct pt_btf btf;
 	char btf_where[96];
 	struct pt_task_off off;
@@ -98,6 +100,8 @@ static pt_err find_btf(struct state *s, const struct pt_pa_range *r, size_t nr, 
 	return rc;
 }
 
+static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base);
+
 /* The per-CPU base of vCPU I: __per_cpu_offset[i] (route a), or its GS base (route b). */
 static bool cpu_base(struct state *s, size_t i, uint64_t *base)
 {
@@ -105,6 +109,12 @@ static bool cpu_base(struct state *s, size_t i, uint64_t *base)
 
 	if (s->sym[PT_KS_PER_CPU_OFFSET] && pt_kmem_u64(&s->k, s->sym[PT_KS_PER_CPU_OFFSET] + 8 * i, base))
 		return true;
+	return reg_base(c, base);
+}
+
+/* vCPU C's per-CPU base from its registers alone (route b). */
+static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base)
+{
 	if (!c || !c->has_gs)
 		return false;
 	/* at CPL 3 the kernel's base waits in KernelGSBase until swapgs (arch/x86/entry/entry_64.S) */
@@ -125,7 +135,7 @@ static bool start_task(struct state *s, uint64_t *start)
 {
 	size_t ncpu = s->kf ? s->kf->ncpu : 0;
 
-	if (s->sym[PT_KS_INIT_TASK]) {
+	if (s->sym[PT_KS_INIT_TASK] && !s->map_syms) {
 		*start = s->sym[PT_KS_INIT_TASK];
 		snprintf(s->route, sizeof s->route, "kallsyms from VMCOREINFO (%s): init_task 0x%" PRIx64,
 			 s->vi_where, *start);
@@ -134,14 +144,61 @@ static bool start_task(struct state *s, uint64_t *start)
 	for (size_t i = 0; i < ncpu; i++) {
 		uint64_t t, leader;
 
-		if (!current_of(s, i, &t) || !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
+		/* route (b) is the registers' (a System.map's __per_cpu_offset is route c's) */
+		if (!reg_base(&s->kf->cpu[i], &(uint64_t){0}) || !current_of(s, i, &t) ||
+		    !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
 			continue;
 		*start = leader;
 		snprintf(s->route, sizeof s->route, "the per-CPU current task of cpu%zu (GS base of its QEMU "
 			 "note): 0x%" PRIx64, i, t);
 		return true;
 	}
+	/* an init_task past memory (another kernel's map, a hostile one): no route, said once */
+	if (s->map_syms && s->sym[PT_KS_INIT_TASK] &&
+	    pt_task_read(&s->k, &s->off, s->sym[PT_KS_INIT_TASK], &(struct pt_task){0})) {
+		*start = s->sym[PT_KS_INIT_TASK];
+		snprintf(s->route, sizeof s->route, "%.130s: init_task 0x%" PRIx64, s->map_where, *start);
+		return true;
+	}
 	return false;
+}
+
+/*
+ * Route (c): the user's System.map, when kallsyms gave nothing.  Its
+ * addresses are as linked: + KERNELOFFSET (VMCOREINFO) at run time.  When
+ * VMCOREINFO names _stext (kernel/crash_core.c VMCOREINFO_SYMBOL(_stext)),
+ * the shifted _stext must equal it, or the map is another kernel's.
+ */
+static void map_syms(struct state *s, const char *path)
+{
+	struct pt_sysmap m;
+	uint64_t shift = 0, vstext;
+	char v[40];
+	bool have_shift = s->vi && pt_vi_get(s->vi, s->vilen, "KERNELOFFSET", v, sizeof v);
+
+	/* one line for the file, whatever is wrong with it */
+	if (pt_sysmap_read(path, &m) || m.why[0]) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s%s%s: not used", m.warn, m.warn[0] ? "; " : "",
+				       m.why);
+		return;
+	}
+	if (m.warn[0])
+		pt_capture_add_warning(s->cap, "linux: System.map %s", m.warn);
+	if (have_shift)
+		shift = strtoull(v, NULL, 16);
+	if (s->vi && m.stext && pt_vi_symbol(s->vi, s->vilen, "_stext", &vstext) && m.stext + shift != vstext) {
+		pt_capture_add_warning(s->cap, "linux: System.map %s is another kernel's: its _stext 0x%" PRIx64
+				       " + KERNELOFFSET 0x%" PRIx64 " is not VMCOREINFO's 0x%" PRIx64 ": not used",
+				       path, m.stext, shift, vstext);
+		return;
+	}
+	for (unsigned i = 0; i < PT_KS__COUNT; i++)
+		s->sym[i] = m.sym[i] && i != PT_KS_CURRENT_TASK && i != PT_KS_PCPU_HOT ? m.sym[i] + shift : m.sym[i];
+	s->map_syms = true;
+	/* the file's name without its directories: info's x-route line is short */
+	snprintf(s->map_where, sizeof s->map_where, "System.map %.60s (%s)",
+		 strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+		 have_shift ? (shift ? "+ KERNELOFFSET" : "KERNELOFFSET 0") : "no VMCOREINFO: not shifted");
 }
 
 static void set_cur_off(struct state *s)
@@ -327,6 +384,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!s->have_syms)
 			memset(s->sym, 0, sizeof s->sym);
 	}
+	if (!s->have_syms && s->kf->system_map)
+		map_syms(s, s->kf->system_map);
 	rc = find_btf(s, r, nr, space);
 	if (rc)
 		return rc;
@@ -336,22 +395,26 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 				       s->btf.hits, s->btf.valid);
 		return PT_OK;
 	}
-	rc = pt_pci_expand(s->cap, &s->k, s->btf.btf, s->sym[PT_KS_PCI_ROOT_BUSES]);
-	if (rc)
-		return rc;
 	if (!pt_task_offsets(s->btf.btf, &s->off, missing, sizeof missing)) {
 		pt_capture_add_warning(s->cap, "linux: the kernel's BTF has no %s: no pidN contexts", missing);
 		return PT_OK;
 	}
 	set_cur_off(s);
 	if (!start_task(s, &start)) {
-		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s: no pidN contexts "
-				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, or a QEMU ELF dump's CPU "
-				       "notes, supply one)", s->vi ? "kallsyms: " : "no VMCOREINFO",
-				       s->vi ? s->ks_why : "", s->kf && s->kf->ncpu ? "no vCPU's per-CPU current "
-				       "task is readable" : "no vCPU registers");
+		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s; %s: no pidN contexts "
+				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, a QEMU ELF dump's CPU "
+				       "notes, or the kernel's System.map (-o system_map=FILE, --system-map FILE) "
+				       "supply one)",
+				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
+				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
+				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
+				       s->kf->system_map ? "System.map: not usable" : "no System.map");
 		return PT_OK;
 	}
+	/* the PCI functions only through symbols the task list has proved (a wrong map's would be junk) */
+	rc = pt_pci_expand(s->cap, &s->k, s->btf.btf, s->sym[PT_KS_PCI_ROOT_BUSES]);
+	if (rc)
+		return rc;
 	rc = pt_task_list(&s->k, &s->off, start, &tl);
 	if (!rc && tl.problem[0])
 		pt_capture_add_warning(s->cap, "linux: %s: the walk stopped there (%zu tasks kept)", tl.problem,
@@ -361,9 +424,20 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
 		rc = add_contexts(s, &tl);
+		/* adding contexts remade the capture's array: the kernel's context moved */
+		pt_kmem_init(&s->k, kernel_ctx(s->cap));
 		if (!rc)
 			rc = annotate_cpus(s);
 	}
+	/*
+	 * The tasks read, the PCI functions are what is missing: one line
+	 * (without a route to the tasks, that route's line already names
+	 * kallsyms and System.map, which would supply this address too).
+	 */
+	if (!rc && !s->sym[PT_KS_PCI_ROOT_BUSES])
+		pt_capture_add_warning(s->cap, "linux: no address for pci_root_buses (kallsyms through VMCOREINFO "
+				       "of a kernel with CONFIG_KALLSYMS_ALL, or its System.map, gives it): PCI "
+				       "functions not named");
 	pt_tasks_free(&tl);
 	return rc;
 }

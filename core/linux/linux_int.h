@@ -9,6 +9,7 @@
  *   ksyms.c  VMCOREINFO text (a dump's note or a page of RAM), kallsyms
  *   tasks.c  the task list and the pidN contexts
  *   pci.c    the PCI functions on pci_root_buses, their names (libpci)
+ *   sysmap.c a System.map the user gives (route c)
  *   linux.c  the step after the load: the routes in order, what was missing
  */
 #ifndef PT_LINUX_INT_H
@@ -132,6 +133,23 @@ extern const char *const pt_ksym_names[PT_KS__COUNT];
  */
 bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out[PT_KS__COUNT],
 		     unsigned *nsyms, char *why, size_t wlen);
+
+/* ---- a System.map the user gives (sysmap.c) ---- */
+
+struct pt_sysmap {
+	uint64_t sym[PT_KS__COUNT];     /* pt_ksym_names as linked (before KASLR); 0: absent */
+	uint64_t stext;                 /* _stext as linked; 0: absent */
+	unsigned nsyms;                 /* well-formed lines */
+	char warn[320];                 /* "FILE:LINE: ..." the first malformed line, or why the read stopped */
+	char why[320];                  /* why the map gives no route ("": init_task is there) */
+};
+/*
+ * Reads the System.map at PATH ("ADDR TYPE NAME" lines, bounded in bytes,
+ * lines, line length and malformed lines): pt_ksym_names and _stext into
+ * OUT.  PT_E_IO (OUT->why says it) when PATH cannot be read; otherwise
+ * PT_OK with OUT->warn / OUT->why set as the file deserves.
+ */
+pt_err pt_sysmap_read(const char *path, struct pt_sysmap *out);
 
 /* ---- tasks (tasks.c) ---- */
 

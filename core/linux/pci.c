@@ -255,11 +255,9 @@ pt_err pt_pci_expand(struct pt_capture *cap, struct pt_kmem *k, const struct btf
 		pt_capture_add_warning(cap, "linux: the kernel's BTF has no %s: PCI functions not named", missing);
 		return PT_OK;
 	}
-	if (!roots) {
-		pt_capture_add_warning(cap, "linux: no address for pci_root_buses (kallsyms through VMCOREINFO of "
-				       "a kernel with CONFIG_KALLSYMS_ALL gives it): PCI functions not named");
+	/* no address: linux.c says so once the task list is read (else its one line names what is missing) */
+	if (!roots)
 		return PT_OK;
-	}
 	rc = pt_pci_walk(k, &o, roots, &d);
 	if (rc)
 		return rc;

@@ -21,6 +21,7 @@ static void facts_free(void *ud)
 
 	free(f->vmcoreinfo);
 	free(f->cpu);
+	free(f->system_map);
 	free(f);
 }
 
@@ -46,7 +47,9 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 		memcpy(f->cpu, cpu, ncpu * sizeof *cpu);
 	f->ncpu = f->cpu ? ncpu : 0;
 	f->where = ld->src ? ld->src->kind : "dump";
-	if ((vi && vilen && !f->vmcoreinfo) || (ncpu && !f->cpu)) {
+	if (ld->opts->system_map)
+		f->system_map = strdup(ld->opts->system_map);
+	if ((vi && vilen && !f->vmcoreinfo) || (ncpu && !f->cpu) || (ld->opts->system_map && !f->system_map)) {
 		facts_free(f);
 		return PT_E_NOMEM;
 	}

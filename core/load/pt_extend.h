@@ -42,6 +42,7 @@ struct pt_kernel_facts {
 	struct pt_kernel_cpu *cpu;
 	size_t ncpu;
 	const char *where;      /* "ELF core" */
+	char *system_map;       /* pt_load_opts.system_map, copied; NULL: none */
 };
 
 struct pt_loader;
