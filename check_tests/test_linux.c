@@ -14,6 +14,11 @@
 
 #include <bpf/btf.h>
 
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "capture_int.h"
 #include "linux_int.h"
 #include "linux_util.h"
 #include "pt_capture.h"
@@ -181,9 +186,10 @@ struct guest {
 	pt_err rc;
 };
 
-static struct guest load(const struct lu_opts *o, bool expand)
+static struct guest load_task(const struct lu_opts *o, bool expand, const struct pt_load_opts *lo)
 {
 	struct guest g = {tu_mkdtemp(), pt_capture_new(), PT_OK};
+	struct pt_load_opts opts = lo ? *lo : (struct pt_load_opts){0};
 	char path[512];
 	size_t len;
 	uint8_t *core = lu_core(o, &len);
@@ -191,10 +197,15 @@ static struct guest load(const struct lu_opts *o, bool expand)
 	tu_write(g.dir, "vmcore", core, len);
 	free(core);
 	snprintf(path, sizeof path, "%s/vmcore", g.dir);
-	g.rc = pt_capture_load_opts(g.c, path, &(struct pt_load_opts){.after_load = expand ? pt_linux_expand
-										: NULL});
+	opts.after_load = expand ? pt_linux_expand : NULL;
+	g.rc = pt_capture_load_opts(g.c, path, &opts);
 	ck_assert_msg(g.rc == PT_OK, "load: %s", pt_capture_error(g.c));
 	return g;
+}
+
+static struct guest load(const struct lu_opts *o, bool expand)
+{
+	return load_task(o, expand, NULL);
 }
 
 static void unload(struct guest *g)
@@ -263,6 +274,110 @@ START_TEST(route_kallsyms_note)
 	ck_assert_ptr_nonnull(strstr(ann(p1, "x-btf"), "at __start_BTF"));
 	ck_assert_str_eq(ann(p1, "x-pti"), "no");
 	ck_assert_uint_eq(p1->root_addr, 0x100000);
+	unload(&g);
+}
+END_TEST
+
+START_TEST(one_task)
+{
+	/* -o task=PID / --task PID: that process's context alone; one not there is said */
+	const struct lu_opts o = {.note_vi = true, .kallsyms = true};
+	struct guest g = load_task(&o, true, &(struct pt_load_opts){.task_given = true, .task = 50});
+	size_t n = 0;
+
+	for (size_t i = 0; i < pt_capture_context_count(g.c); i++)
+		n += ann(pt_capture_context(g.c, i), "x-pid") != NULL;
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_nonnull(pt_capture_context_find(g.c, "pid50"));
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	walks_to(pt_capture_context_find(g.c, "pid50"), LU_USER_VA, LU_USER_PA(50));
+	unload(&g);
+	/* a thread's pid is no process: pid51 runs in pid50's address space */
+	g = load_task(&o, true, &(struct pt_load_opts){.task_given = true, .task = 51});
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid50"));
+	ck_assert(warned(g.c, "no user process 51 on the task list"));
+	unload(&g);
+	/* pid 0 given is a request too (the idle task: a kernel thread, no context) */
+	g = load_task(&o, true, &(struct pt_load_opts){.task_given = true, .task = 0});
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert(warned(g.c, "no user process 0"));
+	unload(&g);
+}
+END_TEST
+
+/* ---- a live guest: the task list read again at each refresh (issue 40 item 4) ---- */
+
+/* A live source without registers: only the step after the load's refresh runs. */
+static const struct pt_live_ops fake_live;
+
+static pt_err live_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
+{
+	cap->live = &fake_live;   /* what pt_loader_set_live() does for the QMP source */
+	return pt_linux_expand(cap, opts);
+}
+
+/* Writes the 8 bytes V at guest physical PA of the ELF core at PATH (its PT_LOAD). */
+static void poke(const char *path, uint64_t pa, uint64_t v)
+{
+	int fd = open(path, O_RDWR);
+	Elf64_Ehdr eh;
+	bool done = false;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &eh, sizeof eh, 0), (ssize_t)sizeof eh);
+	for (unsigned i = 0; i < eh.e_phnum && !done; i++) {
+		Elf64_Phdr ph;
+
+		ck_assert_int_eq(pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)), (ssize_t)sizeof ph);
+		if (ph.p_type == PT_LOAD && pa >= ph.p_paddr && pa + 8 <= ph.p_paddr + ph.p_filesz) {
+			ck_assert_int_eq(pwrite(fd, &v, 8, (off_t)(ph.p_offset + pa - ph.p_paddr)), 8);
+			done = true;
+		}
+	}
+	close(fd);
+	ck_assert(done);
+}
+
+START_TEST(live_refresh)
+{
+	struct guest g = {tu_mkdtemp(), pt_capture_new(), PT_OK};
+	const struct pt_context *p1, *p50;
+	char path[512], msg[256] = "";
+	struct pt_buf b;
+	size_t moved, len;
+	uint8_t *core = lu_core(&(struct lu_opts){.ram_vi = true, .kallsyms = true}, &len);
+
+	tu_write(g.dir, "vmcore", core, len);
+	free(core);
+	snprintf(path, sizeof path, "%s/vmcore", g.dir);
+	g.rc = pt_capture_load_opts(g.c, path, &(struct pt_load_opts){.after_load = live_expand});
+	ck_assert_msg(g.rc == PT_OK, "load: %s", pt_capture_error(g.c));
+	has_processes(g.c);
+	p1 = pt_capture_context_find(g.c, "pid1");
+	p50 = pt_capture_context_find(g.c, "pid50");
+	/* nothing changed: every process stays */
+	ck_assert_int_eq(pt_capture_live_refresh(g.c, &moved, msg, sizeof msg), PT_OK);
+	ck_assert(!pt_context_gone(p50));
+	ck_assert_ptr_eq(pt_capture_context_find(g.c, "pid50"), p50);
+	ck_assert_uint_eq(pt_linux_unseen(g.c), 0);
+	/* pid 50 reused by another address space: its context is gone, never the new one's tables */
+	poke(path, LU_TASK50 + LU_T_MM, LU_PAGE_OFFSET + LU_MM1);
+	ck_assert_int_eq(pt_capture_live_refresh(g.c, &moved, msg, sizeof msg), PT_OK);
+	ck_assert(pt_context_gone(p50));
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid50"));
+	ck_assert(!pt_context_gone(p1));
+	ck_assert_uint_eq(pt_linux_unseen(g.c), 1);   /* the new pid 50 has no context until a remount */
+	pt_buf_init(&b);
+	ck_assert(pt_linux_tasks(g.c, false, &b, NULL));
+	ck_assert_ptr_null(strstr(b.data, "worker"));
+	ck_assert_ptr_nonnull(strstr(b.data, "# 1 processes started since the mount"));
+	pt_buf_free(&b);
+	/* pid 50 exits: off the list (kthreadd's next is init_task again); nothing unseen */
+	poke(path, LU_TASK2 + LU_T_TASKS, LU_PAGE_OFFSET + LU_TASK0 + LU_T_TASKS);
+	ck_assert_int_eq(pt_capture_live_refresh(g.c, &moved, msg, sizeof msg), PT_OK);
+	ck_assert_uint_eq(pt_linux_unseen(g.c), 0);
+	ck_assert(!pt_context_gone(p1));
+	ck_assert_ptr_eq(pt_capture_context_find(g.c, "pid1"), p1);
 	unload(&g);
 }
 END_TEST
@@ -457,6 +572,8 @@ int main(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, route_kallsyms_note);
 	tcase_add_test(t, route_kallsyms_ram);
+	tcase_add_test(t, one_task);
+	tcase_add_test(t, live_refresh);
 	tcase_add_test(t, route_gs_base);
 	tcase_add_test(t, route_kernel_gs_base);
 	tcase_add_test(t, pti_user_copy);

@@ -65,6 +65,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("max_contexts=%s", max_contexts, 0),
 	PTFS_OPT("strict", strict, 1),
 	PTFS_OPT("notasks", notasks, 1),
+	PTFS_OPT("task=%s", task, 0),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -104,6 +105,7 @@ static void usage(FILE *out)
 	      "                           is not captured; without it: a warning\n"
 	      "    -o notasks             no directory pidN per process of a Linux dump (its\n"
 	      "                           BTF and task list are not read)\n"
+	      "    -o task=PID            of a Linux guest's processes, the context pidPID alone\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
 	      "                           renders and names hold before they are made again\n"
 	      "                           (default 1)\n"
@@ -227,6 +229,22 @@ static bool max_contexts(const struct ptfs *fs, uint64_t *n)
 	return false;
 }
 
+/* -o task=PID into *PID (0: not given); false (the line printed) when it is no process id. */
+static bool task_opt(const struct ptfs *fs, uint64_t *pid)
+{
+	char *e;
+
+	*pid = 0;
+	/* PID_MAX_LIMIT is 2^22 (include/linux/threads.h) */
+	if (!fs->opts.task || (pt_num_parse(fs->opts.task, PT_NUM_DEC, pid) && *pid <= (1u << 22)))
+		return true;
+	e = escaped(fs->opts.task);
+	fprintf(stderr, "ptfs: E_USAGE: -o task=%s: not a process id (a decimal number up to 4194304)\n",
+		e ? e : "?");
+	free(e);
+	return false;
+}
+
 /* Loads and validates everything; on failure prints the one line and returns false. */
 static bool load(struct ptfs *fs)
 {
@@ -234,7 +252,7 @@ static bool load(struct ptfs *fs)
 	struct progress prog = { shown ? shown : "?", false };
 	char why[256], warn[512];
 	struct stat st;
-	uint64_t maxctx;
+	uint64_t maxctx, task;
 	pt_err err;
 
 	fs->cap = pt_capture_new();
@@ -249,32 +267,23 @@ static bool load(struct ptfs *fs)
 		free(shown);
 		return false;
 	}
-	if (fs->opts.asic) {
-		unsigned g = pt_umr_asic_gfx(fs->opts.asic);
-
-		if (g < 9 || (fs->opts.gfx && fs->opts.gfx != g)) {
-			fprintf(stderr, "ptfs: E_USAGE: -o asic=%s: %s\n", fs->opts.asic,
-				g >= 9 ? "disagrees with -o gfx=" : g ? "a pre-gfx9 ASIC: no GPUVM ptfs reads"
-				: "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
-			free(shown);
-			return false;
-		}
-		fs->opts.gfx = g;
-	}
 	if (fs->opts.tbi && strcmp(fs->opts.tbi, "0") && strcmp(fs->opts.tbi, "1")) {
 		fprintf(stderr, "ptfs: E_USAGE: -o tbi=%s: TBI is 0 or 1\n", fs->opts.tbi);
 		free(shown);
 		return false;
 	}
-	if (!max_contexts(fs, &maxctx)) {
+	if (!max_contexts(fs, &maxctx) || !task_opt(fs, &task) || !ptfs_live_opts(fs)) {
 		free(shown);
 		return false;
 	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
+							  .asic = fs->opts.asic,
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
 							  .max_contexts = maxctx,
 							  .all_entries = fs->opts.all_entries != 0,
+							  .task_given = fs->opts.task != NULL,
+							  .task = (uint32_t)task,
 							  /* a Linux dump's processes as contexts pidN */
 							  .after_load = fs->opts.notasks ? NULL : pt_linux_expand});
 	if (prog.shown)
@@ -372,6 +381,7 @@ static void unload(struct ptfs *fs)
 	ptfs_wslots_free(fs->wslots);
 	free(fs->opts.cache_max);
 	free(fs->opts.max_contexts);
+	free(fs->opts.task);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);

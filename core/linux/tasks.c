@@ -292,7 +292,7 @@ bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out,
 	if (!c)
 		return false;
 	for (size_t i = 0; i < nc; i++)
-		if (ann(pt_capture_context(cap, i), "x-pid"))
+		if (ann(pt_capture_context(cap, i), "x-pid") && !pt_context_gone(pt_capture_context(cap, i)))
 			c[n++] = pt_capture_context(cap, i);
 	qsort(c, n, sizeof *c, cmp_pid);
 	if (!json && n)
@@ -320,6 +320,9 @@ bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out,
 				      cpu ? cpu : "-", c[i]->root_addr, pages);
 		}
 	}
+	if (!json && pt_linux_unseen(cap))
+		pt_buf_printf(out, "# %zu processes started since the mount have no pidN directory: remount to see "
+			      "them\n", pt_linux_unseen(cap));
 	if (json) {
 		pt_buf_put(out, "[", 1);
 		if (arr.b.len)

@@ -573,6 +573,20 @@ const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld)
 	return ld->opts;
 }
 
+pt_err pt_loader_check_opts(struct pt_loader *ld)
+{
+	char err[256];
+
+	/* every source's own options, whatever the capture: a wrong one fails before a byte is read */
+	for (const struct pt_source *const *s = pt_sources; *s; s++) {
+		pt_err rc = (*s)->check_opts ? (*s)->check_opts(ld->opts, err, sizeof err) : PT_OK;
+
+		if (rc)
+			return pt_loader_fail(ld, rc, "%s", err);
+	}
+	return PT_OK;
+}
+
 void pt_loader_progress(struct pt_loader *ld, uint64_t done, uint64_t total, bool force)
 {
 	struct timespec now;
@@ -787,7 +801,7 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 		remap_error(ld);
 	/* the steps above the load (core/linux: the kernel's tasks), once everything is loaded */
 	if (!rc && ld->opts->after_load && !ld->opts->memory_only)
-		rc = ld->opts->after_load(ld->cap);
+		rc = ld->opts->after_load(ld->cap, ld->opts);
 	return rc;
 }
 

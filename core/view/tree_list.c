@@ -43,6 +43,9 @@ static pt_err list_root(const struct pt_tree *tree, struct fixed_list *l)
 	if (!fixed_add(l, "capture", &n))
 		return PT_OK;
 	for (size_t i = 0; i < tree->nctx; i++) {
+		/* a live process gone since a refresh is no longer listed (pt_context_gone()) */
+		if (pt_context_gone(pt_capture_context(tree->cap, i)))
+			continue;
 		pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
 		if (!fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
 			return PT_OK;
