@@ -164,6 +164,11 @@ static bool load_strict;
 /* --no-tasks of any subcommand: a Linux dump's processes are not read (no pidN contexts). */
 static bool load_no_tasks;
 
+void cli_no_tasks(void)
+{
+	load_no_tasks = true;
+}
+
 bool cli_all_entries(void)
 {
 	return load_opts.all_entries;

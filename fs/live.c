@@ -15,7 +15,12 @@
  * whole-context render, at most once per refresh time, the registers that
  * choose the roots are read again (an x86 vCPU's CR3: its context follows
  * the task it runs); info and maps of a context whose root page no longer
- * holds a page table (freed and reused) say so in a `# root` line.
+ * holds a page table (freed and reused) say so in a `# root` line.  The
+ * same refresh, also asked by a name or listing at the top, reads a Linux
+ * guest's task list again: a pidN gone is no longer named (ops.c
+ * ptfs_node()).  What the kernel may keep, and the gate every request
+ * that reads the guest passes, are the mount's policy (struct
+ * ptfs_policy), picked here once.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -188,9 +188,10 @@ void ptfs_live_resume(struct ptfs *fs, bool stopped);
 bool ptfs_live_watch(struct ptfs *fs, const struct pt_tnode *id, bool stopped, uint64_t *sum,
 		     struct pt_readctl *rc);
 /*
- * Before a whole-context render of a live mount: the registers that
- * choose the contexts' roots read again, once per refresh time (x86 CR3:
- * pt_capture_live_refresh()).
+ * Before a whole-context render of a live mount, or a name or listing at
+ * its top: the registers that choose the contexts' roots, and a Linux
+ * guest's task list, read again once per refresh time
+ * (pt_capture_live_refresh(): x86 CR3, processes gone).
  */
 void ptfs_live_regs(struct ptfs *fs);
 /*
