@@ -349,14 +349,8 @@ static int cache_render_one(struct ptfs *fs, const struct pt_tnode *id, struct p
 		return ptfs_errno(err);
 	}
 	err = pt_tree_render(fs->tree, id, &h->buf, rc);
-	if (err == PT_OK && h->buf.cap > h->buf.len + 1) {
-		char *nb = realloc(h->buf.data, h->buf.len + 1);
-
-		if (nb || h->buf.len + 1 == 0) {
-			h->buf.data = nb;
-			h->buf.cap = h->buf.len + 1;
-		}
-	}
+	if (err == PT_OK)
+		pt_buf_fit(&h->buf);   /* the budget counts what is held */
 	*size = h->buf.len;
 	h->cost = sizeof(*h) + h->buf.cap;
 	return ptfs_errno(err);
