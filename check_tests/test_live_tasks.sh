@@ -8,7 +8,8 @@
 # tasks); -o task=50 mounts pid50 alone (ptfs-tool --task too); and once
 # the guest's memory says pid 50 exited (kthreadd's tasks.next skips it) or
 # that pid 50 is another address space (its mm changed), the next refresh
-# takes pid50 out of the listing and tasks, its names read ENOENT and a
+# takes pid50 out of the listing (tasks lists the new pid 50 without
+# pages: it has no directory), its names read ENOENT and a
 # file of it opened before ESTALE, while pid1 stays.
 set -u
 export LC_ALL=C
@@ -62,6 +63,8 @@ expect "a file of it opened before reads ESTALE after the refresh" 0 "^ESTALE$" 
 expect "pid 50 of another mm: out of the listing after a refresh" 0 "^pid1 $" top "$mnt"
 expect "and out of tasks (one process without a directory counted)" 0 \
 	"# 1 processes started since the mount have no pidN directory: remount to see them" cat "$mnt/tasks"
+expect "the new pid 50 is a row of tasks without pages (no directory)" 0 \
+	"^ +50 +1 worker +2 +- 0x100000 +-$" cat "$mnt/tasks"
 expect "its directory reads ENOENT" 1 "No such file or directory" cat "$mnt/pid50/info"
 expect "pid1 stays" 0 "result: mapped pa=sysmem:0x801005" cat "$mnt/pid1/walk/0x400005"
 fusermount3 -u "$mnt"

@@ -10,6 +10,7 @@
  * stays as it was, with one warning saying what was missing.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "linux_int.h"
 #include "pt_extend.h"
 #include "pt_linux.h"
+#include "pt_vec.h"
 #include "pt_walk.h"
 
 /* The kernel's tables: [cpu kernel] (VMCOREINFO), else the first vCPU's. */
@@ -295,7 +297,10 @@ struct relist {
 	size_t ncpu;
 	bool task_given;
 	uint32_t task;
-	size_t unseen;          /* user processes on the list with no context (started since the mount) */
+	/* user processes on the list with no context (started since the mount): tasks' rows, by pid */
+	pthread_mutex_t lock;   /* NEW and NNEW: the refresh swaps them while a render copies them */
+	struct pt_task_row *nw;
+	size_t nnew;
 };
 
 static const char *ann_of(const struct pt_context *c, const char *key)
@@ -313,6 +318,43 @@ static bool listed(const struct pt_tasks *tl, unsigned long pid, uint64_t mm)
 		if (tl->t[i].tgid == pid && tl->t[i].mm == mm && tl->t[i].pid == tl->t[i].tgid)
 			return true;
 	return false;
+}
+
+/* TL's user processes that have no context (pidN of their tgid and mm): RL's rows, swapped in. */
+static pt_err new_rows(struct pt_capture *cap, struct relist *rl, struct pt_tasks *tl, struct pt_kmem *k)
+{
+	struct pt_task_row *nw = NULL, *old;
+	size_t n = 0, cap_n = 0;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		struct pt_task *t = &tl->t[i];
+		const struct pt_context *c;
+		const char *mm;
+		char name[24];
+
+		snprintf(name, sizeof name, "pid%" PRIu32, t->tgid);
+		c = pt_capture_context_find(cap, name);
+		mm = c ? ann_of(c, "x-mm") : NULL;
+		if ((rl->task_given && t->tgid != rl->task) || (mm && strtoull(mm, NULL, 16) == t->mm) ||
+		    pt_task_pgd(k, &rl->off, t) != PT_OK)
+			continue;   /* a kernel thread, a process that has its context, or one not readable */
+		if (!pt_vec_reserve(&nw, &cap_n, n + 1, sizeof *nw)) {
+			free(nw);
+			return PT_E_NOMEM;
+		}
+		nw[n].pid = t->tgid;
+		nw[n].ppid = t->ppid;
+		nw[n].threads = t->threads;
+		nw[n].root = t->pgd_pa + (t->pti ? 0x1000 : 0);
+		pt_text_escape(nw[n++].comm, sizeof nw->comm, t->comm);
+	}
+	pthread_mutex_lock(&rl->lock);
+	old = rl->nw;
+	rl->nw = nw;
+	rl->nnew = n;
+	pthread_mutex_unlock(&rl->lock);
+	free(old);
+	return PT_OK;
 }
 
 static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
@@ -347,27 +389,45 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 		if (pid && mm && !pt_context_gone(c) && !listed(&tl, strtoul(pid, NULL, 10), strtoull(mm, NULL, 16)))
 			pt_context_set_gone(cap, c);
 	}
-	rl->unseen = 0;
-	for (size_t i = 0; !rc && i < tl.n; i++) {
-		const struct pt_task *t = &tl.t[i];
-		char name[24];
-		const struct pt_context *c;
-
-		snprintf(name, sizeof name, "pid%" PRIu32, t->tgid);
-		c = pt_capture_context_find(cap, name);
-		if (t->mm && !(t->flags & 0x00200000u) && (!rl->task_given || t->tgid == rl->task) &&
-		    (!c || strtoull(ann_of(c, "x-mm") ? ann_of(c, "x-mm") : "0", NULL, 16) != t->mm))
-			rl->unseen++;
-	}
+	if (!rc)
+		rc = new_rows(cap, rl, &tl, &s.k);
 	pt_tasks_free(&tl);
 	return rc;
 }
 
+size_t pt_linux_new_rows(const struct pt_capture *cap, struct pt_task_row **out)
+{
+	struct relist *rl = pt_capture_refresh_data(cap);
+	size_t n = 0;
+
+	*out = NULL;
+	if (!rl)
+		return 0;
+	pthread_mutex_lock(&rl->lock);
+	if (rl->nnew && (*out = malloc(rl->nnew * sizeof **out))) {
+		memcpy(*out, rl->nw, rl->nnew * sizeof **out);
+		n = rl->nnew;
+	}
+	pthread_mutex_unlock(&rl->lock);
+	return n;
+}
+
 size_t pt_linux_unseen(const struct pt_capture *cap)
 {
-	const struct relist *rl = pt_capture_refresh_data(cap);
+	struct pt_task_row *r;
+	size_t n = pt_linux_new_rows(cap, &r);
 
-	return rl ? rl->unseen : 0;
+	free(r);
+	return n;
+}
+
+static void relist_free(void *ud)
+{
+	struct relist *rl = ud;
+
+	pthread_mutex_destroy(&rl->lock);
+	free(rl->nw);
+	free(rl);
 }
 
 /* A live guest: the walk's facts kept for relist(). */
@@ -383,7 +443,8 @@ static void keep_for_refresh(struct state *s)
 	rl->ncpu = s->ncpu;
 	rl->task_given = s->opts && s->opts->task_given;
 	rl->task = s->opts ? s->opts->task : 0;
-	pt_capture_set_refresh(s->cap, relist, rl, free);
+	pthread_mutex_init(&rl->lock, NULL);
+	pt_capture_set_refresh(s->cap, relist, rl, relist_free);
 }
 
 static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
