@@ -756,7 +756,7 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_NOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ld.last);
-	rc = pt_loader_check_opts(&ld);
+	rc = pt_loader_check_opts(&ld, pt_sources);
 	if (rc || (rc = probe_open(cap, path, &probe, &st, head))) {
 		free(cap->source);
 		cap->source = NULL;

@@ -254,8 +254,8 @@ pt_err pt_loader_bind(struct pt_loader *ld);
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
 /* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
 const struct pt_source *pt_source_best(const struct pt_probe *p);
-/* The sources' check_opts of LD's options, before the probe: PT_E_USAGE (the error set) when one refuses. */
-pt_err pt_loader_check_opts(struct pt_loader *ld);
+/* SOURCES' check_opts of LD's options, before the probe: PT_E_USAGE (the error set) when one refuses. */
+pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources);
 /*
  * Capture.ini (parsed into cap->man, not generated) names a dump: loads
  * it through its source on LD and makes one generated text of the dump's

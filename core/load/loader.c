@@ -573,12 +573,12 @@ const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld)
 	return ld->opts;
 }
 
-pt_err pt_loader_check_opts(struct pt_loader *ld)
+pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources)
 {
 	char err[256];
 
 	/* every source's own options, whatever the capture: a wrong one fails before a byte is read */
-	for (const struct pt_source *const *s = pt_sources; *s; s++) {
+	for (const struct pt_source *const *s = sources; *s; s++) {
 		pt_err rc = (*s)->check_opts ? (*s)->check_opts(ld->opts, err, sizeof err) : PT_OK;
 
 		if (rc)
