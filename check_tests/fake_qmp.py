@@ -15,7 +15,8 @@ memory-backend), arm (an aarch64 target), nopaging (CR0.PG clear); IOMMUs
 RTADDR_REG 0x10000), vtdoff (TES clear), amdvi (amdvi-mmio, IommuEn set,
 Device Table Base 0x30000, one 4 KiB page), vtdbadxp (xp answers nonsense),
 twovtd (two intel_iommu windows), vtdpci (vtd whose query-pci names its
-functions); aarch64 (test_live_arm64.sh): armgdb (a
+functions); linux (test_live_tasks.sh: RAMFILE is
+mklinuxram's synthetic Linux guest, all of it RAM from 0, CR3 its kernel's); aarch64 (test_live_arm64.sh): armgdb (a
 running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
 0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
 turned on), armgdbstopped (the same,
@@ -54,6 +55,9 @@ MTREE = ('FlatView #0\r\n AS "I/O", root: io\r\n Root memory region: io\r\n'
          '  00000000000a0000-00000000000bffff (prio 1, i/o): vga-lowmem\r\n'
          '  00000000000c0000-00000000000fffff (prio 0, ram): ram @00000000000c0000 KVM\r\n'
          '%s')
+# The linux scenario: the whole RAM file as guest RAM from 0 (mklinuxram's guest).
+MTREE_LINUX = ('FlatView #0\r\n AS "memory", root: system\r\n Root memory region: system\r\n'
+               '  0000000000000000-%016x (prio 0, ram): ram\r\n')
 # The IOMMUs' MMIO windows as QEMU 7.2 names them (hw/i386/intel_iommu.c, amd_iommu.c).
 VTD_WIN = '  00000000fed90000-00000000fed9022f (prio 0, i/o): intel_iommu\r\n'
 AMDVI_WIN = '  00000000fed80000-00000000fed83fff (prio 0, i/o): amdvi-mmio\r\n'
@@ -192,7 +196,7 @@ def answers(scn, ram, state):
             if prop == 'share':
                 return {'return': share}
             if prop == 'size':
-                return {'return': 1 << 20}
+                return {'return': os.path.getsize(ram) if scn == 'linux' else 1 << 20}
             if prop == 'mem-path':
                 if scn == 'nofile':
                     return {'error': {'class': 'GenericError', 'desc': "Property 'mem-path' not found"}}
@@ -200,6 +204,8 @@ def answers(scn, ram, state):
         return {'error': {'class': 'GenericError', 'desc': 'no %s of %s' % (prop, path)}}
 
     def hmp(line):
+        if line == 'info mtree -f' and scn == 'linux':
+            return MTREE_LINUX % (os.path.getsize(ram) - 1)
         if line == 'info mtree -f':
             extra = {'mtree_past': PAST, 'vtd': VTD_WIN, 'vtdoff': VTD_WIN, 'vtdbadxp': VTD_WIN,
                      'twovtd': VTD_WIN + VTD_WIN.replace('fed9', 'fea9'), 'amdvi': AMDVI_WIN,

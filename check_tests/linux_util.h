@@ -22,6 +22,14 @@
 #define LU_SHARED_VA 0x401000ull               /* with shared: pid 50's view of pid 1's page */
 #define LU_USER_PA(pid) (0x800000ull + 0x1000ull * (pid))
 
+/* Where the guest keeps what a test changes under a live capture (linux_util.c's layout). */
+#define LU_T_TASKS 0x100u                      /* task_struct.tasks */
+#define LU_T_MM 0x120u                         /* task_struct.mm */
+#define LU_TASK0 0x20000ull                    /* init_task (swapper/0) */
+#define LU_TASK2 0x22000ull                    /* kthreadd: its tasks.next is pid 50's */
+#define LU_TASK50 0x23000ull
+#define LU_MM1 0x40000ull                      /* init's mm */
+
 enum lu_hostile {
 	LU_SANE,
 	LU_LOOP,        /* the last task's next is task pid 1 again: a cycle skipping init_task */

@@ -28,6 +28,20 @@ static const char *esc(const char *s)
 	return b.data;
 }
 
+START_TEST(buf_fit)
+{
+	pt_buf_fit(&b);                 /* nothing held: nothing to give back */
+	ck_assert_ptr_null(b.data);
+	pt_buf_puts(&b, "maps");
+	ck_assert_uint_gt(b.cap, 5);    /* grown by doubling */
+	pt_buf_fit(&b);
+	ck_assert_uint_eq(b.cap, 5);    /* the bytes and their NUL */
+	ck_assert_str_eq(b.data, "maps");
+	pt_buf_puts(&b, " more");       /* and it grows again */
+	ck_assert_str_eq(b.data, "maps more");
+}
+END_TEST
+
 START_TEST(escape_controls)
 {
 	/* every control byte as \u00XX, lower-case hex: the form golden walk --json holds */
@@ -225,6 +239,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("escape");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, buf_fit);
 	tcase_add_test(tc, escape_controls);
 	tcase_add_test(tc, escape_del_quote_backslash);
 	tcase_add_test(tc, escape_utf8);

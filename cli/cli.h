@@ -70,6 +70,8 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
 bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool memory_only,
 		 int *status);
 /* The load option --all-entries (ptfs -o all_entries) was given. */
+/* The next loads read no Linux task list (--no-tasks): snapshot copies the guest's own contexts. */
+void cli_no_tasks(void);
 bool cli_all_entries(void);
 /* The context NAME of CAP; on failure reports E_NOTFOUND and returns NULL. */
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name);

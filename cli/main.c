@@ -164,6 +164,11 @@ static bool load_strict;
 /* --no-tasks of any subcommand: a Linux dump's processes are not read (no pidN contexts). */
 static bool load_no_tasks;
 
+void cli_no_tasks(void)
+{
+	load_no_tasks = true;
+}
+
 bool cli_all_entries(void)
 {
 	return load_opts.all_entries;
@@ -225,6 +230,20 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 			load_opts.system_map = m;
 			continue;
 		}
+		if (strcmp(argv[i], "--task") == 0 || strncmp(argv[i], "--task=", 7) == 0) {
+			/* a Linux guest's process: its context pidPID alone (pt_load_opts.task) */
+			const char *t = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < *argc ? argv[++i] : NULL;
+
+			/* PID_MAX_LIMIT is 2^22 (include/linux/threads.h) */
+			if (!t || !cli_parse_u64(t, &n) || n > (1u << 22)) {
+				*status = cli_fail(PT_E_USAGE, "--task '%s': a process id (a decimal number up to "
+						   "4194304)", t ? t : "");
+				return false;
+			}
+			load_opts.task_given = true;
+			load_opts.task = (uint32_t)n;
+			continue;
+		}
 		if (strcmp(argv[i], "--tbi") == 0 || strncmp(argv[i], "--tbi=", 6) == 0) {
 			/* TCR_EL1.TBI1 of an arm64 dump's kernel context (the dump does not hold it) */
 			const char *t = argv[i][5] == '=' ? argv[i] + 6 : i + 1 < *argc ? argv[++i] : NULL;
@@ -239,20 +258,13 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 		if (strcmp(argv[i], "--asic") == 0 || strncmp(argv[i], "--asic=", 7) == 0) {
 			/* A umr ASIC name: its generation (--gfx N by another name). */
 			const char *a = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < *argc ? argv[++i] : NULL;
-			unsigned g = a ? pt_umr_asic_gfx(a) : 0;
 
-			if (g < 9) {
-				*status = cli_fail(PT_E_USAGE, "--asic '%s': %s", a ? a : "",
-						   g ? "a pre-gfx9 ASIC: no GPUVM ptfs reads"
-						     : "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
+			if (!a) {
+				*status = cli_fail(PT_E_USAGE, "--asic needs a umr ASIC name (navi10, vega10, ...)");
 				return false;
 			}
-			if (load_opts.gfx && load_opts.gfx != g) {
-				*status = cli_fail(PT_E_USAGE, "--asic %s is gfx%u, but --gfx %u was given", a, g,
-						   load_opts.gfx);
-				return false;
-			}
-			load_opts.gfx = g;
+			/* the umr source checks the name and that it agrees with --gfx (pt_load_opts.asic) */
+			load_opts.asic = a;
 			continue;
 		}
 		if (strcmp(argv[i], "--gfx") == 0) {
@@ -269,10 +281,6 @@ static bool cli_take_gfx(int *argc, char **argv, int *status)
 		}
 		if (!cli_parse_u64(v, &n) || n < 9 || n > 12) {
 			*status = cli_fail(PT_E_USAGE, "--gfx '%s': the GFX generation is 9, 10, 11 or 12", v);
-			return false;
-		}
-		if (load_opts.gfx && load_opts.gfx != n) {
-			*status = cli_fail(PT_E_USAGE, "--gfx %s disagrees with --asic (gfx%u)", v, load_opts.gfx);
 			return false;
 		}
 		load_opts.gfx = (unsigned)n;
@@ -471,7 +479,9 @@ static const char load_help[] =
 	"  --no-tasks        no context pidN per process of a Linux dump (its BTF and\n"
 	"                    task list are not read)\n"
 	"  --system-map FILE the dump's kernel's System.map: init_task when kallsyms\n"
-	"                    (VMCOREINFO) and the vCPUs' registers give no task list\n";
+	"                    (VMCOREINFO) and the vCPUs' registers give no task list\n"
+	"  --task PID        of a Linux guest's processes, the context pidPID alone\n"
+	"                    (ptfs -o task=PID)\n";
 
 /* Whether ARGV (a subcommand's) asks for its --help, before any "--". */
 static bool wants_help(int argc, char **argv)
@@ -528,6 +538,10 @@ int main(int argc, char **argv)
 			return cli_fail(PT_E_UNSUPPORTED, "decode: --gfx %u: a value is decoded without a "
 					"context (amd-gpuvm: the gfx9 layout); walk or mount a capture for "
 					"another generation", load_opts.gfx);
+		if (strcmp(cmd, "decode") == 0 && load_opts.asic)
+			return cli_fail(PT_E_UNSUPPORTED, "decode: --asic %s: a value is decoded without a context "
+					"(amd-gpuvm: the gfx9 layout); walk or mount a capture for another "
+					"generation", load_opts.asic);
 		if (strcmp(cmd, "decode") == 0 && load_strict)
 			return cli_fail(PT_E_USAGE, "decode: --strict is a load option: decode reads no capture");
 		if (strcmp(cmd, "decode") == 0 && load_opts.tbi)
@@ -535,6 +549,8 @@ int main(int argc, char **argv)
 		if (strcmp(cmd, "decode") == 0 && load_opts.max_contexts)
 			return cli_fail(PT_E_USAGE, "decode: --max-contexts is a load option: decode reads no"
 					" capture");
+		if (strcmp(cmd, "decode") == 0 && load_opts.task_given)
+			return cli_fail(PT_E_USAGE, "decode: --task is a load option: decode reads no capture");
 		if (strcmp(cmd, "decode") == 0 && load_opts.all_entries)
 			return cli_fail(PT_E_USAGE, "decode: --all-entries is a load option: decode reads no"
 					" capture");

@@ -367,6 +367,8 @@ int cli_snapshot(int argc, char **argv)
 	/* before the guest is stopped: an OUT that cannot be written stops nothing */
 	if (!capout_check(&co))
 		return CLI_EXIT_ERROR;
+	/* a live Linux guest's pidN have no section of their own: the vCPUs' and IOMMUs' contexts are copied */
+	cli_no_tasks();
 	if (!cli_load(argv[optind], &cap, false, &st))
 		return st;
 	/* a capture of a file never changes: it is its own snapshot */

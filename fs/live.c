@@ -15,7 +15,12 @@
  * whole-context render, at most once per refresh time, the registers that
  * choose the roots are read again (an x86 vCPU's CR3: its context follows
  * the task it runs); info and maps of a context whose root page no longer
- * holds a page table (freed and reused) say so in a `# root` line.
+ * holds a page table (freed and reused) say so in a `# root` line.  The
+ * same refresh, also asked by a name or listing at the top, reads a Linux
+ * guest's task list again: a pidN gone is no longer named (ops.c
+ * ptfs_node()).  What the kernel may keep, and the gate every request
+ * that reads the guest passes, are the mount's policy (struct
+ * ptfs_policy), picked here once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,17 +35,35 @@
 
 #define NS 1000000000ull
 
-bool ptfs_live_setup(struct ptfs *fs)
+static int fixed_gate(struct ptfs *fs)
+{
+	(void)fs;
+	return 0;   /* a capture of a file is there until unmounted */
+}
+
+static int live_gate(struct ptfs *fs);
+
+/* FS->pol for a capture of a file (it never changes) or a live guest (-o refresh). */
+static void policy_pick(struct ptfs *fs)
+{
+	static const struct ptfs_policy fixed = {
+		.timeout = DBL_MAX, .kernel_keeps = true, .direct_io = false, .copy_per_open = false,
+		.expiry_ns = UINT64_MAX, .gate = fixed_gate,
+	};
+
+	fs->pol = fixed;
+	if (!fs->live)
+		return;
+	fs->pol = (struct ptfs_policy){
+		.timeout = (double)fs->refresh_ns / NS, .kernel_keeps = false, .direct_io = true,
+		.copy_per_open = true, .expiry_ns = fs->refresh_ns, .gate = live_gate,
+	};
+}
+
+bool ptfs_live_opts(struct ptfs *fs)
 {
 	uint64_t ms = 1000;
 
-	fs->live = pt_capture_is_live(fs->cap);
-	if (!fs->live && (fs->opts.refresh || fs->opts.pause)) {
-		fprintf(stderr, "ptfs: E_USAGE: -o %s: %s is a capture of a file, which never changes (the "
-			"option is for a live QEMU guest's QMP socket)\n", fs->opts.refresh ? "refresh" : "pause",
-			fs->opts.capture);
-		return false;
-	}
 	if (fs->opts.refresh) {
 		/* SECONDS, with up to three decimals: 0.25 */
 		const char *s = fs->opts.refresh, *dot = strchr(s, '.');
@@ -63,9 +86,6 @@ bool ptfs_live_setup(struct ptfs *fs)
 		ms = w * 1000 + frac;
 	}
 	fs->refresh_ns = ms * 1000000ull;
-	pthread_mutex_init(&fs->regs_lock, NULL);
-	/* the registers were read at mount: read again one refresh time later */
-	ptfs_live_now(&fs->regs_at);
 	return true;
 bad:
 	fprintf(stderr, "ptfs: E_USAGE: -o refresh=%s: not a number of seconds from 0 to 86400 (at most "
@@ -73,9 +93,20 @@ bad:
 	return false;
 }
 
-double ptfs_timeout(const struct ptfs *fs)
+bool ptfs_live_setup(struct ptfs *fs)
 {
-	return fs->live ? (double)fs->refresh_ns / NS : DBL_MAX;
+	fs->live = pt_capture_is_live(fs->cap);
+	policy_pick(fs);
+	if (!fs->live && (fs->opts.refresh || fs->opts.pause)) {
+		fprintf(stderr, "ptfs: E_USAGE: -o %s: %s is a capture of a file, which never changes (the "
+			"option is for a live QEMU guest's QMP socket)\n", fs->opts.refresh ? "refresh" : "pause",
+			fs->opts.capture);
+		return false;
+	}
+	pthread_mutex_init(&fs->regs_lock, NULL);
+	/* the registers were read at mount: read again one refresh time later */
+	ptfs_live_now(&fs->regs_at);
+	return true;
 }
 
 void ptfs_live_now(struct timespec *at)
@@ -88,18 +119,19 @@ bool ptfs_live_expired(const struct ptfs *fs, const struct timespec *at)
 	struct timespec now;
 	uint64_t age;
 
-	if (!fs->live)
+	if (fs->pol.expiry_ns == UINT64_MAX)
 		return false;
 	ptfs_live_now(&now);
 	age = (uint64_t)(now.tv_sec - at->tv_sec) * NS + (uint64_t)now.tv_nsec - (uint64_t)at->tv_nsec;
-	return age >= fs->refresh_ns;
+	return age >= fs->pol.expiry_ns;
 }
 
-int ptfs_live_gate(struct ptfs *fs)
+/* 0, or EIO once the live guest is gone (said once in the log). */
+static int live_gate(struct ptfs *fs)
 {
 	char msg[512];
 
-	if (!fs->live || pt_capture_live_check(fs->cap, msg, sizeof msg) == PT_OK)
+	if (pt_capture_live_check(fs->cap, msg, sizeof msg) == PT_OK)
 		return 0;
 	if (!__atomic_exchange_n(&fs->gone_said, true, __ATOMIC_ACQ_REL))
 		fprintf(stderr, "ptfs: %s: %s; every read fails with EIO until unmounted\n",

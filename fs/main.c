@@ -66,6 +66,7 @@ static const struct fuse_opt ptfs_opt_table[] = {
 	PTFS_OPT("strict", strict, 1),
 	PTFS_OPT("notasks", notasks, 1),
 	PTFS_OPT("system_map=%s", system_map, 0),
+	PTFS_OPT("task=%s", task, 0),
 	PTFS_OPT("refresh=%s", refresh, 0),
 	PTFS_OPT("pause", pause, 1),
 	FUSE_OPT_KEY("max_read=", FUSE_OPT_KEY_KEEP),
@@ -107,6 +108,7 @@ static void usage(FILE *out)
 	      "                           BTF and task list are not read)\n"
 	      "    -o system_map=FILE     the dump's kernel's System.map: init_task when kallsyms\n"
 	      "                           (VMCOREINFO) and the vCPUs' registers give no task list\n"
+	      "    -o task=PID            of a Linux guest's processes, the context pidPID alone\n"
 	      "    -o refresh=SECONDS     a live guest (CAPTURE a QEMU QMP socket): how long\n"
 	      "                           renders and names hold before they are made again\n"
 	      "                           (default 1)\n"
@@ -230,6 +232,22 @@ static bool max_contexts(const struct ptfs *fs, uint64_t *n)
 	return false;
 }
 
+/* -o task=PID into *PID (0: not given); false (the line printed) when it is no process id. */
+static bool task_opt(const struct ptfs *fs, uint64_t *pid)
+{
+	char *e;
+
+	*pid = 0;
+	/* PID_MAX_LIMIT is 2^22 (include/linux/threads.h) */
+	if (!fs->opts.task || (pt_num_parse(fs->opts.task, PT_NUM_DEC, pid) && *pid <= (1u << 22)))
+		return true;
+	e = escaped(fs->opts.task);
+	fprintf(stderr, "ptfs: E_USAGE: -o task=%s: not a process id (a decimal number up to 4194304)\n",
+		e ? e : "?");
+	free(e);
+	return false;
+}
+
 /* Loads and validates everything; on failure prints the one line and returns false. */
 /* -o tbi= and -o system_map= as given: one line and false when either is unusable. */
 static bool load_opts_ok(const struct ptfs *fs)
@@ -251,7 +269,7 @@ static bool load(struct ptfs *fs)
 	struct progress prog = { shown ? shown : "?", false };
 	char why[256], warn[512];
 	struct stat st;
-	uint64_t maxctx;
+	uint64_t maxctx, task;
 	pt_err err;
 
 	fs->cap = pt_capture_new();
@@ -266,32 +284,23 @@ static bool load(struct ptfs *fs)
 		free(shown);
 		return false;
 	}
-	if (fs->opts.asic) {
-		unsigned g = pt_umr_asic_gfx(fs->opts.asic);
-
-		if (g < 9 || (fs->opts.gfx && fs->opts.gfx != g)) {
-			fprintf(stderr, "ptfs: E_USAGE: -o asic=%s: %s\n", fs->opts.asic,
-				g >= 9 ? "disagrees with -o gfx=" : g ? "a pre-gfx9 ASIC: no GPUVM ptfs reads"
-				: "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
-			free(shown);
-			return false;
-		}
-		fs->opts.gfx = g;
-	}
 	if (!load_opts_ok(fs)) {
 		free(shown);
 		return false;
 	}
-	if (!max_contexts(fs, &maxctx)) {
+	if (!max_contexts(fs, &maxctx) || !task_opt(fs, &task) || !ptfs_live_opts(fs)) {
 		free(shown);
 		return false;
 	}
 	err = pt_capture_load_opts(fs->cap, fs->opts.capture,
 				   &(struct pt_load_opts){.gfx = fs->opts.gfx,
+							  .asic = fs->opts.asic,
 							  .tbi = fs->opts.tbi ? 1u + (fs->opts.tbi[0] == '1') : 0,
 							  .max_contexts = maxctx,
 							  .all_entries = fs->opts.all_entries != 0,
 							  .system_map = fs->opts.system_map,
+							  .task_given = fs->opts.task != NULL,
+							  .task = (uint32_t)task,
 							  /* a Linux dump's processes as contexts pidN */
 							  .after_load = fs->opts.notasks ? NULL : pt_linux_expand});
 	if (prog.shown)
@@ -389,6 +398,7 @@ static void unload(struct ptfs *fs)
 	ptfs_wslots_free(fs->wslots);
 	free(fs->opts.cache_max);
 	free(fs->opts.max_contexts);
+	free(fs->opts.task);
 	free(fs->opts.capture);
 	free(fs->opts.mountpoint);
 	free(fs->opts.asic);

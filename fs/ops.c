@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ops.c — the FUSE low-level operations of ptfs.
+ * ops.c — the FUSE low-level operations of ptfs: names, attributes,
+ * links, listings, INIT and the operation table (ops_file.c: open, read,
+ * release).
  *
  * Each operation is a do_X() that returns 0 or an errno and an op_X() that
- * replies exactly once.  Nodes are decoded from their computed inode
- * numbers (ino.c) and re-resolved on every call by the core tree
- * (core/tree.c: names, listings, contents, links); the capture is
- * immutable, so no lock is needed except around the kept renders of
- * `capture`, `info`, `maps` and `entries` (state.c: one daemon-wide budget).
+ * replies exactly once; every op_X() starts with ptfs_req_begin(), the one
+ * place the mount's policy gate is asked (a live guest gone: EIO).  Nodes
+ * are decoded from their computed inode numbers (ino.c) and resolved again
+ * on every call by the core tree (core/view/tree.c: names, listings,
+ * contents, links).  Requests run on many threads: the capture's contexts
+ * and tables are read without a lock (a live capture's roots move by
+ * atomic stores, core/load/live.c); the kept renders of `capture`, `info`,
+ * `maps`, `entries`, map.svg and vs/ files are under their locks and one
+ * daemon-wide budget (state.c).
  *
- * Because nothing ever changes, every reply carries a huge timeout (also
- * negative lookups: ino 0 + timeout), open sets keep_cache and opendir
- * cache_readdir, so the kernel asks once per name, attribute and page.
- * Where the kernel allows it, OPEN and OPENDIR are answered ENOSYS once and
- * never sent again (nor RELEASE/RELEASEDIR): see do_open() and do_opendir().
+ * What the kernel may keep is the policy's (struct ptfs_policy, picked
+ * once at mount by live.c): a capture of a file never changes, so replies
+ * carry a huge timeout (negative lookups too: ino 0 + timeout), files
+ * keep_cache and directories cache_readdir, and where the kernel allows it
+ * OPEN and OPENDIR are answered ENOSYS once and never sent again (nor
+ * RELEASE/RELEASEDIR): see do_opendir() and ops_file.c.  A live guest's
+ * replies hold for -o refresh only, and the kernel keeps no page.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,17 +36,11 @@
 
 #include "ptfs.h"
 
-/*
- * The capture never changes while mounted, so the kernel may keep names,
- * attributes and misses for as long as it likes (squashfuse does the same).
- */
-
-static struct ptfs *fs_of(fuse_req_t req)
+struct ptfs *ptfs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
 
-/* Whether ID is a directory (by type; opendir and do_stat prove it resolves). */
 /*
  * The cancel check of a request (its struct pt_readctl): the kernel sent an
  * INTERRUPT for it (the reader got a signal), or the session has ended
@@ -49,13 +51,16 @@ static bool req_cancelled(void *ud)
 {
 	fuse_req_t req = ud;
 
-	return fuse_req_interrupted(req) || fuse_session_exited(fs_of(req)->se);
+	return fuse_req_interrupted(req) || fuse_session_exited(ptfs_of(req)->se);
 }
 
-/* The read control of REQ: its cancel check, no work bound (the core's own bounds apply). */
-static void req_arm(fuse_req_t req, struct pt_readctl *rc)
+/* The read control of REQ (its cancel check, no work bound: the core's own bounds apply), then the gate. */
+int ptfs_req_begin(fuse_req_t req, struct pt_readctl *rc, bool gated)
 {
+	struct ptfs *fs = ptfs_of(req);
+
 	pt_readctl_init(rc, req_cancelled, req, 0);
+	return gated ? fs->pol.gate(fs) : 0;
 }
 
 /*
@@ -63,11 +68,22 @@ static void req_arm(fuse_req_t req, struct pt_readctl *rc)
  * lives on the handler's stack, so nothing keeps REQ (which the reply
  * frees) once the handler returns.
  */
-static bool req_done(const struct pt_readctl *rc)
+int ptfs_node(struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
+{
+	int err = ptfs_ino_decode(fs, ino, id);
+
+	/* a live process gone since a refresh: its inodes name nothing now, never another's tables */
+	if (!err && pt_context_gone(pt_tree_context(fs->tree, id)))
+		return ENOENT;
+	return err;
+}
+
+bool ptfs_req_done(const struct pt_readctl *rc)
 {
 	return pt_readctl_cancelled(rc);
 }
 
+/* Whether ID is a directory (by type; opendir and do_stat prove it resolves). */
 static bool is_dir(const struct pt_tnode *id)
 {
 	return pt_tree_kind(id) == PT_TK_DIR;
@@ -194,7 +210,7 @@ static int do_stat(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 static int do_getattr(struct ptfs *fs, fuse_ino_t ino, struct stat *st, struct pt_readctl *rc)
 {
 	struct pt_tnode id;
-	int err = ptfs_ino_decode(fs, ino, &id);
+	int err = ptfs_node(fs, ino, &id);
 
 	if (err)
 		return err;
@@ -207,13 +223,14 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct stat st;
 	int err;
 
-	req_arm(req, &rc);
-	err = do_getattr(fs_of(req), ino, &st, &rc);
-	if (req_done(&rc))
+	err = ptfs_req_begin(req, &rc, false);
+	if (!err)
+		err = do_getattr(ptfs_of(req), ino, &st, &rc);
+	if (ptfs_req_done(&rc))
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
-	fuse_reply_attr(req, &st, ptfs_timeout(fs_of(req)));
+	fuse_reply_attr(req, &st, ptfs_of(req)->pol.timeout);
 }
 
 /* ---- lookup ------------------------------------------------------------- */
@@ -226,14 +243,15 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 		     struct fuse_entry_param *e, struct pt_readctl *rc, uint32_t *held)
 {
 	struct pt_tnode pid, id;
-	int err = ptfs_ino_decode(fs, parent, &pid);
+	int err = ptfs_node(fs, parent, &pid);
 
-	if (!err)
-		err = ptfs_live_gate(fs);
 	if (err)
 		return err;
 	if (!is_dir(&pid))
 		return ENOTDIR;
+	/* a name at the top (pidN): a live guest's processes read again once per refresh time (live.c) */
+	if (pid.type == PT_TN_ROOT)
+		ptfs_live_regs(fs);
 	err = ptfs_errno(pt_tree_lookup(fs->tree, &pid, name, &id));
 	if (err)
 		return err;
@@ -252,8 +270,8 @@ static int do_lookup(struct ptfs *fs, fuse_ino_t parent, const char *name,
 	err = do_stat(fs, &id, e->ino, &e->attr, false, rc);
 	if (err)
 		return err;
-	e->attr_timeout = ptfs_timeout(fs);
-	e->entry_timeout = ptfs_timeout(fs);
+	e->attr_timeout = fs->pol.timeout;
+	e->entry_timeout = fs->pol.timeout;
 	return 0;
 }
 
@@ -268,19 +286,20 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (strlen(name) > PTFS_NAME_MAX)
 		return (void)fuse_reply_err(req, ENAMETOOLONG);
 	memset(&e, 0, sizeof(e));
-	req_arm(req, &rc);
-	err = do_lookup(fs_of(req), parent, name, &e, &rc, &held);
-	if (req_done(&rc))
+	err = ptfs_req_begin(req, &rc, true);
+	if (!err)
+		err = do_lookup(ptfs_of(req), parent, name, &e, &rc, &held);
+	if (ptfs_req_done(&rc))
 		err = EINTR;   /* never a negative entry from a cut lookup */
 	if (held != UINT32_MAX && (err || fuse_reply_entry(req, &e) != 0))
-		ptfs_wslot_forget(fs_of(req)->wslots, held, 1);   /* no reply counted it */
+		ptfs_wslot_forget(ptfs_of(req)->wslots, held, 1);   /* no reply counted it */
 	if (held != UINT32_MAX && !err)
 		return;
 	if (err == ENOENT) {
 		/* a negative entry the kernel may cache: a file capture never changes, a live one for -o refresh */
 		memset(&e, 0, sizeof(e));
 		e.ino = 0;
-		e.entry_timeout = ptfs_timeout(fs_of(req));
+		e.entry_timeout = ptfs_of(req)->pol.timeout;
 		return (void)fuse_reply_entry(req, &e);
 	}
 	if (err)
@@ -302,14 +321,14 @@ static void forget_one(struct ptfs *fs, fuse_ino_t ino, uint64_t nlookup)
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	forget_one(fs_of(req), ino, nlookup);
+	forget_one(ptfs_of(req), ino, nlookup);
 	fuse_reply_none(req);
 }
 
 static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
 	for (size_t i = 0; i < count; i++)
-		forget_one(fs_of(req), forgets[i].ino, forgets[i].nlookup);
+		forget_one(ptfs_of(req), forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
 }
 
@@ -318,7 +337,7 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 static int do_readlink(struct ptfs *fs, fuse_ino_t ino, char *buf, size_t len)
 {
 	struct pt_tnode id;
-	int err = ptfs_ino_decode(fs, ino, &id);
+	int err = ptfs_node(fs, ino, &id);
 
 	if (err)
 		return err;
@@ -333,9 +352,10 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct pt_readctl rc;
 	int err;
 
-	req_arm(req, &rc);
-	err = do_readlink(fs_of(req), ino, target, sizeof(target));
-	if (req_done(&rc))
+	err = ptfs_req_begin(req, &rc, false);
+	if (!err)
+		err = do_readlink(ptfs_of(req), ino, target, sizeof(target));
+	if (ptfs_req_done(&rc))
 		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -384,8 +404,8 @@ static bool dir_add(struct dirfill *d, const char *name, const struct pt_tnode *
 		 */
 		if (id && do_stat(d->fs, id, ino, &e.attr, true, d->rc) == 0) {
 			e.ino = ino;
-			e.attr_timeout = ptfs_timeout(d->fs);
-			e.entry_timeout = ptfs_timeout(d->fs);
+			e.attr_timeout = d->fs->pol.timeout;
+			e.entry_timeout = d->fs->pol.timeout;
 		} else {
 			memset(&e.attr, 0, sizeof(e.attr));
 			e.attr.st_ino = ino;
@@ -433,14 +453,14 @@ static int do_readdir(struct ptfs *fs, fuse_req_t req, fuse_ino_t ino, size_t si
 {
 	struct ptfs_tls *t = ptfs_tls_get();
 	struct pt_tnode id;
-	int err = ptfs_ino_decode(fs, ino, &id);
+	int err = ptfs_node(fs, ino, &id);
 
-	if (!err)
-		err = ptfs_live_gate(fs);
 	if (err)
 		return err;
 	if (!is_dir(&id))
 		return ENOTDIR;
+	if (id.type == PT_TN_ROOT)
+		ptfs_live_regs(fs);   /* the top listing names a live guest's processes as the last refresh found them */
 	if (!t || !ptfs_tls_scratch(t, size))
 		return ENOMEM;
 	d->req = req;
@@ -462,9 +482,10 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	struct dirfill d;
 	int err;
 
-	req_arm(req, &rc);
-	err = do_readdir(fs_of(req), req, ino, size, off, plus, &d, &rc);
-	if (req_done(&rc))
+	err = ptfs_req_begin(req, &rc, true);
+	if (!err)
+		err = do_readdir(ptfs_of(req), req, ino, size, off, plus, &d, &rc);
+	if (ptfs_req_done(&rc))
 		err = EINTR;   /* a cut listing would end the directory early */
 	if (err)
 		return (void)fuse_reply_err(req, err);
@@ -488,7 +509,7 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	struct pt_tnode id;
 	struct stat st;
-	int err = ptfs_ino_decode(fs, ino, &id);
+	int err = ptfs_node(fs, ino, &id);
 
 	if (err)
 		return err;
@@ -508,9 +529,9 @@ static int do_opendir(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi
 	 */
 	if (fs->no_opendir)
 		return ENOSYS;
-	/* a live mount's listings change: the kernel keeps none (live.c) */
-	fi->cache_readdir = !fs->live;
-	fi->keep_cache = !fs->live;
+	/* a live mount's listings change: the kernel keeps none (the policy, live.c) */
+	fi->cache_readdir = fs->pol.kernel_keeps;
+	fi->keep_cache = fs->pol.kernel_keeps;
 	return 0;
 }
 
@@ -519,247 +540,14 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct pt_readctl rc;
 	int err;
 
-	req_arm(req, &rc);
-	err = do_opendir(fs_of(req), ino, fi, &rc);
-	if (req_done(&rc))
-		err = EINTR;
-	if (err)
-		return (void)fuse_reply_err(req, err);
-	fuse_reply_open(req, fi);
-}
-
-/* ---- files -------------------------------------------------------------- */
-
-/*
- * A live mount's cached file (capture, info, maps, map.svg, vs/): the
- * render that holds now, copied for this open, so that every read of one
- * open sees one render while the cache moves on (live.c).
- */
-static int open_live_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-			    struct fuse_file_info *fi, struct pt_readctl *rc)
-{
-	struct ptfs_held *h;
-	struct ptfs_open *o;
-	int err = ptfs_cache_get(fs, id, c, &h, rc);
-
-	if (err)
-		return err;
-	o = ptfs_open_new(fs);
-	if (o)
-		pt_buf_put(&o->buf, h->buf.data ? h->buf.data : "", h->buf.len);
-	ptfs_held_put(fs, h);
-	if (!o || o->buf.oom) {
-		if (o)
-			ptfs_open_free(fs, o);
-		return ENOMEM;
-	}
-	fi->fh = (uint64_t)(uintptr_t)&o->buf;
-	fi->keep_cache = 0;
-	fi->direct_io = 1;
-	return 0;
-}
-
-/*
- * Where the kernel offers it (FUSE_CAP_NO_OPEN_SUPPORT), OPEN is answered
- * ENOSYS once and never sent again, nor RELEASE: the kernel then keeps the
- * page cache across opens by itself, and a read finds its bytes by inode
- * (do_read with fh 0) — two fewer round trips per file for grep -r and
- * diff -r.  Otherwise a kept file (`capture`, `info`, `maps`, `entries`)
- * is still read by inode (fh 0: the budget may drop and re-render it
- * between reads, the same bytes), and any other file's fi->fh points at a
- * buffer rendered at open and freed in release (struct ptfs_open), so every
- * read of one open file sees the same bytes.
- */
-static int do_open(struct ptfs *fs, fuse_ino_t ino, struct fuse_file_info *fi,
-		   struct pt_readctl *rc)
-{
-	struct ptfs_cache *c;
-	struct pt_tnode id;
-	struct ptfs_open *o;
-	int err = ptfs_ino_decode(fs, ino, &id);
-
+	err = ptfs_req_begin(req, &rc, false);
 	if (!err)
-		err = ptfs_live_gate(fs);
-	if (err)
-		return err;
-	if (is_dir(&id))
-		return EISDIR;
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
-		return EROFS;
-	if (fs->no_open)
-		return ENOSYS;
-	c = ptfs_cache_of(fs, &id);
-	if (c && fs->live && id.type != PT_TN_ENTRIES)
-		return open_live_cached(fs, &id, c, fi, rc);
-	if (c && !(fs->live && id.type == PT_TN_ENTRIES)) {
-		struct ptfs_held *h;
-
-		/*
-		 * Read by inode (do_read), no per-open bytes: fh 0.  The budget
-		 * may drop the render between reads; the next read renders the
-		 * same bytes again.
-		 */
-		err = ptfs_cache_get(fs, &id, c, &h, rc);
-		if (err)
-			return err;
-		ptfs_held_put(fs, h);
-		fi->fh = 0;
-	} else {
-		if (pt_tree_kind(&id) != PT_TK_FILE)
-			return EINVAL;
-		o = ptfs_open_new(fs);
-		if (!o)
-			return ENOMEM;
-		err = ptfs_errno(pt_tree_render(fs->tree, &id, &o->buf, rc));
-		if (!err && pt_readctl_cancelled(rc))
-			err = EINTR;   /* a cut render is not the file */
-		if (err) {
-			ptfs_open_free(fs, o);
-			return err;
-		}
-		fi->fh = (uint64_t)(uintptr_t)&o->buf;
-	}
-	fi->keep_cache = !fs->live;
-	fi->direct_io = fs->live;   /* a live file's size changes: read to its end, not to a kept size */
-	return 0;
-}
-
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct pt_readctl rc;
-	int err;
-
-	req_arm(req, &rc);
-	err = do_open(fs_of(req), ino, fi, &rc);   /* do_open reports a cut render itself */
+		err = do_opendir(ptfs_of(req), ino, fi, &rc);
+	if (ptfs_req_done(&rc))
+		err = EINTR;
 	if (err)
 		return (void)fuse_reply_err(req, err);
 	fuse_reply_open(req, fi);
-}
-
-/* The part of B a read of *SIZE bytes at OFF (>= 0) gets: *DATA, and *SIZE cut to fit. */
-static void slice(const struct pt_buf *b, off_t off, size_t *size, const char **data)
-{
-	if ((uint64_t)off >= b->len) {
-		*size = 0;
-		*data = NULL;
-		return;
-	}
-	if (*size > b->len - (size_t)off)
-		*size = b->len - (size_t)off;
-	*data = b->data + off;
-}
-
-/*
- * A read of cached file ID, copied into thread scratch under a reference,
- * so that the budget may drop the render as soon as the copy is made.
- * CTX/entries: from its kept text, or rendered forward from the nearest
- * checkpoint.
- */
-static int read_cached(struct ptfs *fs, const struct pt_tnode *id, struct ptfs_cache *c,
-		       size_t *size, off_t off, const char **data, struct pt_readctl *rc)
-{
-	struct ptfs_held *h;
-	struct ptfs_tls *t;
-	int err = ptfs_cache_get(fs, id, c, &h, rc);
-
-	if (err)
-		return err;
-	t = ptfs_tls_get();
-	if (!t) {
-		err = ENOMEM;
-	} else if (id->type == PT_TN_ENTRIES) {
-		err = ptfs_errno(pt_entries_file_read(fs->tree, &h->ef, (uint64_t)off, *size,
-						      &t->buf, rc));
-	} else if ((uint64_t)off < h->buf.len) {
-		size_t n = h->buf.len - (size_t)off;
-
-		pt_buf_put(&t->buf, h->buf.data + off, n < *size ? n : *size);
-		err = t->buf.oom ? ENOMEM : 0;
-	}
-	ptfs_held_put(fs, h);
-	if (err)
-		return err;
-	*size = t->buf.len;
-	*data = t->buf.data;
-	return 0;
-}
-
-static int do_read(struct ptfs *fs, fuse_ino_t ino, size_t *size, off_t off,
-		   struct fuse_file_info *fi, const char **data, struct pt_readctl *rc)
-{
-	const struct pt_buf *b = (const struct pt_buf *)(uintptr_t)fi->fh;
-	struct ptfs_cache *c;
-	struct pt_tnode id;
-	struct ptfs_tls *t;
-	char *copy;
-	int err;
-
-	if (off < 0)
-		return EINVAL;
-	err = ptfs_live_gate(fs);
-	if (err)
-		return err;
-	if (!b) {
-		/* No per-open bytes (NO_OPEN_SUPPORT, or a cached file): find them by inode. */
-		err = ptfs_ino_decode(fs, ino, &id);
-		if (err)
-			return err;
-		c = ptfs_cache_of(fs, &id);
-		if (c)
-			return read_cached(fs, &id, c, size, off, data, rc);
-		if (pt_tree_kind(&id) != PT_TK_FILE)
-			return is_dir(&id) ? EISDIR : EINVAL;
-		err = ptfs_render_memo(fs, &id, ino, &b, rc);
-		if (err)
-			return err;
-		slice(b, off, size, data);
-		return 0;
-	}
-	slice(b, off, size, data);
-	if (*size == 0)
-		return 0;
-	/*
-	 * A per-open buffer is freed by RELEASE, which the kernel may send (and
-	 * another thread serve) as soon as it has consumed this reply, while
-	 * writev() is still returning here.  That is safe, but sanitizers check
-	 * the iovec after the call; replying from per-thread scratch keeps
-	 * ASan quiet at the cost of copying one small rendered file.
-	 */
-	t = ptfs_tls_get();
-	copy = t ? ptfs_tls_scratch(t, *size) : NULL;
-	if (!copy)
-		return ENOMEM;
-	memcpy(copy, *data, *size);
-	*data = copy;
-	return 0;
-}
-
-static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
-{
-	const char *data = NULL;
-	struct pt_readctl rc;
-	int err;
-
-	req_arm(req, &rc);
-	err = do_read(fs_of(req), ino, &size, off, fi, &data, &rc);
-	if (req_done(&rc))
-		err = EINTR;
-
-	if (err)
-		return (void)fuse_reply_err(req, err);
-	fuse_reply_buf(req, data, size);
-}
-
-static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct pt_buf *b = (struct pt_buf *)(uintptr_t)fi->fh;
-	struct ptfs *fs = fs_of(req);
-
-	/* only per-open renders have an fh: cached files are read by inode */
-	if (b)
-		ptfs_open_free(fs, (struct ptfs_open *)((char *)b - offsetof(struct ptfs_open, buf)));
-	fuse_reply_err(req, 0);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -846,18 +634,18 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct ptfs *fs = userdata;
 
-	/* files need no OPEN/RELEASE round trips: see do_open(); a live mount's do (live.c) */
-	if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) && !fs->live) {
+	/* files need no OPEN/RELEASE round trips (ops_file.c); a live mount's do: each open is one render */
+	if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) && fs->pol.kernel_keeps) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		fs->no_open = true;
 	}
 	/* directories need no OPENDIR/RELEASEDIR round trips: see do_opendir() */
-	if ((conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) && !fs->live) {
+	if ((conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) && fs->pol.kernel_keeps) {
 		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
 		fs->no_opendir = true;
 	}
-	/* symlink targets never change: let the page cache keep them */
-	if ((conn->capable & FUSE_CAP_CACHE_SYMLINKS) && !fs->live)
+	/* symlink targets of a capture of a file never change: let the page cache keep them */
+	if ((conn->capable & FUSE_CAP_CACHE_SYMLINKS) && fs->pol.kernel_keeps)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* lookups and readdirs of one directory need no serialising */
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
@@ -877,9 +665,9 @@ const struct fuse_lowlevel_ops ptfs_ops = {
 	.opendir = op_opendir,
 	.readdir = op_readdir,
 	.readdirplus = op_readdirplus,
-	.open = op_open,
-	.read = op_read,
-	.release = op_release,
+	.open = ptfs_op_open,
+	.read = ptfs_op_read,
+	.release = ptfs_op_release,
 	.statfs = op_statfs,
 	.setattr = op_setattr,
 	.mknod = op_mknod,

@@ -36,6 +36,7 @@ struct ptfs_opts {
 	int strict;          /* -o strict: a context whose root is not captured is refused, not warned about */
 	int notasks;         /* -o notasks: no pidN contexts from a Linux dump's task list */
 	char *system_map;    /* -o system_map=FILE: route (c) to that task list (NULL: none) */
+	char *task;          /* -o task=PID: the context of that process alone (NULL: every process) */
 	char *refresh;       /* -o refresh=SECONDS: how long a live mount's renders hold (NULL: 1) */
 	int pause;           /* -o pause: a live guest is stopped while a whole-context file renders */
 };
@@ -108,11 +109,30 @@ struct ptfs_ctx {
 
 struct ptfs_open;
 struct ptfs_wslots;
+struct ptfs;
+
+/*
+ * What the front end does that depends on whether the capture may change,
+ * picked once at mount (live.c ptfs_policy_pick()) and read by every
+ * request: a capture of a file never changes, so the kernel keeps names,
+ * attributes, misses, pages and listings for ever (squashfuse does the
+ * same); a live guest's replies hold for -o refresh only.
+ */
+struct ptfs_policy {
+	double timeout;         /* entry, attribute and negative-entry timeout, in seconds */
+	bool kernel_keeps;      /* keep_cache, cache_readdir, no OPEN/OPENDIR, cached symlinks */
+	bool direct_io;         /* reads go to the end of the bytes, never to a size the kernel kept */
+	bool copy_per_open;     /* a kept render is copied at open: every read of one open sees one render */
+	uint64_t expiry_ns;     /* a kept render holds so long (UINT64_MAX: for ever) */
+	/* 0, or the errno every request that reads the capture fails with (a live guest gone: EIO) */
+	int (*gate)(struct ptfs *fs);
+};
 
 /* The mount.  Immutable after main() set it up, except the caches and OPENS. */
 struct ptfs {
 	struct pt_capture *cap;
-	struct pt_tree *tree;  /* names, listings, contents and links (core/tree.c) */
+	struct pt_tree *tree;  /* names, listings, contents and links (core/view/tree.c) */
+	struct ptfs_policy pol;   /* fixed or live: picked once at mount (live.c) */
 	struct ptfs_opts opts;
 	size_t nctx;
 	struct ptfs_ctx *ctx;
@@ -150,12 +170,10 @@ struct ptfs {
 #define PTFS_INO_PCI     5   /* the guest's `pci` file */
 
 /* live.c: a live source's mount (-o refresh, -o pause) */
-/* After the load: the live options checked (one line and false when wrong). */
+/* Before the load: -o refresh=SECONDS read (one line and false when it is no such time). */
+bool ptfs_live_opts(struct ptfs *fs);
+/* After the load: FS->pol picked, and the live options refused for a capture of a file (one line). */
 bool ptfs_live_setup(struct ptfs *fs);
-/* How long the kernel may keep a name or attribute: for ever, or a live mount's refresh time. */
-double ptfs_timeout(const struct ptfs *fs);
-/* 0, or EIO once a live guest is gone (said once in the log). */
-int ptfs_live_gate(struct ptfs *fs);
 /* Whether a render made at AT no longer holds (never for a capture of a file). */
 bool ptfs_live_expired(const struct ptfs *fs, const struct timespec *at);
 /* The time now (CLOCK_MONOTONIC). */
@@ -172,9 +190,10 @@ void ptfs_live_resume(struct ptfs *fs, bool stopped);
 bool ptfs_live_watch(struct ptfs *fs, const struct pt_tnode *id, bool stopped, uint64_t *sum,
 		     struct pt_readctl *rc);
 /*
- * Before a whole-context render of a live mount: the registers that
- * choose the contexts' roots read again, once per refresh time (x86 CR3:
- * pt_capture_live_refresh()).
+ * Before a whole-context render of a live mount, or a name or listing at
+ * its top: the registers that choose the contexts' roots, and a Linux
+ * guest's task list, read again once per refresh time
+ * (pt_capture_live_refresh(): x86 CR3, processes gone).
  */
 void ptfs_live_regs(struct ptfs *fs);
 /*
@@ -222,8 +241,21 @@ unsigned ptfs_wslot_chain_max(struct ptfs_wslots *t, unsigned *buckets);
 /* pa/SPACE/ names addresses below this (fs/ino.c) */
 uint64_t ptfs_pa_limit(const struct ptfs *fs);
 
-/* ops.c */
+/* ops.c: names, attributes, listings and the operation table; ops_file.c: open, read, release */
 extern const struct fuse_lowlevel_ops ptfs_ops;
+struct ptfs *ptfs_of(fuse_req_t req);
+/*
+ * The start of every request: its cancel check armed in RC, and for one
+ * that reads the capture (GATED) the policy's gate asked: 0 or its errno.
+ */
+int ptfs_req_begin(fuse_req_t req, struct pt_readctl *rc, bool gated);
+/* The node of inode INO into *ID: 0, or its errno (ENOENT: a live process gone since a refresh). */
+int ptfs_node(struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
+/* Before the reply: whether the request was cut (its reply is then EINTR). */
+bool ptfs_req_done(const struct pt_readctl *rc);
+void ptfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ptfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
+void ptfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 
 /* state.c */
 /*

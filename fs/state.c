@@ -6,12 +6,14 @@
  * `capture`, `info`, `maps` and `entries` kept under one daemon-wide
  * budget (least recently used out first), and the per-open renders not yet
  * released.  The tree itself is core's
- * (core/tree.c); ops.c turns requests into tree calls and replies.
+ * (core/view/tree.c); ops.c and ops_file.c turn requests into tree calls
+ * and replies.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_vec.h"
 #include "ptfs.h"
 
 /* The one pt_err -> errno mapping of the front end. */
@@ -97,15 +99,7 @@ void ptfs_thread_cleanup(void)
 /* Grows the per-thread scratch (shared with readdir, which never nests with read). */
 char *ptfs_tls_scratch(struct ptfs_tls *t, size_t size)
 {
-	if (t->dircap < size) {
-		char *nb = realloc(t->dir, size);
-
-		if (!nb)
-			return NULL;
-		t->dir = nb;
-		t->dircap = size;
-	}
-	return t->dir;
+	return pt_vec_reserve(&t->dir, &t->dircap, size, 1) ? t->dir : NULL;
 }
 
 void ptfs_opens_init(struct ptfs *fs)
@@ -355,14 +349,8 @@ static int cache_render_one(struct ptfs *fs, const struct pt_tnode *id, struct p
 		return ptfs_errno(err);
 	}
 	err = pt_tree_render(fs->tree, id, &h->buf, rc);
-	if (err == PT_OK && h->buf.cap > h->buf.len + 1) {
-		char *nb = realloc(h->buf.data, h->buf.len + 1);
-
-		if (nb || h->buf.len + 1 == 0) {
-			h->buf.data = nb;
-			h->buf.cap = h->buf.len + 1;
-		}
-	}
+	if (err == PT_OK)
+		pt_buf_fit(&h->buf);   /* the budget counts what is held */
 	*size = h->buf.len;
 	h->cost = sizeof(*h) + h->buf.cap;
 	return ptfs_errno(err);

@@ -33,6 +33,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "pt_vec.h"
 #include "ptfs.h"
 
 #define NO_SLOT UINT32_MAX
@@ -47,7 +48,8 @@ struct wslot {
 struct ptfs_wslots {
 	pthread_mutex_t lock;
 	struct wslot *v;
-	uint32_t n, cap;      /* slots made, allocated */
+	uint32_t n;           /* slots made */
+	size_t cap;           /* slots allocated (pt_vec) */
 	uint32_t *bucket;     /* nbucket chain heads */
 	uint32_t nbucket;     /* a power of two, from PTFS_WSLOT_BUCKETS up to PTFS_WSLOT_MAX */
 	uint32_t free;        /* free list head */
@@ -153,18 +155,9 @@ static uint32_t slot_take(struct ptfs_wslots *t)
 	}
 	if (t->n == PTFS_WSLOT_MAX)
 		return NO_SLOT;
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct wslot *v;
-
-		if (cap > PTFS_WSLOT_MAX)
-			cap = PTFS_WSLOT_MAX;
-		v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return NO_SLOT;
-		t->v = v;
-		t->cap = cap;
-	}
+	/* doubling from 8: at most PTFS_WSLOT_MAX, a power of two, since n stays below it */
+	if (!pt_vec_reserve(&t->v, &t->cap, (size_t)t->n + 1, sizeof(*t->v)))
+		return NO_SLOT;
 	buckets_grow(t);
 	return t->n++;
 }

@@ -170,6 +170,24 @@ def umount(p, mnt):
         p.kill()
 
 
+def guest_procs(serial):
+    """The pids ptfs-procs (procs.c) printed in the guest before PTFS-READY."""
+    pids = set()
+    with open(serial, 'rb') as f:
+        for raw in f:
+            line = raw.decode('utf-8', 'replace').strip()
+            if line.startswith('PTFS-PROC '):
+                pids.add(int(line.split()[1]))
+    return pids
+
+
+def mount_tasks(mnt):
+    """The pids of the live mount's `tasks` (PID PPID COMM ...; `#` lines are notes)."""
+    with open(mnt + '/tasks') as f:
+        rows = [l.split() for l in f.read().splitlines()[1:] if l and not l.startswith('#')]
+    return set(int(r[0]) for r in rows)
+
+
 def check_agreement(q, mnt, ncpus):
     for cpu in range(ncpus):
         pages = tlb_pages(q.hmp('info tlb', cpu))
@@ -230,6 +248,23 @@ def run(args):
         if q.cmd('query-status')['running']:
             bad('the mount leaves a stopped guest stopped')
         check_agreement(q, mnt, 2)
+        # the guest's processes (procs.c, itself gone since) are the live mount's
+        want, tasks0 = guest_procs(work + '/serial.log'), mount_tasks(mnt)
+        (ok if want and want == tasks0 else bad)('the live mount\'s tasks are the guest\'s %d processes (only in '
+                                                'the guest: %s; only in tasks: %s)' %
+                                                (len(want), sorted(want - tasks0), sorted(tasks0 - want)))
+        # mapper 1: the process that maps cpu1's mailbox (it exits below)
+        box1 = gva2gpa(q, 1, MAILBOX_VA + (1 << 32))
+        m1 = None
+        for pid in sorted(tasks0):
+            try:
+                with open('%s/pid%d/walk/0x%x' % (mnt, pid, MAILBOX_VA + (1 << 32))) as f:
+                    m = re.search(r'^result: mapped pa=sysmem:(0x[0-9a-f]+)', f.read(), re.M)
+                if m and int(m.group(1), 16) == box1:
+                    m1 = pid
+            except OSError:
+                pass
+        (ok if m1 else bad)('pid%s maps cpu1\'s mailbox where QEMU does (0x%x)' % (m1, box1 or 0))
 
         # 2. a page mapped while the mount watches
         box = gva2gpa(q, 0, MAILBOX_VA)
@@ -287,6 +322,39 @@ def run(args):
         snapped = snapshot(args, ssock, work + '/running.tar.gz')
         (ok if snapped and q.cmd('query-status')['running'] else bad)(
             'a snapshot of the running guest continues it')
+
+        # 2b. a process that exits leaves the listing at the next refresh, and its pidN reads ENOENT
+        if m1 and box1:
+            held = open('%s/pid%d/info' % (mnt, m1), 'rb', buffering=0)   # opened before it exits
+            fd = os.open(ram, os.O_RDWR)
+            try:
+                os.pwrite(fd, (2).to_bytes(8, 'little'), gpa_to_file(box1) + 8)
+            finally:
+                os.close(fd)
+            time.sleep(1.5)   # the mapper exits; -o refresh=1 passes
+            gone = None
+            for _ in range(30):
+                if m1 not in mount_tasks(mnt) and 'pid%d' % m1 not in os.listdir(mnt):
+                    gone = True
+                    break
+                time.sleep(0.2)
+            (ok if gone else bad)('after mapper 1 (pid %d) exits and a refresh, it is neither in tasks nor '
+                                  'in the listing' % m1)
+            try:
+                with open('%s/pid%d/info' % (mnt, m1)) as f:
+                    f.read()
+                bad('pid%d/info reads after its process exited' % m1)
+            except OSError as e:
+                (ok if e.errno == errno.ENOENT else bad)('pid%d/info after its process exited: %s' % (m1, e))
+            try:
+                held.read(4096)
+                bad('pid%d/info opened before its process exited still reads' % m1)
+            except OSError as e:
+                (ok if e.errno == errno.ESTALE else bad)('pid%d/info opened before its process exited: %s' %
+                                                         (m1, e))
+            held.close()
+            rest = mount_tasks(mnt)
+            (ok if rest == tasks0 - {m1} else bad)('the other processes stay (%d)' % len(rest))
 
         # 3. unmount: the guest runs on
         umount(fs, mnt)

@@ -13,7 +13,8 @@
  * page at MAILBOX_VA + CPU * 2^32 holding "PTFSLIVE" and, spinning, watches
  * its word 1: when the host writes it (into the guest's RAM file, shared
  * with QEMU) it maps a new page at NEW_VA + CPU * 2^32, writes it, and sets
- * word 2 to 1: a page table that changes under a live mount.
+ * word 2 to 1: a page table that changes under a live mount; when word 1
+ * becomes 2 it exits (its process leaves a live mount's tasks).
  *
  * Built static at test time (it runs as the only program besides busybox
  * in the initramfs).  Usage: ptfs-mapper CPU [live]
@@ -128,6 +129,10 @@ int main(int argc, char **argv)
 			     anon | MAP_FIXED)))
 			touch(p, 4096, 4096, 1);
 		box[2] = 1;
+		/* word 1 set to 2: this process exits (the live mount's pidN must go) */
+		while (box[1] != 2)
+			__asm__ volatile("" ::: "memory");
+		return 0;
 	}
 	printf("ptfs-mapper %d ready\n", cpu);
 	fflush(stdout);

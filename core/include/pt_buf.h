@@ -24,6 +24,8 @@ struct pt_buf {
 void pt_buf_init(struct pt_buf *b);
 void pt_buf_free(struct pt_buf *b);
 void pt_buf_reset(struct pt_buf *b);
+/* Gives back what B holds past its bytes and their NUL (a render kept for long); B as it was when that fails. */
+void pt_buf_fit(struct pt_buf *b);
 void pt_buf_put(struct pt_buf *b, const char *s, size_t n);
 void pt_buf_puts(struct pt_buf *b, const char *s);
 void pt_buf_printf(struct pt_buf *b, const char *fmt, ...)

@@ -116,6 +116,12 @@ struct pt_context {
 	 * cached.
 	 */
 	uint64_t serial;
+	/*
+	 * A live guest's process whose address space is gone (it exited, or
+	 * its pid now names another mm): set once, never cleared, read with
+	 * pt_context_gone().  Its tables are then another owner's.
+	 */
+	bool gone;
 };
 
 /* The capture space id of CTX's format space index I. */
@@ -190,7 +196,21 @@ struct pt_load_opts {
 	 * which adds a context per Linux process.  NULL: none.  It fails the
 	 * load only when out of memory.
 	 */
-	pt_err (*after_load)(struct pt_capture *cap);
+	pt_err (*after_load)(struct pt_capture *cap, const struct pt_load_opts *opts);
+	/*
+	 * A umr ASIC name (ptfs -o asic=NAME, ptfs-tool --asic NAME): its GFX
+	 * generation, as gfx gives it; the umr source checks it (a name it
+	 * does not know, or one that disagrees with gfx, fails the load with
+	 * PT_E_USAGE before anything is read).  NULL: not given.
+	 */
+	const char *asic;
+	/*
+	 * One process only (ptfs -o task=PID, ptfs-tool --task PID): the step
+	 * after the load makes the context pidPID alone.  TASK_GIVEN false:
+	 * every process.
+	 */
+	bool task_given;
+	uint32_t task;
 	/*
 	 * A System.map of the dump's kernel (ptfs -o system_map=FILE,
 	 * ptfs-tool --system-map FILE): kept with the dump's kernel facts
@@ -203,12 +223,6 @@ struct pt_load_opts {
 #define PT_LOAD_MAX_CONTEXTS (1u << 18)
 #define PT_IOMMU_MAX_CONTEXTS (1u << 17)
 #define PT_MAX_CONTEXTS_LIMIT (1u << 24)
-
-/*
- * The GFX generation (9..12) of a umr ASIC name ("navi10", "aldebaran",
- * "gfx1100"), for --asic / -o asic=; 8 for a pre-gfx9 ASIC, 0 unknown.
- */
-unsigned pt_umr_asic_gfx(const char *name);
 
 /*
  * Loads PATH: an archive libarchive reads, or a directory, holding a
@@ -227,6 +241,12 @@ const char *pt_capture_source_kind(const struct pt_capture *cap);
  * False for every capture of a file, which never changes.
  */
 bool pt_capture_is_live(const struct pt_capture *cap);
+/*
+ * Whether C is a live process's context whose address space is gone since
+ * a refresh (pt_capture_live_refresh()): its name no longer finds it
+ * (pt_capture_context_find()), and nothing may read it as that process.
+ */
+bool pt_context_gone(const struct pt_context *c);
 /* PT_OK while a live capture's source is there; PT_E_IO with one line in MSG once it is gone. */
 pt_err pt_capture_live_check(struct pt_capture *cap, char *msg, size_t len);
 /*
@@ -244,6 +264,8 @@ pt_err pt_capture_live_resume(struct pt_capture *cap, bool stopped, char *msg, s
  * stops the guest, and stay as read at mount), and moves each context
  * whose root changed to its new root: *MOVED counts them.  A value the
  * format refuses leaves its context as it was, with one line in MSG.
+ * Then the step after the load reads again what it made (core/linux: the
+ * task list; a process gone is pt_context_gone()).
  * Not safe to call from two threads at once.
  */
 pt_err pt_capture_live_refresh(struct pt_capture *cap, size_t *moved, char *msg, size_t len);

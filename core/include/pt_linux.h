@@ -23,13 +23,14 @@
 struct pt_readctl;
 
 /*
- * pt_load_opts.after_load: when CAP is a dump of an x86-64 Linux guest,
+ * pt_load_opts.after_load: when CAP is a dump of an x86-64 Linux guest, or
+ * a live one (its RAM through QMP: VMCOREINFO found in it),
  * finds its BTF, its task list (kallsyms through VMCOREINFO, or the
  * per-CPU current task of the vCPU notes) and adds a context pidN per user
  * address space.  Where something is missing, one warning says what and
  * what would supply it, and the capture stays as it was.  PT_E_NOMEM only.
  */
-pt_err pt_linux_expand(struct pt_capture *cap);
+pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts);
 
 /*
  * The processes of CAP as a table (PID PPID COMM THREADS CPU ROOT PAGES,
@@ -39,6 +40,12 @@ pt_err pt_linux_expand(struct pt_capture *cap);
  * one (the mount's `tasks` file is there).
  */
 bool pt_linux_has_tasks(const struct pt_capture *cap);
+/*
+ * A live guest: the user processes its last refresh found on the task
+ * list that have no context (started since the mount; a remount shows
+ * them).  0 for a dump.
+ */
+size_t pt_linux_unseen(const struct pt_capture *cap);
 bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc);
 
 /*

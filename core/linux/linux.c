@@ -10,6 +10,7 @@
  * stays as it was, with one warning saying what was missing.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "linux_int.h"
 #include "pt_extend.h"
 #include "pt_linux.h"
+#include "pt_vec.h"
 #include "pt_walk.h"
 
 /* The kernel's tables: [cpu kernel] (VMCOREINFO), else the first vCPU's. */
@@ -71,6 +73,8 @@ struct state {
 	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
 	char route[160];
 	unsigned la57;
+	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
+	const struct pt_load_opts *opts;   /* task: one process only */
 };
 
 /* The BTF at __start_BTF..__stop_BTF when kallsyms gave them (no scan), else the scan's. */
@@ -133,7 +137,7 @@ static bool current_of(struct state *s, size_t i, uint64_t *task)
 /* Where the walk starts: init_task (route a), or a running task's group leader (route b). */
 static bool start_task(struct state *s, uint64_t *start)
 {
-	size_t ncpu = s->kf ? s->kf->ncpu : 0;
+	size_t ncpu = s->ncpu;
 
 	if (s->sym[PT_KS_INIT_TASK] && !s->map_syms) {
 		*start = s->sym[PT_KS_INIT_TASK];
@@ -216,7 +220,7 @@ static void set_cur_off(struct state *s)
 /* Fills each task's vCPU from the CPUs' current tasks (a thread's counts for its leader). */
 static void mark_cpus(struct state *s, struct pt_tasks *tl)
 {
-	size_t ncpu = s->kf ? s->kf->ncpu : 0;
+	size_t ncpu = s->ncpu;
 
 	for (size_t i = 0; i < ncpu; i++) {
 		uint64_t t;
@@ -305,7 +309,8 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 		/* one context per address space: a CLONE_VM child without CLONE_THREAD shares its mm */
 		for (size_t j = 0; j < i && !dup; j++)
 			dup = tl->t[j].mm == t->mm && tl->t[j].pgd_pa == t->pgd_pa && tl->t[j].pgd;
-		if (dup)
+		/* -o task=PID / --task PID: that process alone */
+		if (dup || (s->opts && s->opts->task_given && t->tgid != s->opts->task))
 			continue;
 		pt_text_escape(comm, sizeof comm, t->comm);
 		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
@@ -342,6 +347,9 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 	}
 	if (!rc)
 		rc = pt_capture_add_contexts(s->cap, d, n);
+	if (!rc && !n && s->opts && s->opts->task_given)
+		pt_capture_add_warning(s->cap, "linux: no user process %" PRIu32 " on the task list (-o task=, "
+				       "--task): no pidN context", s->opts->task);
 	if (!rc && unreadable)
 		pt_capture_add_warning(s->cap, "linux: %zu processes whose mm->pgd is not mapped or not captured: "
 				       "no context", unreadable);
@@ -371,6 +379,177 @@ static int cmp_pid(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/*
+ * A live guest's task list read again (pt_capture_live_refresh()): what the
+ * walk needs, kept from the load.  A pidN whose leader (tgid) is no longer
+ * on the list with the same mm is gone: it exited, or its pid now names
+ * another address space, whose tables it must never show as its own.
+ */
+struct relist {
+	struct pt_task_off off;
+	int64_t cur_off;
+	uint64_t sym[PT_KS__COUNT];
+	size_t ncpu;
+	bool task_given;
+	uint32_t task;
+	/* user processes on the list with no context (started since the mount): tasks' rows, by pid */
+	pthread_mutex_t lock;   /* NEW and NNEW: the refresh swaps them while a render copies them */
+	struct pt_task_row *nw;
+	size_t nnew;
+};
+
+static const char *ann_of(const struct pt_context *c, const char *key)
+{
+	for (size_t i = 0; i < c->nannotations; i++)
+		if (!strcmp(c->annotations[i].key, key))
+			return c->annotations[i].value;
+	return NULL;
+}
+
+/* Whether TL holds a user process of tgid PID and mm MM. */
+static bool listed(const struct pt_tasks *tl, unsigned long pid, uint64_t mm)
+{
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->t[i].tgid == pid && tl->t[i].mm == mm && tl->t[i].pid == tl->t[i].tgid)
+			return true;
+	return false;
+}
+
+/* TL's user processes that have no context (pidN of their tgid and mm): RL's rows, swapped in. */
+static pt_err new_rows(struct pt_capture *cap, struct relist *rl, struct pt_tasks *tl, struct pt_kmem *k)
+{
+	struct pt_task_row *nw = NULL, *old;
+	size_t n = 0, cap_n = 0;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		struct pt_task *t = &tl->t[i];
+		const struct pt_context *c;
+		const char *mm;
+		char name[24];
+
+		snprintf(name, sizeof name, "pid%" PRIu32, t->tgid);
+		c = pt_capture_context_find(cap, name);
+		mm = c ? ann_of(c, "x-mm") : NULL;
+		if ((rl->task_given && t->tgid != rl->task) || (mm && strtoull(mm, NULL, 16) == t->mm) ||
+		    pt_task_pgd(k, &rl->off, t) != PT_OK)
+			continue;   /* a kernel thread, a process that has its context, or one not readable */
+		if (!pt_vec_reserve(&nw, &cap_n, n + 1, sizeof *nw)) {
+			free(nw);
+			return PT_E_NOMEM;
+		}
+		nw[n].pid = t->tgid;
+		nw[n].ppid = t->ppid;
+		nw[n].threads = t->threads;
+		nw[n].root = t->pgd_pa + (t->pti ? 0x1000 : 0);
+		pt_text_escape(nw[n++].comm, sizeof nw->comm, t->comm);
+	}
+	pthread_mutex_lock(&rl->lock);
+	old = rl->nw;
+	rl->nw = nw;
+	rl->nnew = n;
+	pthread_mutex_unlock(&rl->lock);
+	free(old);
+	return PT_OK;
+}
+
+static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
+{
+	struct relist *rl = ud;
+	const struct pt_context *kc = kernel_ctx(cap);
+	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu};
+	struct pt_tasks tl;
+	uint64_t start;
+	pt_err rc;
+
+	if (!kc)
+		return PT_OK;
+	memcpy(s.sym, rl->sym, sizeof s.sym);
+	s.kf = pt_capture_kernel_facts(cap);
+	pt_kmem_init(&s.k, kc);
+	if (!start_task(&s, &start))
+		return msg ? pt_err_fmt(msg, len, PT_E_CAPTURE, "linux: the task list is not readable now: the "
+					"processes stay as they were") : PT_E_CAPTURE;
+	rc = pt_task_list(&s.k, &s.off, start, &tl);
+	if (!rc && tl.problem[0]) {
+		/* a list read halfway proves no process gone */
+		rc = msg ? pt_err_fmt(msg, len, PT_E_CAPTURE, "linux: %s: the processes stay as they were",
+				      tl.problem) : PT_E_CAPTURE;
+		pt_tasks_free(&tl);
+		return rc;
+	}
+	for (size_t i = 0; !rc && i < pt_capture_context_count(cap); i++) {
+		const struct pt_context *c = pt_capture_context(cap, i);
+		const char *pid = ann_of(c, "x-pid"), *mm = ann_of(c, "x-mm");
+
+		if (pid && mm && !pt_context_gone(c) && !listed(&tl, strtoul(pid, NULL, 10), strtoull(mm, NULL, 16)))
+			pt_context_set_gone(cap, c);
+	}
+	if (!rc)
+		rc = new_rows(cap, rl, &tl, &s.k);
+	pt_tasks_free(&tl);
+	return rc;
+}
+
+size_t pt_linux_new_rows(const struct pt_capture *cap, struct pt_task_row **out)
+{
+	struct relist *rl = pt_capture_refresh_data(cap);
+	size_t n = 0;
+
+	*out = NULL;
+	if (!rl)
+		return 0;
+	pthread_mutex_lock(&rl->lock);
+	if (rl->nnew && (*out = malloc(rl->nnew * sizeof **out))) {
+		memcpy(*out, rl->nw, rl->nnew * sizeof **out);
+		n = rl->nnew;
+	}
+	pthread_mutex_unlock(&rl->lock);
+	return n;
+}
+
+size_t pt_linux_unseen(const struct pt_capture *cap)
+{
+	struct pt_task_row *r;
+	size_t n = pt_linux_new_rows(cap, &r);
+
+	free(r);
+	return n;
+}
+
+static void relist_free(void *ud)
+{
+	struct relist *rl = ud;
+
+	pthread_mutex_destroy(&rl->lock);
+	free(rl->nw);
+	free(rl);
+}
+
+/* The System.map the user named (route c): the load's option, as the dump's kernel facts keep it. */
+static const char *sysmap_path(const struct state *s)
+{
+	if (s->opts && s->opts->system_map)
+		return s->opts->system_map;
+	return s->kf ? s->kf->system_map : NULL;
+}
+
+/* A live guest: the walk's facts kept for relist(). */
+static void keep_for_refresh(struct state *s)
+{
+	struct relist *rl;
+
+	if (!pt_capture_is_live(s->cap) || !(rl = calloc(1, sizeof *rl)))
+		return;
+	rl->off = s->off;
+	rl->cur_off = s->cur_off;
+	memcpy(rl->sym, s->sym, sizeof rl->sym);
+	rl->ncpu = s->ncpu;
+	rl->task_given = s->opts && s->opts->task_given;
+	rl->task = s->opts ? s->opts->task : 0;
+	pthread_mutex_init(&rl->lock, NULL);
+	pt_capture_set_refresh(s->cap, relist, rl, relist_free);
+}
+
 static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
 {
 	struct pt_tasks tl;
@@ -384,8 +563,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!s->have_syms)
 			memset(s->sym, 0, sizeof s->sym);
 	}
-	if (!s->have_syms && s->kf->system_map)
-		map_syms(s, s->kf->system_map);
+	if (!s->have_syms && sysmap_path(s))
+		map_syms(s, sysmap_path(s));
 	rc = find_btf(s, r, nr, space);
 	if (rc)
 		return rc;
@@ -408,7 +587,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
 				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
 				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
-				       s->kf->system_map ? "System.map: not usable" : "no System.map");
+				       sysmap_path(s) ? "System.map: not usable" : "no System.map");
 		return PT_OK;
 	}
 	/* the PCI functions only through symbols the task list has proved (a wrong map's would be junk) */
@@ -429,6 +608,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!rc)
 			rc = annotate_cpus(s);
 	}
+	if (!rc)
+		keep_for_refresh(s);
 	/*
 	 * The tasks read, the PCI functions are what is missing: one line
 	 * (without a route to the tasks, that route's line already names
@@ -442,9 +623,28 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 	return rc;
 }
 
-pt_err pt_linux_expand(struct pt_capture *cap)
+/* A live guest's vCPUs: cpuN contexts, N + 1 of the highest (__per_cpu_offset[N] is read for each). */
+static size_t live_cpus(const struct pt_capture *cap)
 {
-	struct state s = {.cap = cap, .cur_off = -1};
+	size_t n = 0;
+
+	for (size_t i = 0; i < pt_capture_context_count(cap); i++) {
+		const char *name = pt_capture_context(cap, i)->name;
+		char *end;
+		unsigned long v;
+
+		if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9')
+			continue;
+		v = strtoul(name + 3, &end, 10);
+		if (!*end && v < 4096 && v + 1 > n)
+			n = v + 1;
+	}
+	return n;
+}
+
+pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
+{
+	struct state s = {.cap = cap, .cur_off = -1, .opts = opts};
 	const struct pt_context *kc;
 	struct pt_pa_range *r;
 	size_t nr;
@@ -453,15 +653,19 @@ pt_err pt_linux_expand(struct pt_capture *cap)
 
 	s.kf = pt_capture_kernel_facts(cap);
 	kc = kernel_ctx(cap);
-	/* only a dump of an x86-64 guest (its source noted the kernel's facts) */
-	if (!s.kf || !kc || (space = pt_capture_space_find(cap, "sysmem")) < 0)
+	/*
+	 * only an x86-64 guest: a dump (its source noted the kernel's facts),
+	 * or a live one (VMCOREINFO from its RAM, its vCPUs' cpuN)
+	 */
+	if ((!s.kf && !pt_capture_is_live(cap)) || !kc || (space = pt_capture_space_find(cap, "sysmem")) < 0)
 		return PT_OK;
+	s.ncpu = s.kf ? s.kf->ncpu : live_cpus(cap);
 	pt_kmem_init(&s.k, kc);
 	s.la57 = ctx_levels(kc) == 5;
 	nr = sysmem_ranges(cap, (unsigned)space, &r);
 	if (!r)
 		return PT_E_NOMEM;
-	if (s.kf->vmcoreinfo) {
+	if (s.kf && s.kf->vmcoreinfo) {
 		s.vi = s.kf->vmcoreinfo;
 		s.vilen = s.kf->vmcoreinfo_len;
 		/* the same words for an ELF core and a kdump file of one guest (their trees compare equal) */

@@ -184,6 +184,16 @@ struct pt_tasks {
 };
 /* The fields of the task at T into OUT (threads counted, cpu -1): false when unreadable. */
 bool pt_task_read(struct pt_kmem *k, const struct pt_task_off *o, uint64_t t, struct pt_task *out);
+/* A process a live guest's refresh found with no context (started since the mount): a row of tasks. */
+struct pt_task_row {
+	uint32_t pid, ppid;
+	unsigned threads;
+	uint64_t root;          /* the PGD the CPU walks in user mode */
+	char comm[80];          /* escaped */
+};
+/* A copy of those rows (by pid) into *OUT (free() it): their count; 0 for a dump. */
+size_t pt_linux_new_rows(const struct pt_capture *cap, struct pt_task_row **out);
+
 /* The leaders on the tasks list from task START (init_task), bounded. PT_E_NOMEM only. */
 pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t start, struct pt_tasks *out);
 void pt_tasks_free(struct pt_tasks *t);

@@ -279,43 +279,79 @@ bool pt_linux_has_tasks(const struct pt_capture *cap)
 	return n && ann(pt_capture_context(cap, n - 1), "x-pid");
 }
 
+/* A row of a process with no context (a live guest's, started since the mount): no CPU, no pages counted. */
+static void new_row(const struct pt_task_row *r, bool json, struct pt_buf *out, struct pt_jarr *arr)
+{
+	if (json) {
+		struct pt_jobj o = {0};
+
+		pt_jobj_u(&o, "pid", r->pid);
+		pt_jobj_u(&o, "ppid", r->ppid);
+		pt_jobj_str(&o, "comm", r->comm);
+		pt_jobj_u(&o, "threads", r->threads);
+		pt_jobj_str(&o, "cpu", NULL);
+		pt_jobj_hex(&o, "root", r->root);
+		pt_jobj_str(&o, "pages", NULL);
+		pt_jobj_str(&o, "context", NULL);
+		pt_jarr_obj(arr, &o);
+	} else {
+		pt_buf_printf(out, "%7" PRIu32 " %7" PRIu32 " %-16s %7u %4s 0x%-16" PRIx64 " %s\n", r->pid, r->ppid,
+			      r->comm, r->threads, "-", r->root, "-");
+	}
+}
+
+static void ctx_row(const struct pt_context *c, bool json, struct pt_buf *out, struct pt_jarr *arr,
+		    struct pt_readctl *rc)
+{
+	const char *cpu = ann(c, "x-cpu");
+	uint64_t pages = user_pages(c, rc);
+
+	if (json) {
+		struct pt_jobj o = {0};
+
+		pt_jobj_u(&o, "pid", strtoull(ann(c, "x-pid"), NULL, 10));
+		pt_jobj_u(&o, "ppid", strtoull(ann(c, "x-ppid"), NULL, 10));
+		pt_jobj_str(&o, "comm", ann(c, "x-comm"));
+		pt_jobj_u(&o, "threads", strtoull(ann(c, "x-threads"), NULL, 10));
+		pt_jobj_str(&o, "cpu", cpu && strcmp(cpu, "-") ? cpu : NULL);
+		pt_jobj_hex(&o, "root", c->root_addr);
+		pt_jobj_u(&o, "pages", pages);
+		pt_jobj_str(&o, "context", c->name);
+		pt_jarr_obj(arr, &o);
+	} else {
+		pt_buf_printf(out, "%7s %7s %-16s %7s %4s 0x%-16" PRIx64 " %" PRIu64 "\n", ann(c, "x-pid"),
+			      ann(c, "x-ppid"), ann(c, "x-comm"), ann(c, "x-threads"), cpu ? cpu : "-", c->root_addr,
+			      pages);
+	}
+}
+
 bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out, struct pt_readctl *rc)
 {
-	size_t n = 0, nc = pt_capture_context_count(cap);
+	size_t n = 0, nc = pt_capture_context_count(cap), j = 0, nn;
 	const struct pt_context **c = calloc(nc ? nc : 1, sizeof *c);
+	struct pt_task_row *nw;
 	struct pt_jarr arr = {0};
 
 	if (!c)
 		return false;
 	for (size_t i = 0; i < nc; i++)
-		if (ann(pt_capture_context(cap, i), "x-pid"))
+		if (ann(pt_capture_context(cap, i), "x-pid") && !pt_context_gone(pt_capture_context(cap, i)))
 			c[n++] = pt_capture_context(cap, i);
 	qsort(c, n, sizeof *c, cmp_pid);
-	if (!json && n)
+	/* a live guest's processes started since the mount, merged by pid */
+	nn = pt_linux_new_rows(cap, &nw);
+	if (!json && n + nn)
 		pt_buf_printf(out, "%7s %7s %-16s %7s %4s %-18s %s\n", "PID", "PPID", "COMM", "THREADS", "CPU",
 			      "ROOT", "PAGES");
-	for (size_t i = 0; i < n; i++) {
-		const char *cpu = ann(c[i], "x-cpu");
-		uint64_t pages = user_pages(c[i], rc);
-
-		if (json) {
-			struct pt_jobj o = {0};
-
-			pt_jobj_u(&o, "pid", strtoull(ann(c[i], "x-pid"), NULL, 10));
-			pt_jobj_u(&o, "ppid", strtoull(ann(c[i], "x-ppid"), NULL, 10));
-			pt_jobj_str(&o, "comm", ann(c[i], "x-comm"));
-			pt_jobj_u(&o, "threads", strtoull(ann(c[i], "x-threads"), NULL, 10));
-			pt_jobj_str(&o, "cpu", cpu && strcmp(cpu, "-") ? cpu : NULL);
-			pt_jobj_hex(&o, "root", c[i]->root_addr);
-			pt_jobj_u(&o, "pages", pages);
-			pt_jobj_str(&o, "context", c[i]->name);
-			pt_jarr_obj(&arr, &o);
-		} else {
-			pt_buf_printf(out, "%7s %7s %-16s %7s %4s 0x%-16" PRIx64 " %" PRIu64 "\n", ann(c[i], "x-pid"),
-				      ann(c[i], "x-ppid"), ann(c[i], "x-comm"), ann(c[i], "x-threads"),
-				      cpu ? cpu : "-", c[i]->root_addr, pages);
-		}
+	for (size_t i = 0; i < n || j < nn;) {
+		if (j < nn && (i == n || nw[j].pid < strtoul(ann(c[i], "x-pid"), NULL, 10)))
+			new_row(&nw[j++], json, out, &arr);
+		else
+			ctx_row(c[i++], json, out, &arr, rc);
 	}
+	if (!json && nn)
+		pt_buf_printf(out, "# %zu processes started since the mount have no pidN directory: remount to see "
+			      "them\n", nn);
 	if (json) {
 		pt_buf_put(out, "[", 1);
 		if (arr.b.len)
@@ -323,6 +359,7 @@ bool pt_linux_tasks(const struct pt_capture *cap, bool json, struct pt_buf *out,
 		pt_buf_put(out, "]\n", 2);
 		pt_buf_free(&arr.b);
 	}
+	free(nw);
 	free(c);
-	return n > 0;
+	return n + nn > 0;
 }

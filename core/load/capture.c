@@ -756,8 +756,8 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_NOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ld.last);
-	rc = probe_open(cap, path, &probe, &st, head);
-	if (rc) {
+	rc = pt_loader_check_opts(&ld, pt_sources);
+	if (rc || (rc = probe_open(cap, path, &probe, &st, head))) {
 		free(cap->source);
 		cap->source = NULL;
 		return rc;
@@ -879,6 +879,9 @@ const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t
 
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name)
 {
-	return cap && name ? pt_ctx_sorted_find(cap->ctx_sorted, cap->nctx, name) : NULL;
+	const struct pt_context *c = cap && name ? pt_ctx_sorted_find(cap->ctx_sorted, cap->nctx, name) : NULL;
+
+	/* a live process's context gone: its name is no longer its (a new process may take it) */
+	return c && pt_context_gone(c) ? NULL : c;
 }
 

@@ -154,6 +154,9 @@ struct pt_capture {
 	struct pt_kernel_facts *kfacts;
 	/* the guest's PCI functions (extend.c; freed with the owned list) */
 	struct pt_pci_store *pci;
+	/* a live capture: what the step after the load reads again at each refresh (extend.c) */
+	pt_err (*refresh)(struct pt_capture *cap, void *ud, char *msg, size_t len);
+	void *refresh_ud;
 };
 
 /*
@@ -253,6 +256,8 @@ pt_err pt_loader_bind(struct pt_loader *ld);
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
 /* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
 const struct pt_source *pt_source_best(const struct pt_probe *p);
+/* SOURCES' check_opts of LD's options, before the probe: PT_E_USAGE (the error set) when one refuses. */
+pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources);
 /*
  * Capture.ini (parsed into cap->man, not generated) names a dump: loads
  * it through its source on LD and makes one generated text of the dump's

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "capture_int.h"
+#include "pt_extend.h"
 #include "pt_vec.h"
 
 void pt_loader_set_live(struct pt_loader *ld, const struct pt_live_ops *ops, void *ud)
@@ -31,6 +32,36 @@ void pt_live_free(struct pt_capture *cap)
 bool pt_capture_is_live(const struct pt_capture *cap)
 {
 	return cap && cap->live;
+}
+
+bool pt_context_gone(const struct pt_context *c)
+{
+	return c && __atomic_load_n(&c->gone, __ATOMIC_ACQUIRE);
+}
+
+void pt_context_set_gone(struct pt_capture *cap, const struct pt_context *c)
+{
+	/* C is one of CAP's: its writable self */
+	if (c && c->cap == cap && c->index < cap->nctx && &cap->ctx[c->index] == c)
+		__atomic_store_n(&cap->ctx[c->index].gone, true, __ATOMIC_RELEASE);
+}
+
+void pt_capture_set_refresh(struct pt_capture *cap, pt_err (*fn)(struct pt_capture *, void *, char *, size_t),
+			    void *ud, void (*free_fn)(void *))
+{
+	if (!pt_vec_reserve(&cap->owned, &cap->ownedcap, cap->nowned + 1, sizeof *cap->owned)) {
+		free_fn(ud);
+		return;   /* no refresh: the contexts stay as the load made them */
+	}
+	cap->owned[cap->nowned].ud = ud;
+	cap->owned[cap->nowned++].free_fn = free_fn;
+	cap->refresh = fn;
+	cap->refresh_ud = ud;
+}
+
+void *pt_capture_refresh_data(const struct pt_capture *cap)
+{
+	return cap ? cap->refresh_ud : NULL;
 }
 
 pt_err pt_capture_live_check(struct pt_capture *cap, char *msg, size_t len)
@@ -104,9 +135,12 @@ pt_err pt_capture_live_refresh(struct pt_capture *cap, size_t *moved, char *msg,
 	pt_err rc, first = PT_OK;
 
 	*moved = 0;
-	if (!cap || !cap->live || !cap->live->regs)
+	if (!cap || !cap->live)
 		return PT_OK;
-	rc = cap->live->regs(cap->live_ud, &r, &n, msg, len);
+	if (cap->live->regs)
+		rc = cap->live->regs(cap->live_ud, &r, &n, msg, len);
+	else
+		rc = PT_OK;
 	for (size_t i = 0; !rc && i < n; i++) {
 		for (size_t j = 0; j < cap->nctx; j++) {
 			struct pt_context *c = &cap->ctx[j];
@@ -123,5 +157,12 @@ pt_err pt_capture_live_refresh(struct pt_capture *cap, size_t *moved, char *msg,
 		}
 	}
 	free(r);
+	/* then what the step after the load made from guest memory (core/linux: the processes) */
+	if (!rc && cap->refresh) {
+		pt_err t = cap->refresh(cap, cap->refresh_ud, first ? NULL : msg, len);
+
+		rc = t == PT_E_NOMEM ? t : rc;
+		first = first ? first : t;
+	}
 	return rc ? rc : first;
 }

@@ -570,6 +570,20 @@ const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld)
 	return ld->opts;
 }
 
+pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources)
+{
+	char err[256];
+
+	/* every source's own options, whatever the capture: a wrong one fails before a byte is read */
+	for (const struct pt_source *const *s = sources; *s; s++) {
+		pt_err rc = (*s)->check_opts ? (*s)->check_opts(ld->opts, err, sizeof err) : PT_OK;
+
+		if (rc)
+			return pt_loader_fail(ld, rc, "%s", err);
+	}
+	return PT_OK;
+}
+
 void pt_loader_progress(struct pt_loader *ld, uint64_t done, uint64_t total, bool force)
 {
 	struct timespec now;
@@ -788,7 +802,7 @@ pt_err pt_loader_finish(struct pt_loader *ld)
 	 * processes whose tables it finds (root_of=pidN)
 	 */
 	if (!rc && ld->opts->after_load)
-		rc = ld->opts->after_load(ld->cap);
+		rc = ld->opts->after_load(ld->cap, ld->opts);
 	return rc;
 }
 

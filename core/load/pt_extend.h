@@ -89,6 +89,17 @@ pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *
  * context; PT_E_NOMEM.
  */
 pt_err pt_capture_annotate(struct pt_capture *cap, const char *name, const char *key, const char *value);
+/*
+ * A live capture: FN(CAP, UD, MSG, LEN) runs at each pt_capture_live_refresh(),
+ * after the registers, to read again what the step after the load made;
+ * UD is the capture's from here (FREE_FN frees it with the capture).
+ * pt_capture_refresh_data() gives UD back (NULL: none).
+ */
+void pt_capture_set_refresh(struct pt_capture *cap, pt_err (*fn)(struct pt_capture *, void *, char *, size_t),
+			    void *ud, void (*free_fn)(void *));
+void *pt_capture_refresh_data(const struct pt_capture *cap);
+/* Marks CAP's context C gone (pt_context_gone()): once, for good. */
+void pt_context_set_gone(struct pt_capture *cap, const struct pt_context *c);
 /* One more warning of the load. */
 void pt_capture_add_warning(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

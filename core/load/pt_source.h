@@ -79,6 +79,12 @@ struct pt_source {
 	 * runs on the same loader with pt_loader_as_memory() true.
 	 */
 	bool dump;
+	/*
+	 * The caller's options this source defines (umr: asic), checked
+	 * before any capture is read, whatever its kind: PT_E_USAGE with one
+	 * line in ERR when they are wrong.  NULL: the source defines none.
+	 */
+	pt_err (*check_opts)(const struct pt_load_opts *opts, char *err, size_t errlen);
 };
 
 /* The source table, NULL-terminated (sources.c). */

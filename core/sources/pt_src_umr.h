@@ -119,4 +119,10 @@ const char *pt_umr_hreg_name(unsigned r);
 const char *pt_umr_reg_label(bool is_ctx, unsigned hub, unsigned vmid, unsigned reg, char *buf, size_t len);
 
 
+/*
+ * The GFX generation (9..12) of a umr ASIC name ("navi10", "aldebaran",
+ * "gfx1100"), for pt_load_opts.asic; 8 for a pre-gfx9 ASIC, 0 unknown.
+ */
+unsigned pt_umr_asic_gfx(const char *name);
+
 #endif

@@ -177,6 +177,32 @@ static pt_err umr_text(struct pt_loader *ld, const struct pt_probe *p, char **te
 	return PT_OK;
 }
 
+/* The generation the caller gave: gfx, or its asic's (umr_check_opts() made them agree). */
+static unsigned opts_gfx(const struct pt_load_opts *o)
+{
+	return o->gfx ? o->gfx : pt_umr_asic_gfx(o->asic);
+}
+
+/* -o gfx= / --gfx and -o asic= / --asic: known, gfx9 or later, and one generation. */
+static pt_err umr_check_opts(const struct pt_load_opts *o, char *err, size_t len)
+{
+	unsigned g = pt_umr_asic_gfx(o->asic);
+	char show[80];
+
+	if (o->gfx && (o->gfx < 9 || o->gfx > 12))
+		return pt_err_fmt(err, len, PT_E_USAGE, "gfx %u: the GFX generation is 9, 10, 11 or 12", o->gfx);
+	if (!o->asic)
+		return PT_OK;
+	pt_text_escape(show, sizeof show, o->asic);
+	if (g < 9)
+		return pt_err_fmt(err, len, PT_E_USAGE, "asic %s: %s", show, g ? "a pre-gfx9 ASIC: no GPUVM ptfs "
+				  "reads" : "not a umr ASIC name (navi10, vega10, aldebaran, gfx1100, ...)");
+	if (o->gfx && o->gfx != g)
+		return pt_err_fmt(err, len, PT_E_USAGE, "asic %s is gfx%u, but gfx %u was given", show, g,
+				  o->gfx);
+	return PT_OK;
+}
+
 static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 {
 	const struct pt_format *f0 = pt_format_find(FMT_VMID0), *fn = pt_format_find(FMT_VMIDN);
@@ -190,7 +216,7 @@ static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 	rc = umr_text(ld, p, &text, &len);
 	if (rc)
 		return rc;
-	rc = pt_umr_parse(text, len, label, pt_loader_opts(ld)->gfx, &log, err, sizeof err);
+	rc = pt_umr_parse(text, len, label, opts_gfx(pt_loader_opts(ld)), &log, err, sizeof err);
 	free(text);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s", err);
@@ -292,5 +318,6 @@ const struct pt_source pt_source_umr = {
 	.kind = "umr log",
 	.bid = umr_bid,
 	.load = umr_load,
+	.check_opts = umr_check_opts,
 };
 

@@ -70,6 +70,19 @@ void pt_buf_free(struct pt_buf *b)
 	pt_buf_init(b);
 }
 
+void pt_buf_fit(struct pt_buf *b)
+{
+	char *nb;
+
+	if (!b->data || b->cap <= b->len + 1)
+		return;
+	nb = realloc(b->data, b->len + 1);
+	if (nb) {
+		b->data = nb;
+		b->cap = b->len + 1;
+	}
+}
+
 void pt_buf_reset(struct pt_buf *b)
 {
 	b->len = 0;

@@ -40,6 +40,9 @@ static bool root_list(const struct pt_tree *tree, struct pt_tfixed *l)
 	struct pt_tnode n;
 
 	for (size_t i = 0; i < tree->nctx; i++) {
+		/* a live process gone since a refresh is no longer listed (pt_context_gone()) */
+		if (pt_context_gone(pt_capture_context(tree->cap, i)))
+			continue;
 		pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, &n);
 		if (!pt_tree_fixed_add(l, pt_capture_context(tree->cap, i)->name, &n))
 			return false;
@@ -49,7 +52,11 @@ static bool root_list(const struct pt_tree *tree, struct pt_tfixed *l)
 
 static uint64_t root_dirs(const struct pt_tree *tree)
 {
-	return tree->nctx;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < tree->nctx; i++)
+		n += !pt_context_gone(pt_capture_context(tree->cap, i));
+	return n;
 }
 
 /* ---- lookup ------------------------------------------------------------- */

@@ -1,0 +1,98 @@
+#!/bin/bash
+# test_live_tasks.sh — a live Linux guest's processes (issue #40 item 4)
+# without QEMU: fake_qmp.py's `linux` scenario serves the RAM of
+# mklinuxram's synthetic guest (linux_util.c: VMCOREINFO in a RAM page
+# naming kallsyms, BTF, init pid 1, kthreadd, a worker pid 50 with two
+# threads), read in place as a live source reads a guest's shared RAM file.
+# Checked on real mounts: the task list is read at mount (pid1, pid50,
+# tasks); -o task=50 mounts pid50 alone (ptfs-tool --task too); and once
+# the guest's memory says pid 50 exited (kthreadd's tasks.next skips it) or
+# that pid 50 is another address space (its mm changed), the next refresh
+# takes pid50 out of the listing (tasks lists the new pid 50 without
+# pages: it has no directory), its names read ENOENT and a
+# file of it opened before ESTALE, while pid1 stays.
+set -u
+export LC_ALL=C
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/mount_lib.sh"
+. "$HERE/live_lib.sh"
+PTFS=$(readlink -f "${PTFS:?}")
+TOOL=$(readlink -f "${PTFS_TOOL:?}")
+need_fuse
+command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
+ml_tmpdir live-tasks
+"${PTFS_MKLINUXRAM:?}" "$TMP/ram" || { echo "not ok - mklinuxram writes the guest"; exit 1; }
+cp "$TMP/ram" "$TMP/ram.orig"
+
+# poke OFFSET VALUE: 8 bytes of the guest's RAM file (hex), as the guest would write them
+poke() {
+	python3 -c 'import sys, os
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.pwrite(fd, int(sys.argv[3], 16).to_bytes(8, "little"), int(sys.argv[2], 16))
+os.close(fd)' "$TMP/ram" "$1" "$2" || bad "poke $1 $2"
+}
+# linux_util.c's layout: the direct map at 0xffff888000000000, task_struct.tasks
+# at 0x100 and .mm at 0x120; init_task 0x20000, kthreadd 0x22000, pid 50 0x23000,
+# init's mm 0x40000
+top() { ls "$1" | grep '^pid' | tr '\n' ' '; }
+rows() { grep -v '^#' "$1/tasks" | awk 'NR > 1 { print $1 }' | tr '\n' ' '; }
+
+serve linux
+mnt=$TMP/mnt
+start_fg "$TMP/linux.sock" "$mnt" -- -o refresh=0.2 || bad "ptfs mounts the live Linux guest"
+expect "at mount: a directory per process" 0 "^pid1 pid50 $" top "$mnt"
+expect "at mount: tasks lists them" 0 "^1 50 $" rows "$mnt"
+expect "pid50 walks its page" 0 "result: mapped pa=sysmem:0x832000" cat "$mnt/pid50/walk/0x400000"
+# pid 50 is now another address space (init's mm): its pidN must not show those tables.
+# Its info, opened before, is read after the refresh (ls of the top asks for it).
+held() {
+	python3 -c 'import errno, os, sys, time
+f = os.open(sys.argv[1] + "/pid50/info", os.O_RDONLY)
+fd = os.open(sys.argv[2], os.O_RDWR)
+os.pwrite(fd, (0xffff888000040000).to_bytes(8, "little"), 0x23120)   # pid 50 mm: init s
+os.close(fd)
+time.sleep(0.3)
+os.listdir(sys.argv[1])
+try:
+    os.read(f, 4096)
+    print("read")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$mnt" "$TMP/ram"
+}
+expect "a file of it opened before reads ESTALE after the refresh" 0 "^ESTALE$" held
+expect "pid 50 of another mm: out of the listing after a refresh" 0 "^pid1 $" top "$mnt"
+expect "and out of tasks (one process without a directory counted)" 0 \
+	"# 1 processes started since the mount have no pidN directory: remount to see them" cat "$mnt/tasks"
+expect "the new pid 50 is a row of tasks without pages (no directory)" 0 \
+	"^ +50 +1 worker +2 +- 0x100000 +-$" cat "$mnt/tasks"
+expect "its directory reads ENOENT" 1 "No such file or directory" cat "$mnt/pid50/info"
+expect "pid1 stays" 0 "result: mapped pa=sysmem:0x801005" cat "$mnt/pid1/walk/0x400005"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+check "it unmounts cleanly" test "$ST" = 0
+
+# pid 50 exits: kthreadd's tasks.next is init_task's again
+cp "$TMP/ram.orig" "$TMP/ram"
+start_fg "$TMP/linux.sock" "$mnt" -- -o refresh=0.2 || bad "ptfs mounts the live Linux guest again"
+expect "again: both processes" 0 "^pid1 pid50 $" top "$mnt"
+poke 0x22100 0xffff888000020100   # kthreadd's tasks.next: init_task's tasks
+sleep 0.3
+expect "pid 50 exited: out of the listing after a refresh" 0 "^pid1 $" top "$mnt"
+expect "and out of tasks, nothing unseen" 0 "^1 $" rows "$mnt"
+expect "its name reads ENOENT" 2 "No such file or directory" ls "$mnt/pid50"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+
+# -o task=50 / --task 50: that process alone
+cp "$TMP/ram.orig" "$TMP/ram"
+start_fg "$TMP/linux.sock" "$mnt" -- -o task=50 || bad "ptfs mounts one process (-o task=50)"
+expect "-o task=50: pid50 alone" 0 "^pid50 $" top "$mnt"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+expect "--task 50: ptfs-tool walks pid50" 0 "result: mapped pa=sysmem:0x832000" \
+	"$TOOL" walk --task 50 "$TMP/linux.sock" pid50 0x400000
+expect "--task 50: pid1 is no context" 2 "pid1" "$TOOL" walk --task 50 "$TMP/linux.sock" pid1 0x400000
+expect "-o task=x: one line, nothing mounted" 2 "^ptfs: E_USAGE: -o task=x: not a process id" \
+	"$PTFS" "$TMP/linux.sock" "$mnt" -o task=x
+stop_srv
+report
