@@ -65,7 +65,12 @@ walk_same() {   # CAP CTX MNT: every VA of VAS, twice in a row
 	local v
 	for v in "${VAS[@]}"; do
 		"$TOOL" walk "$1" "$2" "$v" >"$TMP/cli.txt" 2>&1 || return 1
-		cmp -s "$TMP/cli.txt" "$3/$2/walk/$v" || { echo "    $2 walk/$v differs"; return 1; }
+		cat "$3/$2/walk/$v" >"$TMP/mnt.txt" 2>&1 || true
+		cmp -s "$TMP/cli.txt" "$TMP/mnt.txt" || {
+			echo "    $2 walk/$v differs (- ptfs-tool walk, + the mount):"
+			diff -u "$TMP/cli.txt" "$TMP/mnt.txt" | head -n 20 | sed 's/^/      /'
+			return 1
+		}
 	done
 }
 for pair in x86-64-4level.tar.gz:cpu0 arm64-4k.tar.gz: turing-mixed.tar.gz:pdb0 \
