@@ -9,10 +9,17 @@
  * zero and written as holes (a sparse file: lseek over zero blocks).
  *
  *   mktasks --procs 1000 --private 16 --shared 32 --ram 512M OUT.elf
+ *   mktasks --raw --procs 1000 RAMFILE
+ *
+ * --raw writes the guest's RAM alone, VMCOREINFO in a RAM page (what
+ * crash_core.c keeps), for a live mount through check_tests/fake_qmp.py's
+ * `linux` scenario (RAMFILE is all of RAM from 0).
  *
  * Prints key=value lines: procs, processes (every pidN the dump holds),
  * ram_bytes, user_pages (mapped user pages, all processes), shared_pa (a
- * page every process maps), group_pa (16 processes), private_pa (one).
+ * page every process maps), group_pa (16 processes), private_pa (one:
+ * pid 100's first), pt0 (pid 100's PT) and private_pte0 (the PA of the
+ * entry mapping private_pa).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +29,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_util.h"
 #include "linux_util.h"
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mktasks [--procs N] [--private N] [--shared N] [--ram SIZE[K|M|G]] OUT\n");
+	fprintf(stderr, "usage: mktasks [--raw] [--procs N] [--private N] [--shared N] [--ram SIZE[K|M|G]] OUT\n");
 	return 2;
 }
 
@@ -51,8 +59,8 @@ static int num(const char *opt, const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* LEN bytes of P to FD, zero 64 KiB blocks skipped (holes), then the size set. */
-static int write_sparse(int fd, const uint8_t *p, size_t len)
+/* LEN bytes of P to FD at AT, zero 64 KiB blocks skipped (holes: the caller sets the size). */
+static int write_sparse(int fd, const uint8_t *p, size_t len, uint64_t at)
 {
 	static const uint8_t zero[65536];
 
@@ -63,11 +71,11 @@ static int write_sparse(int fd, const uint8_t *p, size_t len)
 			off += n;
 			continue;
 		}
-		if (pwrite(fd, p + off, n, (off_t)off) != (ssize_t)n)
+		if (pwrite(fd, p + off, n, (off_t)(at + off)) != (ssize_t)n)
 			return -1;
 		off += n;
 	}
-	return ftruncate(fd, (off_t)len);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -76,14 +84,20 @@ int main(int argc, char **argv)
 	struct lu_many l;
 	uint64_t v;
 	const char *out = NULL;
-	uint8_t *core;
+	uint8_t *core, *ram;
 	size_t len;
-	int fd;
+	int fd, raw = 0;
 
 	o.nprocs = 1000;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!strcmp(a, "--raw")) {
+			raw = 1;
+			o.ram_vi = true;
+			o.note_vi = false;
+			continue;
+		}
 		if (a[0] != '-') {
 			if (out)
 				return usage();
@@ -111,17 +125,31 @@ int main(int argc, char **argv)
 			o.nprocs, l.ram >> 20);
 		return 2;
 	}
-	core = lu_core(&o, &len);
+	core = lu_core_of(&o, NULL, &len);
+	ram = lu_ram(&o);
+	if (raw) {
+		len = (size_t)l.ram;
+		memset(core, 0, (size_t)eu_seg_offset(0));    /* no headers: RAM from byte 0 */
+	}
+	if (!core || !ram) {
+		fprintf(stderr, "mktasks: out of memory for a %" PRIu64 " MiB guest\n", l.ram >> 20);
+		return 1;
+	}
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write_sparse(fd, core, len) || close(fd)) {
+	if (fd < 0 || write_sparse(fd, core, raw ? 0 : (size_t)eu_seg_offset(0), 0) ||
+	    write_sparse(fd, ram, (size_t)l.ram, raw ? 0 : eu_seg_offset(0)) || ftruncate(fd, (off_t)len) || close(fd)) {
 		fprintf(stderr, "mktasks: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
 	free(core);
+	free(ram);
 	/* linux_util's own processes: init (pid 1, one page) and worker (pid 50, two threads, two pages) */
 	printf("procs=%u\nprocesses=%u\nram_bytes=%" PRIu64 "\nuser_pages=%" PRIu64 "\n", o.nprocs, o.nprocs + 2,
 	       l.ram, (uint64_t)o.nprocs * (l.nshared + 1 + l.npriv) + 3);
 	printf("shared_pa=0x%" PRIx64 "\ngroup_pa=0x%" PRIx64 "\nprivate_pa=0x%" PRIx64 "\n", l.shared, l.group,
 	       l.priv);
+	/* the first process's PT and its first private page's entry (a live bench changes it) */
+	printf("pt0=0x%" PRIx64 "\nprivate_pte0=0x%" PRIx64 "\n", l.procs + 0x5000,
+	       l.procs + 0x5000 + (uint64_t)8 * (l.nshared + 1));
 	return 0;
 }

@@ -428,8 +428,16 @@ uint8_t *lu_ram(const struct lu_opts *o)
 
 uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 {
+	uint8_t *ram = lu_ram(o), *core = lu_core_of(o, ram, len);
+
+	free(ram);
+	return core;
+}
+
+uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len)
+{
 	static uint8_t q0[432];
-	uint8_t *ram = lu_ram(o), *core;
+	uint8_t *core;
 	const char *vi = vmcoreinfo(o);
 	uint64_t size = lu_ram_size(o);
 	struct eu_seg seg = {.paddr = 0, .data = ram, .filesz = size, .memsz = size};
@@ -455,7 +463,6 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 		notes[0].descsz = sizeof q1;
 	}
 	core = eu_build(&c, len);
-	free(ram);
 	return core;
 }
 

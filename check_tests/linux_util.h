@@ -100,5 +100,11 @@ uint8_t *lu_ram(const struct lu_opts *o);
 char *lu_system_map(uint64_t kernel_offset);
 /* The ELF core of that guest; *LEN its size. */
 uint8_t *lu_core(const struct lu_opts *o, size_t *len);
+/*
+ * The same around RAM (lu_ram(O)'s); with RAM NULL its headers and notes,
+ * the segment left zero: RAM then goes at eu_seg_offset(0) (bench/mktasks
+ * writes it there with holes, never holding two copies of a large guest).
+ */
+uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len);
 
 #endif

@@ -349,45 +349,26 @@ bool pt_readctl_poll(struct pt_readctl *rc)
 uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 {
 	uint64_t sz = lvl(t)->entry_size;
-	uint64_t pa = pt_table_entry_pa(t, i), next, j;
+	uint64_t pa = pt_table_entry_pa(t, i), next, j, buf[128];
 
 	if (pt_wk_translated(t))
 		return i + 1;
 	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + sz, &next) ||
 	    next < t->addr)
 		return t->entries;
-	j = (next - t->addr) / sz;
-	if (j <= i)
-		j = i + 1;
-	/*
-	 * NEXT is where the memory stops being a hole, not where an entry is
-	 * non-zero: a file's table page (an ELF dump's, mapped) is data even
-	 * where it holds zeros, and was then read one entry at a time.  Look
-	 * for the first non-zero entry in reads of up to 1 KiB (bench/tasks: a
-	 * dump of 1,000 processes read 2,048 entries per address space for
-	 * 49 pages).  A read that fails stops here: the caller reads entry J
-	 * itself and sees why.
-	 */
-	while (j < t->entries && t->entries - j <= UINT64_MAX / sz) {
-		uint64_t buf[128];
-		uint64_t n = t->entries - j, fit = sizeof buf / sz;
-		size_t bytes;
-		uint64_t k;
+	/* NEXT ends a hole, not a zero run (a mapped dump's table is data where zero): 1 KiB a read */
+	for (j = (next - t->addr) / sz > i ? (next - t->addr) / sz : i + 1; j < t->entries; j += sizeof buf / sz) {
+		uint64_t n = t->entries - j < sizeof buf / sz ? t->entries - j : sizeof buf / sz, k = 0;
 
-		if (n > fit)
-			n = fit;
-		bytes = (size_t)(n * sz);
-		if (!pt_wk_mem_read(t, pt_table_entry_pa(t, j), buf, bytes))
-			return j;
-		for (k = 0; k < bytes / 8 && !buf[k]; k++)
-			;
-		if (k < bytes / 8 || bytes % 8)
+		if (!pt_wk_mem_read(t, pt_table_entry_pa(t, j), buf, (size_t)(n * sz)))
+			return j;    /* the caller reads entry J and sees why */
+		while (k < n * sz / 8 && !buf[k])
+			k++;
+		if (k < n * sz / 8 || n * sz % 8)
 			return j + k * 8 / sz;    /* the entry holding the first non-zero word */
-		j += n;
 	}
-	return j < t->entries ? j : t->entries;
+	return t->entries;
 }
-
 
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
 		   struct pt_entry *e, struct pt_readctl *rc)
