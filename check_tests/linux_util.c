@@ -298,20 +298,87 @@ static void pci(uint8_t *m, const struct lu_opts *o)
 	memcpy(m + NAMES + 0x80, "e1000e", 7);
 }
 
+void lu_many_layout(const struct lu_opts *o, struct lu_many *l)
+{
+	uint64_t ngroups = (o->nprocs + 15) / 16, end;
+
+	l->npriv = o->npriv ? o->npriv : 16;
+	l->nshared = o->nshared ? o->nshared : 32;
+	l->shared = LU_MANY_BASE;
+	l->group = l->shared + 0x1000ull * l->nshared;
+	l->procs = l->group + 0x1000ull * ngroups;
+	l->priv = l->procs + 0x6000ull * o->nprocs;
+	end = l->priv + 0x1000ull * l->npriv * o->nprocs;
+	if (!o->nprocs)
+		end = LU_RAM;
+	if (o->ram > end)
+		end = o->ram;
+	l->ram = (end + 0x1fffff) & ~0x1fffffull;
+}
+
+uint64_t lu_ram_size(const struct lu_opts *o)
+{
+	struct lu_many l;
+
+	lu_many_layout(o, &l);
+	return l.ram;
+}
+
+/* The many processes of lu_many_layout(), linked in after pid 50 (LAST the task list's next after them). */
+static void many(uint8_t *m, const struct lu_opts *o, uint64_t last)
+{
+	struct lu_many l;
+
+	lu_many_layout(o, &l);
+	for (unsigned j = 0; j < l.nshared; j++)
+		snprintf((char *)m + l.shared + 0x1000ull * j, 32, "shared text page %u", j);
+	for (unsigned i = 0; i < o->nprocs; i++) {
+		uint64_t t = l.procs + 0x6000ull * i, sig = t + 0x1000, mm = sig + 0x800, pgd = t + 0x2000;
+		uint64_t pt = t + 0x5000, next = i + 1 < o->nprocs ? t + 0x6000 : last;
+		unsigned k = 0;
+
+		task(m, t, LU_MANY_PID0 + i, LU_MANY_PID0 + i, 0, mm, "sleep", t, TASK1, sig, next);
+		put64(m, sig + S_THEAD, DM(t + T_TNODE));
+		put64(m, t + T_TNODE, DM(sig + S_THEAD));
+		put64(m, mm + MM_ANON + MM_PGD, DM(pgd));
+		put64(m, pgd, (pgd + 0x1000) | 0x7);
+		put64(m, pgd + 0x1000, (pgd + 0x2000) | 0x7);
+		put64(m, pgd + 0x2000 + 2 * 8, pt | 0x7);   /* LU_USER_VA: PD entry 2 */
+		for (unsigned j = 0; j < l.nshared; j++)
+			put64(m, pt + 8 * k++, (l.shared + 0x1000ull * (l.nshared - 1 - j)) | 0x5);
+		put64(m, pt + 8 * k++, (l.group + 0x1000ull * (i / 16)) | 0x7);
+		for (unsigned j = 0; j < l.npriv; j++) {
+			uint64_t pa = l.priv + 0x1000ull * ((uint64_t)j * o->nprocs + i);
+
+			put64(m, pt + 8 * k++, pa | 0x7);
+			snprintf((char *)m + pa, 32, "pid %u page %u", LU_MANY_PID0 + i, j);
+		}
+	}
+}
+
 uint8_t *lu_ram(const struct lu_opts *o)
 {
-	uint8_t *m = calloc(1, LU_RAM);
+	uint64_t ram = lu_ram_size(o);
+	uint8_t *m = calloc(1, ram);
 	unsigned pml4i = (unsigned)(LU_PAGE_OFFSET >> 39 & 511);
 	uint64_t after1 = o->hostile == LU_OUTSIDE ? 0x7000000 - T_TASKS : TASK2;
 	uint64_t after50 = o->hostile == LU_LOOP ? TASK1 : TASK0;
+	struct lu_many l;
 	uint64_t mm50 = o->mm50_moved ? MM50_MOVED : MM50;
 	const char *comm50 = o->comm50 ? o->comm50 : "worker";
 	size_t nbtf = 0x1000;
 
-	/* the direct map: PA 0..16 MiB in 2 MiB pages (init_top_pgt and cpu0's CR3) */
+	if (!m)
+		return NULL;
+	lu_many_layout(o, &l);
+	if (o->nprocs) {
+		many(m, o, after50);
+		after50 = l.procs;
+	}
+	/* the direct map: PA 0..RAM (16 MiB by default) in 2 MiB pages (init_top_pgt and cpu0's CR3) */
 	put64(m, PML4 + 8 * pml4i, PDPT | 0x3);
 	put64(m, PDPT, PD | 0x3);
-	for (unsigned i = 0; i < LU_RAM >> 21; i++)
+	for (unsigned i = 0; i < l.ram >> 21 && i < 512; i++)
 		put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x83);
 	put64(m, PCPU_OFFSETS, DM(PCPU0));
 	put64(m, PCPU0 + PCPU_CURRENT, DM(o->idle ? TASK0 : TASK51));   /* pid 50's second thread */
@@ -361,10 +428,19 @@ uint8_t *lu_ram(const struct lu_opts *o)
 
 uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 {
+	uint8_t *ram = lu_ram(o), *core = lu_core_of(o, ram, len);
+
+	free(ram);
+	return core;
+}
+
+uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len)
+{
 	static uint8_t q0[432];
-	uint8_t *ram = lu_ram(o), *core;
+	uint8_t *core;
 	const char *vi = vmcoreinfo(o);
-	struct eu_seg seg = {.paddr = 0, .data = ram, .filesz = LU_RAM, .memsz = LU_RAM};
+	uint64_t size = lu_ram_size(o);
+	struct eu_seg seg = {.paddr = 0, .data = ram, .filesz = size, .memsz = size};
 	struct eu_note notes[] = {
 		{"QEMU", 0, q0, sizeof q0},
 		{"VMCOREINFO", 0, vi, (uint32_t)strlen(vi)},
@@ -387,7 +463,6 @@ uint8_t *lu_core(const struct lu_opts *o, size_t *len)
 		notes[0].descsz = sizeof q1;
 	}
 	core = eu_build(&c, len);
-	free(ram);
 	return core;
 }
 

@@ -63,7 +63,30 @@ struct lu_opts {
 	bool cr3_50;            /* cpu0's CR3 is pid 50's PGD (a vCPU running it; note_vi gives the kernel's) */
 	enum lu_pci pci;
 	unsigned pci_domain;    /* bus 0's pci_sysdata.domain */
+	/* Many processes (bench/mktasks): with nprocs, that many more after pid 50. */
+	unsigned nprocs;        /* single-threaded processes "sleep", pid 100 on, children of init */
+	unsigned npriv;         /* private pages each (0: 16), PAs strided so that each is a run */
+	unsigned nshared;       /* pages every one of them maps read-only, as a shared text (0: 32) */
+	uint64_t ram;           /* RAM bytes at least (0: LU_RAM; rounded up to 2 MiB, at most 1 GiB) */
 };
+
+/*
+ * Where the many processes live (above LU_RAM): the shared pages (mapped
+ * in reverse order), one page per group of 16 processes (their shared
+ * writable page, as after fork), each process's six pages (task_struct,
+ * signal_struct and mm_struct, PGD, PDPT, PD, PT) and the private pages,
+ * process I's page J at PRIV + (J * nprocs + I) * 4 KiB.  VA: the shared
+ * pages from LU_USER_VA, then the group page, then the private pages.
+ */
+struct lu_many {
+	uint64_t shared, group, procs, priv, ram;
+	unsigned npriv, nshared;
+};
+#define LU_MANY_BASE 0x1000000ull
+#define LU_MANY_PID0 100u
+void lu_many_layout(const struct lu_opts *o, struct lu_many *l);
+/* RAM bytes of the guest O describes (LU_RAM unless O asks for more). */
+uint64_t lu_ram_size(const struct lu_opts *o);
 
 /* The vmlinux-like BTF (task_struct, mm_struct with pgd in an anonymous struct, .data..percpu). */
 uint8_t *lu_btf(size_t *len);
@@ -71,11 +94,17 @@ uint8_t *lu_btf(size_t *len);
 uint8_t *lu_btf_n(size_t *len, unsigned extra);
 /* A module's split BTF on top of lu_btf()'s. */
 uint8_t *lu_btf_split(size_t *len);
-/* RAM (LU_RAM bytes) of the guest O describes. */
+/* RAM (lu_ram_size() bytes) of the guest O describes. */
 uint8_t *lu_ram(const struct lu_opts *o);
 /* The guest's System.map (malloc'd text): its addresses KERNEL_OFFSET below where they are. */
 char *lu_system_map(uint64_t kernel_offset);
 /* The ELF core of that guest; *LEN its size. */
 uint8_t *lu_core(const struct lu_opts *o, size_t *len);
+/*
+ * The same around RAM (lu_ram(O)'s); with RAM NULL its headers and notes,
+ * the segment left zero: RAM then goes at eu_seg_offset(0) (bench/mktasks
+ * writes it there with holes, never holding two copies of a large guest).
+ */
+uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len);
 
 #endif

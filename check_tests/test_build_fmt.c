@@ -63,12 +63,36 @@ static bool roundtrip(const struct pt_format *fmt, unsigned level, unsigned shif
 	return true;
 }
 
+/*
+ * pt_wk_next_nonzero() from every index I of T is the first entry after I
+ * that is not zero (or not readable): it once stopped at the next entry of
+ * any memory that was data rather than a hole (a mapped ELF dump's zero
+ * table entries were then read one at a time; bench/tasks).
+ */
+static void next_nonzero_exact(const struct pt_table *t, const char *fixture)
+{
+	uint64_t next = t->entries;
+
+	if (pt_wk_translated(t) || t->entries > 4096)
+		return;
+	for (uint64_t i = t->entries; i-- > 0;) {
+		uint8_t raw[16];
+
+		ck_assert_msg(pt_wk_next_nonzero(t, i) == next, "%s: level %d table 0x%llx: from %llu: %llu, want %llu",
+			      fixture, t->level, (unsigned long long)t->addr, (unsigned long long)i,
+			      (unsigned long long)pt_wk_next_nonzero(t, i), (unsigned long long)next);
+		if (!pt_wk_raw(t, i, raw) || !pt_wk_raw_zero(raw))
+			next = i;
+	}
+}
+
 /* Every entry of table T and of every table below it; counts the valid ones (mapped or pointer). */
 static unsigned walk_tables(const struct pt_table *t, const char *fixture, unsigned depth)
 {
 	unsigned valid = 0;
 
 	ck_assert_uint_lt(depth, PT_MAX_DEPTH);
+	next_nonzero_exact(t, fixture);
 	for (uint64_t i = 0; i < t->entries; i++) {
 		uint8_t raw[16];
 		struct pt_entry e;

@@ -349,17 +349,26 @@ bool pt_readctl_poll(struct pt_readctl *rc)
 uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 {
 	uint64_t sz = lvl(t)->entry_size;
-	uint64_t pa = pt_table_entry_pa(t, i), next, j;
+	uint64_t pa = pt_table_entry_pa(t, i), next, j, buf[128];
 
 	if (pt_wk_translated(t))
 		return i + 1;
 	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + sz, &next) ||
 	    next < t->addr)
 		return t->entries;
-	j = (next - t->addr) / sz;
-	return j > i ? j : i + 1;
-}
+	/* NEXT ends a hole, not a zero run (a mapped dump's table is data where zero): 1 KiB a read */
+	for (j = (next - t->addr) / sz > i ? (next - t->addr) / sz : i + 1; j < t->entries; j += sizeof buf / sz) {
+		uint64_t n = t->entries - j < sizeof buf / sz ? t->entries - j : sizeof buf / sz, k = 0;
 
+		if (!pt_wk_mem_read(t, pt_table_entry_pa(t, j), buf, (size_t)(n * sz)))
+			return j;    /* the caller reads entry J and sees why */
+		while (k < n * sz / 8 && !buf[k])
+			k++;
+		if (k < n * sz / 8 || n * sz % 8)
+			return j + k * 8 / sz;    /* the entry holding the first non-zero word */
+	}
+	return t->entries;
+}
 
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
 		   struct pt_entry *e, struct pt_readctl *rc)
