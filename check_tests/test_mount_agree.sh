@@ -87,4 +87,34 @@ for pair in x86-64-4level.tar.gz:cpu0 arm64-4k.tar.gz: turing-mixed.tar.gz:pdb0 
 	do_umount "$m"
 done
 
+# ---- a walk slot handed to another VA after FORGET ------------------------
+# One thread (-s), so the thread that rendered walk/A for its LOOKUP is the
+# one that serves the next.  Once the kernel forgets walk/A its slot, the
+# inode number, is the free one the next VA past the inode's bits takes:
+# walk/B must then be B's trace, not A's kept under the same number (the
+# per-thread memo of fs/state.c was keyed by the inode alone).
+slot_reuse() {   # CAP CTX MNT
+	local a=0x1000000000000000 b=0xdead000000000100
+	cat "$3/$2/walk/$a" >/dev/null || return 1
+	sync && echo 2 >/proc/sys/vm/drop_caches || return 1
+	"$TOOL" walk "$1" "$2" "$b" >"$TMP/cli.txt" 2>&1 || return 1
+	cat "$3/$2/walk/$b" >"$TMP/mnt.txt" 2>&1 || true
+	cmp -s "$TMP/cli.txt" "$TMP/mnt.txt" && return 0
+	echo "    walk/$b after walk/$a was forgotten (- ptfs-tool walk, + the mount):"
+	diff -u "$TMP/cli.txt" "$TMP/mnt.txt" | head -n 20 | sed 's/^/      /'
+	return 1
+}
+if [ "$(id -u)" = 0 ]; then
+	cap="$FIX/x86-64-4level.tar.gz" m="$TMP/w$((++n))"
+	if do_mount "$cap" "$m" -s; then
+		check "x86-64-4level.tar.gz cpu0: a walk slot forgotten and taken by another VA reads that VA's trace" \
+			slot_reuse "$cap" cpu0 "$m"
+		do_umount "$m"
+	else
+		bad "x86-64-4level.tar.gz: mounts with -s"
+	fi
+else
+	echo "ok - # SKIP a walk slot taken by another VA: dropping the kernel's caches needs root"
+fi
+
 report

@@ -271,6 +271,10 @@ struct ptfs_tls {
 	 * that usually follows its LOOKUP on the same thread (ptfs_render_memo()). */
 	struct pt_buf memo;
 	fuse_ino_t memo_ino;
+	/* A walk/ file past the inode's bits is numbered by a slot that names
+	 * another VA once the kernel has forgotten it (wslot.c): the memo is
+	 * that inode's only while it still names this VA. */
+	uint64_t memo_va;
 	struct timespec memo_at;   /* when it was rendered (a live mount's expire) */
 };
 

@@ -460,11 +460,19 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		       const struct pt_buf **out, struct pt_readctl *rc)
 {
 	struct ptfs_tls *t = ptfs_tls_get();
+	uint64_t va = id->type == PT_TN_WALKFILE ? id->va : 0;   /* an entry's inode is its whole name */
 	int err;
 
 	if (!t)
 		return ENOMEM;
-	if (t->memo_ino != ino || ptfs_live_expired(fs, &t->memo_at)) {
+	/*
+	 * Keyed by the inode and the VA: a walk slot's inode number is handed
+	 * to another VA after its FORGET (wslot.c), and a memo keyed by the
+	 * number alone gave the new VA the old one's trace (seen under ASan,
+	 * whose timing put the LOOKUP of the new VA on the thread that had
+	 * rendered the old one; check_tests/test_mount_agree.sh).
+	 */
+	if (t->memo_ino != ino || t->memo_va != va || ptfs_live_expired(fs, &t->memo_at)) {
 		t->memo_ino = 0;
 		pt_buf_reset(&t->memo);
 		t->memo.oom = false;
@@ -474,6 +482,7 @@ int ptfs_render_memo(struct ptfs *fs, const struct pt_tnode *id, fuse_ino_t ino,
 		if (err)
 			return err;
 		t->memo_ino = ino;
+		t->memo_va = va;
 		ptfs_live_now(&t->memo_at);
 	}
 	*out = &t->memo;
