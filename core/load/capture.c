@@ -274,12 +274,13 @@ static pt_err memory_contexts(struct pt_capture *cap)
 
 	for (size_t i = 0; i < cap->nctx; i++) {
 		struct pt_context *c = &cap->ctx[i];
+		struct pt_ctx_reader rd = pt_context_reader(c);
 		pt_err rc;
 
 		if (!c->fmt->ctx_memory)
 			continue;
 		buf[0] = 0;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, &rd, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 	}

@@ -29,6 +29,7 @@
 
 #include "ini.h"
 #include "pt_capture.h"
+#include "pt_mem.h"
 #include "pt_source.h"
 #include "pt_vec.h"
 
@@ -293,6 +294,21 @@ static inline const struct pt_context *pt_ctx_sorted_find(const struct pt_contex
 			hi = mid;
 	}
 	return NULL;
+}
+
+/*
+ * What a format's ctx_memory hook reads context C's memory through
+ * (pt_format.h struct pt_ctx_reader): the load layer's pt_mem_read(),
+ * passed down, so that core/formats/ calls nothing above it.
+ */
+static inline bool pt_ctx_mem_read(const void *mem, unsigned space, uint64_t pa, void *out, size_t len)
+{
+	return pt_mem_read(mem, space, pa, out, len);
+}
+
+static inline struct pt_ctx_reader pt_context_reader(const struct pt_context *c)
+{
+	return (struct pt_ctx_reader){pt_ctx_mem_read, c->mem};
 }
 
 #endif

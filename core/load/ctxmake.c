@@ -53,7 +53,9 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 	if (!rc && f->ctx_memory) {
 		/* what ctx_setup said is dropped: ctx_memory says what the device's memory holds */
 		msg[0] = 0;
-		rc = f->ctx_memory(c, msg, mlen);
+		struct pt_ctx_reader rd = pt_context_reader(c);
+
+		rc = f->ctx_memory(c, &rd, msg, mlen);
 	}
 	return rc;
 }
