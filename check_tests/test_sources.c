@@ -70,35 +70,35 @@ START_TEST(table_bids)
 		n++;
 	}
 	ck_assert_uint_eq(n, 7);
-	ck_assert_str_eq(pt_source_best(&p)->name, "umr");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "umr");
 	/* a UNIX socket: the QMP source alone bids (issue #33), whatever the head says */
 	st.st_mode = S_IFSOCK | 0755;
-	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "qmp");
 	p.head = NULL;
 	p.head_len = 0;
-	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "qmp");
 	st.st_mode = S_IFREG | 0644;
-	ck_assert_str_ne(pt_source_best(&(struct pt_probe){.path = "x", .fd = 0, .st = &st})->name, "qmp");
+	ck_assert_str_ne(pt_source_best(pt_sources, &(struct pt_probe){.path = "x", .fd = 0, .st = &st})->name, "qmp");
 	/* memory dumps by their magic: an ELF ET_CORE (gABI e_type 4), "KDUMP   ", "makedumpfile" */
 	p.head = (const uint8_t *)"\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\4\0";
 	p.head_len = 18;
-	ck_assert_str_eq(pt_source_best(&p)->name, "elf");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "elf");
 	p.head = (const uint8_t *)"KDUMP   \6\0\0\0";
 	p.head_len = 12;
-	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "kdump");
 	p.head = (const uint8_t *)"makedumpfile\0\0\0\0";
 	p.head_len = 16;
-	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "kdump");
 	p.head = (const uint8_t *)"\x1f\x8b\x08";
 	p.head_len = 3;
-	ck_assert_str_eq(pt_source_best(&p)->name, "archive");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "archive");
 	/* a re-bid: the archive's members */
 	p = (struct pt_probe){.path = "x.tar", .fd = -1, .members = names, .nmembers = 2};
-	ck_assert_str_eq(pt_source_best(&p)->name, "gem5");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "gem5");
 	names[0] = "a/m5.cpt";
-	ck_assert_ptr_null(pt_source_best(&p));
+	ck_assert_ptr_null(pt_source_best(pt_sources, &p));
 	p.only_dir = "a";
-	ck_assert_str_eq(pt_source_best(&p)->name, "gem5");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "gem5");
 }
 END_TEST
 
@@ -128,7 +128,8 @@ static struct pt_loader loader(struct pt_capture *cap)
 {
 	static const struct pt_load_opts opts;
 
-	return (struct pt_loader){.cap = cap, .path = "test.src", .cur = SIZE_MAX, .opts = &opts};
+	return (struct pt_loader){.cap = cap, .path = "test.src", .cur = SIZE_MAX, .opts = &opts,
+				   .sources = pt_sources};
 }
 
 static const char ini_head[] =

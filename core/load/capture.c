@@ -668,11 +668,6 @@ out:
 
 /* ---- public ---- */
 
-pt_err pt_capture_load(struct pt_capture *cap, const char *path)
-{
-	return pt_capture_load_opts(cap, path, NULL);
-}
-
 /*
  * Opens PATH for the probe: never blocking on a FIFO, and only a regular
  * file or a directory (docs/design.md §3: "only regular files are read"); its
@@ -717,32 +712,18 @@ static pt_err probe_open(struct pt_capture *cap, const char *path, struct pt_pro
 	return PT_OK;
 }
 
-const struct pt_source *pt_source_best(const struct pt_probe *p)
-{
-	const struct pt_source *best = NULL;
-	int top = 0;
-
-	for (const struct pt_source *const *s = pt_sources; *s; s++) {
-		int b = (*s)->bid(p);
-
-		if (b > top) {
-			top = b;
-			best = *s;
-		}
-	}
-	return best;
-}
-
-pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts)
+pt_err pt_capture_load_from(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts,
+			    const struct pt_source *const *sources)
 {
 	static const struct pt_load_opts defaults;
-	struct pt_loader ld = {.cap = cap, .path = path, .cur = SIZE_MAX, .opts = opts ? opts : &defaults};
+	struct pt_loader ld = {.cap = cap, .path = path, .cur = SIZE_MAX, .opts = opts ? opts : &defaults,
+			       .sources = sources};
 	struct pt_probe probe = {.fd = -1};
 	uint8_t head[PT_PROBE_HEAD];
 	struct stat st;
 	pt_err rc;
 
-	if (!cap || !path)
+	if (!cap || !path || !sources)
 		return PT_E_USAGE;
 	if (cap->load_called) {
 		pt_capture_set_error(cap, "%s: a capture is loaded only once", path);
@@ -757,14 +738,14 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_NOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ld.last);
-	rc = pt_loader_check_opts(&ld, pt_sources);
+	rc = pt_loader_check_opts(&ld, sources);
 	if (rc || (rc = probe_open(cap, path, &probe, &st, head))) {
 		free(cap->source);
 		cap->source = NULL;
 		return rc;
 	}
 	/* The kind is recognised from the content, never from the name. */
-	ld.src = pt_source_best(&probe);
+	ld.src = pt_source_best(sources, &probe);
 	if (!ld.src) {
 		rc = pt_loader_fail(&ld, PT_E_ARCHIVE, "%s: not a capture ptfs reads", path);
 	} else {

@@ -204,6 +204,8 @@ struct pt_loader {
 	const char *path;
 	const struct pt_load_opts *opts;    /* never NULL during a load */
 	const struct pt_source *src;        /* the source loading */
+	/* the sources that bid (sources/sources.c's table, passed down by pt_capture_load_from()) */
+	const struct pt_source *const *sources;
 	struct member *m;
 	size_t nm, mcap;
 	size_t nsorted;     /* m[0, nsorted) sorted by name, repeats merged */
@@ -255,8 +257,8 @@ pt_err pt_loader_finish(struct pt_loader *ld);
 pt_err pt_loader_bind(struct pt_loader *ld);
 /* The member [memory] section MM names (root + file) in *OUT, or the error set (loader.c). */
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
-/* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
-const struct pt_source *pt_source_best(const struct pt_probe *p);
+/* The source of SOURCES (NULL-terminated) that bids highest on P (the first of equal bids), or NULL (loader.c). */
+const struct pt_source *pt_source_best(const struct pt_source *const *sources, const struct pt_probe *p);
 /* SOURCES' check_opts of LD's options, before the probe: PT_E_USAGE (the error set) when one refuses. */
 pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources);
 /*
