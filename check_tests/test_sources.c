@@ -316,6 +316,50 @@ START_TEST(dir_ini_fifo)
 }
 END_TEST
 
+/*
+ * The load dispatches to the table its caller gives (issue #41 item 3:
+ * the sources layer passes pt_sources down, the load layer never names
+ * it): a directory capture loads with a table holding the directory
+ * source, is "not a capture" with one holding only the archive source,
+ * and no table is a usage error.
+ */
+extern const struct pt_source pt_source_archive, pt_source_dir;
+
+START_TEST(load_from_table)
+{
+	static const struct pt_source *const archive_only[] = {&pt_source_archive, NULL};
+	static const struct pt_source *const dir_only[] = {&pt_source_dir, NULL};
+	char *dir = tu_mkdtemp();
+	struct pt_capture *cap;
+
+	static const char ini[] = "[capture]\nversion = 1\nformat = amd-gart\n"
+		"[memory v]\nspace = vram\nbase = 0x100000\nfile = vram.bin\n"
+		"[gart g]\nVM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x100000\n"
+		"VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0\nVM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x1ff\n";
+	uint8_t page[4096] = {0};
+
+	tu_write(dir, "capture.ini", ini, sizeof ini - 1);
+	tu_write(dir, "vram.bin", page, sizeof page);
+	cap = pt_capture_new();
+	ck_assert_msg(pt_capture_load_from(cap, dir, NULL, dir_only) == PT_OK, "%s", pt_capture_error(cap));
+	pt_capture_free(cap);
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load_from(cap, dir, NULL, archive_only), PT_E_ARCHIVE);
+	ck_assert_msg(strstr(pt_capture_error(cap), ": not a capture ptfs reads"), "%s", pt_capture_error(cap));
+	pt_capture_free(cap);
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load_from(cap, dir, NULL, NULL), PT_E_USAGE);
+	pt_capture_free(cap);
+	/* the public load is the sources layer's table passed down */
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load(cap, dir), PT_OK);
+	ck_assert_uint_eq(pt_capture_context_count(cap), 1);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(umr_nul)
 {
 	static const char log[] = "MMIO@0x1000 = { 0x1 }\nMMIO@0x1004 = { 0x2\0 }\n";
@@ -370,6 +414,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gem5_file_types);
 	tcase_add_test(tc, dir_ini_fifo);
 	tcase_add_test(tc, umr_nul);
+	tcase_add_test(tc, load_from_table);
 	tcase_add_test(tc, archive_of_umr);
 	suite_add_tcase(s, tc);
 	return s;
