@@ -233,7 +233,7 @@ struct pt_loader {
 	struct timespec last;
 };
 
-/* The error of the load: one line, sanitised for a terminal. */
+/* The error of the load: one line, sanitised for a terminal (report.c). */
 void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pt_capture_vset_error(struct pt_capture *cap, const char *fmt, va_list ap)
