@@ -1,4 +1,5 @@
 /* test_error: every error code has a distinct name and a description; file:line details. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "pt_error.h"
@@ -56,6 +57,40 @@ START_TEST(detail_at_line)
 }
 END_TEST
 
+/* A variadic front for pt_error_esc_vat (the test calls it as a caller would). */
+static void esc_at(char *err, size_t len, const char *file, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void esc_at(char *err, size_t len, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_error_esc_vat(err, len, file, line, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * pt_error_esc_vat (capture.ini's messages, util since issue #41 item 3 so
+ * that the formats' key messages need nothing above util): control
+ * characters spelled \xNN, C1 as its two UTF-8 bytes, cut to fit whole.
+ */
+START_TEST(detail_escaped)
+{
+	char err[64];
+
+	esc_at(err, sizeof err, "capture.ini", 4, "unknown key '%s' in %s", "a\x1b[2Jb", "[gart g]");
+	ck_assert_str_eq(err, "capture.ini:4: unknown key 'a\\x1b[2Jb' in [gart g]");
+	esc_at(err, sizeof err, "capture.ini", 5, "%s", "x\xc2\x85y\x7f");
+	ck_assert_str_eq(err, "capture.ini:5: x\\xc2\\x85y\\x7f");
+	esc_at(err, 20, "capture.ini", 6, "%s", "ab\ncd");
+	ck_assert_str_eq(err, "capture.ini:6: ab");
+	memset(err, 'Z', sizeof err);
+	esc_at(err, 0, "capture.ini", 1, "x");
+	ck_assert_int_eq(err[0], 'Z');
+	esc_at(NULL, 10, "capture.ini", 1, "x");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("error");
@@ -66,6 +101,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("detail");
 	tcase_add_test(tc, detail_at_line);
+	tcase_add_test(tc, detail_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -750,6 +750,62 @@ START_TEST(cd_tables)
 }
 END_TEST
 
+/*
+ * The CD is read through the reader the load layer passes to ctx_memory
+ * (struct pt_ctx_reader), not by the format calling the memory itself
+ * (HACKING.md, "Layers"; issue #41 item 3): a reader serving another CD
+ * is what the context then holds, and one that has nothing fails as
+ * memory that is not captured.
+ */
+struct fake_rd {
+	unsigned calls, space;
+	uint64_t pa;
+	bool captured;
+};
+
+static bool fake_read(const void *opaque, unsigned space, uint64_t pa, void *out, size_t len)
+{
+	struct fake_rd *f = (struct fake_rd *)opaque;
+	uint8_t cd[32] = {0};
+
+	f->calls++;
+	f->space = space;
+	f->pa = pa;
+	if (!f->captured)
+		return false;
+	tu_put64(cd, sizeof cd, 0, (C06 & ~CD_ASID(0xffff)) | CD_ASID(99));
+	tu_put64(cd, sizeof cd, 8, 0x1000);
+	memcpy(out, cd, len < sizeof cd ? len : sizeof cd);
+	return true;
+}
+
+START_TEST(cd_reader)
+{
+	struct fake_rd f = {.captured = true};
+	struct pt_ctx_reader rd = {fake_read, &f};
+	struct pt_context copy;
+	struct cap k;
+	char err[256] = "";
+
+	memset(mem, 0, sizeof mem);
+	put_cd(0x380000 + 5 * 64, 11);
+	k = load_words("ssid = 5\n", S1STE(0, 0x380000, 3), 0, 0, 0, 0, 0);
+	copy = *ctx_of(&k);
+	ck_assert_uint_eq(info_u(&copy, "cd_asid"), 11);
+	ck_assert_ptr_nonnull(copy.fmt->ctx_memory);
+	ck_assert_int_eq(copy.fmt->ctx_memory(&copy, &rd, err, sizeof err), PT_OK);
+	ck_assert_uint_eq(f.calls, 1);
+	ck_assert_uint_eq(f.pa, 0x380140);
+	ck_assert_uint_eq(f.space, pt_context_space(&copy, 0));
+	ck_assert_uint_eq(info_u(&copy, "cd_asid"), 99);
+	f = (struct fake_rd){.captured = false};
+	ck_assert_int_eq(copy.fmt->ctx_memory(&copy, &rd, err, sizeof err), PT_E_CAPTURE);
+	ck_assert_uint_eq(f.calls, 1);
+	ck_assert_msg(strstr(err, "its CD at sysmem 0x380140 is not captured"), "%s", err);
+	unload(&k);
+}
+END_TEST
+
 /* A nested STE: stage 1 reads its tables in gpa (IPAs), stage 2 in sysmem. */
 START_TEST(nested)
 {
@@ -795,6 +851,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, walk_granules);
 	tcase_add_test(tc, nested);
 	tcase_add_test(tc, cd_tables);
+	tcase_add_test(tc, cd_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -70,35 +70,35 @@ START_TEST(table_bids)
 		n++;
 	}
 	ck_assert_uint_eq(n, 7);
-	ck_assert_str_eq(pt_source_best(&p)->name, "umr");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "umr");
 	/* a UNIX socket: the QMP source alone bids (issue #33), whatever the head says */
 	st.st_mode = S_IFSOCK | 0755;
-	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "qmp");
 	p.head = NULL;
 	p.head_len = 0;
-	ck_assert_str_eq(pt_source_best(&p)->name, "qmp");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "qmp");
 	st.st_mode = S_IFREG | 0644;
-	ck_assert_str_ne(pt_source_best(&(struct pt_probe){.path = "x", .fd = 0, .st = &st})->name, "qmp");
+	ck_assert_str_ne(pt_source_best(pt_sources, &(struct pt_probe){.path = "x", .fd = 0, .st = &st})->name, "qmp");
 	/* memory dumps by their magic: an ELF ET_CORE (gABI e_type 4), "KDUMP   ", "makedumpfile" */
 	p.head = (const uint8_t *)"\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\4\0";
 	p.head_len = 18;
-	ck_assert_str_eq(pt_source_best(&p)->name, "elf");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "elf");
 	p.head = (const uint8_t *)"KDUMP   \6\0\0\0";
 	p.head_len = 12;
-	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "kdump");
 	p.head = (const uint8_t *)"makedumpfile\0\0\0\0";
 	p.head_len = 16;
-	ck_assert_str_eq(pt_source_best(&p)->name, "kdump");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "kdump");
 	p.head = (const uint8_t *)"\x1f\x8b\x08";
 	p.head_len = 3;
-	ck_assert_str_eq(pt_source_best(&p)->name, "archive");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "archive");
 	/* a re-bid: the archive's members */
 	p = (struct pt_probe){.path = "x.tar", .fd = -1, .members = names, .nmembers = 2};
-	ck_assert_str_eq(pt_source_best(&p)->name, "gem5");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "gem5");
 	names[0] = "a/m5.cpt";
-	ck_assert_ptr_null(pt_source_best(&p));
+	ck_assert_ptr_null(pt_source_best(pt_sources, &p));
 	p.only_dir = "a";
-	ck_assert_str_eq(pt_source_best(&p)->name, "gem5");
+	ck_assert_str_eq(pt_source_best(pt_sources, &p)->name, "gem5");
 }
 END_TEST
 
@@ -128,7 +128,8 @@ static struct pt_loader loader(struct pt_capture *cap)
 {
 	static const struct pt_load_opts opts;
 
-	return (struct pt_loader){.cap = cap, .path = "test.src", .cur = SIZE_MAX, .opts = &opts};
+	return (struct pt_loader){.cap = cap, .path = "test.src", .cur = SIZE_MAX, .opts = &opts,
+				   .sources = pt_sources};
 }
 
 static const char ini_head[] =
@@ -315,6 +316,50 @@ START_TEST(dir_ini_fifo)
 }
 END_TEST
 
+/*
+ * The load dispatches to the table its caller gives (issue #41 item 3:
+ * the sources layer passes pt_sources down, the load layer never names
+ * it): a directory capture loads with a table holding the directory
+ * source, is "not a capture" with one holding only the archive source,
+ * and no table is a usage error.
+ */
+extern const struct pt_source pt_source_archive, pt_source_dir;
+
+START_TEST(load_from_table)
+{
+	static const struct pt_source *const archive_only[] = {&pt_source_archive, NULL};
+	static const struct pt_source *const dir_only[] = {&pt_source_dir, NULL};
+	char *dir = tu_mkdtemp();
+	struct pt_capture *cap;
+
+	static const char ini[] = "[capture]\nversion = 1\nformat = amd-gart\n"
+		"[memory v]\nspace = vram\nbase = 0x100000\nfile = vram.bin\n"
+		"[gart g]\nVM_CONTEXT0_PAGE_TABLE_BASE_ADDR = 0x100000\n"
+		"VM_CONTEXT0_PAGE_TABLE_START_ADDR = 0\nVM_CONTEXT0_PAGE_TABLE_END_ADDR = 0x1ff\n";
+	uint8_t page[4096] = {0};
+
+	tu_write(dir, "capture.ini", ini, sizeof ini - 1);
+	tu_write(dir, "vram.bin", page, sizeof page);
+	cap = pt_capture_new();
+	ck_assert_msg(pt_capture_load_from(cap, dir, NULL, dir_only) == PT_OK, "%s", pt_capture_error(cap));
+	pt_capture_free(cap);
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load_from(cap, dir, NULL, archive_only), PT_E_ARCHIVE);
+	ck_assert_msg(strstr(pt_capture_error(cap), ": not a capture ptfs reads"), "%s", pt_capture_error(cap));
+	pt_capture_free(cap);
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load_from(cap, dir, NULL, NULL), PT_E_USAGE);
+	pt_capture_free(cap);
+	/* the public load is the sources layer's table passed down */
+	cap = pt_capture_new();
+	ck_assert_int_eq(pt_capture_load(cap, dir), PT_OK);
+	ck_assert_uint_eq(pt_capture_context_count(cap), 1);
+	pt_capture_free(cap);
+	tu_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(umr_nul)
 {
 	static const char log[] = "MMIO@0x1000 = { 0x1 }\nMMIO@0x1004 = { 0x2\0 }\n";
@@ -369,6 +414,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gem5_file_types);
 	tcase_add_test(tc, dir_ini_fifo);
 	tcase_add_test(tc, umr_nul);
+	tcase_add_test(tc, load_from_table);
 	tcase_add_test(tc, archive_of_umr);
 	suite_add_tcase(s, tc);
 	return s;

@@ -58,7 +58,6 @@
 #include "fmt_ctx.h"
 #include "fmt_smmuv3.h"
 #include "pt_buf.h"
-#include "pt_mem.h"
 #include "pt_num.h"
 
 const char *const pt_smmuv3_spaces[] = {"sysmem", "hpa", "gpa", NULL};
@@ -443,7 +442,8 @@ static void sm_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt
 }
 
 static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
-static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
+static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct sm_ctx *c,
+		      char *err, size_t errlen);
 
 static void sm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
 			  struct pt_buf *ini);
@@ -484,14 +484,15 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 }
 
 /* The CD read from memory (ssid): the stage-1 set-up ctx_setup left for now. */
-static pt_err sm_ctx_memory(struct pt_context *ctx, char *err, size_t errlen)
+static pt_err sm_ctx_memory(struct pt_context *ctx, const struct pt_ctx_reader *rd, char *err,
+			    size_t errlen)
 {
 	struct sm_ctx *c = ctx->priv;
 	pt_err rc;
 
 	if (c->stage != 1 || !c->ssid_line)
 		return PT_OK;
-	rc = cd_read(ctx, c, err, errlen);
+	rc = cd_read(ctx, rd, c, err, errlen);
 	return rc ? rc : walk_setup(ctx, c, err, errlen);
 }
 
@@ -548,7 +549,8 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
  * read in `space`: for a nested STE, S1ContextPtr and the L1CDs are IPAs,
  * as its stage-1 tables are.
  */
-static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen)
+static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct sm_ctx *c,
+		      char *err, size_t errlen)
 {
 	uint64_t ste0 = c->w[W_STE0], ptr = ste0 & span(51, 6);
 	unsigned max = (unsigned)bits(ste0, 63, 59), fmt = (unsigned)bits(ste0, 5, 4);
@@ -559,7 +561,7 @@ static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err,
 	c->cd_addr = ptr + c->ssid * 64;
 	if (max && (fmt == 1 || fmt == 2)) {
 		c->l1cd_addr = ptr + (c->ssid >> split) * 8;
-		if (!pt_mem_read(ctx->mem, sp, c->l1cd_addr, raw, 8))
+		if (!rd->read(rd->opaque, sp, c->l1cd_addr, raw, 8))
 			return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u):"
 						 " its L1CD at %s 0x%" PRIx64 " (S1Fmt %u, S1ContextPtr"
 						 " 0x%" PRIx64 ") is not captured", c->ssid, c->ssid_line,
@@ -574,7 +576,7 @@ static pt_err cd_read(const struct pt_context *ctx, struct sm_ctx *c, char *err,
 						 !(c->l1cd & 1) ? ": C_BAD_SUBSTREAMID" : "");
 		c->cd_addr = (c->l1cd & span(51, 12)) + (c->ssid & (BIT(split) - 1)) * 64;
 	}
-	if (!pt_mem_read(ctx->mem, sp, c->cd_addr, raw, sizeof raw))
+	if (!rd->read(rd->opaque, sp, c->cd_addr, raw, sizeof raw))
 		return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u): its CD"
 					 " at %s 0x%" PRIx64 " is not captured", c->ssid, c->ssid_line,
 					 sn, c->cd_addr);

@@ -54,5 +54,14 @@ void pt_error_at(char *err, size_t len, const char *file, unsigned line, const c
 	__attribute__((format(printf, 5, 6)));
 void pt_error_vat(char *err, size_t len, const char *file, unsigned line, const char *fmt,
 		  va_list ap) __attribute__((format(printf, 5, 0)));
+/*
+ * The same prefix "FILE:LINE: ", the message formatted (at most 1023
+ * bytes) and then each control character (C0, DEL, and C1 written as UTF-8)
+ * spelled \xNN: a message that quotes the user's text (a capture.ini key,
+ * a section name) cannot move the cursor or fake a line, and still names
+ * the bytes.  capture.ini's messages (pt_ctx_key_fail() and the manifest).
+ */
+void pt_error_esc_vat(char *err, size_t errlen, const char *file, unsigned line, const char *fmt,
+		      va_list ap) __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -193,11 +193,23 @@ struct pt_ctx_key {
 	char *err;
 	size_t errlen;
 };
-/* Sets "capture.ini:LINE: MESSAGE" for K's line (core/manifest.c); returns RC. */
+/* Sets "capture.ini:LINE: MESSAGE" for K's line (formats/fmt_keys.c); returns RC. */
 pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* K's value as an integer (the capture.ini number rules); PT_E_VALUE with the usual message. */
 pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out);
+
+/*
+ * How a format's ctx_memory hook reads the capture's memory: READ copies
+ * LEN bytes at PA of the capture's space SPACE (an id, pt_context_space())
+ * into OUT and says whether every byte is captured (false: not captured,
+ * OUT unspecified).  The load layer fills it (its pt_mem_read() and the
+ * context's memory as OPAQUE).
+ */
+struct pt_ctx_reader {
+	bool (*read)(const void *opaque, unsigned space, uint64_t pa, void *out, size_t len);
+	const void *opaque;
+};
 
 /* Where a VA outside a context's VA space goes (out-of-range hook). */
 struct pt_aperture {
@@ -324,10 +336,12 @@ struct pt_format {
 	 * none): called after every context's ctx_setup, once the memory is
 	 * sealed, ctx->mem set and the space ids bound (pt_context_space());
 	 * it may replace what ctx_setup filled (arm-smmuv3: the geometry of a
-	 * CD read from its CD table).  Messages as for ctx_setup (a warning
-	 * in ERR on success).
+	 * CD read from its CD table).  It reads the memory through RD, which
+	 * the load layer passes in (a format calls nothing above it: HACKING.md,
+	 * "Layers").  Messages as for ctx_setup (a warning in ERR on success).
 	 */
-	pt_err (*ctx_memory)(struct pt_context *ctx, char *err, size_t errlen);
+	pt_err (*ctx_memory)(struct pt_context *ctx, const struct pt_ctx_reader *rd, char *err,
+			     size_t errlen);
 	/* Lines of the context's info file after the root lines (may be NULL). */
 	void (*info_text)(const struct pt_context *ctx, struct pt_buf *b);
 	/* The same as members of the info JSON object (may be NULL). */

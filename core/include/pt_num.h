@@ -46,6 +46,13 @@ bool pt_num_parse128(const char *s, unsigned flags, uint64_t *lo, uint64_t *hi);
  * whose parse failed says so, and to write 0x, in its message.
  */
 bool pt_num_bare_hex(const char *s);
+/*
+ * The tail of the message for S that pt_num_parse(S, PT_NUM_INI) refused
+ * (a capture.ini value): ": a hex number needs 0x (write 0xdeadbeef)" for
+ * hex digits without 0x, the forms otherwise.  BUF (LEN bytes, 96 are
+ * enough) may hold it.
+ */
+const char *pt_num_ini_why(const char *s, char *buf, size_t len);
 
 /*
  * Little-endian 64-bit load, independent of the host's byte order.  On a

@@ -25,90 +25,6 @@
 
 #include "capture_int.h"
 
-/*
- * Copies S to OUT (LEN bytes) so that it is safe on a terminal: control
- * characters (C0, DEL, C1) and bytes that are not UTF-8 become \xNN.
- * Member names come from the archive and may hold anything.
- */
-static void sanitise(char *out, size_t len, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), o = 0;
-
-	for (size_t i = 0; i < n && o + 1 < len;) {
-		size_t l = pt_utf8_len(p + i, n - i);
-		bool c1 = l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
-
-		if (l == 0 || c1 || p[i] < 0x20 || p[i] == 0x7f) {
-			size_t k = l ? l : 1;
-
-			for (size_t j = 0; j < k && o + 5 < len; j++)
-				o += (size_t)snprintf(out + o, len - o, "\\x%02x", p[i + j]);
-			if (o + 5 >= len)
-				break;
-			i += k;
-			continue;
-		}
-		if (o + l >= len)
-			break;
-		memcpy(out + o, p + i, l);
-		o += l;
-		i += l;
-	}
-	out[o] = 0;
-}
-
-void pt_capture_vset_error(struct pt_capture *cap, const char *fmt, va_list ap)
-{
-	char raw[sizeof cap->err];
-
-	vsnprintf(raw, sizeof raw, fmt, ap);
-	sanitise(cap->err, sizeof cap->err, raw);
-}
-
-void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pt_capture_vset_error(cap, fmt, ap);
-	va_end(ap);
-}
-
-void pt_capture_vwarn(struct pt_capture *cap, const char *fmt, va_list ap)
-{
-	char *raw, *s;
-	size_t len;
-
-	if (cap->nwarn >= MAX_WARNINGS) {
-		cap->nwarn_dropped++;
-		return;
-	}
-	if (vasprintf(&raw, fmt, ap) < 0)
-		return;
-	len = strlen(raw) * 4 + 1;
-	s = malloc(len);
-	if (s)
-		sanitise(s, len, raw);
-	free(raw);
-	if (!s)
-		return;
-	if (!pt_vec_reserve(&cap->warn, &cap->warncap, cap->nwarn + 1, sizeof *cap->warn)) {
-		free(s);
-		return;
-	}
-	cap->warn[cap->nwarn++] = s;
-}
-
-void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pt_capture_vwarn(cap, fmt, ap);
-	va_end(ap);
-}
-
 struct pt_capture *pt_capture_new(void)
 {
 	return calloc(1, sizeof(struct pt_capture));
@@ -274,12 +190,13 @@ static pt_err memory_contexts(struct pt_capture *cap)
 
 	for (size_t i = 0; i < cap->nctx; i++) {
 		struct pt_context *c = &cap->ctx[i];
+		struct pt_ctx_reader rd = pt_context_reader(c);
 		pt_err rc;
 
 		if (!c->fmt->ctx_memory)
 			continue;
 		buf[0] = 0;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, &rd, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 	}
@@ -667,11 +584,6 @@ out:
 
 /* ---- public ---- */
 
-pt_err pt_capture_load(struct pt_capture *cap, const char *path)
-{
-	return pt_capture_load_opts(cap, path, NULL);
-}
-
 /*
  * Opens PATH for the probe: never blocking on a FIFO, and only a regular
  * file or a directory (docs/design.md §3: "only regular files are read"); its
@@ -716,32 +628,18 @@ static pt_err probe_open(struct pt_capture *cap, const char *path, struct pt_pro
 	return PT_OK;
 }
 
-const struct pt_source *pt_source_best(const struct pt_probe *p)
-{
-	const struct pt_source *best = NULL;
-	int top = 0;
-
-	for (const struct pt_source *const *s = pt_sources; *s; s++) {
-		int b = (*s)->bid(p);
-
-		if (b > top) {
-			top = b;
-			best = *s;
-		}
-	}
-	return best;
-}
-
-pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts)
+pt_err pt_capture_load_from(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts,
+			    const struct pt_source *const *sources)
 {
 	static const struct pt_load_opts defaults;
-	struct pt_loader ld = {.cap = cap, .path = path, .cur = SIZE_MAX, .opts = opts ? opts : &defaults};
+	struct pt_loader ld = {.cap = cap, .path = path, .cur = SIZE_MAX, .opts = opts ? opts : &defaults,
+			       .sources = sources};
 	struct pt_probe probe = {.fd = -1};
 	uint8_t head[PT_PROBE_HEAD];
 	struct stat st;
 	pt_err rc;
 
-	if (!cap || !path)
+	if (!cap || !path || !sources)
 		return PT_E_USAGE;
 	if (cap->load_called) {
 		pt_capture_set_error(cap, "%s: a capture is loaded only once", path);
@@ -756,14 +654,14 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return PT_E_NOMEM;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ld.last);
-	rc = pt_loader_check_opts(&ld, pt_sources);
+	rc = pt_loader_check_opts(&ld, sources);
 	if (rc || (rc = probe_open(cap, path, &probe, &st, head))) {
 		free(cap->source);
 		cap->source = NULL;
 		return rc;
 	}
 	/* The kind is recognised from the content, never from the name. */
-	ld.src = pt_source_best(&probe);
+	ld.src = pt_source_best(sources, &probe);
 	if (!ld.src) {
 		rc = pt_loader_fail(&ld, PT_E_ARCHIVE, "%s: not a capture ptfs reads", path);
 	} else {
@@ -788,28 +686,6 @@ pt_err pt_capture_load_opts(struct pt_capture *cap, const char *path, const stru
 		return rc;
 	}
 	return PT_OK;
-}
-
-const char *pt_capture_error(const struct pt_capture *cap)
-{
-	return cap ? cap->err : "";
-}
-
-void pt_text_escape(char *out, size_t len, const char *s)
-{
-	if (!out || !len)
-		return;
-	sanitise(out, len, s ? s : "");
-}
-
-size_t pt_capture_warning_count(const struct pt_capture *cap)
-{
-	return cap ? cap->nwarn : 0;
-}
-
-const char *pt_capture_warning(const struct pt_capture *cap, size_t i)
-{
-	return cap && i < cap->nwarn ? cap->warn[i] : NULL;
 }
 
 const struct pt_format *pt_capture_format(const struct pt_capture *cap)

@@ -29,6 +29,7 @@
 
 #include "ini.h"
 #include "pt_capture.h"
+#include "pt_mem.h"
 #include "pt_source.h"
 #include "pt_vec.h"
 
@@ -203,6 +204,8 @@ struct pt_loader {
 	const char *path;
 	const struct pt_load_opts *opts;    /* never NULL during a load */
 	const struct pt_source *src;        /* the source loading */
+	/* the sources that bid (sources/sources.c's table, passed down by pt_capture_load_from()) */
+	const struct pt_source *const *sources;
 	struct member *m;
 	size_t nm, mcap;
 	size_t nsorted;     /* m[0, nsorted) sorted by name, repeats merged */
@@ -230,7 +233,7 @@ struct pt_loader {
 	struct timespec last;
 };
 
-/* The error of the load: one line, sanitised for a terminal. */
+/* The error of the load: one line, sanitised for a terminal (report.c). */
 void pt_capture_set_error(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pt_capture_vset_error(struct pt_capture *cap, const char *fmt, va_list ap)
@@ -254,8 +257,8 @@ pt_err pt_loader_finish(struct pt_loader *ld);
 pt_err pt_loader_bind(struct pt_loader *ld);
 /* The member [memory] section MM names (root + file) in *OUT, or the error set (loader.c). */
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
-/* The source that bids highest on P (the first of equal bids), or NULL (capture.c). */
-const struct pt_source *pt_source_best(const struct pt_probe *p);
+/* The source of SOURCES (NULL-terminated) that bids highest on P (the first of equal bids), or NULL (loader.c). */
+const struct pt_source *pt_source_best(const struct pt_source *const *sources, const struct pt_probe *p);
 /* SOURCES' check_opts of LD's options, before the probe: PT_E_USAGE (the error set) when one refuses. */
 pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources);
 /*
@@ -293,6 +296,21 @@ static inline const struct pt_context *pt_ctx_sorted_find(const struct pt_contex
 			hi = mid;
 	}
 	return NULL;
+}
+
+/*
+ * What a format's ctx_memory hook reads context C's memory through
+ * (pt_format.h struct pt_ctx_reader): the load layer's pt_mem_read(),
+ * passed down, so that core/formats/ calls nothing above it.
+ */
+static inline bool pt_ctx_mem_read(const void *mem, unsigned space, uint64_t pa, void *out, size_t len)
+{
+	return pt_mem_read(mem, space, pa, out, len);
+}
+
+static inline struct pt_ctx_reader pt_context_reader(const struct pt_context *c)
+{
+	return (struct pt_ctx_reader){pt_ctx_mem_read, c->mem};
 }
 
 #endif

@@ -51,9 +51,11 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 	}
 	c->space_mapped = !rc;
 	if (!rc && f->ctx_memory) {
+		struct pt_ctx_reader rd = pt_context_reader(c);
+
 		/* what ctx_setup said is dropped: ctx_memory says what the device's memory holds */
 		msg[0] = 0;
-		rc = f->ctx_memory(c, msg, mlen);
+		rc = f->ctx_memory(c, &rd, msg, mlen);
 	}
 	return rc;
 }

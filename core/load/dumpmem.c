@@ -254,7 +254,7 @@ pt_err pt_dumpmem_load(struct pt_loader *ld)
 	p.head = head;
 	p.head_len = n > 0 ? (size_t)n : 0;
 	/* told apart by the content, never the name (docs/design.md §3.2) */
-	src = pt_source_best(&p);
+	src = pt_source_best(ld->sources, &p);
 	if (!src || !src->dump) {
 		rc = pt_loader_fail(ld, PT_E_CAPTURE, "capture.ini:%u: dump '%s' of [memory %s] is neither an ELF "
 			"core nor a kdump file%s%s", um->dump_line, um->dump, um->dump_sec,

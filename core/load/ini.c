@@ -15,48 +15,13 @@
 #include "pt_num.h"
 #include "pt_vec.h"
 
-#define PFX "capture.ini:%u: "
-
 void pt_ini_set_error(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 {
-	char raw[1024];
-	const unsigned char *p = (const unsigned char *)raw;
 	va_list ap;
-	size_t o;
-	int n;
 
-	if (!err || !errlen)
-		return;
-	n = snprintf(err, errlen, PFX, line);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, fmt, ap);
+	pt_error_esc_vat(err, errlen, "capture.ini", line, fmt, ap);
 	va_end(ap);
-	/*
-	 * Messages quote the offending text (a bad key, a section name) and go
-	 * to terminals: control characters (C0, DEL, C1) become \xNN, so a
-	 * capture.ini cannot move the cursor or fake a line.
-	 */
-	o = (size_t)n;
-	for (size_t i = 0; p[i] && o + 1 < errlen; i++) {
-		bool c1 = p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] < 0xa0;
-
-		if (p[i] < 0x20 || p[i] == 0x7f || c1) {
-			if (o + 5 >= errlen)
-				break;
-			o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
-			if (c1) {
-				i++;
-				if (o + 5 >= errlen)
-					break;
-				o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
-			}
-			continue;
-		}
-		err[o++] = (char)p[i];
-	}
-	err[o] = 0;
 }
 
 /* ---- the lexical layer ---- */
@@ -357,11 +322,7 @@ pt_err pt_ini_uint(const char *s, uint64_t *out)
 
 const char *pt_ini_uint_why(const char *s, char *buf, size_t len)
 {
-	if (!pt_num_bare_hex(s))
-		return " (decimal with an optional K/M/G, or 0x hex, at most 64 bits)";
-	/* one rule for numbers (PT_NUM_RULE): the same words as ptfs-tool's */
-	snprintf(buf, len, ": a hex number needs 0x (write 0x%.64s)", s);
-	return buf;
+	return pt_num_ini_why(s, buf, len);
 }
 
 bool pt_path_normalise(char *path)

@@ -570,6 +570,22 @@ const struct pt_load_opts *pt_loader_opts(const struct pt_loader *ld)
 	return ld->opts;
 }
 
+const struct pt_source *pt_source_best(const struct pt_source *const *sources, const struct pt_probe *p)
+{
+	const struct pt_source *best = NULL;
+	int top = 0;
+
+	for (const struct pt_source *const *s = sources; *s; s++) {
+		int b = (*s)->bid(p);
+
+		if (b > top) {
+			top = b;
+			best = *s;
+		}
+	}
+	return best;
+}
+
 pt_err pt_loader_check_opts(struct pt_loader *ld, const struct pt_source *const *sources)
 {
 	char err[256];
@@ -684,7 +700,7 @@ pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir)
 			p.head_len = hlen;
 		}
 	}
-	best = pt_source_best(&p);
+	best = pt_source_best(ld->sources, &p);
 	free(head);
 	if (!best) {
 		free(names);

@@ -497,30 +497,6 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 	return PT_OK;
 }
 
-pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	pt_ini_set_error(k->err, k->errlen, k->line, "%s", msg);
-	return rc;
-}
-
-pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
-{
-	char why[96];
-
-	if (k->value[0] == 0)
-		return pt_ctx_key_fail(k, PT_E_VALUE, "empty value for '%s' in %s", k->key, k->label);
-	if (pt_ini_uint(k->value, out) == PT_OK)
-		return PT_OK;
-	return pt_ctx_key_fail(k, PT_E_VALUE, "bad integer '%s' for '%s' in %s%s",
-			       k->value, k->key, k->label, pt_ini_uint_why(k->value, why, sizeof why));
-}
-
 /* A context section of format CF: x- keys are kept here, the rest are the format's. */
 static pt_err check_context(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
 			    const struct pt_format *cf)

@@ -87,8 +87,21 @@ struct pt_source {
 	pt_err (*check_opts)(const struct pt_load_opts *opts, char *err, size_t errlen);
 };
 
-/* The source table, NULL-terminated (sources.c). */
+/*
+ * The source table, NULL-terminated: the sources layer's (sources.c),
+ * which passes it down to pt_capture_load_from(); the load layer never
+ * names it (HACKING.md, "Layers": a layer calls only those below it).
+ */
 extern const struct pt_source *const pt_sources[];
+
+/*
+ * pt_capture_load_opts() with the sources that bid on PATH (and on what
+ * an archive or a capture.ini's dump holds) given: the load layer's
+ * load, which the sources layer's pt_capture_load_opts() calls with its
+ * table.  PT_E_USAGE for a NULL SOURCES.
+ */
+pt_err pt_capture_load_from(struct pt_capture *cap, const char *path, const struct pt_load_opts *opts,
+			    const struct pt_source *const *sources);
 
 /* ---- memory: members the [memory] sections name by file ---- */
 

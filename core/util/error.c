@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "pt_error.h"
@@ -59,6 +60,46 @@ void pt_error_at(char *err, size_t len, const char *file, unsigned line, const c
 	va_start(ap, fmt);
 	pt_error_vat(err, len, file, line, fmt, ap);
 	va_end(ap);
+}
+
+void pt_error_esc_vat(char *err, size_t errlen, const char *file, unsigned line, const char *fmt,
+		      va_list ap)
+{
+	char raw[1024];
+	const unsigned char *p = (const unsigned char *)raw;
+	size_t o;
+	int n;
+
+	if (!err || !errlen)
+		return;
+	n = snprintf(err, errlen, "%s:%u: ", file, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	/*
+	 * Messages quote the offending text (a bad key, a section name) and go
+	 * to terminals: control characters (C0, DEL, C1) become \xNN, so a
+	 * capture.ini cannot move the cursor or fake a line.
+	 */
+	o = (size_t)n;
+	for (size_t i = 0; p[i] && o + 1 < errlen; i++) {
+		bool c1 = p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] < 0xa0;
+
+		if (p[i] < 0x20 || p[i] == 0x7f || c1) {
+			if (o + 5 >= errlen)
+				break;
+			o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
+			if (c1) {
+				i++;
+				if (o + 5 >= errlen)
+					break;
+				o += (size_t)snprintf(err + o, errlen - o, "\\x%02x", p[i]);
+			}
+			continue;
+		}
+		err[o++] = (char)p[i];
+	}
+	err[o] = 0;
 }
 
 pt_err pt_err_fmt(char *err, size_t errlen, pt_err rc, const char *fmt, ...)

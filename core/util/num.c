@@ -4,6 +4,7 @@
  * differences in what they accepted were the reason it exists: keep every
  * form a flag, so a caller's grammar is visible where it calls.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "pt_num.h"
@@ -135,4 +136,13 @@ bool pt_num_bare_hex(const char *s)
 		letter |= d >= 10;
 	}
 	return letter;
+}
+
+const char *pt_num_ini_why(const char *s, char *buf, size_t len)
+{
+	if (!pt_num_bare_hex(s))
+		return " (decimal with an optional K/M/G, or 0x hex, at most 64 bits)";
+	/* one rule for numbers (PT_NUM_RULE): the same words as ptfs-tool's */
+	snprintf(buf, len, ": a hex number needs 0x (write 0x%.64s)", s);
+	return buf;
 }
