@@ -258,7 +258,7 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
 		c->serial = atomic_fetch_add(&context_serials, 1) + 1;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_setup(c, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, pt_context_setup(c, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 		cap->ctx_sorted[i] = c;
@@ -279,7 +279,7 @@ static pt_err memory_contexts(struct pt_capture *cap)
 		if (!c->fmt->ctx_memory)
 			continue;
 		buf[0] = 0;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, pt_context_memory(c, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 	}
