@@ -523,11 +523,9 @@ pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out)
 }
 
 /*
- * A context section of format CF: its keys through the factory's first phase
- * (ctxmake.c pt_context_keys(); ctx_setup, the spaces and ctx_memory come
- * as the load reaches them).  The keys before the first duplicate are the
- * format's (x- keys are annotations), so that the first bad key, a
- * duplicate or not, is the one reported.
+ * A context section of format CF: the keys before its first duplicate (x-
+ * keys: annotations) through the factory's first phase (ctxmake.c), so
+ * that the first bad key, a duplicate or not, is the one reported.
  */
 static pt_err check_context(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
 			    const struct pt_format *cf)
