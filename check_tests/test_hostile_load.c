@@ -269,6 +269,13 @@ static const struct ini_case ini_cases[] = {
 	{CAPH CAPH MEMS PDBS, PT_E_VALUE, "capture.ini:4: duplicate section [capture]"},
 	{CAPH MEMS "[pdb p]\nspace = vidmem\nspace = vidmem\naddress = 0x200000\n", PT_E_VALUE,
 	 "capture.ini:10: duplicate key 'space'"},
+	/* the first bad key is the one reported, a duplicate or not (manifest.c check_context) */
+	{CAPH MEMS "[pdb p]\nspace = vidmem\naddress = 0xZZ\nspace = vidmem\n", PT_E_VALUE,
+	 "capture.ini:10: bad integer '0xZZ' for 'address'"},
+	{CAPH MEMS "[pdb p]\nspace = vidmem\nspace = vidmem\nadress = 0x200000\n", PT_E_VALUE,
+	 "capture.ini:10: duplicate key 'space'"},
+	{CAPH MEMS "[pdb p]\nx-a = 1\nadress = 0x200000\nspace = vidmem\nspace = vidmem\n",
+	 PT_E_VALUE, "capture.ini:10: unknown key 'adress' in [pdb p]"},
 	{CAPH MEMS "[pdb capture]\nspace = vidmem\naddress = 0x200000\n", PT_E_VALUE,
 	 "capture.ini:8: "},
 	/* numbers: bad, negative, overflowing */

@@ -547,6 +547,110 @@ START_TEST(key_errors)
 }
 END_TEST
 
+
+/*
+ * The traversal alone (pt_iommu_format.h "The traversal and its
+ * visitors"): a visitor of its own, memory a few pages in this file.  The
+ * walk reads only through on_table, flags a context table at the root
+ * table as a loop, goes on past a table not there, follows only the root
+ * entry halves on_entry returns, and stops when the visitor says so.
+ */
+struct tv_page {
+	uint64_t addr;
+	uint8_t b[4096];
+};
+
+struct tv {
+	struct tv_page *pg;
+	unsigned npg, tables, loops, missing, devices;
+	uint64_t dev[8];
+	bool stop_at_first;
+};
+
+static int tv_table(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, void *buf)
+{
+	struct tv *t = v->opaque;
+
+	t->tables++;
+	if (n->loop) {
+		t->loops++;
+		return PT_IOV_REFUSED;
+	}
+	for (unsigned i = 0; i < t->npg; i++)
+		if (n->addr >= t->pg[i].addr && n->addr + n->len <= t->pg[i].addr + 4096) {
+			memcpy(buf, t->pg[i].b + (n->addr - t->pg[i].addr), n->len);
+			return PT_IOV_OK;
+		}
+	t->missing++;
+	return PT_IOV_MISSING;
+}
+
+static unsigned tv_entry(struct pt_iommu_visitor *v, const struct pt_iommu_node *n)
+{
+	(void)v;
+	return n->kind == PT_IN_VTD_ROOT ? n->half : n->present;
+}
+
+static pt_err tv_device(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, bool *descend)
+{
+	struct tv *t = v->opaque;
+
+	(void)descend;
+	ck_assert_int_eq(n->kind, PT_IN_VTD_CTX);
+	if (t->devices < 8)
+		t->dev[t->devices] = n->id;
+	t->devices++;
+	v->stop = t->stop_at_first;
+	return PT_OK;
+}
+
+static void tv_put(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+START_TEST(traversal_visitor)
+{
+	static struct tv_page pg[2];
+	struct tv t = {.pg = pg, .npg = 2};
+	struct pt_iommu_visitor v = {.opaque = &t, .on_table = tv_table, .on_entry = tv_entry,
+				     .on_device = tv_device};
+	uint64_t reg[PT_IK__COUNT] = {0};
+
+	memset(pg, 0, sizeof pg);
+	pg[0].addr = 0x1000;   /* the root table */
+	pg[1].addr = 0x2000;   /* bus 0's context table */
+	tv_put(pg[0].b + 16 * 0, 0x2000 | 1);
+	tv_put(pg[0].b + 16 * 1, 0x1000 | 1);   /* bus 1: the root table again, a loop */
+	tv_put(pg[0].b + 16 * 2, 0x9000 | 1);   /* bus 2: a table not captured */
+	tv_put(pg[0].b + 16 * 3, 0x2000);       /* bus 3: not present */
+	tv_put(pg[1].b + 16 * 8, 0x3000 | 1);   /* 00:01.0 */
+	tv_put(pg[1].b + 16 * 0x21, 0x4000 | 1);/* 00:04.1 */
+	reg[PT_IK_RTADDR] = 0x1000;
+	ck_assert_int_eq(pt_iommu_vtd_format.walk(&v, reg), PT_OK);
+	ck_assert_uint_eq(t.tables, 4);   /* root, bus 0, the loop, bus 2 */
+	ck_assert_uint_eq(t.loops, 1);
+	ck_assert_uint_eq(t.missing, 1);
+	ck_assert_uint_eq(t.devices, 2);
+	ck_assert_uint_eq(t.dev[0], 0x0008);
+	ck_assert_uint_eq(t.dev[1], 0x0021);
+
+	/* the visitor's stop: nothing more is read after the first device */
+	t = (struct tv){.pg = pg, .npg = 2, .stop_at_first = true};
+	v.stop = false;
+	ck_assert_int_eq(pt_iommu_vtd_format.walk(&v, reg), PT_OK);
+	ck_assert_uint_eq(t.devices, 1);
+	ck_assert_uint_eq(t.tables, 2);
+
+	/* the root table not there: PT_E_CAPTURE */
+	t = (struct tv){.pg = pg + 1, .npg = 1};
+	v.stop = false;
+	ck_assert_int_eq(pt_iommu_vtd_format.walk(&v, reg), PT_E_CAPTURE);
+	ck_assert_uint_eq(t.devices, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("vtd");
@@ -563,6 +667,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, vf_walks);
 	tcase_add_test(tc, vd_rights);
 	tcase_add_test(tc, vd_pass);
+	tcase_add_test(tc, traversal_visitor);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");

@@ -15,6 +15,7 @@
 
 #include "pt_ioent.h"
 #include "pt_iommu_format.h"
+#include "pt_num.h"
 
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 
@@ -93,6 +94,107 @@ static void amd_regs_text(const uint64_t *v, char *out, size_t len)
 	snprintf(out, len, "dev_table_base 0x%" PRIx64, v[PT_IK_DTB]);
 }
 
+
+/* ---- the traversal (pt_iommu_format.h "The traversal and its visitors") ---- */
+
+/* The 512 entries of GCR3 leaf table TBL at TP, PASIDs from P0 (each valid one a guest device). */
+static pt_err amd_walk_leaf(struct pt_iommu_visitor *v, uint64_t devid, const uint8_t *tbl,
+			    uint64_t tp, uint64_t p0)
+{
+	pt_err rc;
+
+	for (unsigned i = 0; i < 512 && !v->stop; i++) {
+		uint64_t e = pt_le64_load(tbl + 8 * i);
+		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3_L0, .addr = tp + 8 * i, .w = &e,
+					  .present = pt_amd_gcr3_valid(e), .id = devid, .sub = p0 + i};
+		bool descend = false;
+
+		if (v->on_entry(v, &n) && (rc = v->on_device(v, &n, &descend)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * DTE F's GCR3 table (§2.2.6; Linux drivers/iommu/amd/iommu.c
+ * __get_gcr3_pte()): GLX + 1 levels of 512 entries, each indexed by 9 bits
+ * of the PASID; an L1 entry naming its own table is a loop (n.loop).
+ */
+static pt_err amd_walk_gcr3(struct pt_iommu_visitor *v, uint64_t devid, const struct pt_amd_dte *f)
+{
+	uint8_t top[4096], l0[4096];
+	struct pt_iommu_node t = {.kind = PT_IN_AMD_GCR3, .addr = f->gcr3, .len = sizeof top,
+				  .id = devid};
+	pt_err rc;
+
+	if (v->on_table(v, &t, top) != PT_IOV_OK)
+		return PT_OK;
+	if (!f->glx)
+		return amd_walk_leaf(v, devid, top, f->gcr3, 0);
+	for (unsigned i = 0; i < 512 && !v->stop; i++) {
+		uint64_t e = pt_le64_load(top + 8 * i), tp = pt_amd_gcr3_ptr(e);
+		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3, .addr = f->gcr3 + 8 * i, .w = &e,
+					  .present = pt_amd_gcr3_valid(e), .id = devid, .index = i,
+					  .loop = tp == f->gcr3};
+		struct pt_iommu_node l = {.kind = PT_IN_AMD_GCR3_L0, .addr = tp, .len = sizeof l0,
+					  .id = devid, .index = i, .first = i * 512ull,
+					  .last = i * 512ull + 511};
+
+		if (!v->on_entry(v, &n))
+			continue;
+		if (v->on_table(v, &l, l0) == PT_IOV_OK &&
+		    (rc = amd_walk_leaf(v, devid, l0, tp, i * 512ull)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * The device table (Device Table Base Address Register, §3.3.1), page by
+ * page, 128 DTEs of 32 bytes each by DeviceID (§2.2.2); a DTE the visitor
+ * takes is a device, its GCR3 table walked when the visitor asks.
+ */
+static pt_err amd_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
+{
+	uint8_t page[4096];
+	uint64_t base = pt_amd_dtb_base(reg[PT_IK_DTB]);
+	unsigned pages = pt_amd_dtb_pages(reg[PT_IK_DTB]);
+	pt_err rc;
+
+	for (unsigned p = 0; p < pages && !v->stop; p++) {
+		struct pt_iommu_node t = {.kind = PT_IN_AMD_DTPAGE, .addr = base + 4096ull * p,
+					  .len = sizeof page, .index = p, .count = pages,
+					  .first = p * 128ull, .last = p * 128ull + 127};
+
+		if (v->on_table(v, &t, page) != PT_IOV_OK)
+			continue;
+		for (unsigned i = 0; i < 128 && !v->stop; i++) {
+			uint64_t q[4];
+			struct pt_iommu_node e = {.kind = PT_IN_AMD_DTE, .w = q, .id = p * 128ull + i,
+						  .addr = base + 4096ull * p + 32 * i};
+			struct pt_amd_dte f;
+			bool descend = false;
+
+			for (unsigned k = 0; k < 4; k++)
+				q[k] = pt_le64_load(page + 32 * i + 8 * k);
+			/* V alone (a device is V and TV: pt_amd_dte_device()) */
+			e.present = q[0] & 1;
+			if (!v->on_entry(v, &e))
+				continue;
+			if ((rc = v->on_device(v, &e, &descend)))
+				return rc;
+			if (!descend)
+				continue;
+			pt_amd_dte(q, &f);
+			if ((rc = amd_walk_gcr3(v, e.id, &f)))
+				return rc;
+			if (v->on_leave)
+				v->on_leave(v, &e);
+		}
+	}
+	return PT_OK;
+}
+
 const struct pt_iommu_format pt_iommu_amdvi_format = {
 	.name = "amd-vi",
 	.kind = PT_IOMMU_KIND_AMDVI,
@@ -103,4 +205,5 @@ const struct pt_iommu_format pt_iommu_amdvi_format = {
 	.required = 1u << PT_IK_DTB,
 	.check = amd_check,
 	.regs_text = amd_regs_text,
+	.walk = amd_walk,
 };

@@ -15,6 +15,7 @@
 
 #include "pt_ioent.h"
 #include "pt_iommu_format.h"
+#include "pt_num.h"
 
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 
@@ -142,6 +143,147 @@ static void smmu_regs_text(const uint64_t *v, char *out, size_t len)
 		 v[PT_IK_STRCFG]);
 }
 
+
+/* ---- the traversal (pt_iommu_format.h "The traversal and its visitors") ---- */
+
+/*
+ * COUNT CDs at BASE, SubstreamIDs from SSID0, of stream SID's stage-1 STE
+ * SW (at STE): each valid one (§5.4: word 0 bit 31) a device.  A CD not
+ * there ends the stream's CDs (*END); one read before, this table's.
+ */
+static pt_err smmu_walk_cdt(struct pt_iommu_visitor *v, uint64_t sid, uint64_t ste,
+			    const uint64_t *sw, uint64_t base, uint64_t ssid0, uint64_t count,
+			    bool *end)
+{
+	uint8_t raw[64];
+	pt_err rc;
+
+	for (uint64_t k = 0; k < count && !v->stop; k++) {
+		uint64_t w0;
+		struct pt_iommu_node t = {.kind = PT_IN_SMMU_CD, .addr = base + 64 * k,
+					  .len = sizeof raw, .id = sid, .sub = ssid0 + k};
+		struct pt_iommu_node d = {.kind = PT_IN_SMMU_CD, .addr = base + 64 * k, .w = sw,
+					  .id = sid, .sub = ssid0 + k, .parent = ste};
+		bool descend = false;
+		int r = v->on_table(v, &t, raw);
+
+		if (r != PT_IOV_OK) {
+			*end = r == PT_IOV_MISSING;
+			return PT_OK;
+		}
+		w0 = pt_le64_load(raw);
+		t.w = &w0;
+		t.present = pt_smmu_cd_valid(w0);
+		if (v->on_entry(v, &t) && (rc = v->on_device(v, &d, &descend)))
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * The CDs of stream SID's stage-1 STE E (S1CDMax > 0: 2^S1CDMax
+ * SubstreamIDs, at most V's max_ids; §5.2): S1Fmt 00 a linear table; 01 and
+ * 10 an L1CD table (§5.3: V 0, L2Ptr 51:12) of leaves of 2^6 or 2^10 CDs.
+ */
+static pt_err smmu_walk_cds(struct pt_iommu_visitor *v, uint64_t sid, uint64_t ste,
+			    const uint64_t *sw, const struct pt_smmu_ste *e)
+{
+	unsigned split = pt_smmu_cd_split(e->s1fmt);
+	uint64_t n = 1ull << e->s1cdmax, leaf = 1ull << split;
+	bool end = false;
+	uint8_t raw[8];
+	pt_err rc = PT_OK;
+
+	if (v->max_ids && n > v->max_ids)
+		n = v->max_ids;
+	if (e->s1fmt != 1 && e->s1fmt != 2)
+		return smmu_walk_cdt(v, sid, ste, sw, e->s1ctx, 0, n, &end);
+	for (uint64_t i = 0; i * leaf < n && !end && !rc && !v->stop; i++) {
+		uint64_t s0 = i * leaf, s1 = (n - s0 < leaf ? n : s0 + leaf) - 1, l1cd;
+		struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1CD, .addr = e->s1ctx + 8 * i, .len = 8,
+					  .id = sid, .index = i, .first = s0, .last = s1};
+
+		if (v->on_table(v, &t, raw) != PT_IOV_OK)
+			break;
+		l1cd = pt_le64_load(raw);
+		t.w = &l1cd;
+		t.present = pt_smmu_l1cd_valid(l1cd);
+		/* V = 0: the whole leaf is absent */
+		if (v->on_entry(v, &t))
+			rc = smmu_walk_cdt(v, sid, ste, sw, pt_smmu_l1cd_ptr(l1cd), s0, s1 - s0 + 1,
+					   &end);
+	}
+	return rc;
+}
+
+/* The STE of SID at ADDR (RAW): a device, or its CDs' (stage 1 with S1CDMax > 0). */
+static pt_err smmu_walk_ste(struct pt_iommu_visitor *v, uint64_t sid, uint64_t addr,
+			    const uint8_t *raw, bool two)
+{
+	uint64_t sw[4];
+	struct pt_smmu_ste e;
+	struct pt_iommu_node n = {.kind = PT_IN_SMMU_STE, .addr = addr, .w = sw, .id = sid,
+				  .two = two};
+	bool descend = false;
+
+	for (unsigned k = 0; k < 4; k++)
+		sw[k] = pt_le64_load(raw + 8 * k);
+	pt_smmu_ste(sw, &e);
+	n.present = e.v;
+	if (!v->on_entry(v, &n))
+		return PT_OK;
+	if (e.config == PT_SMMU_CFG_S1 && e.s1cdmax)
+		return smmu_walk_cds(v, sid, addr, sw, &e);
+	return v->on_device(v, &n, &descend);
+}
+
+/*
+ * The stream table (STRTAB_BASE, STRTAB_BASE_CFG §6.3.23/24): linear,
+ * 2^LOG2SIZE STEs; 2-level, 2^(LOG2SIZE - SPLIT) L1STDs (§5.1: Span 0
+ * invalid, else 2^(Span - 1) STEs at L2Ptr for StreamIDs from i << SPLIT).
+ * A table part not there ends its level's reading.
+ */
+static pt_err smmu_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
+{
+	uint64_t base = pt_smmu_strtab_base(reg[PT_IK_STRTAB]), cfg = reg[PT_IK_STRCFG];
+	unsigned log2 = pt_smmu_log2size(cfg), split = pt_smmu_split(cfg);
+	bool two = pt_smmu_two_level(cfg);
+	uint64_t nl1 = two ? (log2 > split ? 1ull << (log2 - split) : 1) : 1;
+	uint8_t ste[64], raw[8];
+	pt_err rc;
+
+	for (uint64_t i = 0; i < nl1 && !v->stop; i++) {
+		uint64_t l2 = base, n = 1ull << log2, sid0 = 0, d;
+
+		if (two) {
+			struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1STD, .addr = base + 8 * i,
+						  .len = 8, .index = i, .first = i << split};
+
+			if (v->on_table(v, &t, raw) != PT_IOV_OK)
+				break;
+			d = pt_le64_load(raw);
+			t.w = &d;
+			t.present = pt_smmu_l1_span(d) != 0;
+			t.count = split;
+			if (!v->on_entry(v, &t))
+				continue;
+			l2 = pt_smmu_l1_ptr(d);
+			n = 1ull << (pt_smmu_l1_span(d) - 1);
+			sid0 = i << split;
+		}
+		for (uint64_t j = 0; j < n && !v->stop; j++) {
+			struct pt_iommu_node t = {.kind = PT_IN_SMMU_STE, .addr = l2 + 64 * j,
+						  .len = sizeof ste, .id = sid0 + j, .two = two};
+
+			if (v->on_table(v, &t, ste) != PT_IOV_OK)
+				break;
+			if ((rc = smmu_walk_ste(v, sid0 + j, l2 + 64 * j, ste, two)))
+				return rc;
+		}
+	}
+	return PT_OK;
+}
+
 const struct pt_iommu_format pt_iommu_smmuv3_format = {
 	.name = "arm-smmuv3",
 	.kind = PT_IOMMU_KIND_SMMUV3,
@@ -151,4 +293,5 @@ const struct pt_iommu_format pt_iommu_smmuv3_format = {
 	.required = 1u << PT_IK_STRTAB | 1u << PT_IK_STRCFG,
 	.check = smmu_check,
 	.regs_text = smmu_regs_text,
+	.walk = smmu_walk,
 };

@@ -17,6 +17,7 @@
 
 #include "pt_ioent.h"
 #include "pt_iommu_format.h"
+#include "pt_num.h"
 
 #define MASK(hi, lo) ((~0ull >> (63 - (hi))) & ~((1ull << (lo)) - 1))
 
@@ -87,6 +88,139 @@ static void vtd_regs_text(const uint64_t *v, char *out, size_t len)
 	snprintf(out, len, "rtaddr 0x%" PRIx64, v[PT_IK_RTADDR]);
 }
 
+
+/* ---- the traversal (pt_iommu_format.h "The traversal and its visitors") ---- */
+
+/*
+ * Device BDF's scalable-mode context entry CW: its PASID directory (2^(PDTS+7)
+ * entries, read 512 at a time; at most V's max_ids / 64), each present
+ * directory entry's PASID table of 64 entries (VT-d §9.5, §9.6: a PASID's
+ * bits 19:6 index the directory, 5:0 the table), each present PASID entry
+ * a device.
+ */
+static pt_err vtd_walk_pasids(struct pt_iommu_visitor *v, uint64_t root, uint64_t bdf,
+			      const uint64_t *cw)
+{
+	uint8_t dir[4096], tbl[4096];
+	struct pt_vtd_smctx sc;
+	uint64_t n;
+	pt_err rc;
+
+	pt_vtd_smctx(cw[0], cw[1], &sc);
+	n = sc.ndir;
+	if (v->max_ids && n > v->max_ids / 64)
+		n = v->max_ids / 64;
+	for (uint64_t di = 0; di < n && !v->stop; di++) {
+		uint64_t de, tp;
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_PASIDDIR, .addr = sc.dir + di * 8, .w = &de,
+					  .id = bdf, .index = di, .first = di * 64, .last = di * 64 + 63};
+
+		if (di % 512 == 0) {
+			struct pt_iommu_node t = {.kind = PT_IN_VTD_PASIDDIR, .addr = sc.dir + di * 8,
+						  .len = (size_t)(n - di < 512 ? n - di : 512) * 8,
+						  .id = bdf, .index = di, .loop = sc.dir + di * 8 == root};
+
+			if (v->on_table(v, &t, dir) != PT_IOV_OK)
+				return PT_OK;
+		}
+		de = pt_le64_load(dir + (di % 512) * 8);
+		e.present = de & 1;
+		if (!v->on_entry(v, &e))
+			continue;
+		tp = pt_vtd_ptr(de);
+		{
+			struct pt_iommu_node t = {.kind = PT_IN_VTD_PASID, .addr = tp, .len = sizeof tbl,
+						  .id = bdf, .index = di, .first = di * 64,
+						  .last = di * 64 + 63, .loop = tp == root};
+
+			if (v->on_table(v, &t, tbl) != PT_IOV_OK)
+				continue;
+		}
+		for (unsigned ti = 0; ti < 64 && !v->stop; ti++) {
+			uint64_t pw[8];
+			struct pt_iommu_node p = {.kind = PT_IN_VTD_PASID, .addr = tp + 64 * ti, .w = pw,
+						  .id = bdf, .sub = di * 64 + ti,
+						  .rid_pasid = sc.rid_pasid};
+			bool descend = false;
+
+			for (unsigned k = 0; k < 8; k++)
+				pw[k] = pt_le64_load(tbl + 64 * ti + 8 * k);
+			p.present = pw[0] & 1;
+			if (v->on_entry(v, &p) && (rc = v->on_device(v, &p, &descend)))
+				return rc;
+		}
+	}
+	return PT_OK;
+}
+
+/* Context table HALF of bus BUS at PTR (legacy: 256 entries of 16 bytes; scalable: 128 of 32). */
+static pt_err vtd_walk_ctx(struct pt_iommu_visitor *v, uint64_t root, unsigned bus, unsigned half,
+			   bool sm, uint64_t ptr)
+{
+	uint8_t ct[4096];
+	struct pt_iommu_node t = {.kind = PT_IN_VTD_CTX, .addr = ptr, .len = sizeof ct, .id = bus,
+				  .half = half, .two = sm, .loop = ptr == root};
+	unsigned size = sm ? 32 : 16;
+	pt_err rc;
+
+	if (v->on_table(v, &t, ct) != PT_IOV_OK)
+		return PT_OK;
+	for (unsigned i = 0; i < 4096 / size && !v->stop; i++) {
+		uint64_t cw[4] = {0};
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_CTX, .addr = ptr + size * i, .w = cw,
+					  .id = (uint64_t)bus << 8 | half << 7 | i, .two = sm};
+		bool descend = false;
+
+		for (unsigned k = 0; k < size / 8; k++)
+			cw[k] = pt_le64_load(ct + size * i + 8 * k);
+		e.present = cw[0] & 1;
+		if (!v->on_entry(v, &e))
+			continue;
+		rc = sm ? vtd_walk_pasids(v, root, e.id, cw) : v->on_device(v, &e, &descend);
+		if (rc)
+			return rc;
+	}
+	return PT_OK;
+}
+
+/*
+ * The root table (RTADDR_REG, §11.4.5; TTM 11 abort-DMA: nothing read), 256
+ * root entries by bus (§9.1: legacy, lo the context table; scalable, lo
+ * devfn 0-127 and hi 128-255), their context tables.
+ */
+static pt_err vtd_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
+{
+	uint8_t rt[4096];
+	uint64_t root = pt_vtd_root_table(reg[PT_IK_RTADDR]);
+	bool sm = pt_vtd_ttm(reg[PT_IK_RTADDR]) == PT_VTD_TTM_SCALABLE;
+	struct pt_iommu_node t = {.kind = PT_IN_VTD_ROOT, .addr = root, .len = sizeof rt, .two = sm,
+				  .blocked = pt_vtd_ttm(reg[PT_IK_RTADDR]) == PT_VTD_TTM_ABORT};
+	int r = v->on_table(v, &t, rt);
+	pt_err rc;
+
+	if (t.blocked)
+		return PT_OK;
+	if (r != PT_IOV_OK)
+		return PT_E_CAPTURE;
+	for (unsigned bus = 0; bus < 256 && !v->stop; bus++) {
+		uint64_t rw[2] = {pt_le64_load(rt + 16 * bus), pt_le64_load(rt + 16 * bus + 8)};
+		/* half: a bit for each half whose P is set (legacy: lo alone) */
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_ROOT, .addr = root + 16 * bus, .w = rw,
+					  .half = (unsigned)(rw[0] & 1) | (unsigned)(sm && (rw[1] & 1)) << 1,
+					  .id = bus, .two = sm};
+		unsigned halves;
+
+		e.present = e.half != 0;
+		halves = v->on_entry(v, &e);
+
+		for (unsigned h = 0; h < (sm ? 2u : 1u) && !v->stop; h++)
+			if ((halves >> h & 1) &&
+			    (rc = vtd_walk_ctx(v, root, bus, h, sm, pt_vtd_ptr(rw[h]))))
+				return rc;
+	}
+	return PT_OK;
+}
+
 const struct pt_iommu_format pt_iommu_vtd_format = {
 	.name = "intel-vtd",
 	.kind = PT_IOMMU_KIND_VTD,
@@ -97,4 +231,5 @@ const struct pt_iommu_format pt_iommu_vtd_format = {
 	.required = 1u << PT_IK_RTADDR,
 	.check = vtd_check,
 	.regs_text = vtd_regs_text,
+	.walk = vtd_walk,
 };

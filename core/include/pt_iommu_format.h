@@ -22,6 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pt_error.h"
+
+struct pt_iommu_visitor;
+
 /* The IOMMU of an [iommu] section (docs/design.md §2.7): the one enum of the set. */
 enum pt_iommu_kind { PT_IOMMU_KIND_VTD = 1, PT_IOMMU_KIND_AMDVI, PT_IOMMU_KIND_SMMUV3 };
 
@@ -48,6 +52,88 @@ struct pt_iommu_format {
 			  size_t len);
 	/* The registers that name its tables, as "KEY 0x…" text (an anomaly's detail). */
 	void (*regs_text)(const uint64_t *v, char *out, size_t len);
+	/*
+	 * The one traversal of its tables from registers REG (by PT_IK_*):
+	 * every table, entry and device handed to V's callbacks (below).
+	 * PT_E_CAPTURE when its first table is not there (on_table said so),
+	 * else what a callback returned.
+	 */
+	pt_err (*walk)(struct pt_iommu_visitor *v, const uint64_t *reg);
+};
+
+/*
+ * ---- The traversal and its visitors --------------------------------------
+ *
+ * A walk (pt_iommu_format.walk, one per IOMMU in its file) knows the
+ * tables' shape: which table a pointer names, how many entries it has, how
+ * ids are numbered, what is a device.  What to do with them is the
+ * visitor's: the loader (core/load/iommu_walk.c: device contexts and
+ * warnings), `ptfs-tool roots --iommu` (core/walk/roots_iotab.c: one
+ * candidate's score).  The walk reads nothing itself (a format does not
+ * call the loader): every table comes through on_table, which reads it.
+ * The checks that differ are the visitors' own choices, each said where
+ * the visitor makes it (a present entry with reserved bits: the loader
+ * warns and skips one, the scan counts it against a candidate).
+ */
+enum pt_iommu_node_kind {
+	PT_IN_VTD_ROOT,       /* the root table; a root entry (id: the bus; w: lo, hi) */
+	PT_IN_VTD_CTX,        /* a context table (half: scalable upper); an entry or legacy device */
+	PT_IN_VTD_PASIDDIR,   /* a part of a PASID directory (index: its first entry); an entry */
+	PT_IN_VTD_PASID,      /* a PASID table (first..last: its PASIDs); an entry, a device */
+	PT_IN_AMD_DTPAGE,     /* a page of the device table (index: the page; count: pages) */
+	PT_IN_AMD_DTE,        /* a DTE: an entry (w: 4 quadwords), the host device */
+	PT_IN_AMD_GCR3,       /* a DTE's GCR3 table; an entry of its level 1 (GLX 1) */
+	PT_IN_AMD_GCR3_L0,    /* a GCR3 leaf table (first..last: its PASIDs); a guest entry, device */
+	PT_IN_SMMU_L1STD,     /* an L1STD: the table (8 bytes, index), the entry */
+	PT_IN_SMMU_STE,       /* an STE: the table (64 bytes), the entry, a device (no CD walk) */
+	PT_IN_SMMU_L1CD,      /* an L1CD (index; first..last: its SSIDs) */
+	PT_IN_SMMU_CD,        /* a CD (64 bytes); the entry; a device (w: its STE's, parent: its address) */
+};
+
+/* What on_table, on_entry, on_device are told. */
+struct pt_iommu_node {
+	enum pt_iommu_node_kind kind;
+	uint64_t addr;          /* the table's or entry's address */
+	size_t len;             /* a table: the bytes to read */
+	const uint64_t *w;      /* an entry, a device: its words (a CD's device: its STE's) */
+	bool present;           /* an entry: its present (valid) bit */
+	bool loop;              /* a pointer at a table above it (VT-d's root table, a GCR3
+				   L1 entry's own table) */
+	bool blocked;           /* VT-d root: TTM 11, abort-DMA: nothing is read (VT-d §11.4.5) */
+	bool two;               /* SMMUv3: a 2-level stream table; VT-d: scalable mode */
+	unsigned half;          /* VT-d scalable: the context table's half (devfn 128-255); a root
+				   entry: a bit per half whose P is set */
+	uint64_t id;            /* the bus (VT-d root entry, context table), requester ID, DeviceID, StreamID */
+	uint64_t sub;           /* the PASID or SubstreamID */
+	uint64_t index, count;  /* an L1 entry's (or table part's) index; AMD-Vi: the table's
+				   pages; SMMUv3 L1STD: SPLIT */
+	uint64_t first, last;   /* the ids a table holds */
+	uint64_t parent;        /* a CD's device: its STE's address */
+	uint64_t rid_pasid;     /* a VT-d PASID entry: its device's RID_PASID (VT-d §9.4) */
+};
+
+/* on_table's answers: read, not captured (or past a bound), read before, not read (refused). */
+enum { PT_IOV_OK, PT_IOV_MISSING, PT_IOV_REPEAT, PT_IOV_REFUSED };
+
+struct pt_iommu_visitor {
+	void *opaque;
+	/* SubstreamIDs and PASIDs read per device at most (0: all the tables hold) */
+	uint64_t max_ids;
+	/* set by a callback: nothing more is read */
+	bool stop;
+	/* Table N into BUF (N->len bytes): a PT_IOV_* answer. */
+	int (*on_table)(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, void *buf);
+	/*
+	 * Entry N: 0 to leave it, else to go below it (a device, its table).
+	 * A VT-d root entry: bit H to read its half H's context table.
+	 */
+	unsigned (*on_entry)(struct pt_iommu_visitor *v, const struct pt_iommu_node *n);
+	/*
+	 * Device N.  *DESCEND (false on entry) true: walk the tables below
+	 * it (an AMD-Vi DTE's GCR3 table), then on_leave(N) if set.
+	 */
+	pt_err (*on_device)(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, bool *descend);
+	void (*on_leave)(struct pt_iommu_visitor *v, const struct pt_iommu_node *n);
 };
 
 extern const struct pt_iommu_format pt_iommu_vtd_format, pt_iommu_amdvi_format,

@@ -174,7 +174,7 @@ static pt_err fill_contexts(struct pt_capture *cap)
 		/* The format's data from capture.ini: owned by the manifest, filled in by the set-up. */
 		c->priv = mc->priv;
 		c->serial = atomic_fetch_add(&context_serials, 1) + 1;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_setup(c, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, pt_context_setup(c, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 		cap->ctx_sorted[i] = c;
@@ -190,13 +190,12 @@ static pt_err memory_contexts(struct pt_capture *cap)
 
 	for (size_t i = 0; i < cap->nctx; i++) {
 		struct pt_context *c = &cap->ctx[i];
-		struct pt_ctx_reader rd = pt_context_reader(c);
 		pt_err rc;
 
 		if (!c->fmt->ctx_memory)
 			continue;
 		buf[0] = 0;
-		rc = ctx_hook_report(cap, c, c->fmt->ctx_memory(c, &rd, buf, sizeof buf), buf);
+		rc = ctx_hook_report(cap, c, pt_context_memory(c, buf, sizeof buf), buf);
 		if (rc)
 			return rc;
 	}

@@ -172,6 +172,22 @@ struct pt_capture {
 pt_err pt_capture_bind_spaces(struct pt_capture *cap);
 /* The capture space ids of context CTX's format spaces (a part of pt_capture_bind_spaces()). */
 pt_err pt_capture_bind_ctx_spaces(struct pt_capture *cap, struct pt_context *ctx);
+/*
+ * The phases of the one context factory (ctxmake.c), in their order, for
+ * the manifest's sections (the load reaches them at different times) and
+ * pt_context_make() (all at once):
+ *  - F's private data *PRIV (allocated when NULL) from N keys K: ctx_key
+ *    each, stopping at the first error (*FAILED its index when set; a
+ *    key F does not take is PT_E_NOTFOUND).  The caller frees *PRIV;
+ *  - ctx_setup; the spaces bound (a space the capture lacks: PT_E_VALUE
+ *    and *MISSING its name, unless ANY_SPACE: UINT32_MAX); ctx_memory (none: PT_OK).
+ */
+pt_err pt_context_keys(const struct pt_format *f, void **priv, const struct pt_ctx_key *k,
+			unsigned n, unsigned *failed);
+pt_err pt_context_setup(struct pt_context *c, char *msg, size_t mlen);
+pt_err pt_context_bind(const struct pt_capture *cap, struct pt_context *c, bool any_space,
+		       const char **missing);
+pt_err pt_context_memory(struct pt_context *c, char *msg, size_t mlen);
 /* A new context serial (struct pt_context.serial). */
 uint64_t pt_capture_serial_next(void);
 /*

@@ -467,9 +467,7 @@ pt_err pt_iommu_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 		w.space_id = (unsigned)pt_manifest_space_find(man, w.space_name);
 		rc = pt_iommu_walk_start(&w, bound - (cap->nctx - before));
 		if (!rc)
-			rc = io->fam->kind == PT_IOMMU_KIND_VTD ? pt_iommu_vtd(&w) :
-			     io->fam->kind == PT_IOMMU_KIND_AMDVI ? pt_iommu_amdvi(&w) :
-			     pt_iommu_smmuv3(&w);
+			rc = pt_iommu_walk_tables(&w);
 		if (pt_iommu_walk_end(&w, i) && !rc)
 			rc = PT_E_NOMEM;
 		if (!rc)

@@ -39,6 +39,14 @@ struct pt_iommu_dev {
 
 struct pt_iommu_seen;
 
+/* The DTE whose GCR3 table is walked (iommu_walk.c amd_dte()). */
+struct pt_iommu_dte {
+	unsigned devid, gpt;
+	bool giov;
+	const char *xs;            /* the translated space of its host tables, NULL: none */
+	size_t guests;             /* contexts made before its guests */
+};
+
 /* The state of reading one [iommu] section's tables. */
 struct pt_iommu_walk {
 	struct pt_capture *cap;
@@ -68,6 +76,8 @@ struct pt_iommu_walk {
 	struct pt_iommu_seen *seen; /* the table granules read so far */
 	struct pt_iommu_counts n;
 	char repeat_first[224];     /* the first table reached again, described */
+	struct pt_iommu_visitor v;  /* the loader's visitor of the IOMMU's traversal (iommu_walk.c) */
+	struct pt_iommu_dte dte;
 };
 
 /* LEN bytes at ADDR of the IOMMU's space into BUF: false when not captured or past the bound. */
@@ -114,9 +124,10 @@ enum pt_iommu_table pt_iommu_table(struct pt_iommu_walk *w, uint64_t addr, void 
  */
 pt_err pt_iommu_add(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
 
-/* The walkers (iommu_walk.c): every present device of one IOMMU through pt_iommu_device(). */
-pt_err pt_iommu_vtd(struct pt_iommu_walk *w);
-pt_err pt_iommu_amdvi(struct pt_iommu_walk *w);
-pt_err pt_iommu_smmuv3(struct pt_iommu_walk *w);
+/*
+ * The IOMMU's traversal (pt_iommu_format.walk) with the loader's visitor
+ * (iommu_walk.c): every present device through pt_iommu_add().
+ */
+pt_err pt_iommu_walk_tables(struct pt_iommu_walk *w);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_int.h"
 #include "ini.h"
 #include "pt_vec.h"
 
@@ -497,42 +498,52 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 	return PT_OK;
 }
 
-/* A context section of format CF: x- keys are kept here, the rest are the format's. */
+/*
+ * A context section of format CF: the keys before its first duplicate (x-
+ * keys: annotations) through the factory's first phase (ctxmake.c), so
+ * that the first bad key, a duplicate or not, is the one reported.
+ */
 static pt_err check_context(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
 			    const struct pt_format *cf)
 {
 	char label[PT_INI_MAX_LINE + 8];
 	struct pt_manifest_ctx c = {0};
-	size_t anncap = 0;
+	struct pt_ctx_key *k = calloc(s->nkv ? s->nkv : 1, sizeof *k);
+	size_t anncap = 0, first_dup = s->nkv;
+	unsigned n = 0, failed = 0;
 	const char *miss;
-	pt_err rc = PT_OK;
+	pt_err rc = k ? PT_OK : PT_E_NOMEM;
 
 	sec_label(s, label, sizeof label);
-	c.priv = calloc(1, cf->ctx_size ? cf->ctx_size : 1);
-	if (!c.priv)
-		return PT_E_NOMEM;
-	for (size_t i = 0; i < s->nkv && !rc; i++) {
+	for (size_t i = 0; i < s->nkv && !rc && first_dup == s->nkv; i++) {
 		const struct pt_ini_kv *kv = &s->kv[i];
-		struct pt_ctx_key k = {kv->key, kv->value, kv->line, label, b->err, b->errlen};
 
-		if (dup[i]) {
-			pt_ini_set_error(b->err, b->errlen, kv->line,
-			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
-			rc = PT_E_VALUE;
-		} else if (is_x_key(kv->key)) {
+		if (dup[i])
+			first_dup = i;
+		else if (is_x_key(kv->key))
 			rc = add_ann(&c.ann, &c.nann, &anncap, kv);
-		} else if ((rc = cf->ctx_key(c.priv, &k)) == PT_E_NOTFOUND) {
-			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
-			rc = PT_E_VALUE;
-		}
+		else
+			k[n++] = (struct pt_ctx_key){kv->key, kv->value, kv->line, label, b->err,
+						     b->errlen};
 	}
+	if (!rc && (rc = pt_context_keys(cf, &c.priv, k, n, &failed)) == PT_E_NOTFOUND) {
+		pt_ini_set_error(b->err, b->errlen, k[failed].line, "unknown key '%s' in %s",
+				 k[failed].key, label);
+		rc = PT_E_VALUE;
+	}
+	if (!rc && first_dup < s->nkv) {
+		pt_ini_set_error(b->err, b->errlen, s->kv[first_dup].line, "duplicate key '%s' in %s"
+				 " (first at line %u)", s->kv[first_dup].key, label, dup[first_dup]);
+		rc = PT_E_VALUE;
+	}
+	free(k);
 	if (!rc && (miss = cf->ctx_missing(c.priv)))
 		rc = missing(b, s, miss);
 	if (!rc && !pt_vec_reserve(&b->m->ctx, &b->ctxcap, b->m->nctx + 1, sizeof *b->m->ctx))
 		rc = PT_E_NOMEM;
 	if (rc) {
 		free(c.ann);
-		if (cf->ctx_free)
+		if (c.priv && cf->ctx_free)
 			cf->ctx_free(c.priv);
 		free(c.priv);
 		return rc;

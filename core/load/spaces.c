@@ -147,20 +147,15 @@ static pt_err bind_translations(struct pt_capture *cap)
 
 pt_err pt_capture_bind_ctx_spaces(struct pt_capture *cap, struct pt_context *ctx)
 {
-	for (unsigned i = 0; i < PT_CONTEXT_SPACES && ctx->fmt->spaces[i]; i++) {
-		const char *name = ctx->space_names[i] ? ctx->space_names[i] : ctx->fmt->spaces[i];
-		int id = pt_manifest_space_find(cap->man, name);
+	const char *name;
 
-		/* every name was collected from capture.ini before the sections were checked */
-		if (id < 0) {
-			pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: space '%s' is not a space"
-					     " of the capture", ctx->ini_line, ctx->fmt->ctx_section,
-					     ctx->name, name);
-			return PT_E_VALUE;
-		}
-		ctx->space_id[i] = (unsigned)id;
+	/* the factory's phase (ctxmake.c): every name was collected from capture.ini before */
+	if (pt_context_bind(cap, ctx, false, &name)) {
+		pt_capture_set_error(cap, "capture.ini:%u: [%s %s]: space '%s' is not a space"
+				     " of the capture", ctx->ini_line, ctx->fmt->ctx_section,
+				     ctx->name, name);
+		return PT_E_VALUE;
 	}
-	ctx->space_mapped = true;
 	return PT_OK;
 }
 

@@ -167,10 +167,13 @@ void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad);
 void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad);
 /* L1STD D: 1 valid (under SPLIT), 0 absent, -1 refused. */
 int pt_rio_l1std(uint64_t d, unsigned split);
-/* Candidate S->c read as an [iommu] section reads it: every device tried, counted into S->c. */
-void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm);
-void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages);
-void pt_rio_stes(struct pt_rio_scan *s, uint64_t addr, uint64_t n);
-void pt_rio_l1_read(struct pt_rio_scan *s, uint64_t nl1, unsigned split);
+/*
+ * Candidate S->c, as FAM with registers REG (by PT_IK_*) whose first page
+ * FIRST the scan read, read as an [iommu] section reads it: FAM's
+ * traversal with the scan's visitor (roots_iotab.c), every device tried,
+ * counted into S->c.
+ */
+void pt_rio_read(struct pt_rio_scan *s, const struct pt_iommu_format *fam, const uint64_t *reg,
+		 const uint8_t *first);
 
 #endif

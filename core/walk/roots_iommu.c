@@ -89,29 +89,23 @@ static void cand_score(struct pt_iommu_cand *c)
 		c->score /= 2;
 }
 
-/* How cand_read() reads a candidate. */
-enum reading { READ_VTD, READ_AMDVI, READ_LINEAR, READ_2LEVEL };
-
 /*
- * Reads candidate C (its registers set) as KIND (ARG: VT-d scalable mode,
- * AMD-Vi pages, 2-level L1 descriptors) and scores it; S's per-candidate
- * state reset first.
+ * Reads candidate C (its registers set: reg, reg2) as its type's tables
+ * and scores it; S's per-candidate state reset first.  PAGE: its first page.
  */
-static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page,
-		      unsigned arg, enum reading kind)
+static void cand_read(struct pt_rio_scan *s, struct pt_iommu_cand *c, const uint8_t *page)
 {
+	uint64_t reg[PT_IK__COUNT] = {0};
+
+	/* each IOMMU's traversal reads its own registers: VT-d RTADDR, AMD-Vi DTB, SMMUv3 STRTAB* */
+	reg[PT_IK_RTADDR] = reg[PT_IK_DTB] = c->reg;
+	reg[PT_IK_STRTAB] = c->addr;
+	reg[PT_IK_STRCFG] = c->reg2;
 	s->c = c;
 	s->reads = 0;
 	s->serial++;
 	s->cand_doms = 0;
-	if (kind == READ_VTD)
-		pt_rio_vtd_read(s, page, arg);
-	else if (kind == READ_AMDVI)
-		pt_rio_amdvi_read(s, arg);
-	else if (kind == READ_LINEAR)
-		pt_rio_stes(s, c->addr, 1ull << pt_smmu_log2size(c->reg2));
-	else
-		pt_rio_l1_read(s, arg, pt_smmu_split(c->reg2));
+	pt_rio_read(s, pt_iommu_format_find(c->type), reg, page);
 	cand_score(c);
 	for (size_t i = s->nreached; i-- > 0 && s->reached[i].by == c;) {
 		s->reached[i].good = c->good;
@@ -183,7 +177,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			c = proto;
 			c.mode = sm ? "scalable" : "legacy";
 			c.reg = addr | (uint64_t)sm << 10;   /* TTM 01: scalable (Linux DMA_RTADDR_SMT) */
-			cand_read(s, &c, page, sm, READ_VTD);
+			cand_read(s, &c, page);
 			keep_better(best, &c);
 		}
 	} else if (kind == PT_IOMMU_KIND_AMDVI) {
@@ -194,7 +188,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 		c.bytes = (uint64_t)4096 * extent(s, addr, 512, pg, pt_rio_amdvi_count);
 		*span = c.bytes;
 		c.reg = addr | (c.bytes / 4096 - 1);
-		cand_read(s, &c, page, (unsigned)(c.bytes / 4096), READ_AMDVI);
+		cand_read(s, &c, page);
 		keep_better(best, &c);
 	} else {
 		static const unsigned splits[] = {8, 6, 10};
@@ -213,7 +207,7 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			lin.reg2 = ceil_log2(ste_max(s, addr, pages, pg) + 1);
 			lin.bytes = 64ull << lin.reg2;
 			*span = (uint64_t)4096 * pages;
-			cand_read(s, &lin, page, 0, READ_LINEAR);
+			cand_read(s, &lin, page);
 		}
 		for (unsigned i = 0; i < 3; i++) {
 			pt_rio_l1_count(page, splits[i], &valid, &bad);
@@ -238,7 +232,8 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 		c.mode = "2-level";
 		c.reg2 = 1ull << 16 | (uint64_t)split << 6 | (split + ceil_log2(maxi + 1));
 		c.bytes = 8ull << ceil_log2(maxi + 1);
-		cand_read(s, &c, page, 1u << ceil_log2(maxi + 1), READ_2LEVEL);
+		/* 2^ceil_log2(maxi + 1) L1STDs: LOG2SIZE - SPLIT */
+		cand_read(s, &c, page);
 		/*
 		 * An L1 table whose L2 tables follow it reads as a linear table
 		 * too (its L1STDs as bypass STEs: V 0, Config from Span): when the

@@ -2,11 +2,26 @@
 /*
  * roots_iotab.c — one candidate IOMMU table read as an [iommu] section
  * reads it (roots_int.h; the scan over pages is roots_iommu.c, whose
- * comment restates the layouts with their sources): every present device
- * entry handed, as the key = value lines core/load/iommu_walk.c gives it,
- * to its format's ctx_key / ctx_setup / ctx_memory hooks, and the root of
- * a context with tables decoded as the page-table scan decodes one
+ * comment restates the layouts with their sources): the scan's visitor of
+ * the IOMMU's one traversal (pt_iommu_format.walk, core/formats/iommu_*.c;
+ * the loader's is core/load/iommu_walk.c).  Every present device entry is
+ * handed, as the key = value lines the loader gives it, to its format's
+ * ctx_key / ctx_setup / ctx_memory hooks (pt_context_make()), and the root
+ * of a context with tables decoded as the page-table scan decodes one
  * (roots_eval.c), each domain once.
+ *
+ * Its own choices, where it differs from the loader's, because a page read
+ * as a table by guess must show that it is one: a VT-d root entry half
+ * with bits 63:52 or 11:1 set, or not present and not zero, and a legacy
+ * entry's hi not zero, count against the candidate (pt_vtd_root_half(): no
+ * table Linux or QEMU writes has them; the loader reads the pointer 51:12
+ * of a register the user gave); an L1STD with no L2Ptr is refused too
+ * (pt_smmu_l1_check()); a DTE or STE with V = 1 whose reserved or unused
+ * fields are set is refused (pt_amd_dte_bad(), pt_smmu_ste_bad(): a page of
+ * page tables read as DTEs or STEs fills them); a table at the candidate's
+ * own address is refused, where the loader reads a PASID table there as a
+ * table reached again; no GCR3 table is read (the host tables score the
+ * DTE); at most IO_MAX_IDS PASIDs and SubstreamIDs per device.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -288,94 +303,6 @@ void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad
 	}
 }
 
-/* A context table (or PASID directory) pointer back at the root table is a loop: refused. */
-static bool vtd_table(struct pt_rio_scan *s, uint64_t ptr, uint8_t *buf, size_t len)
-{
-	if (ptr == s->c->addr) {
-		s->c->bad++;
-		return false;
-	}
-	if (!ioread(s, ptr, buf, len)) {
-		s->c->uncaptured++;
-		return false;
-	}
-	reached(s, ptr);
-	return true;
-}
-
-/* Scalable-mode context entry CE of device BDF: its PASID directory, tables and entries. */
-static void vtd_sm_device(struct pt_rio_scan *s, const uint8_t *ce)
-{
-	uint8_t dir[4096], tbl[4096];
-	struct pt_vtd_smctx sc;
-	uint64_t dirp, n;
-	struct kvs k;
-
-	pt_vtd_smctx(pt_rio_le64(ce), pt_rio_le64(ce + 8), &sc);
-	dirp = sc.dir;
-	n = sc.ndir;
-
-	if (n > IO_MAX_IDS / 64)   /* directory entries: 64 PASIDs each */
-		n = IO_MAX_IDS / 64;
-	for (uint64_t di = 0; di < n && !s->c->cut; di++) {
-		uint64_t de, tp;
-
-		if (di % 512 == 0 && !vtd_table(s, dirp + di * 8, dir, (size_t)(n - di < 512 ? n - di : 512) * 8))
-			return;
-		de = pt_rio_le64(dir + (di % 512) * 8);
-		if (!(de & 1))
-			continue;
-		tp = pt_vtd_ptr(de);
-		if (!vtd_table(s, tp, tbl, sizeof tbl))
-			continue;
-		for (unsigned ti = 0; ti < 64; ti++) {
-			const uint8_t *pe = tbl + 64 * ti;
-			unsigned pgtt = pt_vtd_pgtt(pt_rio_le64(pe));
-
-			if (!(pt_rio_le64(pe) & 1))
-				continue;
-			kv_spaces(s, &k, pgtt != PT_VTD_PGTT_FIRST);
-			kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pt_rio_le64(pe),
-			   pt_rio_le64(pe + 8), pt_rio_le64(pe + 16));
-			dev_try(s, tp + 64 * ti, pgtt == PT_VTD_PGTT_FIRST ? pt_iommu_vtd_format.guest_format :
-				pt_iommu_vtd_format.device_format, &k);
-		}
-	}
-}
-
-void pt_rio_vtd_read(struct pt_rio_scan *s, const uint8_t *rt, bool sm)
-{
-	uint8_t ct[4096];
-	struct kvs k;
-
-	for (unsigned bus = 0; bus < 256 && !s->c->cut; bus++) {
-		for (unsigned half = 0; half < (sm ? 2u : 1u); half++) {
-			uint64_t e = pt_rio_le64(rt + 16 * bus + 8 * half), ctp = pt_vtd_ptr(e);
-			int st = pt_vtd_root_half(e);
-
-			if (!sm && half == 0 && pt_rio_le64(rt + 16 * bus + 8))
-				st = -1;   /* legacy: the upper 64 bits are reserved */
-			s->c->bad += st < 0;
-			if (st <= 0 || !vtd_table(s, ctp, ct, sizeof ct))
-				continue;
-			for (unsigned i = 0; i < (sm ? 128u : 256u); i++) {
-				const uint8_t *ce = ct + (sm ? 32 : 16) * i;
-
-				if (!(pt_rio_le64(ce) & 1))
-					continue;
-				s->c->devices++;
-				if (sm) {
-					vtd_sm_device(s, ce);
-					continue;
-				}
-				kv_spaces(s, &k, true);
-				kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, pt_rio_le64(ce + 8), pt_rio_le64(ce));
-				dev_try(s, ctp + 16 * i, pt_iommu_vtd_format.device_format, &k);
-			}
-		}
-	}
-}
-
 /* ---- AMD-Vi ---------------------------------------------------------------- */
 
 /*
@@ -399,36 +326,6 @@ void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 			continue;
 		*valid += pt_amd_dte_device(q0);
 		*bad += pt_amd_dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
-	}
-}
-
-void pt_rio_amdvi_read(struct pt_rio_scan *s, unsigned pages)
-{
-	uint8_t pg[4096];
-	struct kvs k;
-
-	for (unsigned p = 0; p < pages && !s->c->cut; p++) {
-		uint64_t a = s->c->addr + (uint64_t)4096 * p;
-
-		if (!ioread(s, a, pg, sizeof pg)) {
-			s->c->uncaptured++;
-			continue;
-		}
-		for (unsigned i = 0; i < 128; i++) {
-			uint64_t q0 = pt_rio_le64(pg + 32 * i);
-
-			/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2), a context */
-			if (!pt_amd_dte_device(q0))
-				continue;
-			s->c->devices++;
-			if (pt_amd_dte_bad(q0, pt_rio_le64(pg + 32 * i + 8))) {
-				s->c->bad++;
-				continue;
-			}
-			kv_spaces(s, &k, true);
-			kv(&k, "dte", "0x%016" PRIx64, q0);
-			dev_try(s, a + 32 * i, pt_iommu_amdvi_format.device_format, &k);
-		}
 	}
 }
 
@@ -470,106 +367,160 @@ void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigne
 	}
 }
 
-/* The CDs of stage-1 STE S0/S1 (S1CDMax > 0), as iommu_walk.c's smmu_cds() makes them contexts. */
-static void smmu_cds(struct pt_rio_scan *s, uint64_t ste_addr, const struct kvs *base,
-		     const struct pt_smmu_ste *ste)
+/* ---- the visitor -------------------------------------------------------- */
+
+struct rio_visit {
+	struct pt_iommu_visitor v;
+	struct pt_rio_scan *s;
+	const struct pt_iommu_format *fam;
+	const uint8_t *first;       /* the candidate's first page, read by the scan */
+};
+
+static int rio_table(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, void *buf)
 {
-	unsigned fmt = ste->s1fmt, split = pt_smmu_cd_split(fmt);
-	uint64_t ptr = ste->s1ctx, n = 1ull << ste->s1cdmax;
-	uint8_t raw[8];
-	struct kvs k;
+	struct rio_visit *r = v->opaque;
+	struct pt_rio_scan *s = r->s;
 
-	reached(s, ptr & ~0xfffull);
-	for (uint64_t ssid = 0; ssid < n && ssid < IO_MAX_IDS && !s->c->cut; ssid++) {
-		uint64_t cd = ptr + ssid * 64;
-
-		if (fmt == 1 || fmt == 2) {
-			if (!ioread(s, ptr + (ssid >> split) * 8, raw, 8)) {
-				s->c->uncaptured++;
-				return;
-			}
-			if (!pt_smmu_l1cd_valid(pt_rio_le64(raw))) {
-				ssid |= (1ull << split) - 1;
-				continue;
-			}
-			cd = pt_smmu_l1cd_ptr(pt_rio_le64(raw)) + (ssid & ((1ull << split) - 1)) * 64;
-		}
-		if (!ioread(s, cd, raw, 8)) {
-			s->c->uncaptured++;
-			return;
-		}
-		if (!pt_smmu_cd_valid(pt_rio_le64(raw)))
-			continue;
-		k = *base;
-		kv(&k, "ssid", "%" PRIu64, ssid);
-		dev_try(s, ste_addr, pt_iommu_smmuv3_format.device_format, &k);
+	if (n->kind == PT_IN_VTD_ROOT) {
+		memcpy(buf, r->first, n->len);
+		return PT_IOV_OK;
 	}
-}
-
-static void smmu_ste(struct pt_rio_scan *s, uint64_t addr, const uint8_t *ste)
-{
-	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
-	uint64_t sw[4] = {pt_rio_le64(ste), pt_rio_le64(ste + 8), pt_rio_le64(ste + 16),
-			  pt_rio_le64(ste + 24)};
-	struct pt_smmu_ste e;
-	unsigned cfg;
-	struct kvs k;
-
-	pt_smmu_ste(sw, &e);
-	cfg = e.config;
-	if (!e.v)
-		return;
-	s->c->devices++;
-	if (ste_bad(ste)) {
+	/* a context table, PASID directory or table back at the root table is a loop: refused */
+	if (n->loop) {
 		s->c->bad++;
-		return;
+		return PT_IOV_REFUSED;
 	}
-	kv_spaces(s, &k, true);
-	for (unsigned i = 0; i < 4; i++)
-		kv(&k, w[i], "0x%016" PRIx64, pt_rio_le64(ste + 8 * i));
-	if (cfg == PT_SMMU_CFG_NESTED)
-		kv(&k, "stage", "2");
-	if (cfg == PT_SMMU_CFG_S1 && e.s1cdmax) {
-		smmu_cds(s, addr, &k, &e);
-		return;
+	if (!ioread(s, n->addr, buf, n->len)) {
+		s->c->uncaptured++;
+		v->stop = s->c->cut;
+		return PT_IOV_MISSING;
 	}
-	if (cfg == PT_SMMU_CFG_S1)
-		kv(&k, "ssid", "0");
-	dev_try(s, addr, pt_iommu_smmuv3_format.device_format, &k);
+	if (n->kind == PT_IN_VTD_CTX || n->kind == PT_IN_VTD_PASIDDIR || n->kind == PT_IN_VTD_PASID)
+		reached(s, n->addr);
+	v->stop = s->c->cut;
+	return PT_IOV_OK;
 }
 
-/* N STEs at ADDR (a linear table or one L2 table). */
-void pt_rio_stes(struct pt_rio_scan *s, uint64_t addr, uint64_t n)
+static unsigned rio_entry(struct pt_iommu_visitor *v, const struct pt_iommu_node *n)
 {
-	uint8_t ste[64];
+	struct rio_visit *r = v->opaque;
+	struct pt_rio_scan *s = r->s;
+	struct pt_smmu_ste e;
+	unsigned halves = 0;
+	int st;
 
-	for (uint64_t j = 0; j < n && !s->c->cut; j++) {
-		if (!ioread(s, addr + 64 * j, ste, sizeof ste)) {
-			s->c->uncaptured++;
-			return;
+	switch (n->kind) {
+	case PT_IN_VTD_ROOT:
+		for (unsigned h = 0; h < (n->two ? 2u : 1u); h++) {
+			st = pt_vtd_root_half(n->w[h]);
+			if (!n->two && n->w[1])
+				st = -1;   /* legacy: the upper 64 bits are reserved */
+			s->c->bad += st < 0;
+			halves |= (unsigned)(st > 0) << h;
 		}
-		smmu_ste(s, addr + 64 * j, ste);
-	}
-}
-
-void pt_rio_l1_read(struct pt_rio_scan *s, uint64_t nl1, unsigned split)
-{
-	uint8_t raw[8];
-
-	for (uint64_t i = 0; i < nl1 && !s->c->cut; i++) {
-		uint64_t d;
-		int st;
-
-		if (!ioread(s, s->c->addr + 8 * i, raw, 8)) {
-			s->c->uncaptured++;
-			return;
+		return halves;
+	case PT_IN_VTD_CTX:
+		s->c->devices += n->present;
+		return n->present;
+	case PT_IN_AMD_DTE:
+		/* V = 1, TV = 1: the DTE's translation fields are valid (§2.2.2), a context */
+		if (!pt_amd_dte_device(n->w[0]))
+			return 0;
+		s->c->devices++;
+		if (pt_amd_dte_bad(n->w[0], n->w[1])) {
+			s->c->bad++;
+			return 0;
 		}
-		d = pt_rio_le64(raw);
-		st = pt_rio_l1std(d, split);
+		return 1;
+	case PT_IN_SMMU_L1STD:
+		st = pt_rio_l1std(n->w[0], (unsigned)n->count);
 		s->c->bad += st < 0;
 		if (st <= 0)
-			continue;
-		reached(s, pt_smmu_l1_ptr(d));
-		pt_rio_stes(s, pt_smmu_l1_ptr(d), 1ull << (pt_smmu_l1_span(d) - 1));
+			return 0;
+		reached(s, pt_smmu_l1_ptr(n->w[0]));
+		return 1;
+	case PT_IN_SMMU_STE:
+		if (!n->present)
+			return 0;
+		s->c->devices++;
+		if (pt_smmu_ste_bad(n->w)) {
+			s->c->bad++;
+			return 0;
+		}
+		pt_smmu_ste(n->w, &e);
+		if (e.config == PT_SMMU_CFG_S1 && e.s1cdmax)
+			reached(s, e.s1ctx & ~0xfffull);
+		return 1;
+	case PT_IN_AMD_GCR3:
+	case PT_IN_AMD_GCR3_L0:
+		return 0;
+	default:
+		return n->present;
 	}
+}
+
+/* The keys of an STE device (and SSID of a CD's), as the loader gives them. */
+static void smmu_keys(const struct pt_rio_scan *s, const struct pt_iommu_node *n, struct kvs *k)
+{
+	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
+	struct pt_smmu_ste e;
+
+	pt_smmu_ste(n->w, &e);
+	kv_spaces(s, k, true);
+	for (unsigned i = 0; i < 4; i++)
+		kv(k, w[i], "0x%016" PRIx64, n->w[i]);
+	if (e.config == PT_SMMU_CFG_NESTED)
+		kv(k, "stage", "2");
+	if (n->kind == PT_IN_SMMU_CD)
+		kv(k, "ssid", "%" PRIu64, n->sub);
+	else if (e.config == PT_SMMU_CFG_S1)
+		kv(k, "ssid", "0");
+}
+
+static pt_err rio_device(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, bool *descend)
+{
+	struct rio_visit *r = v->opaque;
+	struct pt_rio_scan *s = r->s;
+	bool first;
+	struct kvs k;
+
+	(void)descend;
+	switch (n->kind) {
+	case PT_IN_VTD_CTX:
+		kv_spaces(s, &k, true);
+		kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, n->w[1], n->w[0]);
+		dev_try(s, n->addr, r->fam->device_format, &k);
+		break;
+	case PT_IN_VTD_PASID:
+		first = pt_vtd_pgtt(n->w[0]) == PT_VTD_PGTT_FIRST;
+		kv_spaces(s, &k, !first);
+		kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, n->w[0],
+		   n->w[1], n->w[2]);
+		dev_try(s, n->addr, first ? r->fam->guest_format : r->fam->device_format, &k);
+		break;
+	case PT_IN_AMD_DTE:
+		kv_spaces(s, &k, true);
+		kv(&k, "dte", "0x%016" PRIx64, n->w[0]);
+		dev_try(s, n->addr, r->fam->device_format, &k);
+		break;
+	case PT_IN_SMMU_STE:
+	case PT_IN_SMMU_CD:
+		smmu_keys(s, n, &k);
+		dev_try(s, n->kind == PT_IN_SMMU_CD ? n->parent : n->addr, r->fam->device_format, &k);
+		break;
+	default:
+		break;
+	}
+	v->stop = s->c->cut;
+	return s->nomem ? PT_E_NOMEM : PT_OK;
+}
+
+void pt_rio_read(struct pt_rio_scan *s, const struct pt_iommu_format *fam, const uint64_t *reg,
+		 const uint8_t *first)
+{
+	struct rio_visit r = {.s = s, .fam = fam, .first = first};
+
+	r.v = (struct pt_iommu_visitor){.opaque = &r, .max_ids = IO_MAX_IDS, .on_table = rio_table,
+					.on_entry = rio_entry, .on_device = rio_device};
+	(void)fam->walk(&r.v, reg);
 }
