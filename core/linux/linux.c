@@ -167,21 +167,50 @@ static bool start_task(struct state *s, uint64_t *start)
 	return false;
 }
 
+/* The System.map the user named on the command line (route c): the load's option, as the dump's facts keep it. */
+static const char *sysmap_path(const struct state *s)
+{
+	if (s->opts && s->opts->system_map)
+		return s->opts->system_map;
+	return s->kf ? s->kf->system_map : NULL;
+}
+
+/* Whether a System.map is named: on the command line, or by capture.ini's system_map key. */
+static bool has_map(const struct state *s)
+{
+	return sysmap_path(s) || (s->kf && s->kf->system_map_fd >= 0);
+}
+
+/*
+ * The System.map into *M, *PATH its name: the command line's wins over
+ * capture.ini's system_map key (the user's word on this run over the
+ * capture's; man/ptfs-capture.5).
+ */
+static pt_err map_read(const struct state *s, struct pt_sysmap *m, const char **path)
+{
+	*path = sysmap_path(s);
+	if (*path)
+		return pt_sysmap_read(*path, m);
+	*path = s->kf->system_map_key;
+	return pt_sysmap_read_fd(s->kf->system_map_fd, *path, m);
+}
+
 /*
  * Route (c): the user's System.map, when kallsyms gave nothing.  Its
  * addresses are as linked: + KERNELOFFSET (VMCOREINFO) at run time.  When
  * VMCOREINFO names _stext (kernel/crash_core.c VMCOREINFO_SYMBOL(_stext)),
  * the shifted _stext must equal it, or the map is another kernel's.
  */
-static void map_syms(struct state *s, const char *path)
+static void map_syms(struct state *s)
 {
+	const char *path;
 	struct pt_sysmap m;
 	uint64_t shift = 0, vstext;
 	char v[40];
 	bool have_shift = s->vi && pt_vi_get(s->vi, s->vilen, "KERNELOFFSET", v, sizeof v);
 
 	/* one line for the file, whatever is wrong with it */
-	if (pt_sysmap_read(path, &m) || m.why[0]) {
+	if (map_read(s, &m, &path) || m.why[0]) {
 		pt_capture_add_warning(s->cap, "linux: System.map %s%s%s: not used", m.warn, m.warn[0] ? "; " : "",
 				       m.why);
 		return;
@@ -525,14 +554,6 @@ static void relist_free(void *ud)
 	free(rl);
 }
 
-/* The System.map the user named (route c): the load's option, as the dump's kernel facts keep it. */
-static const char *sysmap_path(const struct state *s)
-{
-	if (s->opts && s->opts->system_map)
-		return s->opts->system_map;
-	return s->kf ? s->kf->system_map : NULL;
-}
-
 /* A live guest: the walk's facts kept for relist(). */
 static void keep_for_refresh(struct state *s)
 {
@@ -563,8 +584,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!s->have_syms)
 			memset(s->sym, 0, sizeof s->sym);
 	}
-	if (!s->have_syms && sysmap_path(s))
-		map_syms(s, sysmap_path(s));
+	if (!s->have_syms && has_map(s))
+		map_syms(s);
 	rc = find_btf(s, r, nr, space);
 	if (rc)
 		return rc;
@@ -587,7 +608,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
 				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
 				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
-				       sysmap_path(s) ? "System.map: not usable" : "no System.map");
+				       has_map(s) ? "System.map: not usable" : "no System.map");
 		return PT_OK;
 	}
 	/* the PCI functions only through symbols the task list has proved (a wrong map's would be junk) */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_int.h"
 #include "pt_extend.h"
@@ -22,6 +23,9 @@ static void facts_free(void *ud)
 	free(f->vmcoreinfo);
 	free(f->cpu);
 	free(f->system_map);
+	if (f->system_map_fd >= 0)
+		close(f->system_map_fd);
+	free(f->system_map_key);
 	free(f);
 }
 
@@ -47,6 +51,7 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 		memcpy(f->cpu, cpu, ncpu * sizeof *cpu);
 	f->ncpu = f->cpu ? ncpu : 0;
 	f->where = ld->src ? ld->src->kind : "dump";
+	f->system_map_fd = -1;
 	if (ld->opts->system_map)
 		f->system_map = strdup(ld->opts->system_map);
 	if ((vi && vilen && !f->vmcoreinfo) || (ncpu && !f->cpu) || (ld->opts->system_map && !f->system_map)) {
@@ -57,6 +62,26 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 	cap->owned[cap->nowned].ud = f;
 	cap->owned[cap->nowned++].free_fn = facts_free;
 	cap->kfacts = f;
+	return PT_OK;
+}
+
+pt_err pt_loader_kernel_map(struct pt_loader *ld, int fd, const char *name)
+{
+	struct pt_kernel_facts *f;
+	char *copy = strdup(name);
+
+	/* a dump whose source noted nothing still has a kernel the map names */
+	if (!copy || (!ld->cap->kfacts && pt_loader_kernel_facts(ld, NULL, 0, NULL, 0))) {
+		free(copy);
+		close(fd);
+		return PT_E_NOMEM;
+	}
+	f = ld->cap->kfacts;
+	if (f->system_map_fd >= 0)
+		close(f->system_map_fd);
+	free(f->system_map_key);
+	f->system_map_fd = fd;
+	f->system_map_key = copy;
 	return PT_OK;
 }
 

@@ -43,12 +43,21 @@ struct pt_kernel_facts {
 	size_t ncpu;
 	const char *where;      /* "ELF core" */
 	char *system_map;       /* pt_load_opts.system_map, copied; NULL: none */
+	/* capture.ini's system_map key (load/dumpmem.c): its file open, -1: none; its name as written */
+	int system_map_fd;
+	char *system_map_key;
 };
 
 struct pt_loader;
 /* Keeps a copy of VI (VILEN bytes, may be NULL) and the NCPU vCPUs' registers with the capture. */
 pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen,
 			      const struct pt_kernel_cpu *cpu, size_t ncpu);
+/*
+ * Keeps FD (open, taken: closed with the capture, or now on an error) as
+ * the kernel's System.map capture.ini names NAME (copied), with the facts
+ * the source noted or new ones.  PT_E_NOMEM only.
+ */
+pt_err pt_loader_kernel_map(struct pt_loader *ld, int fd, const char *name);
 /* What the source noted; NULL when nothing. */
 const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap);
 
