@@ -305,7 +305,23 @@ static pt_err annotate_cpus(struct state *s)
 
 #define NANN 12
 
-static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
+/* Whether CAP has a context NAME, gone ones too (a name is never taken twice). */
+static bool ctx_named(const struct pt_capture *cap, const char *name)
+{
+	if (pt_capture_context_find(cap, name))
+		return true;
+	for (size_t i = 0; i < pt_capture_context_count(cap); i++)
+		if (!strcmp(pt_capture_context(cap, i)->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A context per user address space of TL.  LATER: a live guest's refresh
+ * adding the processes started since (a name the capture has is skipped,
+ * nothing is said: the readers see the capture meanwhile).
+ */
+static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 {
 	struct pt_ctx_def *d = calloc(tl->n ? tl->n : 1, sizeof *d);
 	char (*txt)[NANN][96] = calloc(tl->n ? tl->n : 1, sizeof *txt);
@@ -341,8 +357,10 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 		/* -o task=PID / --task PID: that process alone */
 		if (dup || (s->opts && s->opts->task_given && t->tgid != s->opts->task))
 			continue;
-		pt_text_escape(comm, sizeof comm, t->comm);
 		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
+		if (later && ctx_named(s->cap, names[n]))
+			continue;
+		pt_text_escape(comm, sizeof comm, t->comm);
 		snprintf(cr3[n], sizeof cr3[n], "0x%" PRIx64, t->pgd_pa + (t->pti ? 0x1000 : 0));
 		snprintf(txt[n][0], 96, "%" PRIu32, t->pid);
 		snprintf(txt[n][1], 96, "%" PRIu32, t->tgid);
@@ -374,8 +392,13 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 		d[n].nann = NANN;
 		n++;
 	}
-	if (!rc)
+	if (later) {
+		rc = rc ? rc : pt_capture_live_add_contexts(s->cap, d, n, &(size_t){0});
+		n = 1;      /* the load's lines are not said again */
+		unreadable = 0;
+	} else if (!rc) {
 		rc = pt_capture_add_contexts(s->cap, d, n);
+	}
 	if (!rc && !n && s->opts && s->opts->task_given)
 		pt_capture_add_warning(s->cap, "linux: no user process %" PRIu32 " on the task list (-o task=, "
 				       "--task): no pidN context", s->opts->task);
@@ -421,6 +444,10 @@ struct relist {
 	size_t ncpu;
 	bool task_given;
 	uint32_t task;
+	/* what a context added later says, as the load's did */
+	char route[160], btf_where[96];
+	unsigned la57;
+	struct pt_load_opts opts;
 	/* user processes on the list with no context (started since the mount): tasks' rows, by pid */
 	pthread_mutex_t lock;   /* NEW and NNEW: the refresh swaps them while a render copies them */
 	struct pt_task_row *nw;
@@ -485,7 +512,8 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 {
 	struct relist *rl = ud;
 	const struct pt_context *kc = kernel_ctx(cap);
-	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu};
+	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu, .la57 = rl->la57,
+			  .opts = &rl->opts};
 	struct pt_tasks tl;
 	uint64_t start;
 	pt_err rc;
@@ -493,6 +521,8 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 	if (!kc)
 		return PT_OK;
 	memcpy(s.sym, rl->sym, sizeof s.sym);
+	memcpy(s.route, rl->route, sizeof s.route);
+	memcpy(s.btf_where, rl->btf_where, sizeof s.btf_where);
 	s.kf = pt_capture_kernel_facts(cap);
 	pt_kmem_init(&s.k, kc);
 	if (!start_task(&s, &start))
@@ -512,6 +542,12 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 
 		if (pid && mm && !pt_context_gone(c) && !listed(&tl, strtoul(pid, NULL, 10), strtoull(mm, NULL, 16)))
 			pt_context_set_gone(cap, c);
+	}
+	/* a process started since: its pidN, in the slots the load held (then the rows of those left out) */
+	if (!rc) {
+		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
+		mark_cpus(&s, &tl);
+		rc = add_contexts(&s, &tl, true);
 	}
 	if (!rc)
 		rc = new_rows(cap, rl, &tl, &s.k);
@@ -554,6 +590,13 @@ static void relist_free(void *ud)
 	free(rl);
 }
 
+/*
+ * Contexts a live guest's refresh may add: processes started after the
+ * mount.  It widens the inode's context field (fs/ino.c) by 9 bits at
+ * most; the rest stay rows of tasks ("remount to see them").
+ */
+#define LIVE_ROOM 500
+
 /* A live guest: the walk's facts kept for relist(). */
 static void keep_for_refresh(struct state *s)
 {
@@ -567,6 +610,16 @@ static void keep_for_refresh(struct state *s)
 	rl->ncpu = s->ncpu;
 	rl->task_given = s->opts && s->opts->task_given;
 	rl->task = s->opts ? s->opts->task : 0;
+	rl->opts.task_given = rl->task_given;
+	rl->opts.task = rl->task;
+	memcpy(rl->route, s->route, sizeof rl->route);
+	memcpy(rl->btf_where, s->btf_where, sizeof rl->btf_where);
+	rl->la57 = s->la57;
+	/* room for the processes started after the mount (a full room: tasks lists the rest as rows) */
+	if (pt_capture_reserve_contexts(s->cap, LIVE_ROOM)) {
+		free(rl);
+		return;
+	}
 	pthread_mutex_init(&rl->lock, NULL);
 	pt_capture_set_refresh(s->cap, relist, rl, relist_free);
 }
@@ -623,7 +676,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		/* contexts in pid order, whatever task the walk started at (route b: a running one) */
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
-		rc = add_contexts(s, &tl);
+		rc = add_contexts(s, &tl, false);
 		/* adding contexts remade the capture's array: the kernel's context moved */
 		pt_kmem_init(&s->k, kernel_ctx(s->cap));
 		if (!rc)

@@ -90,6 +90,20 @@ struct pt_ctx_def {
  */
 pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n);
 /*
+ * A live capture: slots for EXTRA more contexts held now (at the load:
+ * the arrays move), so that pt_capture_live_add_contexts() can add them
+ * while other threads read the capture.  PT_E_NOMEM only.
+ */
+pt_err pt_capture_reserve_contexts(struct pt_capture *cap, size_t extra);
+/*
+ * Appends up to the free slots of the N contexts D as
+ * pt_capture_add_contexts() does, but with readers on other threads: no
+ * array moves, the new contexts set up before they are counted, and no
+ * warning (one refused or past the room is left out).  *ADDED: how many.
+ * One thread at a time (the refresh's).  PT_E_NOMEM only.
+ */
+pt_err pt_capture_live_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n, size_t *added);
+/*
  * Appends the x- key KEY = VALUE (both copied) to context NAME's
  * annotations (its info file's lines), or sets its value where NAME has
  * KEY already: what a layer above the load learnt about a context the
