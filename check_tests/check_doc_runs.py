@@ -14,7 +14,10 @@ its exit status ignored (diff and crosscheck exit 1 on a difference).  A
 command that names `mnt/` runs in a directory whose `mnt` is the
 `ptfs-tool export` of a bundled capture (byte for byte what the mount
 shows) and `fixtures` the bundled fixtures; it passes when the output of
-one of MOUNTED's captures is the one shown.
+one of MOUNTED's captures is the one shown.  A command that names
+`guest.elf` runs in a directory holding the synthetic Linux guest's dump
+of that name (`$PTFS_MKLINUX guest.elf gs shared`, check_tests/mklinux.c:
+no bundled fixture is a Linux dump, and one would be 16 MiB).
 
 Usage: check_doc_runs.py SRCDIR TOOL DOC...
 Prints `not ok` lines with the difference, then `N commands, M differ`.
@@ -91,6 +94,18 @@ def exported(src, tool, tmp, name, cache):
     return cache[name]
 
 
+def guest(tmp, cache):
+    """A directory holding guest.elf, the synthetic Linux guest, or None without PTFS_MKLINUX."""
+    if "guest.elf" not in cache:
+        mk = os.environ.get("PTFS_MKLINUX")
+        d = os.path.join(tmp, "guest")
+        os.makedirs(d)
+        ok = mk and subprocess.run([mk, os.path.join(d, "guest.elf"), "gs", "shared"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        cache["guest.elf"] = d if ok else None
+    return cache["guest.elf"]
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
@@ -109,6 +124,9 @@ def main():
                 if re.search(r"(^|[\s'\"])mnt/", cmd):
                     dirs = [exported(src, tool, tmp, c, cache) for c in MOUNTED]
                     outs = [run(cmd, d, tool) for d in dirs if d]
+                elif re.search(r"(^|\s)guest\.elf(\s|$)", cmd):
+                    d = guest(tmp, cache)
+                    outs = [run(cmd, d, tool)] if d else ["(no guest.elf: PTFS_MKLINUX unset or failed)\n"]
                 else:
                     outs = [run(cmd, src, tool)]
                 if any(matches(expected, o) for o in outs):

@@ -14,6 +14,7 @@
 # Environment (set by check_tests/meson.build):
 #   PTFS_SRCDIR   the source root
 #   PTFS_TOOL     the ptfs-tool binary (its --help lists the commands)
+#   PTFS_MKLINUX  check_tests/mklinux: the Linux guest docs/recipes.md runs on (guest.elf)
 # Exit: 0 all passed; 1 any failure; 77 (skip) when groff is missing, except
 # under CI=true where that is a failure.
 

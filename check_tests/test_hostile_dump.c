@@ -600,6 +600,31 @@ static const struct dumpmem_case {
 	 "capture.ini:5: duplicate section name 'cpu0' in [cpu cpu0] (first at guest.elf)"},
 	{"x-dump = mine\n[memory g]\ndump = guest.elf\n", 0, PT_E_VALUE,
 	 "capture.ini:3: duplicate key 'x-dump' in [capture] (first at guest.elf)"},
+	/* the dump's System.map (system_map =) under the rules of dump = */
+	{"[memory g]\ndump = guest.elf\nsystem_map = System.map\n", 0, PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'System.map' of [memory g] is not in capture.ini's directory"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = ../System.map\n", 0, PT_E_CAPTURE,
+	 "capture.ini:5: system_map '../System.map' in [memory g] contains '..': nothing outside capture.ini's "
+	 "directory is read"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = a/../../b/System.map\n", 0, PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'a/../../b/System.map' in [memory g] contains '..'"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = /boot/System.map\n", 0, PT_E_CAPTURE,
+	 "capture.ini:5: system_map '/boot/System.map' in [memory g] is absolute: it is named from capture.ini's "
+	 "directory"},
+	{"[memory g]\ndump = guest.elf\nsystem_map =\n", 0, PT_E_VALUE,
+	 "capture.ini:5: empty value for 'system_map' in [memory g]"},
+	{"[memory g]\nsystem_map = guest.elf\ndump = guest.elf\nsystem_map = guest.elf\n", 0, PT_E_VALUE,
+	 "capture.ini:6: duplicate key 'system_map' in [memory g] (first at line 4)"},
+	{"format = x86-64\n[memory g]\nspace = sysmem\nbase = 0\nfile = guest.elf\nsystem_map = guest.elf\n", 0,
+	 PT_E_VALUE, "capture.ini:8: 'system_map' in [memory g] without 'dump': a System.map names the symbols of a dump's kernel"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = link.elf\n", 'l', PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'link.elf' of [memory g] is a symbolic link or under one"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = sub/capture.ini\n", 'd', PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'sub/capture.ini' of [memory g] is a symbolic link or under one"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = fifo\n", 'p', PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'fifo' of [memory g] is a FIFO"},
+	{"[memory g]\ndump = guest.elf\nsystem_map = sub\n", 's', PT_E_CAPTURE,
+	 "capture.ini:5: system_map 'sub' of [memory g] is a directory"},
 };
 
 START_TEST(dumpmem_hostile)

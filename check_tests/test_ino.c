@@ -82,6 +82,7 @@ static void setup(void)
 			      "%s", why);
 	}
 	fs.nctx = NCTX;
+	fs.nready = fs.nctx;
 	fs.ctx = pcs;
 }
 
@@ -339,6 +340,7 @@ START_TEST(canonical_vas)
 	ck_assert_int_eq(ptfs_ino_setup(&pc, &c, 0, why, sizeof why), PT_OK);
 	memset(&one, 0, sizeof one);
 	one.nctx = 1;
+	one.nready = one.nctx;
 	one.ctx = &pc;
 	memset(&id, 0, sizeof id);
 	id.type = PT_TN_VALINK;
@@ -663,6 +665,7 @@ START_TEST(adaptive_width)
 		fuse_ino_t ino;
 
 		wide.nctx = cases[k].nctx;
+		wide.nready = wide.nctx;
 		ck_assert_uint_eq(ptfs_walk_limit(&wide), limit);
 		/* the widest walk/ VA of the last context round-trips, one more is refused */
 		memset(&id, 0, sizeof id);
@@ -725,6 +728,7 @@ START_TEST(skipping_paths)
 	ck_assert_msg(ptfs_ino_setup(&pc, &c, 0, why, sizeof why) == PT_OK, "%s", why);
 	memset(&one, 0, sizeof one);
 	one.nctx = 1;
+	one.nready = one.nctx;
 	one.ctx = &pc;
 	memset(&id, 0, sizeof id);
 	id.type = PT_TN_ENTRYDIR;
@@ -806,6 +810,7 @@ START_TEST(wide_contexts)
 			big[i] = pcs[1];   /* gart0: 23 path bits, fit at any width */
 		memset(&wfs, 0, sizeof wfs);
 		wfs.nctx = n;
+		wfs.nready = wfs.nctx;
 		wfs.ctx = big;
 		ck_assert_int_eq(ptfs_ino_check(&wfs, why, sizeof why, warn, sizeof warn), PT_OK);
 		id = id_of(PT_TN_CTXDIR, 1);

@@ -52,6 +52,7 @@ START_TEST(iommu_nodes)
 	ck_assert_int_eq(pt_tree_new(k.c, false, &tree), PT_OK);
 	memset(&ifs, 0, sizeof ifs);
 	ifs.nctx = pt_capture_context_count(k.c);
+	ifs.nready = ifs.nctx;
 	ck_assert_uint_eq(ifs.nctx, 1);
 	ifs.ctx = calloc(ifs.nctx, sizeof *ifs.ctx);
 	ck_assert_int_eq(ptfs_ino_setup(&ifs.ctx[0], pt_capture_context(k.c, 0), 0, why, sizeof why),
@@ -112,6 +113,7 @@ START_TEST(iommu_too_wide)
 	ck_assert_uint_eq(pt_capture_context_count(k.c), 1);
 	/* 57 bits fit beside one context (C = 1); 200 contexts (C = 8) leave 56 */
 	ifs.nctx = 1;
+	ifs.nready = ifs.nctx;
 	ifs.ctx = calloc(200, sizeof *ifs.ctx);
 	ck_assert_int_eq(ptfs_ino_setup(&ifs.ctx[0], pt_capture_context(k.c, 0), 0, why, sizeof why),
 			 PT_OK);
@@ -124,6 +126,7 @@ START_TEST(iommu_too_wide)
 	ck_assert_str_eq(warn, "");
 	ck_assert_int_eq(pt_tree_lookup(tree, &root, "smmu0", &child), PT_OK);
 	ifs.nctx = 200;
+	ifs.nready = ifs.nctx;
 	ck_assert_int_eq(ptfs_ino_check(&ifs, why, sizeof why, warn, sizeof warn), PT_OK);
 	ck_assert_msg(strstr(warn, "[iommu smmu0]: its tree needs 57 inode bits and 200 contexts"
 			      " leave 56: smmu0/ is left out of the mount (its device contexts are"

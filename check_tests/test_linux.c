@@ -16,6 +16,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture_int.h"
@@ -417,6 +418,71 @@ START_TEST(route_system_map_kaslr)
 }
 END_TEST
 
+/*
+ * A capture directory: the guest's vmcore, capture.ini naming it and its
+ * System.map maps/key.map (KEY bytes, the system_map key), loaded with the
+ * step and the command line's System.map OPT (its bytes; NULL: none).
+ */
+static struct guest load_keyed(const char *key, const char *opt)
+{
+	struct guest g = {tu_mkdtemp(), pt_capture_new(), PT_OK};
+	static const char ini[] = "[capture]\nversion = 1\n\n[memory guest]\ndump = vmcore\n"
+				  "system_map = ./maps//key.map\n";
+	struct pt_load_opts lo = {.after_load = pt_linux_expand};
+	char sub[512], opath[512];
+	size_t len;
+	uint8_t *core = lu_core(&(struct lu_opts){0}, &len);
+
+	tu_write(g.dir, "vmcore", core, len);
+	free(core);
+	tu_write(g.dir, "capture.ini", ini, strlen(ini));
+	snprintf(sub, sizeof sub, "%s/maps", g.dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	tu_write(sub, "key.map", key, strlen(key));
+	if (opt) {
+		tu_write(g.dir, "opt.map", opt, strlen(opt));
+		snprintf(opath, sizeof opath, "%s/opt.map", g.dir);
+		lo.system_map = opath;
+	}
+	g.rc = pt_capture_load_opts(g.c, g.dir, &lo);
+	ck_assert_msg(g.rc == PT_OK, "load: %s", pt_capture_error(g.c));
+	return g;
+}
+
+START_TEST(system_map_key)
+{
+	static const char stub[] = "ffffffffffffffff B The real System.map is in the -dbg package\n";
+	char *map = lu_system_map(0);
+	struct guest g = load_keyed(map, NULL);
+	const struct pt_context *p1 = pt_capture_context_find(g.c, "pid1");
+
+	/* capture.ini's key alone: route (c), the file named as written there */
+	lg_has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(lg_ann(p1, "x-route"), "System.map key.map (no VMCOREINFO: not shifted): "
+				     "init_task 0xffff888000020000"));
+	ck_assert_uint_eq(lg_nwarned(g.c, "linux:"), 0);
+	lg_unload(&g);
+	/* the command line's System.map wins over the key: a good one is taken */
+	g = load_keyed(stub, map);
+	lg_has_processes(g.c);
+	ck_assert_ptr_nonnull(strstr(lg_ann(pt_capture_context_find(g.c, "pid1"), "x-route"), "System.map opt.map"));
+	ck_assert_uint_eq(lg_nwarned(g.c, "linux:"), 0);
+	lg_unload(&g);
+	/* ... and a bad one too (the key's good map is not read): one line naming the option's file */
+	g = load_keyed(map, stub);
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert_uint_eq(lg_nwarned(g.c, "linux: System.map "), 1);
+	ck_assert(lg_warned(g.c, "/opt.map:1: not an 'ADDR TYPE NAME' line"));
+	lg_unload(&g);
+	/* a bad map in the key: one line naming it as capture.ini writes it */
+	g = load_keyed(stub, NULL);
+	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
+	ck_assert(lg_warned(g.c, "linux: System.map ./maps//key.map:1: not an 'ADDR TYPE NAME' line"));
+	lg_unload(&g);
+	free(map);
+}
+END_TEST
+
 /* One hostile System.map: the capture as without it, and exactly one line naming the file. */
 static void hostile_map(const void *map, size_t len, const char *line)
 {
@@ -619,6 +685,7 @@ int main(void)
 	tcase_add_test(t, route_system_map);
 	tcase_add_test(t, route_system_map_kaslr);
 	tcase_add_test(t, system_map_hostile);
+	tcase_add_test(t, system_map_key);
 	tcase_add_test(t, missing_parts);
 	tcase_add_test(t, hostile_lists);
 	tcase_add_test(t, tasks_table);

@@ -10,7 +10,9 @@
 # that pid 50 is another address space (its mm changed), the next refresh
 # takes pid50 out of the listing (tasks lists the new pid 50 without
 # pages: it has no directory), its names read ENOENT and a
-# file of it opened before ESTALE, while pid1 stays.
+# file of it opened before ESTALE, while pid1 stays.  A process started
+# after the mount (pid 60) is a pidN after the next refresh, and leaves
+# again when it exits.
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
@@ -82,6 +84,48 @@ expect "and out of tasks, nothing unseen" 0 "^1 $" rows "$mnt"
 expect "its name reads ENOENT" 2 "No such file or directory" ls "$mnt/pid50"
 fusermount3 -u "$mnt"
 wait_exit "$FG_PID" 10
+
+# A process started after the mount (pid 60, init's copy with its own mm,
+# signal and comm, linked after init): its pidN after the next refresh.
+spawn() {
+	python3 -c 'import sys, os
+DM = 0xffff888000000000
+T, SIG, MM = 0x25000, 0x32000, 0x43000
+fd = os.open(sys.argv[1], os.O_RDWR)
+put = lambda at, v: os.pwrite(fd, v.to_bytes(8, "little"), at)
+os.pwrite(fd, os.pread(fd, 0x1000, 0x21000), T)          # init_task 1 (task_struct)
+os.pwrite(fd, os.pread(fd, 0x1000, 0x40000), MM)         # its mm: the same pgd
+os.pwrite(fd, (60).to_bytes(4, "little") * 2, T + 0x140) # pid, tgid
+put(T + 0x148, DM + T)                                   # group_leader
+os.pwrite(fd, b"late".ljust(16, b"\0"), T + 0x160)       # comm
+put(T + 0x180, DM + SIG)                                 # signal
+put(T + 0x190, DM + SIG + 16)                            # thread_node -> signal.thread_head
+put(SIG + 16, DM + T + 0x190)
+put(T + 0x120, DM + MM)                                  # mm
+os.fsync(fd)
+put(0x21100, DM + T + 0x100)                             # init tasks.next: the new task (last)
+os.close(fd)' "$TMP/ram" || bad "spawn pid 60"
+}
+cp "$TMP/ram.orig" "$TMP/ram"
+start_fg "$TMP/linux.sock" "$mnt" -- -o refresh=0.2 || bad "ptfs mounts the live Linux guest a third time"
+expect "before: no pid60" 0 "^pid1 pid50 $" top "$mnt"
+spawn
+sleep 0.3
+expect "a process started after the mount: pid60 listed after a refresh" 0 "^pid1 pid50 pid60 $" top "$mnt"
+expect "tasks lists it, nothing unseen" 0 "^1 50 60 $" rows "$mnt"
+check "tasks has no 'remount to see them' line" sh -c "! grep -q 'remount' '$mnt/tasks'"
+expect "its info names it" 0 "^x-comm: late$" cat "$mnt/pid60/info"
+expect "it walks its page (init's tables)" 0 "result: mapped pa=sysmem:0x801000" cat "$mnt/pid60/walk/0x400000"
+expect "its maps read" 0 "0x0000000000400000-0x0000000000401000" cat "$mnt/pid60/maps"
+expect "pid50 still walks its own" 0 "result: mapped pa=sysmem:0x832000" cat "$mnt/pid50/walk/0x400000"
+# it exits again: out of the listing
+poke 0x21100 0xffff888000022100
+sleep 0.3
+expect "pid 60 exited: out of the listing" 0 "^pid1 pid50 $" top "$mnt"
+expect "its name reads ENOENT" 2 "No such file or directory" ls "$mnt/pid60"
+fusermount3 -u "$mnt"
+wait_exit "$FG_PID" 10
+check "it unmounts cleanly" test "$ST" = 0
 
 # -o task=50 / --task 50: that process alone
 cp "$TMP/ram.orig" "$TMP/ram"

@@ -265,6 +265,26 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
 	return PT_OK;
 }
 
+/* The contexts whose slot is set up (a live guest's grow at a refresh). */
+static size_t ready(const struct ptfs *fs)
+{
+	return __atomic_load_n(&fs->nready, __ATOMIC_ACQUIRE);
+}
+
+void ptfs_ino_grow(struct ptfs *fs)
+{
+	size_t r = ready(fs), have = pt_capture_context_count(fs->cap);
+	char why[256];
+
+	/* in order: a context whose paths do not fit (never an x86-64 process's) and those after it stay unshown */
+	while (r < have && r < fs->nctx &&
+	       ptfs_ino_setup(&fs->ctx[r], pt_capture_context(fs->cap, r), (unsigned)r, why, sizeof why) == PT_OK &&
+	       fs->ctx[r].path_bits <= payload_bits(fs))
+		r++;
+	__atomic_store_n(&fs->nready, r, __ATOMIC_RELEASE);
+	pt_tree_show_contexts(fs->tree, r);
+}
+
 pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
 		      size_t warnlen)
 {
@@ -540,7 +560,7 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 			return 0;
 		return walk_bit | (uint64_t)id->choice << (shift - 1 - PA_SPACE_BITS) | id->va;
 	}
-	if (id->ctx >= fs->nctx)
+	if (id->ctx >= ready(fs))
 		return 0;
 	pc = &fs->ctx[id->ctx];
 	switch (id->type) {
@@ -577,7 +597,7 @@ fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id)
 		break;
 	}
 	case PT_TN_VSFILE:
-		if (id->choice >= fs->nctx || id->choice == id->ctx)
+		if (id->choice >= ready(fs) || id->choice == id->ctx)
 			return 0;
 		rest = (uint64_t)id->choice << VS_OTHER_SHIFT | INO_CODE_VSFILE;
 		break;
@@ -625,7 +645,7 @@ int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id)
 		/* one number per node (the space id is checked by the lookup that made it) */
 		return ptfs_ino_encode(fs, id) == ino ? 0 : ENOENT;
 	}
-	if (cfield - 1 >= fs->nctx)
+	if (cfield - 1 >= ready(fs))
 		return ENOENT;
 	id->ctx = (unsigned)(cfield - 1);
 	pc = &fs->ctx[id->ctx];

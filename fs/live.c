@@ -199,6 +199,8 @@ void ptfs_live_regs(struct ptfs *fs)
 		if (pt_capture_live_refresh(fs->cap, &moved, msg, sizeof msg) &&
 		    !__atomic_exchange_n(&fs->regs_said, true, __ATOMIC_ACQ_REL))
 			fprintf(stderr, "ptfs: warning: %s: the roots stay as they were (said once)\n", msg);
+		/* the processes started since: their pidN once set up */
+		ptfs_ino_grow(fs);
 		ptfs_live_now(&fs->regs_at);
 	}
 	pthread_mutex_unlock(&fs->regs_lock);

@@ -318,7 +318,9 @@ static bool load(struct ptfs *fs)
 	}
 	free(shown);
 
-	fs->nctx = pt_capture_context_count(fs->cap);
+	/* a live guest's: room for the processes a refresh adds (fs/ino.c ptfs_ino_grow()) */
+	fs->nctx = pt_capture_context_room(fs->cap);
+	fs->nready = pt_capture_context_count(fs->cap);
 	fs->ctx = calloc(fs->nctx ? fs->nctx : 1, sizeof(*fs->ctx));
 	if (!fs->ctx) {
 		fprintf(stderr, "ptfs: %s: %s\n", pt_errname(PT_E_NOMEM), pt_strerror(PT_E_NOMEM));
@@ -337,7 +339,7 @@ static bool load(struct ptfs *fs)
 		if (fs->lru.max < CACHE_MAX_MIN)
 			fs->lru.max = CACHE_MAX_MIN;
 	}
-	for (size_t i = 0; i < fs->nctx; i++) {
+	for (size_t i = 0; i < fs->nready; i++) {
 		const struct pt_context *ctx = pt_capture_context(fs->cap, i);
 
 		err = ptfs_ino_setup(&fs->ctx[i], ctx, (unsigned)i, why, sizeof(why));

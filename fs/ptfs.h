@@ -134,7 +134,13 @@ struct ptfs {
 	struct pt_tree *tree;  /* names, listings, contents and links (core/view/tree.c) */
 	struct ptfs_policy pol;   /* fixed or live: picked once at mount (live.c) */
 	struct ptfs_opts opts;
+	/*
+	 * Slots of ctx: the capture's contexts, or for a live guest the room
+	 * for processes started later (pt_capture_context_room(); the inode's
+	 * context field is as wide); NREADY of them set up (atomic: ptfs_ino_grow()).
+	 */
 	size_t nctx;
+	size_t nready;
 	struct ptfs_ctx *ctx;
 	struct ptfs_cache capfile;
 	struct ptfs_cache tasksfile;   /* `tasks` (a Linux dump's processes) */
@@ -217,6 +223,11 @@ pt_err ptfs_ino_setup(struct ptfs_ctx *pc, const struct pt_context *ctx, unsigne
  */
 pt_err ptfs_ino_check(const struct ptfs *fs, char *why, size_t whylen, char *warn,
 		      size_t warnlen);
+/*
+ * A live guest's contexts added by a refresh: set up for inodes, then
+ * shown by the tree (pt_tree_show_contexts()).  The refresh's thread only.
+ */
+void ptfs_ino_grow(struct ptfs *fs);
 fuse_ino_t ptfs_ino_encode(const struct ptfs *fs, const struct pt_tnode *id);
 int ptfs_ino_decode(const struct ptfs *fs, fuse_ino_t ino, struct pt_tnode *id);
 /* walk/ names: the VAs below this (fs/ino.c) are in their inode; any other takes a slot (wslot.c). */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mkseeds.sh FIXTURES OUTDIR STAMP — seed corpora for the fuzz targets, made
+# mkseeds.sh FIXTURES OUTDIR STAMP [MKPCISEED] — seed corpora for the fuzz targets, made
 # from the committed fixtures (never by hand, so they follow the fixtures):
 #   OUTDIR/fuzz_ini/          every fixture's capture.ini + a few edge files
 #   OUTDIR/fuzz_capture/      every fixture archive as it is (but x86-roots)
@@ -13,14 +13,17 @@
 #   OUTDIR/fuzz_elf/          the ELF core fixture (qemu-x86.elf) whole and cut
 #   OUTDIR/fuzz_armctx/       the arm64 and smmu fixtures' sections and descriptors
 #   OUTDIR/fuzz_qmp/          a QMP greeting, HMP text and gdbstub packets, one per selector
+#   OUTDIR/fuzz_pci/          the synthetic Linux guest's PCI region, written by MKPCISEED
 # Needs only bash, tar and gzip.
 set -euo pipefail
 FIX=$1
 OUT=$2
 STAMP=$3
+MKPCISEED=${4:-}
 rm -rf "$OUT"
 mkdir -p "$OUT/fuzz_ini" "$OUT/fuzz_capture" "$OUT/fuzz_decode_walk" "$OUT/fuzz_umr" "$OUT/fuzz_gem5" "$OUT/fuzz_ctx" "$OUT/fuzz_elf" \
-	"$OUT/fuzz_btf"
+	"$OUT/fuzz_btf" "$OUT/fuzz_pci"
+[ -z "$MKPCISEED" ] || "$MKPCISEED" "$OUT/fuzz_pci/valid"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-seeds.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

@@ -303,6 +303,12 @@ size_t pt_capture_region_count(const struct pt_capture *cap);
 const struct pt_region_info *pt_capture_region(const struct pt_capture *cap, size_t i);
 const struct pt_mem *pt_capture_mem(const struct pt_capture *cap);
 size_t pt_capture_context_count(const struct pt_capture *cap);
+/*
+ * The contexts CAP may come to have: its count, or for a live guest the
+ * slots held at the load for processes started later (their pidN added
+ * by pt_capture_live_refresh(), appended: an index never changes).
+ */
+size_t pt_capture_context_room(const struct pt_capture *cap);
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i);
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name);
 /*

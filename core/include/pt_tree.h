@@ -169,6 +169,12 @@ struct pt_tree;
  */
 pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tree **out);
 void pt_tree_free(struct pt_tree *tree);
+/*
+ * A live guest's contexts added since (pt_capture_context_room()): the
+ * tree shows the first N of the capture's (never fewer than it did),
+ * once the front end is ready to serve them.
+ */
+void pt_tree_show_contexts(struct pt_tree *tree, size_t n);
 
 /* The number of [iommu] sections whose tree the root shows. */
 size_t pt_tree_iommu_count(const struct pt_tree *tree);

@@ -167,21 +167,50 @@ static bool start_task(struct state *s, uint64_t *start)
 	return false;
 }
 
+/* The System.map the user named on the command line (route c): the load's option, as the dump's facts keep it. */
+static const char *sysmap_path(const struct state *s)
+{
+	if (s->opts && s->opts->system_map)
+		return s->opts->system_map;
+	return s->kf ? s->kf->system_map : NULL;
+}
+
+/* Whether a System.map is named: on the command line, or by capture.ini's system_map key. */
+static bool has_map(const struct state *s)
+{
+	return sysmap_path(s) || (s->kf && s->kf->system_map_fd >= 0);
+}
+
+/*
+ * The System.map into *M, *PATH its name: the command line's wins over
+ * capture.ini's system_map key (the user's word on this run over the
+ * capture's; man/ptfs-capture.5).
+ */
+static pt_err map_read(const struct state *s, struct pt_sysmap *m, const char **path)
+{
+	*path = sysmap_path(s);
+	if (*path)
+		return pt_sysmap_read(*path, m);
+	*path = s->kf->system_map_key;
+	return pt_sysmap_read_fd(s->kf->system_map_fd, *path, m);
+}
+
 /*
  * Route (c): the user's System.map, when kallsyms gave nothing.  Its
  * addresses are as linked: + KERNELOFFSET (VMCOREINFO) at run time.  When
  * VMCOREINFO names _stext (kernel/crash_core.c VMCOREINFO_SYMBOL(_stext)),
  * the shifted _stext must equal it, or the map is another kernel's.
  */
-static void map_syms(struct state *s, const char *path)
+static void map_syms(struct state *s)
 {
+	const char *path;
 	struct pt_sysmap m;
 	uint64_t shift = 0, vstext;
 	char v[40];
 	bool have_shift = s->vi && pt_vi_get(s->vi, s->vilen, "KERNELOFFSET", v, sizeof v);
 
 	/* one line for the file, whatever is wrong with it */
-	if (pt_sysmap_read(path, &m) || m.why[0]) {
+	if (map_read(s, &m, &path) || m.why[0]) {
 		pt_capture_add_warning(s->cap, "linux: System.map %s%s%s: not used", m.warn, m.warn[0] ? "; " : "",
 				       m.why);
 		return;
@@ -276,7 +305,23 @@ static pt_err annotate_cpus(struct state *s)
 
 #define NANN 12
 
-static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
+/* Whether CAP has a context NAME, gone ones too (a name is never taken twice). */
+static bool ctx_named(const struct pt_capture *cap, const char *name)
+{
+	if (pt_capture_context_find(cap, name))
+		return true;
+	for (size_t i = 0; i < pt_capture_context_count(cap); i++)
+		if (!strcmp(pt_capture_context(cap, i)->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A context per user address space of TL.  LATER: a live guest's refresh
+ * adding the processes started since (a name the capture has is skipped,
+ * nothing is said: the readers see the capture meanwhile).
+ */
+static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 {
 	struct pt_ctx_def *d = calloc(tl->n ? tl->n : 1, sizeof *d);
 	char (*txt)[NANN][96] = calloc(tl->n ? tl->n : 1, sizeof *txt);
@@ -312,8 +357,10 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 		/* -o task=PID / --task PID: that process alone */
 		if (dup || (s->opts && s->opts->task_given && t->tgid != s->opts->task))
 			continue;
-		pt_text_escape(comm, sizeof comm, t->comm);
 		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
+		if (later && ctx_named(s->cap, names[n]))
+			continue;
+		pt_text_escape(comm, sizeof comm, t->comm);
 		snprintf(cr3[n], sizeof cr3[n], "0x%" PRIx64, t->pgd_pa + (t->pti ? 0x1000 : 0));
 		snprintf(txt[n][0], 96, "%" PRIu32, t->pid);
 		snprintf(txt[n][1], 96, "%" PRIu32, t->tgid);
@@ -345,8 +392,13 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl)
 		d[n].nann = NANN;
 		n++;
 	}
-	if (!rc)
+	if (later) {
+		rc = rc ? rc : pt_capture_live_add_contexts(s->cap, d, n, &(size_t){0});
+		n = 1;      /* the load's lines are not said again */
+		unreadable = 0;
+	} else if (!rc) {
 		rc = pt_capture_add_contexts(s->cap, d, n);
+	}
 	if (!rc && !n && s->opts && s->opts->task_given)
 		pt_capture_add_warning(s->cap, "linux: no user process %" PRIu32 " on the task list (-o task=, "
 				       "--task): no pidN context", s->opts->task);
@@ -392,6 +444,10 @@ struct relist {
 	size_t ncpu;
 	bool task_given;
 	uint32_t task;
+	/* what a context added later says, as the load's did */
+	char route[160], btf_where[96];
+	unsigned la57;
+	struct pt_load_opts opts;
 	/* user processes on the list with no context (started since the mount): tasks' rows, by pid */
 	pthread_mutex_t lock;   /* NEW and NNEW: the refresh swaps them while a render copies them */
 	struct pt_task_row *nw;
@@ -456,7 +512,8 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 {
 	struct relist *rl = ud;
 	const struct pt_context *kc = kernel_ctx(cap);
-	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu};
+	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu, .la57 = rl->la57,
+			  .opts = &rl->opts};
 	struct pt_tasks tl;
 	uint64_t start;
 	pt_err rc;
@@ -464,6 +521,8 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 	if (!kc)
 		return PT_OK;
 	memcpy(s.sym, rl->sym, sizeof s.sym);
+	memcpy(s.route, rl->route, sizeof s.route);
+	memcpy(s.btf_where, rl->btf_where, sizeof s.btf_where);
 	s.kf = pt_capture_kernel_facts(cap);
 	pt_kmem_init(&s.k, kc);
 	if (!start_task(&s, &start))
@@ -483,6 +542,12 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 
 		if (pid && mm && !pt_context_gone(c) && !listed(&tl, strtoul(pid, NULL, 10), strtoull(mm, NULL, 16)))
 			pt_context_set_gone(cap, c);
+	}
+	/* a process started since: its pidN, in the slots the load held (then the rows of those left out) */
+	if (!rc) {
+		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
+		mark_cpus(&s, &tl);
+		rc = add_contexts(&s, &tl, true);
 	}
 	if (!rc)
 		rc = new_rows(cap, rl, &tl, &s.k);
@@ -525,13 +590,12 @@ static void relist_free(void *ud)
 	free(rl);
 }
 
-/* The System.map the user named (route c): the load's option, as the dump's kernel facts keep it. */
-static const char *sysmap_path(const struct state *s)
-{
-	if (s->opts && s->opts->system_map)
-		return s->opts->system_map;
-	return s->kf ? s->kf->system_map : NULL;
-}
+/*
+ * Contexts a live guest's refresh may add: processes started after the
+ * mount.  It widens the inode's context field (fs/ino.c) by 9 bits at
+ * most; the rest stay rows of tasks ("remount to see them").
+ */
+#define LIVE_ROOM 500
 
 /* A live guest: the walk's facts kept for relist(). */
 static void keep_for_refresh(struct state *s)
@@ -546,6 +610,16 @@ static void keep_for_refresh(struct state *s)
 	rl->ncpu = s->ncpu;
 	rl->task_given = s->opts && s->opts->task_given;
 	rl->task = s->opts ? s->opts->task : 0;
+	rl->opts.task_given = rl->task_given;
+	rl->opts.task = rl->task;
+	memcpy(rl->route, s->route, sizeof rl->route);
+	memcpy(rl->btf_where, s->btf_where, sizeof rl->btf_where);
+	rl->la57 = s->la57;
+	/* room for the processes started after the mount (a full room: tasks lists the rest as rows) */
+	if (pt_capture_reserve_contexts(s->cap, LIVE_ROOM)) {
+		free(rl);
+		return;
+	}
 	pthread_mutex_init(&rl->lock, NULL);
 	pt_capture_set_refresh(s->cap, relist, rl, relist_free);
 }
@@ -563,8 +637,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		if (!s->have_syms)
 			memset(s->sym, 0, sizeof s->sym);
 	}
-	if (!s->have_syms && sysmap_path(s))
-		map_syms(s, sysmap_path(s));
+	if (!s->have_syms && has_map(s))
+		map_syms(s);
 	rc = find_btf(s, r, nr, space);
 	if (rc)
 		return rc;
@@ -587,7 +661,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 				       s->vi ? "kallsyms: " : "no VMCOREINFO", s->vi ? s->ks_why : "",
 				       s->kf && s->kf->ncpu ? "no vCPU's per-CPU current task is readable" :
 				       "no vCPU registers", s->map_syms ? "System.map: its init_task is not mapped or not captured" :
-				       sysmap_path(s) ? "System.map: not usable" : "no System.map");
+				       has_map(s) ? "System.map: not usable" : "no System.map");
 		return PT_OK;
 	}
 	/* the PCI functions only through symbols the task list has proved (a wrong map's would be junk) */
@@ -602,7 +676,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		/* contexts in pid order, whatever task the walk started at (route b: a running one) */
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
-		rc = add_contexts(s, &tl);
+		rc = add_contexts(s, &tl, false);
 		/* adding contexts remade the capture's array: the kernel's context moved */
 		pt_kmem_init(&s->k, kernel_ctx(s->cap));
 		if (!rc)

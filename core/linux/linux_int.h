@@ -150,6 +150,8 @@ struct pt_sysmap {
  * PT_OK with OUT->warn / OUT->why set as the file deserves.
  */
 pt_err pt_sysmap_read(const char *path, struct pt_sysmap *out);
+/* The same from FD, from its start (read through a copy: FD stays open), NAME in the messages. */
+pt_err pt_sysmap_read_fd(int fd, const char *name, struct pt_sysmap *out);
 
 /* ---- tasks (tasks.c) ---- */
 

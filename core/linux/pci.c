@@ -193,10 +193,12 @@ static bool push_bus(struct walk *w, uint64_t bus)
  */
 static bool walk_list(struct walk *w, uint64_t head, int64_t link, bool buses, unsigned nr, unsigned domain)
 {
-	uint64_t p;
+	uint64_t p, mark;
+	size_t steps = 0, lap = 1;
 
 	if (!next_of(w, head, &p))
 		return false;
+	mark = p;
 	while (p != head) {
 		if (w->out->n >= PT_PCI_MAX) {
 			problem(w, "more than 65536 PCI functions (a list that loops?) at", p);
@@ -206,6 +208,20 @@ static bool walk_list(struct walk *w, uint64_t head, int64_t link, bool buses, u
 			return false;
 		if (!next_of(w, p, &p))
 			return false;
+		/*
+		 * a list that never comes back to its head: found within twice
+		 * its length (Brent's cycle finding: the mark moves at powers of
+		 * two), not after 65536 functions read
+		 */
+		if (p == mark && p != head) {
+			problem(w, "a PCI list that loops without its head at", p);
+			return false;
+		}
+		if (++steps == lap) {
+			mark = p;
+			lap <<= 1;
+			steps = 0;
+		}
 	}
 	return true;
 }

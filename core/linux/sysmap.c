@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "linux_int.h"
 
@@ -52,18 +53,13 @@ static bool parse_line(char *line, uint64_t *addr, const char **name, bool *stex
 	return true;
 }
 
-pt_err pt_sysmap_read(const char *path, struct pt_sysmap *out)
+/* F (closed here) read as the System.map PATH names. */
+static pt_err read_map(FILE *f, const char *path, struct pt_sysmap *out)
 {
-	FILE *f = fopen(path, "rb");
 	char line[MAP_MAX_LINE + 2];
 	uint64_t bytes = 0;
 	unsigned lineno = 0, bad = 0;
 
-	memset(out, 0, sizeof *out);
-	if (!f) {
-		snprintf(out->why, sizeof out->why, "%s: %s", path, strerror(errno));
-		return PT_E_IO;
-	}
 	while (fgets(line, sizeof line, f)) {
 		size_t n = strlen(line);
 		uint64_t a;
@@ -113,4 +109,32 @@ pt_err pt_sysmap_read(const char *path, struct pt_sysmap *out)
 	if (!out->sym[PT_KS_INIT_TASK])
 		snprintf(out->why, sizeof out->why, "%s has no init_task (%u symbols read)", path, out->nsyms);
 	return PT_OK;
+}
+
+pt_err pt_sysmap_read(const char *path, struct pt_sysmap *out)
+{
+	FILE *f = fopen(path, "rb");
+
+	memset(out, 0, sizeof *out);
+	if (!f) {
+		snprintf(out->why, sizeof out->why, "%s: %s", path, strerror(errno));
+		return PT_E_IO;
+	}
+	return read_map(f, path, out);
+}
+
+pt_err pt_sysmap_read_fd(int fd, const char *name, struct pt_sysmap *out)
+{
+	/* its own descriptor, from the start: the capture's stays open, wherever a read left it */
+	int d = dup(fd);
+	FILE *f = d < 0 || lseek(d, 0, SEEK_SET) < 0 ? NULL : fdopen(d, "rb");
+
+	memset(out, 0, sizeof *out);
+	if (!f) {
+		snprintf(out->why, sizeof out->why, "%s: %s", name, strerror(errno));
+		if (d >= 0)
+			close(d);
+		return PT_E_IO;
+	}
+	return read_map(f, name, out);
 }

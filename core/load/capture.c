@@ -744,17 +744,28 @@ const struct pt_mem *pt_capture_mem(const struct pt_capture *cap)
 
 size_t pt_capture_context_count(const struct pt_capture *cap)
 {
-	return cap ? cap->nctx : 0;
+	/* a live capture's grows (extend.c pt_capture_live_add_contexts) */
+	return cap ? __atomic_load_n(&cap->nctx, __ATOMIC_ACQUIRE) : 0;
+}
+
+size_t pt_capture_context_room(const struct pt_capture *cap)
+{
+	size_t n = pt_capture_context_count(cap);
+
+	return cap && cap->live && cap->ctx_room > n ? cap->ctx_room : n;
 }
 
 const struct pt_context *pt_capture_context(const struct pt_capture *cap, size_t i)
 {
-	return cap && i < cap->nctx ? &cap->ctx[i] : NULL;
+	return cap && i < pt_capture_context_count(cap) ? &cap->ctx[i] : NULL;
 }
 
 const struct pt_context *pt_capture_context_find(const struct pt_capture *cap, const char *name)
 {
-	const struct pt_context *c = cap && name ? pt_ctx_sorted_find(cap->ctx_sorted, cap->nctx, name) : NULL;
+	/* the count first: the sorted array stored before it holds at least that many */
+	size_t n = pt_capture_context_count(cap);
+	const struct pt_context *const *sorted = cap ? __atomic_load_n(&cap->ctx_sorted, __ATOMIC_ACQUIRE) : NULL;
+	const struct pt_context *c = cap && name ? pt_ctx_sorted_find(sorted, n, name) : NULL;
 
 	/* a live process's context gone: its name is no longer its (a new process may take it) */
 	return c && pt_context_gone(c) ? NULL : c;

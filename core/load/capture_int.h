@@ -117,8 +117,15 @@ struct pt_capture {
 	struct pt_region_info *regions;
 	size_t nregions;
 	struct pt_context *ctx;
+	/*
+	 * A live capture adds contexts while other threads read it
+	 * (extend.c pt_capture_live_add_contexts): into CTX_ROOM slots held
+	 * at the load, so CTX and man->ctx never move; CTX_SORTED is made
+	 * anew (the old one kept, owned) and stored before NCTX, both atomic.
+	 */
 	size_t nctx;
 	const struct pt_context **ctx_sorted;
+	size_t ctx_room;        /* slots of ctx and man->ctx; 0: exactly nctx */
 	/* per capture space id: the context it is translated through (spaces.c); NULL: none is */
 	const struct pt_context **xlate;
 	/*

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "capture_int.h"
+#include "pt_extend.h"
 
 /* The line range [FROM, TO] (1-based, of capture.ini) a section spans: to the next header. */
 static void section_span(const struct pt_ini *ini, unsigned line, unsigned *from, unsigned *to)
@@ -199,33 +200,56 @@ static void dump_capture_key(const struct pt_loader *ld, const char *key, char *
 	free(dat);
 }
 
-/* Opens the dump UM names as the source opens its members: *FD, *ST, or the error set. */
-static pt_err open_dump(struct pt_loader *ld, const struct pt_manifest *um, int *fd, struct stat *st)
+/*
+ * Opens the file KEY = WRITTEN (PATH normalised, at LINE) of UM's dump
+ * section as the source opens its members: *FD, *ST, or the error set.
+ */
+static pt_err open_member(struct pt_loader *ld, const struct pt_manifest *um, const char *key, const char *written,
+			  const char *path, unsigned line, int *fd, struct stat *st)
 {
 	const char *where = "capture.ini";
 
 	if (!ld->open)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: dump '%s' of [memory %s]: a dump is read in place "
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: %s '%s' of [memory %s]: a dump is read in place "
 			"from a capture directory, not from an archive (unpack it, or put capture.ini beside the dump "
-			"in a directory)", where, um->dump_line, um->dump, um->dump_sec);
-	*fd = ld->open(ld->resolve_ud, um->dump_path, st);
+			"in a directory)", where, line, key, written, um->dump_sec);
+	*fd = ld->open(ld->resolve_ud, path, st);
 	if (*fd < 0 && (errno == ELOOP || errno == ENOTDIR))
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: dump '%s' of [memory %s] is a symbolic link or "
-			"under one (only regular files are read)", where, um->dump_line, um->dump, um->dump_sec);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: %s '%s' of [memory %s] is a symbolic link or "
+			"under one (only regular files are read)", where, line, key, written, um->dump_sec);
 	if (*fd < 0 && errno == ENOENT)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: dump '%s' of [memory %s] is not in capture.ini's "
-			"directory", where, um->dump_line, um->dump, um->dump_sec);
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: %s '%s' of [memory %s] is not in capture.ini's "
+			"directory", where, line, key, written, um->dump_sec);
 	if (*fd < 0)
-		return pt_loader_fail(ld, PT_E_IO, "%s:%u: dump '%s' of [memory %s]: %s", where, um->dump_line,
-			um->dump, um->dump_sec, strerror(errno));
+		return pt_loader_fail(ld, PT_E_IO, "%s:%u: %s '%s' of [memory %s]: %s", where, line, key, written,
+			um->dump_sec, strerror(errno));
 	if (!S_ISREG(st->st_mode)) {
 		close(*fd);
 		*fd = -1;
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: dump '%s' of [memory %s] is a %s (only regular "
-			"files are read)", where, um->dump_line, um->dump, um->dump_sec,
-			pt_file_type_name(st->st_mode));
+		return pt_loader_fail(ld, PT_E_CAPTURE, "%s:%u: %s '%s' of [memory %s] is a %s (only regular "
+			"files are read)", where, line, key, written, um->dump_sec, pt_file_type_name(st->st_mode));
 	}
 	return PT_OK;
+}
+
+/*
+ * system_map = FILE beside the dump: opened now, under the dump's rules,
+ * and kept with the kernel's facts for the step after the load (route c,
+ * core/linux/linux.c; the command line's System.map wins over it there).
+ */
+static pt_err open_system_map(struct pt_loader *ld, const struct pt_manifest *um)
+{
+	struct stat st;
+	int fd = -1;
+	pt_err rc;
+
+	if (!um->system_map)
+		return PT_OK;
+	rc = open_member(ld, um, "system_map", um->system_map, um->system_map_path, um->system_map_line, &fd, &st);
+	if (!rc && (rc = pt_loader_kernel_map(ld, fd, um->system_map)))
+		return pt_loader_fail(ld, rc, "capture.ini:%u: system_map '%s': out of memory", um->system_map_line,
+				      um->system_map);
+	return rc;
 }
 
 pt_err pt_dumpmem_load(struct pt_loader *ld)
@@ -243,7 +267,7 @@ pt_err pt_dumpmem_load(struct pt_loader *ld)
 	ld->cap->man = NULL;
 	ld->text = NULL;
 	ld->len = ld->textcap = 0;
-	rc = open_dump(ld, um, &p.fd, &st);
+	rc = open_member(ld, um, "dump", um->dump, um->dump_path, um->dump_line, &p.fd, &st);
 	if (rc)
 		goto out;
 	do
@@ -288,7 +312,9 @@ pt_err pt_dumpmem_load(struct pt_loader *ld)
 				goto out;
 			}
 	}
-	rc = merge(ld, um, utext, ulen);
+	rc = open_system_map(ld, um);
+	if (!rc)
+		rc = merge(ld, um, utext, ulen);
 out:
 	if (p.fd >= 0)
 		close(p.fd);

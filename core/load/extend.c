@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_int.h"
 #include "pt_extend.h"
@@ -22,6 +23,9 @@ static void facts_free(void *ud)
 	free(f->vmcoreinfo);
 	free(f->cpu);
 	free(f->system_map);
+	if (f->system_map_fd >= 0)
+		close(f->system_map_fd);
+	free(f->system_map_key);
 	free(f);
 }
 
@@ -47,6 +51,7 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 		memcpy(f->cpu, cpu, ncpu * sizeof *cpu);
 	f->ncpu = f->cpu ? ncpu : 0;
 	f->where = ld->src ? ld->src->kind : "dump";
+	f->system_map_fd = -1;
 	if (ld->opts->system_map)
 		f->system_map = strdup(ld->opts->system_map);
 	if ((vi && vilen && !f->vmcoreinfo) || (ncpu && !f->cpu) || (ld->opts->system_map && !f->system_map)) {
@@ -57,6 +62,26 @@ pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen
 	cap->owned[cap->nowned].ud = f;
 	cap->owned[cap->nowned++].free_fn = facts_free;
 	cap->kfacts = f;
+	return PT_OK;
+}
+
+pt_err pt_loader_kernel_map(struct pt_loader *ld, int fd, const char *name)
+{
+	struct pt_kernel_facts *f;
+	char *copy = strdup(name);
+
+	/* a dump whose source noted nothing still has a kernel the map names */
+	if (!copy || (!ld->cap->kfacts && pt_loader_kernel_facts(ld, NULL, 0, NULL, 0))) {
+		free(copy);
+		close(fd);
+		return PT_E_NOMEM;
+	}
+	f = ld->cap->kfacts;
+	if (f->system_map_fd >= 0)
+		close(f->system_map_fd);
+	free(f->system_map_key);
+	f->system_map_fd = fd;
+	f->system_map_key = copy;
 	return PT_OK;
 }
 
@@ -252,15 +277,13 @@ static int cmp_ctx(const void *a, const void *b)
 		      (*(const struct pt_context *const *)b)->name);
 }
 
-pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n)
+/* CAP's contexts (and the manifest's) moved into arrays of TOTAL slots; the pointers into them follow. */
+static pt_err grow(struct pt_capture *cap, size_t total)
 {
 	struct pt_manifest *man = cap->man;
 	struct pt_context *ctx = NULL, *old = cap->ctx;
 	const struct pt_context **sorted;
-	size_t before = cap->nctx, total = cap->nctx + n;
 
-	if (!n || !man)
-		return PT_OK;
 	if (!pt_vec_resize(&man->ctx, total, sizeof *man->ctx) ||
 	    !pt_vec_resize(&cap->ctx_sorted, total, sizeof *cap->ctx_sorted) ||
 	    !pt_vec_resize(&ctx, total, sizeof *ctx))
@@ -274,32 +297,101 @@ pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *
 	for (size_t i = 0; i < cap->nctx; i++)
 		sorted[i] = ctx + (sorted[i] - old);
 	cap->ctx = ctx;
+	cap->ctx_room = total;
 	free(old);
-	for (size_t i = 0; i < n; i++) {
-		struct pt_manifest_ctx *m = &man->ctx[man->nctx];
-		struct pt_context *c = &cap->ctx[cap->nctx];
-		char msg[512] = "";
-		pt_err rc;
+	return PT_OK;
+}
 
-		memset(m, 0, sizeof *m);
-		memset(c, 0, sizeof *c);
-		rc = setup(cap, before, &d[i], m, c, msg, sizeof msg);
-		if (rc == PT_E_NOMEM) {
-			mc_free(m);
+pt_err pt_capture_reserve_contexts(struct pt_capture *cap, size_t extra)
+{
+	if (!cap->man || extra > SIZE_MAX / sizeof *cap->ctx - cap->nctx)
+		return PT_E_NOMEM;
+	return cap->ctx_room >= cap->nctx + extra ? PT_OK : grow(cap, cap->nctx + extra);
+}
+
+/* D set up into the next free slot of CAP (not yet counted); false: left out, MSG says why. */
+static pt_err add_one(struct pt_capture *cap, size_t before, const struct pt_ctx_def *d, char *msg, size_t mlen)
+{
+	struct pt_manifest *man = cap->man;
+	struct pt_manifest_ctx *m = &man->ctx[man->nctx];
+	struct pt_context *c = &cap->ctx[man->nctx];
+	pt_err rc;
+
+	memset(m, 0, sizeof *m);
+	memset(c, 0, sizeof *c);
+	rc = setup(cap, before, d, m, c, msg, mlen);
+	if (rc) {
+		mc_free(m);
+		return rc;
+	}
+	c->index = (unsigned)man->nctx;
+	c->serial = pt_capture_serial_next();
+	man->nctx++;
+	return PT_OK;
+}
+
+pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n)
+{
+	size_t before = cap->nctx;
+	pt_err rc;
+
+	if (!n || !cap->man)
+		return PT_OK;
+	if (cap->ctx_room < before + n && (rc = grow(cap, before + n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		char msg[512] = "";
+
+		rc = add_one(cap, before, &d[i], msg, sizeof msg);
+		if (rc == PT_E_NOMEM)
 			return rc;
-		}
-		if (rc) {
+		if (rc)
 			pt_capture_warn(cap, "%s: %s: no context", d[i].name, msg[0] ? msg : pt_strerror(rc));
-			mc_free(m);
-			continue;
-		}
-		c->index = (unsigned)cap->nctx;
-		c->serial = pt_capture_serial_next();
-		man->nctx++;
-		cap->nctx++;
+		else
+			cap->nctx++;
 	}
 	for (size_t i = 0; i < cap->nctx; i++)
 		cap->ctx_sorted[i] = &cap->ctx[i];
 	qsort(cap->ctx_sorted, cap->nctx, sizeof *cap->ctx_sorted, cmp_ctx);
+	return PT_OK;
+}
+
+pt_err pt_capture_live_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n, size_t *added)
+{
+	size_t before = cap->nctx, k = 0;
+	const struct pt_context **sorted, **old = cap->ctx_sorted;
+
+	*added = 0;
+	if (!cap->man || cap->man->nctx != before || before >= cap->ctx_room)
+		return PT_OK;
+	if (n > cap->ctx_room - before)
+		n = cap->ctx_room - before;   /* the rest stay rows of tasks without a directory */
+	if (!n)
+		return PT_OK;
+	sorted = malloc((before + n) * sizeof *sorted);
+	if (!sorted || !pt_vec_reserve(&cap->owned, &cap->ownedcap, cap->nowned + 1, sizeof *cap->owned)) {
+		free(sorted);
+		return PT_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char msg[512];
+		pt_err rc = add_one(cap, before, &d[i], msg, sizeof msg);
+
+		/* no warning: the load's are said; one left out stays a row of tasks */
+		if (rc == PT_E_NOMEM) {
+			free(sorted);
+			return rc;
+		}
+		k += rc == PT_OK;
+	}
+	for (size_t i = 0; i < before + k; i++)
+		sorted[i] = &cap->ctx[i];
+	qsort(sorted, before + k, sizeof *sorted, cmp_ctx);
+	/* readers may hold the old array: it stays until the capture goes */
+	cap->owned[cap->nowned].ud = old;
+	cap->owned[cap->nowned++].free_fn = free;
+	__atomic_store_n(&cap->ctx_sorted, sorted, __ATOMIC_RELEASE);
+	__atomic_store_n(&cap->nctx, before + k, __ATOMIC_RELEASE);
+	*added = k;
 	return PT_OK;
 }

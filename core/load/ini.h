@@ -146,6 +146,14 @@ struct pt_manifest {
 	char *dump_path;        /* normalised, relative to the capture root */
 	const char *dump_sec;   /* the section's name */
 	unsigned dump_line;     /* line of the dump = key */
+	/*
+	 * system_map = FILE beside dump =: the dump's kernel's System.map
+	 * (route c to its task list, core/linux/sysmap.c), opened by
+	 * load/dumpmem.c as the dump is.  NULL: none.
+	 */
+	const char *system_map;         /* as written */
+	char *system_map_path;          /* normalised, relative to the capture root */
+	unsigned system_map_line;
 	struct pt_manifest_space spaces[PT_CAPTURE_SPACES];
 	unsigned nspaces;
 	bool one_format;        /* every context section is of the [capture] format */

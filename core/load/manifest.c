@@ -44,6 +44,7 @@ void pt_manifest_free(struct pt_manifest *m)
 	}
 	free(m->mem);
 	free(m->dump_path);
+	free(m->system_map_path);
 	free(m->ctx);
 	free(m->iommu);
 	free(m->ann);
@@ -404,7 +405,7 @@ static pt_err memory_dump(struct build *b, const struct pt_ini_section *s, const
 	if (other) {
 		free(path);
 		pt_ini_set_error(b->err, b->errlen, other->line, "'%s' in %s: a section naming a dump takes "
-		       "no other key (the dump gives its own spaces, bases and contexts)", other->key, label);
+		       "no other key but system_map (the dump gives its own spaces, bases and contexts)", other->key, label);
 		return PT_E_VALUE;
 	}
 	if (b->m->dump) {
@@ -417,6 +418,44 @@ static pt_err memory_dump(struct build *b, const struct pt_ini_section *s, const
 	b->m->dump_path = path;
 	b->m->dump_sec = s->name;
 	b->m->dump_line = kv->line;
+	return PT_OK;
+}
+
+/*
+ * [memory NAME] system_map = FILE (KV): the System.map of the dump the
+ * section names, under the rules of dump = (relative to capture.ini's
+ * directory, never leaving it); a section without dump = has no kernel.
+ */
+static pt_err memory_system_map(struct build *b, const struct pt_ini_section *s, const struct pt_ini_kv *kv,
+				const char *label)
+{
+	bool has_dump = false;
+
+	for (size_t i = 0; i < s->nkv; i++)
+		has_dump |= !strcmp(s->kv[i].key, "dump");
+	if (!has_dump) {
+		pt_ini_set_error(b->err, b->errlen, kv->line, "'system_map' in %s without 'dump': a System.map "
+				 "names the symbols of a dump's kernel", label);
+		return PT_E_VALUE;
+	}
+	if (kv->value[0] == 0 || kv->value[0] == '/') {
+		pt_ini_set_error(b->err, b->errlen, kv->line, kv->value[0] ? "system_map '%s' in %s is absolute: it "
+				 "is named from capture.ini's directory, and nothing outside it is read" :
+				 "empty value for 'system_map'%.0s in %s", kv->value, label);
+		return kv->value[0] ? PT_E_CAPTURE : PT_E_VALUE;
+	}
+	free(b->m->system_map_path);
+	b->m->system_map_path = strdup(kv->value);
+	if (!b->m->system_map_path)
+		return PT_E_NOMEM;
+	if (!pt_path_normalise(b->m->system_map_path)) {
+		pt_ini_set_error(b->err, b->errlen, kv->line, strstr(kv->value, "..") ? "system_map '%s' in %s "
+				 "contains '..': nothing outside capture.ini's directory is read" :
+				 "system_map '%s' in %s names no file", kv->value, label);
+		return PT_E_CAPTURE;
+	}
+	b->m->system_map = kv->value;
+	b->m->system_map_line = kv->line;
 	return PT_OK;
 }
 
@@ -458,6 +497,8 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 		} else if (!strcmp(kv->key, "dump")) {
 			rc = member_path(b, kv, label, &dump_path);
 			dump = kv;
+		} else if (!strcmp(kv->key, "system_map")) {
+			rc = memory_system_map(b, s, kv, label);
 		} else if (!strcmp(kv->key, "offset")) {
 			rc = get_uint(b, kv, label, &mm.offset);
 			mm.offset_line = kv->line;
@@ -476,7 +517,7 @@ static pt_err check_memory(struct build *b, const struct pt_ini_section *s, cons
 
 		/* the first key that has no place beside a dump */
 		for (size_t i = 0; i < s->nkv && !other; i++)
-			if (strcmp(s->kv[i].key, "dump") && !is_x_key(s->kv[i].key))
+			if (strcmp(s->kv[i].key, "dump") && strcmp(s->kv[i].key, "system_map") && !is_x_key(s->kv[i].key))
 				other = &s->kv[i];
 		free(mm.path);
 		return memory_dump(b, s, dump, dump_path, other);

@@ -43,12 +43,21 @@ struct pt_kernel_facts {
 	size_t ncpu;
 	const char *where;      /* "ELF core" */
 	char *system_map;       /* pt_load_opts.system_map, copied; NULL: none */
+	/* capture.ini's system_map key (load/dumpmem.c): its file open, -1: none; its name as written */
+	int system_map_fd;
+	char *system_map_key;
 };
 
 struct pt_loader;
 /* Keeps a copy of VI (VILEN bytes, may be NULL) and the NCPU vCPUs' registers with the capture. */
 pt_err pt_loader_kernel_facts(struct pt_loader *ld, const char *vi, size_t vilen,
 			      const struct pt_kernel_cpu *cpu, size_t ncpu);
+/*
+ * Keeps FD (open, taken: closed with the capture, or now on an error) as
+ * the kernel's System.map capture.ini names NAME (copied), with the facts
+ * the source noted or new ones.  PT_E_NOMEM only.
+ */
+pt_err pt_loader_kernel_map(struct pt_loader *ld, int fd, const char *name);
 /* What the source noted; NULL when nothing. */
 const struct pt_kernel_facts *pt_capture_kernel_facts(const struct pt_capture *cap);
 
@@ -80,6 +89,20 @@ struct pt_ctx_def {
  * context is left out with one warning.  PT_E_NOMEM only.
  */
 pt_err pt_capture_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n);
+/*
+ * A live capture: slots for EXTRA more contexts held now (at the load:
+ * the arrays move), so that pt_capture_live_add_contexts() can add them
+ * while other threads read the capture.  PT_E_NOMEM only.
+ */
+pt_err pt_capture_reserve_contexts(struct pt_capture *cap, size_t extra);
+/*
+ * Appends up to the free slots of the N contexts D as
+ * pt_capture_add_contexts() does, but with readers on other threads: no
+ * array moves, the new contexts set up before they are counted, and no
+ * warning (one refused or past the room is left out).  *ADDED: how many.
+ * One thread at a time (the refresh's).  PT_E_NOMEM only.
+ */
+pt_err pt_capture_live_add_contexts(struct pt_capture *cap, const struct pt_ctx_def *d, size_t n, size_t *added);
 /*
  * Appends the x- key KEY = VALUE (both copied) to context NAME's
  * annotations (its info file's lines), or sets its value where NAME has

@@ -66,6 +66,17 @@ pt_err pt_tree_new(const struct pt_capture *cap, bool all_entries, struct pt_tre
 	return PT_OK;
 }
 
+void pt_tree_show_contexts(struct pt_tree *tree, size_t n)
+{
+	size_t have = pt_capture_context_count(tree->cap);
+
+	/* never fewer (a node named stays valid), never past the capture's */
+	if (n > have)
+		n = have;
+	if (n > pt_tree_nctx(tree))
+		__atomic_store_n(&tree->nctx, n, __ATOMIC_RELEASE);
+}
+
 void pt_tree_free(struct pt_tree *tree)
 {
 	if (!tree)
@@ -104,7 +115,7 @@ const struct pt_context *pt_tree_context(const struct pt_tree *tree, const struc
 {
 	const struct pt_tprov *p = provider_of(node->type);
 
-	if (node->type == PT_TN_ROOT || (p && !p->per_context) || node->ctx >= tree->nctx)
+	if (node->type == PT_TN_ROOT || (p && !p->per_context) || node->ctx >= pt_tree_nctx(tree))
 		return NULL;
 	return pt_capture_context(tree->cap, node->ctx);
 }

@@ -26,7 +26,7 @@ static bool root_lookup(const struct pt_tree *tree, const char *name, struct pt_
 {
 	const struct pt_context *ctx = pt_capture_context_find(tree->cap, name);
 
-	for (size_t i = 0; ctx && i < tree->nctx; i++) {
+	for (size_t i = 0; ctx && i < pt_tree_nctx(tree); i++) {
 		if (pt_capture_context(tree->cap, i) == ctx) {
 			pt_tree_ctx_node(tree, (unsigned)i, PT_TN_CTXDIR, child);
 			return true;
@@ -39,7 +39,7 @@ static bool root_list(const struct pt_tree *tree, struct pt_tfixed *l)
 {
 	struct pt_tnode n;
 
-	for (size_t i = 0; i < tree->nctx; i++) {
+	for (size_t i = 0; i < pt_tree_nctx(tree); i++) {
 		/* a live process gone since a refresh is no longer listed (pt_context_gone()) */
 		if (pt_context_gone(pt_capture_context(tree->cap, i)))
 			continue;
@@ -54,7 +54,7 @@ static uint64_t root_dirs(const struct pt_tree *tree)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < tree->nctx; i++)
+	for (size_t i = 0; i < pt_tree_nctx(tree); i++)
 		n += !pt_context_gone(pt_capture_context(tree->cap, i));
 	return n;
 }
@@ -409,7 +409,7 @@ static bool alias_lookup(const struct pt_tree *tree, const char *name, struct pt
 	if (pt_capture_context_find(tree->cap, name))
 		return false;
 	ctx = pt_capture_context_alias(tree->cap, name);
-	if (!ctx || ctx->index >= tree->nctx || pt_capture_context(tree->cap, ctx->index) != ctx)
+	if (!ctx || ctx->index >= pt_tree_nctx(tree) || pt_capture_context(tree->cap, ctx->index) != ctx)
 		return false;
 	pt_tree_ctx_node(tree, ctx->index, PT_TN_CTXALIAS, child);
 	return true;

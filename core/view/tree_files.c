@@ -206,7 +206,7 @@ static pt_err vs_render(const struct pt_tree *tree, const struct pt_tnode *node,
 
 	if (node->type != PT_TN_VSFILE)
 		return PT_E_USAGE;
-	if (!ctx || node->choice >= tree->nctx || node->choice == node->ctx)
+	if (!ctx || node->choice >= pt_tree_nctx(tree) || node->choice == node->ctx)
 		return PT_E_NOTFOUND;
 	return pt_render_xcheck(b, ctx, pt_capture_context(tree->cap, node->choice), PT_OUT_TEXT, rc);
 }

@@ -21,6 +21,7 @@
 struct pt_tree {
 	const struct pt_capture *cap;
 	bool all_entries;
+	/* the contexts shown: the capture's at creation, more once the front end says (atomic; pt_tree_nctx()) */
 	size_t nctx;
 	/* pa/: the reverse index, empty until the first pa/ lookup builds it */
 	struct pt_pa_index *pa;
@@ -33,6 +34,12 @@ struct pt_tree {
 	struct pt_iokey *iokeys;
 	size_t niokeys;
 };
+
+/* How many of the capture's contexts the tree shows (a live guest's grow: pt_tree_show_contexts()). */
+static inline size_t pt_tree_nctx(const struct pt_tree *tree)
+{
+	return __atomic_load_n(&tree->nctx, __ATOMIC_ACQUIRE);
+}
 
 /* A fixed list in progress: child k has cookie k + COOKIE_BASE. */
 struct pt_tfixed {
