@@ -50,6 +50,8 @@ esac
 [ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
 # the guest's own list of processes and sampled PFNs (procs.c; the task check)
 [ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-procs" "$here/procs.c"
+# processes that share pages: MAP_SHARED, fork's copy-on-write, threads (family.c)
+[ "$ncpus" = 0 ] || "$cc" -static -O2 -pthread -o "$stage/bin/ptfs-family" "$here/family.c"
 
 cat >"$stage/init" <<EOF
 #!/bin/busybox sh
@@ -79,6 +81,14 @@ while [ \$n -lt $ncpus ]; do
 	n=\$((n + 1))
 done
 grep -i huge /proc/meminfo
+# A parent, its forked child and two threads sharing pages (family.c): it
+# prints one PTFS-FAMILY line once the child has broken its one
+# copy-on-write page.
+if [ -x /bin/ptfs-family ]; then
+	/bin/ptfs-family >/tmp/family &
+	until grep -q PTFS-FAMILY /tmp/family 2>/dev/null; do sleep 0.1; done
+	cat /tmp/family
+fi
 # User processes now (those with an executable: kernel threads have none;
 # a shell test, so that counting forks nothing),
 # for ptfs-tool roots, which must find at least as many process tables.

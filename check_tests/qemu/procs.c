@@ -4,7 +4,8 @@
  * /proc/PID/pagemap shows PFNs: fs/proc/task_mmu.c pagemap_open() decides
  * show_pfn by CAP_SYS_ADMIN).  For every user process (one with an
  * executable: kernel threads have none) but itself it prints
- *   PTFS-PROC PID PPID COMM          from /proc/PID/stat ("pid (comm) state ppid")
+ *   PTFS-PROC PID PPID THREADS COMM  from /proc/PID/stat ("pid (comm) state ppid
+ *                                    ... num_threads", proc(5) fields 1-4 and 20)
  *   PTFS-PM PID VA PFN [none]        up to PM_PER_VMA present pages of each VMA,
  *                                    `none` in a PROT_NONE VMA: pagemap calls its
  *                                    PTEs present (pte_present() counts
@@ -51,7 +52,7 @@ static void pagemap(long pid)
 				break;
 			if (!(e >> 63 & 1) || !(e & ((1ull << 55) - 1)))
 				continue;
-			printf("PTFS-PM %ld 0x%" PRIx64 " 0x%" PRIx64 "%s\n", pid, va, e & ((1ull << 55) - 1),
+			printf("PTFS-PM %ld 0x%" PRIx64 " 0x%" PRIx64 "%s\n", pid, va, (uint64_t)(e & ((1ull << 55) - 1)),
 			       strncmp(perm, "---", 3) ? "" : " none");
 			n++;
 		}
@@ -73,7 +74,7 @@ int main(void)
 		return 1;
 	while ((de = readdir(d))) {
 		char path[64], exe[256], stat[512], *open_, *close_;
-		long pid = strtol(de->d_name, NULL, 10), ppid;
+		long pid = strtol(de->d_name, NULL, 10), ppid, threads;
 		char state;
 		FILE *f;
 		size_t n;
@@ -92,10 +93,15 @@ int main(void)
 		/* comm may hold spaces and parentheses: it ends at the last ')' */
 		open_ = strchr(stat, '(');
 		close_ = strrchr(stat, ')');
-		if (!open_ || !close_ || sscanf(close_ + 1, " %c %ld", &state, &ppid) != 2)
+		/* after comm: state ppid pgrp session tty_nr tpgid flags minflt cminflt
+		 * majflt cmajflt utime stime cutime cstime priority nice num_threads
+		 * (fields 3-20, proc(5)) */
+		if (!open_ || !close_ ||
+		    sscanf(close_ + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld",
+			   &state, &ppid, &threads) != 3)
 			continue;
 		*close_ = 0;
-		printf("PTFS-PROC %ld %ld %s\n", pid, ppid, open_ + 1);
+		printf("PTFS-PROC %ld %ld %ld %s\n", pid, ppid, threads, open_ + 1);
 		pagemap(pid);
 	}
 	closedir(d);

@@ -2,16 +2,16 @@
 """The task check of the QEMU agreement test (README.md here, "Processes";
 issue #40 item 7): the guest's own account of its processes against ptfs's.
 
-  tasks_agree.py TOOL DUMP SERIAL_LOG
+  tasks_agree.py TOOL DUMP SERIAL_LOG [pa]
 
 SERIAL_LOG holds what ptfs-procs (procs.c) printed in the guest just before
-the dump: `PTFS-PROC PID PPID COMM` per user process (from /proc/PID/stat)
+the dump: `PTFS-PROC PID PPID THREADS COMM` per user process (from /proc/PID/stat)
 and `PTFS-PM PID VA PFN [none]` for sampled present pages (from
 /proc/PID/pagemap, read as root, so with PFNs; `none`: a PROT_NONE VMA, whose
 PTEs pagemap calls present while their P bit is 0).  Then:
   - `TOOL tasks --json DUMP` lists exactly those pids (each a context
-    pidN), with the same ppid and comm (the kernel keeps 15 bytes:
-    include/linux/sched.h TASK_COMM_LEN);
+    pidN), with the same ppid, thread count and comm (the kernel keeps 15
+    bytes: include/linux/sched.h TASK_COMM_LEN);
   - `TOOL walk --json DUMP pidN VA` maps every sampled VA to PFN << 12 in
     sysmem (THP: pagemap reports each 4 KiB subpage's PFN,
     fs/proc/task_mmu.c pagemap_pmd_range, as the walk's PA of the VA does),
@@ -24,6 +24,18 @@ there (the copy-on-write break of mm/memory.c do_wp_page(): the fork left
 the page shared), so its PFN may change after the sample.  Such pages,
 still mapped and writable in ptfs's walk, are counted apart as `moved`, at
 most MOVED_MAX; any other difference is a disagreement.
+With `pa` (once per guest: each answer loads the dump), who maps a page:
+  - ptfs-family (family.c, its `PTFS-FAMILY PARENT CHILD SHARED PRIVATE`
+    line) must have done what it says in the guest's own pagemap: its
+    first MAP_SHARED page one frame in parent and child, its second private
+    page one frame (copy-on-write, unbroken), its first private page two
+    (the child's write broke it), the parent 3 threads; then `TOOL pa
+    --json` of each of those frames names exactly the family's processes
+    that the guest says map it;
+  - every other frame the sample shows in two or more processes (busybox's
+    text, shared by every process that runs it), up to SHARED_MAX of them:
+    `TOOL pa` names at least those processes (the sample is partial, so
+    ptfs may name more), RUNNER left out (its pages may have moved).
 Prints the counts; exit 1 with every disagreement listed."""
 import json
 import subprocess
@@ -31,25 +43,84 @@ import sys
 
 RUNNER = 1
 MOVED_MAX = 8
+SHARED_MAX = 6
 
 
 def guest(serial):
-    procs, pm = {}, {}
+    procs, pm, family = {}, {}, None
     with open(serial, 'rb') as f:
         for raw in f:
             line = raw.decode('utf-8', 'replace').rstrip('\r\n')
             if line.startswith('PTFS-PROC '):
-                _, pid, ppid, comm = line.split(' ', 3)
-                procs[int(pid)] = (int(ppid), comm[:15])
+                _, pid, ppid, threads, comm = line.split(' ', 4)
+                procs[int(pid)] = (int(ppid), comm[:15], int(threads))
+            elif line.startswith('PTFS-FAMILY '):
+                family = tuple(int(x, 0) for x in line.split()[1:5])
             elif line.startswith('PTFS-PM '):
                 f = line.split()
                 pm.setdefault(int(f[1]), []).append((int(f[2], 16), int(f[3], 16), f[4:] == ['none']))
-    return procs, pm
+    return procs, pm, family
+
+
+def pa_pids(tool, dump, pfn):
+    """The pids TOOL pa names for frame PFN, or an error string."""
+    r = subprocess.run([tool, 'pa', '--json', dump, 'sysmem:0x%x' % (pfn << 12)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode not in (0, 1):
+        return 'ptfs-tool pa sysmem:0x%x: exit %d: %s' % (pfn << 12, r.returncode, r.stderr.strip()[:200])
+    try:
+        return {p['pid'] for p in json.loads(r.stdout).get('processes', [])}
+    except ValueError:
+        return 'ptfs-tool pa sysmem:0x%x: not JSON' % (pfn << 12)
+
+
+def who_maps(tool, dump, procs, pm, family, bad):
+    """The `pa` checks of the docstring; returns (frames checked, family frames)."""
+    at = {(pid, va): pfn for pid, pages in pm.items() for va, pfn, none in pages if not none}
+    want = {}
+    if family is None:
+        bad.append('no PTFS-FAMILY line: ptfs-family (family.c) did not run')
+    else:
+        par, chi, sh, pv = family
+        got = {k: (at.get((par, va)), at.get((chi, va))) for k, va in
+               (('shared', sh), ('cow', pv + 4096), ('broken', pv))}
+        if procs.get(par, (0, '', 0))[2] != 3:
+            bad.append('ptfs-family pid %d: the guest says %s threads, not 3' % (par, procs.get(par, (0, '', '?'))[2]))
+        if None in got['shared'] + got['cow'] + got['broken']:
+            bad.append('ptfs-family: pagemap sampled no frame at one of its pages: %r' % (got,))
+        elif got['shared'][0] != got['shared'][1] or got['cow'][0] != got['cow'][1] or \
+                got['broken'][0] == got['broken'][1]:
+            bad.append('ptfs-family: the guest did not share as family.c intends: %r' % (got,))
+        else:
+            want[got['shared'][0]] = {par, chi}
+            want[got['cow'][0]] = {par, chi}
+            want[got['broken'][0]] = {par}
+            want[got['broken'][1]] = {chi}
+        for pfn, pids in want.items():
+            mine = pa_pids(tool, dump, pfn)
+            if isinstance(mine, str):
+                bad.append(mine)
+            elif mine & {par, chi} != pids:
+                bad.append('frame 0x%x: the guest says pids %s of ptfs-family map it, ptfs-tool pa names %s' % (
+                    pfn, sorted(pids), sorted(mine & {par, chi})))
+    byframe = {}
+    for (pid, va), pfn in at.items():
+        if pid != RUNNER and pfn not in want:
+            byframe.setdefault(pfn, set()).add(pid)
+    shared = sorted((pfn, pids) for pfn, pids in byframe.items() if len(pids) >= 2)[:SHARED_MAX]
+    for pfn, pids in shared:
+        mine = pa_pids(tool, dump, pfn)
+        if isinstance(mine, str):
+            bad.append(mine)
+        elif not pids <= mine:
+            bad.append('frame 0x%x: the guest says pids %s map it, ptfs-tool pa names %s' % (
+                pfn, sorted(pids), sorted(mine)))
+    return len(shared), len(want)
 
 
 def main():
     tool, dump, serial = sys.argv[1:4]
-    procs, pm = guest(serial)
+    procs, pm, family = guest(serial)
     if not procs:
         sys.exit('tasks_agree: no PTFS-PROC line in %s (ptfs-procs did not run)' % serial)
     r = subprocess.run([tool, 'tasks', '--json', dump], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -63,9 +134,10 @@ def main():
             bad.append('pid %d (%s): in the guest, not in ptfs-tool tasks' % (pid, procs[pid][1]))
         elif pid not in procs:
             bad.append('pid %d (%s): in ptfs-tool tasks, not in the guest' % (pid, mine[pid]['comm']))
-        elif (mine[pid]['ppid'], mine[pid]['comm']) != procs[pid]:
-            bad.append('pid %d: the guest says ppid %d comm %r, ptfs ppid %d comm %r' % (
-                pid, procs[pid][0], procs[pid][1], mine[pid]['ppid'], mine[pid]['comm']))
+        elif (mine[pid]['ppid'], mine[pid]['comm'], mine[pid]['threads']) != procs[pid]:
+            bad.append('pid %d: the guest says ppid %d comm %r threads %d, ptfs ppid %d comm %r threads %d' % (
+                pid, procs[pid][0], procs[pid][1], procs[pid][2], mine[pid]['ppid'], mine[pid]['comm'],
+                mine[pid]['threads']))
     npfn = nnone = 0
     moved = []
     for pid, pages in sorted(pm.items()):
@@ -91,9 +163,13 @@ def main():
                     moved.append(what)
                 else:
                     bad.append(what)
+    whom = ''
+    if sys.argv[4:5] == ['pa']:
+        nshared, nfam = who_maps(tool, dump, procs, pm, family, bad)
+        whom = '; who maps: %d family frames, %d shared frames' % (nfam, nshared)
     print('tasks_agree: %d processes in the guest, %d in ptfs; %d sampled pages (%d PROT_NONE); '
-          '%d moved since the sample (pid %d ran on: copy-on-write); %d disagreements' % (
-              len(procs), len(mine), npfn, nnone, len(moved), RUNNER, len(bad)))
+          '%d moved since the sample (pid %d ran on: copy-on-write)%s; %d disagreements' % (
+              len(procs), len(mine), npfn, nnone, len(moved), RUNNER, whom, len(bad)))
     for m in moved:
         print('  moved: ' + m)
     for b in bad[:40]:

@@ -216,14 +216,20 @@ done
 # kallsyms in each dump give a context pidN per user process; the set, ppid
 # and comm equal what ptfs-procs (procs.c) read from /proc just before the
 # dump, and every pagemap PFN it sampled is the walk's (tasks_agree.py).
+# On the first dump also who maps a page (tasks_agree.py's `pa`): the frames
+# ptfs-family (family.c) shares by MAP_SHARED and fork, and those the
+# sample shows in several processes, named by ptfs-tool pa as the guest's
+# pagemap says.
 if [ "$arch" = x86_64 ]; then
+	pa=pa
 	for d in "${readable[@]}"; do
-		if python3 "$HERE/tasks_agree.py" "$TOOL" "$d" "$WORK/serial.log" >"$TMP/tasks.txt" 2>&1; then
+		if python3 "$HERE/tasks_agree.py" "$TOOL" "$d" "$WORK/serial.log" $pa >"$TMP/tasks.txt" 2>&1; then
 			ok "$(basename "$d"): the pidN contexts and sampled PFNs are the guest's /proc ($(head -1 "$TMP/tasks.txt"))"
 		else
 			bad "$(basename "$d"): the pidN contexts and sampled PFNs are the guest's /proc"
 			sed 's/^/    /' "$TMP/tasks.txt"
 		fi
+		pa=
 	done
 	"$TOOL" tasks "$WORK/vmcore.elf" 2>/dev/null | sed 's/^/    /'
 	"$TOOL" info "$WORK/vmcore.elf" pid1 2>/dev/null | grep -E '^x-(route|btf):' | sed 's/^/    /'

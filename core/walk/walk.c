@@ -346,6 +346,14 @@ bool pt_readctl_poll(struct pt_readctl *rc)
  * and the memory model knows which captured chunks are zero, so a flat
  * table of 2^36 captured zero entries is passed in O(stored chunks).
  */
+/*
+ * 1 KiB reads a call of pt_wk_next_nonzero(): one, so that the entries it
+ * passes stay within a small multiple of those its caller counts against
+ * its bound (PT_SCAN_ENTRIES_MAX is counted per entry read one by one: 16
+ * counted, then at most 128 passed).
+ */
+#define WK_ZERO_SCAN 1u
+
 uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 {
 	uint64_t sz = lvl(t)->entry_size;
@@ -356,8 +364,17 @@ uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 	if (pa > UINT64_MAX - sz || !pt_mem_next_nonzero(t->ctx->mem, pt_context_space(t->ctx, t->space), pa + sz, &next) ||
 	    next < t->addr)
 		return t->entries;
-	/* NEXT ends a hole, not a zero run (a mapped dump's table is data where zero): 1 KiB a read */
-	for (j = (next - t->addr) / sz > i ? (next - t->addr) / sz : i + 1; j < t->entries; j += sizeof buf / sz) {
+	/*
+	 * NEXT ends a hole, not a zero run (a mapped dump's table is data where
+	 * zero): 1 KiB a read, at most WK_ZERO_SCAN reads a call, so that a
+	 * table of 2^30 zero entries still comes back to the caller, whose
+	 * bounds and cancel (pt_readctl) apply between calls
+	 * (check_tests/test_mount_more.sh, "2^30 mapped zero entries").
+	 */
+	unsigned reads = 0;
+
+	for (j = (next - t->addr) / sz > i ? (next - t->addr) / sz : i + 1; j < t->entries && reads++ < WK_ZERO_SCAN;
+	     j += sizeof buf / sz) {
 		uint64_t n = t->entries - j < sizeof buf / sz ? t->entries - j : sizeof buf / sz, k = 0;
 
 		if (!pt_wk_mem_read(t, pt_table_entry_pa(t, j), buf, (size_t)(n * sz)))
@@ -367,7 +384,7 @@ uint64_t pt_wk_next_nonzero(const struct pt_table *t, uint64_t i)
 		if (k < n * sz / 8 || n * sz % 8)
 			return j + k * 8 / sz;    /* the entry holding the first non-zero word */
 	}
-	return t->entries;
+	return j < t->entries ? j : t->entries;   /* J: a zero entry, the caller goes on from it */
 }
 
 bool pt_table_next(const struct pt_table *t, uint64_t *index, bool all_entries, unsigned flags,
