@@ -69,27 +69,6 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 
 #define BIT(n)           (1ull << (n))
 
-/*  p  bfs prt mt w  log tf  noal dcc bus tfs pmt pw pnoal gcr */
-static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1, 0, -1, -1};
-static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1, 0, -1, -1};
-static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, 48, 3, 58, -1};
-static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54, 2, -1, 57};
-
-const struct gen_bits *pt_gpuvm_gen(unsigned gfx)
-{
-	switch (gfx) {
-	case 9:
-		return &gen9;
-	case 10:
-		return &gen10;
-	case 11:
-		return &gen11;
-	case 12:
-		return &gen12;
-	}
-	return NULL;
-}
-
 /*
  * MTYPE names.  gfx9: vega10_enum.h / umr NC RW CC UC.  gfx10-12: the
  * TCC_MTYPE values Linux writes (NC WC CC, MTYPE_UC 3); the other 3-bit

@@ -37,8 +37,27 @@ struct gen_bits {
 	int gcr;          /* PTE G: gfx12 57 (gmc_v12_0.c "57 G"; umr gcr) */
 };
 
+/*  p  bfs prt mt w  log tf  noal dcc bus tfs pmt pw pnoal gcr */
+static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1, 0, -1, -1};
+static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1, 0, -1, -1};
+static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, 48, 3, 58, -1};
+static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54, 2, -1, 57};
+
 /* The bit positions of gfx GFX (9 to 12), or NULL. */
-const struct gen_bits *pt_gpuvm_gen(unsigned gfx);
+static inline const struct gen_bits *pt_gpuvm_gen(unsigned gfx)
+{
+	switch (gfx) {
+	case 9:
+		return &gen9;
+	case 10:
+		return &gen10;
+	case 11:
+		return &gen11;
+	case 12:
+		return &gen12;
+	}
+	return NULL;
+}
 /* One encoder per (generation - 9, depth), as the decoders. */
 extern const pt_fmt_encode_fn pt_gpuvm_encoders[4][4];
 /* gfx9 at depth 3 (pt_gpuvm_encoders[0][3]): the format without a context. */

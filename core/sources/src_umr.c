@@ -31,15 +31,6 @@
 
 #define VA_LIMIT (1ull << 48)   /* VRAM offsets and bus addresses fit 48 bits (PTE address 47:12) */
 
-void pt_umr_seterr(struct pt_umr_parser *p, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pt_error_vat(p->err, p->errlen, p->name, line, fmt, ap);
-	va_end(ap);
-}
-
 static int peek(const struct pt_umr_parser *p)
 {
 	return p->pos < p->len ? (unsigned char)p->s[p->pos] : -1;

@@ -7,9 +7,11 @@
 #ifndef PT_SRC_UMR_INT_H
 #define PT_SRC_UMR_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pt_error.h"
 #include "pt_src_umr.h"
 #include "src_umr_keys.h"
 
@@ -41,8 +43,17 @@ struct pt_umr_parser {
 };
 
 /* The parse's error: "NAME:LINE: message" into p->err. */
-void pt_umr_seterr(struct pt_umr_parser *p, unsigned line, const char *fmt, ...)
+static inline void pt_umr_seterr(struct pt_umr_parser *p, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static inline void pt_umr_seterr(struct pt_umr_parser *p, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pt_error_vat(p->err, p->errlen, p->name, line, fmt, ap);
+	va_end(ap);
+}
+
 /* The registers of P's records classified into LOG's contexts (gfx GFX, 0: from the names). */
 pt_err pt_umr_classify(struct pt_umr_parser *p, unsigned gfx, struct pt_umr_log *log);
 
