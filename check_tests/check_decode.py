@@ -25,8 +25,9 @@ injected text.
 Prints one line per case and `N passed, M failed`; exits 1 on any failure.
 """
 import os
-import re
 import sys
+
+import cgrep
 
 # A raw word of an IOMMU table entry as the code names it today: q0..q3
 # (AMD-Vi DTE quadwords, VT-d entries), w0.., s0.. (SMMUv3 STE/CD words),
@@ -44,23 +45,17 @@ PATTERNS = {
     # a field of an IOMMU register by shift-and-mask: (io->v[PT_IK_X] >> N) & M
     'iommu-reg-field': r'v\[PT_IK_\w+\]\s*>>\s*\d+\s*\)\s*&',
 }
-FOLDERS = ('core', 'fs', 'cli')
 ALLOWED = 'core/formats/'
 DEBT = 'check_tests/decode_debt.txt'
 
 
-def _strip_comments(text):
-    """The text without its comments (a layout described in a comment is fine)."""
-    return re.sub(r'/\*.*?\*/|//[^\n]*', lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text,
-                  flags=re.S)
-
-
 def lines(text):
-    """{pattern: [line of each occurrence]} in one file's text."""
-    code = _strip_comments(text)
+    """{pattern: [line of each occurrence]} in one file's text (a layout
+    described in a comment is fine)."""
+    code = cgrep.strip(text)
     out = {}
     for name, rx in PATTERNS.items():
-        at = [code.count('\n', 0, m.start()) + 1 for m in re.finditer(rx, code)]
+        at = cgrep.find_lines(code, rx)
         if at:
             out[name] = at
     return out
@@ -75,19 +70,10 @@ def scan(srcdir):
     """{(file, pattern): count} over the C files outside core/formats/, and
     {(file, pattern): lines}."""
     found, at = {}, {}
-    for top in FOLDERS:
-        for dirpath, dirs, files in os.walk(os.path.join(srcdir, top)):
-            dirs.sort()
-            for f in sorted(files):
-                if not f.endswith(('.c', '.h')):
-                    continue
-                rel = os.path.relpath(os.path.join(dirpath, f), srcdir).replace(os.sep, '/')
-                if rel.startswith(ALLOWED):
-                    continue
-                with open(os.path.join(dirpath, f), encoding='utf-8', errors='replace') as fh:
-                    for name, ls in lines(fh.read()).items():
-                        found[(rel, name)] = len(ls)
-                        at[(rel, name)] = ls
+    for rel, text in cgrep.c_files(srcdir, ALLOWED):
+        for name, ls in lines(text).items():
+            found[(rel, name)] = len(ls)
+            at[(rel, name)] = ls
     return found, at
 
 
@@ -113,19 +99,18 @@ def check(found, debt, debt_name, at=None):
         if pat not in PATTERNS:
             errs.append('%s:%d: no pattern %s in check_tests/check_decode.py' % (debt_name, n, pat))
         listed[(f, pat)] = (n, c)
-    for (f, pat), c in sorted(found.items()):
-        n, want = listed.get((f, pat), (0, 0))
-        if c > want:
-            where = (at or {}).get((f, pat))
-            errs.append('%s: %d %s decode(s) of a raw word outside core/formats/ (%d listed '
-                        'in %s%s): decode through core/formats/ (HACKING.md, "Layers")'
-                        % (f, c, pat, want, debt_name,
-                           '; lines ' + ', '.join(map(str, where)) if where else ''))
-    for (f, pat), (n, want) in sorted(listed.items(), key=lambda x: x[1][0]):
-        c = found.get((f, pat), 0)
-        if c < want:
-            what = 'delete this line' if c == 0 else 'lower the count to %d' % c
-            errs.append('%s:%d: %s has %d %s, not %d: paid, %s' % (debt_name, n, f, c, pat, want, what))
+    order = sorted(listed.items(), key=lambda x: x[1][0])
+    over, paid = cgrep.over_and_paid(found, {k: c for k, (n, c) in order})
+    for (f, pat), c, want in over:
+        where = (at or {}).get((f, pat))
+        errs.append('%s: %d %s decode(s) of a raw word outside core/formats/ (%d listed '
+                    'in %s%s): decode through core/formats/ (HACKING.md, "Layers")'
+                    % (f, c, pat, want, debt_name,
+                       '; lines ' + ', '.join(map(str, where)) if where else ''))
+    for (f, pat), c, want in paid:
+        what = 'delete this line' if c == 0 else 'lower the count to %d' % c
+        errs.append('%s:%d: %s has %d %s, not %d: paid, %s'
+                    % (debt_name, listed[(f, pat)][0], f, c, pat, want, what))
     return errs
 
 
@@ -134,16 +119,8 @@ def main(argv):
         'PTFS_SRCDIR', os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     debt = read_debt(os.path.join(srcdir, DEBT))
     found, at = scan(srcdir)
-    passed = failed = 0
-
-    def case(cond, what, detail=''):
-        nonlocal passed, failed
-        if cond:
-            passed += 1
-            print('ok - ' + what)
-        else:
-            failed += 1
-            print('not ok - ' + what + (': ' + detail if detail else ''))
+    rep = cgrep.Report()
+    case = rep.case
 
     # the check fails when it should, on injected text
     probe = 'core/walk/pt_decode_probe.c'
@@ -178,8 +155,7 @@ def main(argv):
     if not errs:
         case(True, '%d decodes in %d files outside core/formats/, all listed in %s'
              % (sum(found.values()), len({f for f, _ in found}), DEBT))
-    print('%d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return rep.done()
 
 
 if __name__ == '__main__':

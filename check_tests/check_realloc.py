@@ -21,7 +21,8 @@ import os
 import re
 import sys
 
-FOLDERS = ('core', 'fs', 'cli')
+import cgrep
+
 HOME = 'core/util/'
 # Files allowed to call realloc( outside core/util/: none (issue #41 item 6
 # moved every one to pt_vec.h).  A line here must name a file that still
@@ -30,61 +31,38 @@ ALLOW = []
 CALL = re.compile(r'\brealloc\s*\(')
 
 
-def _strip(text):
-    """The text without comments and string literals (naming realloc there is fine)."""
-    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', ' ', text, flags=re.S)
-
-
 def calls(text):
-    """The line numbers of the realloc( calls in one file's text."""
-    code = _strip(text)
-    return [code.count('\n', 0, m.start()) + 1 for m in CALL.finditer(code)]
+    """The line numbers of the realloc( calls in one file's text (naming it
+    in a comment or a string is fine)."""
+    return cgrep.find_lines(cgrep.strip(text, strings=True), CALL)
 
 
 def scan(srcdir):
     """{file: [lines]} of the C files outside core/util/ that call realloc(."""
     found = {}
-    for top in FOLDERS:
-        for dirpath, dirs, files in os.walk(os.path.join(srcdir, top)):
-            dirs.sort()
-            for f in sorted(files):
-                if not f.endswith(('.c', '.h')):
-                    continue
-                rel = os.path.relpath(os.path.join(dirpath, f), srcdir).replace(os.sep, '/')
-                if rel.startswith(HOME):
-                    continue
-                with open(os.path.join(dirpath, f), encoding='utf-8', errors='replace') as fh:
-                    at = calls(fh.read())
-                if at:
-                    found[rel] = at
+    for rel, text in cgrep.c_files(srcdir, HOME):
+        at = calls(text)
+        if at:
+            found[rel] = at
     return found
 
 
 def check(found, allow):
-    errs = []
-    for f, at in sorted(found.items()):
-        if f not in allow:
-            errs.append('%s: realloc( at line %s: grow the array through pt_vec.h '
-                        '(pt_vec_reserve, pt_vec_resize)' % (f, ', '.join(map(str, at))))
-    for f in allow:
-        if f not in found:
-            errs.append('check_realloc.py ALLOW: %s has no realloc( left: paid, delete its line' % f)
+    over, paid = cgrep.over_and_paid({f: len(at) for f, at in found.items()},
+                                     dict.fromkeys(allow))
+    errs = ['%s: realloc( at line %s: grow the array through pt_vec.h '
+            '(pt_vec_reserve, pt_vec_resize)' % (f, ', '.join(map(str, found[f])))
+            for f, _c, _w in over]
+    errs += ['check_realloc.py ALLOW: %s has no realloc( left: paid, delete its line' % f
+             for f, _c, _w in paid]
     return errs
 
 
 def main(argv):
     srcdir = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = scan(srcdir)
-    passed = failed = 0
-
-    def case(cond, what, detail=''):
-        nonlocal passed, failed
-        if cond:
-            passed += 1
-            print('ok - ' + what)
-        else:
-            failed += 1
-            print('not ok - ' + what + (': ' + detail if detail else ''))
+    rep = cgrep.Report()
+    case = rep.case
 
     # the check fails when it should, on injected text
     text = ('/* realloc(p, n) in a comment */\nstatic const char *s = "realloc(";\n'
@@ -101,8 +79,7 @@ def main(argv):
         case(False, e)
     if not errs:
         case(True, 'realloc( outside core/util/ only in the %d allowed file(s)' % len(found))
-    print('%d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return rep.done()
 
 
 if __name__ == '__main__':

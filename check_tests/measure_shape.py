@@ -34,6 +34,7 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cgrep  # noqa: E402
 import check_decode  # noqa: E402
 import check_link  # noqa: E402
 
@@ -198,7 +199,7 @@ def print_iommu_names(srcdir, grp):
         if name == 'core/formats':
             continue
         for f in files:
-            code = check_decode._strip_comments(read(srcdir, f))
+            code = cgrep.strip(read(srcdir, f))
             if IOMMU_NAME.search(code):
                 named.append(f)
     print()
@@ -227,7 +228,7 @@ def print_format_strings(srcdir, grp):
         if name == 'core/formats':
             continue
         for f in files:
-            got = sorted(set(rx.findall(check_decode._strip_comments(read(srcdir, f)))))
+            got = sorted(set(rx.findall(cgrep.strip(read(srcdir, f)))))
             if got:
                 hits.append('%s (%s)' % (f, ' '.join(got)))
     print()
@@ -247,7 +248,7 @@ def print_static_twins(srcdir, grp):
             continue
         for f in files:
             if f.endswith('.c'):
-                for m in rx.finditer(check_decode._strip_comments(read(srcdir, f))):
+                for m in rx.finditer(cgrep.strip(read(srcdir, f))):
                     seen.setdefault(m.group(1), set()).add(f)
     twins = sorted((n, sorted(fs)) for n, fs in seen.items()
                    if len({os.path.dirname(f) for f in fs}) > 1)
@@ -263,7 +264,7 @@ def print_realloc(srcdir, grp):
         if name == 'core/util':
             continue
         hits += [f for f in files
-                 if re.search(r'\brealloc\s*\(', check_decode._strip_comments(read(srcdir, f)))]
+                 if re.search(r'\brealloc\s*\(', cgrep.strip(read(srcdir, f)))]
     print()
     print('== files outside core/util/ that call realloc(: %d ==' % len(hits))
     if hits:

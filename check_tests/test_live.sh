@@ -39,20 +39,12 @@ export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
 . "$HERE/live_lib.sh"
-PTFS=$(readlink -f "${PTFS:?}")
-TOOL=$(readlink -f "${PTFS_TOOL:?}")
 FIX=${PTFS_FIXTURES:?}
-need_fuse
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-ml_tmpdir live
+live_setup live
 
 # The RAM file: 1 MiB, 4-level tables, one 4 KiB page.
-python3 - "$TMP/ram" <<'EOF'
-import struct, sys
-m = bytearray(1 << 20)
-def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+live_ram "$TMP/ram" <<'EOF'
 put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7); put(0x3000 + 2 * 8, 0x4000 | 7); put(0x4000, 0x5000 | 7)
-open(sys.argv[1], 'wb').write(m)
 EOF
 
 
@@ -81,8 +73,7 @@ for t in "silent|no QMP greeting within 3000 ms" \
 	rc=$?
 	[ $rc != 0 ] && not_mounted "$TMP/m-$s" && [ "$(wc -l <"$TMP/m-$s.err")" = 1 ] &&
 		ok "$s: ptfs mounts nothing, one line" || bad "$s: ptfs exit $rc: $(cat "$TMP/m-$s.err")"
-	kill "$SRV" 2>/dev/null
-	wait "$SRV" 2>/dev/null
+	stop_srv
 done
 
 # ---- error lines that say what to do (issue #39 item 6): each exactly ----
@@ -199,14 +190,12 @@ echo 0000000000001000 >"$TMP/good.sock.cr3"
 sleep 0.6
 check "back on a live root: no such line" sh -c "! grep -q '^# root' '$mnt/cpu0/maps'"
 # QEMU goes away: reads fail with EIO, one line in the log, the daemon stays
-kill "$SRV"
-wait "$SRV" 2>/dev/null
+stop_srv
 expect "a read after QEMU exited fails with EIO" 1 "Input/output error" cat "$mnt/cpu0/walk/0x400000"
 expect "so does a listing" 2 "Input/output error" ls "$mnt/cpu0"
 check "the daemon is still there" kill -0 "$FG_PID"
 check "its log says why, once" test "$(grep -c 'the QMP socket was closed: QEMU exited' "$mnt.err")" = 1
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 check "it unmounts cleanly" test "$ST" = 0
 
 # ---- -o pause ----
@@ -221,26 +210,22 @@ check "-o pause: a running guest is stopped for maps and continued" \
 : >"$TMP/running.sock.log"
 cat "$mnt/cpu0/walk/0x400000" >/dev/null
 check "-o pause: a walk file stops nothing" test ! -s "$TMP/running.sock.log"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 : >"$TMP/running.sock.log"
 expect "snapshot of a running guest" 0 "1 contexts, 4 table pages .*copied with the guest stopped; every context maps" \
 	"$TOOL" snapshot "$TMP/running.sock" "$TMP/snap-run.tar.gz"
 check "snapshot: a running guest is stopped for the copy and continued" \
 	test "$(grep -o '"execute": "[a-z-]*"' "$TMP/running.sock.log" | tail -3 | tr '\n' ' ')" = \
 	'"execute": "query-status" "execute": "stop" "execute": "cont" '
-kill "$SRV"
-wait "$SRV" 2>/dev/null
+stop_srv
 serve good   # a stopped guest
 start_fg "$TMP/good.sock" "$mnt" -- -o pause || bad "ptfs mounts a stopped guest with -o pause"
 : >"$TMP/good.sock.log"
 cat "$mnt/cpu0/info" >/dev/null
 check "-o pause: a guest the user stopped is neither stopped nor continued" \
 	test "$(grep -c '"stop"\|"cont"' "$TMP/good.sock.log")" = 0
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
-kill "$SRV"
-wait "$SRV" 2>/dev/null
+live_umount "$mnt"
+stop_srv
 
 # ---- -o pause when QEMU answers out of turn (issue #39 item 2) ----
 # cmds: the commands the fake server received since its log was emptied, in order
@@ -260,32 +245,23 @@ for t in "latestop|query-status stop query-status cont " "latecont|query-status 
 	cat "$mnt/cpu0/maps" >/dev/null
 	check "$s: each answer is its command's: ($want)..." grep -Eqx "($want)+" <(cmds "$s")
 	check "$s: no warning that the guest was not stopped" sh -c "! grep -q 'rendered without stopping' '$mnt.err'"
-	fusermount3 -u "$mnt"
-	wait_exit "$FG_PID" 10
+	live_umount "$mnt"
 	check "$s: the guest runs after the unmount" test "$(cat "$TMP/$s.sock.state")" = running
 	stop_srv
 done
 
 # ---- # changed while read ----
 # A guest of 32 page tables (16384 pages: a render long enough to change under)
-python3 - "$TMP/ram2" <<'EOF'
-import struct, sys
-m = bytearray(1 << 20)
-def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+live_ram "$TMP/ram2" <<'EOF'
 put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7)
 for i in range(32):
     put(0x3000 + i * 8, (0x10000 + i * 0x1000) | 7)
     for j in range(512):
         put(0x10000 + i * 0x1000 + j * 8, (0x100000000 + (i * 512 + j) * 0x1000) | 7)
-open(sys.argv[1], 'wb').write(m)
 EOF
 # big SCENARIO OPTION...: the fake server of that scenario on the big guest, mounted with the options
 big() {
-	rm -f "$TMP/big.sock"
-	python3 "$HERE/fake_qmp.py" "$TMP/big.sock" "$1" "$TMP/ram2" &
-	SRV=$!
-	PIDS+=("$SRV")
-	poll_until 10 test -S "$TMP/big.sock"
+	serve "$1" "$TMP/ram2" big
 	shift
 	start_fg "$TMP/big.sock" "$mnt" -- "$@" || bad "ptfs mounts the big guest $*"
 }
@@ -316,14 +292,11 @@ PIDS+=("$W")
 check "maps rendered while a table changes ends in '$CW'" changed "$mnt/cpu0/maps" "$CW"
 check "so does info" changed "$mnt/cpu0/info" "$CW"
 check "map.svg says it in an XML comment after its root element" changed "$mnt/cpu0/map.svg" "<!-- $CW -->"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
-kill "$SRV"
-wait "$SRV" 2>/dev/null
+live_umount "$mnt"
+stop_srv
 big running -o refresh=0,pause
 check "under -o pause the guest is stopped for the render: no '$CW'" unchanged "$mnt/cpu0/maps" "$CW"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 kill "$W" "$SRV"
 wait "$W" "$SRV" 2>/dev/null
 
@@ -346,8 +319,7 @@ expect "the root gone too: root_not_captured" 0 "^anomaly: cpu0 - root_not_captu
 	cat "$mnt/cpu0/info"
 expect "counted once" 0 "^anomalies: 1$" cat "$mnt/cpu0/info"
 check "the daemon is still there" kill -0 "$FG_PID"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 stop_srv
 
 # ---- the options on a capture of a file, and malformed ----

@@ -17,21 +17,13 @@ export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
 . "$HERE/live_lib.sh"
-PTFS=$(readlink -f "${PTFS:?}")
-TOOL=$(readlink -f "${PTFS_TOOL:?}")
-need_fuse
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-ml_tmpdir live-arm64
+live_setup live-arm64
 
-python3 - "$TMP/ram" <<'EOF'
-import struct, sys
-m = bytearray(1 << 20)
-def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+live_ram "$TMP/ram" <<'EOF'
 # Arm ARM D8.3 (VMSAv8-64 descriptors): table 0b11, page 0b11 at level 3,
 # AF bit 10, AP[1] bit 6 (EL0 access)
 put(0x10000, 0x11000 | 3); put(0x11000, 0x12000 | 3); put(0x12000, 0x20000 | 3 | 1 << 10)
 put(0x13000, 0x14000 | 3); put(0x14000, 0x15000 | 3); put(0x15000 + 8, 0x30000 | 3 | 1 << 10 | 1 << 6)
-open(sys.argv[1], 'wb').write(m)
 EOF
 
 
@@ -56,8 +48,7 @@ start_fg "$TMP/armgdb.sock" "$mnt" || bad "ptfs mounts the fake aarch64 guest"
 expect "mount: cpu0.ttbr1/walk/ reads the tables" 0 "result: mapped pa=sysmem:0x20000 " \
 	cat "$mnt/cpu0.ttbr1/walk/0xffffff8000000000"
 expect "mount: both halves and no cpu1" 0 "^cpu0.ttbr0 cpu0.ttbr1 $" sh -c "ls '$mnt' | grep cpu | tr '\n' ' '"
-fusermount3 -u "$mnt"
-wait "$FG_PID" 2>/dev/null
+live_umount "$mnt"
 stop_srv
 
 serve armgdbstopped

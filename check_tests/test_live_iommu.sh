@@ -20,16 +20,9 @@ export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
 . "$HERE/live_lib.sh"
-PTFS=$(readlink -f "${PTFS:?}")
-TOOL=$(readlink -f "${PTFS_TOOL:?}")
-need_fuse
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-ml_tmpdir live-iommu
+live_setup live-iommu
 
-python3 - "$TMP/ram" <<'EOF'
-import struct, sys
-m = bytearray(1 << 20)
-def put(a, v): m[a:a + 8] = struct.pack('<Q', v)
+live_ram "$TMP/ram" <<'EOF'
 # the vCPU (CR3 0x1000)
 put(0x1000, 0x2000 | 7); put(0x2000, 0x3000 | 7); put(0x3000 + 2 * 8, 0x4000 | 7); put(0x4000, 0x5000 | 7)
 # VT-d legacy (VT-d spec 9.1, 9.3): root entry P bit 0, CTP 63:12; context
@@ -47,7 +40,6 @@ put(0x30000 + 0x18 * 32, 0x40000 | 3 << 9 | 3 | RW); put(0x30000 + 0x18 * 32 + 8
 put(0x40000, 0x41000 | 2 << 9 | 1 | RW); put(0x41000, 0x42000 | 1 << 9 | 1 | RW); put(0x42000, 0x50000 | 1 | RW)
 # Linux marks every other DTE valid, translation blocked (V, TV alone: drivers/iommu/amd/init.c)
 for d in (0x20, 0x28): put(0x30000 + d * 32, 3)
-open(sys.argv[1], 'wb').write(m)
 EOF
 
 
@@ -75,8 +67,7 @@ import os, struct
 fd = os.open('$TMP/ram', os.O_WRONLY); os.pwrite(fd, struct.pack('<Q', 0x22000 | 3), 0x14010); os.close(fd)"
 expect "mount: a page the guest maps under the mount walks at once" 0 "result: mapped pa=sysmem:0x22000 " \
 	cat "$mnt/vtd0.00:03.0/walk/0x2000"
-fusermount3 -u "$mnt"
-wait "$FG_PID" 2>/dev/null
+live_umount "$mnt"
 # a snapshot keeps the IOMMU: its section and its own tables, its devices found again from them
 expect "snapshot of a guest with its IOMMU" 0 "3 contexts, 9 table pages" \
 	"$TOOL" snapshot "$TMP/vtd.sock" "$TMP/snap.tar.gz"
@@ -105,8 +96,7 @@ expect "query-pci: ... and the translated one with its context" 0 "^0000:00:04.0
 	"$TOOL" pci "$TMP/vtdpci.sock"
 start_fg "$TMP/vtdpci.sock" "$mnt" || bad "ptfs mounts the guest whose query-pci answers"
 check "mount: the pci file is ptfs-tool pci's" cmp "$mnt/pci" <("$TOOL" pci "$TMP/vtdpci.sock" 2>/dev/null)
-fusermount3 -u "$mnt"
-wait "$FG_PID" 2>/dev/null
+live_umount "$mnt"
 stop_srv
 # a QEMU that names none (vtd: query-pci answered CommandNotFound): devices as before, no pci file
 serve vtd

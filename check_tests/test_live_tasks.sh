@@ -18,11 +18,7 @@ export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/mount_lib.sh"
 . "$HERE/live_lib.sh"
-PTFS=$(readlink -f "${PTFS:?}")
-TOOL=$(readlink -f "${PTFS_TOOL:?}")
-need_fuse
-command -v python3 >/dev/null || { echo "SKIP: python3 is missing"; exit 77; }
-ml_tmpdir live-tasks
+live_setup live-tasks
 "${PTFS_MKLINUXRAM:?}" "$TMP/ram" || { echo "not ok - mklinuxram writes the guest"; exit 1; }
 cp "$TMP/ram" "$TMP/ram.orig"
 
@@ -69,8 +65,7 @@ expect "the new pid 50 is a row of tasks without pages (no directory)" 0 \
 	"^ +50 +1 worker +2 +- 0x100000 +-$" cat "$mnt/tasks"
 expect "its directory reads ENOENT" 1 "No such file or directory" cat "$mnt/pid50/info"
 expect "pid1 stays" 0 "result: mapped pa=sysmem:0x801005" cat "$mnt/pid1/walk/0x400005"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 check "it unmounts cleanly" test "$ST" = 0
 
 # pid 50 exits: kthreadd's tasks.next is init_task's again
@@ -82,8 +77,7 @@ sleep 0.3
 expect "pid 50 exited: out of the listing after a refresh" 0 "^pid1 $" top "$mnt"
 expect "and out of tasks, nothing unseen" 0 "^1 $" rows "$mnt"
 expect "its name reads ENOENT" 2 "No such file or directory" ls "$mnt/pid50"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 
 # A process started after the mount (pid 60, init's copy with its own mm,
 # signal and comm, linked after init): its pidN after the next refresh.
@@ -131,8 +125,7 @@ check "it unmounts cleanly" test "$ST" = 0
 cp "$TMP/ram.orig" "$TMP/ram"
 start_fg "$TMP/linux.sock" "$mnt" -- -o task=50 || bad "ptfs mounts one process (-o task=50)"
 expect "-o task=50: pid50 alone" 0 "^pid50 $" top "$mnt"
-fusermount3 -u "$mnt"
-wait_exit "$FG_PID" 10
+live_umount "$mnt"
 expect "--task 50: ptfs-tool walks pid50" 0 "result: mapped pa=sysmem:0x832000" \
 	"$TOOL" walk --task 50 "$TMP/linux.sock" pid50 0x400000
 expect "--task 50: pid1 is no context" 2 "pid1" "$TOOL" walk --task 50 "$TMP/linux.sock" pid1 0x400000

@@ -87,6 +87,23 @@ void cli_buf_chomp(struct pt_buf *b);
  */
 int cli_opt_error(const char *command, char **argv, int c);
 
+/*
+ * A listing subcommand (pci, tasks, devices): NAME, its --help text HELP,
+ * ARGS as its usage line names them ("CAPTURE [IOMMU]"), at most MAX_ARGS
+ * of them, and PRINT, which fills OUT from the loaded CAP (ARGV[0] is
+ * CAPTURE, ARGC the arguments given) as text or JSON Lines and returns an
+ * exit status, reporting its own failure.
+ */
+struct cli_listing {
+	const char *name;
+	const char *help;
+	const char *args;
+	int max_args;
+	int (*print)(struct pt_capture *cap, char **argv, int argc, bool json, struct pt_buf *out);
+};
+/* Parses --json/--help, loads CAPTURE, runs L->print and writes its listing to stdout. */
+int cli_listing(const struct cli_listing *l, int argc, char **argv);
+
 /* Subcommands: ARGC/ARGV start at the subcommand's name. */
 int cli_decode(int argc, char **argv);
 int cli_walk(int argc, char **argv);

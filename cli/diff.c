@@ -8,7 +8,7 @@
  * table lives, how a capture was taken (archive, umr log) and how pages are
  * split into tables do not matter: only what a VA resolves to.  Contexts are
  * matched by name; spaces by name, so two captures of one format compare
- * whatever their space ids.
+ * whatever their space ids.  The tables' comparison is diff_tables.c.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,6 +20,7 @@
 #include "pt_vec.h"
 #include "pt_runs.h"
 #include "pt_fetchlines.h"
+#include "diff.h"
 
 static const char diff_help[] =
 	"Usage: ptfs-tool diff [--json] [--fetch-lines] [--same-root-only] CAPTURE_A CAPTURE_B [CONTEXT]\n"
@@ -165,20 +166,12 @@ struct seg {
 	char fields[512];             /* JSON names of changed fields */
 };
 
-struct ctxdiff {
-	struct pt_buf *out;
-	bool json;
-	const char *name;
-	const struct pt_format *fa, *fb;
-	unsigned changes;
-};
-
-static const char *space_a(const struct ctxdiff *d, const struct pt_run *r)
+static const char *space_a(const struct cli_ctxdiff *d, const struct pt_run *r)
 {
 	return d->fa->spaces[r->space];
 }
 
-static const char *space_b(const struct ctxdiff *d, const struct pt_run *r)
+static const char *space_b(const struct cli_ctxdiff *d, const struct pt_run *r)
 {
 	return d->fb->spaces[r->space];
 }
@@ -200,7 +193,7 @@ static void side_json(struct pt_buf *o, const char *key, const struct pt_format 
 	pt_jobj_finish(&j, o);
 }
 
-static void seg_emit(struct ctxdiff *d, const struct seg *g)
+static void seg_emit(struct cli_ctxdiff *d, const struct seg *g)
 {
 	const struct pt_format *fmt = d->fb ? d->fb : d->fa;
 	int w = (int)fmt->va_digits;
@@ -269,7 +262,7 @@ static bool seg_joins(const struct seg *cur, const struct seg *next)
 	return true;
 }
 
-static void seg_classify(const struct ctxdiff *d, struct seg *g)
+static void seg_classify(const struct cli_ctxdiff *d, struct seg *g)
 {
 	struct pt_buf txt, names;
 
@@ -313,7 +306,7 @@ static uint64_t run_last(const struct pt_run *r)
  * disjoint).  Segments are walked by their last VA, inclusive, so that a
  * run at the top of a canonical 64-bit space (end 0) compares as any other.
  */
-static void mappings_diff(struct ctxdiff *d, const struct side *A, const struct side *B)
+static void mappings_diff(struct cli_ctxdiff *d, const struct side *A, const struct side *B)
 {
 	size_t i = 0, j = 0;
 	uint64_t x = 0;
@@ -354,145 +347,6 @@ static void mappings_diff(struct ctxdiff *d, const struct side *A, const struct 
 		x = l + 1;
 	}
 	seg_emit(d, &cur);
-}
-
-/* ---- tables -------------------------------------------------------------- */
-
-struct tbl {
-	int level;
-	const char *space;
-	uint64_t addr, hash;
-};
-
-struct tset {
-	struct tbl *t;
-	size_t n, cap;
-	bool over;
-};
-
-/* Tables compared per context: past this the comparison says it stopped. */
-#define DIFF_TABLES_MAX 65536
-
-static bool tset_has(const struct tset *s, int level, const char *space, uint64_t addr)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].addr == addr && s->t[i].level == level && !strcmp(s->t[i].space, space))
-			return true;
-	return false;
-}
-
-/*
- * A table's contents: its listed (captured, non-zero) entries with their
- * indices, and how much of it is captured.  pt_table_next() skips zero and
- * uncaptured memory in O(non-zero), so a flat table of 2^36 entries with a
- * few captured pages hashes at once; at most PT_SCAN_ENTRIES_MAX entries
- * are read (a table past that compares by what was read).
- */
-static uint64_t table_hash(const struct pt_table *t)
-{
-	uint64_t h = 1469598103934665603ull, idx = 0, n = 0;
-	struct pt_entry e;
-
-	h = (h ^ (uint64_t)t->cover) * 1099511628211ull;
-	for (; n < PT_SCAN_ENTRIES_MAX && pt_table_next(t, &idx, false, 0, &e, NULL); idx++, n++) {
-		uint64_t v[3] = {idx, e.raw[0], e.raw[1]};
-
-		for (int k = 0; k < 3; k++)
-			for (int by = 0; by < 8; by++) {
-				h ^= (v[k] >> (8 * by)) & 0xff;
-				h *= 1099511628211ull;
-			}
-	}
-	return h;
-}
-
-static void tables_walk(const struct pt_table *t, struct tset *s, unsigned depth)
-{
-	const char *space = t->ctx->fmt->spaces[t->space];
-	uint64_t idx = 0;
-	struct pt_entry e;
-
-	if (s->over || tset_has(s, t->level, space, t->addr) || t->cover == PT_COVER_NONE)
-		return;
-	if (s->n == DIFF_TABLES_MAX) {
-		s->over = true;
-		return;
-	}
-	if (!pt_vec_reserve(&s->t, &s->cap, s->n + 1, sizeof *s->t)) {
-		s->over = true;
-		return;
-	}
-	s->t[s->n++] = (struct tbl){t->level, space, t->addr, table_hash(t)};
-	if (depth >= PT_MAX_DEPTH)
-		return;
-	for (; pt_table_next(t, &idx, false, 0, &e, NULL); idx++) {
-		if (e.state != PT_ST_POINTER)
-			continue;
-		for (unsigned w = 0; w < 2; w++) {
-			struct pt_table child;
-
-			if (pt_table_child(t, idx, &e, w, &child))
-				tables_walk(&child, s, depth + 1);
-		}
-	}
-}
-
-static void tables_diff(struct ctxdiff *d, const struct pt_context *a, const struct pt_context *b)
-{
-	struct tset sa = {0}, sb = {0};
-	struct pt_table root;
-
-	pt_table_root(a, &root);
-	tables_walk(&root, &sa, 0);
-	pt_table_root(b, &root);
-	tables_walk(&root, &sb, 0);
-	if (sa.over || sb.over) {
-		if (d->json) {
-			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
-			pt_json_escape(d->out, d->name);
-			pt_buf_puts(d->out, ", \"compared\": false}\n");
-		} else {
-			pt_buf_printf(d->out, "%s tables not compared: more than %d\n", d->name,
-				      DIFF_TABLES_MAX);
-		}
-		goto out;
-	}
-	for (unsigned l = 0; a->fmt->levels[l].name; l++) {
-		unsigned only_a = 0, only_b = 0, rewritten = 0;
-
-		for (size_t i = 0; i < sa.n; i++) {
-			bool found = false;
-
-			if (sa.t[i].level != (int)l)
-				continue;
-			for (size_t k = 0; k < sb.n; k++)
-				if (sb.t[k].level == (int)l && sb.t[k].addr == sa.t[i].addr &&
-				    !strcmp(sb.t[k].space, sa.t[i].space)) {
-					found = true;
-					rewritten += sb.t[k].hash != sa.t[i].hash;
-				}
-			only_a += !found;
-		}
-		for (size_t k = 0; k < sb.n; k++)
-			if (sb.t[k].level == (int)l && !tset_has(&sa, (int)l, sb.t[k].space, sb.t[k].addr))
-				only_b++;
-		if (!only_a && !only_b && !rewritten)
-			continue;
-		if (d->json) {
-			pt_buf_puts(d->out, "{\"change\": \"tables\", \"context\": ");
-			pt_json_escape(d->out, d->name);
-			pt_buf_puts(d->out, ", \"level\": ");
-			pt_json_escape(d->out, a->fmt->levels[l].name);
-			pt_buf_printf(d->out, ", \"only_in_a\": %u, \"only_in_b\": %u, \"rewritten\": %u}\n",
-				      only_a, only_b, rewritten);
-		} else {
-			pt_buf_printf(d->out, "%s tables %s: %u only in A, %u only in B, %u rewritten in place\n",
-				      d->name, a->fmt->levels[l].name, only_a, only_b, rewritten);
-		}
-	}
-out:
-	free(sa.t);
-	free(sb.t);
 }
 
 /* ---- fetch lines ---------------------------------------------------------- */
@@ -651,7 +505,7 @@ static bool proc_pair(struct diffrun *r, const char *name, const struct pt_conte
 static int context_pair(struct diffrun *r, const char *name, const struct pt_context *a,
 			const struct pt_context *b)
 {
-	struct ctxdiff d = {.json = r->json, .name = name};
+	struct cli_ctxdiff d = {.json = r->json, .name = name};
 	bool moved = a && b && root_differs(a, b);
 	struct pt_buf body;
 	struct side A, B;
@@ -703,7 +557,7 @@ static int context_pair(struct diffrun *r, const char *name, const struct pt_con
 		r->out->oom |= body.oom;
 		d.out = r->tables;
 		if (a->fmt == b->fmt)
-			tables_diff(&d, a, b);
+			cli_diff_tables(&d, a, b);
 	}
 	pt_buf_free(&body);
 	free(A.r);

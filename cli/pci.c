@@ -4,7 +4,6 @@
  * (docs/design.md §3.3), lspci-like, each with the IOMMU context that
  * translates it or `-` (the same bytes as mnt/pci).
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -21,42 +20,17 @@ static const char pci_help[] =
 	"names no driver).  --json: one array of objects.  No PCI function known: one\n"
 	"line saying so and exit status 2.\n";
 
+static int pci_print(struct pt_capture *cap, char **argv, int argc, bool json, struct pt_buf *out)
+{
+	(void)argc;
+	if (!pt_linux_pci(cap, json, out))
+		return cli_fail(PT_E_CAPTURE, "pci: %s: no PCI function known (see the warnings)", argv[0]);
+	return CLI_EXIT_OK;
+}
+
 int cli_pci(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct pt_capture *cap;
-	struct pt_buf out;
-	bool json = false;
-	int c, st = CLI_EXIT_OK;
+	static const struct cli_listing pci = {"pci", pci_help, "CAPTURE", 1, pci_print};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hj", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(pci_help, stdout);
-			return CLI_EXIT_OK;
-		case 'j':
-			json = true;
-			break;
-		default:
-			return cli_opt_error("pci", argv, c);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_fail(PT_E_USAGE, "pci: needs CAPTURE (try 'ptfs-tool pci --help')");
-	if (!cli_load(argv[optind], &cap, false, &st))
-		return st;
-	pt_buf_init(&out);
-	if (!pt_linux_pci(cap, json, &out))
-		st = cli_fail(PT_E_CAPTURE, "pci: %s: no PCI function known (see the warnings)", argv[optind]);
-	else if (!cli_write_buf(&out))
-		st = CLI_EXIT_ERROR;
-	pt_buf_free(&out);
-	pt_capture_free(cap);
-	return st;
+	return cli_listing(&pci, argc, argv);
 }

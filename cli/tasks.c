@@ -3,7 +3,6 @@
  * tasks.c — `ptfs-tool tasks CAPTURE`: a Linux guest's processes, as ps
  * lists them (docs/design.md §3.3): one line per context pidN.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -18,42 +17,17 @@ static const char tasks_help[] =
 	"whose kernel ptfs cannot read (no BTF, no route to the task list) prints a\n"
 	"warning saying what was missing and exits 1.\n";
 
+static int tasks_print(struct pt_capture *cap, char **argv, int argc, bool json, struct pt_buf *out)
+{
+	(void)argc;
+	if (!pt_linux_tasks(cap, json, out, NULL))
+		return cli_fail(PT_E_CAPTURE, "tasks: %s: no Linux process found (see the warnings)", argv[0]);
+	return CLI_EXIT_OK;
+}
+
 int cli_tasks(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct pt_capture *cap;
-	struct pt_buf out;
-	bool json = false;
-	int c, st = CLI_EXIT_OK;
+	static const struct cli_listing tasks = {"tasks", tasks_help, "CAPTURE", 1, tasks_print};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hj", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(tasks_help, stdout);
-			return CLI_EXIT_OK;
-		case 'j':
-			json = true;
-			break;
-		default:
-			return cli_opt_error("tasks", argv, c);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_fail(PT_E_USAGE, "tasks: needs CAPTURE (try 'ptfs-tool tasks --help')");
-	if (!cli_load(argv[optind], &cap, false, &st))
-		return st;
-	pt_buf_init(&out);
-	if (!pt_linux_tasks(cap, json, &out, NULL))
-		st = cli_fail(PT_E_CAPTURE, "tasks: %s: no Linux process found (see the warnings)", argv[optind]);
-	else if (!cli_write_buf(&out))
-		st = CLI_EXIT_ERROR;
-	pt_buf_free(&out);
-	pt_capture_free(cap);
-	return st;
+	return cli_listing(&tasks, argc, argv);
 }

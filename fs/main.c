@@ -6,9 +6,9 @@
  * parse options -> load and validate the whole capture -> session_new ->
  * signal handlers -> mount -> daemonize -> loop -> unmount.  The capture is
  * loaded BEFORE anything is mounted, so a bad capture exits 2 with one
- * `ptfs: E_XXX: ...` line and leaves no mount behind.
+ * `ptfs: E_XXX: ...` line and leaves no mount behind.  The mount point's
+ * checks are mountpoint.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -149,24 +149,13 @@ static void die_usage(const char *what)
 	fputs("usage: ptfs [options] CAPTURE MOUNTPOINT (ptfs -h for help)\n", stderr);
 }
 
-/* S escaped as the core shows untrusted names (pt_text_escape); free() it. */
-static char *escaped(const char *s)
-{
-	size_t n = strlen(s) * 4 + 1;
-	char *e = malloc(n);
-
-	if (e)
-		pt_text_escape(e, n, s);
-	return e;
-}
-
 /*
  * A load problem in ptfs-tool's form, `ptfs: E_XXX: CAPTURE: message`:
  * the capture named once, escaped, whether or not the core's line starts with it.
  */
 static void load_fail(const struct ptfs *fs, pt_err err, const char *msg)
 {
-	char *path = escaped(fs->opts.capture);
+	char *path = ptfs_escaped(fs->opts.capture);
 	const char *p = path ? path : "?";
 
 	if (!msg || !*msg)
@@ -225,7 +214,7 @@ static bool max_contexts(const struct ptfs *fs, uint64_t *n)
 	if (!fs->opts.max_contexts || (pt_num_parse(fs->opts.max_contexts, PT_NUM_RULE, n) && *n &&
 				       *n <= PT_MAX_CONTEXTS_LIMIT))
 		return true;
-	e = escaped(fs->opts.max_contexts);
+	e = ptfs_escaped(fs->opts.max_contexts);
 	fprintf(stderr, "ptfs: E_USAGE: -o max_contexts=%s: not a number of contexts from 1 to %u\n",
 		e ? e : "?", PT_MAX_CONTEXTS_LIMIT);
 	free(e);
@@ -241,7 +230,7 @@ static bool task_opt(const struct ptfs *fs, uint64_t *pid)
 	/* PID_MAX_LIMIT is 2^22 (include/linux/threads.h) */
 	if (!fs->opts.task || (pt_num_parse(fs->opts.task, PT_NUM_DEC, pid) && *pid <= (1u << 22)))
 		return true;
-	e = escaped(fs->opts.task);
+	e = ptfs_escaped(fs->opts.task);
 	fprintf(stderr, "ptfs: E_USAGE: -o task=%s: not a process id (a decimal number up to 4194304)\n",
 		e ? e : "?");
 	free(e);
@@ -265,7 +254,7 @@ static bool load_opts_ok(const struct ptfs *fs)
 
 static bool load(struct ptfs *fs)
 {
-	char *shown = escaped(fs->opts.capture);
+	char *shown = ptfs_escaped(fs->opts.capture);
 	struct progress prog = { shown ? shown : "?", false };
 	char why[256], warn[512];
 	struct stat st;
@@ -366,7 +355,7 @@ static bool load(struct ptfs *fs)
 		return false;
 	}
 	if (warn[0]) {
-		char *p = escaped(fs->opts.capture);
+		char *p = ptfs_escaped(fs->opts.capture);
 
 		fprintf(stderr, "ptfs: warning: %s: %s\n", p ? p : "?", warn);
 		free(p);
@@ -437,137 +426,6 @@ static int add_mount_opts(struct fuse_args *args, const char *capture)
 out:
 	free(o);
 	return ret;
-}
-
-/* Undoes mountinfo's octal escapes (\040 for a blank) of field F in place. */
-static void mountinfo_unescape(char *f)
-{
-	char *o = f;
-
-	for (; *f; f++) {
-		if (f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' && f[2] <= '7' &&
-		    f[3] >= '0' && f[3] <= '7') {
-			*o++ = (char)((f[1] - '0') << 6 | (f[2] - '0') << 3 | (f[3] - '0'));
-			f += 3;
-		} else {
-			*o++ = *f;
-		}
-	}
-	*o = 0;
-}
-
-/*
- * The mount on top of directory DIR (a canonical path) in /proc/self/mountinfo:
- * its source and type into SRC and TYPE.  False when DIR is no mount point.
- */
-static bool mount_at(const char *dir, char *src, size_t srclen, char *type, size_t typelen)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return false;
-	/* the last line for DIR is the mount on top: later mounts stack over earlier ones */
-	while (getline(&line, &cap, f) > 0) {
-		char *save = NULL, *fld[5], *t, *dash;
-		int n = 0;
-
-		dash = strstr(line, " - ");
-		if (!dash)
-			continue;
-		*dash = 0;
-		for (t = strtok_r(line, " ", &save); t && n < 5; t = strtok_r(NULL, " ", &save))
-			fld[n++] = t;
-		if (n < 5)
-			continue;
-		mountinfo_unescape(fld[4]);
-		if (strcmp(fld[4], dir) != 0)
-			continue;
-		save = NULL;
-		t = strtok_r(dash + 3, " \n", &save);
-		snprintf(type, typelen, "%s", t ? t : "?");
-		t = strtok_r(NULL, " \n", &save);
-		if (t)
-			mountinfo_unescape(t);
-		snprintf(src, srclen, "%s", t ? t : "?");
-		found = true;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-/*
- * Says what is wrong with the mount point in our one-line form, before
- * libfuse does: missing, not a directory, a dead FUSE mount (a ptfs that was
- * killed), or already a mount point (a second mount would silently hide the
- * first).  True when MNT may be mounted on.
- */
-/* True when DIR holds anything besides . and .. (unreadable: false, libfuse decides). */
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool dir_has_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool any = false;
-
-	if (!d)
-		return false;
-	while (!any && (de = readdir(d)))
-		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-	closedir(d);
-	return any;
-}
-
-static bool mountpoint_ok(const char *mnt, const char *capture)
-{
-	char *shown = escaped(mnt);
-	const char *m = shown ? shown : "?";
-	char real[PATH_MAX], src[PATH_MAX], type[64];
-	struct stat st;
-	struct statvfs sv;
-	int e = stat(mnt, &st) != 0 ? errno : 0;
-	bool ok = false;
-
-	/* stat() may answer from the attribute cache of a dead mount; statfs always asks */
-	if (!e && statvfs(mnt, &sv) != 0 && errno == ENOTCONN)
-		e = ENOTCONN;
-
-	if (e == ENOTCONN)
-		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': a dead FUSE mount (its daemon is "
-			"gone); run 'fusermount3 -u %s' first\n", m, m);
-	else if (e)
-		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(e));
-	else if (!S_ISDIR(st.st_mode) && S_ISREG(st.st_mode) && capture && is_dir(capture))
-		/* `ptfs MNT CAPTURE`: the usual slip, said as such (issue #25 item 7) */
-		fprintf(stderr, "ptfs: E_USAGE: mount point '%s' is a file and the capture a directory: "
-			"the arguments are swapped? (usage: ptfs CAPTURE MOUNTPOINT)\n", m);
-	else if (!S_ISDIR(st.st_mode))
-		fprintf(stderr, "ptfs: E_USAGE: mount point '%s': %s\n", m, strerror(ENOTDIR));
-	else if (realpath(mnt, real) && mount_at(real, src, sizeof src, type, sizeof type)) {
-		char *esrc = escaped(src), *etype = escaped(type);
-
-		fprintf(stderr, "ptfs: E_USAGE: mount point '%s' already has a mount (%s, type %s) on it; "
-			"unmount it first\n", m, esrc ? esrc : "?", etype ? etype : "?");
-		free(esrc);
-		free(etype);
-	} else {
-		ok = true;
-		/* allowed (as mount(8) allows it), but what is there is hidden until unmount */
-		if (dir_has_files(mnt))
-			fprintf(stderr, "ptfs: warning: mount point '%s' is not empty: its files are "
-				"hidden while the capture is mounted\n", m);
-	}
-	free(shown);
-	return ok;
 }
 
 /*
@@ -721,7 +579,7 @@ int main(int argc, char *argv[])
 	if (fuse_opt_parse(&args, &fs.opts, ptfs_opt_table, opt_proc) == -1)
 		goto out_args;
 	if (fs.opts.cache_max && !pt_num_parse(fs.opts.cache_max, PT_NUM_INI, &fs.lru.max)) {
-		char *e = escaped(fs.opts.cache_max);
+		char *e = ptfs_escaped(fs.opts.cache_max);
 
 		fprintf(stderr, "ptfs: E_USAGE: -o cache_max=%s: not a size (a number of bytes, "
 			"with K, M or G)\n", e ? e : "?");
@@ -732,7 +590,7 @@ int main(int argc, char *argv[])
 		die_usage("too many arguments");
 		goto out_args;
 	}
-	if (fs.opts.mountpoint && !mountpoint_ok(fs.opts.mountpoint, fs.opts.capture))
+	if (fs.opts.mountpoint && !ptfs_mountpoint_ok(fs.opts.mountpoint, fs.opts.capture))
 		goto out_args;
 	if (fuse_parse_cmdline(&args, &copts) != 0)
 		goto out_args;

@@ -175,6 +175,16 @@ struct ptfs {
 #define PTFS_INO_TASKS   4   /* a Linux dump's `tasks` file */
 #define PTFS_INO_PCI     5   /* the guest's `pci` file */
 
+/* mountpoint.c */
+/* S escaped as the core shows untrusted names (pt_text_escape); free() it (NULL: out of memory). */
+char *ptfs_escaped(const char *s);
+/*
+ * Says what is wrong with mount point MNT in one `ptfs: E_USAGE:` line
+ * before libfuse does (CAPTURE: the other argument, for the swapped
+ * arguments' line); true when MNT may be mounted on.
+ */
+bool ptfs_mountpoint_ok(const char *mnt, const char *capture);
+
 /* live.c: a live source's mount (-o refresh, -o pause) */
 /* Before the load: -o refresh=SECONDS read (one line and false when it is no such time). */
 bool ptfs_live_opts(struct ptfs *fs);

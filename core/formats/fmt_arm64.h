@@ -90,5 +90,28 @@ extern const struct pt_format pt_format_arm64;
 /* The stage-1 maps FLAGS and KIND hooks (a stage-2 context's copy has its own flags). */
 void pt_a64_flags(const struct pt_entry *e, char *buf, size_t len);
 void pt_a64_kind(const struct pt_entry *e, char *buf, size_t len);
+/* A stage-2 context's maps FLAGS hook. */
+void pt_a64_s2_flags(const struct pt_entry *e, char *buf, size_t len);
+/* The spaces of the format: sysmem alone. */
+extern const char *const pt_a64_spaces[];
+/*
+ * Whether configuration C has block descriptors at level LVL (Arm ARM
+ * D8.2: level 2 always, 1 and 0 by granule, DS and output size).
+ */
+bool pt_a64_block_ok(const struct a64_cfg *c, int lvl);
+/*
+ * The decode and encode hooks per configuration, [G][DS][PA][S2][XNX] as
+ * struct a64_cfg: the decode hook has no context, so each context's format
+ * copy takes the one of its geometry.
+ */
+typedef pt_err (*pt_a64_decode_fn)(unsigned, unsigned, const uint8_t *, unsigned, struct pt_entry *);
+typedef pt_err (*pt_a64_encode_fn)(unsigned, const struct pt_entry *, uint8_t *, char *, size_t);
+extern const pt_a64_decode_fn pt_a64_decoders[3][2][NPA][2][2];
+extern const pt_a64_encode_fn pt_a64_encoders[3][2][NPA][2][2];
+/* The hooks of the format without a context (ptfs-tool decode, build): 4K, 48-bit output, stage 1. */
+pt_err pt_a64_decode_4k(unsigned level, unsigned ps, const uint8_t *raw, unsigned flags,
+			struct pt_entry *out);
+pt_err pt_a64_encode_4k(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+			size_t len);
 
 #endif

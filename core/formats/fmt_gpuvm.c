@@ -39,6 +39,8 @@
  * decode_pde_entry (src/lib/read_vram.c case 11: mtype 50:48, tfs_addr 57,
  * llc_noalloc 58), the only source that defines bit 57, which its own test
  * 17 uses; gmc_v11_0.c says "reserved" for all three.
+ *
+ * The encoders (ptfs-tool build) are fmt_gpuvm_enc.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,14 +48,12 @@
 
 #include "fmt_ctx.h"
 #include "fmt_gart.h"
+#include "fmt_gpuvm.h"
 #include "pt_buf.h"
 #include "pt_num.h"
 
-enum { SP_VRAM = 0, SP_SYSMEM = 1 };
 static const char *const gpuvm_spaces[] = {"vram", "sysmem", NULL};
 
-/* Logical levels, root of a depth-3 VM first (Linux enum amdgpu_vm_level, umr PDE2..PTE). */
-enum { LK_PDB2, LK_PDB1, LK_PDB0, LK_PTB, LK_FURTHER, LK__COUNT };
 static const char *const lk_names[LK__COUNT] = {"pdb2", "pdb1", "pdb0", "ptb", "ptb_further"};
 
 /*
@@ -68,48 +68,6 @@ static inline uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
 }
 
 #define BIT(n)           (1ull << (n))
-#define ADDR_PTE         0x0000fffffffff000ull   /* 47:12 (set_pte_pde mask) */
-#define ADDR_PDE         0x0000ffffffffffc0ull   /* 47:6, 64-byte aligned (umr mask) */
-
-/* Per-generation positions (§B.3.1-§B.3.3). -1: the generation has no such bit. */
-struct gen_bits {
-	int p;            /* PDE-as-PTE / IS_PTE: gfx9-11 54, gfx12 63 */
-	int bfs_lo;       /* block fragment size, 5 bits: gfx9-11 63:59, gfx12 62:58 */
-	int prt;          /* gfx9-11 51, gfx12 56 */
-	int mtype_lo;     /* gfx9 58:57, gfx10/11 50:48, gfx12 55:54 */
-	int mtype_w;
-	int log;          /* AMDGPU_PTE_LOG 55; gfx12: MTYPE's place */
-	int tf;           /* AMDGPU_PTE_TF 56; gfx12 has none (umr: bit 63 clear) */
-	int noalloc;      /* AMDGPU_PTE_NOALLOC 58, gfx10.3/11 */
-	int dcc;          /* AMDGPU_PTE_DCC 58, gfx12 */
-	int bus_atomics;  /* AMDGPU_PTE_BUS_ATOMICS 59, GC 12.1 */
-	int tfs_addr;     /* PDE A (umr tfs_addr): gfx11 57, gfx12 56 */
-	int pde_mtype_lo; /* PDE mtype: gfx11 50:48 (umr), gfx12 M 55:54 (gmc_v12_0.c); -1 elsewhere */
-	int pde_mtype_w;
-	int pde_noalloc;  /* PDE llc_noalloc: gfx11 58 (umr read_vram.c case 11) */
-	int gcr;          /* PTE G: gfx12 57 (gmc_v12_0.c "57 G"; umr gcr) */
-};
-
-/*  p  bfs prt mt w  log tf  noal dcc bus tfs pmt pw pnoal gcr */
-static const struct gen_bits gen9 = {54, 59, 51, 57, 2, 55, 56, -1, -1, -1, -1, -1, 0, -1, -1};
-static const struct gen_bits gen10 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, -1, -1, 0, -1, -1};
-static const struct gen_bits gen11 = {54, 59, 51, 48, 3, 55, 56, 58, -1, -1, 57, 48, 3, 58, -1};
-static const struct gen_bits gen12 = {63, 58, 56, 54, 2, -1, -1, -1, 58, 59, 56, 54, 2, -1, 57};
-
-static const struct gen_bits *gen_of(unsigned gfx)
-{
-	switch (gfx) {
-	case 9:
-		return &gen9;
-	case 10:
-		return &gen10;
-	case 11:
-		return &gen11;
-	case 12:
-		return &gen12;
-	}
-	return NULL;
-}
 
 /*
  * MTYPE names.  gfx9: vega10_enum.h / umr NC RW CC UC.  gfx10-12: the
@@ -258,7 +216,7 @@ static pt_err gpuvm_decode_gen(unsigned gi, unsigned depth, unsigned level, unsi
 			       const uint8_t *raw, unsigned flags, struct pt_entry *out)
 {
 	unsigned gfx = 9 + gi;
-	const struct gen_bits *g = gen_of(gfx);
+	const struct gen_bits *g = pt_gpuvm_gen(gfx);
 	unsigned lk = level + 3 - depth;
 	uint64_t r, page_size;
 	bool valid, p;
@@ -370,111 +328,6 @@ static pt_err gpuvm_decode_gen(unsigned gi, unsigned depth, unsigned level, unsi
 /* One decoder per (generation gfx9 + GI, depth): the descriptor's decode has no context (fmt_ctx.h). */
 PT_FMT_A4(PT_FMT_B4, PT_FMT_DECODER, gpuvm_decode_gen)
 static const pt_fmt_decode_fn decoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_decode_gen)};
-
-/* ---- the encoder (ptfs-tool build) ---------------------------------------- */
-
-/* V set at bit POS where the generation has it (POS >= 0). */
-static uint64_t at(int pos, uint64_t v)
-{
-	return pos >= 0 ? (v & 1) << pos : 0;
-}
-
-static uint64_t field_at(int lo, int w, uint64_t v)
-{
-	return lo >= 0 ? (v & ((1ull << w) - 1)) << lo : 0;
-}
-
-/* The PTE layout of E (a page, at any level: P set at a directory level). */
-static pt_err encode_pte(const struct gen_bits *g, bool dir, const struct pt_entry *e,
-			 uint64_t *out, char *err, size_t errlen)
-{
-	bool mapped = e->state == PT_ST_MAPPED;
-	uint64_t a = pt_entry_get(e, "address", mapped ? e->pa : 0);
-
-	if (a & ~ADDR_PTE) {
-		snprintf(err, errlen, "amd-gpuvm: page address 0x%" PRIx64 " is not 4 KiB aligned"
-			 " below 2^48", a);
-		return PT_E_VALUE;
-	}
-	*out = pt_entry_get(e, "valid", mapped) |
-	       pt_entry_get(e, "system", mapped && e->space == SP_SYSMEM) << 1 |
-	       pt_entry_get(e, "snooped", 0) << 2 | pt_entry_get(e, "tmz", 0) << 3 |
-	       pt_entry_get(e, "executable", 0) << 4 | pt_entry_get(e, "readable", 0) << 5 |
-	       pt_entry_get(e, "writeable", 0) << 6 | (pt_entry_get(e, "fragment", 0) & 0x1f) << 7 |
-	       a | at(g->prt, pt_entry_get(e, "prt", 0)) | (pt_entry_get(e, "sw", 0) & 3) << 52 |
-	       at(g->p, pt_entry_get(e, "pte", dir && mapped)) | at(g->log, pt_entry_get(e, "log", 0)) |
-	       at(g->tf, pt_entry_get(e, "translate_further", 0)) |
-	       field_at(g->mtype_lo, g->mtype_w, pt_entry_get(e, "mtype", 0)) |
-	       at(g->noalloc, pt_entry_get(e, "noalloc", 0)) | at(g->dcc, pt_entry_get(e, "dcc", 0)) |
-	       at(g->bus_atomics, pt_entry_get(e, "bus_atomics", 0)) |
-	       at(g->gcr, pt_entry_get(e, "gcr", 0)) | e->reserved_mask[0];
-	return PT_OK;
-}
-
-/*
- * The PDE layout of E: a directory entry, or a PTB entry pointing further
- * (AT_PTB: translate_further set where the generation has the bit).  The
- * block fragment size of a PDE0 or a further pointer is its table's
- * (the target's entry span, 2^(12 + BFS)).
- */
-static pt_err encode_pde(const struct gen_bits *g, bool sizes, bool at_ptb,
-			 const struct pt_entry *e, uint64_t *out, char *err, size_t errlen)
-{
-	const struct pt_target *t = &e->target[0];
-	bool ptr = e->state == PT_ST_POINTER && t->present;
-	uint64_t a = pt_entry_get(e, "address", ptr ? t->addr : 0);
-	uint64_t bfs = sizes && ptr && t->shift >= 12 ? t->shift - 12u : 0;
-
-	if (a & ~ADDR_PDE) {
-		snprintf(err, errlen, "amd-gpuvm: table address 0x%" PRIx64 " is not 64-byte aligned"
-			 " below 2^48", a);
-		return PT_E_VALUE;
-	}
-	*out = pt_entry_get(e, "valid", ptr) |
-	       pt_entry_get(e, "system", ptr && t->space == SP_SYSMEM) << 1 |
-	       pt_entry_get(e, "snooped", 0) << 2 | a | at(g->p, pt_entry_get(e, "pte", 0)) |
-	       (at_ptb ? at(g->tf, pt_entry_get(e, "translate_further", 1)) : 0) |
-	       at(g->tfs_addr, pt_entry_get(e, "tfs_addr", 0)) |
-	       field_at(g->pde_mtype_lo, g->pde_mtype_w, pt_entry_get(e, "mtype", 0)) |
-	       at(g->pde_noalloc, pt_entry_get(e, "noalloc", 0)) |
-	       (pt_entry_get(e, "block_fragment_size", bfs) & 0x1f) << g->bfs_lo | e->reserved_mask[0];
-	return PT_OK;
-}
-
-/*
- * The inverse of gpuvm_decode_gen for generation 9 + GI and depth DEPTH:
- * the layout is the one the decoder chose (its fields say which: only the
- * PTE layout has `fragment`, only the PDE layout `block_fragment_size`),
- * else the request's (a page: PTE, a table: PDE).
- */
-static pt_err gpuvm_encode_gen(unsigned gi, unsigned depth, unsigned level,
-			       const struct pt_entry *e, uint8_t *raw, char *err, size_t errlen)
-{
-	const struct gen_bits *g = gen_of(9 + gi);
-	unsigned lk = level + 3 - depth;
-	bool pde;
-	uint64_t r = 0;
-	pt_err rc;
-
-	if (!g || depth > 3 || lk >= LK__COUNT)
-		return PT_E_UNSUPPORTED;
-	if (pt_entry_field(e, "block_fragment_size"))
-		pde = true;
-	else if (pt_entry_field(e, "fragment"))
-		pde = false;
-	else
-		pde = e->state == PT_ST_POINTER;
-	if (pde)
-		rc = encode_pde(g, lk == LK_PDB0 || lk >= LK_PTB, lk >= LK_PTB, e, &r, err, errlen);
-	else
-		rc = encode_pte(g, lk <= LK_PDB0, e, &r, err, errlen);
-	pt_le64_store(raw, r);
-	return rc;
-}
-
-/* One encoder per (generation, depth), as the decoders. */
-PT_FMT_A4(PT_FMT_B4, PT_FMT_ENCODER, gpuvm_encode_gen)
-static const pt_fmt_encode_fn encoders[4][4] = {PT_FMT_ROWS4(PT_FMT_B4, gpuvm_encode_gen)};
 
 /* ---- the [vm NAME] context ---------------------------------------------- */
 
@@ -633,7 +486,7 @@ static pt_err gpuvm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 							off ? "; " : "", key_names[i], c->written[i], c->v[i]);
 	}
 	c->gfx = (unsigned)c->v[K_GFX];
-	g = gen_of(c->gfx);
+	g = pt_gpuvm_gen(c->gfx);
 	if (!g)
 		return setup_fail(err, errlen, "gfx %u is not supported (9, 10, 11 or 12)", c->gfx);
 	/* CNTL: PAGE_TABLE_DEPTH [2:1], PAGE_TABLE_BLOCK_SIZE [6:3] (gc_9_0_sh_mask.h). */
@@ -692,7 +545,7 @@ static pt_err gpuvm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	build_levels(c->levels, c->depth, c->bs, c->depth ? root_bits : 0);
 	c->fmt.levels = c->levels;
 	c->fmt.decode = decoders[c->gfx - 9][c->depth];
-	c->fmt.encode = encoders[c->gfx - 9][c->depth];
+	c->fmt.encode = pt_gpuvm_encoders[c->gfx - 9][c->depth];
 	ctx->fmt = &c->fmt;
 	ctx->root_space = c->table_space;
 	ctx->root_addr = c->table;
@@ -837,7 +690,7 @@ const struct pt_format pt_format_gpuvm = {
 	.ctx_setup = gpuvm_ctx_setup,
 	.info_text = gpuvm_info_text,
 	.info_json = gpuvm_info_json,
-	.encode = gpuvm_encode_gen_0_3,
+	.encode = pt_gpuvm_encode_gfx9,
 	.build_keys = gpuvm_build_keys,
 	.geom_keys = gpuvm_geom_keys,
 };

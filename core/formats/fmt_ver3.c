@@ -47,7 +47,7 @@
  * 256 GiB leaf is Blackwell's only); pt_ver3_leaf_allowed() says which family
  * allows which.
  */
-static const struct pt_level ver3_levels[] = {
+const struct pt_level pt_ver3_levels[] = {
 	/* name         depth va_shift bits size role         leaf_shift child */
 	{"pde4",        0,    56,      1,   8,   PT_ROLE_DIR,  0,  {L_PDE3, -1}},
 	{"pde3",        1,    47,      9,   8,   PT_ROLE_DIR,  0,  {L_PDE2, -1}},
@@ -101,8 +101,7 @@ bool pt_ver3_leaf_allowed(enum ver3_family family, unsigned level)
 	}
 }
 
-/* Space ids: index into this list.  peerN = SP_PEER0 + N (PTE PEER_ID). */
-enum { SP_VIDMEM = 0, SP_SYSMEM = 1, SP_PEER0 = 2 };
+/* Space ids (fmt_ver3.h): index into this list. */
 static const char *const ver3_spaces[] = {
 	"vidmem", "sysmem",
 	"peer0", "peer1", "peer2", "peer3", "peer4", "peer5", "peer6", "peer7",
@@ -351,7 +350,7 @@ static void add_pde_pcf(struct pt_entry *e, unsigned ap, unsigned pcf, const cha
 /* PD4, PD3, PD2, PD1: 8-byte PDE, or a 512 MiB / 256 GiB PTE where allowed. */
 static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3_family family)
 {
-	const struct pt_level *lv = &ver3_levels[level];
+	const struct pt_level *lv = &pt_ver3_levels[level];
 	unsigned ap = (unsigned)PDE_APERTURE(r);
 	unsigned pcf = (unsigned)PDE_PCF(r);
 	uint64_t addr = PDE_ADDRESS(r) << 12;
@@ -388,7 +387,7 @@ static void decode_pde(struct pt_entry *e, unsigned level, uint64_t r, enum ver3
 /* PD0: 16-byte dual PDE, or a 2 MiB PTE in the low half. */
 static void decode_dual(struct pt_entry *e, unsigned level, uint64_t lo, uint64_t hi)
 {
-	const struct pt_level *lv = &ver3_levels[level];
+	const struct pt_level *lv = &pt_ver3_levels[level];
 	unsigned apb = (unsigned)DUAL_APERTURE_BIG(lo);
 	unsigned aps = (unsigned)DUAL_APERTURE_SMALL(hi);
 	unsigned pcfb = (unsigned)DUAL_PCF_BIG(lo);
@@ -448,7 +447,7 @@ static pt_err decode_family(enum ver3_family family, unsigned level, unsigned pa
 		out->state = PT_ST_UNSUPPORTED;
 		return PT_E_UNSUPPORTED;
 	}
-	lv = &ver3_levels[level];
+	lv = &pt_ver3_levels[level];
 	pt_entry_reset(out, lv->entry_size, raw, flags);
 	switch (lv->role) {
 	case PT_ROLE_DIR:
@@ -616,12 +615,12 @@ static pt_err ver3_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 	if (!c->pdb.big_page_size)
 		c->pdb.big_page_size = 65536;    /* the default when the key is absent */
 	c->fmt = pt_format_ver3;
-	c->fmt.levels = hopper ? ver3_levels_hopper : ver3_levels;
+	c->fmt.levels = hopper ? ver3_levels_hopper : pt_ver3_levels;
 	c->fmt.decode = hopper ? ver3_decode_hopper : ver3_decode_blackwell;
 	ctx->fmt = &c->fmt;
 	ctx->root_space = c->pdb.space;
 	ctx->root_addr = c->pdb.address;
-	ctx->root_entries = (uint64_t)1 << ver3_levels[0].bits;
+	ctx->root_entries = (uint64_t)1 << pt_ver3_levels[0].bits;
 	ctx->root_page_shift = 0;
 	ctx->va_base = 0;
 	return PT_OK;
@@ -665,109 +664,6 @@ static const struct pt_perm_name ver3_perm_names[] = {
 	{0, NULL},
 };
 
-/* ---- encoder (ptfs-tool build): the inverse of the decoder above -------- */
-
-/* ADDRESS sits in place (51:12 or, for ADDRESS_BIG, 51:8): ALIGN-aligned and below 2^52. */
-static pt_err enc_addr(uint64_t a, uint64_t align, const char *what, char *err, size_t errlen)
-{
-	if ((a & (align - 1)) || a >> 52) {
-		snprintf(err, errlen, "nv-gmmu-ver3: %s 0x%" PRIx64 " does not fit its field", what, a);
-		return PT_E_VALUE;
-	}
-	return PT_OK;
-}
-
-/*
- * A PCF from its meaning fields (a request: the one-bit flags set), unless
- * the entry has the pcf field itself (a decoded entry).  PTE: the five
- * bits of pte_pcf_valid_names; PDE half: uncached bit 0, no_ats bit 1.
- */
-static uint64_t enc_pte_pcf(const struct pt_entry *e)
-{
-	uint64_t m = pt_entry_get(e, "uncached", 0) | pt_entry_get(e, "privileged", 0) << 1 |
-		     pt_entry_get(e, "read_only", 0) << 2 | pt_entry_get(e, "no_atomic", 0) << 3 |
-		     pt_entry_get(e, "access_counting_disabled", 0) << 4;
-
-	return pt_entry_get(e, "pcf", m) & 0x1f;
-}
-
-static uint64_t enc_pde_pcf(const struct pt_entry *e, const char *pcf, const char *unc,
-			    const char *ats)
-{
-	return pt_entry_get(e, pcf, pt_entry_get(e, unc, 0) | pt_entry_get(e, ats, 0) << 1) & 7;
-}
-
-static pt_err encode_pte(const struct pt_entry *e, uint64_t *out, char *err, size_t errlen)
-{
-	bool mapped = e->state == PT_ST_MAPPED;
-	unsigned dflt = !mapped ? 0 : e->space == SP_VIDMEM ? 0 : e->space == SP_SYSMEM ? 2 : 1;
-	unsigned ap = (unsigned)pt_entry_get(e, "aperture", dflt) & 3;
-	uint64_t peer = mapped && ap == 1 ? e->space - SP_PEER0 : 0;
-	uint64_t addr = pt_entry_get(e, "address", mapped ? e->pa : 0);
-
-	*out = pt_entry_get(e, "valid", mapped) | (uint64_t)ap << 1 | enc_pte_pcf(e) << 3 |
-	       (pt_entry_get(e, "kind", 0) & 0xf) << 8 | (addr & 0x000ffffffffff000ull) |
-	       (pt_entry_get(e, "peer_id", peer) & 7) << 61 | e->reserved_mask[0];
-	return enc_addr(addr, 4096, "page address", err, errlen);
-}
-
-/* A directory half's aperture: a table in vidmem is 1, in sysmem 2; none 0. */
-static unsigned enc_dir_ap(const struct pt_target *t)
-{
-	return !t->present ? 0 : t->space == SP_VIDMEM ? 1 : 2;
-}
-
-static pt_err ver3_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
-			  size_t errlen)
-{
-	const struct pt_target *t0 = &e->target[0], *t1 = &e->target[1];
-	bool leaf = pt_entry_get(e, "is_pte", e->state == PT_ST_MAPPED) != 0;
-	uint64_t lo = 0, hi = 0, a0, a1;
-	pt_err rc = PT_OK;
-
-	if (level >= L_COUNT)
-		return PT_E_UNSUPPORTED;
-	switch (ver3_levels[level].role) {
-	case PT_ROLE_DIR:
-		if (leaf) {
-			rc = encode_pte(e, &lo, err, errlen);
-			lo |= 1;
-			break;
-		}
-		a0 = pt_entry_get(e, "address", t0->present ? t0->addr : 0);
-		lo = (pt_entry_get(e, "aperture", enc_dir_ap(t0)) & 3) << 1 |
-		     enc_pde_pcf(e, "pcf", "uncached", "no_ats") << 3 |
-		     (a0 & 0x000ffffffffff000ull) | e->reserved_mask[0];
-		rc = enc_addr(a0, 4096, "table address", err, errlen);
-		break;
-	case PT_ROLE_DUAL:
-		if (leaf) {
-			rc = encode_pte(e, &lo, err, errlen);
-			lo |= 1;
-			hi = e->reserved_mask[1];
-		} else {
-			a0 = pt_entry_get(e, "address_big", t0->present ? t0->addr : 0);
-			a1 = pt_entry_get(e, "address_small", t1->present ? t1->addr : 0);
-			lo = (pt_entry_get(e, "aperture_big", enc_dir_ap(t0)) & 3) << 1 |
-			     enc_pde_pcf(e, "pcf_big", "uncached_big", "no_ats_big") << 3 |
-			     (a0 & 0x000fffffffffff00ull) | e->reserved_mask[0];
-			hi = (pt_entry_get(e, "aperture_small", enc_dir_ap(t1)) & 3) << 1 |
-			     enc_pde_pcf(e, "pcf_small", "uncached_small", "no_ats_small") << 3 |
-			     (a1 & 0x000ffffffffff000ull) | e->reserved_mask[1];
-			rc = enc_addr(a0, 256, "big table address", err, errlen);
-			if (rc == PT_OK)
-				rc = enc_addr(a1, 4096, "small table address", err, errlen);
-		}
-		pt_le64_store(raw + 8, hi);
-		break;
-	default:
-		rc = encode_pte(e, &lo, err, errlen);
-		break;
-	}
-	pt_le64_store(raw, lo);
-	return rc;
-}
-
 /* ptfs-tool roots: the [pdb] keys of CTX (pt_nv_geom_keys: struct ver3_ctx starts with them) and its chip. */
 static void ver3_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
 			  struct pt_buf *ini)
@@ -780,7 +676,7 @@ static void ver3_geom_keys(const struct pt_context *ctx, unsigned space, uint64_
 
 const struct pt_format pt_format_ver3 = {
 	.name = "nv-gmmu-ver3",
-	.levels = ver3_levels,
+	.levels = pt_ver3_levels,
 	.va_bits = 57,
 	.va_digits = 15,
 	.spaces = ver3_spaces,
@@ -796,7 +692,7 @@ const struct pt_format pt_format_ver3 = {
 	.info_text = ver3_info_text,
 	.info_json = ver3_info_json,
 	.perm_names = ver3_perm_names,
-	.encode = ver3_encode,
+	.encode = pt_ver3_encode,
 	.build_keys = pt_nv_build_keys,
 	.geom_keys = ver3_geom_keys,
 };

@@ -19,7 +19,15 @@
 
 extern const struct pt_format pt_format_ver3;
 
-/* Level indices into ver3_levels[]. */
+/* Space ids: index into the format's spaces.  peerN = SP_PEER0 + N (PTE PEER_ID). */
+enum { SP_VIDMEM = 0, SP_SYSMEM = 1, SP_PEER0 = 2 };
+/* The levels of gh100 and later (PD4..PD0, PTE big and small; a Hopper context has its own copy). */
+extern const struct pt_level pt_ver3_levels[];
+/* The encode hook (fmt_ver3_enc.c): the inverse of the decoder. */
+pt_err pt_ver3_encode(unsigned level, const struct pt_entry *e, uint8_t *raw, char *err,
+		      size_t errlen);
+
+/* Level indices into pt_ver3_levels[]. */
 enum {
 	L_PDE4 = 0,
 	L_PDE3,

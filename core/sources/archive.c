@@ -16,6 +16,7 @@
  * issue #20 item 6).  An
  * archive without capture.ini is offered to the other sources
  * (pt_loader_rebid(): an archive of a gem5 checkpoint or of a umr log).
+ * Reading one member's data is archive_member.c.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -31,52 +32,13 @@
 #include <unistd.h>
 
 #include "pt_source.h"
+#include "archive_int.h"
 #include "pt_vec.h"
 
-#define CHUNK_SHIFT 12
-#define CHUNK_SIZE ((uint64_t)1 << CHUNK_SHIFT)
-#define MAX_MEMBER_NAME 4096    /* longer member names are ignored */
 
-/*
- * The state of one archive load.  A capture.ini candidate is a member
- * called capture.ini at the root or one directory down: which one counts
- * is known at the end (the only top-level directory).
- */
-struct ini_seen {
-	char *name;
-	unsigned count;
-	const char *what;      /* not a regular file: "symbolic link", ... */
-};
-
-struct arch {
-	struct pt_loader *ld;
-	const char *path;
-	int fd;
-	uint64_t total;        /* bytes of the file (progress, the mapping) */
-	bool inplace_ok;       /* an uncompressed tar: members read in place */
-	/* the archive's top level: the first directory name and whether there are more */
-	char *topdir;
-	bool many_topdirs;
-	/* early filter: capture.ini at the root came first; only these names are kept */
-	bool filter;
-	char **needed;
-	size_t nneeded, neededcap;
-	struct ini_seen *ini;
-	size_t nini, inicap;
-	/* members dropped over the budget of data before capture.ini (deferred_what) */
-	char **deferred;
-	size_t ndeferred, deferredcap;
-	/* a second pass is reading: member names were warned about in the first */
-	bool again;
-};
-
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
-}
 
 /* Notes capture.ini candidate NAME (WHAT: not a regular file). */
-static pt_err note_ini(struct arch *ar, const char *name, const char *what)
+static pt_err note_ini(struct pt_arch *ar, const char *name, const char *what)
 {
 	const char *sl = strchr(name, '/');
 	const char *base = sl ? sl + 1 : name;
@@ -101,7 +63,7 @@ static pt_err note_ini(struct arch *ar, const char *name, const char *what)
 	return PT_OK;
 }
 
-static const struct ini_seen *ini_find(const struct arch *ar, const char *name)
+static const struct ini_seen *ini_find(const struct pt_arch *ar, const char *name)
 {
 	for (size_t i = 0; i < ar->nini; i++)
 		if (!strcmp(ar->ini[i].name, name))
@@ -109,7 +71,7 @@ static const struct ini_seen *ini_find(const struct arch *ar, const char *name)
 	return NULL;
 }
 
-static void note_top(struct arch *ar, const char *name, bool is_dir)
+static void note_top(struct pt_arch *ar, const char *name, bool is_dir)
 {
 	const char *slash = strchr(name, '/');
 	size_t n;
@@ -129,7 +91,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool is_needed(const struct arch *ar, const char *name)
+static bool is_needed(const struct pt_arch *ar, const char *name)
 {
 	return ar->nneeded &&
 	       bsearch(&name, ar->needed, ar->nneeded, sizeof *ar->needed, cmp_str) != NULL;
@@ -140,7 +102,7 @@ static bool is_needed(const struct arch *ar, const char *name)
  * of its [memory] sections names are worth keeping.  A capture.ini that does
  * not parse keeps nothing more (the load fails anyway).
  */
-static void start_filter(struct arch *ar)
+static void start_filter(struct pt_arch *ar)
 {
 	struct pt_ini *p = NULL;
 	char *text = NULL;
@@ -210,205 +172,8 @@ static const char *absent_what(mode_t t, bool hardlink)
 }
 
 /* ---- the archive pass ---- */
-
-static pt_err archive_fail(struct arch *ar, struct archive *a)
-{
-	const char *s = archive_error_string(a);
-
-	return pt_loader_fail(ar->ld, PT_E_ARCHIVE, "%s: %s", ar->path, s ? s : "unreadable archive");
-}
-
-/*
- * Members before capture.ini cannot be told apart (named or not), so they
- * are kept; but only up to PRE_INI_BUDGET bytes of non-zero data in all, so
- * that a large member nobody names costs nothing (issue 16 item 4).  A
- * member cut by the budget is absent; the second pass reads the ones
- * capture.ini names again.  Only when the file cannot be read again (it
- * does not seek back) does a section naming one fail with "put capture.ini
- * first".
- */
-#define PRE_INI_MIB 64
-#define PRE_INI_BUDGET ((uint64_t)PRE_INI_MIB << 20)
-#define STR_(x) #x
-#define STR(x) STR_(x)
-static const char deferred_what[] = "comes before capture.ini in the archive, where ptfs keeps at most "
-	STR(PRE_INI_MIB) " MiB of data, and the file cannot be read a second time: put capture.ini first";
-
-/* The member being read: its name, its size, the non-zero chunks it keeps. */
-struct cur {
-	const char *name;
-	bool size_known;
-	uint64_t size;
-	uint64_t end;          /* past the last byte read */
-	uint64_t nc, last_idx; /* non-zero chunks, the last one's index */
-	bool dropped;
-};
-
-/* Counts the non-zero 4 KiB chunks of member offsets [OFF, OFF+LEN) that BUF holds. */
-static void count_chunks(struct cur *c, uint64_t off, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
-		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
-
-		if ((c->nc == 0 || c->last_idx != idx) && !all_zero(buf, n)) {
-			c->nc++;
-			c->last_idx = idx;
-		}
-		off += n;
-		buf += n;
-		len -= n;
-	}
-}
-
-/*
- * Reads the data of the current entry (the first block may already be in
- * hand) into member C->name.  More than BUDGET bytes of non-zero chunks:
- * the member's data is dropped and it is absent (deferred).
- */
-static pt_err read_data(struct arch *ar, struct archive *a, struct cur *c,
-			const void *buf, size_t len, int64_t off, uint64_t budget)
-{
-	pt_err rc;
-	int r;
-
-	for (;;) {
-		if (!c->dropped && c->nc > budget >> CHUNK_SHIFT) {
-			char *dup = strdup(c->name);
-
-			/* over the budget of data kept before capture.ini: keep nothing (for now) */
-			c->dropped = true;
-			if (!dup || !pt_vec_reserve(&ar->deferred, &ar->deferredcap, ar->ndeferred + 1,
-						    sizeof *ar->deferred)) {
-				free(dup);
-				return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
-			}
-			ar->deferred[ar->ndeferred++] = dup;
-			if (pt_loader_add_absent(ar->ld, c->name, deferred_what))
-				return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
-			if (c->size_known)
-				return PT_OK;    /* the next header skips the rest */
-		}
-		if (buf && len && !c->dropped) {
-			if (off < 0 || (uint64_t)off < c->end ||
-			    (c->size_known && (uint64_t)off + len > c->size))
-				goto toolong;
-			count_chunks(c, (uint64_t)off, buf, len);
-			rc = pt_loader_add_copy(ar->ld, c->name, (uint64_t)off, buf, len);
-			if (rc)
-				return pt_loader_fail(ar->ld, rc, "%s: out of memory reading '%s'", ar->path,
-						      c->name);
-			c->end = (uint64_t)off + len;
-		}
-		pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, false);
-		r = archive_read_data_block(a, &buf, &len, &off);
-		if (r == ARCHIVE_EOF)
-			break;
-		if (r < ARCHIVE_WARN)
-			return archive_fail(ar, a);
-	}
-	/* A size from the header past the last block: the member ends in a hole. */
-	if (!c->dropped && c->size_known && c->size > c->end &&
-	    pt_loader_add_copy(ar->ld, c->name, c->size, NULL, 0))
-		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
-	return PT_OK;
-toolong:
-	return pt_loader_fail(ar->ld, PT_E_ARCHIVE, "%s: member '%s' holds data past its size", ar->path,
-			      c->name);
-}
-
-/* Whether the LEN bytes at OFF of the file are BUF's (the archive's block is the file's bytes). */
-static bool same_bytes(int fd, uint64_t off, const void *buf, size_t len)
-{
-	uint8_t tmp[4096];
-	const uint8_t *b = buf;
-
-	while (len) {
-		size_t n = len < sizeof tmp ? len : sizeof tmp;
-		ssize_t got = pread(fd, tmp, n, (off_t)off);
-
-		if (got != (ssize_t)n || memcmp(tmp, b, n))
-			return false;
-		b += n;
-		off += n;
-		len -= n;
-	}
-	return true;
-}
-
-/*
- * The current entry, NAME.  In an uncompressed tar, the bytes are served
- * in place when libarchive's first block is exactly the file's bytes
- * there; else copied.  *KEPT: the non-zero chunks copied.
- */
-static pt_err read_regular(struct arch *ar, struct archive *a, struct archive_entry *e,
-			   const char *name, uint64_t budget, uint64_t *kept)
-{
-	struct cur c = {.name = name};
-	const void *buf = NULL;
-	size_t len = 0;
-	int64_t off = 0;
-	pt_err rc;
-	int r;
-
-	*kept = 0;
-	c.size_known = archive_entry_size_is_set(e) && archive_entry_size(e) >= 0;
-	c.size = c.size_known ? (uint64_t)archive_entry_size(e) : 0;
-	if (ar->inplace_ok && c.size_known && archive_entry_sparse_count(e) == 0) {
-		/* libarchive has consumed the header: the data starts here. */
-		int64_t data_off = archive_filter_bytes(a, 0);
-
-		if (c.size == 0) {
-			rc = pt_loader_add_mapped(ar->ld, name, ar->fd, 0, 0);
-			return rc ? pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path) : PT_OK;
-		}
-		r = archive_read_data_block(a, &buf, &len, &off);
-		if (r < ARCHIVE_WARN)
-			return archive_fail(ar, a);
-		if (r == ARCHIVE_OK && data_off >= 0 && off == 0 && len > 0 && len <= c.size &&
-		    (uint64_t)data_off <= ar->total && c.size <= ar->total - (uint64_t)data_off &&
-		    same_bytes(ar->fd, (uint64_t)data_off, buf, len)) {
-			rc = pt_loader_add_mapped(ar->ld, name, ar->fd, (uint64_t)data_off, c.size);
-			if (rc == PT_OK)
-				return PT_OK;    /* the next header skips the rest with a seek */
-			if (rc != PT_E_IO)
-				return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
-			ar->inplace_ok = false;    /* not mappable: copy, from the block in hand */
-		}
-		if (r == ARCHIVE_EOF)
-			buf = NULL, len = 0;
-	}
-	/* The member exists even when it holds no byte. */
-	rc = pt_loader_add_copy(ar->ld, name, 0, NULL, 0);
-	if (rc)
-		return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
-	if (buf == NULL) {
-		r = archive_read_data_block(a, &buf, &len, &off);
-		if (r == ARCHIVE_EOF) {
-			buf = NULL;
-			len = 0;
-		} else if (r < ARCHIVE_WARN) {
-			return archive_fail(ar, a);
-		}
-	}
-	rc = buf || c.size ? read_data(ar, a, &c, buf, len, off, budget) : PT_OK;
-	if (!rc && !c.dropped)
-		*kept = c.nc;
-	return rc;
-}
-
-/*
- * After the first header: whether members can be read in place.  Only an
- * uncompressed tar has member data verbatim in the file.
- */
-static bool can_inplace(const struct arch *ar, struct archive *a)
-{
-	return archive_filter_count(a) == 1 && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
-	       (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR && ar->total > 0;
-}
-
 /* One member that is not a regular file (or a hard link): absent, with a warning. */
-static pt_err add_special(struct arch *ar, const char *name, mode_t type, bool hardlink)
+static pt_err add_special(struct pt_arch *ar, const char *name, mode_t type, bool hardlink)
 {
 	pt_err rc = note_ini(ar, name, hardlink ? "hard link" : type_name(type));
 
@@ -424,41 +189,7 @@ static pt_err add_special(struct arch *ar, const char *name, mode_t type, bool h
 	return PT_OK;
 }
 
-/* The normalised name of the current entry in *NAME (malloc'd), or NULL when it is never used. */
-static pt_err entry_name(struct arch *ar, struct archive_entry *e, char **name)
-{
-	const char *raw = archive_entry_pathname(e);
-
-	*name = NULL;
-	if (!raw) {
-		if (!ar->again)
-			pt_loader_warn(ar->ld, "member with an unreadable name: ignored");
-		return PT_OK;
-	}
-	if (strlen(raw) > MAX_MEMBER_NAME) {
-		if (!ar->again)
-			pt_loader_warn(ar->ld, "member '%.64s...' has a name longer than %d bytes: ignored",
-				       raw, MAX_MEMBER_NAME);
-		return PT_OK;
-	}
-	*name = strdup(raw);
-	if (!*name)
-		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
-	if (!pt_path_normalise(*name)) {
-		if (ar->again)
-			;   /* said in the first pass */
-		else if (raw[0] == '/')
-			pt_loader_warn(ar->ld, "member '%s' has an absolute name: never used", raw);
-		else if (strstr(raw, ".."))
-			pt_loader_warn(ar->ld, "member '%s' has a '..' component: never used", raw);
-		/* else the root directory itself ("./"): nothing to say */
-		free(*name);
-		*name = NULL;
-	}
-	return PT_OK;
-}
-
-static pt_err scan_archive(struct arch *ar)
+static pt_err scan_archive(struct pt_arch *ar)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -472,7 +203,7 @@ static pt_err scan_archive(struct arch *ar)
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_fd(a, ar->fd, 65536) != ARCHIVE_OK) {
-		rc = archive_fail(ar, a);
+		rc = pt_arch_fail(ar, a);
 		goto out;
 	}
 	for (;;) {
@@ -483,16 +214,16 @@ static pt_err scan_archive(struct arch *ar)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			rc = archive_fail(ar, a);
+			rc = pt_arch_fail(ar, a);
 			goto out;
 		}
 		pt_loader_progress(ar->ld, (uint64_t)archive_filter_bytes(a, -1), ar->total, false);
 		if (first) {
 			first = false;
-			ar->inplace_ok = can_inplace(ar, a);
+			ar->inplace_ok = pt_arch_can_inplace(ar, a);
 		}
 		free(name);
-		rc = entry_name(ar, e, &name);
+		rc = pt_arch_entry_name(ar, e, &name);
 		if (rc)
 			goto out;
 		if (!name)
@@ -514,7 +245,7 @@ static pt_err scan_archive(struct arch *ar)
 		}
 		if (ar->filter && !is_needed(ar, name))
 			continue;    /* no section can name it */
-		rc = read_regular(ar, a, e, name, ar->filter ? UINT64_MAX : PRE_INI_BUDGET - prekept, &kept);
+		rc = pt_arch_read_regular(ar, a, e, name, ar->filter ? UINT64_MAX : PRE_INI_BUDGET - prekept, &kept);
 		if (rc)
 			goto out;
 		if (!ar->filter)
@@ -563,7 +294,7 @@ static bool is_bare_ini(const struct pt_probe *p)
 }
 
 /* The capture.ini that counts: at the root, or in the only top-level directory. */
-static pt_err pick_ini(struct arch *ar, const struct ini_seen **out, bool *in_dir)
+static pt_err pick_ini(struct pt_arch *ar, const struct ini_seen **out, bool *in_dir)
 {
 	const struct ini_seen *root = ini_find(ar, "capture.ini"), *dir = NULL, *link = NULL;
 	char *dirini = NULL;
@@ -602,10 +333,10 @@ static pt_err pick_ini(struct arch *ar, const struct ini_seen **out, bool *in_di
  * Reads the archive again from its start, and of its regular members only
  * those called one of WANT (sorted; every occurrence, so a repeated name
  * is still reported as repeated), with BUDGET bytes of non-zero data each.
- * The first pass made them absent (deferred_what): that is forgotten first.
+ * The first pass made them absent (pt_arch_deferred_what): that is forgotten first.
  * A file that does not seek back is left as it is (they stay absent).
  */
-static pt_err reread(struct arch *ar, char **want, size_t nwant, uint64_t budget)
+static pt_err reread(struct pt_arch *ar, char **want, size_t nwant, uint64_t budget)
 {
 	struct archive *a;
 	struct archive_entry *e;
@@ -618,12 +349,12 @@ static pt_err reread(struct arch *ar, char **want, size_t nwant, uint64_t budget
 	if (!a)
 		return pt_loader_fail(ar->ld, PT_E_NOMEM, "%s: out of memory", ar->path);
 	for (size_t i = 0; i < nwant; i++)
-		pt_loader_forget_absent(ar->ld, want[i], deferred_what);
+		pt_loader_forget_absent(ar->ld, want[i], pt_arch_deferred_what);
 	ar->again = true;
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_fd(a, ar->fd, 65536) != ARCHIVE_OK) {
-		rc = archive_fail(ar, a);
+		rc = pt_arch_fail(ar, a);
 		goto out;
 	}
 	for (;;) {
@@ -633,17 +364,17 @@ static pt_err reread(struct arch *ar, char **want, size_t nwant, uint64_t budget
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			rc = archive_fail(ar, a);
+			rc = pt_arch_fail(ar, a);
 			goto out;
 		}
 		free(name);
-		rc = entry_name(ar, e, &name);
+		rc = pt_arch_entry_name(ar, e, &name);
 		if (rc)
 			goto out;
 		if (!name || archive_entry_hardlink(e) || archive_entry_filetype(e) != AE_IFREG ||
 		    !bsearch(&name, want, nwant, sizeof *want, cmp_str))
 			continue;
-		rc = read_regular(ar, a, e, name, budget, &kept);
+		rc = pt_arch_read_regular(ar, a, e, name, budget, &kept);
 		if (rc)
 			goto out;
 	}
@@ -656,7 +387,7 @@ out:
 }
 
 /* Whether NAME was dropped over the budget in the first pass. */
-static bool was_deferred(const struct arch *ar, const char *name)
+static bool was_deferred(const struct pt_arch *ar, const char *name)
 {
 	for (size_t i = 0; i < ar->ndeferred; i++)
 		if (!strcmp(ar->deferred[i], name))
@@ -670,7 +401,7 @@ static bool was_deferred(const struct arch *ar, const char *name)
  * sorted.  A capture.ini that does not parse wants nothing: its error is
  * reported when it is emitted.
  */
-static pt_err wanted(struct arch *ar, const char *text, size_t len, const char *prefix,
+static pt_err wanted(struct pt_arch *ar, const char *text, size_t len, const char *prefix,
 		     char ***want, size_t *nwant)
 {
 	struct pt_ini *p = NULL;
@@ -722,7 +453,7 @@ static pt_err wanted(struct arch *ar, const char *text, size_t len, const char *
  * itself was dropped, for it).  Memory stays what capture.ini first would
  * have cost: only named members are kept.
  */
-static pt_err second_pass(struct arch *ar)
+static pt_err second_pass(struct pt_arch *ar)
 {
 	const struct ini_seen *ini;
 	char **want = NULL, *text = NULL, *prefix = NULL, *one;
@@ -756,7 +487,7 @@ static pt_err second_pass(struct arch *ar)
 	return rc;
 }
 
-static pt_err archive_ini(struct arch *ar)
+static pt_err archive_ini(struct pt_arch *ar)
 {
 	const struct ini_seen *ini;
 	bool in_dir;
@@ -782,7 +513,7 @@ static pt_err archive_ini(struct arch *ar)
 		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' is larger than %u MiB", ar->path,
 				      ini->name, PT_INI_MAX_SIZE >> 20);
 	if (rc == PT_E_NOTFOUND)
-		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' %s", ar->path, ini->name, deferred_what);
+		return pt_loader_fail(ar->ld, PT_E_CAPTURE, "%s: '%s' %s", ar->path, ini->name, pt_arch_deferred_what);
 	if (rc)
 		return pt_loader_fail(ar->ld, rc, "%s: out of memory", ar->path);
 	rc = pt_loader_emit_ini(ar->ld, text, len, NULL);
@@ -803,7 +534,7 @@ static int archive_bid(const struct pt_probe *p)
 
 static pt_err archive_load(struct pt_loader *ld, const struct pt_probe *p)
 {
-	struct arch ar = {.ld = ld, .path = p->path, .fd = p->fd, .total = (uint64_t)p->st->st_size};
+	struct pt_arch ar = {.ld = ld, .path = p->path, .fd = p->fd, .total = (uint64_t)p->st->st_size};
 	pt_err rc;
 
 	if (is_bare_ini(p))

@@ -20,7 +20,7 @@
  * its registers (HMP `xp` of its MMIO: iommus() below), and its PCI
  * functions (query-pci: pci() below).  The
  * connection stays open for the mount's life: it tells when QEMU exits and
- * stops the guest for -o pause.
+ * stops the guest for -o pause (the hooks: qmp_live.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,31 +38,7 @@
 #include "pt_src_gdb.h"
 #include "pt_src_qmp.h"
 #include "pt_vec.h"
-
-/* CR0.PG (bit 31) and EFER.LMA (bit 10): the vCPU walks 64-bit tables (Intel SDM vol. 3A 4.1.1). */
-#define CR0_PG (1ull << 31)
-#define EFER_LMA (1ull << 10)
-
-struct live {
-	struct pt_qmp q;
-	pthread_mutex_t lock;
-	bool dead;
-	bool arm64;             /* an aarch64 target: vCPUs from the gdbstub */
-	/*
-	 * ptfs stopped a running guest (-o pause, the gdbstub) and has not
-	 * seen it run since: a stop or cont answered late or not at all.
-	 * Until query-status says it runs, each hook asks and continues it.
-	 */
-	bool owe_cont;
-	int64_t owe_asked;      /* when live_check() last asked (ms): at most once a second */
-	/* x86: each context cpuN's vCPU index and the CR3 it was last given (live_regs()) */
-	struct live_cpu {
-		unsigned index;
-		uint64_t cr3;
-	} *cpu;
-	size_t ncpu;
-	char label[128];
-};
+#include "qmp_live.h"
 
 static const char *base_name(const char *p)
 {
@@ -88,204 +64,6 @@ static pt_err qom_get(struct pt_qmp *q, const char *path, const char *prop, stru
 	pt_buf_free(&b);
 	return rc;
 }
-
-/* ---- the live hooks ---- */
-
-/* Whether the guest runs (query-status), into *RUN (the caller holds the connection). */
-static pt_err running(struct live *l, bool *run, char *e, size_t elen)
-{
-	struct pt_json *msg = NULL;
-	const struct pt_json *ret, *r;
-	pt_err rc = pt_qmp_cmd(&l->q, "{\"execute\": \"query-status\"}", &msg, &ret, e, elen);
-
-	r = rc ? NULL : pt_json_get(ret, "running");
-	if (!rc && (!r || r->type != PT_JSON_BOOL))
-		rc = pt_err_fmt(e, elen, PT_E_CAPTURE, "query-status answered no \"running\"");
-	*run = r && r->type == PT_JSON_BOOL && r->b;
-	pt_json_free(msg);
-	return rc;
-}
-
-static pt_err simple(struct live *l, const char *json, char *e, size_t elen)
-{
-	struct pt_json *msg = NULL;
-	const struct pt_json *ret;
-	pt_err rc = pt_qmp_cmd(&l->q, json, &msg, &ret, e, elen);
-
-	pt_json_free(msg);
-	if (l->q.gone)
-		l->dead = true;
-	return rc;
-}
-
-/*
- * A guest ptfs stopped and owes a cont (l->owe_cont): query-status, and a
- * cont if it is still stopped.  What it was before ptfs stopped it (it
- * ran) is what it is made again; false while that is still in doubt.
- */
-static bool settle(struct live *l)
-{
-	char e[256];
-	bool run = false;
-
-	if (!l->owe_cont || l->dead)
-		return !l->owe_cont;
-	if (running(l, &run, e, sizeof e))
-		return false;
-	if (!run && simple(l, "{\"execute\": \"cont\"}", e, sizeof e) && (running(l, &run, e, sizeof e) || !run))
-		return false;
-	l->owe_cont = false;
-	return true;
-}
-
-/*
- * -o pause: a running guest is stopped.  A stop that fails (QEMU answers
- * late, or not at all) leaves the guest's state in doubt: query-status
- * says whether the stop took, and a stopped guest is continued by
- * live_resume() as if it had answered; when even that fails, ptfs owes
- * the guest a cont (settle()).
- */
-static pt_err live_pause(void *ud, bool *stopped, char *err, size_t errlen)
-{
-	struct live *l = ud;
-	char e[256], e2[256];
-	bool run = false;
-	pt_err rc;
-
-	*stopped = false;
-	pthread_mutex_lock(&l->lock);
-	settle(l);
-	rc = running(l, &run, e, sizeof e);
-	if (!rc && run) {
-		rc = simple(l, "{\"execute\": \"stop\"}", e, sizeof e);
-		if (!rc)
-			*stopped = true;
-		else if (!l->dead && !running(l, &run, e2, sizeof e2))
-			*stopped = !run;   /* the stop took (it answered late): the render holds still */
-		else if (!l->dead)
-			l->owe_cont = true;
-		if (*stopped)
-			rc = PT_OK;
-	}
-	if (l->q.gone)
-		l->dead = true;
-	pthread_mutex_unlock(&l->lock);
-	return rc ? pt_err_fmt(err, errlen, rc, "%s: stop: %s", l->label, e) : PT_OK;
-}
-
-/* A cont that fails leaves ptfs owing one, asked again by every later hook (settle()). */
-static pt_err resume_locked(struct live *l, char *err, size_t errlen)
-{
-	char e[256];
-	pt_err rc = simple(l, "{\"execute\": \"cont\"}", e, sizeof e);
-
-	if (rc && !l->dead) {
-		l->owe_cont = true;
-		if (settle(l))
-			rc = PT_OK;   /* it answered late: the guest runs */
-	}
-	return rc ? pt_err_fmt(err, errlen, rc, "%s: cont: %s", l->label, e) : PT_OK;
-}
-
-static pt_err live_resume(void *ud, char *err, size_t errlen)
-{
-	struct live *l = ud;
-	pt_err rc;
-
-	pthread_mutex_lock(&l->lock);
-	rc = resume_locked(l, err, errlen);
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
-
-static pt_err live_check(void *ud, char *err, size_t errlen)
-{
-	struct live *l = ud;
-	pt_err rc = PT_OK;
-
-	pthread_mutex_lock(&l->lock);
-	if (!l->dead && pt_qmp_gone(&l->q))
-		l->dead = true;
-	/* a guest ptfs owes a cont is asked about at most once a second, not at every request */
-	if (l->owe_cont && !l->dead && pt_sock_now_ms() - l->owe_asked >= 1000) {
-		settle(l);
-		l->owe_asked = pt_sock_now_ms();
-	}
-	if (l->dead)
-		rc = pt_err_fmt(err, errlen, PT_E_IO, "%s: the QMP socket was closed: QEMU exited, the guest's "
-				"memory is gone", l->label);
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
-
-/*
- * The vCPUs' CR3 read again (`info registers -a`, which does not stop the
- * guest): each context cpuN whose vCPU now runs another task's tables,
- * in 64-bit mode with paging still, is given its new CR3.  An aarch64
- * guest's TTBRs come from the gdbstub, which stops the guest: they stay
- * as read at mount (ptfs(1) LIVE GUESTS).
- */
-static pt_err live_regs(void *ud, struct pt_live_reg **regs, size_t *n, char *err, size_t errlen)
-{
-	struct live *l = ud;
-	struct pt_qmp_cpu *c = NULL;
-	size_t nc = 0;
-	char *text = NULL, e[256];
-	pt_err rc = PT_OK;
-
-	*regs = NULL;
-	*n = 0;
-	pthread_mutex_lock(&l->lock);
-	if (l->ncpu && !l->dead)
-		rc = pt_qmp_hmp(&l->q, "info registers -a", &text, e, sizeof e);
-	if (!rc && text)
-		rc = pt_qmp_regs(text, &c, &nc, e, sizeof e);
-	if (!rc && nc && !(*regs = calloc(l->ncpu, sizeof **regs)))
-		rc = pt_err_fmt(e, sizeof e, PT_E_NOMEM, "out of memory");
-	for (size_t i = 0; !rc && i < nc; i++) {
-		/* at most one value per context: a CPU#N shown twice is read once */
-		for (size_t k = 0; k < l->ncpu && *n < l->ncpu; k++) {
-			struct pt_live_reg *r = &(*regs)[*n];
-
-			if (l->cpu[k].index != c[i].index || c[i].seen != PT_QMP_R_ALL || !(c[i].cr0 & CR0_PG) ||
-			    !(c[i].efer & EFER_LMA) || c[i].cr3 == l->cpu[k].cr3)
-				continue;
-			snprintf(r->ctx, sizeof r->ctx, "cpu%u", c[i].index);
-			r->key = "cr3";
-			r->value = l->cpu[k].cr3 = c[i].cr3;
-			++*n;
-		}
-	}
-	if (l->q.gone)
-		l->dead = true;
-	pthread_mutex_unlock(&l->lock);
-	free(text);
-	free(c);
-	if (rc) {
-		free(*regs);
-		*regs = NULL;
-		*n = 0;
-		return pt_err_fmt(err, errlen, rc, "%s: info registers -a: %s", l->label, e);
-	}
-	return PT_OK;
-}
-
-static void live_free(void *ud)
-{
-	struct live *l = ud;
-
-	/* a guest ptfs stopped and could not continue is continued now, if QEMU answers at last */
-	settle(l);
-	/* then closing the socket is all: QEMU's monitor goes back to listening, the guest runs on */
-	pt_qmp_close(&l->q);
-	pthread_mutex_destroy(&l->lock);
-	free(l->cpu);
-	free(l);
-}
-
-static const struct pt_live_ops live_ops = {
-	.check = live_check, .pause = live_pause, .resume = live_resume, .regs = live_regs, .free = live_free,
-};
 
 /* ---- the load ---- */
 
@@ -320,7 +98,7 @@ static void show_json(const struct pt_json *v, char *out, size_t len)
  * guest (ptfs-capture(5): "QMP: ..."); *VAL NULL with Q's answered_error
  * set is QEMU's "no such property", which the caller explains.
  */
-static pt_err backend_get(struct pt_loader *ld, struct live *l, const char *path, const char *prop,
+static pt_err backend_get(struct pt_loader *ld, struct pt_qmp_live *l, const char *path, const char *prop,
 			  struct pt_json **msg, const struct pt_json **val)
 {
 	char e[512];
@@ -334,7 +112,7 @@ static pt_err backend_get(struct pt_loader *ld, struct live *l, const char *path
 }
 
 /* The backend: its QOM path into BPATH, its file opened into *FD, its size. */
-static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t blen, int *fd,
+static pt_err backend(struct pt_loader *ld, struct pt_qmp_live *l, char *bpath, size_t blen, int *fd,
 		      uint64_t *size)
 {
 	const char *lab = l->label;
@@ -412,7 +190,7 @@ static pt_err backend(struct pt_loader *ld, struct live *l, char *bpath, size_t 
 }
 
 /* [memory ramN] per range of the backend in the flat view of system memory (MTREE: `info mtree -f`). */
-static pt_err ram_ranges(struct pt_loader *ld, struct live *l, const char *mtree, const char *bpath,
+static pt_err ram_ranges(struct pt_loader *ld, struct pt_qmp_live *l, const char *mtree, const char *bpath,
 			 uint64_t size)
 {
 	struct pt_qmp_range *r = NULL;
@@ -486,7 +264,7 @@ static const struct live_iommu {
 };
 
 /* HMP xp /1FMTx ADDR into *V. */
-static pt_err xp(struct live *l, char fmt, uint64_t addr, uint64_t *v, char *e, size_t elen)
+static pt_err xp(struct pt_qmp_live *l, char fmt, uint64_t addr, uint64_t *v, char *e, size_t elen)
 {
 	char cmd[64], *text = NULL;
 	pt_err rc;
@@ -500,7 +278,7 @@ static pt_err xp(struct live *l, char fmt, uint64_t addr, uint64_t *v, char *e, 
 }
 
 /* [iommu NAME] per IOMMU of live_iommus[] that the guest has turned on. */
-static pt_err iommus(struct pt_loader *ld, struct live *l, const char *mtree)
+static pt_err iommus(struct pt_loader *ld, struct pt_qmp_live *l, const char *mtree)
 {
 	char e[512], prov[192];
 
@@ -566,7 +344,7 @@ static const char *x86_mode(const struct pt_qmp_cpu *c)
 }
 
 /* [cpu cpuN] per vCPU in long mode with paging. */
-static pt_err cpus(struct pt_loader *ld, struct live *l)
+static pt_err cpus(struct pt_loader *ld, struct pt_qmp_live *l)
 {
 	struct pt_qmp_cpu *c = NULL;
 	size_t n = 0, made = 0, nsaid = 0;
@@ -630,7 +408,7 @@ static pt_err cpus(struct pt_loader *ld, struct live *l)
  * filename "unix:PATH,server=on" ("disconnected:" before while no debugger
  * is attached), PATH absolute: QEMU's working directory is not ours.
  */
-static pt_err gdb_socket(struct pt_loader *ld, struct live *l, char *path, size_t len)
+static pt_err gdb_socket(struct pt_loader *ld, struct pt_qmp_live *l, char *path, size_t len)
 {
 	struct pt_json *msg = NULL;
 	const struct pt_json *ret;
@@ -671,7 +449,7 @@ static pt_err gdb_socket(struct pt_loader *ld, struct live *l, char *path, size_
  * MMU on (SCTLR_EL1.M), registers from the gdbstub.  QEMU stops the guest
  * while a debugger is connected: a guest that ran is continued after.
  */
-static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
+static pt_err arm64_cpus(struct pt_loader *ld, struct pt_qmp_live *l)
 {
 	struct pt_gdb_cpu *c = NULL;
 	size_t n = 0, made = 0, nsaid = 0;
@@ -682,12 +460,12 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 
 	if (rc)
 		return rc;
-	if ((rc = running(l, &ran, e, sizeof e)))
+	if ((rc = pt_qmp_live_running(l, &ran, e, sizeof e)))
 		return pt_loader_fail(ld, rc, "%s: query-status: %s", l->label, e);
 	rc = pt_gdb_arm64_cpus(path, PT_QMP_TIMEOUT_MS, &c, &n, e, sizeof e);
 	if (ran) {
 		char e2[256];
-		pt_err rc2 = resume_locked(l, e2, sizeof e2);   /* the same cont as -o pause's */
+		pt_err rc2 = pt_qmp_live_resume(l, e2, sizeof e2);   /* the same cont as -o pause's */
 
 		if (rc2 && !rc)
 			rc = pt_err_fmt(e, sizeof e, rc2, "after the gdbstub stopped the guest: %s", e2);
@@ -745,7 +523,7 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct live *l)
 }
 
 /* QEMU's target: x86-64 vCPUs from HMP, aarch64 ones from the gdbstub. */
-static pt_err target(struct pt_loader *ld, struct live *l)
+static pt_err target(struct pt_loader *ld, struct pt_qmp_live *l)
 {
 	struct pt_json *msg = NULL;
 	const struct pt_json *ret, *a;
@@ -796,7 +574,7 @@ static bool pci_devs(const struct pt_json *devs, struct pt_pci_dev **v, size_t *
  * know which guest driver binds each, so none is named.  An answer that is
  * not PciInfo: one warning, nothing named.
  */
-static pt_err pci(struct pt_loader *ld, struct live *l)
+static pt_err pci(struct pt_loader *ld, struct pt_qmp_live *l)
 {
 	struct pt_json *msg = NULL;
 	const struct pt_json *ret;
@@ -824,7 +602,7 @@ static pt_err pci(struct pt_loader *ld, struct live *l)
 
 static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 {
-	struct live *l = calloc(1, sizeof *l);
+	struct pt_qmp_live *l = calloc(1, sizeof *l);
 	char e[512], bpath[256], *mtree = NULL;
 	uint64_t size = 0;
 	int fd = -1;
@@ -835,7 +613,7 @@ static pt_err qmp_load(struct pt_loader *ld, const struct pt_probe *p)
 	pthread_mutex_init(&l->lock, NULL);
 	l->q.fd = -1;
 	pt_text_escape(l->label, sizeof l->label, p->path);
-	pt_loader_set_live(ld, &live_ops, l);   /* owned by the capture from here */
+	pt_loader_set_live(ld, &pt_qmp_live_ops, l);   /* owned by the capture from here */
 	rc = pt_qmp_open(&l->q, p->path, PT_QMP_TIMEOUT_MS, e, sizeof e);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: QMP: %s", l->label, e);

@@ -56,6 +56,14 @@ bool pt_wk_raw_zero(const uint8_t raw[16]);
 /* Decodes RAW, an entry of T (the context's biases applied); false: not decodable. */
 bool pt_wk_decode(const struct pt_table *t, const uint8_t raw[16], unsigned flags,
 		  struct pt_entry *e);
+/* pt_table_read() with decode FLAGS (PT_DECODE_*). */
+bool pt_wk_read_flags(const struct pt_table *t, uint64_t index, unsigned flags, struct pt_entry *e);
+/*
+ * The states of entry E at INDEX of T that depend on where it sits, not on
+ * its bits (reserved_bits below a reserved pointer, shadowed, a leaf the
+ * walker never reaches not mapped): walk.c.
+ */
+void pt_wk_place_state(const struct pt_table *t, uint64_t index, struct pt_entry *e);
 /* The first index >= I of T that is captured (T's entries if none). */
 uint64_t pt_wk_next_captured(const struct pt_table *t, uint64_t i);
 /* The first index >= I of T whose raw bytes are not zero. */
