@@ -288,15 +288,19 @@ static const char *ann_of(const struct pt_context *ctx, const char *key)
  * The processes among the contexts that map the byte: a Linux process's
  * context pidN (core/linux, docs/design.md §3.3) carries its pid and comm
  * as x-pid and x-comm.  Text `pid50 (worker)`, JSON {comm, context, pid};
- * once per context (the hits come by context).
+ * once per context (the hits come by context).  Only a mapping the process
+ * can reach from user mode counts (LEAF's U/S bit, where the format has
+ * one): every pidN holds the kernel's half too, whose direct map maps every
+ * frame, so counting it named every process for every page (the qemu
+ * suite's ptfs-family: a frame the guest's pagemap gives one process).
  */
 static void proc_add(struct pt_buf *txt, struct pt_jarr *js, const struct pt_context *ctx,
-		     const struct pt_context **last)
+		     const struct pt_entry *leaf, const struct pt_context **last)
 {
 	const char *pid = ann_of(ctx, "x-pid"), *comm = ann_of(ctx, "x-comm");
 	struct pt_jobj o = {0};
 
-	if (ctx == *last || !pid || !comm)
+	if (ctx == *last || !pid || !comm || !pt_entry_get(leaf, "user", 1))
 		return;
 	*last = ctx;
 	pt_buf_printf(txt, "%s%s (%s)", txt->len ? ", " : "", ctx->name, comm);
@@ -345,7 +349,7 @@ pt_err pt_render_pa(struct pt_buf *b, struct pt_pa_index *ix, unsigned space, ui
 		} else {
 			pt_buf_printf(b, "%s %s %s %s\n", ctx->name, va, path, flags);
 		}
-		proc_add(&procs, &pj, ctx, &last);
+		proc_add(&procs, &pj, ctx, &w.steps[w.leaf_step].entry, &last);
 		shown++;
 	}
 	if (out == PT_OUT_JSON) {
