@@ -6,6 +6,7 @@
  * executable: kernel threads have none) but itself it prints
  *   PTFS-PROC PID PPID THREADS COMM  from /proc/PID/stat ("pid (comm) state ppid
  *                                    ... num_threads", proc(5) fields 1-4 and 20)
+ *   PTFS-VMA PID LO HI               every VMA of /proc/PID/maps, [LO, HI)
  *   PTFS-PM PID VA PFN [none]        up to PM_PER_VMA present pages of each VMA,
  *                                    `none` in a PROT_NONE VMA: pagemap calls its
  *                                    PTEs present (pte_present() counts
@@ -43,8 +44,11 @@ static void pagemap(long pid)
 		char perm[8] = "";
 		int n = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perm) != 3 || lo >= 1ull << 56)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perm) != 3)
 			continue;
+		printf("PTFS-VMA %ld 0x%" PRIx64 " 0x%" PRIx64 "\n", pid, lo, hi);
+		if (lo >= 1ull << 56)
+			continue;   /* [vsyscall]: no pagemap entries up there */
 		for (uint64_t va = lo; va < hi && n < PM_PER_VMA; va += 4096) {
 			uint64_t e;
 

@@ -35,7 +35,11 @@ With `pa` (once per guest: each answer loads the dump), who maps a page:
   - every other frame the sample shows in two or more processes (busybox's
     text, shared by every process that runs it), up to SHARED_MAX of them:
     `TOOL pa` names at least those processes (the sample is partial, so
-    ptfs may name more), RUNNER left out (its pages may have moved).
+    ptfs may name more), RUNNER left out (its pages may have moved);
+  - ptfs maps no user page outside the process's VMAs: every run of
+    `TOOL maps --json DUMP pidN` with the user flag lies inside the VMAs
+    ptfs-procs listed (`PTFS-VMA PID LO HI`, /proc/PID/maps), RUNNER
+    left out (it runs on after the sample).
 Prints the counts; exit 1 with every disagreement listed."""
 import json
 import subprocess
@@ -47,19 +51,47 @@ SHARED_MAX = 6
 
 
 def guest(serial):
-    procs, pm, family = {}, {}, None
+    procs, pm, family, vmas = {}, {}, None, {}
     with open(serial, 'rb') as f:
         for raw in f:
             line = raw.decode('utf-8', 'replace').rstrip('\r\n')
             if line.startswith('PTFS-PROC '):
                 _, pid, ppid, threads, comm = line.split(' ', 4)
                 procs[int(pid)] = (int(ppid), comm[:15], int(threads))
+            elif line.startswith('PTFS-VMA '):
+                f = line.split()
+                vmas.setdefault(int(f[1]), []).append((int(f[2], 16), int(f[3], 16)))
             elif line.startswith('PTFS-FAMILY '):
                 family = tuple(int(x, 0) for x in line.split()[1:5])
             elif line.startswith('PTFS-PM '):
                 f = line.split()
                 pm.setdefault(int(f[1]), []).append((int(f[2], 16), int(f[3], 16), f[4:] == ['none']))
-    return procs, pm, family
+    return procs, pm, family, vmas
+
+
+def outside_vmas(tool, dump, pid, vmas, bad):
+    """Checks pidN's user runs against its VMAs; returns the runs checked."""
+    r = subprocess.run([tool, 'maps', '--json', dump, 'pid%d' % pid], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        bad.append('ptfs-tool maps pid%d: exit %d: %s' % (pid, r.returncode, r.stderr.strip()[:200]))
+        return 0
+    spans = sorted(vmas)
+    n = 0
+    for line in r.stdout.splitlines():
+        run = json.loads(line)
+        if 'user' not in run.get('flags', []):
+            continue
+        n += 1
+        lo, hi = int(run['va_start'], 16), int(run['va_end'], 16)
+        for a, b in spans:   # the run, cut by each VMA in order, must be used up
+            if a <= lo < b:
+                lo = min(b, hi)
+            if lo >= hi:
+                break
+        if lo < hi:
+            bad.append('pid%d: ptfs maps user VAs 0x%x-0x%x outside every VMA of /proc/%d/maps' % (pid, lo, hi, pid))
+    return n
 
 
 def pa_pids(tool, dump, pfn):
@@ -120,7 +152,7 @@ def who_maps(tool, dump, procs, pm, family, bad):
 
 def main():
     tool, dump, serial = sys.argv[1:4]
-    procs, pm, family = guest(serial)
+    procs, pm, family, vmas = guest(serial)
     if not procs:
         sys.exit('tasks_agree: no PTFS-PROC line in %s (ptfs-procs did not run)' % serial)
     r = subprocess.run([tool, 'tasks', '--json', dump], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -166,7 +198,10 @@ def main():
     whom = ''
     if sys.argv[4:5] == ['pa']:
         nshared, nfam = who_maps(tool, dump, procs, pm, family, bad)
-        whom = '; who maps: %d family frames, %d shared frames' % (nfam, nshared)
+        nruns = sum(outside_vmas(tool, dump, pid, vmas.get(pid, []), bad)
+                    for pid in sorted(set(procs) & set(mine)) if pid != RUNNER)
+        whom = '; who maps: %d family frames, %d shared frames; %d user runs inside the VMAs' % (
+            nfam, nshared, nruns)
     print('tasks_agree: %d processes in the guest, %d in ptfs; %d sampled pages (%d PROT_NONE); '
           '%d moved since the sample (pid %d ran on: copy-on-write)%s; %d disagreements' % (
               len(procs), len(mine), npfn, nnone, len(moved), RUNNER, whom, len(bad)))
