@@ -265,10 +265,11 @@ big() {
 	shift
 	start_fg "$TMP/big.sock" "$mnt" -- "$@" || bad "ptfs mounts the big guest $*"
 }
-# changed FILE LINE [N]: whether one of N (50) renders of FILE ends in LINE (refresh=0: every open renders)
+# changed FILE LINE [N]: whether one of N (400) renders of FILE ends in LINE (refresh=0: every open
+# renders; it returns at the first, and a loaded machine gives the writer few turns per render)
 changed() {
 	local i
-	for i in $(seq "${3:-50}"); do
+	for i in $(seq "${3:-400}"); do
 		[ "$(tail -n 1 "$1")" = "$2" ] && return 0
 	done
 	return 1
