@@ -34,6 +34,16 @@ bool pt_amd_dte_device(uint64_t q0)
 	return (q0 & 3) == 3;
 }
 
+uint64_t pt_amd_dte_count(uint64_t reg)
+{
+	return (uint64_t)pt_amd_dtb_pages(reg) * 128;
+}
+
+uint64_t pt_amd_dte_addr(uint64_t reg, uint64_t devid)
+{
+	return pt_amd_dtb_base(reg) + 32 * devid;
+}
+
 void pt_amd_dte(const uint64_t *q, struct pt_amd_dte *out)
 {
 	uint64_t w[3] = {q[0], q[1], q[2]};

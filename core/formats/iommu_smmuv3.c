@@ -110,6 +110,50 @@ unsigned pt_smmu_cd_split(unsigned s1fmt)
 	return s1fmt == 1 ? 6 : 10;
 }
 
+unsigned pt_smmu_sid_bits(uint64_t cfg)
+{
+	unsigned l = pt_smmu_log2size(cfg);
+
+	return l > 32 ? 32 : l;
+}
+
+uint64_t pt_smmu_l1_count(uint64_t cfg)
+{
+	unsigned l = pt_smmu_sid_bits(cfg), s = pt_smmu_split(cfg);
+
+	return l > s ? 1ull << (l - s) : 1;
+}
+
+uint64_t pt_smmu_l1_addr(uint64_t strtab_base, uint64_t n)
+{
+	return pt_smmu_strtab_base(strtab_base) + 8 * n;
+}
+
+uint64_t pt_smmu_l2_count(unsigned span)
+{
+	return 1ull << (span - 1);
+}
+
+uint64_t pt_smmu_entry64(uint64_t table, uint64_t i)
+{
+	return table + 64 * i;
+}
+
+bool pt_smmu_ste_cdtab(const struct pt_smmu_ste *e)
+{
+	return e->v && e->config == PT_SMMU_CFG_S1 && e->s1fmt != 3;
+}
+
+uint64_t pt_smmu_cd_count(const struct pt_smmu_ste *e, unsigned maxbits)
+{
+	return 1ull << (e->s1cdmax > maxbits ? maxbits : e->s1cdmax);
+}
+
+uint64_t pt_smmu_l1cd_addr(uint64_t table, uint64_t ssid, unsigned fmt)
+{
+	return table + 8 * (ssid >> pt_smmu_cd_split(fmt));
+}
+
 static unsigned smmu_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
 			   size_t len)
 {

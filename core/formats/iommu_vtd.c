@@ -62,6 +62,46 @@ unsigned pt_vtd_pgtt(uint64_t q0)
 	return (unsigned)pt_ioent_field(PT_IOENT_VTD_PASID, (uint64_t[1]){q0}, "pgtt");
 }
 
+bool pt_vtd_reads_root(uint64_t rtaddr)
+{
+	return pt_vtd_ttm(rtaddr) < 2;
+}
+
+bool pt_vtd_present(uint64_t e)
+{
+	return e & 1;
+}
+
+uint64_t pt_vtd_root_entry(uint64_t rtaddr, unsigned bus)
+{
+	return pt_vtd_root_table(rtaddr) + 16ull * bus;
+}
+
+unsigned pt_vtd_ctx_half(unsigned devfn, bool sm)
+{
+	return sm ? devfn >> 7 : 0;
+}
+
+uint64_t pt_vtd_ctx_entry(uint64_t ptr, unsigned devfn, bool sm)
+{
+	return sm ? ptr + 32ull * (devfn & 127) : ptr + 16ull * devfn;
+}
+
+uint64_t pt_vtd_pasiddir_index(uint64_t pasid)
+{
+	return pasid >> 6;
+}
+
+uint64_t pt_vtd_pasiddir_entry(uint64_t dir, uint64_t pasid)
+{
+	return dir + 8 * (pasid >> 6);
+}
+
+uint64_t pt_vtd_pasid_entry(uint64_t table, uint64_t pasid)
+{
+	return table + 64 * (pasid & 63);
+}
+
 static unsigned vtd_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
 			  size_t len)
 {

@@ -176,6 +176,23 @@ void pt_vtd_smctx(uint64_t q0, uint64_t q1, struct pt_vtd_smctx *out);
 unsigned pt_vtd_pgtt(uint64_t q0);
 #define PT_VTD_PGTT_FIRST 1
 #define PT_VTD_PGTT_NESTED 3
+/*
+ * Where one entry is, for a reader that finds one (core/view/iotab.c):
+ * whether RTADDR names a root table to read (TTM 10, 11: no, §11.4.5); a
+ * root, context or PASID directory entry's P (bit 0); BUS's root entry
+ * (16 bytes); DEVFN's context table half (scalable: devfn 7) and entry in
+ * table PTR (legacy 16 bytes by devfn, scalable 32 by devfn 6:0); PASID's
+ * directory index (19:6), its directory entry (8 bytes) and its PASID table
+ * entry in TABLE (64 bytes by 5:0, §9.4-9.6).
+ */
+bool pt_vtd_reads_root(uint64_t rtaddr);
+bool pt_vtd_present(uint64_t e);
+uint64_t pt_vtd_root_entry(uint64_t rtaddr, unsigned bus);
+unsigned pt_vtd_ctx_half(unsigned devfn, bool sm);
+uint64_t pt_vtd_ctx_entry(uint64_t ptr, unsigned devfn, bool sm);
+uint64_t pt_vtd_pasiddir_index(uint64_t pasid);
+uint64_t pt_vtd_pasiddir_entry(uint64_t dir, uint64_t pasid);
+uint64_t pt_vtd_pasid_entry(uint64_t table, uint64_t pasid);
 
 /* ---- AMD-Vi (AMD IOMMU spec 48882 §2.2.2, §3.3.1; iommu_amdvi.c) ---------- */
 
@@ -184,6 +201,9 @@ uint64_t pt_amd_dtb_base(uint64_t reg);
 unsigned pt_amd_dtb_pages(uint64_t reg);
 /* DTE word 0 V = 1 and TV = 1: its translation fields are valid, a device. */
 bool pt_amd_dte_device(uint64_t q0);
+/* The device table's DTEs (128 to a 4 KiB page) and DEVID's DTE (32 bytes), from the register. */
+uint64_t pt_amd_dte_count(uint64_t reg);
+uint64_t pt_amd_dte_addr(uint64_t reg, uint64_t devid);
 struct pt_amd_dte {
 	unsigned mode, glx, gpt;   /* Mode 11:9, GLX 57:56, guest paging level (q2 55:54) */
 	bool gv, giov, ir, iw;
@@ -222,6 +242,22 @@ void pt_smmu_ste(const uint64_t *w, struct pt_smmu_ste *out);
 #define PT_SMMU_S1DSS_SSID0 2
 /* A V = 1 STE the roots scan refuses (RES0, reserved Config, a stage field in abort/bypass). */
 bool pt_smmu_ste_bad(const uint64_t *w);
+/*
+ * Where one entry is (core/view/iotab.c): the StreamID bits LOG2SIZE
+ * names (at most 32); the L1STDs (2^(bits - SPLIT), at least 1) and L1STD
+ * N (8 bytes); the STEs of a level-2 table of SPAN (2^(Span - 1)); STE or
+ * CD I of TABLE (64 bytes); STE E's CD table when it has one (V, Config
+ * stage 1, S1Fmt not the reserved 11) and its CDs (2^S1CDMax, S1CDMax at
+ * most MAXBITS); the L1CD of SSID under S1Fmt FMT (8 bytes, §5.2-5.4).
+ */
+unsigned pt_smmu_sid_bits(uint64_t cfg);
+uint64_t pt_smmu_l1_count(uint64_t cfg);
+uint64_t pt_smmu_l1_addr(uint64_t strtab_base, uint64_t n);
+uint64_t pt_smmu_l2_count(unsigned span);
+uint64_t pt_smmu_entry64(uint64_t table, uint64_t i);
+bool pt_smmu_ste_cdtab(const struct pt_smmu_ste *e);
+uint64_t pt_smmu_cd_count(const struct pt_smmu_ste *e, unsigned maxbits);
+uint64_t pt_smmu_l1cd_addr(uint64_t table, uint64_t ssid, unsigned fmt);
 /* L1CD: V 0, L2Ptr 51:12; CD: V word 0 bit 31. */
 bool pt_smmu_l1cd_valid(uint64_t d);
 uint64_t pt_smmu_l1cd_ptr(uint64_t d);

@@ -4,9 +4,23 @@
  * each function finds one entry (or table) from the [iommu] section's
  * registers, reading every table on the way, and says false when the way
  * is not there (not present, not captured, or a table the IOMMU would not
- * read: WHY says which).  Layouts: VT-d spec §9.1-9.6 and §11.4.5, AMD
- * IOMMU spec 48882 §2.2.2 and §3.3.1, IHI 0070 §5.1-5.4 and §6.3.24 (the
- * same facts iommu_walk.c restates, cited there field by field).
+ * read: WHY says which).  Every layout fact (where an entry is, its size,
+ * what a register or field says) is the format's (pt_iommu_format.h,
+ * core/formats/iommu_*.c: VT-d spec §9.1-9.6 and §11.4.5, AMD IOMMU spec
+ * 48882 §2.2.2 and §3.3.1, IHI 0070 §5.1-5.4 and §6.3.24); this file only
+ * chains them down from the registers to the one entry asked for.
+ *
+ * Why not a visitor of the format's walk (pt_iommu_format.walk), as the
+ * loader and `roots --iommu` are: the walk goes through every entry of a
+ * table in order, reading each table whole, while a lookup of the tree
+ * wants one entry by its ids and reads only the entries on its way.  An
+ * SMMUv3 linear stream table holds up to 2^32 STEs and an AMD-Vi device
+ * table 65536 DTEs: a visitor stopping at the wanted one would still be
+ * handed every entry before it, on every lookup and getattr of a FUSE
+ * path.  And the tree shows what the walk keeps to itself: the context
+ * table, PASID directory and level-2 table pointers and sizes (a
+ * directory's listing) and why a table is not read (reserved bits, Span
+ * above SPLIT + 1, a pointer back at the root table).
  */
 #include <string.h>
 
@@ -48,10 +62,10 @@ bool pt_iotab_vtd_sm(const struct pt_iommu_info *io)
 bool pt_iotab_vtd_rootent(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t bus,
 			struct pt_ioloc *l)
 {
-	if (bus > 255 || pt_vtd_ttm(io->rtaddr) >= 2)
+	if (bus > 255 || !pt_vtd_reads_root(io->rtaddr))
 		return false;
 	return pt_iotab_rd(tree, io, pt_iotab_vtd_sm(io) ? PT_IOENT_VTD_SMROOT : PT_IOENT_VTD_ROOT,
-		  pt_iotab_vtd_root(io) + 16 * bus, l);
+		  pt_vtd_root_entry(io->rtaddr, (unsigned)bus), l);
 }
 
 /* Context table HALF (scalable: devfn 0-127, 128-255) of BUS; WHY: why it is not read. */
@@ -65,7 +79,7 @@ bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *i
 	if (!pt_iotab_vtd_rootent(tree, io, bus, &r) || (half && !pt_iotab_vtd_sm(io)))
 		return false;
 	e = r.w[half];
-	if (!(e & 1))
+	if (!pt_vtd_present(e))
 		return false;
 	if (!pt_iotab_vtd_sm(io) && (pt_ioent_reserved(r.t, r.w, 0) || pt_ioent_reserved(r.t, r.w, 1))) {
 		*why = "reserved bits are set (VT-d spec §9.1): its context table is not read";
@@ -87,11 +101,12 @@ bool pt_iotab_vtd_ctxent(const struct pt_tree *tree, const struct pt_iommu_info 
 	const char *why;
 	uint64_t ptr;
 
-	if (bdf > 0xffff || !pt_iotab_vtd_ctab(tree, io, bdf >> 8, pt_iotab_vtd_sm(io) ? devfn >> 7 : 0, &ptr, &why))
+	bool sm = pt_iotab_vtd_sm(io);
+
+	if (bdf > 0xffff || !pt_iotab_vtd_ctab(tree, io, bdf >> 8, pt_vtd_ctx_half(devfn, sm), &ptr, &why))
 		return false;
-	if (pt_iotab_vtd_sm(io))
-		return pt_iotab_rd(tree, io, PT_IOENT_VTD_SMCTX, ptr + 32 * (devfn & 127), l);
-	return pt_iotab_rd(tree, io, PT_IOENT_VTD_CTX, ptr + 16 * devfn, l);
+	return pt_iotab_rd(tree, io, sm ? PT_IOENT_VTD_SMCTX : PT_IOENT_VTD_CTX,
+			  pt_vtd_ctx_entry(ptr, devfn, sm), l);
 }
 
 /* The PASID directory of BDF (scalable mode, §9.4): where, and how many entries. */
@@ -102,7 +117,7 @@ bool pt_iotab_vtd_pdir(const struct pt_tree *tree, const struct pt_iommu_info *i
 	struct pt_vtd_smctx sc;
 
 	*why = NULL;
-	if (!pt_iotab_vtd_sm(io) || !pt_iotab_vtd_ctxent(tree, io, bdf, &c) || !(c.w[0] & 1))
+	if (!pt_iotab_vtd_sm(io) || !pt_iotab_vtd_ctxent(tree, io, bdf, &c) || !pt_vtd_present(c.w[0]))
 		return false;
 	pt_vtd_smctx(c.w[0], c.w[1], &sc);
 	*dir = sc.dir;
@@ -122,13 +137,14 @@ bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_inf
 	const char *why;
 	struct pt_ioloc d;
 
-	if (!pt_iotab_vtd_pdir(tree, io, bdf, &dir, &n, &why) || pasid >> 6 >= n ||
-	    !pt_iotab_rd(tree, io, PT_IOENT_VTD_PASIDDIR, dir + 8 * (pasid >> 6), &d) || !(d.w[0] & 1))
+	if (!pt_iotab_vtd_pdir(tree, io, bdf, &dir, &n, &why) || pt_vtd_pasiddir_index(pasid) >= n ||
+	    !pt_iotab_rd(tree, io, PT_IOENT_VTD_PASIDDIR, pt_vtd_pasiddir_entry(dir, pasid), &d) ||
+	    !pt_vtd_present(d.w[0]))
 		return false;
 	tp = pt_vtd_ptr(d.w[0]);
 	if (tp == pt_iotab_vtd_root(io))
 		return false;
-	return pt_iotab_rd(tree, io, PT_IOENT_VTD_PASID, tp + 64 * (pasid & 63), l);
+	return pt_iotab_rd(tree, io, PT_IOENT_VTD_PASID, pt_vtd_pasid_entry(tp, pasid), l);
 }
 
 /* ---- AMD-Vi and SMMUv3 --------------------------------------------------- */
@@ -136,22 +152,20 @@ bool pt_iotab_vtd_pasident(const struct pt_tree *tree, const struct pt_iommu_inf
 /* Device table entries: Size 8:0 is its 4 KiB pages - 1 (AMD IOMMU spec §3.3.1). */
 uint64_t pt_iotab_amd_n(const struct pt_iommu_info *io)
 {
-	return (uint64_t)pt_amd_dtb_pages(io->dev_table_base) * 128;
+	return pt_amd_dte_count(io->dev_table_base);
 }
 
 bool pt_iotab_amd_dte(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t devid,
 		    struct pt_ioloc *l)
 {
 	return devid < pt_iotab_amd_n(io) &&
-	       pt_iotab_rd(tree, io, PT_IOENT_AMD_DTE, pt_amd_dtb_base(io->dev_table_base) + 32 * devid, l);
+	       pt_iotab_rd(tree, io, PT_IOENT_AMD_DTE, pt_amd_dte_addr(io->dev_table_base, devid), l);
 }
 
 /* STRTAB_BASE_CFG (IHI 0070 §6.3.24): LOG2SIZE 5:0 (names below 2^32), SPLIT 10:6, FMT 17:16. */
 unsigned pt_iotab_smmu_log2(const struct pt_iommu_info *io)
 {
-	unsigned l = pt_smmu_log2size(io->strtab_base_cfg);
-
-	return l > 32 ? 32 : l;
+	return pt_smmu_sid_bits(io->strtab_base_cfg);
 }
 
 unsigned pt_iotab_smmu_split(const struct pt_iommu_info *io)
@@ -171,16 +185,14 @@ uint64_t pt_iotab_smmu_base(const struct pt_iommu_info *io)
 
 uint64_t pt_iotab_smmu_nl1(const struct pt_iommu_info *io)
 {
-	unsigned l = pt_iotab_smmu_log2(io), s = pt_iotab_smmu_split(io);
-
-	return l > s ? 1ull << (l - s) : 1;
+	return pt_smmu_l1_count(io->strtab_base_cfg);
 }
 
 bool pt_iotab_smmu_l1(const struct pt_tree *tree, const struct pt_iommu_info *io, uint64_t n,
 		    struct pt_ioloc *l)
 {
 	return pt_iotab_smmu_two(io) && n < pt_iotab_smmu_nl1(io) &&
-	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_L1STD, pt_iotab_smmu_base(io) + 8 * n, l);
+	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_L1STD, pt_smmu_l1_addr(io->strtab_base, n), l);
 }
 
 /* L1STD N's level-2 table: Span 1..SPLIT + 1, no reserved bit (§5.1); WHY: why not. */
@@ -200,7 +212,7 @@ bool pt_iotab_smmu_l2(const struct pt_tree *tree, const struct pt_iommu_info *io
 		return false;
 	}
 	*l2 = pt_smmu_l1_ptr(l.w[0]);
-	*cnt = 1ull << (span - 1);
+	*cnt = pt_smmu_l2_count(span);
 	return true;
 }
 
@@ -212,11 +224,11 @@ bool pt_iotab_smmu_ste(const struct pt_tree *tree, const struct pt_iommu_info *i
 
 	if (!pt_iotab_smmu_two(io))
 		return sid >> pt_iotab_smmu_log2(io) == 0 &&
-		       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_iotab_smmu_base(io) + 64 * sid, l);
+		       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_smmu_entry64(pt_iotab_smmu_base(io), sid), l);
 	j = sid & ((1ull << pt_iotab_smmu_split(io)) - 1);
 	return sid >> pt_iotab_smmu_log2(io) == 0 &&
 	       pt_iotab_smmu_l2(tree, io, sid >> pt_iotab_smmu_split(io), &l2, &cnt, &why) && j < cnt &&
-	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, l2 + 64 * j, l);
+	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_smmu_entry64(l2, j), l);
 }
 
 /* The CD table of stream SID: a valid stage-1 STE (Config 101, §5.2); SSIDs below 2^20. */
@@ -228,9 +240,9 @@ bool pt_iotab_smmu_cdtab(const struct pt_tree *tree, const struct pt_iommu_info 
 	if (!pt_iotab_smmu_ste(tree, io, sid, ste))
 		return false;
 	pt_smmu_ste(ste->w, &e);
-	if (!e.v || e.config != PT_SMMU_CFG_S1 || e.s1fmt == 3)
+	if (!pt_smmu_ste_cdtab(&e))
 		return false;
-	*n = 1ull << (e.s1cdmax > PT_IO_C_BITS ? PT_IO_C_BITS : e.s1cdmax);
+	*n = pt_smmu_cd_count(&e, PT_IO_C_BITS);
 	return true;
 }
 
@@ -250,13 +262,13 @@ bool pt_iotab_smmu_cd(const struct pt_tree *tree, const struct pt_iommu_info *io
 	ptr = e.s1ctx;
 	fmt = e.s1fmt;
 	if (fmt == 0)
-		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, ptr + 64 * ssid, l);
+		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, pt_smmu_entry64(ptr, ssid), l);
 	split = pt_smmu_cd_split(fmt);
-	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, ptr + 8 * (ssid >> split), raw, 8))
+	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, pt_smmu_l1cd_addr(ptr, ssid, fmt), raw, 8))
 		return false;
 	l1cd = pt_le64_load(raw);
 	if (!pt_smmu_l1cd_valid(l1cd))
 		return false;
 	return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD,
-		  pt_smmu_l1cd_ptr(l1cd) + 64 * (ssid & ((1ull << split) - 1)), l);
+		  pt_smmu_entry64(pt_smmu_l1cd_ptr(l1cd), ssid & ((1ull << split) - 1)), l);
 }
