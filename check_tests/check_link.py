@@ -34,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 
+from cgrep import Report   # the ok / not ok lines and sums every check here prints
+
 # core's layers, bottom up (HACKING.md, "Layers"): a layer may call only the
 # layers before it in this list.  One line per folder; a new folder of core/
 # goes here in its place, or the check fails.  `linux` (the Linux kernel's
@@ -224,19 +226,6 @@ def check(srcdir, objs, commands, syms, where, debt, debt_name):
     return errs
 
 
-class Cases:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def ok(self, cond, what, detail=''):
-        if cond:
-            self.passed += 1
-            print('ok - ' + what)
-        else:
-            self.failed += 1
-            print('not ok - ' + what + (': ' + detail if detail else ''))
-
-
 def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
     """The check fails when it should: an injected up-call, a stale debt
     line, an unknown folder."""
@@ -249,7 +238,7 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
             high, target = layer, names[0]
             break
     if high is None:
-        cases.ok(False, 'probe: a symbol of the highest layer to call', 'no pt_ symbol defined')
+        cases.case(False, 'probe: a symbol of the highest layer to call', 'no pt_ symbol defined')
         return
     with tempfile.TemporaryDirectory(prefix='ptfs-link.') as tmp:
         src, obj = os.path.join(tmp, 'probe.c'), os.path.join(tmp, 'probe.o')
@@ -259,7 +248,7 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
         r = subprocess.run(cc + ['-std=c11', '-DPT_LAYER_%s' % low.upper(), '-c', src, '-o', obj],
                            capture_output=True, text=True, check=False)
         if r.returncode != 0:
-            cases.ok(False, 'probe compiles', r.stderr[:400])
+            cases.case(False, 'probe compiles', r.stderr[:400])
             return
         probe = 'core/%s/pt_link_probe.c' % low
         objs2 = objs + [(probe, low, obj)]
@@ -269,19 +258,19 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
         syms2[probe] = nm_symbols(obj)
         errs = check(srcdir, objs2, cmds2, syms2, where, debt, debt_name)
         hit = [e for e in errs if e.startswith(probe + ' calls ' + target + ',')]
-        cases.ok(len(hit) == 1, 'probe: %s object calling %s (%s) is reported as an up-call'
+        cases.case(len(hit) == 1, 'probe: %s object calling %s (%s) is reported as an up-call'
                  % (low, target, high), '; '.join(errs)[:400])
         # the same call, listed as debt, still fails: the list is paid and stays empty
         debt2 = debt + [(0, target, probe, high)]
         errs = check(srcdir, objs2, cmds2, syms2, where, debt2, debt_name)
-        cases.ok(any(e.startswith(probe + ' calls ' + target + ',') for e in errs) and
+        cases.case(any(e.startswith(probe + ' calls ' + target + ',') for e in errs) and
                  any(e.startswith('%s:0: ' % debt_name) and 'stays empty' in e for e in errs),
                  'probe: the same call listed in the debt file still fails, and so does its line',
                  '; '.join(errs)[:400])
         # compiled as the wrong layer
         cmds2[probe] = '-DPT_LAYER_%s' % high.upper()
         errs = check(srcdir, objs2, cmds2, syms2, where, debt2, debt_name)
-        cases.ok(any(e.startswith(probe + ': compiled without') for e in errs),
+        cases.case(any(e.startswith(probe + ': compiled without') for e in errs),
                  'probe: an object compiled without its folder\'s -DPT_LAYER_ is reported')
     # LAYERS and HACKING.md's table in different orders
     keep = LAYERS
@@ -290,19 +279,19 @@ def probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name):
         errs = check(srcdir, objs, commands, syms, where, debt, debt_name)
     finally:
         LAYERS = keep
-    cases.ok(any(e.startswith("HACKING.md's table of layers reads") for e in errs),
+    cases.case(any(e.startswith("HACKING.md's table of layers reads") for e in errs),
              'probe: LAYERS in another order than HACKING.md\'s table is reported')
     # a debt line whose up-call is gone
     stale = debt + [(999, 'pt_link_gone', 'core/%s/pt_link_probe.c' % low, LAYERS[-1])]
     errs = check(srcdir, objs, commands, syms, where, stale, debt_name)
-    cases.ok(any(e.startswith('%s:999:' % debt_name) and 'delete this line' in e for e in errs),
+    cases.case(any(e.startswith('%s:999:' % debt_name) and 'delete this line' in e for e in errs),
              'probe: a debt line whose up-call is gone is reported (delete it)')
     # an object in a folder the table does not know
     odd = objs + [('core/pt_link_nowhere/x.c', 'pt_link_nowhere', objs[0][2])]
     syms3 = dict(syms)
     syms3['core/pt_link_nowhere/x.c'] = ({}, set())
     errs = check(srcdir, odd, commands, syms3, where, debt, debt_name)
-    cases.ok(any(e.startswith('core/pt_link_nowhere/:') for e in errs),
+    cases.case(any(e.startswith('core/pt_link_nowhere/:') for e in errs),
              'probe: an object in a folder not in LAYERS fails loudly')
 
 
@@ -320,15 +309,14 @@ def main(argv):
         return 2
     syms, where = symbol_table(objs)
     debt = read_debt(debt_path)
-    cases = Cases()
+    cases = Report()
     probes(cases, srcdir, cc, objs, commands, syms, where, debt, debt_name)
     errs = check(srcdir, objs, commands, syms, where, debt, debt_name)
     for e in errs:
-        cases.ok(False, e)
+        cases.case(False, e)
     if not errs:
-        cases.ok(True, '%d core objects: no up-call, %s empty' % (len(objs), debt_name))
-    print('%d passed, %d failed' % (cases.passed, cases.failed))
-    return 1 if cases.failed else 0
+        cases.case(True, '%d core objects: no up-call, %s empty' % (len(objs), debt_name))
+    return cases.done()
 
 
 if __name__ == '__main__':
