@@ -63,16 +63,6 @@ static char *trim(char *s)
 	return s;
 }
 
-const char *cli_spec_get(void *ud, const char *key)
-{
-	const struct spec_section *sec = ud;
-
-	for (size_t i = 0; i < sec->nkv; i++)
-		if (strcmp(sec->kv[i].key, key) == 0)
-			return sec->kv[i].value;
-	return NULL;
-}
-
 /* One `map =` value: VA SIZE SPACE PA [FLAG,...]. */
 static int parse_map(struct spec *sp, struct spec_section *sec, char *v, unsigned line)
 {

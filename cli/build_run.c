@@ -18,6 +18,17 @@
 #include "cli.h"
 #include "pt_build.h"
 
+/* The spec's getter (build.h): build.c reads sections through it too, and calls this file, never the reverse. */
+const char *cli_spec_get(void *ud, const char *key)
+{
+	const struct spec_section *sec = ud;
+
+	for (size_t i = 0; i < sec->nkv; i++)
+		if (strcmp(sec->kv[i].key, key) == 0)
+			return sec->kv[i].value;
+	return NULL;
+}
+
 /* capture.ini text with, per line, the spec line it came from (0: generated). */
 struct ini_out {
 	struct pt_buf text;

@@ -69,10 +69,20 @@ bool cli_load(const char *path, struct pt_capture **cap, bool quiet, int *status
  */
 bool cli_load_as(const char *path, struct pt_capture **cap, bool quiet, bool memory_only,
 		 int *status);
-/* The load option --all-entries (ptfs -o all_entries) was given. */
 /* The next loads read no Linux task list (--no-tasks): snapshot copies the guest's own contexts. */
 void cli_no_tasks(void);
+/* The load option --all-entries (ptfs -o all_entries) was given. */
 bool cli_all_entries(void);
+/*
+ * Takes the load options (--gfx, --asic, --strict, ...) out of a
+ * command's ARGC/ARGV, before the command parses the rest; false after
+ * reporting a bad value (STATUS set).
+ */
+bool cli_load_opts_take(int *argc, char **argv, int *status);
+/* decode was given a load option: reported (STATUS set), true. */
+bool cli_load_opts_refused(int *status);
+/* The load options' help, which every capture-reading command's --help ends with. */
+void cli_load_help(FILE *f);
 /* The context NAME of CAP; on failure reports E_NOTFOUND and returns NULL. */
 const struct pt_context *cli_context(const struct pt_capture *cap, const char *name);
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decode.h — what the two files of `ptfs-tool decode` share: decode.c
- * (options, --value, --blob, JSON) and decode_oneline.c (--oneline).
+ * decode.h — what the files of `ptfs-tool decode` share: decode.c
+ * (options, --value, --blob, JSON), decode_oneline.c (--oneline) and
+ * decode_entry.c (one entry: its level, decode and rendering), which the
+ * other two call.
  */
 #ifndef PT_CLI_DECODE_H
 #define PT_CLI_DECODE_H
@@ -40,6 +42,8 @@ struct pick {
 	const char *cands[PT_MAX_LEVELS + 1];
 };
 
+/* The rows that may hold the entry before bit 0 is looked at (decode_entry.c). */
+uint32_t decode_base_rows(const struct decode_opts *o);
 /* The level for an entry whose low 64 bits are LO (only bit 0 matters). */
 void pick_level(const struct decode_opts *o, uint32_t rows, uint64_t lo, struct pick *pk);
 /* Decodes LO/HI as PK says into E, with decode FLAGS (PT_DECODE_*). */
