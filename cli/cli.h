@@ -3,6 +3,12 @@
  * cli.h — what the ptfs-tool subcommands share: error reporting, number
  * parsing, capture loading and output.
  *
+ * Calls in cli/ go one way: main.c (the command table) -> a command's file
+ * (walk.c, decode.c, ...) -> load.c (the load options and the load) ->
+ * common.c (errors, numbers, output); a command split in two files calls
+ * its second file, never back (decode.c -> decode_oneline.c ->
+ * decode_entry.c; build.c -> build_run.c).
+ *
  * Only the CLI prints.  Every failure leaves through cli_fail(), which writes
  * the one line `ptfs-tool: E_XXX: message` and gives exit status 2; results
  * (a fault, an anomaly, a denied access) are output and never errors.
