@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pt_error.h"
 #include "pt_format.h"
@@ -123,6 +124,15 @@ struct pt_context {
 	 */
 	bool gone;
 };
+
+/* The value of CTX's annotation KEY (an x- key: its section's, or one a later step added), or NULL. */
+static inline const char *pt_context_annotation(const struct pt_context *ctx, const char *key)
+{
+	for (size_t i = 0; i < ctx->nannotations; i++)
+		if (!strcmp(ctx->annotations[i].key, key))
+			return ctx->annotations[i].value;
+	return NULL;
+}
 
 /* The capture space id of CTX's format space index I. */
 static inline unsigned pt_context_space(const struct pt_context *ctx, unsigned i)
@@ -278,6 +288,21 @@ const char *pt_capture_error(const struct pt_capture *cap);
  * are not UTF-8 become \xNN.  Programs print paths this way too.
  */
 void pt_text_escape(char *out, size_t len, const char *s);
+/*
+ * The last component of path P, as labels and messages name a capture:
+ * "dir/f" -> "f", and "dir/" names its directory ("a/dir/" -> "dir/").
+ */
+static inline const char *pt_path_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	if (s && s[1] == 0) {
+		while (s > p && s[-1] != '/')
+			s--;
+		return s;
+	}
+	return s ? s + 1 : p;
+}
 size_t pt_capture_warning_count(const struct pt_capture *cap);
 const char *pt_capture_warning(const struct pt_capture *cap, size_t i);
 

@@ -72,6 +72,22 @@ static inline uint64_t pt_le64_load(const uint8_t *p)
 	return v;
 }
 
+/* The N (at most 8) bytes at P as a little-endian number: a field of a guest's structure. */
+static inline uint64_t pt_le_load(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Little-endian 32-bit load (a header field of a dump or a BTF blob). */
+static inline uint32_t pt_le32_load(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* The inverse of pt_le64_load(): V little-endian at P (the formats' encoders). */
 static inline void pt_le64_store(uint8_t *p, uint64_t v)
 {

@@ -21,11 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "linux_int.h"
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#include "pt_num.h"
 
 bool pt_btf_header_ok(const uint8_t *h, uint64_t avail, uint64_t *total)
 {
@@ -34,9 +30,9 @@ bool pt_btf_header_ok(const uint8_t *h, uint64_t avail, uint64_t *total)
 	/* magic 0xeb9f little-endian, BTF_VERSION 1, flags 0 (include/uapi/linux/btf.h) */
 	if (h[0] != 0x9f || h[1] != 0xeb || h[2] != 1 || h[3] != 0)
 		return false;
-	type_len = le32(h + 12);
-	str_len = le32(h + 20);
-	if (le32(h + 4) != PT_BTF_HDR_LEN || le32(h + 8) != 0 || le32(h + 16) != type_len ||
+	type_len = pt_le32_load(h + 12);
+	str_len = pt_le32_load(h + 20);
+	if (pt_le32_load(h + 4) != PT_BTF_HDR_LEN || pt_le32_load(h + 8) != 0 || pt_le32_load(h + 16) != type_len ||
 	    !type_len || !str_len)
 		return false;
 	size = PT_BTF_HDR_LEN + type_len + str_len;
@@ -63,7 +59,7 @@ struct btf *pt_btf_parse(const void *p, size_t size)
 
 	/* the string section starts with its empty string (btf.c btf_parse_str_sec) */
 	if (size < PT_BTF_HDR_LEN || !pt_btf_header_ok(b, size, &total) || total != size ||
-	    b[PT_BTF_HDR_LEN + le32(b + 16)] != 0)
+	    b[PT_BTF_HDR_LEN + pt_le32_load(b + 16)] != 0)
 		return NULL;
 	libbpf_set_print(quiet);
 	btf = btf__new(p, (uint32_t)size);

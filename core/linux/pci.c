@@ -24,6 +24,7 @@
 #include "linux_int.h"
 #include "pt_extend.h"
 #include "pt_linux.h"
+#include "pt_num.h"
 #include "pt_vec.h"
 
 static const struct {
@@ -65,15 +66,6 @@ bool pt_pci_offsets(const struct btf *btf, struct pt_pci_off *o, char *missing, 
 static bool rd(struct pt_kmem *k, uint64_t va, void *b, size_t n)
 {
 	return va >> 63 && pt_kmem_read(k, va, b, n);
-}
-
-static uint64_t le(const uint8_t *b, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | b[n];
-	return v;
 }
 
 struct walk {
@@ -129,18 +121,18 @@ static bool one_dev(struct walk *w, uint64_t d, unsigned nr, unsigned domain)
 		return false;
 	}
 	p->devfn = b[0];
-	p->vendor = (uint16_t)le(b + 2, 2);
-	p->device = (uint16_t)le(b + 4, 2);
+	p->vendor = (uint16_t)pt_le_load(b + 2, 2);
+	p->device = (uint16_t)pt_le_load(b + 4, 2);
 	if (!rd(w->k, d + (uint64_t)o->dev_class, b, 4)) {
 		problem(w, "a pci_dev outside captured RAM:", d);
 		return false;
 	}
 	/* pci_dev.class: class << 8 | prog-if (include/linux/pci.h) */
-	p->cls = (uint16_t)(le(b, 4) >> 8);
+	p->cls = (uint16_t)(pt_le_load(b, 4) >> 8);
 	p->prog_if = b[0];
 	p->has_prog_if = true;
-	if (rd(w->k, d + (uint64_t)(o->dev_dev + o->device_driver), b, 8) && (drv = le(b, 8)) &&
-	    rd(w->k, drv + (uint64_t)o->driver_name, b, 8) && (name = le(b, 8)))
+	if (rd(w->k, d + (uint64_t)(o->dev_dev + o->device_driver), b, 8) && (drv = pt_le_load(b, 8)) &&
+	    rd(w->k, drv + (uint64_t)o->driver_name, b, 8) && (name = pt_le_load(b, 8)))
 		driver_name(w->k, name, p->driver, sizeof p->driver);
 	w->out->n++;
 	return true;
@@ -155,7 +147,7 @@ static bool next_of(struct walk *w, uint64_t va, uint64_t *next)
 		problem(w, "a PCI list pointer outside captured RAM:", va);
 		return false;
 	}
-	*next = le(b, 8);
+	*next = pt_le_load(b, 8);
 	return true;
 }
 
@@ -166,10 +158,10 @@ static unsigned bus_domain(struct walk *w, uint64_t bus)
 	uint8_t b[8];
 
 	if (o->bus_domain_nr >= 0 && rd(w->k, bus + (uint64_t)o->bus_domain_nr, b, 4))
-		return (unsigned)le(b, 4) & 0xffff;
+		return (unsigned)pt_le_load(b, 4) & 0xffff;
 	if (o->bus_sysdata >= 0 && o->sysdata_domain >= 0 && rd(w->k, bus + (uint64_t)o->bus_sysdata, b, 8) &&
-	    le(b, 8) >> 63 && rd(w->k, le(b, 8) + (uint64_t)o->sysdata_domain, b, 4))
-		return (unsigned)le(b, 4) & 0xffff;
+	    pt_le_load(b, 8) >> 63 && rd(w->k, pt_le_load(b, 8) + (uint64_t)o->sysdata_domain, b, 4))
+		return (unsigned)pt_le_load(b, 4) & 0xffff;
 	return 0;
 }
 

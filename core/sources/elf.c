@@ -19,13 +19,6 @@
 #include "pt_source.h"
 #include "pt_src_dump.h"
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s && s[1] ? s + 1 : p;
-}
-
 /* The member name the regions are windows of: the file name in safe characters. */
 static void member_name(char *out, size_t len, const char *label)
 {
@@ -91,7 +84,7 @@ pt_err pt_dump_emit(struct pt_loader *ld, const struct pt_dump_facts *f, const c
 
 static pt_err elf_load(struct pt_loader *ld, const struct pt_probe *p)
 {
-	const char *label = base_name(p->path);
+	const char *label = pt_path_base(p->path);
 	uint64_t size = (uint64_t)p->st->st_size;
 	struct pt_elf_core core;
 	char err[1024], name[256];

@@ -19,13 +19,6 @@
 #include "pt_source.h"
 #include "pt_src_kdump.h"
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s && s[1] ? s + 1 : p;
-}
-
 static pt_err kdump_read_fn(void *ud, uint64_t off, void *buf, size_t len)
 {
 	return pt_kdump_read(ud, off, buf, len) ? PT_OK : PT_E_CAPTURE;
@@ -72,7 +65,7 @@ static const char *tmp_dir(void)
 
 static pt_err kdump_load(struct pt_loader *ld, const struct pt_probe *p)
 {
-	const char *label = base_name(p->path);
+	const char *label = pt_path_base(p->path);
 	struct pt_dump_region r = {"ram", 0, 0, 0};
 	struct pt_kdump *k;
 	char err[1024];

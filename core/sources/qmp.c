@@ -40,13 +40,6 @@
 #include "pt_vec.h"
 #include "qmp_live.h"
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s && s[1] ? s + 1 : p;
-}
-
 /* qom-get PATH PROPERTY: the whole message in *MSG and its value in *VAL. */
 static pt_err qom_get(struct pt_qmp *q, const char *path, const char *prop, struct pt_json **msg,
 		      const struct pt_json **val, char *err, size_t errlen)
@@ -198,7 +191,7 @@ static pt_err ram_ranges(struct pt_loader *ld, struct pt_qmp_live *l, const char
 	char e[512], prov[160];
 	pt_err rc;
 
-	rc = pt_qmp_mtree(mtree, base_name(bpath), &r, &n, e, sizeof e);
+	rc = pt_qmp_mtree(mtree, pt_path_base(bpath), &r, &n, e, sizeof e);
 	if (rc)
 		return pt_loader_fail(ld, rc, "%s: %s", l->label, e);
 	for (size_t i = 0; i < n && !rc; i++) {

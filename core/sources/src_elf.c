@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "pt_format.h"
+#include "pt_num.h"
 #include "pt_src_dump.h"
 #include "pt_vec.h"
 
@@ -42,14 +43,9 @@ static uint16_t le16(const uint8_t *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static uint64_t le64(const uint8_t *p)
 {
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+	return (uint64_t)pt_le32_load(p) | (uint64_t)pt_le32_load(p + 4) << 32;
 }
 
 bool pt_elf_detect(const void *p, size_t n)
@@ -83,8 +79,8 @@ static pt_err qemu_note(struct pt_dump_facts *f, const uint8_t *desc, uint64_t d
 	if (descsz < 8)
 		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: QEMU note at 0x%" PRIx64 " of %" PRIu64
 			    " bytes holds no QEMUCPUState", where, off, descsz);
-	version = le32(desc);
-	size = le32(desc + 4);
+	version = pt_le32_load(desc);
+	size = pt_le32_load(desc + 4);
 	if (version != PT_QEMU_CPUSTATE_VERSION)
 		return pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "%s: QEMU note at 0x%" PRIx64 ": QEMUCPUState "
 			    "version %" PRIu32 " (this ptfs reads version 1)", where, off, version);
@@ -96,7 +92,7 @@ static pt_err qemu_note(struct pt_dump_facts *f, const uint8_t *desc, uint64_t d
 	if (add_cpu(f, le64(desc + PT_QEMU_CR3_OFF), le64(desc + PT_QEMU_CR4_OFF), off))
 		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", where);
 	/* QEMUCPUState: segments from 0x98, 24 bytes each, gs (4th) base at 0x108; kernel_gs_base last */
-	f->cpu[f->ncpu - 1].cs = le32(desc + 0x98);
+	f->cpu[f->ncpu - 1].cs = pt_le32_load(desc + 0x98);
 	f->cpu[f->ncpu - 1].gs_base = le64(desc + 0x108);
 	f->cpu[f->ncpu - 1].has_kgs = size >= 0x1b8;
 	f->cpu[f->ncpu - 1].kernel_gs_base = size >= 0x1b8 ? le64(desc + 0x1b0) : 0;
@@ -109,8 +105,8 @@ pt_err pt_dump_notes(const uint8_t *p, uint64_t len, uint64_t file_off, const ch
 	uint64_t at = 0;
 
 	while (len - at >= 12) {
-		uint64_t namesz = le32(p + at), descsz = le32(p + at + 4);
-		uint32_t type = le32(p + at + 8);
+		uint64_t namesz = pt_le32_load(p + at), descsz = pt_le32_load(p + at + 4);
+		uint32_t type = pt_le32_load(p + at + 8);
 		/* name and desc are each padded to 4 bytes (Elf64_Nhdr; QEMU ELF_NOTE_SIZE) */
 		uint64_t npad = (namesz + 3) & ~3ull, dpad = (descsz + 3) & ~3ull;
 		const uint8_t *name = p + at + 12, *desc = name + npad;
@@ -384,7 +380,7 @@ static pt_err ph_count(const uint8_t *p, uint64_t size, const char *label, struc
 		return pt_err_fmt(err, errlen, PT_E_CAPTURE, "%s: e_phnum is PN_XNUM but section header 0 "
 			    "(e_shoff 0x%" PRIx64 ", e_shentsize %u) is not in the file (0x%" PRIx64 " bytes)",
 			    label, shoff, shentsize, size);
-	c->phnum = le32(p + shoff + 44);
+	c->phnum = pt_le32_load(p + shoff + 44);
 	return PT_OK;
 }
 
@@ -454,7 +450,7 @@ pt_err pt_elf_parse(const uint8_t *p, uint64_t size, const char *label,
 		return pt_err_fmt(err, errlen, PT_E_NOMEM, "%s: out of memory", label);
 	for (uint64_t i = 0; i < c->phnum; i++) {
 		const uint8_t *ph = p + phoff + i * PHDR_SIZE;
-		uint32_t type = le32(ph);
+		uint32_t type = pt_le32_load(ph);
 
 		if (type == PT_LOAD) {
 			rc = load_seg(ph, size, i, label, c, err, errlen);

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt_num.h"
 #include "pt_src_kdump.h"
 
 #define DESC_SIZE 24
@@ -34,15 +35,6 @@
 #define COMP_SNAPPY 0x4u
 #define COMP_ZSTD 0x20u
 #define COMP_ANY (COMP_ZLIB | COMP_LZO | COMP_SNAPPY | COMP_ZSTD)
-
-static uint64_t le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 /* A buffered sequential reader of FD from AT (short at the end of the file). */
 struct seq {
@@ -76,7 +68,7 @@ static bool seq_get(struct seq *s, uint8_t *out, size_t n)
 static const char *desc_fault(const uint8_t *d, uint64_t block, uint64_t size, uint64_t desc, char *why,
 			      size_t wl)
 {
-	uint64_t off = le(d, 8), len = le(d + 8, 4), flags = le(d + 12, 4);
+	uint64_t off = pt_le_load(d, 8), len = pt_le_load(d + 8, 4), flags = pt_le_load(d + 12, 4);
 	unsigned comp = (unsigned)(flags & COMP_ANY);
 
 	if (len == 0 || len > block)
@@ -105,9 +97,9 @@ static bool layout(int fd, uint64_t page_size, uint64_t *bitmap2, uint64_t *bmp_
 
 	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || pt_kdump_detect(h, sizeof h) != PT_KDUMP_RAW)
 		return false;
-	block = le(h + 428, 4);
-	sub = le(h + 432, 4);
-	blocks = le(h + 436, 4);
+	block = pt_le_load(h + 428, 4);
+	sub = pt_le_load(h + 432, 4);
+	blocks = pt_le_load(h + 436, 4);
 	/* diskdump_fits() bounded the counts by the file size; the other layout is a 32-bit dump's */
 	if (block != page_size || blocks < 2 || blocks & 1)
 		return false;
@@ -176,8 +168,8 @@ void pt_kdump_check_pages(int fd, uint64_t page_size, uint64_t max_pfn, struct p
 			break;
 		if (desc_fault(d, page_size, (uint64_t)st.st_size, desc, why, sizeof why)) {
 			bad_page(&b, pfn, i, desc + i * DESC_SIZE, why);
-		} else if (le(d, 8) < data) {
-			data = le(d, 8);
+		} else if (pt_le_load(d, 8) < data) {
+			data = pt_le_load(d, 8);
 			room = data > desc ? (data - desc) / DESC_SIZE : 0;
 		}
 		i++;

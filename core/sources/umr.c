@@ -22,20 +22,6 @@
 #define FMT_VMID0 "amd-gart"
 #define FMT_VMIDN "amd-gpuvm"
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	while (s && s[1] == 0 && s > p) {     /* "dir/" names dir */
-		const char *t = s;
-
-		while (t > p && t[-1] != '/')
-			t--;
-		return t;
-	}
-	return s ? s + 1 : p;
-}
-
 /* ---- umr ---- */
 
 
@@ -206,7 +192,7 @@ static pt_err umr_check_opts(const struct pt_load_opts *o, char *err, size_t len
 static pt_err umr_load(struct pt_loader *ld, const struct pt_probe *p)
 {
 	const struct pt_format *f0 = pt_format_find(FMT_VMID0), *fn = pt_format_find(FMT_VMIDN);
-	const char *label = base_name(p->fd >= 0 ? p->path : p->members[0]);
+	const char *label = pt_path_base(p->fd >= 0 ? p->path : p->members[0]);
 	struct pt_umr_log *log = NULL;
 	char *text = NULL, err[1024], why[256] = "", olabel[480], o[512];
 	size_t len = 0;

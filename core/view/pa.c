@@ -275,15 +275,6 @@ uint64_t pt_pa_index_builds(struct pt_pa_index *ix)
 	return n;
 }
 
-/* The x- annotation KEY of CTX, NULL when it has none. */
-static const char *ann_of(const struct pt_context *ctx, const char *key)
-{
-	for (size_t i = 0; i < ctx->nannotations; i++)
-		if (!strcmp(ctx->annotations[i].key, key))
-			return ctx->annotations[i].value;
-	return NULL;
-}
-
 /*
  * The processes among the contexts that map the byte: a Linux process's
  * context pidN (core/linux, docs/design.md §3.3) carries its pid and comm
@@ -297,7 +288,7 @@ static const char *ann_of(const struct pt_context *ctx, const char *key)
 static void proc_add(struct pt_buf *txt, struct pt_jarr *js, const struct pt_context *ctx,
 		     const struct pt_entry *leaf, const struct pt_context **last)
 {
-	const char *pid = ann_of(ctx, "x-pid"), *comm = ann_of(ctx, "x-comm");
+	const char *pid = pt_context_annotation(ctx, "x-pid"), *comm = pt_context_annotation(ctx, "x-comm");
 	struct pt_jobj o = {0};
 
 	if (ctx == *last || !pid || !comm || !pt_entry_get(leaf, "user", 1))

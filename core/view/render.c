@@ -519,19 +519,6 @@ pt_err pt_render_info(struct pt_buf *b, const struct pt_context *ctx, enum pt_ou
 
 /* ---- capture ------------------------------------------------------------- */
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	/* "dir/" names its directory: strip one trailing slash's worth. */
-	if (s && s[1] == 0) {
-		while (s > p && s[-1] != '/')
-			s--;
-		return s;
-	}
-	return s ? s + 1 : p;
-}
-
 pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt_out out)
 {
 	const struct pt_format *fmt = pt_capture_format(cap);
@@ -545,7 +532,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 
 		pt_jobj_str(&o, "format", fmt->name);
 		pt_jobj_u(&o, "version", pt_capture_version(cap));
-		pt_jobj_str(&o, "source", base_name(pt_capture_source(cap)));
+		pt_jobj_str(&o, "source", pt_path_base(pt_capture_source(cap)));
 		if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
 			pt_jobj_str(&o, "source_kind", pt_capture_source_kind(cap));
 		pt_jobj_str(&o, "gpu", pt_capture_gpu(cap));
@@ -595,7 +582,7 @@ pt_err pt_render_capture(struct pt_buf *b, const struct pt_capture *cap, enum pt
 		return pt_buf_status(b);
 	}
 	pt_buf_printf(b, "format: %s\nversion: %u\nsource: %s\n", fmt->name,
-		      pt_capture_version(cap), base_name(pt_capture_source(cap)));
+		      pt_capture_version(cap), pt_path_base(pt_capture_source(cap)));
 	if (pt_capture_source_kind(cap)[0] != 'c')   /* not "capture archive": a source read natively */
 		pt_buf_printf(b, "source_kind: %s\n", pt_capture_source_kind(cap));
 	if (pt_capture_gpu(cap))

@@ -402,14 +402,6 @@ static const struct pt_context *root_ctx(const struct pt_capture *cap, const str
 	return NULL;
 }
 
-static const char *ann_of(const struct pt_context *x, const char *key)
-{
-	for (size_t i = 0; i < x->nannotations; i++)
-		if (!strcmp(x->annotations[i].key, key))
-			return x->annotations[i].value;
-	return NULL;
-}
-
 /*
  * The process whose tables candidate C is: a context pidN (x-pid) whose
  * root is C, or, with PTI (x-pti "yes": its root is the user copy at
@@ -420,10 +412,10 @@ static const struct pt_context *proc_ctx(const struct pt_capture *cap, const str
 {
 	for (size_t k = 0; k < pt_capture_context_count(cap); k++) {
 		const struct pt_context *x = pt_capture_context(cap, k);
-		const char *pti = ann_of(x, "x-pti");
+		const char *pti = pt_context_annotation(x, "x-pti");
 		bool user_copy = pti && !strncmp(pti, "yes", 3) && x->root_addr >= 0x1000;
 
-		if (!ann_of(x, "x-pid") || x->root_space != c->space || !same_geom(x->fmt, x, c->fmt, c->geom))
+		if (!pt_context_annotation(x, "x-pid") || x->root_space != c->space || !same_geom(x->fmt, x, c->fmt, c->geom))
 			continue;
 		if (x->root_addr == c->addr || (user_copy && x->root_addr - 0x1000 == c->addr))
 			return x;
