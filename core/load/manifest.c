@@ -111,14 +111,6 @@ static pt_err find_dup_keys(const struct pt_ini_section *s, unsigned *first)
 	return PT_OK;
 }
 
-int pt_manifest_space_find(const struct pt_manifest *m, const char *name)
-{
-	for (unsigned i = 0; i < m->nspaces; i++)
-		if (!strcmp(m->spaces[i].name, name))
-			return (int)i;
-	return -1;
-}
-
 /* "NAME, NAME, ..." of the capture's spaces for messages. */
 static void space_list(const struct pt_manifest *m, char *buf, size_t len)
 {
