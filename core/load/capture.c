@@ -2,18 +2,15 @@
 /*
  * capture.c — loading a capture (pt_capture.h): the capture object, the
  * dispatch to the capture sources (pt_source.h: the path is opened once,
- * every source bids on the same probe, the highest bid loads), binding
- * capture.ini to members, the public getters.  The loader API the sources
- * use is loader.c, leases capture_guard.c (capture_int.h lists what they
+ * every source bids on the same probe, the highest bid loads), the end of
+ * the load (loader_bind.c), the public getters of what capture.ini says.
+ * The top of the load chain (HACKING.md): no file of core/load/ calls it.
+ * The loader API the sources use is loader.c, leases capture_guard.c,
+ * contexts and spaces by name lookup.c (capture_int.h lists what they
  * share); the sources themselves are core/sources/.
- *
- * Nothing depends on member order except which error wins, and even then
- * errors about capture.ini lines are reported in line order.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
