@@ -12,7 +12,7 @@
  *   40     u16  L: length of the key text
  *   48..   L bytes of "key = value" lines: the context section's keys,
  *          handed to the format's own ctx_key hook, then ctx_missing and
- *          ctx_setup, exactly as capture.c builds a context
+ *          ctx_setup, exactly as load/contexts.c builds a context
  *   then   up to FZ_NREG memory regions, each: u8 space, u64 base,
  *          u32 length, the bytes (all regions together at most 1 MiB)
  *

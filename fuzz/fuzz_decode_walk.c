@@ -17,9 +17,9 @@
  * image at five page shifts and renders two of the decodes in the chosen
  * form (pt_format.decode, pt_render_decoded); then the image becomes
  * a one-region pt_mem, a context is built through the format's own hooks
- * (ctx_key with the header's values, ctx_missing, ctx_setup) as capture.c
- * builds one, and exercise.h walks, streams pages, scans and renders it in
- * the chosen form.  One format and one form per input (until 2026-12-02:
+ * (ctx_key with the header's values, ctx_missing, ctx_setup) as
+ * load/contexts.c builds one, and exercise.h walks, streams pages, scans
+ * and renders it in the chosen form.  One format and one form per input (until 2026-12-02:
  * both formats' decoders and both forms every time) halves the work an
  * input costs; the fuzzer flips the two bits like any other.
  * fuzz_ctx.c does the same for every format with fuzzer-chosen keys.

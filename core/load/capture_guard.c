@@ -291,3 +291,18 @@ size_t pt_capture_guard_pending(const struct pt_capture *cap)
 	return n;
 }
 
+/* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
+pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int fd)
+{
+	if (!pt_vec_reserve(&cap->maps, &cap->mapcap, cap->nmaps + 1, sizeof *cap->maps))
+		return PT_E_NOMEM;
+	memset(&cap->maps[cap->nmaps], 0, sizeof cap->maps[cap->nmaps]);
+	cap->maps[cap->nmaps].p = p;
+	cap->maps[cap->nmaps].len = len;
+	cap->maps[cap->nmaps].used = NULL;
+	cap->maps[cap->nmaps].nused = cap->maps[cap->nmaps].usedcap = 0;
+	/* No descriptor left: pt_capture_guard() then copies the pages at once. */
+	cap->maps[cap->nmaps].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	cap->nmaps++;
+	return PT_OK;
+}

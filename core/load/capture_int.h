@@ -3,11 +3,19 @@
  * capture_int.h — what the load layer's files share (internal to core/load/):
  * the capture object, the loader behind pt_source.h, its members.
  *
- *   capture.c        the object, the dispatch to sources, binding capture.ini
- *                    to members (regions, contexts), the public getters
+ *   capture.c        the object, the load's driver (probe, bid, load, finish),
+ *                    the public getters of what capture.ini says
  *   loader.c         the loader API of pt_source.h: members, capture.ini text
- *   capture_guard.c  leases on the files served in place
+ *   loader_bind.c    the end of a load: parse, bind [memory] to members, seal
  *   dumpmem.c        a capture.ini whose memory is a dump ([memory] dump =)
+ *   capture_guard.c  mappings of files served in place and their leases
+ *   contexts.c       the manifest's contexts set up, then the IOMMU devices
+ *   lookup.c         contexts and spaces by index or name, serials (a leaf)
+ *   report.c         the load's error and warnings, held in the capture (a leaf)
+ *
+ * The load is a one-way chain (HACKING.md): each file calls only files
+ * below it, and errors and warnings go into the capture object passed
+ * down (report.c), never back up into the file that called.
  *
  * Sources (core/sources/) never include this file: they see pt_source.h.
  */
@@ -195,8 +203,18 @@ pt_err pt_context_setup(struct pt_context *c, char *msg, size_t mlen);
 pt_err pt_context_bind(const struct pt_capture *cap, struct pt_context *c, bool any_space,
 		       const char **missing);
 pt_err pt_context_memory(struct pt_context *c, char *msg, size_t mlen);
-/* A new context serial (struct pt_context.serial). */
+/* A new context serial (struct pt_context.serial; lookup.c). */
 uint64_t pt_capture_serial_next(void);
+/*
+ * The manifest's contexts (contexts.c): set up from their sections before
+ * the memory is bound, into cap->ctx (not yet sorted) ...
+ */
+pt_err pt_capture_fill_contexts(struct pt_capture *cap);
+/*
+ * ... and once the memory is sealed: sorted, given the memory, their
+ * ctx_memory hooks run, then the [iommu] devices (pt_iommu_expand()).
+ */
+pt_err pt_capture_memory_contexts(struct pt_capture *cap, const struct pt_load_opts *opts);
 /*
  * After the memory is sealed and every context set up: the device
  * contexts of the [iommu] sections, read from their tables (iommu.c),
@@ -266,19 +284,19 @@ void pt_capture_warn(struct pt_capture *cap, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pt_capture_vwarn(struct pt_capture *cap, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
-/* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken). */
+/* Records mapping P of LEN bytes of the file open as FD (FD is duplicated, not taken; capture_guard.c). */
 pt_err pt_capture_add_mapping(struct pt_capture *cap, void *p, size_t len, int fd);
 /* Frees a live source's hooks (live.c); nothing for a fixed capture. */
 void pt_live_free(struct pt_capture *cap);
 /*
- * The end of a load (loader.c): the members sorted, the emitted text
+ * The end of a load (loader_bind.c): the members sorted, the emitted text
  * parsed into cap->man, then bound (pt_loader_bind); a message about a
  * generated line names its provenance.
  */
 pt_err pt_loader_finish(struct pt_loader *ld);
-/* Binds cap->man's [memory] sections to members, seals the memory, fills the contexts (capture.c). */
+/* Binds cap->man's [memory] sections to members, seals the memory, fills the contexts (loader_bind.c). */
 pt_err pt_loader_bind(struct pt_loader *ld);
-/* The member [memory] section MM names (root + file) in *OUT, or the error set (loader.c). */
+/* The member [memory] section MM names (root + file) in *OUT, or the error set (loader_bind.c). */
 pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out);
 /* The source of SOURCES (NULL-terminated) that bids highest on P (the first of equal bids), or NULL (loader.c). */
 const struct pt_source *pt_source_best(const struct pt_source *const *sources, const struct pt_probe *p);
@@ -297,6 +315,10 @@ void pt_dumpmem_warnings(struct pt_loader *ld, size_t from);
 void pt_loader_free(struct pt_loader *ld);
 /* Frees M's copied data. */
 void pt_member_free_data(struct member *m);
+/* Sorts the loader's members by name, repeats merged (loader.c). */
+void pt_loader_members_merge(struct pt_loader *ld);
+/* The member NAME after pt_loader_members_merge(), or NULL (loader.c). */
+struct member *pt_loader_member_find(struct pt_loader *ld, const char *name);
 /*
  * The context NAME among the first N of SORTED (cap->ctx_sorted, by name),
  * or NULL: pt_capture_context_find() over every context, and the step after

@@ -195,7 +195,7 @@ pt_err pt_capture_annotate(struct pt_capture *cap, const char *name, const char 
 	struct pt_ctx_def d = {0};
 	struct pt_kv *kv, *a;
 
-	/* the manifest's contexts and the capture's share their order (capture.c, iommu.c, above) */
+	/* the manifest's contexts and the capture's share their order (contexts.c, iommu.c, above) */
 	if (!c || !cap->man || c->index >= cap->man->nctx || strcmp(cap->man->ctx[c->index].name, name))
 		return PT_E_NOTFOUND;
 	mc = &cap->man->ctx[c->index];

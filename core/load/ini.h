@@ -159,7 +159,7 @@ struct pt_manifest {
 	bool one_format;        /* every context section is of the [capture] format */
 };
 
-/* The id of space NAME in M, or -1. */
+/* The id of space NAME in M, or -1 (lookup.c: a leaf every step of the load may call). */
 int pt_manifest_space_find(const struct pt_manifest *m, const char *name);
 
 /*

@@ -3,8 +3,8 @@
  * loader.c — the loader API capture sources use (pt_source.h): members
  * copied, mapped in place or read on demand; the capture.ini text a
  * source emits, each line with its provenance; errors, warnings, options,
- * progress; the re-bid of an archive's members; and the end of a load
- * (parse, then bind in capture.c).
+ * progress; the re-bid of an archive's members.  The end of a load
+ * (parse, then bind) is loader_bind.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -364,7 +364,7 @@ static int cmp_member(const void *a, const void *b)
 }
 
 /* Sorts the members by name and folds repeated names into one (count > 1). */
-static void members_merge(struct pt_loader *ld)
+void pt_loader_members_merge(struct pt_loader *ld)
 {
 	size_t w = 0;
 
@@ -384,7 +384,7 @@ static void members_merge(struct pt_loader *ld)
 }
 
 /* The member called NAME: the one being written, the sorted ones, then the rest (newest first). */
-static struct member *member_find(struct pt_loader *ld, const char *name)
+struct member *pt_loader_member_find(struct pt_loader *ld, const char *name)
 {
 	size_t lo = 0, hi = ld->nsorted;
 
@@ -431,7 +431,7 @@ static bool member_read(const struct member *m, uint8_t *out, size_t len)
 pt_err pt_loader_member_bytes(struct pt_loader *ld, const char *name, size_t max,
 			      char **out, size_t *len)
 {
-	struct member *m = name ? member_find(ld, name) : NULL;
+	struct member *m = name ? pt_loader_member_find(ld, name) : NULL;
 
 	*out = NULL;
 	*len = 0;
@@ -681,7 +681,7 @@ pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir)
 	size_t n = 0, hlen = 0;
 	pt_err rc;
 
-	members_merge(ld);
+	pt_loader_members_merge(ld);
 	names = malloc((ld->nm ? ld->nm : 1) * sizeof *names);
 	if (!names)
 		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
@@ -691,7 +691,7 @@ pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir)
 	p.members = names;
 	p.nmembers = n;
 	if (n == 1) {
-		struct member *m = member_find(ld, names[0]);
+		struct member *m = pt_loader_member_find(ld, names[0]);
 
 		hlen = m->size < PT_PROBE_HEAD ? (size_t)m->size : PT_PROBE_HEAD;
 		head = malloc(hlen ? hlen : 1);
@@ -710,115 +710,6 @@ pt_err pt_loader_rebid(struct pt_loader *ld, const char *only_dir)
 	ld->cap->source_kind = best->kind;
 	rc = best->load(ld, &p);
 	free(names);
-	return rc;
-}
-
-/* ---- the end of a load ---- */
-
-pt_err pt_loader_resolve(struct pt_loader *ld, const struct pt_manifest_mem *mm, struct member **out)
-{
-	struct member *m;
-	char *full;
-	pt_err rc;
-
-	/* a section of a dump's own text names the dump's member, never a file of the directory */
-	if (ld->resolve && !(ld->dumpline && mm->line <= ld->nlines && ld->dumpline[mm->line - 1]) &&
-	    (rc = ld->resolve(ld, ld->resolve_ud, mm)))
-		return rc;
-	if (asprintf(&full, "%s%s", ld->root ? ld->root : "", mm->path) < 0)
-		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
-	m = member_find(ld, full);
-	free(full);
-	if (!m && ld->generated)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: internal: member %s missing", ld->path, mm->path);
-	if (!m)
-		return pt_loader_fail(ld, PT_E_CAPTURE,
-			"capture.ini:%u: file '%s' of [memory %s] is not in the capture",
-			mm->file_line, mm->file, mm->name);
-	if (m->count > 1)
-		return pt_loader_fail(ld, PT_E_CAPTURE,
-			"capture.ini:%u: file '%s' of [memory %s] appears %u times in the archive",
-			mm->file_line, mm->file, mm->name, m->count);
-	if (m->kind == MK_ABSENT)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "capture.ini:%u: file '%s' of [memory %s] %s",
-			mm->file_line, mm->file, mm->name, m->what);
-	*out = m;
-	return PT_OK;
-}
-
-/*
- * Rewrites the load error "capture.ini:N: msg" (N a line of the generated
- * text) as "ORIGIN: msg".
- */
-static void remap_error(struct pt_loader *ld)
-{
-	char *msg = ld->cap->err, *end;
-	unsigned long line;
-	char copy[sizeof ld->cap->err];
-
-	if (strncmp(msg, "capture.ini:", 12))
-		return;
-	line = strtoul(msg + 12, &end, 10);
-	if (end == msg + 12 || *end != ':' || line < 1 || line > ld->nlines)
-		return;
-	snprintf(copy, sizeof copy, "%s", end + 1);
-	/* "(first at line M)" of a duplicate names M's origin too: a dump's line and capture.ini's meet */
-	{
-		char *first = strstr(copy, "(first at line ");
-		unsigned long m = first ? strtoul(first + 15, &end, 10) : 0;
-
-		if (first && *end == ')' && m >= 1 && m <= ld->nlines) {
-			*first = 0;
-			pt_capture_set_error(ld->cap, "%s:%s(first at %s%s", ld->origin[line - 1], copy,
-					     ld->origin[m - 1], end);
-			return;
-		}
-	}
-	pt_capture_set_error(ld->cap, "%s:%s", ld->origin[line - 1], copy);
-}
-
-pt_err pt_loader_finish(struct pt_loader *ld)
-{
-	char err[sizeof ld->cap->err];
-	size_t w0 = SIZE_MAX;
-	bool memory_only = pt_loader_opts(ld)->memory_only;
-	pt_err rc;
-
-	if (ld->nomem)
-		return pt_loader_fail(ld, PT_E_NOMEM, "%s: out of memory", ld->path);
-	if (!ld->emitted)
-		return pt_loader_fail(ld, PT_E_CAPTURE, "%s: internal: the %s source gave no capture.ini",
-				      ld->path, ld->src ? ld->src->name : "?");
-	members_merge(ld);
-	rc = pt_manifest_parse_opts(ld->text, ld->len, ld->generated, memory_only, &ld->cap->man,
-				    err, sizeof err);
-	if (rc)
-		pt_capture_set_error(ld->cap, "%s", err);
-	/* capture.ini's memory is a dump: the dump's text and this one's, parsed as one */
-	if (!rc && !ld->generated && ld->cap->man->dump) {
-		rc = pt_dumpmem_load(ld);
-		if (rc)
-			return rc;
-		w0 = ld->cap->nwarn;
-		rc = pt_manifest_parse_opts(ld->text, ld->len, true, memory_only, &ld->cap->man,
-					    err, sizeof err);
-		if (rc)
-			pt_capture_set_error(ld->cap, "%s", err);
-	}
-	if (!rc)
-		rc = pt_loader_bind(ld);
-	/* the set-up's warnings "capture.ini:N: ..." name the merged text's lines: name capture.ini's */
-	if (w0 != SIZE_MAX)
-		pt_dumpmem_warnings(ld, w0);
-	if (rc && ld->generated)
-		remap_error(ld);
-	/*
-	 * the steps above the load (core/linux: the kernel's tasks), once
-	 * everything is loaded; for roots (memory_only) too, which names the
-	 * processes whose tables it finds (root_of=pidN)
-	 */
-	if (!rc && ld->opts->after_load)
-		rc = ld->opts->after_load(ld->cap, ld->opts);
 	return rc;
 }
 

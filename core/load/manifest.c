@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * manifest.c — the capture.ini version 1 schema (ini.h): the [capture] and
- * [memory] sections, and the generic part of a context section (names,
- * duplicates, x- keys); its other keys are the format's (pt_format.ctx_key).
+ * manifest.c — the capture.ini version 1 schema (ini.h): the sections
+ * checked in order, the [capture] section, the [space] sections and the
+ * generic part of a context section (names, duplicates, x- keys); its
+ * other keys are the format's (pt_format.ctx_key).  The [memory] sections
+ * are manifest_memory.c's.
  *
  * The grammar and every message are documented in man/ptfs-capture.5; keep
  * the two in step.
@@ -14,19 +16,10 @@
 
 #include "capture_int.h"
 #include "ini.h"
+#include "manifest_int.h"
 #include "pt_vec.h"
 
 /* ---- the schema ---- */
-
-/* The section as written, for messages: "[memory m0]". */
-static const char *sec_label(const struct pt_ini_section *s, char *buf, size_t len)
-{
-	if (s->name)
-		snprintf(buf, len, "[%s %s]", s->type, s->name);
-	else
-		snprintf(buf, len, "[%s]", s->type);
-	return buf;
-}
 
 void pt_manifest_free(struct pt_manifest *m)
 {
@@ -111,24 +104,6 @@ static pt_err find_dup_keys(const struct pt_ini_section *s, unsigned *first)
 	return PT_OK;
 }
 
-int pt_manifest_space_find(const struct pt_manifest *m, const char *name)
-{
-	for (unsigned i = 0; i < m->nspaces; i++)
-		if (!strcmp(m->spaces[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-/* "NAME, NAME, ..." of the capture's spaces for messages. */
-static void space_list(const struct pt_manifest *m, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (unsigned i = 0; i < m->nspaces && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", m->spaces[i].name);
-}
-
 /* Adds space NAME to M unless it is there; false when the capture has too many. */
 static bool space_add(struct pt_manifest *m, const char *name)
 {
@@ -208,23 +183,6 @@ many:
 	return PT_E_VALUE;
 }
 
-struct build {
-	struct pt_manifest *m;
-	char *err;
-	size_t errlen;
-	size_t memcap, ctxcap;
-	bool mixed;             /* contexts may be of other formats with the same spaces */
-	/*
-	 * Without [capture] format: the first context section's format
-	 * (IMPLIED), or the line of the first section whose type several
-	 * formats share ([pdb]: nv-gmmu-ver2 and -ver3), which needs it (SHARED_LINE).
-	 */
-	const struct pt_format *implied;
-	unsigned shared_line;
-	/* a [memory] section names a dump: the format and the contexts may be the dump's (dumpmem.c) */
-	bool has_dump;
-};
-
 /* The type of the section that starts at LINE (a message's word). */
 static const char *section_type_at(const struct build *b, unsigned line)
 {
@@ -245,23 +203,6 @@ static bool section_shared(const char *type)
 	return n > 1;
 }
 
-/* Reads integer key KV into *OUT; a bad value is E_VALUE naming the key. */
-static pt_err get_uint(struct build *b, const struct pt_ini_kv *kv, const char *label,
-		       uint64_t *out)
-{
-	char why[96];
-
-	if (kv->value[0] == 0) {
-		pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for '%s' in %s", kv->key, label);
-		return PT_E_VALUE;
-	}
-	if (pt_ini_uint(kv->value, out) == PT_OK)
-		return PT_OK;
-	pt_ini_set_error(b->err, b->errlen, kv->line, "bad integer '%s' for '%s' in %s%s",
-			 kv->value, kv->key, label, pt_ini_uint_why(kv->value, why, sizeof why));
-	return PT_E_VALUE;
-}
-
 static pt_err add_ann(struct pt_kv **arr, size_t *n, size_t *cap, const struct pt_ini_kv *kv)
 {
 	if (!pt_vec_reserve(arr, cap, *n + 1, sizeof **arr))
@@ -270,21 +211,6 @@ static pt_err add_ann(struct pt_kv **arr, size_t *n, size_t *cap, const struct p
 	(*arr)[*n].value = kv->value;
 	(*n)++;
 	return PT_OK;
-}
-
-static bool is_x_key(const char *k)
-{
-	return k[0] == 'x' && k[1] == '-' && k[2];
-}
-
-/* A required key missing from section S: reported at its header line. */
-static pt_err missing(struct build *b, const struct pt_ini_section *s, const char *key)
-{
-	char label[PT_INI_MAX_LINE + 8];
-
-	pt_ini_set_error(b->err, b->errlen, s->line, "missing key '%s' in %s", key,
-	       sec_label(s, label, sizeof label));
-	return PT_E_VALUE;
 }
 
 static pt_err check_capture(struct build *b, const struct pt_ini_section *s, const unsigned *dup)
@@ -355,187 +281,6 @@ static pt_err check_capture(struct build *b, const struct pt_ini_section *s, con
 		return missing(b, s, "format");
 	if (!format)
 		m->fmt = b->implied;
-	return PT_OK;
-}
-
-/*
- * A path a [memory] section names (file =, dump =) normalised into *OUT:
- * relative to the capture root and never leaving it (no '/' first, no
- * '..'), so that a capture names only what is inside it.
- */
-static pt_err member_path(struct build *b, const struct pt_ini_kv *kv, const char *label, char **out)
-{
-	if (kv->value[0] == 0) {
-		pt_ini_set_error(b->err, b->errlen, kv->line, "empty value for '%s' in %s", kv->key, label);
-		return PT_E_VALUE;
-	}
-	if (kv->value[0] == '/') {
-		pt_ini_set_error(b->err, b->errlen, kv->line,
-		       "%s '%s' in %s is absolute: %s", kv->key, kv->value, label,
-		       kv->key[0] == 'f' ? "members are named from the capture root"
-		       : "a dump is named from capture.ini's directory, and nothing outside it is read");
-		return PT_E_CAPTURE;
-	}
-	free(*out);
-	*out = strdup(kv->value);
-	if (!*out)
-		return PT_E_NOMEM;
-	if (!pt_path_normalise(*out)) {
-		pt_ini_set_error(b->err, b->errlen, kv->line,
-		       !strstr(kv->value, "..") ? "%s '%s' in %s names no member"
-		       : kv->key[0] == 'f' ? "%s '%s' in %s contains '..': such a member is never used"
-		       : "%s '%s' in %s contains '..': nothing outside capture.ini's directory is read",
-		       kv->key, kv->value, label);
-		return PT_E_CAPTURE;
-	}
-	return PT_OK;
-}
-
-/*
- * [memory NAME] dump = FILE (KV; PATH normalised, taken): the capture's
- * one dump.  OTHER is a key that has no place beside it (the dump gives
- * its own spaces and bases), or NULL.
- */
-static pt_err memory_dump(struct build *b, const struct pt_ini_section *s, const struct pt_ini_kv *kv,
-			  char *path, const struct pt_ini_kv *other)
-{
-	char label[PT_INI_MAX_LINE + 8];
-
-	sec_label(s, label, sizeof label);
-	if (other) {
-		free(path);
-		pt_ini_set_error(b->err, b->errlen, other->line, "'%s' in %s: a section naming a dump takes "
-		       "no other key but system_map (the dump gives its own spaces, bases and contexts)", other->key, label);
-		return PT_E_VALUE;
-	}
-	if (b->m->dump) {
-		free(path);
-		pt_ini_set_error(b->err, b->errlen, kv->line, "a second dump '%s' in %s (the first, '%s', at "
-		       "line %u): a capture's memory is one dump", kv->value, label, b->m->dump, b->m->dump_line);
-		return PT_E_CAPTURE;
-	}
-	b->m->dump = kv->value;
-	b->m->dump_path = path;
-	b->m->dump_sec = s->name;
-	b->m->dump_line = kv->line;
-	return PT_OK;
-}
-
-/*
- * [memory NAME] system_map = FILE (KV): the System.map of the dump the
- * section names, under the rules of dump = (relative to capture.ini's
- * directory, never leaving it); a section without dump = has no kernel.
- */
-static pt_err memory_system_map(struct build *b, const struct pt_ini_section *s, const struct pt_ini_kv *kv,
-				const char *label)
-{
-	bool has_dump = false;
-
-	for (size_t i = 0; i < s->nkv; i++)
-		has_dump |= !strcmp(s->kv[i].key, "dump");
-	if (!has_dump) {
-		pt_ini_set_error(b->err, b->errlen, kv->line, "'system_map' in %s without 'dump': a System.map "
-				 "names the symbols of a dump's kernel", label);
-		return PT_E_VALUE;
-	}
-	if (kv->value[0] == 0 || kv->value[0] == '/') {
-		pt_ini_set_error(b->err, b->errlen, kv->line, kv->value[0] ? "system_map '%s' in %s is absolute: it "
-				 "is named from capture.ini's directory, and nothing outside it is read" :
-				 "empty value for 'system_map'%.0s in %s", kv->value, label);
-		return kv->value[0] ? PT_E_CAPTURE : PT_E_VALUE;
-	}
-	free(b->m->system_map_path);
-	b->m->system_map_path = strdup(kv->value);
-	if (!b->m->system_map_path)
-		return PT_E_NOMEM;
-	if (!pt_path_normalise(b->m->system_map_path)) {
-		pt_ini_set_error(b->err, b->errlen, kv->line, strstr(kv->value, "..") ? "system_map '%s' in %s "
-				 "contains '..': nothing outside capture.ini's directory is read" :
-				 "system_map '%s' in %s names no file", kv->value, label);
-		return PT_E_CAPTURE;
-	}
-	b->m->system_map = kv->value;
-	b->m->system_map_line = kv->line;
-	return PT_OK;
-}
-
-static pt_err check_memory(struct build *b, const struct pt_ini_section *s, const unsigned *dup,
-			   const struct pt_format *fmt)
-{
-	char label[PT_INI_MAX_LINE + 8], list[256];
-	const struct pt_ini_kv *space = NULL, *base = NULL, *file = NULL, *dump = NULL;
-	struct pt_manifest_mem mm = {0};
-	char *dump_path = NULL;
-	pt_err rc = PT_OK;
-
-	sec_label(s, label, sizeof label);
-	for (size_t i = 0; i < s->nkv && !rc; i++) {
-		const struct pt_ini_kv *kv = &s->kv[i];
-
-		if (dup[i]) {
-			pt_ini_set_error(b->err, b->errlen, kv->line,
-			       "duplicate key '%s' in %s (first at line %u)", kv->key, label, dup[i]);
-			rc = PT_E_VALUE;
-		} else if (!strcmp(kv->key, "space")) {
-			int sp = fmt ? pt_manifest_space_find(b->m, kv->value) : 0;
-
-			if (sp < 0) {
-				space_list(b->m, list, sizeof list);
-				pt_ini_set_error(b->err, b->errlen, kv->line,
-				       "space '%s' in %s is not a space of %s (%s)",
-				       kv->value, label, b->m->one_format ? fmt->name : "the capture", list);
-				rc = PT_E_VALUE;
-			}
-			mm.space = sp < 0 ? 0 : (unsigned)sp;
-			space = kv;
-		} else if (!strcmp(kv->key, "base")) {
-			rc = get_uint(b, kv, label, &mm.base);
-			base = kv;
-		} else if (!strcmp(kv->key, "file")) {
-			rc = member_path(b, kv, label, &mm.path);
-			file = kv;
-		} else if (!strcmp(kv->key, "dump")) {
-			rc = member_path(b, kv, label, &dump_path);
-			dump = kv;
-		} else if (!strcmp(kv->key, "system_map")) {
-			rc = memory_system_map(b, s, kv, label);
-		} else if (!strcmp(kv->key, "offset")) {
-			rc = get_uint(b, kv, label, &mm.offset);
-			mm.offset_line = kv->line;
-		} else if (!strcmp(kv->key, "length")) {
-			rc = get_uint(b, kv, label, &mm.length);
-			mm.has_length = true;
-			mm.length_line = kv->line;
-		} else if (!is_x_key(kv->key)) {
-			pt_ini_set_error(b->err, b->errlen, kv->line, "unknown key '%s' in %s", kv->key, label);
-			rc = PT_E_VALUE;
-		}
-		/* x- keys of a [memory] section are accepted and not kept. */
-	}
-	if (!rc && dump) {
-		const struct pt_ini_kv *other = NULL;
-
-		/* the first key that has no place beside a dump */
-		for (size_t i = 0; i < s->nkv && !other; i++)
-			if (strcmp(s->kv[i].key, "dump") && strcmp(s->kv[i].key, "system_map") && !is_x_key(s->kv[i].key))
-				other = &s->kv[i];
-		free(mm.path);
-		return memory_dump(b, s, dump, dump_path, other);
-	}
-	if (!rc && (!space || !base || !file))
-		rc = missing(b, s, !space ? "space" : !base ? "base" : "file");
-	if (!rc && !pt_vec_reserve(&b->m->mem, &b->memcap, b->m->nmem + 1, sizeof *b->m->mem))
-		rc = PT_E_NOMEM;
-	if (rc) {
-		free(mm.path);
-		free(dump_path);
-		return rc;
-	}
-	mm.name = s->name;
-	mm.line = s->line;
-	mm.file = file->value;
-	mm.file_line = file->line;
-	b->m->mem[b->m->nmem++] = mm;
 	return PT_OK;
 }
 
@@ -717,7 +462,7 @@ static pt_err check_section(struct build *b, const struct pt_ini_section *s,
 		if (is_capture)
 			rc = check_capture(b, s, dup);
 		else if (is_memory)
-			rc = check_memory(b, s, dup, fmt);
+			rc = pt_manifest_check_memory(b, s, dup, fmt);
 		else if (is_space)
 			rc = check_space(b, s, dup);
 		else if (is_iommu)

@@ -13,33 +13,6 @@
 
 #include "capture_int.h"
 
-unsigned pt_capture_space_count(const struct pt_capture *cap)
-{
-	return cap && cap->man ? cap->man->nspaces : 0;
-}
-
-const char *pt_capture_space_name(const struct pt_capture *cap, unsigned id)
-{
-	return cap && cap->man && id < cap->man->nspaces ? cap->man->spaces[id].name : NULL;
-}
-
-int pt_capture_space_find(const struct pt_capture *cap, const char *name)
-{
-	return cap && cap->man ? pt_manifest_space_find(cap->man, name) : -1;
-}
-
-const struct pt_context *pt_capture_space_translate(const struct pt_capture *cap, unsigned id)
-{
-	return cap && cap->xlate && id < cap->man->nspaces ? cap->xlate[id] : NULL;
-}
-
-const char *pt_context_space_name(const struct pt_context *ctx, unsigned i)
-{
-	if (ctx->space_mapped && ctx->cap)
-		return pt_capture_space_name(ctx->cap, pt_context_space(ctx, i));
-	return ctx->fmt->spaces[i];
-}
-
 /* Whether CTX's tables or pages may be in capture space ID. */
 static bool ctx_uses(const struct pt_context *ctx, unsigned id)
 {
