@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""check_circles.py — the files of one folder of core/ call each other one way.
+"""check_circles.py — the files of one folder (core/*, fs/, cli/) call each other one way.
 
 HACKING.md ("The layers and the load chain") draws the load as a chain:
 each file is called by the one before it and never calls it back (issue
 #41 item 3).  This checks the shape at the link, as check_link.py checks
-the layers: for each object of core/ (the build's compile_commands.json),
-`nm` gives the functions it calls; file A -> file B when A calls a
-function (nm type T) B defines in the same folder.  Every strongly
-connected component of that graph (measure_shape.py's circle finder) is a
-circle; it fails on
+the layers: for each object of core/, fs/ and cli/ (the build's
+compile_commands.json), `nm` gives the functions it calls; file A -> file
+B when A calls a function (nm type T) B defines in the same folder.  Every
+strongly connected component of that graph (measure_shape.py's circle
+finder) is a circle; it fails on
 
-  - a circle of more than LIMIT files in a folder of core/ that DEBT below
+  - a circle of more than LIMIT files in one folder that DEBT below
     does not name exactly (two files may share a pair of helpers; three
     or more are a knot: move the function where its name says, pass a
     callback down as an argument, or move the shared helper to a leaf);
@@ -136,9 +136,9 @@ def main(argv):
         print('usage: check_circles.py SRCDIR BUILDDIR', file=sys.stderr)
         return 2
     srcdir, builddir = argv[1], argv[2]
-    objs, _cmds = check_link.read_objects(srcdir, builddir, ('core',))
+    objs, _cmds = check_link.read_objects(srcdir, builddir, ('core',) + tuple(check_link.PROGRAMS))
     if not objs:
-        print('check_circles.py: no core object in %s/compile_commands.json' % builddir,
+        print('check_circles.py: no object in %s/compile_commands.json' % builddir,
               file=sys.stderr)
         return 2
     syms, where = check_link.symbol_table(objs)
@@ -150,7 +150,7 @@ def main(argv):
     for k in known:
         rep.case(True, 'listed in DEBT (to pay): %s' % k)
     if not errs:
-        rep.case(True, '%d core objects: no circle of more than %d files in a folder beyond DEBT'
+        rep.case(True, '%d objects of core/, fs/ and cli/: no circle of more than %d files in a folder beyond DEBT'
                  % (len(objs), LIMIT))
     return rep.done()
 
