@@ -9,6 +9,7 @@
 #define PT_NUM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +87,29 @@ static inline uint64_t pt_le_load(const uint8_t *p, unsigned n)
 static inline uint32_t pt_le32_load(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * Whether the LEN bytes at P are all zero: 64 bytes at a time, a word at a
+ * time (most of a guest's pages and a capture's chunks are zero, and the
+ * loader, the memory and the roots scan run this over all of them).
+ */
+static inline bool pt_bytes_zero(const uint8_t *p, size_t len)
+{
+	uint64_t acc = 0, w;
+	size_t i = 0;
+
+	for (; i + 64 <= len; i += 64) {
+		for (unsigned k = 0; k < 64; k += 8) {
+			memcpy(&w, p + i + k, 8);
+			acc |= w;
+		}
+		if (acc)
+			return false;
+	}
+	for (; i < len; i++)
+		acc |= p[i];
+	return !acc;
 }
 
 /* The inverse of pt_le64_load(): V little-endian at P (the formats' encoders). */

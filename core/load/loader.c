@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture_int.h"
+#include "pt_num.h"
 
 /* ---- members ---- */
 
@@ -56,11 +57,6 @@ static struct member *member_new(struct pt_loader *ld, const char *name)
 	return m;
 }
 
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
-}
-
 /*
  * Stores LEN bytes at OFF of member M (offsets increasing); all-zero
  * chunks are never allocated, a chunk is allocated as far as it is
@@ -78,7 +74,7 @@ static pt_err member_write(struct member *m, uint64_t off, const uint8_t *data, 
 			c = &m->c[m->nc - 1];
 		else if (m->nc && m->c[m->nc - 1].idx > idx)
 			return PT_E_USAGE;
-		if (!c && !all_zero(data, n)) {
+		if (!c && !pt_bytes_zero(data, n)) {
 			if (!pt_vec_reserve(&m->c, &m->cap, m->nc + 1, sizeof *m->c))
 				return PT_E_NOMEM;
 			c = &m->c[m->nc];

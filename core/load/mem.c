@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mem_int.h"
+#include "pt_num.h"
 #include "pt_vec.h"
 
 struct pt_mem *pt_mem_new(unsigned nspaces)
@@ -134,12 +135,6 @@ pt_err pt_mem_reader_why(struct pt_mem *mem, unsigned id, pt_why_fn why)
 	return PT_OK;
 }
 
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	/* Compare the buffer with itself shifted by one: memcmp is vectorised. */
-	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
-}
-
 pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 			   const void *data, size_t len)
 {
@@ -158,7 +153,7 @@ pt_err pt_mem_region_write(struct pt_mem *mem, unsigned id, uint64_t offset,
 		size_t pos = chunk_lower(r, idx);
 		bool have = pos < r->nchunks && r->chunks[pos].idx == idx;
 
-		if (!have && !all_zero(src, n)) {
+		if (!have && !pt_bytes_zero(src, n)) {
 			uint64_t clen = chunk_len(r, idx);
 			uint8_t *c = calloc(1, (size_t)clen);
 

@@ -18,13 +18,9 @@
 #include <unistd.h>
 
 #include "archive_int.h"
+#include "pt_num.h"
 #include "pt_source.h"
 #include "pt_vec.h"
-
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
-}
 
 pt_err pt_arch_fail(struct pt_arch *ar, struct archive *a)
 {
@@ -56,7 +52,7 @@ static void count_chunks(struct cur *c, uint64_t off, const uint8_t *buf, size_t
 		uint64_t idx = off >> CHUNK_SHIFT, in = off & (CHUNK_SIZE - 1);
 		size_t n = (size_t)(CHUNK_SIZE - in < len ? CHUNK_SIZE - in : len);
 
-		if ((c->nc == 0 || c->last_idx != idx) && !all_zero(buf, n)) {
+		if ((c->nc == 0 || c->last_idx != idx) && !pt_bytes_zero(buf, n)) {
 			c->nc++;
 			c->last_idx = idx;
 		}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pt_buf.h"
+#include "pt_num.h"
 #include "pt_vec.h"
 #include "roots_int.h"
 
@@ -26,25 +27,6 @@ static size_t root_bytes(const struct pt_format *fmt, uint64_t *entries)
 
 	*entries = l->bits ? (uint64_t)1 << l->bits : PAGE / l->entry_size;
 	return (size_t)(*entries * l->entry_size);
-}
-
-/* Word at a time: most of a guest's pages are zero, and this runs over all of them. */
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	uint64_t acc = 0, w;
-	size_t i = 0;
-
-	for (; i + 64 <= len; i += 64) {
-		for (unsigned k = 0; k < 64; k += 8) {
-			memcpy(&w, p + i + k, 8);
-			acc |= w;
-		}
-		if (acc)
-			return false;
-	}
-	for (; i < len; i++)
-		acc |= p[i];
-	return !acc;
 }
 
 /*
@@ -197,7 +179,7 @@ static pt_err scan_space(struct pt_rscan *s, unsigned space, struct pt_roots *r,
 			pg->fn(pg->ud, pg->done + (page - lo), pg->total);
 			last = page;
 		}
-		if (pt_rscan_read(s, space, page, raw, len) && !all_zero(raw, len)) {
+		if (pt_rscan_read(s, space, page, raw, len) && !pt_bytes_zero(raw, len)) {
 			if (record && !pt_vec_reserve(&pl->page, &pl->cap, pl->n + 1, sizeof *pl->page))
 				record = false, pl->off = true;
 			if (record)
