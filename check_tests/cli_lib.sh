@@ -8,8 +8,9 @@
 run() {
 	"$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
-	OUT=$(cat "$TMP/out")
-	ERR=$(cat "$TMP/err")
+	# $(<FILE) is $(cat FILE) without a cat process (two per check add up)
+	OUT=$(<"$TMP/out")
+	ERR=$(<"$TMP/err")
 }
 
 # rc NAME WANT CMD...: the exit status is WANT.
@@ -160,8 +161,9 @@ export_ok() {
 		[ -f "$c/info" ] && [ -f "$c/maps" ] && [ -d "$c/va" ] && [ -d "$c/walk" ] && ok ||
 			bad "$name: $c lacks info, maps, va/ or walk/"
 		[ -z "$(ls -A "$c/walk")" ] && ok || bad "$name: $c/walk is not empty"
-		# Every link target is a leaf entry file that says mapped.
-		n=$(find "$c/va" -type l | head -50 | while read -r l; do grep -L '^state: mapped$' "$l"; done | wc -l)
+		# Every link target is a leaf entry file that says mapped (one grep
+		# -L over the first 50 links names each one that does not).
+		n=$(find "$c/va" -type l | head -50 | xargs -r -d '\n' grep -L '^state: mapped$' | wc -l)
 		[ "$n" = 0 ] && ok || bad "$name: $n va/ links to entries that are not mapped"
 	done
 }
