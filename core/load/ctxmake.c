@@ -8,10 +8,13 @@
  * steps one phase at a time, as the load reaches them (capture_int.h):
  * its keys when the manifest is checked (manifest.c), ctx_setup when the
  * contexts are filled (capture.c), its spaces once they are known
- * (spaces.c), ctx_memory once memory is sealed (capture.c).  The IOMMU's device contexts (iommu.c), the
- * contexts a step after the load adds (extend.c) and the candidates of
- * `ptfs-tool roots --iommu` (walk/roots_iotab.c) are made here, so that a
- * device walks exactly as its per-device section does.
+ * (spaces.c), ctx_memory once memory is sealed (capture.c).  The IOMMU's
+ * device contexts (iommu.c), the contexts a step after the load adds
+ * (extend.c) and the candidates of `ptfs-tool roots --iommu`
+ * (walk/roots_iotab.c) are made here, so that a device walks exactly as
+ * its per-device section does.  An IOMMU's device comes as its decoded
+ * entry (pt_context_spec.entry, the format's ctx_entry hook) in place of
+ * the keys: nothing printed to be parsed again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +83,15 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 	c->cap = cap;
 	c->fmt = f;
 	c->priv = NULL;
+	if (s->entry) {
+		/* an IOMMU's device: its decoded entry, no key text (pt_format.h struct pt_ctx_entry) */
+		if (!f->ctx_entry)
+			return PT_E_UNSUPPORTED;
+		if (!(c->priv = calloc(1, f->ctx_size ? f->ctx_size : 1)))
+			return PT_E_NOMEM;
+		rc = f->ctx_entry(c->priv, s->entry, msg, mlen);
+		goto setup;
+	}
 	for (unsigned i = 0; i < s->nkeys && !rc; i += 16) {
 		unsigned n = s->nkeys - i < 16 ? s->nkeys - i : 16;
 
@@ -94,6 +106,7 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 		snprintf(msg, mlen, "missing %s", miss);
 		rc = PT_E_VALUE;
 	}
+setup:
 	if (!rc)
 		rc = pt_context_setup(c, msg, mlen);
 	if (!rc && (rc = pt_context_bind(cap, c, s->any_space, &miss)))

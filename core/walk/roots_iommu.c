@@ -138,9 +138,9 @@ static uint64_t ste_max(struct pt_rio_scan *s, uint64_t addr, unsigned pages, ui
 
 	for (unsigned p = 0; p < pages; p++)
 		if (pt_mem_read(s->mem, s->space_id, addr + (uint64_t)4096 * p, pg, 4096))
-			for (unsigned i = 0; i < 64; i++)
-				if (pt_rio_le64(pg + 64 * i) & 1)
-					max = (uint64_t)p * 64 + i;
+			for (unsigned i = 0; i < 4096 / 64; i++)
+				if (pt_smmu_ste_valid(pt_rio_le64(pg + pt_smmu_entry64(0, i))))
+					max = (uint64_t)p * (4096 / 64) + i;
 	return max;
 }
 
@@ -220,8 +220,8 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			keep_better(best, &lin);
 			return;
 		}
-		for (unsigned i = 0; i < 512; i++) {
-			uint64_t d = pt_rio_le64(page + 8 * i);
+		for (unsigned i = 0; i < 4096 / 8; i++) {
+			uint64_t d = pt_rio_le64(page + pt_smmu_l1_addr(0, i));
 
 			if (d)
 				maxi = i;
