@@ -72,25 +72,25 @@ pt_err pt_context_memory(struct pt_context *c, char *msg, size_t mlen)
 	return c->fmt->ctx_memory(c, &rd, msg, mlen);
 }
 
-pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
-		       struct pt_context *c, char *msg, size_t mlen)
+/*
+ * C's data from S: an IOMMU device's decoded entry (ctx_entry), or the
+ * keys (ctx_key each, then ctx_missing), as a section's.
+ */
+static pt_err make_data(const struct pt_context_spec *s, struct pt_context *c, char *msg,
+			size_t mlen)
 {
 	const struct pt_format *f = s->fmt;
 	struct pt_ctx_key k[16];
 	const char *miss;
 	pt_err rc = PT_OK;
 
-	c->cap = cap;
-	c->fmt = f;
-	c->priv = NULL;
 	if (s->entry) {
-		/* an IOMMU's device: its decoded entry, no key text (pt_format.h struct pt_ctx_entry) */
+		/* no key text: the entry as the walk decoded it (pt_iommu_format.h struct pt_ctx_entry) */
 		if (!f->ctx_entry)
 			return PT_E_UNSUPPORTED;
 		if (!(c->priv = calloc(1, f->ctx_size ? f->ctx_size : 1)))
 			return PT_E_NOMEM;
-		rc = f->ctx_entry(c->priv, s->entry, msg, mlen);
-		goto setup;
+		return f->ctx_entry(c->priv, s->entry, msg, mlen);
 	}
 	for (unsigned i = 0; i < s->nkeys && !rc; i += 16) {
 		unsigned n = s->nkeys - i < 16 ? s->nkeys - i : 16;
@@ -106,7 +106,22 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 		snprintf(msg, mlen, "missing %s", miss);
 		rc = PT_E_VALUE;
 	}
-setup:
+	return rc;
+}
+
+pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
+		       struct pt_context *c, char *msg, size_t mlen)
+{
+	const struct pt_format *f = s->fmt;
+	const char *miss;
+	pt_err rc;
+
+	c->cap = cap;
+	c->fmt = f;
+	c->priv = NULL;
+	rc = make_data(s, c, msg, mlen);
+	if (rc == PT_E_NOMEM && !c->priv)
+		return rc;
 	if (!rc)
 		rc = pt_context_setup(c, msg, mlen);
 	if (!rc && (rc = pt_context_bind(cap, c, s->any_space, &miss)))
