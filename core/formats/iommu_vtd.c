@@ -38,7 +38,10 @@ uint64_t pt_vtd_ptr(uint64_t e)
 
 bool pt_vtd_root_reserved(uint64_t lo, uint64_t hi)
 {
-	return (lo & MASK(11, 1)) || hi;
+	const uint64_t w[2] = {lo, hi};
+
+	/* ioent.c's legacy root entry: lo 11:1, all of hi */
+	return pt_ioent_reserved(PT_IOENT_VTD_ROOT, w, 0) || pt_ioent_reserved(PT_IOENT_VTD_ROOT, w, 1);
 }
 
 int pt_vtd_root_half(uint64_t e)

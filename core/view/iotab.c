@@ -172,7 +172,7 @@ bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *i
 	e = r.w[half];
 	if (!pt_vtd_present(e))
 		return false;
-	if (!pt_iotab_vtd_sm(io) && (pt_ioent_reserved(r.t, r.w, 0) || pt_ioent_reserved(r.t, r.w, 1))) {
+	if (!pt_iotab_vtd_sm(io) && pt_vtd_root_reserved(r.w[0], r.w[1])) {
 		*why = "reserved bits are set (VT-d spec §9.1): its context table is not read";
 		return false;
 	}
