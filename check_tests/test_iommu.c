@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_buf.h"
 #include "pt_capture.h"
+#include "pt_format.h"
 #include "pt_walk.h"
 #include "testutil.h"
 
@@ -614,6 +616,66 @@ START_TEST(family)
 END_TEST
 
 /*
+ * Each layout fact once (issue #41 item 1): the helpers the walks, the
+ * tree and the scan share — VT-d §9.1/9.3/9.4/9.5/9.6 entry sizes and
+ * halves, AMD-Vi §3.3.1 DTE pages and §2.2.6 GCR3 entries, IHI 0070
+ * §5.1-5.4 StreamID and SubstreamID splits — and the family's data the
+ * tree and the loader read instead of a switch on the kind (item 3):
+ * abort-DMA blocks every request, the widths of the ids.
+ */
+START_TEST(family_layout)
+{
+	uint64_t reg[PT_IK__COUNT] = {0};
+	unsigned dev, sub;
+
+	ck_assert_uint_eq(pt_vtd_ctx_count(false), 256);
+	ck_assert_uint_eq(pt_vtd_ctx_count(true), 128);
+	ck_assert_uint_eq(pt_vtd_ctx_entry(0x1000, 0x85, true), 0x1000 + 32 * 5);
+	ck_assert_uint_eq(pt_vtd_ctx_entry(0x1000, 0x85, false), 0x1000 + 16 * 0x85);
+	ck_assert_uint_eq(pt_vtd_ctx_half(0x85, true), 1);
+	ck_assert_uint_eq(pt_vtd_ctx_half(0x85, false), 0);
+	ck_assert_uint_eq(pt_vtd_pasiddir_entry(0x2000, 130), 0x2000 + 8 * 2);
+	ck_assert_uint_eq(pt_vtd_pasid_entry(0x3000, 130), 0x3000 + 64 * 2);
+	ck_assert_uint_eq(pt_vtd_root_entry(0x4400, 3), 0x4000 + 48);
+	ck_assert_uint_eq(pt_amd_dte_addr(0x10001, 129), 0x10000 + 32 * 129);
+	ck_assert_uint_eq(pt_amd_dte_count(0x10001), 256);
+	ck_assert(pt_amd_dte_valid(1) && !pt_amd_dte_device(1));
+	ck_assert_uint_eq(pt_amd_gcr3_entry(0x5000, 3), 0x5018);
+	/* SMMUv3: LOG2SIZE 16, SPLIT 8, 2-level */
+	reg[PT_IK_STRCFG] = 1ull << 16 | 8 << 6 | 16;
+	ck_assert_uint_eq(pt_smmu_l1_index(reg[PT_IK_STRCFG], 0x1234), 0x12);
+	ck_assert_uint_eq(pt_smmu_l2_index(reg[PT_IK_STRCFG], 0x1234), 0x34);
+	ck_assert_uint_eq(pt_smmu_l1_first_sid(reg[PT_IK_STRCFG], 0x12), 0x1200);
+	ck_assert_uint_eq(pt_smmu_linear_count(reg[PT_IK_STRCFG]), 65536);
+	ck_assert_uint_eq(pt_smmu_linear_count(40), 1ull << 32);
+	ck_assert(pt_smmu_cd_two_level(1) && pt_smmu_cd_two_level(2));
+	ck_assert(!pt_smmu_cd_two_level(0) && !pt_smmu_cd_two_level(3));
+	ck_assert_uint_eq(pt_smmu_cd_addr(0x6000, 70, 1), 0x6000 + 64 * 6);
+	ck_assert_uint_eq(pt_smmu_cd_addr(0x6000, 70, 0), 0x6000 + 64 * 70);
+	ck_assert_uint_eq(pt_smmu_l1cd_addr(0x7000, 2048, 2), 0x7000 + 16);
+	ck_assert(pt_smmu_l1cd_reserved(0x3) && !pt_smmu_l1cd_reserved(0x8001));
+	ck_assert(pt_smmu_ste_valid(1) && !pt_smmu_ste_valid(2));
+	pt_iommu_smmuv3_format.id_bits(reg, &dev, &sub);
+	ck_assert_uint_eq(dev, 16);
+	ck_assert_uint_eq(sub, 20);
+	ck_assert_ptr_null(pt_iommu_smmuv3_format.blocks_all);
+	ck_assert_ptr_null(pt_iommu_amdvi_format.blocks_all);
+	reg[PT_IK_RTADDR] = 0x1000 | 3 << 10;
+	ck_assert(pt_iommu_vtd_format.blocks_all(reg));
+	pt_iommu_vtd_format.id_bits(reg, &dev, &sub);
+	ck_assert_uint_eq(sub, 0);
+	reg[PT_IK_RTADDR] = 0x1000 | 1 << 10;
+	ck_assert(!pt_iommu_vtd_format.blocks_all(reg));
+	pt_iommu_vtd_format.id_bits(reg, &dev, &sub);
+	ck_assert_uint_eq(dev, 16);
+	ck_assert_uint_eq(sub, 20);
+	pt_iommu_amdvi_format.id_bits(reg, &dev, &sub);
+	ck_assert_uint_eq(dev, 16);
+	ck_assert_uint_eq(sub, 0);
+}
+END_TEST
+
+/*
  * The one context factory (load/ctxmake.c): a VT-d legacy context entry's
  * key made a context that walks, a missing or a bad key refused.
  */
@@ -660,6 +722,100 @@ START_TEST(factory)
 }
 END_TEST
 
+/* F's info text of context C (made or not) into OUT. */
+static void info_of(const struct pt_context *c, char *out, size_t len)
+{
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	c->fmt->info_text(c, &b);
+	snprintf(out, len, "%s", b.len ? b.data : "");
+	pt_buf_free(&b);
+}
+
+/*
+ * The factory's numeric path (pt_context_spec.entry, issue #41 item 2):
+ * an IOMMU device's decoded entry makes the context its section's keys
+ * make — the same walk and the same info text, no text between them;
+ * a check the format keeps (AMD-Vi Mode 7, SMMUv3 Config 001) refuses it
+ * with the message a key gets, without the "capture.ini:LINE:" prefix; a
+ * format that makes no device context says so; a space name is the
+ * caller's own string, kept by the context (x86-64 space = NAME).
+ */
+START_TEST(factory_entry)
+{
+	const char *key[] = {"context", "space"}, *val[] = {"0x00000000000007010000000000110001", "gpa"};
+	struct pt_ctx_entry e = {.kind = PT_CE_VTD_CONTEXT, .w = {0x110001, 0x701}, .space = "gpa",
+				 .line = 7, .label = "[test]"};
+	struct pt_context_spec spec = {.fmt = pt_format_find("intel-vtd"), .key = key, .val = val,
+				       .nkeys = 2, .line = 7, .label = "[test]"};
+	struct pt_context a = {.name = "keys"}, c = {.name = "entry"};
+	char msg[512] = "", ia[1024], ic[1024];
+	static char gname[] = "gpa";
+	struct pt_walk w;
+	struct tu_cap k;
+
+	memset(mem, 0, sizeof mem);
+	sl_tables();
+	k = load("intel-vtd", "[vtd a]\ncontext = 0x00000000000007010000000000110001\n");
+	ck_assert_msg(k.rc == PT_OK, "%s", pt_capture_error(k.c));
+	a.mem = c.mem = pt_capture_mem(k.c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &a, msg, sizeof msg), PT_OK);
+	spec.nkeys = 0;
+	spec.entry = &e;
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	info_of(&a, ia, sizeof ia);
+	info_of(&c, ic, sizeof ic);
+	ck_assert_str_eq(ic, ia);
+	ck_assert_msg(strstr(ic, "context: 0x00000000000007010000000000110001\n"), "%s", ic);
+	ck_assert_msg(strstr(ic, "space: gpa\n"), "%s", ic);
+	pt_context_unmake(&a);
+	pt_context_unmake(&c);
+	/* in sysmem (no space named): it walks */
+	e.space = NULL;
+	memset(&c, 0, sizeof c);
+	c.mem = pt_capture_mem(k.c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	ck_assert_int_eq(pt_walk_va(&c, 0x123, &w), PT_OK);
+	ck_assert_uint_eq(w.pa, 0x87654123ull);
+	pt_context_unmake(&c);
+	/* AMD-Vi: Mode 7 is the format's check, with the `dte` key's words */
+	e = (struct pt_ctx_entry){.kind = PT_CE_AMD_DTE, .w = {3 | 7ull << 9}, .line = 7,
+				  .label = "[test]"};
+	spec.fmt = pt_format_find("amd-vi");
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_E_UNSUPPORTED);
+	ck_assert_str_eq(msg, "dte 0x0000000000000e03 has Mode 7, which is reserved");
+	pt_context_unmake(&c);
+	/* SMMUv3: a reserved Config, named as an ste0 key is (its line's prefix aside) */
+	e = (struct pt_ctx_entry){.kind = PT_CE_SMMU_STE, .w = {1 | 1 << 1}, .line = 7,
+				  .label = "[test]"};
+	spec.fmt = pt_format_find("arm-smmuv3");
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_E_VALUE);
+	ck_assert_str_eq(msg, "ste0 0x3 in [test]: STE.Config (bits 3:1) 1 is reserved (000 abort,"
+			 " 100 bypass, 101 stage 1, 110 stage 2, 111 nested; IHI 0070 §5.2)");
+	pt_context_unmake(&c);
+	/* x86-64: a GCR3 entry's CR3 and la57 in space NAME, the caller's string kept */
+	e = (struct pt_ctx_entry){.kind = PT_CE_GCR3, .cr3 = 0x100000, .la57 = 0, .space = gname,
+				  .line = 7, .label = "[test]"};
+	spec.fmt = pt_format_find("x86-64");
+	spec.any_space = true;
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_OK);
+	ck_assert_ptr_eq(c.space_names[0], gname);
+	ck_assert_uint_eq(c.root_addr, 0x100000);
+	ck_assert_uint_eq(pt_format_nlevels(c.fmt), 4);
+	pt_context_unmake(&c);
+	/* a format that makes no device context */
+	spec.fmt = pt_format_find("amd-gart");
+	memset(&c, 0, sizeof c);
+	ck_assert_int_eq(pt_context_make(k.c, &spec, &c, msg, sizeof msg), PT_E_UNSUPPORTED);
+	pt_context_unmake(&c);
+	tu_cap_free(&k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("iommu");
@@ -668,7 +824,9 @@ static Suite *suite(void)
 	tc = tcase_create("keys");
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, family);
+	tcase_add_test(tc, family_layout);
 	tcase_add_test(tc, factory);
+	tcase_add_test(tc, factory_entry);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vtd");
 	tcase_add_test(tc, vtd_legacy);

@@ -428,6 +428,35 @@ static const struct pt_iommu_cand *io_find(const struct pt_iommu_roots *r, uint6
 	return NULL;
 }
 
+/*
+ * The [iommu] section roots writes for a candidate: its comment reads the
+ * register through the family's decoders (AMD-Vi §3.3.1 Size 8:0 is the
+ * pages less one, 128 DTEs a page; VT-d §11.4.5 TTM 11:10).
+ */
+START_TEST(test_iommu_section_text)
+{
+	struct pt_iommu_cand c = {.type = "amd-vi", .space = "sysmem", .addr = 0x100000,
+				  .reg = 0x100002};
+	struct pt_buf b;
+
+	pt_buf_init(&b);
+	pt_roots_iommu_section(&c, &b);
+	ck_assert_msg(strstr(b.data, "; Device Table Base Address: base 0x100000, Size 2 (3 pages:"
+			     " DeviceIDs 0-0x17f)\n"), "%s", b.data);
+	ck_assert_msg(strstr(b.data, "dev_table_base = 0x100002\n"), "%s", b.data);
+	pt_buf_reset(&b);
+	c = (struct pt_iommu_cand){.type = "intel-vtd", .space = "sysmem", .addr = 0x200000,
+				   .reg = 0x200400};
+	pt_roots_iommu_section(&c, &b);
+	ck_assert_msg(strstr(b.data, "TTM 01 (scalable mode)\n"), "%s", b.data);
+	pt_buf_reset(&b);
+	c.reg = 0x200000;
+	pt_roots_iommu_section(&c, &b);
+	ck_assert_msg(strstr(b.data, "TTM 00 (legacy mode)\n"), "%s", b.data);
+	pt_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_iommu_vtd)
 {
 	struct pt_iommu_roots_opts o = {.type = "intel-vtd"};
@@ -560,6 +589,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("iommu");
 	tcase_add_test(t, test_iommu_vtd);
+	tcase_add_test(t, test_iommu_section_text);
 	tcase_add_test(t, test_iommu_amdvi_smmu);
 	suite_add_tcase(s, t);
 	return s;

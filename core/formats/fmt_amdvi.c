@@ -55,6 +55,7 @@
 
 #include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_iommu_format.h"
 #include "pt_num.h"
 
 #define BIT(n) (1ull << (n))
@@ -275,6 +276,7 @@ static void vi_build_keys(const struct pt_build_keys *k, struct pt_buf *ini)
 struct vi_ctx {
 	uint64_t dte, mode, root;
 	bool has_dte, has_mode, has_root;
+	bool walked;            /* the DTE of an [iommu] walk: V and TV checked there */
 	bool pass;              /* DTE Mode 0: no translation */
 	unsigned space, output_space;
 	unsigned levels_n;
@@ -311,6 +313,18 @@ static pt_err vi_ctx_key(void *priv, const struct pt_ctx_key *k)
 	return PT_E_NOTFOUND;
 }
 
+/* An [iommu] device's DTE (pt_format.h struct pt_ctx_entry): as `dte` with its spaces. */
+static pt_err vi_ctx_entry(void *priv, const struct pt_ctx_entry *e, char *err, size_t errlen)
+{
+	struct vi_ctx *c = priv;
+
+	if (e->kind != PT_CE_AMD_DTE)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "amd-vi: not a DTE");
+	c->dte = e->w[0];
+	c->has_dte = c->walked = true;
+	return pt_fmt_entry_spaces(e, "amd-vi", vi_spaces, &c->space, &c->output_space, err, errlen);
+}
+
 static const char *vi_ctx_missing(const void *priv)
 {
 	const struct vi_ctx *c = priv;
@@ -324,7 +338,13 @@ static const char *vi_ctx_missing(const void *priv)
 	return NULL;
 }
 
-/* DTE qword 0 (struct amd_iommu_dte): V 0, TV 1, Mode 11:9, root 51:12, IR 61, IW 62. */
+/*
+ * DTE qword 0 (struct amd_iommu_dte): V 0, TV 1, Mode 11:9, root 51:12, IR
+ * 61, IW 62.  V and TV are checked here for a `dte` key; a walked DTE was
+ * checked by the walk, which makes a device of no other (iommu_walk.c,
+ * pt_amd_dte_device()).  Mode is checked here for both: the walk does not
+ * read it.
+ */
 static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 {
 	uint64_t d = c->dte, mode = bits(d, 11, 9);
@@ -332,10 +352,10 @@ static pt_err vi_dte(struct vi_ctx *c, char *err, size_t errlen)
 	if (c->has_mode || c->has_root)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte and mode/root both given: the DTE"
 				  " holds Mode and the root pointer");
-	if (!(d & 1))
+	if (!c->walked && !(d & 1))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " is not valid (V=0):"
 				  " no translation information", d);
-	if (!(d & 2))
+	if (!c->walked && !(d & 2))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "dte 0x%016" PRIx64 " has TV=0: no page"
 				  " table", d);
 	c->pass = mode == 0;
@@ -479,6 +499,7 @@ const struct pt_format pt_format_amdvi = {
 	.ctx_section = "amdvi",
 	.ctx_size = sizeof(struct vi_ctx),
 	.ctx_key = vi_ctx_key,
+	.ctx_entry = vi_ctx_entry,
 	.ctx_missing = vi_ctx_missing,
 	.ctx_setup = vi_ctx_setup,
 	.info_text = vi_info_text,

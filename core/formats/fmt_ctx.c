@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fmt_ctx.h"
+#include "pt_iommu_format.h"
 #include "pt_num.h"
 
 pt_err pt_fmt_space_key(const struct pt_ctx_key *k, const char *format, const char *const *spaces,
@@ -93,6 +94,18 @@ pt_err pt_fmt_pasid_key(const struct pt_ctx_key *k, struct pt_pasid *out)
 	if (out->nqw == 0)
 		return pt_ctx_key_fail(k, PT_E_VALUE, "pasid_entry in %s is empty: the entry's 64-bit"
 				       " words, QW0 first", k->label);
+	pt_fmt_pasid_words(out->qw, out->nqw, out);
+	return PT_OK;
+}
+
+void pt_fmt_pasid_words(const uint64_t *qw, unsigned n, struct pt_pasid *out)
+{
+	if (out->qw != qw) {
+		memset(out, 0, sizeof *out);
+		for (unsigned i = 0; i < n && i < 8; i++)
+			out->qw[i] = qw[i];
+		out->nqw = n < 8 ? n : 8;
+	}
 	out->p = field(out->qw[0], 0, 0);
 	out->fpd = field(out->qw[0], 1, 1);
 	out->aw = field(out->qw[0], 4, 2);
@@ -107,7 +120,20 @@ pt_err pt_fmt_pasid_key(const struct pt_ctx_key *k, struct pt_pasid *out)
 	out->wpe = field(out->qw[2], 4, 4);
 	out->eafe = field(out->qw[2], 7, 7);
 	out->flptr = out->qw[2] & ~0xfffull;
-	return PT_OK;
+}
+
+pt_err pt_fmt_entry_spaces(const struct pt_ctx_entry *e, const char *format,
+			   const char *const *spaces, unsigned *space, unsigned *output, char *err,
+			   size_t errlen)
+{
+	struct pt_ctx_key k = {"space", e->space, e->line, e->label, err, errlen};
+	pt_err rc;
+
+	if (e->space && (rc = pt_fmt_space_key(&k, format, spaces, space)))
+		return rc;
+	k.key = "output_space";
+	k.value = e->output_space;
+	return e->output_space ? pt_fmt_space_key(&k, format, spaces, output) : PT_OK;
 }
 
 const char *pt_fmt_pgtt_name(unsigned pgtt)

@@ -17,26 +17,6 @@
 /* The include rule (HACKING.md, "Layers"): internal to core/formats, and the tests. */
 #if !defined(PT_LAYER_FORMATS) && !defined(PT_TESTING)
 #error "fmt_ctx.h is internal to core/formats (HACKING.md, Layers)"
-/*
- * A VT-d scalable-mode PASID entry (VT-d spec §9.6; Linux
- * drivers/iommu/intel/pasid.h, QEMU hw/i386/intel_iommu_internal.h): the
- * fields of its first three 64-bit words.  QW0: P 0, FPD 1, AW 4:2,
- * PGTT 8:6, SLADE 9, SLPTPTR 63:12; QW1: DID 15:0, PWSNP 23, PGSNP 24;
- * QW2: SRE 0, FLPM 3:2, WPE 4, EAFE 7, FLPTR 63:12.
- */
-struct pt_pasid {
-	uint64_t qw[8];          /* as written; words not given are 0 */
-	unsigned nqw;
-	unsigned p, fpd, aw, pgtt, slade, did, pwsnp, pgsnp, sre, flpm, wpe, eafe;
-	uint64_t slptptr, flptr;
-};
-enum { PT_PGTT_FIRST = 1, PT_PGTT_SECOND = 2, PT_PGTT_NESTED = 3, PT_PGTT_PASS = 4 };
-
-/* A `pasid_entry` key: 1 to 8 numbers (QW0 first) decoded into *OUT; PT_E_VALUE with a message. */
-pt_err pt_fmt_pasid_key(const struct pt_ctx_key *k, struct pt_pasid *out);
-/* PGTT's name: first-level, second-level, nested, pass-through, or "reserved". */
-const char *pt_fmt_pgtt_name(unsigned pgtt);
-
 #endif
 
 #include <stddef.h>
@@ -121,6 +101,16 @@ enum { PT_PGTT_FIRST = 1, PT_PGTT_SECOND = 2, PT_PGTT_NESTED = 3, PT_PGTT_PASS =
 
 /* A `pasid_entry` key: 1 to 8 numbers (QW0 first) decoded into *OUT; PT_E_VALUE with a message. */
 pt_err pt_fmt_pasid_key(const struct pt_ctx_key *k, struct pt_pasid *out);
+/* The N words QW (QW0 first, at most 8) of a PASID entry decoded into *OUT (a walk's entry). */
+void pt_fmt_pasid_words(const uint64_t *qw, unsigned n, struct pt_pasid *out);
+/*
+ * The space and output_space names of IOMMU device entry E (NULL: not
+ * given) as a section's keys of those names: their ids in *SPACE, *OUTPUT,
+ * else PT_E_VALUE with pt_fmt_space_key()'s message.
+ */
+pt_err pt_fmt_entry_spaces(const struct pt_ctx_entry *e, const char *format,
+			   const char *const *spaces, unsigned *space, unsigned *output, char *err,
+			   size_t errlen);
 /* PGTT's name: first-level, second-level, nested, pass-through, or "reserved". */
 const char *pt_fmt_pgtt_name(unsigned pgtt);
 

@@ -7,7 +7,9 @@
  * STE's CD table once memory is loaded (§5.2 S1Fmt, §5.3 L1CD: cd_read,
  * sm_ctx_memory), walked with the arm64 descriptors (fmt_arm64.c): one
  * decoder, two context set-ups.  The encoder and build keys are in
- * fmt_smmuv3_enc.c.
+ * fmt_smmuv3_enc.c; what a context's info shows (every STE and CD field
+ * the walk reads) in fmt_smmuv3_info.c; the STE and CD table layouts (where
+ * a CD is, S1Fmt, S1CDMax) are the IOMMU family's (iommu_smmuv3.c).
  *
  * Sources (restated, no code copied): Arm IHI 0070 (SMMUv3) §5.2 "Stream
  * Table Entry" and §5.4 "Context Descriptor", through Linux
@@ -58,6 +60,7 @@
 #include "fmt_ctx.h"
 #include "fmt_smmuv3.h"
 #include "pt_buf.h"
+#include "pt_iommu_format.h"
 #include "pt_num.h"
 
 const char *const pt_smmuv3_spaces[] = {"sysmem", "hpa", "gpa", NULL};
@@ -105,45 +108,23 @@ static const pt_fmt_decode_fn sm_decoders[3][NPA][2][SP__COUNT][SP__COUNT] = {SM
 
 /* ---- the [smmu NAME] section ------------------------------------------------ */
 
-enum { W_STE0, W_STE1, W_STE2, W_STE3, W_CD0, W_CD1, W_CD2, W_CD3, W__COUNT };
-static const char *const word_names[W__COUNT] = {
-	"ste0", "ste1", "ste2", "ste3", "cd0", "cd1", "cd2", "cd3",
-};
-
-/* STE.Config (IHI 0070 §5.2; Linux STRTAB_STE_0_CFG_*). */
-enum { CFG_ABORT = 0, CFG_BYPASS = 4, CFG_S1 = 5, CFG_S2 = 6, CFG_NESTED = 7 };
-
-static const char *config_name(unsigned cfg)
+/* STE0's Config 001-011 (reserved): true, and "ste0 0x… in LABEL: …" in MSG. */
+static bool config_reserved(uint64_t ste0, const char *label, char *msg, size_t len)
 {
-	static const char *const n[8] = {
-		"abort", "reserved", "reserved", "reserved", "bypass", "stage1", "stage2", "nested",
-	};
+	unsigned cfg = (unsigned)bits(ste0, 3, 1);
 
-	return n[cfg & 7];
+	if (cfg < 1 || cfg > 3)
+		return false;
+	pt_fmt_setup_fail(msg, len, PT_E_VALUE, "ste0 0x%" PRIx64 " in %s: STE.Config (bits 3:1) %u"
+			  " is reserved (000 abort, 100 bypass, 101 stage 1, 110 stage 2, 111 nested;"
+			  " IHI 0070 §5.2)", ste0, label, cfg);
+	return true;
 }
-
-struct sm_ctx {
-	uint64_t w[W__COUNT];
-	unsigned line[W__COUNT];
-	uint32_t has;               /* BIT(W_*) of the words given */
-	unsigned stage_key;         /* `stage`: 0 not given, 1, 2 */
-	unsigned half_key;          /* `half`: 0 not given, 1 lower (TTB0), 2 upper (TTB1) */
-	uint64_t ssid;              /* `ssid`: the CD of that SubstreamID, read from the CD table */
-	unsigned ssid_line;         /* 0: no ssid key (the CD is cd0..cd3, or there is none) */
-	bool cd_mem;                /* the CD words were read from memory (at cd_addr) */
-	uint64_t cd_addr, l1cd, l1cd_addr;   /* where; the L1CD of a two-level table (l1cd_addr 0: none) */
-	unsigned space, output_space;
-	bool space_given, output_given;
-	/* set-up results */
-	unsigned config, stage;     /* stage 0: bypass or abort, no tables */
-	uint64_t ttb, ttb_masked;   /* the walk's TTBx or S2TTB field, and its bits masked off */
-	struct a64_ctx a;           /* the arm64 set-up: geometry, levels, format copy */
-	struct pt_format flat;      /* stage 0: the format copy */
-};
 
 static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 {
-	struct sm_ctx *c = priv;
+	struct pt_smmuv3_ctx *c = priv;
+	char msg[512];
 	uint64_t v;
 	pt_err rc;
 
@@ -178,7 +159,7 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 		return PT_OK;
 	}
 	for (unsigned i = 0; i < W__COUNT; i++) {
-		if (strcmp(k->key, word_names[i]))
+		if (strcmp(k->key, pt_smmuv3_word_names[i]))
 			continue;
 		rc = pt_ctx_key_uint(k, &v);
 		if (rc)
@@ -187,11 +168,8 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 			return pt_ctx_key_fail(k, PT_E_VALUE, "ste0 0x%" PRIx64 " in %s: STE.V (bit 0) is"
 					       " 0: the STE is invalid, every transaction of the stream"
 					       " is refused (IHI 0070 §5.2, C_BAD_STE)", v, k->label);
-		if (i == W_STE0 && bits(v, 3, 1) >= 1 && bits(v, 3, 1) <= 3)
-			return pt_ctx_key_fail(k, PT_E_VALUE, "ste0 0x%" PRIx64 " in %s: STE.Config"
-					       " (bits 3:1) %u is reserved (000 abort, 100 bypass, 101"
-					       " stage 1, 110 stage 2, 111 nested; IHI 0070 §5.2)", v,
-					       k->label, (unsigned)bits(v, 3, 1));
+		if (i == W_STE0 && config_reserved(v, k->label, msg, sizeof msg))
+			return pt_ctx_key_fail(k, PT_E_VALUE, "%s", msg);
 		c->w[i] = v;
 		c->line[i] = k->line;
 		c->has |= (uint32_t)BIT(i);
@@ -200,21 +178,54 @@ static pt_err sm_ctx_key(void *priv, const struct pt_ctx_key *k)
 	return PT_E_NOTFOUND;
 }
 
+/*
+ * An [iommu] device's STE (pt_format.h struct pt_ctx_entry): ste0..3, the
+ * CD's ssid and a nested STE's stage 2, with its spaces.  V was checked by
+ * the walk (it makes a device of a valid STE only); a reserved Config is
+ * refused here, as for an ste0 key (the walk does not read it).
+ */
+static pt_err sm_ctx_entry(void *priv, const struct pt_ctx_entry *e, char *err, size_t errlen)
+{
+	struct pt_smmuv3_ctx *c = priv;
+	pt_err rc;
+
+	if (e->kind != PT_CE_SMMU_STE)
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "arm-smmuv3: not an STE");
+	c->space_given = e->space != NULL;
+	c->output_given = e->output_space != NULL;
+	if ((rc = pt_fmt_entry_spaces(e, "arm-smmuv3", pt_smmuv3_spaces, &c->space, &c->output_space,
+				      err, errlen)))
+		return rc;
+	if (config_reserved(e->w[0], e->label, err, errlen))
+		return PT_E_VALUE;
+	for (unsigned i = 0; i < 4; i++) {
+		c->w[W_STE0 + i] = e->w[i];
+		c->line[W_STE0 + i] = e->line;
+		c->has |= (uint32_t)BIT(W_STE0 + i);
+	}
+	c->stage_key = e->stage2 ? 2 : 0;
+	if (e->has_ssid) {
+		c->ssid = e->ssid;
+		c->ssid_line = e->line;
+	}
+	return PT_OK;
+}
+
 static const char *sm_ctx_missing(const void *priv)
 {
-	const struct sm_ctx *c = priv;
+	const struct pt_smmuv3_ctx *c = priv;
 
 	return (c->has & BIT(W_STE0)) ? NULL : "ste0";
 }
 
 /* "cd0 0x... (line N)" or "cd0 0x... (ssid N's CD at ADDR)": the word a message is about. */
-static const char *word_at(const struct sm_ctx *c, unsigned w, char *buf, size_t len)
+static const char *word_at(const struct pt_smmuv3_ctx *c, unsigned w, char *buf, size_t len)
 {
 	if (c->cd_mem && w >= W_CD0)
 		snprintf(buf, len, "%s 0x%" PRIx64 " (ssid %" PRIu64 "'s CD at %s 0x%" PRIx64 ")",
-			 word_names[w], c->w[w], c->ssid, pt_smmuv3_spaces[c->space], c->cd_addr);
+			 pt_smmuv3_word_names[w], c->w[w], c->ssid, pt_smmuv3_spaces[c->space], c->cd_addr);
 	else
-		snprintf(buf, len, "%s 0x%" PRIx64 " (line %u)", word_names[w], c->w[w], c->line[w]);
+		snprintf(buf, len, "%s 0x%" PRIx64 " (line %u)", pt_smmuv3_word_names[w], c->w[w], c->line[w]);
 	return buf;
 }
 
@@ -231,7 +242,7 @@ static unsigned pa_eff(unsigned ps, unsigned grain)
  * below any table's alignment (masked).  Refused when above the output
  * size (QEMU decode_cd / decode_ste_s2_cfg: "ILLEGAL").
  */
-static pt_err ttb_image(struct sm_ctx *c, unsigned w, const char *field, unsigned pa,
+static pt_err ttb_image(struct pt_smmuv3_ctx *c, unsigned w, const char *field, unsigned pa,
 			uint64_t *ttbr, char *err, size_t errlen)
 {
 	char at[96];
@@ -258,7 +269,7 @@ static bool tsz_ok(unsigned tsz, unsigned grain)
 }
 
 /* Stage 1: the CD's half as a TCR_EL1 image and its TTBx as the TTBR (IHI 0070 §5.4). */
-static pt_err setup_s1(struct sm_ctx *c, char *err, size_t errlen)
+static pt_err setup_s1(struct pt_smmuv3_ctx *c, char *err, size_t errlen)
 {
 	static const unsigned tg0[4] = {12, 16, 14, 0}, tg1[4] = {0, 14, 12, 16};
 	uint64_t cd0 = c->w[W_CD0], tcr, ttbr;
@@ -269,7 +280,7 @@ static pt_err setup_s1(struct sm_ctx *c, char *err, size_t errlen)
 	if (!(c->has & BIT(W_CD0)))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "STE.Config %u (%s) translates through"
 					 " the CD: cd0 and cd1 (or cd2) are missing", c->config,
-					 config_name(c->config));
+					 pt_smmuv3_config_name(c->config));
 	word_at(c, W_CD0, at, sizeof at);
 	if (!(cd0 & BIT(31)))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "%s: CD.V (bit 31) is 0: the CD is"
@@ -333,7 +344,7 @@ static pt_err setup_s1(struct sm_ctx *c, char *err, size_t errlen)
 }
 
 /* Stage 2: the STE's VTCR image (word 2 bits 50:32) and S2TTB as the VTTBR (IHI 0070 §5.2). */
-static pt_err setup_s2(struct sm_ctx *c, char *err, size_t errlen)
+static pt_err setup_s2(struct pt_smmuv3_ctx *c, char *err, size_t errlen)
 {
 	static const unsigned tg0[4] = {12, 16, 14, 0};
 	uint64_t s2 = c->w[W_STE2], vttbr;
@@ -344,7 +355,7 @@ static pt_err setup_s2(struct sm_ctx *c, char *err, size_t errlen)
 
 	if ((c->has & (BIT(W_STE2) | BIT(W_STE3))) != (BIT(W_STE2) | BIT(W_STE3)))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "STE.Config %u (%s) translates at"
-					 " stage 2: %s is missing", c->config, config_name(c->config),
+					 " stage 2: %s is missing", c->config, pt_smmuv3_config_name(c->config),
 					 (c->has & BIT(W_STE2)) ? "ste3 (S2TTB)" : "ste2 (the S2 fields)");
 	word_at(c, W_STE2, at, sizeof at);
 	if (!(s2 & BIT(51)))
@@ -382,9 +393,12 @@ static unsigned pa_index(unsigned pa)
 }
 
 /* The stage a section walks, from STE.Config and the `stage` key; 0 for none (bypass, abort). */
-static pt_err pick_stage(struct sm_ctx *c, char *err, size_t errlen)
+static pt_err pick_stage(struct pt_smmuv3_ctx *c, char *err, size_t errlen)
 {
-	c->config = (unsigned)bits(c->w[W_STE0], 3, 1);
+	struct pt_smmu_ste e;
+
+	pt_smmu_ste(c->w, &e);
+	c->config = e.config;
 	c->stage = c->config == CFG_S1 ? 1 : c->config == CFG_S2 ? 2 : c->config == CFG_NESTED
 		   ? c->stage_key : 0;
 	if (c->config == CFG_NESTED && !c->stage_key)
@@ -393,7 +407,7 @@ static pt_err pick_stage(struct sm_ctx *c, char *err, size_t errlen)
 					 " [smmu] section per stage");
 	if (c->stage_key && c->stage_key != c->stage)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "stage = %u, but STE.Config %u (%s)"
-					 " %s", c->stage_key, c->config, config_name(c->config),
+					 " %s", c->stage_key, c->config, pt_smmuv3_config_name(c->config),
 					 c->stage ? "translates at the other stage only" :
 					 "translates at no stage");
 	if ((c->half_key || c->ssid_line) && c->stage != 1)
@@ -411,10 +425,14 @@ static pt_err pick_stage(struct sm_ctx *c, char *err, size_t errlen)
  * CD (substreams disabled: N must be 0); a SubstreamID at or above
  * 2^S1CDMax is C_BAD_SUBSTREAMID.
  */
-static pt_err ssid_check(const struct sm_ctx *c, char *err, size_t errlen)
+static pt_err ssid_check(const struct pt_smmuv3_ctx *c, char *err, size_t errlen)
 {
-	unsigned max = (unsigned)bits(c->w[W_STE0], 63, 59);
+	struct pt_smmu_ste e;
+	unsigned max;
 	char at[96];
+
+	pt_smmu_ste(c->w, &e);
+	max = e.s1cdmax;
 
 	if (c->has & (BIT(W_CD0) | BIT(W_CD1) | BIT(W_CD2) | BIT(W_CD3)))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "ssid %" PRIu64 " (line %u) reads"
@@ -430,7 +448,7 @@ static pt_err ssid_check(const struct sm_ctx *c, char *err, size_t errlen)
 
 static void sm_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt_aperture *out)
 {
-	const struct sm_ctx *c = ctx->priv;
+	const struct pt_smmuv3_ctx *c = ctx->priv;
 
 	out->name = c->config == CFG_BYPASS ? "bypass" : "abort";
 	out->hit = c->config == CFG_BYPASS && !(va >> SM_BYPASS_BITS);
@@ -441,16 +459,13 @@ static void sm_out_of_range(const struct pt_context *ctx, uint64_t va, struct pt
 	}
 }
 
-static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen);
-static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct sm_ctx *c,
+static pt_err walk_setup(struct pt_context *ctx, struct pt_smmuv3_ctx *c, char *err, size_t errlen);
+static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct pt_smmuv3_ctx *c,
 		      char *err, size_t errlen);
-
-static void sm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
-			  struct pt_buf *ini);
 
 static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 {
-	struct sm_ctx *c = ctx->priv;
+	struct pt_smmuv3_ctx *c = ctx->priv;
 	pt_err rc = pick_stage(c, err, errlen);
 
 	if (rc)
@@ -487,7 +502,7 @@ static pt_err sm_ctx_setup(struct pt_context *ctx, char *err, size_t errlen)
 static pt_err sm_ctx_memory(struct pt_context *ctx, const struct pt_ctx_reader *rd, char *err,
 			    size_t errlen)
 {
-	struct sm_ctx *c = ctx->priv;
+	struct pt_smmuv3_ctx *c = ctx->priv;
 	pt_err rc;
 
 	if (c->stage != 1 || !c->ssid_line)
@@ -497,7 +512,7 @@ static pt_err sm_ctx_memory(struct pt_context *ctx, const struct pt_ctx_reader *
 }
 
 /* The walk of stage C->stage: the CD's or the STE's registers as arm64's, and the format copy. */
-static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, size_t errlen)
+static pt_err walk_setup(struct pt_context *ctx, struct pt_smmuv3_ctx *c, char *err, size_t errlen)
 {
 	struct pt_format *f = &c->a.fmt;
 	unsigned g;
@@ -514,7 +529,7 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
 	f->decode = sm_decoders[g][pa_index(c->a.pa)][c->stage == 2][c->space][c->output_space];
 	f->encode = pt_smmuv3_encoder(g, pa_index(c->a.pa), c->stage == 2, c->output_space);
 	f->build_keys = pt_smmuv3_build_keys;
-	f->geom_keys = sm_geom_keys;
+	f->geom_keys = pt_smmuv3_geom_keys;
 	f->blob_kinds = NULL;
 	f->ctx_section = pt_format_smmuv3.ctx_section;
 	f->ctx_size = pt_format_smmuv3.ctx_size;
@@ -529,7 +544,7 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
 	ctx->space_used = 1u << c->space | 1u << c->output_space;
 	if (c->ttb_masked && err && errlen)
 		snprintf(err, errlen, "%s 0x%" PRIx64 ": %s bits 0x%" PRIx64 " below the root table's"
-			 " alignment are masked (QEMU hw/arm/smmu-common.c)", word_names[c->stage == 1 ?
+			 " alignment are masked (QEMU hw/arm/smmu-common.c)", pt_smmuv3_word_names[c->stage == 1 ?
 			 (c->a.upper ? W_CD2 : W_CD1) : W_STE3], c->ttb, c->stage == 1 ? (c->a.upper ?
 			 "CD.TTB1" : "CD.TTB0") : "STE.S2TTB", c->ttb_masked);
 	return PT_OK;
@@ -549,32 +564,35 @@ static pt_err walk_setup(struct pt_context *ctx, struct sm_ctx *c, char *err, si
  * read in `space`: for a nested STE, S1ContextPtr and the L1CDs are IPAs,
  * as its stage-1 tables are.
  */
-static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct sm_ctx *c,
+static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *rd, struct pt_smmuv3_ctx *c,
 		      char *err, size_t errlen)
 {
-	uint64_t ste0 = c->w[W_STE0], ptr = ste0 & span(51, 6);
-	unsigned max = (unsigned)bits(ste0, 63, 59), fmt = (unsigned)bits(ste0, 5, 4);
-	unsigned sp = pt_context_space(ctx, c->space), split = fmt == 1 ? 6 : 10;
+	struct pt_smmu_ste e;
+	uint64_t ptr;
+	unsigned fmt, sp = pt_context_space(ctx, c->space);
 	const char *sn = pt_smmuv3_spaces[c->space];
 	uint8_t raw[32];
 
-	c->cd_addr = ptr + c->ssid * 64;
-	if (max && (fmt == 1 || fmt == 2)) {
-		c->l1cd_addr = ptr + (c->ssid >> split) * 8;
+	pt_smmu_ste(c->w, &e);
+	ptr = e.s1ctx;
+	fmt = e.s1fmt;
+	c->cd_addr = pt_smmu_entry64(ptr, c->ssid);
+	if (e.s1cdmax && pt_smmu_cd_two_level(fmt)) {
+		c->l1cd_addr = pt_smmu_l1cd_addr(ptr, c->ssid, fmt);
 		if (!rd->read(rd->opaque, sp, c->l1cd_addr, raw, 8))
 			return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u):"
 						 " its L1CD at %s 0x%" PRIx64 " (S1Fmt %u, S1ContextPtr"
 						 " 0x%" PRIx64 ") is not captured", c->ssid, c->ssid_line,
 						 sn, c->l1cd_addr, fmt, ptr);
 		c->l1cd = pt_le64_load(raw);
-		if (!(c->l1cd & 1) || (c->l1cd & ~(span(51, 12) | 1)))
+		if (!pt_smmu_l1cd_valid(c->l1cd) || pt_smmu_l1cd_reserved(c->l1cd))
 			return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "ssid %" PRIu64 " (line %u): its"
 						 " L1CD 0x%" PRIx64 " at %s 0x%" PRIx64 " %s (IHI 0070"
 						 " §5.3%s)", c->ssid, c->ssid_line, c->l1cd, sn,
 						 c->l1cd_addr, !(c->l1cd & 1) ? "has V (bit 0) 0: no L2"
 						 " CD table" : "has RES0 bits set (11:1 or 63:52)",
 						 !(c->l1cd & 1) ? ": C_BAD_SUBSTREAMID" : "");
-		c->cd_addr = (c->l1cd & span(51, 12)) + (c->ssid & (BIT(split) - 1)) * 64;
+		c->cd_addr = pt_smmu_cd_addr(pt_smmu_l1cd_ptr(c->l1cd), c->ssid, fmt);
 	}
 	if (!rd->read(rd->opaque, sp, c->cd_addr, raw, sizeof raw))
 		return pt_fmt_setup_fail(err, errlen, PT_E_CAPTURE, "ssid %" PRIu64 " (line %u): its CD"
@@ -587,193 +605,6 @@ static pt_err cd_read(const struct pt_context *ctx, const struct pt_ctx_reader *
 	}
 	c->cd_mem = true;
 	return PT_OK;
-}
-
-/* ---- info: every STE/CD field the walk reads, by the spec's name ------------ */
-
-enum { F_ALL, F_S1, F_S2 };
-struct sm_field {
-	const char *name;
-	uint8_t word, hi, lo, when;
-	bool addr;      /* printed in place, as hex */
-};
-/* IHI 0070 §5.2 (STE) and §5.4 (CD) through Linux arm-smmu-v3.h and QEMU smmuv3-internal.h. */
-static const struct sm_field sm_fields[] = {
-	{"ste_v", W_STE0, 0, 0, F_ALL, false},
-	{"ste_config", W_STE0, 3, 1, F_ALL, false},
-	{"ste_s1fmt", W_STE0, 5, 4, F_S1, false},
-	{"ste_s1_context_ptr", W_STE0, 51, 6, F_S1, true},
-	{"ste_s1cdmax", W_STE0, 63, 59, F_S1, false},
-	{"ste_s2vmid", W_STE2, 15, 0, F_S2, false},
-	{"ste_s2t0sz", W_STE2, 37, 32, F_S2, false},
-	{"ste_s2sl0", W_STE2, 39, 38, F_S2, false},
-	{"ste_s2ir0", W_STE2, 41, 40, F_S2, false},
-	{"ste_s2or0", W_STE2, 43, 42, F_S2, false},
-	{"ste_s2sh0", W_STE2, 45, 44, F_S2, false},
-	{"ste_s2tg", W_STE2, 47, 46, F_S2, false},
-	{"ste_s2ps", W_STE2, 50, 48, F_S2, false},
-	{"ste_s2aa64", W_STE2, 51, 51, F_S2, false},
-	{"ste_s2endi", W_STE2, 52, 52, F_S2, false},
-	{"ste_s2affd", W_STE2, 53, 53, F_S2, false},
-	{"ste_s2ptw", W_STE2, 54, 54, F_S2, false},
-	{"ste_s2hd", W_STE2, 55, 55, F_S2, false},
-	{"ste_s2ha", W_STE2, 56, 56, F_S2, false},
-	{"ste_s2s", W_STE2, 57, 57, F_S2, false},
-	{"ste_s2r", W_STE2, 58, 58, F_S2, false},
-	{"ste_s2ttb", W_STE3, 51, 4, F_S2, true},
-	{"cd_t0sz", W_CD0, 5, 0, F_S1, false},
-	{"cd_tg0", W_CD0, 7, 6, F_S1, false},
-	{"cd_irgn0", W_CD0, 9, 8, F_S1, false},
-	{"cd_orgn0", W_CD0, 11, 10, F_S1, false},
-	{"cd_sh0", W_CD0, 13, 12, F_S1, false},
-	{"cd_epd0", W_CD0, 14, 14, F_S1, false},
-	{"cd_endi", W_CD0, 15, 15, F_S1, false},
-	{"cd_t1sz", W_CD0, 21, 16, F_S1, false},
-	{"cd_tg1", W_CD0, 23, 22, F_S1, false},
-	{"cd_epd1", W_CD0, 30, 30, F_S1, false},
-	{"cd_v", W_CD0, 31, 31, F_S1, false},
-	{"cd_ips", W_CD0, 34, 32, F_S1, false},
-	{"cd_affd", W_CD0, 35, 35, F_S1, false},
-	{"cd_tbi", W_CD0, 39, 38, F_S1, false},
-	{"cd_aa64", W_CD0, 41, 41, F_S1, false},
-	{"cd_hd", W_CD0, 42, 42, F_S1, false},
-	{"cd_ha", W_CD0, 43, 43, F_S1, false},
-	{"cd_s", W_CD0, 44, 44, F_S1, false},
-	{"cd_r", W_CD0, 45, 45, F_S1, false},
-	{"cd_a", W_CD0, 46, 46, F_S1, false},
-	{"cd_aset", W_CD0, 47, 47, F_S1, false},
-	{"cd_asid", W_CD0, 63, 48, F_S1, false},
-	{"cd_nscfg0", W_CD1, 0, 0, F_S1, false},
-	{"cd_had0", W_CD1, 1, 1, F_S1, false},
-	{"cd_ttb0", W_CD1, 51, 4, F_S1, true},
-	{"cd_nscfg1", W_CD2, 0, 0, F_S1, false},
-	{"cd_had1", W_CD2, 1, 1, F_S1, false},
-	{"cd_ttb1", W_CD2, 51, 4, F_S1, true},
-};
-
-static bool field_shown(const struct sm_ctx *c, const struct sm_field *f)
-{
-	return (c->has & BIT(f->word)) &&
-	       (f->when == F_ALL || (f->when == F_S1 && c->stage == 1) ||
-		(f->when == F_S2 && c->stage == 2));
-}
-
-static uint64_t field_value(const struct sm_ctx *c, const struct sm_field *f)
-{
-	return f->addr ? c->w[f->word] & span(f->hi, f->lo) : bits(c->w[f->word], f->hi, f->lo);
-}
-
-/*
- * ptfs-tool roots: words that walk as CTX from the table at ROOT.  Stage
- * 2: Config 110 (IHI 0070 5.2), CTX's STE word 2 (the VTCR image) and
- * S2TTB = ROOT.  Stage 1: Config 101 and CTX's CD words (given, or read
- * from its CD table) with the walked half's TTB = ROOT, so no CD table is
- * needed.  Its spaces.
- */
-static void sm_geom_keys(const struct pt_context *ctx, unsigned space, uint64_t root,
-			  struct pt_buf *ini)
-{
-	const struct sm_ctx *c = ctx->priv;
-
-	if (c->stage == 2) {
-		pt_buf_printf(ini, "ste0 = 0x%x\nste2 = 0x%" PRIx64 "\nste3 = 0x%" PRIx64 "\n", 1u | CFG_S2 << 1,
-			      c->w[W_STE2], (c->w[W_STE3] & ~span(51, 4)) | (root & span(51, 4)));
-	} else if (c->stage == 1) {
-		unsigned ttb = c->a.upper ? W_CD2 : W_CD1;
-
-		pt_buf_printf(ini, "ste0 = 0x%x\nhalf = %s\n", 1u | CFG_S1 << 1, c->a.upper ? "upper" : "lower");
-		for (unsigned w = W_CD0; w <= W_CD3; w++)
-			if ((c->has & BIT(w)) || w == ttb)
-				pt_buf_printf(ini, "%s = 0x%" PRIx64 "\n", word_names[w], w != ttb ? c->w[w] :
-					      (c->w[w] & ~span(51, 4)) | (root & span(51, 4)));
-	}
-	pt_buf_printf(ini, "space = %s\noutput_space = %s\n", pt_smmuv3_spaces[space],
-		      pt_smmuv3_spaces[c->output_space]);
-}
-
-static void sm_info_text(const struct pt_context *ctx, struct pt_buf *b)
-{
-	const struct sm_ctx *c = ctx->priv;
-
-	if (!c)
-		return;
-	pt_buf_printf(b, "config: %u (%s)\nstage: %u\n", c->config, config_name(c->config), c->stage);
-	for (unsigned i = 0; i < W__COUNT; i++)
-		if (c->has & BIT(i))
-			pt_buf_printf(b, "%s: 0x%016" PRIx64 "\n", word_names[i], c->w[i]);
-	for (size_t i = 0; i < sizeof sm_fields / sizeof sm_fields[0]; i++) {
-		const struct sm_field *f = &sm_fields[i];
-
-		if (field_shown(c, f))
-			pt_buf_printf(b, f->addr ? "%s: 0x%" PRIx64 "\n" : "%s: %" PRIu64 "\n", f->name,
-				      field_value(c, f));
-	}
-	if (c->cd_mem) {
-		pt_buf_printf(b, "ssid: %" PRIu64 "\n", c->ssid);
-		if (c->l1cd_addr)
-			pt_buf_printf(b, "l1cd_address: 0x%" PRIx64 "\nl1cd: 0x%016" PRIx64 "\n", c->l1cd_addr,
-				      c->l1cd);
-		pt_buf_printf(b, "cd_address: 0x%" PRIx64 "\n", c->cd_addr);
-	}
-	pt_buf_printf(b, "space: %s\noutput_space: %s\n", pt_smmuv3_spaces[c->space], pt_smmuv3_spaces[c->output_space]);
-	if (!c->stage) {
-		pt_buf_printf(b, "tables: none (%s)\n", c->config == CFG_BYPASS ?
-			      "bypass: every address is its own output" : "abort: every address faults");
-		return;
-	}
-	if (c->stage == 1)
-		pt_buf_printf(b, "half: %s (TTB%d)\n", c->a.upper ? "upper" : "lower", c->a.upper);
-	pt_buf_printf(b, "granule: %u\n%s: %u\npa_bits: %u\n", 1u << c->a.grain,
-		      c->stage == 2 ? "ipa_bits" : "va_bits", c->a.va, c->a.pa);
-	pt_buf_printf(b, "start_level: %s (%u index bits%s)\n", c->a.levels[0].name, c->a.root_bits,
-		      c->a.root_bits > c->a.grain - 3 ? ", concatenated tables" : "");
-	pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", c->stage == 2 ? "vtcr" : "tcr",
-		      c->a.v[c->stage == 2 ? K_VTCR : K_TCR]);
-	pt_buf_printf(b, "ttb_masked: 0x%" PRIx64 "\n", c->ttb_masked);
-}
-
-static void sm_info_json(const struct pt_context *ctx, struct pt_jobj *o)
-{
-	const struct sm_ctx *c = ctx->priv;
-
-	if (!c)
-		return;
-	pt_jobj_u(o, "config", c->config);
-	pt_jobj_str(o, "config_name", config_name(c->config));
-	pt_jobj_u(o, "stage", c->stage);
-	for (unsigned i = 0; i < W__COUNT; i++)
-		if (c->has & BIT(i))
-			pt_jobj_hex(o, word_names[i], c->w[i]);
-	for (size_t i = 0; i < sizeof sm_fields / sizeof sm_fields[0]; i++) {
-		const struct sm_field *f = &sm_fields[i];
-
-		if (!field_shown(c, f))
-			continue;
-		if (f->addr)
-			pt_jobj_hex(o, f->name, field_value(c, f));
-		else
-			pt_jobj_u(o, f->name, field_value(c, f));
-	}
-	if (c->cd_mem) {
-		pt_jobj_u(o, "ssid", c->ssid);
-		if (c->l1cd_addr) {
-			pt_jobj_hex(o, "l1cd_address", c->l1cd_addr);
-			pt_jobj_hex(o, "l1cd", c->l1cd);
-		}
-		pt_jobj_hex(o, "cd_address", c->cd_addr);
-	}
-	pt_jobj_str(o, "space", pt_smmuv3_spaces[c->space]);
-	pt_jobj_str(o, "output_space", pt_smmuv3_spaces[c->output_space]);
-	if (!c->stage)
-		return;
-	pt_jobj_str(o, "half", c->stage == 1 ? (c->a.upper ? "upper" : "lower") : NULL);
-	pt_jobj_u(o, "granule", 1u << c->a.grain);
-	pt_jobj_u(o, "va_bits", c->a.va);
-	pt_jobj_u(o, "pa_bits", c->a.pa);
-	pt_jobj_str(o, "start_level", c->a.levels[0].name);
-	pt_jobj_u(o, "root_index_bits", c->a.root_bits);
-	pt_jobj_hex(o, c->stage == 2 ? "vtcr" : "tcr", c->a.v[c->stage == 2 ? K_VTCR : K_TCR]);
-	pt_jobj_hex(o, "ttb_masked", c->ttb_masked);
 }
 
 /*
@@ -792,16 +623,17 @@ const struct pt_format pt_format_smmuv3 = {
 	.decode = SM_FN(0, 5, 0, 0, 0),
 	.encode = pt_smmuv3_encode,
 	.build_keys = pt_smmuv3_build_keys,
-	.geom_keys = sm_geom_keys,
+	.geom_keys = pt_smmuv3_geom_keys,
 	.flags = pt_a64_flags,
 	.kind_name = pt_a64_kind,
 	.kind_field = "attr_index",
 	.ctx_section = "smmu",
-	.ctx_size = sizeof(struct sm_ctx),
+	.ctx_size = sizeof(struct pt_smmuv3_ctx),
 	.ctx_key = sm_ctx_key,
+	.ctx_entry = sm_ctx_entry,
 	.ctx_missing = sm_ctx_missing,
 	.ctx_setup = sm_ctx_setup,
 	.ctx_memory = sm_ctx_memory,
-	.info_text = sm_info_text,
-	.info_json = sm_info_json,
+	.info_text = pt_smmuv3_info_text,
+	.info_json = pt_smmuv3_info_json,
 };

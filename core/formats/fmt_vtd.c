@@ -56,6 +56,7 @@
 #include "fmt_ctx.h"
 #include "fmt_vtd.h"
 #include "pt_buf.h"
+#include "pt_iommu_format.h"
 #include "pt_num.h"
 
 #define BIT(n) (1ull << (n))
@@ -341,6 +342,7 @@ struct sl_ctx {
 	/* keys */
 	uint64_t slptptr, aw, ctx_lo, ctx_hi, eptp;
 	bool has_slptptr, has_aw, has_context, has_eptp, has_pasid;
+	bool walked;            /* the entry of an [iommu] walk: its P checked there */
 	bool pass;              /* pass-through: context TT 2, PASID entry PGTT 4 */
 	struct pt_pasid pasid;   /* a scalable-mode PASID entry (pasid_entry) */
 	unsigned space, output_space;
@@ -420,6 +422,27 @@ static pt_err sl_ctx_key(void *priv, const struct pt_ctx_key *k)
 	return PT_E_NOTFOUND;
 }
 
+/* An [iommu] device's context or PASID entry (pt_format.h struct pt_ctx_entry), with its spaces. */
+static pt_err vtd_ctx_entry(void *priv, const struct pt_ctx_entry *e, char *err, size_t errlen)
+{
+	struct sl_ctx *c = priv;
+
+	if (e->kind == PT_CE_VTD_CONTEXT) {
+		c->ctx_lo = e->w[0];
+		c->ctx_hi = e->w[1];
+		c->has_context = true;
+	} else if (e->kind == PT_CE_VTD_PASID) {
+		pt_fmt_pasid_words(e->w, 3, &c->pasid);
+		c->has_pasid = true;
+	} else {
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "intel-vtd: not a context or"
+					 " PASID entry");
+	}
+	c->walked = true;
+	return pt_fmt_entry_spaces(e, "intel-vtd", sl_spaces, &c->space, &c->output_space, err,
+				   errlen);
+}
+
 static const char *vtd_ctx_missing(const void *priv)
 {
 	const struct sl_ctx *c = priv;
@@ -452,7 +475,8 @@ static pt_err vtd_context_entry(struct sl_ctx *c, char *err, size_t errlen)
 	if (c->has_slptptr || c->has_aw)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context and slptptr/aw both given:"
 				  " the context entry holds SLPTPTR and AW");
-	if (!(lo & 1))
+	/* P: a walked entry's was checked by the walk (it makes a device of a present entry only) */
+	if (!c->walked && !(lo & 1))
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "context entry 0x%016" PRIx64 "%016" PRIx64
 				  " is not present (P=0): the device's requests are blocked, no"
 				  " table to walk", hi, lo);
@@ -484,7 +508,7 @@ static pt_err vtd_pasid_entry(struct sl_ctx *c, char *err, size_t errlen)
 	if (c->has_slptptr || c->has_aw || c->has_context)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry and context/slptptr/aw"
 					 " both given: the PASID entry holds SLPTPTR and AW");
-	if (!pe->p)
+	if (!c->walked && !pe->p)
 		return pt_fmt_setup_fail(err, errlen, PT_E_VALUE, "pasid_entry QW0 0x%016" PRIx64
 					 " is not present (P=0): no table to walk", pe->qw[0]);
 	if (pe->pgtt == PT_PGTT_FIRST)
@@ -725,6 +749,7 @@ const struct pt_format pt_format_vtd = {
 	.ctx_section = "vtd",
 	.ctx_size = sizeof(struct sl_ctx),
 	.ctx_key = sl_ctx_key,
+	.ctx_entry = vtd_ctx_entry,
 	.ctx_missing = vtd_ctx_missing,
 	.ctx_setup = vtd_ctx_setup,
 	.info_text = sl_info_text,

@@ -27,6 +27,7 @@
 
 #include "fmt_ctx.h"
 #include "pt_buf.h"
+#include "pt_iommu_format.h"
 #include "pt_num.h"
 
 static const char *const x86_spaces[] = {"sysmem", NULL};
@@ -221,6 +222,7 @@ struct x86_ctx {
 	uint64_t v[K__COUNT];
 	bool has[K__COUNT];
 	bool has_space, has_pasid;
+	bool walked;             /* a PASID entry of an [iommu] walk: its P checked there */
 	const char *space_name;  /* `space = NAME` (capture.ini's string), NULL: sysmem */
 	struct pt_pasid pasid;   /* a VT-d PASID entry whose first-level table this is */
 	/* set-up results */
@@ -268,6 +270,31 @@ static pt_err x86_ctx_key(void *priv, const struct pt_ctx_key *k)
 	return PT_E_NOTFOUND;
 }
 
+/*
+ * An [iommu] device's first-level table (pt_format.h struct pt_ctx_entry):
+ * a VT-d PASID entry, or the guest CR3 and paging level of an AMD-Vi GCR3
+ * entry (the walk refused a reserved level), in the space the entry names.
+ */
+static pt_err x86_ctx_entry(void *priv, const struct pt_ctx_entry *e, char *err, size_t errlen)
+{
+	struct x86_ctx *c = priv;
+
+	if (e->kind == PT_CE_VTD_PASID) {
+		pt_fmt_pasid_words(e->w, 3, &c->pasid);
+		c->has_pasid = c->walked = true;
+	} else if (e->kind == PT_CE_GCR3) {
+		c->v[K_CR3] = e->cr3;
+		c->v[K_LA57] = e->la57;
+		c->has[K_CR3] = c->has[K_LA57] = true;
+	} else {
+		return pt_fmt_setup_fail(err, errlen, PT_E_UNSUPPORTED, "x86-64: not a PASID or GCR3"
+					 " entry");
+	}
+	c->has_space = e->space != NULL;
+	c->space_name = e->space;
+	return PT_OK;
+}
+
 static const char *x86_ctx_missing(const void *priv)
 {
 	const struct x86_ctx *c = priv;
@@ -311,7 +338,8 @@ static pt_err x86_pasid(struct x86_ctx *c, char *err, size_t errlen)
 	if (c->has[K_CR3] || c->has[K_CR4] || c->has[K_EFER])
 		return setup_fail(err, errlen, "pasid_entry and cr3/cr4/efer both given: the PASID"
 				  " entry holds the first-level pointer and paging mode");
-	if (!pe->p)
+	/* P: a walked entry's was checked by the walk */
+	if (!c->walked && !pe->p)
 		return setup_fail(err, errlen, "pasid_entry QW0 0x%016" PRIx64 " is not present"
 				  " (P=0): no table to walk", pe->qw[0]);
 	if (pe->pgtt != PT_PGTT_FIRST && pe->pgtt != PT_PGTT_NESTED)
@@ -633,6 +661,7 @@ const struct pt_format pt_format_x86_64 = {
 	.ctx_section = "cpu",
 	.ctx_size = sizeof(struct x86_ctx),
 	.ctx_key = x86_ctx_key,
+	.ctx_entry = x86_ctx_entry,
 	.ctx_missing = x86_ctx_missing,
 	.ctx_setup = x86_ctx_setup,
 	.info_text = x86_info_text,

@@ -29,6 +29,11 @@ unsigned pt_amd_dtb_pages(uint64_t reg)
 	return (unsigned)(reg & 0x1ff) + 1;
 }
 
+bool pt_amd_dte_valid(uint64_t q0)
+{
+	return q0 & 1;
+}
+
 bool pt_amd_dte_device(uint64_t q0)
 {
 	return (q0 & 3) == 3;
@@ -36,12 +41,12 @@ bool pt_amd_dte_device(uint64_t q0)
 
 uint64_t pt_amd_dte_count(uint64_t reg)
 {
-	return (uint64_t)pt_amd_dtb_pages(reg) * 128;
+	return (uint64_t)pt_amd_dtb_pages(reg) * PT_AMD_DTE_PAGE;
 }
 
 uint64_t pt_amd_dte_addr(uint64_t reg, uint64_t devid)
 {
-	return pt_amd_dtb_base(reg) + 32 * devid;
+	return pt_amd_dtb_base(reg) + 8ull * PT_AMD_DTE_WORDS * devid;
 }
 
 void pt_amd_dte(const uint64_t *q, struct pt_amd_dte *out)
@@ -88,6 +93,11 @@ uint64_t pt_amd_gcr3_ptr(uint64_t e)
 	return e & MASK(51, 12);
 }
 
+uint64_t pt_amd_gcr3_entry(uint64_t table, uint64_t i)
+{
+	return table + 8 * i;
+}
+
 static unsigned amd_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
 			  size_t len)
 {
@@ -99,6 +109,14 @@ static unsigned amd_check(const uint64_t *v, const unsigned *line, const char *l
 	return line[PT_IK_DTB];
 }
 
+/* DeviceIDs; a DTE's guest PASIDs are contexts, not ids of its table. */
+static void amd_id_bits(const uint64_t *v, unsigned *dev, unsigned *sub)
+{
+	(void)v;
+	*dev = 16;
+	*sub = 0;
+}
+
 static void amd_regs_text(const uint64_t *v, char *out, size_t len)
 {
 	snprintf(out, len, "dev_table_base 0x%" PRIx64, v[PT_IK_DTB]);
@@ -107,15 +125,15 @@ static void amd_regs_text(const uint64_t *v, char *out, size_t len)
 
 /* ---- the traversal (pt_iommu_format.h "The traversal and its visitors") ---- */
 
-/* The 512 entries of GCR3 leaf table TBL at TP, PASIDs from P0 (each valid one a guest device). */
+/* The entries of GCR3 leaf table TBL at TP, PASIDs from P0 (each valid one a guest device). */
 static pt_err amd_walk_leaf(struct pt_iommu_visitor *v, uint64_t devid, const uint8_t *tbl,
 			    uint64_t tp, uint64_t p0)
 {
 	pt_err rc;
 
-	for (unsigned i = 0; i < 512 && !v->stop; i++) {
-		uint64_t e = pt_le64_load(tbl + 8 * i);
-		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3_L0, .addr = tp + 8 * i, .w = &e,
+	for (unsigned i = 0; i < PT_AMD_GCR3_ENTRIES && !v->stop; i++) {
+		uint64_t ea = pt_amd_gcr3_entry(tp, i), e = pt_le64_load(tbl + (ea - tp));
+		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3_L0, .addr = ea, .w = &e,
 					  .present = pt_amd_gcr3_valid(e), .id = devid, .sub = p0 + i};
 		bool descend = false;
 
@@ -132,7 +150,7 @@ static pt_err amd_walk_leaf(struct pt_iommu_visitor *v, uint64_t devid, const ui
  */
 static pt_err amd_walk_gcr3(struct pt_iommu_visitor *v, uint64_t devid, const struct pt_amd_dte *f)
 {
-	uint8_t top[4096], l0[4096];
+	uint8_t top[8 * PT_AMD_GCR3_ENTRIES], l0[8 * PT_AMD_GCR3_ENTRIES];
 	struct pt_iommu_node t = {.kind = PT_IN_AMD_GCR3, .addr = f->gcr3, .len = sizeof top,
 				  .id = devid};
 	pt_err rc;
@@ -141,19 +159,19 @@ static pt_err amd_walk_gcr3(struct pt_iommu_visitor *v, uint64_t devid, const st
 		return PT_OK;
 	if (!f->glx)
 		return amd_walk_leaf(v, devid, top, f->gcr3, 0);
-	for (unsigned i = 0; i < 512 && !v->stop; i++) {
-		uint64_t e = pt_le64_load(top + 8 * i), tp = pt_amd_gcr3_ptr(e);
-		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3, .addr = f->gcr3 + 8 * i, .w = &e,
+	for (unsigned i = 0; i < PT_AMD_GCR3_ENTRIES && !v->stop; i++) {
+		uint64_t ea = pt_amd_gcr3_entry(f->gcr3, i), e = pt_le64_load(top + (ea - f->gcr3));
+		uint64_t tp = pt_amd_gcr3_ptr(e), p0 = (uint64_t)i * PT_AMD_GCR3_ENTRIES;
+		struct pt_iommu_node n = {.kind = PT_IN_AMD_GCR3, .addr = ea, .w = &e,
 					  .present = pt_amd_gcr3_valid(e), .id = devid, .index = i,
 					  .loop = tp == f->gcr3};
 		struct pt_iommu_node l = {.kind = PT_IN_AMD_GCR3_L0, .addr = tp, .len = sizeof l0,
-					  .id = devid, .index = i, .first = i * 512ull,
-					  .last = i * 512ull + 511};
+					  .id = devid, .index = i, .first = p0,
+					  .last = p0 + PT_AMD_GCR3_ENTRIES - 1};
 
 		if (!v->on_entry(v, &n))
 			continue;
-		if (v->on_table(v, &l, l0) == PT_IOV_OK &&
-		    (rc = amd_walk_leaf(v, devid, l0, tp, i * 512ull)))
+		if (v->on_table(v, &l, l0) == PT_IOV_OK && (rc = amd_walk_leaf(v, devid, l0, tp, p0)))
 			return rc;
 	}
 	return PT_OK;
@@ -166,29 +184,29 @@ static pt_err amd_walk_gcr3(struct pt_iommu_visitor *v, uint64_t devid, const st
  */
 static pt_err amd_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
 {
-	uint8_t page[4096];
-	uint64_t base = pt_amd_dtb_base(reg[PT_IK_DTB]);
-	unsigned pages = pt_amd_dtb_pages(reg[PT_IK_DTB]);
+	uint8_t page[8 * PT_AMD_DTE_WORDS * PT_AMD_DTE_PAGE];
+	uint64_t dtb = reg[PT_IK_DTB];
+	unsigned pages = pt_amd_dtb_pages(dtb);
 	pt_err rc;
 
 	for (unsigned p = 0; p < pages && !v->stop; p++) {
-		struct pt_iommu_node t = {.kind = PT_IN_AMD_DTPAGE, .addr = base + 4096ull * p,
-					  .len = sizeof page, .index = p, .count = pages,
-					  .first = p * 128ull, .last = p * 128ull + 127};
+		uint64_t d0 = (uint64_t)p * PT_AMD_DTE_PAGE, pa = pt_amd_dte_addr(dtb, d0);
+		struct pt_iommu_node t = {.kind = PT_IN_AMD_DTPAGE, .addr = pa, .len = sizeof page,
+					  .index = p, .count = pages, .first = d0,
+					  .last = d0 + PT_AMD_DTE_PAGE - 1};
 
 		if (v->on_table(v, &t, page) != PT_IOV_OK)
 			continue;
-		for (unsigned i = 0; i < 128 && !v->stop; i++) {
-			uint64_t q[4];
-			struct pt_iommu_node e = {.kind = PT_IN_AMD_DTE, .w = q, .id = p * 128ull + i,
-						  .addr = base + 4096ull * p + 32 * i};
+		for (unsigned i = 0; i < PT_AMD_DTE_PAGE && !v->stop; i++) {
+			uint64_t q[PT_AMD_DTE_WORDS], ea = pt_amd_dte_addr(dtb, d0 + i);
+			struct pt_iommu_node e = {.kind = PT_IN_AMD_DTE, .w = q, .id = d0 + i, .addr = ea};
 			struct pt_amd_dte f;
 			bool descend = false;
 
-			for (unsigned k = 0; k < 4; k++)
-				q[k] = pt_le64_load(page + 32 * i + 8 * k);
+			for (unsigned k = 0; k < PT_AMD_DTE_WORDS; k++)
+				q[k] = pt_le64_load(page + (ea - pa) + 8 * k);
 			/* V alone (a device is V and TV: pt_amd_dte_device()) */
-			e.present = q[0] & 1;
+			e.present = pt_amd_dte_valid(q[0]);
 			if (!v->on_entry(v, &e))
 				continue;
 			if ((rc = v->on_device(v, &e, &descend)))
@@ -215,5 +233,6 @@ const struct pt_iommu_format pt_iommu_amdvi_format = {
 	.required = 1u << PT_IK_DTB,
 	.check = amd_check,
 	.regs_text = amd_regs_text,
+	.id_bits = amd_id_bits,
 	.walk = amd_walk,
 };

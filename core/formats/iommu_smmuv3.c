@@ -56,18 +56,23 @@ bool pt_smmu_l1_reserved(uint64_t d)
 
 int pt_smmu_l1_check(uint64_t d, unsigned split)
 {
-	unsigned span = (unsigned)d & 31;
+	unsigned span = pt_smmu_l1_span(d);
 
 	if (!span)
 		return 0;
-	if ((d & (MASK(63, 52) | 1ull << 5)) || !(d & MASK(51, 6)) || span > split + 1)
+	if (pt_smmu_l1_reserved(d) || !pt_smmu_l1_ptr(d) || span > split + 1)
 		return -1;
 	return 1;
 }
 
+bool pt_smmu_ste_valid(uint64_t w0)
+{
+	return w0 & 1;
+}
+
 void pt_smmu_ste(const uint64_t *w, struct pt_smmu_ste *out)
 {
-	out->v = w[0] & 1;
+	out->v = pt_smmu_ste_valid(w[0]);
 	out->config = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "config");
 	out->s1fmt = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "s1fmt");
 	out->s1cdmax = (unsigned)pt_ioent_field(PT_IOENT_SMMU_STE, w, "s1cdmax");
@@ -98,6 +103,11 @@ bool pt_smmu_l1cd_valid(uint64_t d)
 uint64_t pt_smmu_l1cd_ptr(uint64_t d)
 {
 	return d & MASK(51, 12);
+}
+
+bool pt_smmu_l1cd_reserved(uint64_t d)
+{
+	return (d & ~(MASK(51, 12) | 1)) != 0;
 }
 
 bool pt_smmu_cd_valid(uint64_t w0)
@@ -154,10 +164,42 @@ uint64_t pt_smmu_l1cd_addr(uint64_t table, uint64_t ssid, unsigned fmt)
 	return table + 8 * (ssid >> pt_smmu_cd_split(fmt));
 }
 
+bool pt_smmu_cd_two_level(unsigned s1fmt)
+{
+	return s1fmt == 1 || s1fmt == 2;
+}
+
+uint64_t pt_smmu_cd_addr(uint64_t table, uint64_t ssid, unsigned fmt)
+{
+	if (!pt_smmu_cd_two_level(fmt))
+		return pt_smmu_entry64(table, ssid);
+	return pt_smmu_entry64(table, ssid & ((1ull << pt_smmu_cd_split(fmt)) - 1));
+}
+
+uint64_t pt_smmu_linear_count(uint64_t cfg)
+{
+	return 1ull << pt_smmu_sid_bits(cfg);
+}
+
+uint64_t pt_smmu_l1_index(uint64_t cfg, uint64_t sid)
+{
+	return sid >> pt_smmu_split(cfg);
+}
+
+uint64_t pt_smmu_l2_index(uint64_t cfg, uint64_t sid)
+{
+	return sid & ((1ull << pt_smmu_split(cfg)) - 1);
+}
+
+uint64_t pt_smmu_l1_first_sid(uint64_t cfg, uint64_t n)
+{
+	return n << pt_smmu_split(cfg);
+}
+
 static unsigned smmu_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
 			   size_t len)
 {
-	uint64_t c = v[PT_IK_STRCFG], fmt = (c >> 16) & 3, split = (c >> 6) & 31;
+	uint64_t c = v[PT_IK_STRCFG], fmt = (c >> 16) & 3, split = pt_smmu_split(c);
 
 	if (line[PT_IK_STRTAB] && (v[PT_IK_STRTAB] & ~(0xfffffffffffc0ull | 1ull << 62))) {
 		snprintf(msg, len, "strtab_base 0x%" PRIx64 " in %s has reserved bits set (ADDR 51:6,"
@@ -170,15 +212,22 @@ static unsigned smmu_check(const uint64_t *v, const unsigned *line, const char *
 		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: %s (LOG2SIZE 5:0, SPLIT 10:6,"
 			 " FMT 17:16 0 linear or 1 2-level: IHI 0070 §6.3.24 SMMU_STRTAB_BASE_CFG)",
 			 c, label, fmt > 1 ? "FMT is reserved" : "reserved bits are set");
-	else if ((c & 63) > 32)
+	else if (pt_smmu_log2size(c) > 32)
 		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: LOG2SIZE %u is above 32"
-			 " (StreamIDs are at most 32 bits)", c, label, (unsigned)(c & 63));
+			 " (StreamIDs are at most 32 bits)", c, label, pt_smmu_log2size(c));
 	else if (fmt == 1 && split != 6 && split != 8 && split != 10)
 		snprintf(msg, len, "strtab_base_cfg 0x%" PRIx64 " in %s: SPLIT %u is reserved (6, 8 or"
 			 " 10: IHI 0070 §6.3.24)", c, label, (unsigned)split);
 	else
 		return 0;
 	return line[PT_IK_STRCFG];
+}
+
+/* StreamIDs (LOG2SIZE, at most 32); SubstreamIDs of at most 20 bits (SMMU_IDR1.SSIDSIZE). */
+static void smmu_id_bits(const uint64_t *v, unsigned *dev, unsigned *sub)
+{
+	*dev = pt_smmu_sid_bits(v[PT_IK_STRCFG]);
+	*sub = 20;
 }
 
 static void smmu_regs_text(const uint64_t *v, char *out, size_t len)
@@ -203,11 +252,11 @@ static pt_err smmu_walk_cdt(struct pt_iommu_visitor *v, uint64_t sid, uint64_t s
 	pt_err rc;
 
 	for (uint64_t k = 0; k < count && !v->stop; k++) {
-		uint64_t w0;
-		struct pt_iommu_node t = {.kind = PT_IN_SMMU_CD, .addr = base + 64 * k,
-					  .len = sizeof raw, .id = sid, .sub = ssid0 + k};
-		struct pt_iommu_node d = {.kind = PT_IN_SMMU_CD, .addr = base + 64 * k, .w = sw,
-					  .id = sid, .sub = ssid0 + k, .parent = ste};
+		uint64_t w0, ca = pt_smmu_entry64(base, k);
+		struct pt_iommu_node t = {.kind = PT_IN_SMMU_CD, .addr = ca, .len = sizeof raw,
+					  .id = sid, .sub = ssid0 + k};
+		struct pt_iommu_node d = {.kind = PT_IN_SMMU_CD, .addr = ca, .w = sw, .id = sid,
+					  .sub = ssid0 + k, .parent = ste};
 		bool descend = false;
 		int r = v->on_table(v, &t, raw);
 
@@ -232,20 +281,20 @@ static pt_err smmu_walk_cdt(struct pt_iommu_visitor *v, uint64_t sid, uint64_t s
 static pt_err smmu_walk_cds(struct pt_iommu_visitor *v, uint64_t sid, uint64_t ste,
 			    const uint64_t *sw, const struct pt_smmu_ste *e)
 {
-	unsigned split = pt_smmu_cd_split(e->s1fmt);
-	uint64_t n = 1ull << e->s1cdmax, leaf = 1ull << split;
+	uint64_t n = pt_smmu_cd_count(e, 32), leaf = 1ull << pt_smmu_cd_split(e->s1fmt);
 	bool end = false;
 	uint8_t raw[8];
 	pt_err rc = PT_OK;
 
 	if (v->max_ids && n > v->max_ids)
 		n = v->max_ids;
-	if (e->s1fmt != 1 && e->s1fmt != 2)
+	if (!pt_smmu_cd_two_level(e->s1fmt))
 		return smmu_walk_cdt(v, sid, ste, sw, e->s1ctx, 0, n, &end);
 	for (uint64_t i = 0; i * leaf < n && !end && !rc && !v->stop; i++) {
 		uint64_t s0 = i * leaf, s1 = (n - s0 < leaf ? n : s0 + leaf) - 1, l1cd;
-		struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1CD, .addr = e->s1ctx + 8 * i, .len = 8,
-					  .id = sid, .index = i, .first = s0, .last = s1};
+		struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1CD, .len = 8, .id = sid, .index = i,
+					  .addr = pt_smmu_l1cd_addr(e->s1ctx, s0, e->s1fmt),
+					  .first = s0, .last = s1};
 
 		if (v->on_table(v, &t, raw) != PT_IOV_OK)
 			break;
@@ -264,13 +313,13 @@ static pt_err smmu_walk_cds(struct pt_iommu_visitor *v, uint64_t sid, uint64_t s
 static pt_err smmu_walk_ste(struct pt_iommu_visitor *v, uint64_t sid, uint64_t addr,
 			    const uint8_t *raw, bool two)
 {
-	uint64_t sw[4];
+	uint64_t sw[PT_SMMU_STE_WORDS];
 	struct pt_smmu_ste e;
 	struct pt_iommu_node n = {.kind = PT_IN_SMMU_STE, .addr = addr, .w = sw, .id = sid,
 				  .two = two};
 	bool descend = false;
 
-	for (unsigned k = 0; k < 4; k++)
+	for (unsigned k = 0; k < PT_SMMU_STE_WORDS; k++)
 		sw[k] = pt_le64_load(raw + 8 * k);
 	pt_smmu_ste(sw, &e);
 	n.present = e.v;
@@ -289,39 +338,40 @@ static pt_err smmu_walk_ste(struct pt_iommu_visitor *v, uint64_t sid, uint64_t a
  */
 static pt_err smmu_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
 {
-	uint64_t base = pt_smmu_strtab_base(reg[PT_IK_STRTAB]), cfg = reg[PT_IK_STRCFG];
-	unsigned log2 = pt_smmu_log2size(cfg), split = pt_smmu_split(cfg);
+	uint64_t strtab = reg[PT_IK_STRTAB], cfg = reg[PT_IK_STRCFG];
 	bool two = pt_smmu_two_level(cfg);
-	uint64_t nl1 = two ? (log2 > split ? 1ull << (log2 - split) : 1) : 1;
+	uint64_t nl1 = two ? pt_smmu_l1_count(cfg) : 1;
 	uint8_t ste[64], raw[8];
 	pt_err rc;
 
 	for (uint64_t i = 0; i < nl1 && !v->stop; i++) {
-		uint64_t l2 = base, n = 1ull << log2, sid0 = 0, d;
+		uint64_t l2 = pt_smmu_strtab_base(strtab), n = pt_smmu_linear_count(cfg), sid0 = 0, d;
 
 		if (two) {
-			struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1STD, .addr = base + 8 * i,
-						  .len = 8, .index = i, .first = i << split};
+			struct pt_iommu_node t = {.kind = PT_IN_SMMU_L1STD, .len = 8, .index = i,
+						  .addr = pt_smmu_l1_addr(strtab, i),
+						  .first = pt_smmu_l1_first_sid(cfg, i)};
 
 			if (v->on_table(v, &t, raw) != PT_IOV_OK)
 				break;
 			d = pt_le64_load(raw);
 			t.w = &d;
 			t.present = pt_smmu_l1_span(d) != 0;
-			t.count = split;
+			t.count = pt_smmu_split(cfg);
 			if (!v->on_entry(v, &t))
 				continue;
 			l2 = pt_smmu_l1_ptr(d);
-			n = 1ull << (pt_smmu_l1_span(d) - 1);
-			sid0 = i << split;
+			n = pt_smmu_l2_count(pt_smmu_l1_span(d));
+			sid0 = t.first;
 		}
 		for (uint64_t j = 0; j < n && !v->stop; j++) {
-			struct pt_iommu_node t = {.kind = PT_IN_SMMU_STE, .addr = l2 + 64 * j,
-						  .len = sizeof ste, .id = sid0 + j, .two = two};
+			uint64_t sa = pt_smmu_entry64(l2, j);
+			struct pt_iommu_node t = {.kind = PT_IN_SMMU_STE, .addr = sa, .len = sizeof ste,
+						  .id = sid0 + j, .two = two};
 
 			if (v->on_table(v, &t, ste) != PT_IOV_OK)
 				break;
-			if ((rc = smmu_walk_ste(v, sid0 + j, l2 + 64 * j, ste, two)))
+			if ((rc = smmu_walk_ste(v, sid0 + j, sa, ste, two)))
 				return rc;
 		}
 	}
@@ -337,5 +387,6 @@ const struct pt_iommu_format pt_iommu_smmuv3_format = {
 	.required = 1u << PT_IK_STRTAB | 1u << PT_IK_STRCFG,
 	.check = smmu_check,
 	.regs_text = smmu_regs_text,
+	.id_bits = smmu_id_bits,
 	.walk = smmu_walk,
 };

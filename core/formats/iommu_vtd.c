@@ -38,7 +38,10 @@ uint64_t pt_vtd_ptr(uint64_t e)
 
 bool pt_vtd_root_reserved(uint64_t lo, uint64_t hi)
 {
-	return (lo & MASK(11, 1)) || hi;
+	const uint64_t w[2] = {lo, hi};
+
+	/* ioent.c's legacy root entry: lo 11:1, all of hi */
+	return pt_ioent_reserved(PT_IOENT_VTD_ROOT, w, 0) || pt_ioent_reserved(PT_IOENT_VTD_ROOT, w, 1);
 }
 
 int pt_vtd_root_half(uint64_t e)
@@ -74,32 +77,42 @@ bool pt_vtd_present(uint64_t e)
 
 uint64_t pt_vtd_root_entry(uint64_t rtaddr, unsigned bus)
 {
-	return pt_vtd_root_table(rtaddr) + 16ull * bus;
+	return pt_vtd_root_table(rtaddr) + 8ull * PT_VTD_ROOT_WORDS * bus;
+}
+
+unsigned pt_vtd_ctx_count(bool sm)
+{
+	return sm ? 128 : 256;
+}
+
+unsigned pt_vtd_ctx_words(bool sm)
+{
+	return sm ? 4 : 2;
 }
 
 unsigned pt_vtd_ctx_half(unsigned devfn, bool sm)
 {
-	return sm ? devfn >> 7 : 0;
+	return devfn / pt_vtd_ctx_count(sm);
 }
 
 uint64_t pt_vtd_ctx_entry(uint64_t ptr, unsigned devfn, bool sm)
 {
-	return sm ? ptr + 32ull * (devfn & 127) : ptr + 16ull * devfn;
+	return ptr + 8ull * pt_vtd_ctx_words(sm) * (devfn % pt_vtd_ctx_count(sm));
 }
 
 uint64_t pt_vtd_pasiddir_index(uint64_t pasid)
 {
-	return pasid >> 6;
+	return pasid / PT_VTD_PASID_ENTRIES;
 }
 
 uint64_t pt_vtd_pasiddir_entry(uint64_t dir, uint64_t pasid)
 {
-	return dir + 8 * (pasid >> 6);
+	return dir + 8 * pt_vtd_pasiddir_index(pasid);
 }
 
 uint64_t pt_vtd_pasid_entry(uint64_t table, uint64_t pasid)
 {
-	return table + 64 * (pasid & 63);
+	return table + 8ull * PT_VTD_PASID_WORDS * (pasid % PT_VTD_PASID_ENTRIES);
 }
 
 static unsigned vtd_check(const uint64_t *v, const unsigned *line, const char *label, char *msg,
@@ -123,6 +136,19 @@ static unsigned vtd_check(const uint64_t *v, const unsigned *line, const char *l
 	return line[PT_IK_RTADDR];
 }
 
+/* TTM 11: abort-DMA mode (§11.4.5). */
+static bool vtd_blocks_all(const uint64_t *v)
+{
+	return pt_vtd_ttm(v[PT_IK_RTADDR]) == PT_VTD_TTM_ABORT;
+}
+
+/* Requester IDs (bus, devfn); 20-bit PASIDs (§9.4-9.6) in scalable mode only. */
+static void vtd_id_bits(const uint64_t *v, unsigned *dev, unsigned *sub)
+{
+	*dev = 16;
+	*sub = pt_vtd_ttm(v[PT_IK_RTADDR]) == PT_VTD_TTM_SCALABLE ? 20 : 0;
+}
+
 static void vtd_regs_text(const uint64_t *v, char *out, size_t len)
 {
 	snprintf(out, len, "rtaddr 0x%" PRIx64, v[PT_IK_RTADDR]);
@@ -141,51 +167,51 @@ static void vtd_regs_text(const uint64_t *v, char *out, size_t len)
 static pt_err vtd_walk_pasids(struct pt_iommu_visitor *v, uint64_t root, uint64_t bdf,
 			      const uint64_t *cw)
 {
-	uint8_t dir[4096], tbl[4096];
+	uint8_t dir[4096], tbl[8 * PT_VTD_PASID_WORDS * PT_VTD_PASID_ENTRIES];
+	const uint64_t per = sizeof dir / 8;   /* directory entries read at a time */
 	struct pt_vtd_smctx sc;
 	uint64_t n;
 	pt_err rc;
 
 	pt_vtd_smctx(cw[0], cw[1], &sc);
 	n = sc.ndir;
-	if (v->max_ids && n > v->max_ids / 64)
-		n = v->max_ids / 64;
+	if (v->max_ids && n > pt_vtd_pasiddir_index(v->max_ids))
+		n = pt_vtd_pasiddir_index(v->max_ids);
 	for (uint64_t di = 0; di < n && !v->stop; di++) {
-		uint64_t de, tp;
-		struct pt_iommu_node e = {.kind = PT_IN_VTD_PASIDDIR, .addr = sc.dir + di * 8, .w = &de,
-					  .id = bdf, .index = di, .first = di * 64, .last = di * 64 + 63};
+		uint64_t de, tp, p0 = di * PT_VTD_PASID_ENTRIES, da = pt_vtd_pasiddir_entry(sc.dir, p0);
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_PASIDDIR, .addr = da, .w = &de, .id = bdf,
+					  .index = di, .first = p0, .last = p0 + PT_VTD_PASID_ENTRIES - 1};
 
-		if (di % 512 == 0) {
-			struct pt_iommu_node t = {.kind = PT_IN_VTD_PASIDDIR, .addr = sc.dir + di * 8,
-						  .len = (size_t)(n - di < 512 ? n - di : 512) * 8,
-						  .id = bdf, .index = di, .loop = sc.dir + di * 8 == root};
+		if (di % per == 0) {
+			struct pt_iommu_node t = {.kind = PT_IN_VTD_PASIDDIR, .addr = da,
+						  .len = (size_t)(n - di < per ? n - di : per) * 8,
+						  .id = bdf, .index = di, .loop = da == root};
 
 			if (v->on_table(v, &t, dir) != PT_IOV_OK)
 				return PT_OK;
 		}
-		de = pt_le64_load(dir + (di % 512) * 8);
-		e.present = de & 1;
+		de = pt_le64_load(dir + (di % per) * 8);
+		e.present = pt_vtd_present(de);
 		if (!v->on_entry(v, &e))
 			continue;
 		tp = pt_vtd_ptr(de);
 		{
 			struct pt_iommu_node t = {.kind = PT_IN_VTD_PASID, .addr = tp, .len = sizeof tbl,
-						  .id = bdf, .index = di, .first = di * 64,
-						  .last = di * 64 + 63, .loop = tp == root};
+						  .id = bdf, .index = di, .first = e.first,
+						  .last = e.last, .loop = tp == root};
 
 			if (v->on_table(v, &t, tbl) != PT_IOV_OK)
 				continue;
 		}
-		for (unsigned ti = 0; ti < 64 && !v->stop; ti++) {
-			uint64_t pw[8];
-			struct pt_iommu_node p = {.kind = PT_IN_VTD_PASID, .addr = tp + 64 * ti, .w = pw,
-						  .id = bdf, .sub = di * 64 + ti,
-						  .rid_pasid = sc.rid_pasid};
+		for (unsigned ti = 0; ti < PT_VTD_PASID_ENTRIES && !v->stop; ti++) {
+			uint64_t pw[PT_VTD_PASID_WORDS], pa = pt_vtd_pasid_entry(tp, p0 + ti);
+			struct pt_iommu_node p = {.kind = PT_IN_VTD_PASID, .addr = pa, .w = pw,
+						  .id = bdf, .sub = p0 + ti, .rid_pasid = sc.rid_pasid};
 			bool descend = false;
 
-			for (unsigned k = 0; k < 8; k++)
-				pw[k] = pt_le64_load(tbl + 64 * ti + 8 * k);
-			p.present = pw[0] & 1;
+			for (unsigned k = 0; k < PT_VTD_PASID_WORDS; k++)
+				pw[k] = pt_le64_load(tbl + (pa - tp) + 8 * k);
+			p.present = pt_vtd_present(pw[0]);
 			if (v->on_entry(v, &p) && (rc = v->on_device(v, &p, &descend)))
 				return rc;
 		}
@@ -200,20 +226,20 @@ static pt_err vtd_walk_ctx(struct pt_iommu_visitor *v, uint64_t root, unsigned b
 	uint8_t ct[4096];
 	struct pt_iommu_node t = {.kind = PT_IN_VTD_CTX, .addr = ptr, .len = sizeof ct, .id = bus,
 				  .half = half, .two = sm, .loop = ptr == root};
-	unsigned size = sm ? 32 : 16;
+	unsigned n = pt_vtd_ctx_count(sm), words = pt_vtd_ctx_words(sm);
 	pt_err rc;
 
 	if (v->on_table(v, &t, ct) != PT_IOV_OK)
 		return PT_OK;
-	for (unsigned i = 0; i < 4096 / size && !v->stop; i++) {
-		uint64_t cw[4] = {0};
-		struct pt_iommu_node e = {.kind = PT_IN_VTD_CTX, .addr = ptr + size * i, .w = cw,
-					  .id = (uint64_t)bus << 8 | half << 7 | i, .two = sm};
+	for (unsigned devfn = half * n; devfn < (half + 1) * n && !v->stop; devfn++) {
+		uint64_t cw[4] = {0}, ea = pt_vtd_ctx_entry(ptr, devfn, sm);
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_CTX, .addr = ea, .w = cw,
+					  .id = (uint64_t)bus << 8 | devfn, .two = sm};
 		bool descend = false;
 
-		for (unsigned k = 0; k < size / 8; k++)
-			cw[k] = pt_le64_load(ct + size * i + 8 * k);
-		e.present = cw[0] & 1;
+		for (unsigned k = 0; k < words; k++)
+			cw[k] = pt_le64_load(ct + (ea - ptr) + 8 * k);
+		e.present = pt_vtd_present(cw[0]);
 		if (!v->on_entry(v, &e))
 			continue;
 		rc = sm ? vtd_walk_pasids(v, root, e.id, cw) : v->on_device(v, &e, &descend);
@@ -230,11 +256,11 @@ static pt_err vtd_walk_ctx(struct pt_iommu_visitor *v, uint64_t root, unsigned b
  */
 static pt_err vtd_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
 {
-	uint8_t rt[4096];
-	uint64_t root = pt_vtd_root_table(reg[PT_IK_RTADDR]);
-	bool sm = pt_vtd_ttm(reg[PT_IK_RTADDR]) == PT_VTD_TTM_SCALABLE;
+	uint8_t rt[8 * PT_VTD_ROOT_WORDS * PT_VTD_BUSES];
+	uint64_t rtaddr = reg[PT_IK_RTADDR], root = pt_vtd_root_table(rtaddr);
+	bool sm = pt_vtd_ttm(rtaddr) == PT_VTD_TTM_SCALABLE;
 	struct pt_iommu_node t = {.kind = PT_IN_VTD_ROOT, .addr = root, .len = sizeof rt, .two = sm,
-				  .blocked = pt_vtd_ttm(reg[PT_IK_RTADDR]) == PT_VTD_TTM_ABORT};
+				  .blocked = vtd_blocks_all(reg)};
 	int r = v->on_table(v, &t, rt);
 	pt_err rc;
 
@@ -242,11 +268,14 @@ static pt_err vtd_walk(struct pt_iommu_visitor *v, const uint64_t *reg)
 		return PT_OK;
 	if (r != PT_IOV_OK)
 		return PT_E_CAPTURE;
-	for (unsigned bus = 0; bus < 256 && !v->stop; bus++) {
-		uint64_t rw[2] = {pt_le64_load(rt + 16 * bus), pt_le64_load(rt + 16 * bus + 8)};
+	for (unsigned bus = 0; bus < PT_VTD_BUSES && !v->stop; bus++) {
+		uint64_t ea = pt_vtd_root_entry(rtaddr, bus);
+		uint64_t rw[PT_VTD_ROOT_WORDS] = {pt_le64_load(rt + (ea - root)),
+						  pt_le64_load(rt + (ea - root) + 8)};
 		/* half: a bit for each half whose P is set (legacy: lo alone) */
-		struct pt_iommu_node e = {.kind = PT_IN_VTD_ROOT, .addr = root + 16 * bus, .w = rw,
-					  .half = (unsigned)(rw[0] & 1) | (unsigned)(sm && (rw[1] & 1)) << 1,
+		struct pt_iommu_node e = {.kind = PT_IN_VTD_ROOT, .addr = ea, .w = rw,
+					  .half = (unsigned)pt_vtd_present(rw[0]) |
+						  (unsigned)(sm && pt_vtd_present(rw[1])) << 1,
 					  .id = bus, .two = sm};
 		unsigned halves;
 
@@ -271,5 +300,7 @@ const struct pt_iommu_format pt_iommu_vtd_format = {
 	.required = 1u << PT_IK_RTADDR,
 	.check = vtd_check,
 	.regs_text = vtd_regs_text,
+	.id_bits = vtd_id_bits,
+	.blocks_all = vtd_blocks_all,
 	.walk = vtd_walk,
 };

@@ -355,7 +355,9 @@ bool pt_context_section(const struct pt_context *ctx, struct pt_buf *out);
 /*
  * The one context factory (load/ctxmake.c): context C of format FMT from
  * the NKEYS pairs KEY = VAL, through the format's hooks in a section's
- * order (ctx_key, ctx_missing, ctx_setup, its spaces bound, ctx_memory).
+ * order (ctx_key, ctx_missing, ctx_setup, its spaces bound, ctx_memory),
+ * or from ENTRY, an IOMMU device's decoded entry (ctx_entry, then the same
+ * steps from ctx_setup).
  * The caller sets C's name, memory and translations first; the factory
  * sets cap, fmt and priv (free it with pt_context_unmake(), made or not).
  * Key messages read "capture.ini:LINE: ... in LABEL"; MSG holds the
@@ -370,6 +372,11 @@ struct pt_context_spec {
 	unsigned line;
 	const char *label;
 	bool any_space;
+	/*
+	 * An IOMMU's device (pt_format.h struct pt_ctx_entry): its decoded
+	 * entry to the format's ctx_entry hook instead of keys.
+	 */
+	const struct pt_ctx_entry *entry;
 };
 pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
 		       struct pt_context *c, char *msg, size_t mlen);
@@ -382,6 +389,8 @@ void pt_context_unmake(struct pt_context *c);
 struct pt_iommu_info {
 	const char *name;
 	enum pt_iommu_kind kind;
+	const struct pt_iommu_format *fam;   /* its IOMMU, of the family */
+	const uint64_t *reg;       /* its register keys by PT_IK_* (0: not given) */
 	const char *type;          /* intel-vtd, amd-vi, arm-smmuv3 */
 	unsigned line;             /* its section header */
 	unsigned space;            /* capture space id its tables are in */

@@ -199,6 +199,9 @@ pt_err pt_ctx_key_fail(const struct pt_ctx_key *k, pt_err rc, const char *fmt, .
 /* K's value as an integer (the capture.ini number rules); PT_E_VALUE with the usual message. */
 pt_err pt_ctx_key_uint(const struct pt_ctx_key *k, uint64_t *out);
 
+/* A device entry an IOMMU's walk found, decoded (pt_iommu_format.h): the ctx_entry hook's. */
+struct pt_ctx_entry;
+
 /*
  * How a format's ctx_memory hook reads the capture's memory: READ copies
  * LEN bytes at PA of the capture's space SPACE (an id, pt_context_space())
@@ -314,6 +317,13 @@ struct pt_format {
 	 * not know (the core reports "unknown key").
 	 */
 	pt_err (*ctx_key)(void *priv, const struct pt_ctx_key *k);
+	/*
+	 * Instead of ctx_key and ctx_missing, for a context an IOMMU's walk
+	 * makes (NULL: the format makes none): fills the data from entry E.
+	 * PT_OK, or an error with its message in ERR (no "capture.ini:LINE:"
+	 * prefix).
+	 */
+	pt_err (*ctx_entry)(void *priv, const struct pt_ctx_entry *e, char *err, size_t errlen);
 	/* After the last key: the first required key missing, or NULL. */
 	const char *(*ctx_missing)(const void *priv);
 	/*

@@ -35,6 +35,8 @@ enum {
 };
 /* Their capture.ini names, by PT_IK_*. */
 extern const char *const pt_iommu_key_names[PT_IK__COUNT];
+/* The keys that are registers naming its tables (an IOMMU's info shows them, in this order). */
+#define PT_IK_TABLE_REGS (1u << PT_IK_RTADDR | 1u << PT_IK_DTB | 1u << PT_IK_STRTAB | 1u << PT_IK_STRCFG)
 
 struct pt_iommu_format {
 	const char *name;               /* the [iommu] type value: "intel-vtd" */
@@ -52,6 +54,18 @@ struct pt_iommu_format {
 			  size_t len);
 	/* The registers that name its tables, as "KEY 0x…" text (an anomaly's detail). */
 	void (*regs_text)(const uint64_t *v, char *out, size_t len);
+	/*
+	 * Whether registers V block every request, no table read (NULL: none
+	 * do): its tables then yield no device and that is no anomaly.
+	 */
+	bool (*blocks_all)(const uint64_t *v);
+	/*
+	 * The widths of the ids its registers V give: a device (VT-d's
+	 * requester ID, AMD-Vi's DeviceID: 16 bits; SMMUv3's StreamID:
+	 * LOG2SIZE, at most 32) and the ids below one device (VT-d scalable
+	 * mode's PASIDs, SMMUv3's SubstreamIDs: 20 bits; else 0).
+	 */
+	void (*id_bits)(const uint64_t *v, unsigned *dev, unsigned *sub);
 	/*
 	 * The one traversal of its tables from registers REG (by PT_IK_*):
 	 * every table, entry and device handed to V's callbacks (below).
@@ -136,6 +150,38 @@ struct pt_iommu_visitor {
 	void (*on_leave)(struct pt_iommu_visitor *v, const struct pt_iommu_node *n);
 };
 
+/*
+ * A device entry an IOMMU's walk found (core/formats/iommu_*.c), handed
+ * to its context's format as it was decoded (pt_format.h ctx_entry), not as
+ * text: what a hand-written section's keys would say — [vtd] context,
+ * [vtd] or [cpu] pasid_entry, [cpu] cr3 and la57 of a GCR3 entry, [amdvi]
+ * dte, [smmu] ste0..3 with ssid and stage.  The walk made the entry's own
+ * presence check (P, V, V and TV: it hands no other entry as a device),
+ * so the format does not make it again; every other check of the entry
+ * is the format's, as for a section.  LINE and LABEL name it in messages
+ * as a section's keys would be named.
+ */
+enum pt_ctx_entry_kind {
+	PT_CE_VTD_CONTEXT,   /* w[0] lo, w[1] hi of a legacy context entry (VT-d §9.3) */
+	PT_CE_VTD_PASID,     /* w[0..2] QW0-QW2 of a PASID entry (VT-d §9.6) */
+	PT_CE_GCR3,          /* a guest's CR3 (cr3) and 5-level paging (la57) from a GCR3 entry */
+	PT_CE_AMD_DTE,       /* w[0] DTE word 0 (AMD IOMMU spec §2.2.2) */
+	PT_CE_SMMU_STE,      /* w[0..3] STE words 0-3 (IHI 0070 §5.2), ssid, stage2 */
+};
+struct pt_ctx_entry {
+	enum pt_ctx_entry_kind kind;
+	uint64_t w[4];
+	uint64_t cr3;
+	unsigned la57;
+	bool has_ssid;            /* the CD of SubstreamID ssid (its STE's CD table) */
+	uint64_t ssid;
+	bool stage2;              /* a nested STE's stage 2 */
+	/* the capture's names of its table and output spaces; NULL: the format's default */
+	const char *space, *output_space;
+	unsigned line;
+	const char *label;
+};
+
 extern const struct pt_iommu_format pt_iommu_vtd_format, pt_iommu_amdvi_format,
 	pt_iommu_smmuv3_format;
 /* The family, NULL-terminated (core/formats/iommu.c). */
@@ -193,15 +239,30 @@ uint64_t pt_vtd_ctx_entry(uint64_t ptr, unsigned devfn, bool sm);
 uint64_t pt_vtd_pasiddir_index(uint64_t pasid);
 uint64_t pt_vtd_pasiddir_entry(uint64_t dir, uint64_t pasid);
 uint64_t pt_vtd_pasid_entry(uint64_t table, uint64_t pasid);
+/*
+ * For a reader of whole tables (the walk, the roots scan): the buses of a
+ * root table (256 entries of 16 bytes); the devfns a context table half
+ * holds (legacy: 256 of 16 bytes, scalable: 128 of 32) and its entries'
+ * words; the PASIDs of one PASID table (64 of 64 bytes, 8 words).
+ */
+#define PT_VTD_BUSES 256u
+#define PT_VTD_ROOT_WORDS 2u
+unsigned pt_vtd_ctx_count(bool sm);
+unsigned pt_vtd_ctx_words(bool sm);
+#define PT_VTD_PASID_ENTRIES 64u
+#define PT_VTD_PASID_WORDS 8u
 
 /* ---- AMD-Vi (AMD IOMMU spec 48882 §2.2.2, §3.3.1; iommu_amdvi.c) ---------- */
 
 /* Device Table Base Address Register: base 51:12, Size 8:0 (4 KiB pages - 1). */
 uint64_t pt_amd_dtb_base(uint64_t reg);
 unsigned pt_amd_dtb_pages(uint64_t reg);
-/* DTE word 0 V = 1 and TV = 1: its translation fields are valid, a device. */
+/* DTE word 0 V (bit 0); V = 1 and TV = 1: its translation fields are valid, a device. */
+bool pt_amd_dte_valid(uint64_t q0);
 bool pt_amd_dte_device(uint64_t q0);
 /* The device table's DTEs (128 to a 4 KiB page) and DEVID's DTE (32 bytes), from the register. */
+#define PT_AMD_DTE_PAGE 128u
+#define PT_AMD_DTE_WORDS 4u
 uint64_t pt_amd_dte_count(uint64_t reg);
 uint64_t pt_amd_dte_addr(uint64_t reg, uint64_t devid);
 struct pt_amd_dte {
@@ -215,6 +276,9 @@ bool pt_amd_dte_bad(uint64_t q0, uint64_t q1);
 /* A GCR3 table entry: valid (bit 0), its table or guest CR3 (51:12). */
 bool pt_amd_gcr3_valid(uint64_t e);
 uint64_t pt_amd_gcr3_ptr(uint64_t e);
+/* A GCR3 table level: 512 entries of 8 bytes, each indexed by 9 bits of the PASID (§2.2.6). */
+#define PT_AMD_GCR3_ENTRIES 512u
+uint64_t pt_amd_gcr3_entry(uint64_t table, uint64_t i);
 
 /* ---- Arm SMMUv3 (IHI 0070 §5.1-5.4, §6.3.23/24; iommu_smmuv3.c) ----------- */
 
@@ -236,8 +300,10 @@ struct pt_smmu_ste {
 	uint64_t s1ctx;                           /* S1ContextPtr 51:6 */
 };
 void pt_smmu_ste(const uint64_t *w, struct pt_smmu_ste *out);
+bool pt_smmu_ste_valid(uint64_t w0);
 #define PT_SMMU_CFG_ABORT 0
 #define PT_SMMU_CFG_S1 5
+#define PT_SMMU_CFG_S2 6
 #define PT_SMMU_CFG_NESTED 7
 #define PT_SMMU_S1DSS_SSID0 2
 /* A V = 1 STE the roots scan refuses (RES0, reserved Config, a stage field in abort/bypass). */
@@ -258,9 +324,29 @@ uint64_t pt_smmu_entry64(uint64_t table, uint64_t i);
 bool pt_smmu_ste_cdtab(const struct pt_smmu_ste *e);
 uint64_t pt_smmu_cd_count(const struct pt_smmu_ste *e, unsigned maxbits);
 uint64_t pt_smmu_l1cd_addr(uint64_t table, uint64_t ssid, unsigned fmt);
-/* L1CD: V 0, L2Ptr 51:12; CD: V word 0 bit 31. */
+/*
+ * The STEs of a linear stream table (2^LOG2SIZE, at most 2^32); StreamID
+ * SID's L1STD and its index in that L1STD's level-2 table (SID >> SPLIT,
+ * its bits below SPLIT), and L1STD N's first StreamID; the STE words a
+ * walk reads (0-3: V, Config, S1Fmt, S1ContextPtr, S1CDMax, S1DSS, S2TTB).
+ */
+uint64_t pt_smmu_linear_count(uint64_t cfg);
+uint64_t pt_smmu_l1_index(uint64_t cfg, uint64_t sid);
+uint64_t pt_smmu_l2_index(uint64_t cfg, uint64_t sid);
+uint64_t pt_smmu_l1_first_sid(uint64_t cfg, uint64_t n);
+#define PT_SMMU_STE_WORDS 4u
+/*
+ * A CD table under S1Fmt FMT: two-level (01, 10: L1CDs of leaves of
+ * 2^cd_split CDs) or linear (00, and the reserved 11, which behaves as 00:
+ * §5.2); SSID's CD in TABLE (linear: the table; two-level: the leaf its
+ * L1CD names).
+ */
+bool pt_smmu_cd_two_level(unsigned s1fmt);
+uint64_t pt_smmu_cd_addr(uint64_t table, uint64_t ssid, unsigned fmt);
+/* L1CD: V 0, L2Ptr 51:12, the rest RES0 (§5.3); CD: V word 0 bit 31. */
 bool pt_smmu_l1cd_valid(uint64_t d);
 uint64_t pt_smmu_l1cd_ptr(uint64_t d);
+bool pt_smmu_l1cd_reserved(uint64_t d);
 bool pt_smmu_cd_valid(uint64_t w0);
 /* The CDs of one L1CD leaf under S1Fmt FMT (01: 2^6, 10: 2^10), log2. */
 unsigned pt_smmu_cd_split(unsigned s1fmt);

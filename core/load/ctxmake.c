@@ -7,11 +7,14 @@
  * (docs/design.md §2.4).  A capture.ini section goes through the same
  * steps one phase at a time, as the load reaches them (capture_int.h):
  * its keys when the manifest is checked (manifest.c), ctx_setup when the
- * contexts are filled (capture.c), its spaces once they are known
- * (spaces.c), ctx_memory once memory is sealed (capture.c).  The IOMMU's device contexts (iommu.c), the
- * contexts a step after the load adds (extend.c) and the candidates of
- * `ptfs-tool roots --iommu` (walk/roots_iotab.c) are made here, so that a
- * device walks exactly as its per-device section does.
+ * contexts are filled (contexts.c), its spaces once they are known
+ * (spaces.c), ctx_memory once memory is sealed (contexts.c).  The IOMMU's
+ * device contexts (iommu.c), the contexts a step after the load adds
+ * (extend.c) and the candidates of `ptfs-tool roots --iommu`
+ * (walk/roots_iotab.c) are made here, so that a device walks exactly as
+ * its per-device section does.  An IOMMU's device comes as its decoded
+ * entry (pt_context_spec.entry, the format's ctx_entry hook) in place of
+ * the keys: nothing printed to be parsed again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,17 +72,26 @@ pt_err pt_context_memory(struct pt_context *c, char *msg, size_t mlen)
 	return c->fmt->ctx_memory(c, &rd, msg, mlen);
 }
 
-pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
-		       struct pt_context *c, char *msg, size_t mlen)
+/*
+ * C's data from S: an IOMMU device's decoded entry (ctx_entry), or the
+ * keys (ctx_key each, then ctx_missing), as a section's.
+ */
+static pt_err make_data(const struct pt_context_spec *s, struct pt_context *c, char *msg,
+			size_t mlen)
 {
 	const struct pt_format *f = s->fmt;
 	struct pt_ctx_key k[16];
 	const char *miss;
 	pt_err rc = PT_OK;
 
-	c->cap = cap;
-	c->fmt = f;
-	c->priv = NULL;
+	if (s->entry) {
+		/* no key text: the entry as the walk decoded it (pt_iommu_format.h struct pt_ctx_entry) */
+		if (!f->ctx_entry)
+			return PT_E_UNSUPPORTED;
+		if (!(c->priv = calloc(1, f->ctx_size ? f->ctx_size : 1)))
+			return PT_E_NOMEM;
+		return f->ctx_entry(c->priv, s->entry, msg, mlen);
+	}
 	for (unsigned i = 0; i < s->nkeys && !rc; i += 16) {
 		unsigned n = s->nkeys - i < 16 ? s->nkeys - i : 16;
 
@@ -94,6 +106,22 @@ pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spe
 		snprintf(msg, mlen, "missing %s", miss);
 		rc = PT_E_VALUE;
 	}
+	return rc;
+}
+
+pt_err pt_context_make(const struct pt_capture *cap, const struct pt_context_spec *s,
+		       struct pt_context *c, char *msg, size_t mlen)
+{
+	const struct pt_format *f = s->fmt;
+	const char *miss;
+	pt_err rc;
+
+	c->cap = cap;
+	c->fmt = f;
+	c->priv = NULL;
+	rc = make_data(s, c, msg, mlen);
+	if (rc == PT_E_NOMEM && !c->priv)
+		return rc;
 	if (!rc)
 		rc = pt_context_setup(c, msg, mlen);
 	if (!rc && (rc = pt_context_bind(cap, c, s->any_space, &miss)))

@@ -3,15 +3,19 @@
  * iommu.c — an IOMMU from its registers, [iommu NAME] (docs/design.md §2.7
  * "IOMMUs from the top"): the section's keys, and, once memory is loaded,
  * its root/context, device or stream tables read from the capture, every
- * present device made a context.  Each device context is the section the
- * user would have written for it by hand — [vtd] context = …, [vtd] or
- * [cpu] pasid_entry = …, [amdvi] dte = …, [smmu] ste0..3 (+ ssid) — given
- * to that format's own ctx_key, ctx_setup and ctx_memory hooks, so that a
- * device walks exactly as its per-device section does.  Messages name the
- * [iommu] section's line and the device; a bad device entry is one warning
- * and no context, never a failed load (the rest of the IOMMU stays usable).
+ * present device made a context.  Each device context is what the section
+ * the user would have written for it by hand says — [vtd] context = …,
+ * [vtd] or [cpu] pasid_entry = …, [amdvi] dte = …, [smmu] ste0..3 (+ ssid)
+ * — as the walk decoded it (pt_format.h struct pt_ctx_entry, no text),
+ * given to that format's own ctx_entry, ctx_setup and ctx_memory hooks
+ * (pt_context_make()), so that a device walks exactly as its per-device
+ * section does.  Messages name the [iommu] section's line and the device;
+ * a bad device entry is one warning and no context, never a failed load
+ * (the rest of the IOMMU stays usable).
  *
- * The table layouts (restated, no code copied) are in iommu_walk.c.
+ * The table layouts (restated, no code copied) are the IOMMU family's,
+ * core/formats/iommu_*.c; the loader's visitor of their walk is
+ * iommu_walk.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -237,9 +241,8 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 	struct pt_manifest_ctx mc = {0};
 	struct pt_context c = {0};
 	char label[PT_INI_MAX_NAME + 64], msg[1024];
-	const char *val[PT_IOMMU_MAX_KEYS];
-	struct pt_context_spec spec = {.fmt = f, .key = d->key, .val = val, .nkeys = d->nkeys,
-				       .line = w->io->line, .label = label};
+	struct pt_ctx_entry e = d->e;
+	struct pt_context_spec spec = {.fmt = f, .line = w->io->line, .label = label, .entry = &e};
 	pt_err rc = PT_OK;
 
 	if (w->stopped)
@@ -264,8 +267,8 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d)
 		goto fail;
 	}
 	*mc.origin = d->origin;
-	for (unsigned i = 0; i < d->nkeys; i++)
-		val[i] = d->val[i];
+	e.line = w->io->line;
+	e.label = label;
 	c.name = mc.owned_name;
 	c.ini_line = w->io->line;
 	c.iommu = mc.origin;
@@ -535,6 +538,8 @@ void pt_capture_iommu(const struct pt_capture *cap, size_t i, struct pt_iommu_in
 	memset(out, 0, sizeof *out);
 	out->name = io->name;
 	out->kind = io->fam->kind;
+	out->fam = io->fam;
+	out->reg = io->v;
 	out->type = io->fam->name;
 	out->line = io->line;
 	out->space = space < 0 ? 0 : (unsigned)space;

@@ -23,15 +23,15 @@
  * that loops and sizes past the capture are bounded work.
  */
 #define PT_IOMMU_MAX_READS (1u << 24)
-#define PT_IOMMU_MAX_KEYS 8
 
-/* One device context: the section its format would read, as key = value lines. */
+/*
+ * One device context: its format and its decoded entry (what the section
+ * its format would read says, pt_format.h struct pt_ctx_entry).
+ */
 struct pt_iommu_dev {
 	const char *format;
 	char name[PT_INI_MAX_NAME + 1];
-	const char *key[PT_IOMMU_MAX_KEYS];
-	char val[PT_IOMMU_MAX_KEYS][192];
-	unsigned nkeys;
+	struct pt_ctx_entry e;
 	struct pt_ctx_iommu origin;
 	/* every request is blocked or aborted: a context only with pt_load_opts.all_entries */
 	bool blocked;

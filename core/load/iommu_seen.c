@@ -188,8 +188,9 @@ pt_err pt_iommu_walk_start(struct pt_iommu_walk *w, size_t rest)
 
 /*
  * The anomaly of W's counts into ST: no present device entry at all, or
- * more than half of the present entries malformed.  VT-d's abort-DMA mode
- * (TTM 11) reads no table: nothing to judge.
+ * more than half of the present entries malformed.  Registers that block
+ * every request (pt_iommu_format.blocks_all: VT-d's abort-DMA mode, TTM
+ * 11) read no table: nothing to judge.
  */
 static void judge(const struct pt_iommu_walk *w, struct pt_iommu_pages *st)
 {
@@ -197,7 +198,7 @@ static void judge(const struct pt_iommu_walk *w, struct pt_iommu_pages *st)
 	const struct pt_manifest_iommu *io = w->io;
 	char regs[96], what[224];
 
-	if (io->fam->kind == PT_IOMMU_KIND_VTD && pt_vtd_ttm(io->v[PT_IK_RTADDR]) == PT_VTD_TTM_ABORT)
+	if (io->fam->blocks_all && io->fam->blocks_all(io->v))
 		return;
 	if (n->devices && n->malformed * 2 <= n->present)
 		return;

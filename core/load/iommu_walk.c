@@ -41,7 +41,6 @@
  *    drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.h).
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,36 +48,24 @@
 #include "pt_ioent.h"
 #include "pt_num.h"
 
-static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void dev_key(struct pt_iommu_dev *d, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (d->nkeys == PT_IOMMU_MAX_KEYS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(d->val[d->nkeys], sizeof d->val[0], fmt, ap);
-	va_end(ap);
-	d->key[d->nkeys++] = key;
-}
-
-/* D for a context of FORMAT whose ENTRY is at ADDR, with the section's space keys. */
+/*
+ * D for a context of FORMAT whose ENTRY (of kind KIND) is at ADDR, in the
+ * section's spaces (OUTPUT: its output space too, a format that has one).
+ */
 static void dev_init(struct pt_iommu_walk *w, struct pt_iommu_dev *d, const char *format,
-		     const char *entry, uint64_t addr, bool output)
+		     enum pt_ctx_entry_kind kind, const char *entry, uint64_t addr, bool output)
 {
 	d->format = format;
-	d->nkeys = 0;
 	d->blocked = false;
+	memset(&d->e, 0, sizeof d->e);
+	d->e.kind = kind;
+	d->e.space = w->io->space;
+	d->e.output_space = output ? w->io->output_space : NULL;
 	memset(&d->origin, 0, sizeof d->origin);
 	d->origin.iommu = w->io->name;
 	d->origin.type = w->io->fam->name;
 	d->origin.entry = entry;
 	d->origin.entry_addr = addr;
-	if (w->io->space)
-		dev_key(d, "space", "%s", w->io->space);
-	if (w->io->output_space && output)
-		dev_key(d, "output_space", "%s", w->io->output_space);
 }
 
 /* "NAME.BB:DD.F" (lspci's hex; "NAME.SSSS:BB:DD.F" off segment 0) + SUFFIX. */
@@ -307,16 +294,16 @@ static pt_err vtd_pasid_dev(struct pt_iommu_walk *w, const char *fmt, unsigned b
 {
 	struct pt_iommu_dev d;
 
-	dev_init(w, &d, fmt, "PASID entry", addr, fmt == w->io->fam->device_format);
+	dev_init(w, &d, fmt, PT_CE_VTD_PASID, "PASID entry", addr, fmt == w->io->fam->device_format);
 	if (space) {
-		d.nkeys = 0;
-		dev_key(&d, "space", "%s", space);
+		d.e.space = space;
+		d.e.output_space = NULL;
 	}
 	bdf_name(w, &d, bdf, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
-	dev_key(&d, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, pe[0], pe[1],
-		pe[2]);
+	for (unsigned i = 0; i < 3; i++)
+		d.e.w[i] = pe[i];
 	return pt_iommu_add(w, &d);
 }
 
@@ -386,18 +373,16 @@ static pt_err amd_guest(struct pt_iommu_walk *w, unsigned pasid, uint64_t e, uin
 	struct pt_iommu_dev d;
 	char sfx[32] = "";
 
-	dev_init(w, &d, w->io->fam->guest_format, "GCR3 entry", eaddr, false);
-	if (w->dte.xs) {
-		d.nkeys = 0;
-		dev_key(&d, "space", "%s", w->dte.xs);
-	}
+	dev_init(w, &d, w->io->fam->guest_format, PT_CE_GCR3, "GCR3 entry", eaddr, false);
+	if (w->dte.xs)
+		d.e.space = w->dte.xs;
 	if (!(w->dte.giov && pasid == 0))
 		snprintf(sfx, sizeof sfx, ".pasid%u", pasid);
 	bdf_name(w, &d, w->dte.devid, sfx);
 	d.origin.has_pasid = true;
 	d.origin.pasid = pasid;
-	dev_key(&d, "cr3", "0x%" PRIx64, pt_amd_gcr3_ptr(e));
-	dev_key(&d, "la57", "%u", w->dte.gpt);
+	d.e.cr3 = pt_amd_gcr3_ptr(e);
+	d.e.la57 = w->dte.gpt;
 	return pt_iommu_add(w, &d);
 }
 
@@ -427,9 +412,9 @@ static pt_err amd_dte(struct pt_iommu_walk *w, const struct pt_iommu_node *n, bo
 		gv = false;
 	}
 	if (!gv || f.mode || !f.giov) {
-		dev_init(w, &d, w->io->fam->device_format, "DTE", n->addr, true);
+		dev_init(w, &d, w->io->fam->device_format, PT_CE_AMD_DTE, "DTE", n->addr, true);
 		bdf_name(w, &d, (unsigned)n->id, gv && f.giov ? ".s2" : "");
-		dev_key(&d, "dte", "0x%016" PRIx64, n->w[0]);
+		d.e.w[0] = n->w[0];
 		/* Mode 0, IR = IW = 0: blocked (§2.2.2; Linux's every unused DTE is V, TV alone) */
 		d.blocked = !gv && !f.mode && !f.ir && !f.iw;
 		if ((rc = pt_iommu_add(w, &d)) || !gv || w->nmc == before)
@@ -463,14 +448,13 @@ static void ld_leave(struct pt_iommu_visitor *v, const struct pt_iommu_node *n)
 static void smmu_dev(struct pt_iommu_walk *w, struct pt_iommu_dev *d, uint64_t sid, uint64_t addr,
 		     const uint64_t *sw, const struct pt_smmu_ste *e)
 {
-	dev_init(w, d, w->io->fam->device_format, "STE", addr, true);
+	dev_init(w, d, w->io->fam->device_format, PT_CE_SMMU_STE, "STE", addr, true);
 	snprintf(d->name, sizeof d->name, "%s.sid%" PRIu64, w->io->name, sid);
 	d->origin.has_sid = true;
 	d->origin.sid = sid;
 	d->blocked = e->config == PT_SMMU_CFG_ABORT;   /* Config 000: abort (§5.2; Linux's unused STEs with disable_bypass) */
-	for (unsigned i = 0; i < 4; i++)
-		dev_key(d, i == 0 ? "ste0" : i == 1 ? "ste1" : i == 2 ? "ste2" : "ste3",
-			"0x%016" PRIx64, sw[i]);
+	for (unsigned i = 0; i < PT_SMMU_STE_WORDS; i++)
+		d->e.w[i] = sw[i];
 }
 
 static pt_err smmu_device(struct pt_iommu_walk *w, const struct pt_iommu_node *n)
@@ -486,19 +470,20 @@ static pt_err smmu_device(struct pt_iommu_walk *w, const struct pt_iommu_node *n
 				 n->id, n->sub);
 		d.origin.has_ssid = true;
 		d.origin.ssid = n->sub;
-		dev_key(&d, "ssid", "%" PRIu64, n->sub);
+		d.e.has_ssid = true;
+		d.e.ssid = n->sub;
 		return pt_iommu_add(w, &d);
 	}
 	smmu_dev(w, &d, n->id, n->addr, n->w, &e);
 	/* nested (Config 111): the STE's stage 2; its CDs' tables are IPAs of that stage */
 	if (e.config == PT_SMMU_CFG_NESTED) {
-		dev_key(&d, "stage", "2");
+		d.e.stage2 = true;
 		w->nested++;
 	}
 	if (e.config == PT_SMMU_CFG_S1) {
 		uint8_t cd[64];
 
-		dev_key(&d, "ssid", "0");
+		d.e.has_ssid = true;
 		/*
 		 * The format's ctx_memory hook reads this CD; read here too, so that
 		 * its page is among the IOMMU's (pt_capture_iommu_pages(): a snapshot
@@ -519,9 +504,11 @@ static pt_err ld_device(struct pt_iommu_visitor *v, const struct pt_iommu_node *
 
 	switch (n->kind) {
 	case PT_IN_VTD_CTX:
-		dev_init(w, &d, w->io->fam->device_format, "context entry", n->addr, true);
+		dev_init(w, &d, w->io->fam->device_format, PT_CE_VTD_CONTEXT, "context entry", n->addr,
+			 true);
 		bdf_name(w, &d, (unsigned)n->id, "");
-		dev_key(&d, "context", "0x%016" PRIx64 "%016" PRIx64, n->w[1], n->w[0]);
+		d.e.w[0] = n->w[0];
+		d.e.w[1] = n->w[1];
 		rc = pt_iommu_add(w, &d);
 		break;
 	case PT_IN_VTD_PASID:

@@ -66,57 +66,6 @@ static bool tableless(const char *t)
 		     !strcmp(t, "bypass"));
 }
 
-/* The entry that set up D (VT-d context or PASID entry, AMD-Vi DTE, SMMUv3 STE or CD). */
-static void dev_entry(const struct pt_tree *tree, const struct pt_iommu_info *io,
-		      const struct iodev *d, struct iodev_line *ln)
-{
-	const struct pt_ctx_iommu *o = d->ctx->iommu;
-	struct pt_ioloc l;
-
-	ln->translation = NULL;
-	ln->domain_key = NULL;
-	switch (io->kind) {
-	case PT_IOMMU_KIND_VTD:
-		if (!(o->has_pasid ? pt_iotab_vtd_pasident(tree, io, o->bdf, o->pasid, &l) :
-		      pt_iotab_vtd_ctxent(tree, io, o->bdf, &l)))
-			return;
-		ln->domain_key = "domain";
-		ln->domain = pt_ioent_field(l.t, l.w, "did");
-		break;
-	case PT_IOMMU_KIND_AMDVI:
-		if (!pt_iotab_amd_dte(tree, io, o->bdf, &l))
-			return;
-		ln->domain_key = "domain";
-		ln->domain = pt_ioent_field(l.t, l.w, "domain_id");
-		if (o->has_pasid) {
-			/* a GCR3 entry's guest: x86-64 first-level tables (amd_dte(), iommu_walk.c) */
-			ln->translation = "guest";
-			return;
-		}
-		break;
-	default: {
-		unsigned cfg;
-
-		if (!pt_iotab_smmu_ste(tree, io, o->sid, &l))
-			return;
-		cfg = (unsigned)pt_ioent_field(l.t, l.w, "config");
-		if (cfg == 6 || cfg == 7) {
-			ln->domain_key = "vmid";
-			ln->domain = pt_ioent_field(l.t, l.w, "s2vmid");
-		}
-		if (cfg == 5 && pt_iotab_smmu_cd(tree, io, o->sid, o->has_ssid ? o->ssid : 0, &l)) {
-			ln->domain_key = "asid";
-			ln->domain = pt_ioent_field(l.t, l.w, "asid");
-		}
-		if (cfg == 7)
-			ln->translation = "stage2";   /* a nested STE's context is its stage 2 (iommu_walk.c) */
-		break;
-	}
-	}
-	if (!ln->translation)
-		ln->translation = pt_ioent_present(l.t, l.w) ? pt_ioent_translation(l.t, l.w) : NULL;
-}
-
 /* D's line: the entry's fields, and the context's levels and pages (bounded by RC). */
 static void dev_line(const struct pt_tree *tree, const struct pt_iommu_info *io,
 		     const struct iodev *d, struct iodev_line *ln, struct pt_readctl *rc)
@@ -126,7 +75,7 @@ static void dev_line(const struct pt_tree *tree, const struct pt_iommu_info *io,
 	struct pt_table root;
 
 	memset(ln, 0, sizeof *ln);
-	dev_entry(tree, io, d, ln);
+	pt_iotab_dev_entry(tree, io, d->ctx->iommu, &ln->translation, &ln->domain_key, &ln->domain);
 	ln->tables = !tableless(ln->translation);
 	if (!ln->tables)
 		return;
@@ -298,14 +247,9 @@ pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out,
 		pt_jobj_str(&j, "iommu", io->name);
 		pt_jobj_str(&j, "type", io->type);
 		pt_jobj_str(&j, "space", pt_capture_space_name(tree->cap, io->space));
-		if (io->kind == PT_IOMMU_KIND_VTD)
-			pt_jobj_hex(&j, "rtaddr", io->rtaddr);
-		if (io->kind == PT_IOMMU_KIND_AMDVI)
-			pt_jobj_hex(&j, "dev_table_base", io->dev_table_base);
-		if (io->kind == PT_IOMMU_KIND_SMMUV3) {
-			pt_jobj_hex(&j, "strtab_base", io->strtab_base);
-			pt_jobj_hex(&j, "strtab_base_cfg", io->strtab_base_cfg);
-		}
+		for (unsigned k = 0; k < PT_IK__COUNT; k++)
+			if ((io->fam->keys & PT_IK_TABLE_REGS) >> k & 1)
+				pt_jobj_hex(&j, pt_iommu_key_names[k], io->reg[k]);
 		pt_jobj_u(&j, "contexts", io->contexts);
 		pt_jobj_u(&j, "blocked", io->blocked);
 		pt_jobj_bool(&j, "all_entries", io->all_entries);
@@ -317,13 +261,10 @@ pt_err pt_tree_iommu_info(const struct pt_tree *tree, size_t i, enum pt_out out,
 	}
 	pt_buf_printf(b, "iommu: %s\ntype: %s\nspace: %s\n", io->name, io->type,
 		      pt_capture_space_name(tree->cap, io->space));
-	if (io->kind == PT_IOMMU_KIND_VTD)
-		pt_buf_printf(b, "rtaddr: 0x%" PRIx64 "\n", io->rtaddr);
-	if (io->kind == PT_IOMMU_KIND_AMDVI)
-		pt_buf_printf(b, "dev_table_base: 0x%" PRIx64 "\n", io->dev_table_base);
-	if (io->kind == PT_IOMMU_KIND_SMMUV3)
-		pt_buf_printf(b, "strtab_base: 0x%" PRIx64 "\nstrtab_base_cfg: 0x%" PRIx64 "\n",
-			      io->strtab_base, io->strtab_base_cfg);
+	/* the registers that name its tables (the family's keys) */
+	for (unsigned k = 0; k < PT_IK__COUNT; k++)
+		if ((io->fam->keys & PT_IK_TABLE_REGS) >> k & 1)
+			pt_buf_printf(b, "%s: 0x%" PRIx64 "\n", pt_iommu_key_names[k], io->reg[k]);
 	pt_buf_printf(b, "contexts: %zu\nblocked: %zu (%s)\ntable_pages: %zu\n", io->contexts,
 		      io->blocked, io->all_entries ? "contexts too: all_entries" :
 		      "in the tables, not contexts: all_entries makes them contexts", npages);

@@ -46,6 +46,97 @@ bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io, enu
 	return true;
 }
 
+/* ---- the tree's nodes, by IOMMU ------------------------------------------ */
+
+/* The IOMMU each node kind below NAME/ belongs to (0: every IOMMU's: NAME/, devices, info). */
+static const unsigned char node_family[PT_IO__COUNT] = {
+	[PT_IO_VROOT] = PT_IOMMU_KIND_VTD, [PT_IO_VBUS] = PT_IOMMU_KIND_VTD,
+	[PT_IO_VROOTENT] = PT_IOMMU_KIND_VTD, [PT_IO_VCTXDIR] = PT_IOMMU_KIND_VTD,
+	[PT_IO_VCTX] = PT_IOMMU_KIND_VTD, [PT_IO_VDEV] = PT_IOMMU_KIND_VTD,
+	[PT_IO_VDEVENT] = PT_IOMMU_KIND_VTD, [PT_IO_VPASIDDIR] = PT_IOMMU_KIND_VTD,
+	[PT_IO_VPASID] = PT_IOMMU_KIND_VTD,
+	[PT_IO_ADTEDIR] = PT_IOMMU_KIND_AMDVI, [PT_IO_ADTE] = PT_IOMMU_KIND_AMDVI,
+	[PT_IO_SL1DIR] = PT_IOMMU_KIND_SMMUV3, [PT_IO_SL1] = PT_IOMMU_KIND_SMMUV3,
+	[PT_IO_SL1ENT] = PT_IOMMU_KIND_SMMUV3, [PT_IO_SSTEDIR] = PT_IOMMU_KIND_SMMUV3,
+	[PT_IO_SSTE] = PT_IOMMU_KIND_SMMUV3, [PT_IO_SSTEENT] = PT_IOMMU_KIND_SMMUV3,
+	[PT_IO_SCDDIR] = PT_IOMMU_KIND_SMMUV3, [PT_IO_SCD] = PT_IOMMU_KIND_SMMUV3,
+};
+
+bool pt_iotab_kind_ok(const struct pt_iommu_info *io, unsigned kind)
+{
+	return kind < PT_IO__COUNT && (!node_family[kind] || node_family[kind] == io->kind);
+}
+
+unsigned pt_iotab_top(const struct pt_iommu_info *io, const char **name)
+{
+	if (io->kind == PT_IOMMU_KIND_VTD) {
+		*name = "root";
+		return PT_IO_VROOT;
+	}
+	if (io->kind == PT_IOMMU_KIND_AMDVI) {
+		*name = "dte";
+		return PT_IO_ADTEDIR;
+	}
+	*name = pt_iotab_smmu_two(io) ? "l1" : "ste";
+	return pt_iotab_smmu_two(io) ? PT_IO_SL1DIR : PT_IO_SSTEDIR;
+}
+
+/*
+ * The entry that set up device context O (VT-d context or PASID entry,
+ * AMD-Vi DTE, SMMUv3 STE or CD): its translation (ioent.c's word), and its
+ * domain, ASID or VMID (*KEY NULL: none read).
+ */
+void pt_iotab_dev_entry(const struct pt_tree *tree, const struct pt_iommu_info *io,
+			const struct pt_ctx_iommu *o, const char **translation, const char **key,
+			uint64_t *domain)
+{
+	struct pt_ioloc l;
+
+	*translation = NULL;
+	*key = NULL;
+	switch (io->kind) {
+	case PT_IOMMU_KIND_VTD:
+		if (!(o->has_pasid ? pt_iotab_vtd_pasident(tree, io, o->bdf, o->pasid, &l) :
+		      pt_iotab_vtd_ctxent(tree, io, o->bdf, &l)))
+			return;
+		*key = "domain";
+		*domain = pt_ioent_field(l.t, l.w, "did");
+		break;
+	case PT_IOMMU_KIND_AMDVI:
+		if (!pt_iotab_amd_dte(tree, io, o->bdf, &l))
+			return;
+		*key = "domain";
+		*domain = pt_ioent_field(l.t, l.w, "domain_id");
+		if (o->has_pasid) {
+			/* a GCR3 entry's guest: x86-64 first-level tables (amd_dte(), iommu_walk.c) */
+			*translation = "guest";
+			return;
+		}
+		break;
+	default: {
+		struct pt_smmu_ste e;
+
+		if (!pt_iotab_smmu_ste(tree, io, o->sid, &l))
+			return;
+		pt_smmu_ste(l.w, &e);
+		if (e.config == PT_SMMU_CFG_S2 || e.config == PT_SMMU_CFG_NESTED) {
+			*key = "vmid";
+			*domain = pt_ioent_field(l.t, l.w, "s2vmid");
+		}
+		if (e.config == PT_SMMU_CFG_S1 &&
+		    pt_iotab_smmu_cd(tree, io, o->sid, o->has_ssid ? o->ssid : 0, &l)) {
+			*key = "asid";
+			*domain = pt_ioent_field(l.t, l.w, "asid");
+		}
+		if (e.config == PT_SMMU_CFG_NESTED)
+			*translation = "stage2";   /* a nested STE's context is its stage 2 (iommu_walk.c) */
+		break;
+	}
+	}
+	if (!*translation)
+		*translation = pt_ioent_present(l.t, l.w) ? pt_ioent_translation(l.t, l.w) : NULL;
+}
+
 /* ---- Intel VT-d ---------------------------------------------------------- */
 
 uint64_t pt_iotab_vtd_root(const struct pt_iommu_info *io)
@@ -81,7 +172,7 @@ bool pt_iotab_vtd_ctab(const struct pt_tree *tree, const struct pt_iommu_info *i
 	e = r.w[half];
 	if (!pt_vtd_present(e))
 		return false;
-	if (!pt_iotab_vtd_sm(io) && (pt_ioent_reserved(r.t, r.w, 0) || pt_ioent_reserved(r.t, r.w, 1))) {
+	if (!pt_iotab_vtd_sm(io) && pt_vtd_root_reserved(r.w[0], r.w[1])) {
 		*why = "reserved bits are set (VT-d spec §9.1): its context table is not read";
 		return false;
 	}
@@ -225,9 +316,10 @@ bool pt_iotab_smmu_ste(const struct pt_tree *tree, const struct pt_iommu_info *i
 	if (!pt_iotab_smmu_two(io))
 		return sid >> pt_iotab_smmu_log2(io) == 0 &&
 		       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_smmu_entry64(pt_iotab_smmu_base(io), sid), l);
-	j = sid & ((1ull << pt_iotab_smmu_split(io)) - 1);
+	j = pt_smmu_l2_index(io->strtab_base_cfg, sid);
 	return sid >> pt_iotab_smmu_log2(io) == 0 &&
-	       pt_iotab_smmu_l2(tree, io, sid >> pt_iotab_smmu_split(io), &l2, &cnt, &why) && j < cnt &&
+	       pt_iotab_smmu_l2(tree, io, pt_smmu_l1_index(io->strtab_base_cfg, sid), &l2, &cnt, &why) &&
+	       j < cnt &&
 	       pt_iotab_rd(tree, io, PT_IOENT_SMMU_STE, pt_smmu_entry64(l2, j), l);
 }
 
@@ -253,22 +345,20 @@ bool pt_iotab_smmu_cd(const struct pt_tree *tree, const struct pt_iommu_info *io
 	struct pt_ioloc ste;
 	struct pt_smmu_ste e;
 	uint64_t n, ptr, l1cd;
-	unsigned fmt, split;
 	uint8_t raw[8];
 
 	if (!pt_iotab_smmu_cdtab(tree, io, sid, &ste, &n) || ssid >= n)
 		return false;
 	pt_smmu_ste(ste.w, &e);
 	ptr = e.s1ctx;
-	fmt = e.s1fmt;
-	if (fmt == 0)
-		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, pt_smmu_entry64(ptr, ssid), l);
-	split = pt_smmu_cd_split(fmt);
-	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, pt_smmu_l1cd_addr(ptr, ssid, fmt), raw, 8))
+	if (!pt_smmu_cd_two_level(e.s1fmt))
+		return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD, pt_smmu_cd_addr(ptr, ssid, e.s1fmt), l);
+	if (!pt_mem_read(pt_capture_mem(tree->cap), io->space, pt_smmu_l1cd_addr(ptr, ssid, e.s1fmt),
+			 raw, 8))
 		return false;
 	l1cd = pt_le64_load(raw);
 	if (!pt_smmu_l1cd_valid(l1cd))
 		return false;
 	return pt_iotab_rd(tree, io, PT_IOENT_SMMU_CD,
-		  pt_smmu_entry64(pt_smmu_l1cd_ptr(l1cd), ssid & ((1ull << split) - 1)), l);
+			   pt_smmu_cd_addr(pt_smmu_l1cd_ptr(l1cd), ssid, e.s1fmt), l);
 }

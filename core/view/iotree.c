@@ -23,8 +23,8 @@
  * Every listing steps over uncaptured and zero ranges with pt_mem_next()
  * and pt_mem_next_nonzero() and polls the caller's readctl, so a table
  * whose registers claim 2^32 entries is bounded by what is captured.  The
- * table layouts: iommu_walk.c (the walk that makes the device contexts)
- * and ioent.c cite the specifications.
+ * table layouts: the IOMMU family (core/formats/iommu_*.c, through
+ * iotab.c) and ioent.c cite the specifications.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,25 +61,25 @@ static bool io_entry(const struct pt_tree *tree, const struct pt_tnode *node, st
 	const struct pt_iommu_info *io = io_of(tree, node);
 	uint64_t a = pt_io_a(node), c = pt_io_c(node);
 
-	if (!io || node->type != PT_TN_IOFILE)
+	if (!io || node->type != PT_TN_IOFILE || !pt_iotab_kind_ok(io, pt_io_kind_of(node)))
 		return false;
 	switch (pt_io_kind_of(node)) {
 	case PT_IO_VROOTENT:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_rootent(tree, io, a, l);
+		return pt_iotab_vtd_rootent(tree, io, a, l);
 	case PT_IO_VCTX:
-		return io->kind == PT_IOMMU_KIND_VTD && !pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, l);
+		return !pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, l);
 	case PT_IO_VDEVENT:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, l);
+		return pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, l);
 	case PT_IO_VPASID:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_pasident(tree, io, a, c, l);
+		return pt_iotab_vtd_pasident(tree, io, a, c, l);
 	case PT_IO_ADTE:
-		return io->kind == PT_IOMMU_KIND_AMDVI && pt_iotab_amd_dte(tree, io, a, l);
+		return pt_iotab_amd_dte(tree, io, a, l);
 	case PT_IO_SL1ENT:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_l1(tree, io, a, l);
+		return pt_iotab_smmu_l1(tree, io, a, l);
 	case PT_IO_SSTEENT:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_ste(tree, io, a, l);
+		return pt_iotab_smmu_ste(tree, io, a, l);
 	case PT_IO_SCD:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_cd(tree, io, a, c, l);
+		return pt_iotab_smmu_cd(tree, io, a, c, l);
 	default:
 		return false;
 	}
@@ -103,54 +103,37 @@ static bool io_dir(const struct pt_tree *tree, const struct pt_tnode *node)
 	const char *why;
 	unsigned kind = pt_io_kind_of(node);
 
-	if (!io || node->type != PT_TN_IODIR || pt_io_c(node))
+	if (!io || node->type != PT_TN_IODIR || pt_io_c(node) || !pt_iotab_kind_ok(io, kind))
 		return false;
 	switch (kind) {
 	case PT_IO_TOP:
 		return a == 0;
 	case PT_IO_VROOT:
-		return io->kind == PT_IOMMU_KIND_VTD && a == 0;
+		return a == 0;
 	case PT_IO_VBUS:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_rootent(tree, io, a, &l);
+		return pt_iotab_vtd_rootent(tree, io, a, &l);
 	case PT_IO_VCTXDIR:
-		return io->kind == PT_IOMMU_KIND_VTD && a <= 255 &&
+		return a <= 255 &&
 		       (pt_iotab_vtd_ctab(tree, io, a, 0, &x, &why) || pt_iotab_vtd_ctab(tree, io, a, 1, &x, &why));
 	case PT_IO_VDEV:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, &l);
+		return pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctxent(tree, io, a, &l);
 	case PT_IO_VPASIDDIR:
-		return io->kind == PT_IOMMU_KIND_VTD && pt_iotab_vtd_pdir(tree, io, a, &x, &y, &why);
+		return pt_iotab_vtd_pdir(tree, io, a, &x, &y, &why);
 	case PT_IO_ADTEDIR:
-		return io->kind == PT_IOMMU_KIND_AMDVI && a == 0;
+		return a == 0;
 	case PT_IO_SL1DIR:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_two(io) && a == 0;
+		return pt_iotab_smmu_two(io) && a == 0;
 	case PT_IO_SL1:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_l1(tree, io, a, &l);
+		return pt_iotab_smmu_l1(tree, io, a, &l);
 	case PT_IO_SSTEDIR:
-		if (io->kind != PT_IOMMU_KIND_SMMUV3)
-			return false;
 		return pt_iotab_smmu_two(io) ? pt_iotab_smmu_l2(tree, io, a, &x, &y, &why) : a == 0;
 	case PT_IO_SSTE:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_ste(tree, io, a, &l);
+		return pt_iotab_smmu_ste(tree, io, a, &l);
 	case PT_IO_SCDDIR:
-		return io->kind == PT_IOMMU_KIND_SMMUV3 && pt_iotab_smmu_cdtab(tree, io, a, &l, &x);
+		return pt_iotab_smmu_cdtab(tree, io, a, &l, &x);
 	default:
 		return false;
 	}
-}
-
-/* The one table directory below NAME/ (root/, dte/, ste/ or l1/). */
-static unsigned top_child(const struct pt_iommu_info *io, const char **name)
-{
-	if (io->kind == PT_IOMMU_KIND_VTD) {
-		*name = "root";
-		return PT_IO_VROOT;
-	}
-	if (io->kind == PT_IOMMU_KIND_AMDVI) {
-		*name = "dte";
-		return PT_IO_ADTEDIR;
-	}
-	*name = pt_iotab_smmu_two(io) ? "l1" : "ste";
-	return pt_iotab_smmu_two(io) ? PT_IO_SL1DIR : PT_IO_SSTEDIR;
 }
 
 /*
@@ -168,7 +151,7 @@ static unsigned fixed_children(const struct pt_tree *tree, const struct pt_tnode
 
 	switch (pt_io_kind_of(dir)) {
 	case PT_IO_TOP:
-		io_node(&kids[k], PT_TN_IODIR, i, top_child(io, &names[k]), 0, 0);
+		io_node(&kids[k], PT_TN_IODIR, i, pt_iotab_top(io, &names[k]), 0, 0);
 		names[1] = "devices";
 		io_node(&kids[1], PT_TN_IOFILE, i, PT_IO_DEVICES, 0, 0);
 		names[2] = "info";
@@ -241,7 +224,7 @@ static bool indexed_child(const struct pt_tree *tree, const struct pt_tnode *dir
 		io_node(child, PT_TN_IODIR, n, PT_IO_SL1, i, 0);
 		return pt_iotab_smmu_l1(tree, io, i, l);
 	case PT_IO_SSTEDIR:
-		if (pt_iotab_smmu_two(io) && i >> pt_iotab_smmu_split(io) != a)
+		if (pt_iotab_smmu_two(io) && pt_smmu_l1_index(io->strtab_base_cfg, i) != a)
 			return false;
 		io_node(child, PT_TN_IODIR, n, PT_IO_SSTE, i, 0);
 		return pt_iotab_smmu_ste(tree, io, i, l);
@@ -266,7 +249,7 @@ struct io_range {
 static bool index_range(const struct pt_tree *tree, const struct pt_tnode *dir, struct io_range *r)
 {
 	const struct pt_iommu_info *io = io_of(tree, dir);
-	uint64_t a = pt_io_a(dir), x, n;
+	uint64_t a = pt_io_a(dir), x, x0, n;
 	const char *why;
 	struct pt_ioloc l;
 	struct pt_smmu_ste ste;
@@ -276,40 +259,45 @@ static bool index_range(const struct pt_tree *tree, const struct pt_tnode *dir, 
 		return false;
 	switch (pt_io_kind_of(dir)) {
 	case PT_IO_VROOT:
-		*r = (struct io_range){0, 256, pt_iotab_vtd_root(io), 0, 16, 0};
+		*r = (struct io_range){0, PT_VTD_BUSES, pt_iotab_vtd_root(io), 0, 8 * PT_VTD_ROOT_WORDS, 0};
 		return true;
 	case PT_IO_VCTXDIR:
-		*r = (struct io_range){0, 256, 0, 0, 0, 0};
+		*r = (struct io_range){0, pt_vtd_ctx_count(false), 0, 0, 0, 0};
 		if (!pt_iotab_vtd_sm(io) && pt_iotab_vtd_ctab(tree, io, a, 0, &x, &why)) {
 			r->base = x;
-			r->es = 16;
+			r->es = 8 * pt_vtd_ctx_words(false);
 		}
 		return true;
 	case PT_IO_VPASIDDIR:
 		pt_iotab_vtd_pdir(tree, io, a, &x, &n, &why);
-		*r = (struct io_range){0, n * 64, 0, 0, 0, 64};
+		*r = (struct io_range){0, n * PT_VTD_PASID_ENTRIES, 0, 0, 0, PT_VTD_PASID_ENTRIES};
 		return true;
 	case PT_IO_ADTEDIR:
-		*r = (struct io_range){0, pt_iotab_amd_n(io), pt_amd_dtb_base(io->dev_table_base), 0, 32, 0};
+		*r = (struct io_range){0, pt_iotab_amd_n(io), pt_amd_dte_addr(io->dev_table_base, 0), 0,
+				       8 * PT_AMD_DTE_WORDS, 0};
 		return true;
 	case PT_IO_SL1DIR:
 		*r = (struct io_range){0, pt_iotab_smmu_nl1(io), pt_iotab_smmu_base(io), 0, 8, 0};
 		return true;
 	case PT_IO_SSTEDIR:
 		if (!pt_iotab_smmu_two(io)) {
-			*r = (struct io_range){0, 1ull << pt_iotab_smmu_log2(io), pt_iotab_smmu_base(io), 0, 64, 0};
+			*r = (struct io_range){0, pt_smmu_linear_count(io->strtab_base_cfg),
+					       pt_iotab_smmu_base(io), 0, (unsigned)pt_smmu_entry64(0, 1), 0};
 			return true;
 		}
 		pt_iotab_smmu_l2(tree, io, a, &x, &n, &why);
-		*r = (struct io_range){a << pt_iotab_smmu_split(io), (a << pt_iotab_smmu_split(io)) + n, x,
-				       a << pt_iotab_smmu_split(io), 64, 0};
+		x0 = pt_smmu_l1_first_sid(io->strtab_base_cfg, a);
+		*r = (struct io_range){x0, x0 + n, x, x0, (unsigned)pt_smmu_entry64(0, 1), 0};
 		return true;
 	case PT_IO_SCDDIR:
 		pt_iotab_smmu_cdtab(tree, io, a, &l, &n);
 		pt_smmu_ste(l.w, &ste);
-		x = ste.s1fmt;
-		*r = (struct io_range){0, n, ste.s1ctx, 0, x ? 0 : 64, 0};
-		r->block = x == 1 ? 64 : x == 2 ? 1024 : 0;
+		/* linear: one array of CDs; two-level: an L1CD's leaf of CDs skipped whole */
+		*r = (struct io_range){0, n, ste.s1ctx, 0, 0, 0};
+		if (pt_smmu_cd_two_level(ste.s1fmt))
+			r->block = 1ull << pt_smmu_cd_split(ste.s1fmt);
+		else
+			r->es = (unsigned)pt_smmu_entry64(0, 1);
 		return true;
 	default:
 		return false;
@@ -455,7 +443,8 @@ pt_err pt_iotree_parent(const struct pt_tree *tree, const struct pt_tnode *node,
 		io_node(parent, PT_TN_IODIR, i, PT_IO_VCTXDIR, a >> 8, 0);
 		return PT_OK;
 	case PT_IO_SSTE:
-		io_node(parent, PT_TN_IODIR, i, PT_IO_SSTEDIR, pt_iotab_smmu_two(io) ? a >> pt_iotab_smmu_split(io) : 0, 0);
+		io_node(parent, PT_TN_IODIR, i, PT_IO_SSTEDIR,
+			pt_iotab_smmu_two(io) ? pt_smmu_l1_index(io->strtab_base_cfg, a) : 0, 0);
 		return PT_OK;
 	case PT_IO_VBUS: up = PT_IO_VROOT; a = 0; break;
 	case PT_IO_VROOTENT: case PT_IO_VCTXDIR: up = PT_IO_VBUS; break;
@@ -679,18 +668,7 @@ void pt_tree_io_bits(const struct pt_tree *tree, size_t i, unsigned *abits, unsi
 {
 	const struct pt_iommu_info *io = &tree->io[i];
 
-	switch (io->kind) {
-	case PT_IOMMU_KIND_VTD:
-		*abits = 16;
-		*cbits = pt_iotab_vtd_sm(io) ? PT_IO_C_BITS : 0;
-		return;
-	case PT_IOMMU_KIND_AMDVI:
-		*abits = 16;
-		*cbits = 0;
-		return;
-	default:
-		*abits = pt_iotab_smmu_log2(io);
+	io->fam->id_bits(io->reg, abits, cbits);
+	if (*cbits > PT_IO_C_BITS)
 		*cbits = PT_IO_C_BITS;
-		return;
-	}
 }

@@ -162,6 +162,14 @@ struct pt_ioloc {
 };
 bool pt_iotab_rd(const struct pt_tree *tree, const struct pt_iommu_info *io,
 		enum pt_ioent_type t, uint64_t addr, struct pt_ioloc *l);
+/* Whether a node of KIND (enum pt_io_kind) may be below IO's NAME/ (its IOMMU's, or any's). */
+bool pt_iotab_kind_ok(const struct pt_iommu_info *io, unsigned kind);
+/* IO's one table directory below NAME/ (root/, dte/, ste/ or l1/): its kind, *NAME. */
+unsigned pt_iotab_top(const struct pt_iommu_info *io, const char **name);
+/* Device context O's entry: its translation, and domain, ASID or VMID (*KEY NULL: none). */
+void pt_iotab_dev_entry(const struct pt_tree *tree, const struct pt_iommu_info *io,
+			const struct pt_ctx_iommu *o, const char **translation, const char **key,
+			uint64_t *domain);
 uint64_t pt_iotab_vtd_root(const struct pt_iommu_info *io);
 bool pt_iotab_vtd_sm(const struct pt_iommu_info *io);
 bool pt_iotab_vtd_rootent(const struct pt_tree *tree, const struct pt_iommu_info *io,

@@ -138,9 +138,9 @@ static uint64_t ste_max(struct pt_rio_scan *s, uint64_t addr, unsigned pages, ui
 
 	for (unsigned p = 0; p < pages; p++)
 		if (pt_mem_read(s->mem, s->space_id, addr + (uint64_t)4096 * p, pg, 4096))
-			for (unsigned i = 0; i < 64; i++)
-				if (pt_rio_le64(pg + 64 * i) & 1)
-					max = (uint64_t)p * 64 + i;
+			for (unsigned i = 0; i < 4096 / 64; i++)
+				if (pt_smmu_ste_valid(pt_rio_le64(pg + pt_smmu_entry64(0, i))))
+					max = (uint64_t)p * (4096 / 64) + i;
 	return max;
 }
 
@@ -220,8 +220,8 @@ static void try_page(struct pt_rio_scan *s, const char *type, uint64_t addr, con
 			keep_better(best, &lin);
 			return;
 		}
-		for (unsigned i = 0; i < 512; i++) {
-			uint64_t d = pt_rio_le64(page + 8 * i);
+		for (unsigned i = 0; i < 4096 / 8; i++) {
+			uint64_t d = pt_rio_le64(page + pt_smmu_l1_addr(0, i));
 
 			if (d)
 				maxi = i;
@@ -456,12 +456,14 @@ void pt_roots_iommu_section(const struct pt_iommu_cand *c, struct pt_buf *b)
 
 	if (kind == PT_IOMMU_KIND_VTD) {
 		pt_buf_printf(b, "; RTADDR_REG: root table 0x%" PRIx64 ", TTM %s\n", c->addr,
-			      c->reg & (1u << 10) ? "01 (scalable mode)" : "00 (legacy mode)");
+			      pt_vtd_ttm(c->reg) == PT_VTD_TTM_SCALABLE ? "01 (scalable mode)" :
+			      "00 (legacy mode)");
 		pt_buf_printf(b, "rtaddr = 0x%" PRIx64 "\n", c->reg);
 	} else if (kind == PT_IOMMU_KIND_AMDVI) {
 		pt_buf_printf(b, "; Device Table Base Address: base 0x%" PRIx64 ", Size %" PRIu64
-			      " (%" PRIu64 " pages: DeviceIDs 0-0x%" PRIx64 ")\n", c->addr, c->reg & 0x1ff,
-			      (c->reg & 0x1ff) + 1, ((c->reg & 0x1ff) + 1) * 128 - 1);
+			      " (%" PRIu64 " pages: DeviceIDs 0-0x%" PRIx64 ")\n", c->addr,
+			      (uint64_t)pt_amd_dtb_pages(c->reg) - 1, (uint64_t)pt_amd_dtb_pages(c->reg),
+			      pt_amd_dte_count(c->reg) - 1);
 		pt_buf_printf(b, "dev_table_base = 0x%" PRIx64 "\n", c->reg);
 	} else {
 		pt_buf_printf(b, "; STRTAB_BASE_CFG: LOG2SIZE %" PRIu64 ", SPLIT %" PRIu64 ", FMT %s\n",

@@ -5,8 +5,9 @@
  * comment restates the layouts with their sources): the scan's visitor of
  * the IOMMU's one traversal (pt_iommu_format.walk, core/formats/iommu_*.c;
  * the loader's is core/load/iommu_walk.c).  Every present device entry is
- * handed, as the key = value lines the loader gives it, to its format's
- * ctx_key / ctx_setup / ctx_memory hooks (pt_context_make()), and the root
+ * handed, decoded as the loader hands it (pt_format.h struct
+ * pt_ctx_entry), to its format's ctx_entry / ctx_setup / ctx_memory hooks
+ * (pt_context_make()), and the root
  * of a context with tables decoded as the page-table scan decodes one
  * (roots_eval.c), each domain once.
  *
@@ -24,7 +25,6 @@
  * DTE); at most IO_MAX_IDS PASIDs and SubstreamIDs per device.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,36 +60,23 @@ static void reached(struct pt_rio_scan *s, uint64_t addr)
 
 /* ---- one device context -------------------------------------------------- */
 
-/* The key = value lines of one device entry, as iommu_walk.c gives them to its format. */
-struct kvs {
-	const char *key[8];
-	char val[8][160];
-	unsigned n;
-};
-
-static void kv(struct kvs *k, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void kv(struct kvs *k, const char *key, const char *fmt, ...)
+/*
+ * The space names of an [iommu] section with `space` and `output_space`
+ * both S->space, on device entry E (pt_format.h struct pt_ctx_entry) of
+ * KIND, as iommu_walk.c gives them.
+ */
+static void entry_init(const struct pt_rio_scan *s, struct pt_ctx_entry *e,
+		       enum pt_ctx_entry_kind kind, bool output)
 {
-	va_list ap;
+	bool sys = !strcmp(s->space, "sysmem");
 
-	if (k->n == 8)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(k->val[k->n], sizeof k->val[0], fmt, ap);
-	va_end(ap);
-	k->key[k->n++] = key;
-}
-
-/* The space keys of an [iommu] section with `space` and `output_space` both S->space. */
-static void kv_spaces(const struct pt_rio_scan *s, struct kvs *k, bool output)
-{
-	k->n = 0;
-	if (!strcmp(s->space, "sysmem"))
-		return;
-	kv(k, "space", "%s", s->space);
-	if (output)
-		kv(k, "output_space", "%s", s->space);
+	memset(e, 0, sizeof *e);
+	e->kind = kind;
+	e->space = sys ? NULL : s->space;
+	e->output_space = sys || !output ? NULL : s->space;
+	/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
+	e->line = 1;
+	e->label = "[iommu]";
 }
 
 static void note_origin(struct pt_rio_scan *s, uint64_t entry)
@@ -110,22 +97,18 @@ static void note_origin(struct pt_rio_scan *s, uint64_t entry)
 			s->c->root_of = s->org[lo].iommu;
 }
 
-/* The format's hooks on K: CTX set up as pt_iommu_device() sets one up (core/load/iommu.c). */
-static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const struct kvs *k,
+/* The format's hooks on entry E: CTX set up as pt_iommu_device() sets one up (core/load/iommu.c). */
+static bool dev_setup(struct pt_rio_scan *s, const struct pt_format *f, const struct pt_ctx_entry *e,
 		      struct pt_context *ctx)
 {
 	char msg[512] = "";
-	const char *val[8];
-	/* line 1: a format may tell a key given by its line (arm-smmuv3 ssid) */
-	struct pt_context_spec spec = {.fmt = f, .key = k->key, .val = val, .nkeys = k->n, .line = 1,
-				       .label = "[iommu]", .any_space = true};
+	struct pt_context_spec spec = {.fmt = f, .line = e->line, .label = e->label, .any_space = true,
+				       .entry = e};
 	pt_err rc;
 
 	memset(ctx, 0, sizeof *ctx);
 	ctx->name = "roots";
 	ctx->mem = s->mem;
-	for (unsigned i = 0; i < k->n; i++)
-		val[i] = k->val[i];
 	rc = pt_context_make(s->cap, &spec, ctx, msg, sizeof msg);
 	if (rc == PT_E_NOMEM)
 		s->nomem = true;
@@ -237,7 +220,8 @@ static struct pt_rio_dom *dom_add(struct pt_rio_scan *s, const struct pt_context
 }
 
 /* One device context of the candidate from the entry at ENTRY: set up, its tables decoded. */
-static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, const struct kvs *k)
+static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format,
+		    const struct pt_ctx_entry *k)
 {
 	const struct pt_format *f = pt_format_find(format);
 	struct pt_context ctx;
@@ -294,8 +278,9 @@ static void dev_try(struct pt_rio_scan *s, uint64_t entry, const char *format, c
 void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
-	for (unsigned bus = 0; bus < 256 && *bad <= TOLERATED_BAD; bus++) {
-		uint64_t lo = pt_rio_le64(rt + 16 * bus), hi = pt_rio_le64(rt + 16 * bus + 8);
+	for (unsigned bus = 0; bus < PT_VTD_BUSES && *bad <= TOLERATED_BAD; bus++) {
+		const uint8_t *e = rt + pt_vtd_root_entry(0, bus);
+		uint64_t lo = pt_rio_le64(e), hi = pt_rio_le64(e + 8);
 		int a = pt_vtd_root_half(lo), b = sm ? pt_vtd_root_half(hi) : (hi ? -1 : 0);
 
 		*valid += (a > 0) + (b > 0);
@@ -319,13 +304,14 @@ void pt_rio_vtd_count(const uint8_t *rt, bool sm, unsigned *valid, unsigned *bad
 void pt_rio_amdvi_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
-	for (unsigned i = 0; i < 128; i++) {
-		uint64_t q0 = pt_rio_le64(pg + 32 * i);
+	for (unsigned i = 0; i < PT_AMD_DTE_PAGE; i++) {
+		const uint8_t *e = pg + pt_amd_dte_addr(0, i);
+		uint64_t q0 = pt_rio_le64(e);
 
-		if (!(q0 & 1))
+		if (!pt_amd_dte_valid(q0))
 			continue;
 		*valid += pt_amd_dte_device(q0);
-		*bad += pt_amd_dte_bad(q0, pt_rio_le64(pg + 32 * i + 8));
+		*bad += pt_amd_dte_bad(q0, pt_rio_le64(e + 8));
 	}
 }
 
@@ -343,11 +329,13 @@ static bool ste_bad(const uint8_t *ste)
 void pt_rio_ste_count(const uint8_t *pg, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
-	for (unsigned i = 0; i < 64; i++) {
-		if (!(pt_rio_le64(pg + 64 * i) & 1))
+	for (unsigned i = 0; i < 4096 / 64; i++) {
+		const uint8_t *e = pg + pt_smmu_entry64(0, i);
+
+		if (!pt_smmu_ste_valid(pt_rio_le64(e)))
 			continue;
 		(*valid)++;
-		*bad += ste_bad(pg + 64 * i);
+		*bad += ste_bad(e);
 	}
 }
 
@@ -359,8 +347,8 @@ int pt_rio_l1std(uint64_t d, unsigned split)
 void pt_rio_l1_count(const uint8_t *pg, unsigned split, unsigned *valid, unsigned *bad)
 {
 	*valid = *bad = 0;
-	for (unsigned i = 0; i < 512; i++) {
-		int st = pt_rio_l1std(pt_rio_le64(pg + 8 * i), split);
+	for (unsigned i = 0; i < 4096 / 8; i++) {
+		int st = pt_rio_l1std(pt_rio_le64(pg + pt_smmu_l1_addr(0, i)), split);
 
 		*valid += st > 0;
 		*bad += st < 0;
@@ -449,7 +437,7 @@ static unsigned rio_entry(struct pt_iommu_visitor *v, const struct pt_iommu_node
 		}
 		pt_smmu_ste(n->w, &e);
 		if (e.config == PT_SMMU_CFG_S1 && e.s1cdmax)
-			reached(s, e.s1ctx & ~0xfffull);
+			reached(s, e.s1ctx & ~0xfffull);   /* the CD table's page */
 		return 1;
 	case PT_IN_AMD_GCR3:
 	case PT_IN_AMD_GCR3_L0:
@@ -459,22 +447,19 @@ static unsigned rio_entry(struct pt_iommu_visitor *v, const struct pt_iommu_node
 	}
 }
 
-/* The keys of an STE device (and SSID of a CD's), as the loader gives them. */
-static void smmu_keys(const struct pt_rio_scan *s, const struct pt_iommu_node *n, struct kvs *k)
+/* The entry of an STE device (and SSID of a CD's), as the loader gives it. */
+static void smmu_entry(const struct pt_rio_scan *s, const struct pt_iommu_node *n,
+		       struct pt_ctx_entry *k)
 {
-	static const char *const w[] = {"ste0", "ste1", "ste2", "ste3"};
 	struct pt_smmu_ste e;
 
 	pt_smmu_ste(n->w, &e);
-	kv_spaces(s, k, true);
-	for (unsigned i = 0; i < 4; i++)
-		kv(k, w[i], "0x%016" PRIx64, n->w[i]);
-	if (e.config == PT_SMMU_CFG_NESTED)
-		kv(k, "stage", "2");
-	if (n->kind == PT_IN_SMMU_CD)
-		kv(k, "ssid", "%" PRIu64, n->sub);
-	else if (e.config == PT_SMMU_CFG_S1)
-		kv(k, "ssid", "0");
+	entry_init(s, k, PT_CE_SMMU_STE, true);
+	for (unsigned i = 0; i < PT_SMMU_STE_WORDS; i++)
+		k->w[i] = n->w[i];
+	k->stage2 = e.config == PT_SMMU_CFG_NESTED;
+	k->has_ssid = n->kind == PT_IN_SMMU_CD || e.config == PT_SMMU_CFG_S1;
+	k->ssid = n->kind == PT_IN_SMMU_CD ? n->sub : 0;
 }
 
 static pt_err rio_device(struct pt_iommu_visitor *v, const struct pt_iommu_node *n, bool *descend)
@@ -482,30 +467,31 @@ static pt_err rio_device(struct pt_iommu_visitor *v, const struct pt_iommu_node 
 	struct rio_visit *r = v->opaque;
 	struct pt_rio_scan *s = r->s;
 	bool first;
-	struct kvs k;
+	struct pt_ctx_entry k;
 
 	(void)descend;
 	switch (n->kind) {
 	case PT_IN_VTD_CTX:
-		kv_spaces(s, &k, true);
-		kv(&k, "context", "0x%016" PRIx64 "%016" PRIx64, n->w[1], n->w[0]);
+		entry_init(s, &k, PT_CE_VTD_CONTEXT, true);
+		k.w[0] = n->w[0];
+		k.w[1] = n->w[1];
 		dev_try(s, n->addr, r->fam->device_format, &k);
 		break;
 	case PT_IN_VTD_PASID:
 		first = pt_vtd_pgtt(n->w[0]) == PT_VTD_PGTT_FIRST;
-		kv_spaces(s, &k, !first);
-		kv(&k, "pasid_entry", "0x%016" PRIx64 " 0x%016" PRIx64 " 0x%016" PRIx64, n->w[0],
-		   n->w[1], n->w[2]);
+		entry_init(s, &k, PT_CE_VTD_PASID, !first);
+		for (unsigned i = 0; i < 3; i++)
+			k.w[i] = n->w[i];
 		dev_try(s, n->addr, first ? r->fam->guest_format : r->fam->device_format, &k);
 		break;
 	case PT_IN_AMD_DTE:
-		kv_spaces(s, &k, true);
-		kv(&k, "dte", "0x%016" PRIx64, n->w[0]);
+		entry_init(s, &k, PT_CE_AMD_DTE, true);
+		k.w[0] = n->w[0];
 		dev_try(s, n->addr, r->fam->device_format, &k);
 		break;
 	case PT_IN_SMMU_STE:
 	case PT_IN_SMMU_CD:
-		smmu_keys(s, n, &k);
+		smmu_entry(s, n, &k);
 		dev_try(s, n->kind == PT_IN_SMMU_CD ? n->parent : n->addr, r->fam->device_format, &k);
 		break;
 	default:
