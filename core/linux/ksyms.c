@@ -211,13 +211,33 @@ static bool vi_version(const char *vi, size_t len, unsigned *maj, unsigned *min)
 	return pt_vi_get(vi, len, "OSRELEASE", rel, sizeof rel) && sscanf(rel, "%u.%u", maj, min) == 2;
 }
 
-/* kallsyms_sym_address() for the kernel VERSION (major*100+minor). */
-static uint64_t sym_address(unsigned version, int32_t off, uint64_t base)
+/*
+ * kallsyms_sym_address(): with CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64
+ * SMP before 6.15) >= 0 absolute (the per-CPU symbols), < 0
+ * relative_base - 1 - off; without it (arm64, every kernel since 6.15)
+ * relative_base + the u32 offset.  ABS: the table is the former's.
+ */
+static uint64_t sym_address(bool abs, int32_t off, uint64_t base)
 {
-	if (version >= 615)    /* ABSOLUTE_PERCPU gone (6.15 scripts/kallsyms.c) */
+	if (!abs)
 		return base + (uint32_t)off;
-	/* CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 SMP): >= 0 absolute, < 0 relative_base - 1 - off */
 	return off >= 0 ? (uint64_t)off : base - 1 - (uint64_t)(int64_t)off;
+}
+
+/*
+ * Whether the table of NUM offsets at OFFS is ABSOLUTE_PERCPU's: none
+ * since 6.15 (scripts/kallsyms.c dropped it); before, a kernel
+ * symbol's offset there is negative (scripts/kallsyms.c write_src():
+ * relative_base - addr - 1, "offset >= 0" an overflow), and the last
+ * symbol (the highest address, the table sorted) is one, while without it
+ * every offset is addr - relative_base, a u32 below 2^31 for any kernel
+ * image.  The kernel config is not in the dump: its table says it.
+ */
+static bool abs_percpu(struct pt_kmem *k, unsigned version, uint64_t offs, uint32_t num)
+{
+	uint8_t ob[4];
+
+	return version < 615 && pt_kmem_read(k, offs + 4ull * (num - 1), ob, 4) && (ob[3] & 0x80);
 }
 
 #define KS_MAX_SYMS (1u << 22)
@@ -244,7 +264,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 	unsigned maj = 0, min = 0, version, found = 0;
 	uint32_t num;
 	struct stream *s;
-	bool ok = true;
+	bool ok = true, abs;
 
 	memset(out, 0, PT_KS__COUNT * sizeof *out);
 	*nsyms = 0;
@@ -276,6 +296,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 		if (!pt_kmem_read(k, a[2] + off, tok + off, 256))
 			break;
 	tok[sizeof tok - 1] = 0;
+	abs = abs_percpu(k, version, a[4], num);
 	s = malloc(sizeof *s);
 	if (!s)
 		return fail(why, wlen, "%s", "out of memory");
@@ -324,7 +345,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 				continue;
 			off = (int32_t)((uint32_t)ob[0] | (uint32_t)ob[1] << 8 | (uint32_t)ob[2] << 16 |
 					(uint32_t)ob[3] << 24);
-			out[w] = sym_address(version, off, base);
+			out[w] = sym_address(abs, off, base);
 			found++;
 		}
 		*nsyms = i + 1;

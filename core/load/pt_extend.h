@@ -72,9 +72,10 @@ pt_err pt_loader_pci(struct pt_loader *ld, const struct pt_pci_dev *d, size_t n,
 		     bool drivers_known);
 
 /* One context a layer above the load adds: the keys its format's section reads, and x- keys. */
-#define PT_CTX_DEF_KEYS 4
+/* arm64's process contexts: ttbr, half, granule, va_bits, pa_bits, ds, tbi, space */
+#define PT_CTX_DEF_KEYS 8
 struct pt_ctx_def {
-	const char *format;     /* "x86-64" */
+	const char *format;     /* a format's name: "x86-64" */
 	const char *name;
 	const char *key[PT_CTX_DEF_KEYS];
 	const char *val[PT_CTX_DEF_KEYS];
