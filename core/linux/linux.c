@@ -66,6 +66,74 @@ static size_t sysmem_ranges(const struct pt_capture *cap, unsigned space, struct
 	return r ? n : 0;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct pt_pa_range *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/*
+ * R's N ranges clipped to what the kernel context KC maps of SPACE (its
+ * direct or linear map holds all RAM: Linux x86 and arm64 alike), where
+ * the scans for BTF and init_task look: a kdump's region runs from 0, and
+ * an arm64 guest's RAM starts at 1 GiB on QEMU's virt, a hole whose pages
+ * all fail to read.  R as it was when KC maps none.  The count, or N.
+ */
+static size_t kernel_ranges(const struct pt_context *kc, unsigned space, struct pt_pa_range **r, size_t n)
+{
+	struct pt_page_iter *it = malloc(sizeof *it);
+	struct pt_pa_range *m = NULL, *out;
+	size_t nm = 0, cap = 0, no = 0, k = 0;
+	struct pt_page pg;
+
+	if (!it)
+		return n;
+	pt_pages_init(it, kc, 0, NULL);
+	it->flags = PT_DECODE_SUMMARY;
+	while (pt_pages_next(it, &pg)) {
+		if (pg.space != space)
+			continue;
+		if (nm && m[nm - 1].base + m[nm - 1].size == pg.pa) {
+			m[nm - 1].size += pg.size;
+		} else if (pt_vec_reserve(&m, &cap, nm + 1, sizeof *m)) {
+			m[nm].base = pg.pa;
+			m[nm++].size = pg.size;
+		}
+	}
+	free(it);
+	qsort(m, nm, sizeof *m, cmp_range);
+	for (size_t i = 0; i < nm; i++) {
+		if (k && m[i].base <= m[k - 1].base + m[k - 1].size) {
+			uint64_t end = m[i].base + m[i].size;
+
+			if (end > m[k - 1].base + m[k - 1].size)
+				m[k - 1].size = end - m[k - 1].base;
+		} else {
+			m[k++] = m[i];
+		}
+	}
+	out = k ? calloc(n * k, sizeof *out) : NULL;
+	for (size_t i = 0; out && i < n; i++)
+		for (size_t j = 0; j < k; j++) {
+			uint64_t lo = (*r)[i].base > m[j].base ? (*r)[i].base : m[j].base;
+			uint64_t a = (*r)[i].base + (*r)[i].size, b = m[j].base + m[j].size, hi = a < b ? a : b;
+
+			if (lo < hi) {
+				out[no].base = lo;
+				out[no++].size = hi - lo;
+			}
+		}
+	free(m);
+	if (!out || !no) {
+		free(out);
+		return n;
+	}
+	free(*r);
+	*r = out;
+	return no;
+}
+
 struct state {
 	struct pt_capture *cap;
 	const struct pt_kernel_facts *kf;
@@ -789,6 +857,7 @@ pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 	nr = sysmem_ranges(cap, (unsigned)space, &r);
 	if (!r)
 		return PT_E_NOMEM;
+	nr = kernel_ranges(kc, (unsigned)space, &r, nr);
 	if (s.kf && s.kf->vmcoreinfo) {
 		s.vi = s.kf->vmcoreinfo;
 		s.vilen = s.kf->vmcoreinfo_len;
