@@ -146,6 +146,11 @@ if [ "$arch" = aarch64 ]; then
 	check "a live mount of the running guest (TTBR1_EL1, TCR_EL1 from its gdbstub) walks every kernel VA as gva2gpa" \
 		grep -Eq '^live: agree [1-9][0-9]*, disagree 0$' "$WORK/live.txt"
 	sed 's/^/    /' "$WORK/live.txt" | head -5
+	# the processes live (issue #40 item 7): init_task by its signature in the RAM file
+	if [ -n "$guest_cc" ]; then
+		check "a live mount's pidN contexts and sampled PFNs are the guest's /proc" grep -qx 'exit 0' "$WORK/live-tasks.txt"
+		sed 's/^/    /' "$WORK/live-tasks.txt" | head -4
+	fi
 fi
 # The harness checks itself: an independent walk of the ELF gives QEMU's answers.
 check "dumpwalk.py re-derives every gva2gpa answer from the ELF" \

@@ -49,91 +49,6 @@ static const struct pt_context *kernel_ctx(const struct pt_capture *cap)
 	return NULL;
 }
 
-static size_t sysmem_ranges(const struct pt_capture *cap, unsigned space, struct pt_pa_range **out)
-{
-	size_t n = 0, nr = pt_capture_region_count(cap);
-	struct pt_pa_range *r = calloc(nr ? nr : 1, sizeof *r);
-
-	for (size_t i = 0; r && i < nr; i++) {
-		const struct pt_region_info *ri = pt_capture_region(cap, i);
-
-		if (ri->space == space && ri->size) {
-			r[n].base = ri->base;
-			r[n++].size = ri->size;
-		}
-	}
-	*out = r;
-	return r ? n : 0;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct pt_pa_range *x = a, *y = b;
-
-	return x->base < y->base ? -1 : x->base > y->base;
-}
-
-/*
- * R's N ranges clipped to what the kernel context KC maps of SPACE (its
- * direct or linear map holds all RAM: Linux x86 and arm64 alike), where
- * the scans for BTF and init_task look: a kdump's region runs from 0, and
- * an arm64 guest's RAM starts at 1 GiB on QEMU's virt, a hole whose pages
- * all fail to read.  R as it was when KC maps none.  The count, or N.
- */
-static size_t kernel_ranges(const struct pt_context *kc, unsigned space, struct pt_pa_range **r, size_t n)
-{
-	struct pt_page_iter *it = malloc(sizeof *it);
-	struct pt_pa_range *m = NULL, *out;
-	size_t nm = 0, cap = 0, no = 0, k = 0;
-	struct pt_page pg;
-
-	if (!it)
-		return n;
-	pt_pages_init(it, kc, 0, NULL);
-	it->flags = PT_DECODE_SUMMARY;
-	while (pt_pages_next(it, &pg)) {
-		if (pg.space != space)
-			continue;
-		if (nm && m[nm - 1].base + m[nm - 1].size == pg.pa) {
-			m[nm - 1].size += pg.size;
-		} else if (pt_vec_reserve(&m, &cap, nm + 1, sizeof *m)) {
-			m[nm].base = pg.pa;
-			m[nm++].size = pg.size;
-		}
-	}
-	free(it);
-	qsort(m, nm, sizeof *m, cmp_range);
-	for (size_t i = 0; i < nm; i++) {
-		if (k && m[i].base <= m[k - 1].base + m[k - 1].size) {
-			uint64_t end = m[i].base + m[i].size;
-
-			if (end > m[k - 1].base + m[k - 1].size)
-				m[k - 1].size = end - m[k - 1].base;
-		} else {
-			m[k++] = m[i];
-		}
-	}
-	out = k ? calloc(n * k, sizeof *out) : NULL;
-	for (size_t i = 0; out && i < n; i++)
-		for (size_t j = 0; j < k; j++) {
-			uint64_t lo = (*r)[i].base > m[j].base ? (*r)[i].base : m[j].base;
-			uint64_t a = (*r)[i].base + (*r)[i].size, b = m[j].base + m[j].size, hi = a < b ? a : b;
-
-			if (lo < hi) {
-				out[no].base = lo;
-				out[no++].size = hi - lo;
-			}
-		}
-	free(m);
-	if (!out || !no) {
-		free(out);
-		return n;
-	}
-	free(*r);
-	*r = out;
-	return no;
-}
-
 struct state {
 	struct pt_capture *cap;
 	const struct pt_kernel_facts *kf;
@@ -212,8 +127,14 @@ static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base)
 
 static bool current_of(struct state *s, size_t i, uint64_t *task)
 {
+	const struct pt_kernel_cpu *c = s->kf && i < s->kf->ncpu ? &s->kf->cpu[i] : NULL;
 	uint64_t base;
 
+	/* a register that holds it (arm64's SP_EL0 at EL1) */
+	if (c && c->current) {
+		*task = c->current;
+		return true;
+	}
 	return s->cur_off >= 0 && cpu_base(s, i, &base) && pt_kmem_u64(&s->k, base + (uint64_t)s->cur_off, task) &&
 	       *task >> 63;
 }
@@ -229,16 +150,19 @@ static bool start_task(struct state *s, uint64_t *start)
 			 s->vi_where, *start);
 		return true;
 	}
-	for (size_t i = 0; i < ncpu; i++) {
+	/* the registers' vCPUs only (a live x86 guest's cpuN have none noted) */
+	for (size_t i = 0; s->kf && i < ncpu && i < s->kf->ncpu; i++) {
+		const struct pt_kernel_cpu *c = &s->kf->cpu[i];
 		uint64_t t, leader;
 
 		/* route (b) is the registers' (a System.map's __per_cpu_offset is route c's) */
-		if (!reg_base(&s->kf->cpu[i], &(uint64_t){0}) || !current_of(s, i, &t) ||
+		if ((!c->current && !reg_base(c, &(uint64_t){0})) || !current_of(s, i, &t) ||
 		    !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
 			continue;
 		*start = leader;
-		snprintf(s->route, sizeof s->route, "the per-CPU current task of cpu%zu (GS base of its QEMU "
-			 "note): 0x%" PRIx64, i, t);
+		snprintf(s->route, sizeof s->route, "the %s task of cpu%zu (%s): 0x%" PRIx64,
+			 c->current ? "current" : "per-CPU current", i,
+			 c->current ? c->current_from : "GS base of its QEMU note", t);
 		return true;
 	}
 	/* an init_task past memory (another kernel's map, a hostile one): no route, said once */
@@ -364,8 +288,24 @@ static void mark_cpus(struct state *s, struct pt_tasks *tl)
  * `pid 51 (worker), thread of process pid50`, `pid 50 (worker), process
  * pid50`, `pid 2 (kthreadd), a kernel thread`, or `idle (pid 0, swapper/1)`
  * for a CPU's idle task (init_idle() names it swapper/N, PF_IDLE:
- * kernel/sched/core.c).  Only the vCPUs the notes named cpuN.
+ * kernel/sched/core.c).  Only the vCPUs the notes named cpuN (an arm64
+ * live guest's cpuN.ttbr0 and cpuN.ttbr1).
  */
+/* x-task = V on context NAME (cpuN), or on each of its halves cpuN.SOMETHING (an arm64 vCPU's ttbr0, ttbr1). */
+static pt_err annotate_halves(struct pt_capture *cap, const char *name, const char *v)
+{
+	size_t nl = strlen(name);
+	pt_err rc = pt_capture_annotate(cap, name, "x-task", v);
+
+	for (size_t i = 0; rc == PT_E_NOTFOUND && i < pt_capture_context_count(cap); i++) {
+		const char *x = pt_capture_context(cap, i)->name;
+
+		if (!strncmp(x, name, nl) && x[nl] == '.' && x[nl + 1])
+			rc = pt_capture_annotate(cap, x, "x-task", v) == PT_OK ? PT_E_NOTFOUND : PT_E_NOMEM;
+	}
+	return rc == PT_E_NOTFOUND ? PT_OK : rc;
+}
+
 static pt_err annotate_cpus(struct state *s)
 {
 	size_t ncpu = s->kf ? s->kf->ncpu : 0;
@@ -377,8 +317,7 @@ static pt_err annotate_cpus(struct state *s)
 		uint64_t cur;
 
 		snprintf(name, sizeof name, "cpu%zu", i);
-		if (!pt_capture_context_find(s->cap, name) || !current_of(s, i, &cur) ||
-		    !pt_task_read(&s->k, &s->off, cur, &t))
+		if (!current_of(s, i, &cur) || !pt_task_read(&s->k, &s->off, cur, &t))
 			continue;
 		pt_text_escape(comm, sizeof comm, t.comm);
 		if (!t.pid || t.flags & PT_PF_IDLE)
@@ -390,9 +329,7 @@ static pt_err annotate_cpus(struct state *s)
 				 t.tgid);
 		else
 			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), process pid%" PRIu32, t.pid, comm, t.tgid);
-		rc = pt_capture_annotate(s->cap, name, "x-task", v);
-		if (rc == PT_E_NOTFOUND)
-			rc = PT_OK;
+		rc = annotate_halves(s->cap, name, v);
 	}
 	return rc;
 }
@@ -854,10 +791,9 @@ pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 		return PT_OK;
 	s.ncpu = s.kf ? s.kf->ncpu : live_cpus(cap);
 	pt_kmem_init(&s.k, kc);
-	nr = sysmem_ranges(cap, (unsigned)space, &r);
+	nr = pt_kernel_ranges(cap, kc, (unsigned)space, &r);
 	if (!r)
 		return PT_E_NOMEM;
-	nr = kernel_ranges(kc, (unsigned)space, &r, nr);
 	if (s.kf && s.kf->vmcoreinfo) {
 		s.vi = s.kf->vmcoreinfo;
 		s.vilen = s.kf->vmcoreinfo_len;

@@ -107,6 +107,14 @@ bool pt_kmem_u64(struct pt_kmem *k, uint64_t va, uint64_t *v);
 /* The physical address of VA (its space in *SPACE): false when not mapped. */
 bool pt_kmem_pa(struct pt_kmem *k, uint64_t va, uint64_t *pa, unsigned *space);
 
+/*
+ * The captured ranges of SPACE (sysmem) in *OUT (malloc'd; NULL: no
+ * memory), clipped to what the kernel context KC maps: where the BTF and
+ * init_task scans look.  Their count.
+ */
+size_t pt_kernel_ranges(const struct pt_capture *cap, const struct pt_context *kc, unsigned space,
+			struct pt_pa_range **out);
+
 /* ---- VMCOREINFO and kallsyms (ksyms.c) ---- */
 
 /* The value of line KEY=VALUE of VMCOREINFO text VI (LEN bytes) into OUT; false when absent. */

@@ -28,12 +28,20 @@
 /*
  * One vCPU's registers the task walk may use (QEMU target/i386/arch_dump.c
  * QEMUCPUState): the CS selector (its low 2 bits the CPL), the GS base and
- * KernelGSBase (MSR 0xC0000102, written only when the note's size holds it).
+ * KernelGSBase (MSR 0xC0000102, written only when the note's size holds it);
+ * or the current task itself.  Indexed by the vCPU's index.
  */
 struct pt_kernel_cpu {
 	uint64_t gs_base, kernel_gs_base;
 	uint32_t cs;
 	bool has_gs, has_kgs;
+	/*
+	 * The running task's task_struct when a register holds it (arm64:
+	 * SP_EL0 at EL1, arch/arm64/include/asm/current.h), and FROM, static,
+	 * saying which ("SP_EL0 at EL1 from the gdbstub"); 0: not known.
+	 */
+	uint64_t current;
+	const char *current_from;
 };
 
 struct pt_kernel_facts {
