@@ -445,6 +445,8 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	put64(m, TASK51 + T_TNODE, DM(SIG50 + S_THEAD));
 	put64(m, MM1 + MM_ANON + MM_PGD, DM(PGD1));
 	put64(m, mm50 + MM_ANON + MM_PGD, DM(PGD50));
+	if (o->init_copy)
+		memcpy(m + 0x18000, m + TASK0, 0x1000);   /* every field as init_task's, at another address */
 	if (o->arm64) {
 		user_tables_a64(m, PGD1, 0x110000, LU_USER_PA(1), 0);
 		user_tables_a64(m, PGD50, 0x120000, LU_USER_PA(50), o->shared ? LU_USER_PA(1) : 0);

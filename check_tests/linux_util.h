@@ -79,6 +79,7 @@ struct lu_opts {
 	 */
 	bool arm64;
 	bool text_syms;         /* kallsyms of text symbols only (no CONFIG_KALLSYMS_ALL: Debian's arm64) */
+	bool init_copy;         /* a stale copy of init_task below it (the first "swapper/0" a scan meets) */
 };
 
 /*
