@@ -20,7 +20,9 @@ mklinuxram's synthetic Linux guest, all of it RAM from 0, CR3 its kernel's); aar
 running guest whose gdbstub serves SOCKET.gdb: CPU#0 with its MMU on, TTBR1
 0x10000, TTBR0 0x13000, CPU#1 with it off; an SMMUv3 the guest has not
 turned on), armgdbstopped (the same,
-stopped), armgdbbad (the gdbstub's reply has a bad checksum).
+stopped), armgdbbad (the gdbstub's reply has a bad checksum), armgdblinux
+(test_live_tasks.sh: RAMFILE is mklinuxram's arm64 guest, all of it RAM from
+0; CPU#0 in EL1 with SP_EL0 pid 51's task_struct, CPU#1 in EL0).
 Answers out of turn (-o pause, issue #39 item 2; each a running guest):
 latestop (stop answered 3.5 s late, after the client's 3 s bound),
 latecont (cont answered 3.5 s late), nostop (stop takes but is never
@@ -87,15 +89,25 @@ SYS_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd">'
            '<reg name="SCTLR" bitsize="64" regnum="74" group="cp_regs"/>'
            '<reg name="TTBR0_EL1" bitsize="64" regnum="146" group="cp_regs"/>'
            '<reg name="TCR_EL1" bitsize="64" regnum="149" group="cp_regs"/>'
-           '<reg name="TTBR1_EL1" bitsize="64" regnum="150" group="cp_regs"/></feature>')
+           '<reg name="TTBR1_EL1" bitsize="64" regnum="150" group="cp_regs"/>'
+           '<reg name="SP_EL0" bitsize="64" regnum="151" group="cp_regs"/></feature>')
 TARGET_XML = ('<?xml version="1.0"?><!DOCTYPE target SYSTEM "gdb-target.dtd"><target>'
               '<architecture>aarch64</architecture><xi:include href="aarch64-core.xml"/>'
               '<xi:include href="system-registers.xml"/></target>')
 # TCR_EL1: T0SZ = T1SZ = 25 (39-bit halves), TG0 4K (0), TG1 4K (2), IPS 40-bit (2)
 TCR = 25 | 25 << 16 | 2 << 30 | 2 << 32
-# per thread: cpsr (EL1h: 0x3c5), SCTLR (M bit 0), TCR, TTBR0, TTBR1
-GDB_REGS = {1: {33: (0x3c5, 4), 74: (0x30d0199d, 8), 149: (TCR, 8), 146: (0x13000, 8), 150: (0x10000, 8)},
-            2: {33: (0x3c5, 4), 74: (0x30d01998, 8), 149: (TCR, 8), 146: (0, 8), 150: (0, 8)}}
+# per thread: cpsr (EL1h: 0x3c5), SCTLR (M bit 0), TCR, TTBR0, TTBR1, SP_EL0 (a user SP: no task)
+GDB_REGS = {1: {33: (0x3c5, 4), 74: (0x30d0199d, 8), 149: (TCR, 8), 146: (0x13000, 8), 150: (0x10000, 8),
+                151: (0xfffff000, 8)},
+            2: {33: (0x3c5, 4), 74: (0x30d01998, 8), 149: (TCR, 8), 146: (0, 8), 150: (0, 8), 151: (0, 8)}}
+# armgdblinux: mklinuxram's arm64 guest (linux_util.c): TTBR1 its swapper_pg_dir 0x1000, 48-bit
+# halves (T0SZ = T1SZ = 16, TG1 4K, IPS 48-bit, TBI0); CPU#0 in EL1 running pid 51 (SP_EL0 its
+# task_struct, arch/arm64/include/asm/current.h) with pid 50's PGD in TTBR0, CPU#1 in EL0 (SP_EL0 a user SP)
+TCR48 = 16 | 16 << 16 | 2 << 30 | 5 << 32 | 1 << 37
+GDB_REGS_LINUX = {1: {33: (0x3c5, 4), 74: (0x30d0199d, 8), 149: (TCR48, 8), 146: (0x102000, 8),
+                      150: (0x1000, 8), 151: (0xffff000000024000, 8)},
+                  2: {33: (0x3c0, 4), 74: (0x30d0199d, 8), 149: (TCR48, 8), 146: (0x100000, 8),
+                      150: (0x1000, 8), 151: (0xfffffffff000, 8)}}
 
 
 def gdb_frame(data, bad=False):
@@ -135,7 +147,8 @@ def serve_gdb(conn, scn, state):
             elif cmd.startswith('Hgp1.'):
                 thread, r = int(cmd[5:], 16), 'OK'
             elif cmd.startswith('p'):
-                v, n = GDB_REGS.get(thread, {}).get(int(cmd[1:], 16), (None, 0))
+                v, n = (GDB_REGS_LINUX if scn == 'armgdblinux' else GDB_REGS).get(thread, {}).get(
+                    int(cmd[1:], 16), (None, 0))
                 if scn == 'armgdbreset' and int(cmd[1:], 16) == 74:
                     v &= ~1   # SCTLR_EL1.M clear: the MMU off, as at reset
                 r = '' if v is None else v.to_bytes(n, 'little').hex()
@@ -196,7 +209,7 @@ def answers(scn, ram, state):
             if prop == 'share':
                 return {'return': share}
             if prop == 'size':
-                return {'return': os.path.getsize(ram) if scn == 'linux' else 1 << 20}
+                return {'return': os.path.getsize(ram) if scn in ('linux', 'armgdblinux') else 1 << 20}
             if prop == 'mem-path':
                 if scn == 'nofile':
                     return {'error': {'class': 'GenericError', 'desc': "Property 'mem-path' not found"}}
@@ -204,7 +217,7 @@ def answers(scn, ram, state):
         return {'error': {'class': 'GenericError', 'desc': 'no %s of %s' % (prop, path)}}
 
     def hmp(line):
-        if line == 'info mtree -f' and scn == 'linux':
+        if line == 'info mtree -f' and scn in ('linux', 'armgdblinux'):
             return MTREE_LINUX % (os.path.getsize(ram) - 1)
         if line == 'info mtree -f':
             extra = {'mtree_past': PAST, 'vtd': VTD_WIN, 'vtdoff': VTD_WIN, 'vtdbadxp': VTD_WIN,

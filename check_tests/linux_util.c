@@ -23,7 +23,9 @@ enum {
 	DRV_NAME = 8,
 };
 
-#define DM(pa) (LU_PAGE_OFFSET + (uint64_t)(pa))
+/* The direct (linear) map's base: x86-64's, or arm64's while an arm64 guest is made. */
+static uint64_t dm_base = LU_PAGE_OFFSET;
+#define DM(pa) (dm_base + (uint64_t)(pa))
 #define PF_KTHREAD 0x00200000u
 
 /* RAM addresses of the guest's objects. */
@@ -193,8 +195,39 @@ static void user_tables(uint8_t *m, uint64_t pgd, uint64_t tab, uint64_t leaf, b
 	put64(m, tab + 0x2000, leaf | 0x7);
 }
 
-/* kallsyms in scripts/kallsyms.c's layout: token I is the one byte I. */
-static void kallsyms(uint8_t *m, uint64_t stop)
+/*
+ * arm64 (VMSAv8-64, 4 KiB granule, Linux arch/arm64/include/asm/pgtable-hwdef.h):
+ * a 4 KiB page at LU_USER_VA in TTBR0 from PGD (l0 0 -> l1 0 -> l2 2 ->
+ * l3 0), tables from TAB; pages valid (1:0 = 3), AF, AP[1] EL0; SHARED
+ * read-only (AP[2]) in the next.
+ */
+#define A64_PAGE(pa) ((uint64_t)(pa) | 0x3 | 1ull << 10 | 1ull << 6)
+static void user_tables_a64(uint8_t *m, uint64_t pgd, uint64_t tab, uint64_t leaf, uint64_t shared)
+{
+	if (shared)
+		put64(m, tab + 0x2000 + 8, A64_PAGE(shared) | 1ull << 7);
+	put64(m, pgd, tab | 0x3);
+	put64(m, tab, (tab + 0x1000) | 0x3);
+	put64(m, tab + 0x1000 + 2 * 8, (tab + 0x2000) | 0x3);
+	put64(m, tab + 0x2000, A64_PAGE(leaf));
+}
+
+/* TTBR1 (swapper_pg_dir at PML4): the linear map of RAM in 2 MiB blocks (l0 0 -> l1 0 -> l2 blocks, AF, EL1 RW). */
+static void kernel_tables_a64(uint8_t *m, uint64_t ram)
+{
+	put64(m, PML4, PDPT | 0x3);
+	put64(m, PDPT, PD | 0x3);
+	for (unsigned i = 0; i < ram >> 21 && i < 512; i++)
+		put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x1 | 1ull << 10);
+}
+
+/*
+ * kallsyms in scripts/kallsyms.c's layout: token I is the one byte I.
+ * x86-64: CONFIG_KALLSYMS_ABSOLUTE_PERCPU (per-CPU symbols absolute, the
+ * rest relative_base - 1 - offset); arm64: every offset addr -
+ * relative_base, and with TEXT only the text symbols (no KALLSYMS_ALL).
+ */
+static void kallsyms(uint8_t *m, uint64_t stop, bool arm64, bool text)
 {
 	static const struct {
 		const char *name;
@@ -208,6 +241,7 @@ static void kallsyms(uint8_t *m, uint64_t stop)
 		{"R__stop_BTF", 0, false},
 	};
 	uint64_t names = KS, at = names;
+	uint32_t n = 0;
 
 	for (unsigned i = 0; i < 256; i++) {
 		m[KS + 0x10000 + 2 * i] = (uint8_t)i;
@@ -215,23 +249,33 @@ static void kallsyms(uint8_t *m, uint64_t stop)
 		m[KS + 0x11000 + 2 * i + 1] = (uint8_t)(2 * i >> 8);
 	}
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-		size_t n = strlen(s[i].name);
+		size_t len = strlen(s[i].name);
 		uint64_t pa = s[i].pa ? s[i].pa : stop;
 		int32_t off = s[i].percpu ? (int32_t)pa : (int32_t)(-1 - (int64_t)pa);
 
-		m[at++] = (uint8_t)n;
-		memcpy(m + at, s[i].name, n);
-		at += n;
-		put32(m, KS + 0x12000 + 4 * i, (uint32_t)off);
+		if ((arm64 && s[i].percpu) || (text && s[i].name[0] != 'T' && s[i].name[0] != 't'))
+			continue;
+		if (arm64)
+			off = (int32_t)pa;   /* DM(pa) - relative_base DM(0) */
+		m[at++] = (uint8_t)len;
+		memcpy(m + at, s[i].name, len);
+		at += len;
+		put32(m, KS + 0x12000 + 4 * n++, (uint32_t)off);
 	}
-	put32(m, KS + 0x13000, (uint32_t)(sizeof s / sizeof s[0]));
+	put32(m, KS + 0x13000, n);
 	put64(m, KS + 0x13008, DM(0));   /* kallsyms_relative_base */
 }
 
 static char *vmcoreinfo(const struct lu_opts *o)
 {
 	static char vi[2048];
-	int n = snprintf(vi, sizeof vi, "OSRELEASE=6.1.0-test-amd64\nPAGESIZE=4096\n"
+	/* arm64: TTBR1 = swapper_pg_dir - kimage_voffset (arch/arm64/kernel/vmcore_info.c); its image is in the linear map here */
+	int n = o->arm64 ?
+		snprintf(vi, sizeof vi, "OSRELEASE=6.1.0-test-arm64\nPAGESIZE=4096\n"
+			 "SYMBOL(swapper_pg_dir)=%llx\nNUMBER(kimage_voffset)=0x%llx\nNUMBER(VA_BITS)=48\n"
+			 "NUMBER(TCR_EL1_T1SZ)=0x10\nKERNELOFFSET=%llx\n", (unsigned long long)(LU_A64_PAGE_OFFSET + PML4),
+			 (unsigned long long)LU_A64_PAGE_OFFSET, (unsigned long long)o->kernel_offset) :
+		snprintf(vi, sizeof vi, "OSRELEASE=6.1.0-test-amd64\nPAGESIZE=4096\n"
 			 "SYMBOL(init_top_pgt)=ffffffff80001000\nNUMBER(phys_base)=0\n"
 			 "NUMBER(pgtable_l5_enabled)=0\nKERNELOFFSET=%llx\n", (unsigned long long)o->kernel_offset);
 
@@ -370,16 +414,21 @@ uint8_t *lu_ram(const struct lu_opts *o)
 
 	if (!m)
 		return NULL;
+	dm_base = o->arm64 ? LU_A64_PAGE_OFFSET : LU_PAGE_OFFSET;
 	lu_many_layout(o, &l);
 	if (o->nprocs) {
 		many(m, o, after50);
 		after50 = l.procs;
 	}
 	/* the direct map: PA 0..RAM (16 MiB by default) in 2 MiB pages (init_top_pgt and cpu0's CR3) */
-	put64(m, PML4 + 8 * pml4i, PDPT | 0x3);
-	put64(m, PDPT, PD | 0x3);
-	for (unsigned i = 0; i < l.ram >> 21 && i < 512; i++)
-		put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x83);
+	if (o->arm64) {
+		kernel_tables_a64(m, l.ram);
+	} else {
+		put64(m, PML4 + 8 * pml4i, PDPT | 0x3);
+		put64(m, PDPT, PD | 0x3);
+		for (unsigned i = 0; i < l.ram >> 21 && i < 512; i++)
+			put64(m, PD + 8 * i, ((uint64_t)i << 21) | 0x83);
+	}
 	put64(m, PCPU_OFFSETS, DM(PCPU0));
 	put64(m, PCPU0 + PCPU_CURRENT, DM(o->idle ? TASK0 : TASK51));   /* pid 50's second thread */
 	task(m, TASK0, 0, 0, PF_KTHREAD | 0x2, 0, "swapper/0", TASK0, TASK0, 0, TASK1);
@@ -396,8 +445,18 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	put64(m, TASK51 + T_TNODE, DM(SIG50 + S_THEAD));
 	put64(m, MM1 + MM_ANON + MM_PGD, DM(PGD1));
 	put64(m, mm50 + MM_ANON + MM_PGD, DM(PGD50));
-	user_tables(m, PGD1, 0x110000, LU_USER_PA(1), false, 0);
-	user_tables(m, PGD50, 0x120000, LU_USER_PA(50), o->pti, o->shared ? LU_USER_PA(1) : 0);
+	if (o->init_copy)
+		memcpy(m + 0x18000, m + TASK0, 0x1000);   /* every field as init_task's, at another address */
+	if (o->arm64) {
+		user_tables_a64(m, PGD1, 0x110000, LU_USER_PA(1), 0);
+		user_tables_a64(m, PGD50, 0x120000, LU_USER_PA(50), o->shared ? LU_USER_PA(1) : 0);
+		/* the list's prev links, init_task's neighbours' (include/linux/list.h) */
+		put64(m, TASK1 + T_TASKS + 8, DM(TASK0 + T_TASKS));
+		put64(m, TASK0 + T_TASKS + 8, DM(TASK50 + T_TASKS));
+	} else {
+		user_tables(m, PGD1, 0x110000, LU_USER_PA(1), false, 0);
+		user_tables(m, PGD50, 0x120000, LU_USER_PA(50), o->pti, o->shared ? LU_USER_PA(1) : 0);
+	}
 	memcpy(m + LU_USER_PA(1), "pid 1's page", 12);
 	memcpy(m + LU_USER_PA(50), "pid 50's page", 13);
 	if (!o->no_btf) {
@@ -417,7 +476,7 @@ uint8_t *lu_ram(const struct lu_opts *o)
 	}
 	pci(m, o);
 	if (o->kallsyms)
-		kallsyms(m, LU_BTF_PA + nbtf);   /* __stop_BTF: the end of the blob */
+		kallsyms(m, LU_BTF_PA + nbtf, o->arm64, o->text_syms);   /* __stop_BTF: the end of the blob */
 	if (o->ram_vi) {
 		const char *vi = vmcoreinfo(o);
 
@@ -438,14 +497,26 @@ uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len)
 {
 	static uint8_t q0[432];
 	uint8_t *core;
-	const char *vi = vmcoreinfo(o);
+	const char *vi;
 	uint64_t size = lu_ram_size(o);
 	struct eu_seg seg = {.paddr = 0, .data = ram, .filesz = size, .memsz = size};
 	struct eu_note notes[] = {
 		{"QEMU", 0, q0, sizeof q0},
-		{"VMCOREINFO", 0, vi, (uint32_t)strlen(vi)},
+		{"VMCOREINFO", 0, NULL, 0},
 	};
 	struct eu_core c = {.notes = notes, .nnotes = o->note_vi ? 2 : 1, .segs = &seg, .nsegs = 1};
+
+	dm_base = o->arm64 ? LU_A64_PAGE_OFFSET : LU_PAGE_OFFSET;
+	vi = vmcoreinfo(o);
+	notes[1].desc = vi;
+	notes[1].descsz = (uint32_t)strlen(vi);
+	/* QEMU's aarch64 dump has no QEMU note (target/arm/arch_dump.c): VMCOREINFO alone here */
+	if (o->arm64) {
+		c.machine = 183;   /* EM_AARCH64 */
+		c.notes = notes + 1;
+		c.nnotes = o->note_vi ? 1 : 0;
+		return eu_build(&c, len);
+	}
 
 	eu_qemu_state(q0, o->cr3_50 ? PGD50 : PML4, 0x20);              /* CR4.PAE; no LA57 */
 	eu_put32(q0 + 0x98, o->user_mode ? 0x33 : 0x10);   /* CS selector: CPL 3 or 0 */
@@ -468,6 +539,12 @@ uint8_t *lu_core_of(const struct lu_opts *o, const uint8_t *ram, size_t *len)
 
 char *lu_system_map(uint64_t kernel_offset)
 {
+	return lu_system_map_of(&(struct lu_opts){.kernel_offset = kernel_offset});
+}
+
+char *lu_system_map_of(const struct lu_opts *o)
+{
+	uint64_t kernel_offset = o->kernel_offset;
 	static const struct {
 		char type;
 		const char *name;
@@ -481,6 +558,7 @@ char *lu_system_map(uint64_t kernel_offset)
 	size_t n = 0, nbtf;
 
 	free(lu_btf(&nbtf));
+	dm_base = o->arm64 ? LU_A64_PAGE_OFFSET : LU_PAGE_OFFSET;
 
 	/* nm's form (scripts/mksysmap): per-CPU symbols as offsets, the rest as linked (before KASLR) */
 	n += (size_t)snprintf(out, 4096, "%016llx A current_task\n", (unsigned long long)PCPU_CURRENT);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define LU_PAGE_OFFSET 0xffff888000000000ull   /* the direct map (no KASLR) */
+#define LU_A64_PAGE_OFFSET 0xffff000000000000ull   /* arm64's linear map, 48-bit VA (no KASLR) */
 #define LU_RAM (16u << 20)
 #define LU_BTF_PA 0x300000ull
 #define LU_USER_VA 0x400000ull                 /* each process maps one page here */
@@ -68,6 +69,17 @@ struct lu_opts {
 	unsigned npriv;         /* private pages each (0: 16), PAs strided so that each is a run */
 	unsigned nshared;       /* pages every one of them maps read-only, as a shared text (0: 32) */
 	uint64_t ram;           /* RAM bytes at least (0: LU_RAM; rounded up to 2 MiB, at most 1 GiB) */
+	/*
+	 * An arm64 guest (an aarch64 ELF core, no QEMU notes: its kernel
+	 * context from VMCOREINFO's swapper_pg_dir, so note_vi is needed):
+	 * the linear map at LU_A64_PAGE_OFFSET through TTBR1, VMSAv8-64 4 KiB
+	 * descriptors, kallsyms base-relative without ABSOLUTE_PERCPU; init_task's
+	 * task list doubly linked (route d checks tasks.prev).  Not with
+	 * pti, gs, hostile, pci or nprocs.
+	 */
+	bool arm64;
+	bool text_syms;         /* kallsyms of text symbols only (no CONFIG_KALLSYMS_ALL: Debian's arm64) */
+	bool init_copy;         /* a stale copy of init_task below it (the first "swapper/0" a scan meets) */
 };
 
 /*
@@ -98,6 +110,8 @@ uint8_t *lu_btf_split(size_t *len);
 uint8_t *lu_ram(const struct lu_opts *o);
 /* The guest's System.map (malloc'd text): its addresses KERNEL_OFFSET below where they are. */
 char *lu_system_map(uint64_t kernel_offset);
+/* The same for the guest O describes (its arm64 flag, its kernel_offset). */
+char *lu_system_map_of(const struct lu_opts *o);
 /* The ELF core of that guest; *LEN its size. */
 uint8_t *lu_core(const struct lu_opts *o, size_t *len);
 /*

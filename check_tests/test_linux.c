@@ -413,7 +413,7 @@ START_TEST(route_system_map_kaslr)
 	g = load_sysmap(&(struct lu_opts){.note_vi = true, .kernel_offset = 0x2bc00000}, 0);
 	ck_assert_ptr_null(pt_capture_context_find(g.c, "pid1"));
 	ck_assert_uint_eq(lg_nwarned(g.c, "linux:"), 1);
-	ck_assert(lg_warned(g.c, "System.map: its init_task is not mapped or not captured: no pidN contexts"));
+	ck_assert(lg_warned(g.c, "System.map: its init_task is not mapped or not captured; no init_task (swapper/0) in RAM: no pidN contexts"));
 	lg_unload(&g);
 }
 END_TEST
@@ -554,7 +554,7 @@ START_TEST(missing_parts)
 	/* one line: what was missing, and the three things that supply a route (issue 40 item 6) */
 	ck_assert_uint_eq(lg_nwarned(g.c, "linux:"), 1);
 	ck_assert(lg_warned(g.c, "linux: no route to the task list: no VMCOREINFO; no vCPU's per-CPU current task is "
-			 "readable; no System.map: no pidN contexts (-device vmcoreinfo with the guest's qemu_fw_cfg, a "
+			 "readable; no System.map; no init_task (swapper/0) in RAM: no pidN contexts (-device vmcoreinfo with the guest's qemu_fw_cfg, a "
 			 "QEMU ELF dump's CPU notes, or the kernel's System.map (-o system_map=FILE, --system-map FILE) "
 			 "supply one)"));
 	lg_unload(&g);
@@ -608,6 +608,99 @@ START_TEST(tasks_table)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"pages\": 1"));
 	pt_buf_free(&b);
 	lg_unload(&g);
+}
+END_TEST
+
+/* ---- arm64 (issue #40: an arm64 dump's processes) ---- */
+
+/*
+ * The arm64 guest's processes: pidN contexts of the arm64 format, TTBR0
+ * (half lower) at mm->pgd's physical address, with the kernel context's
+ * granule and VA size, walking the user page; no vCPU registers (QEMU's
+ * aarch64 notes hold none of SP_EL0, TPIDR_EL1), so no CPU; ROUTE names
+ * how init_task was found.
+ */
+static void a64_has_processes(const struct pt_capture *c, const char *route)
+{
+	const struct pt_context *p1 = pt_capture_context_find(c, "pid1");
+	const struct pt_context *p50 = pt_capture_context_find(c, "pid50");
+	struct pt_buf b;
+	struct pt_walk w;
+
+	ck_assert_msg(p1 && p50, "no pid1/pid50 (warnings: %zu, first: %s)", pt_capture_warning_count(c),
+		      pt_capture_warning_count(c) ? pt_capture_warning(c, 0) : "-");
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid0"));
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid2"));
+	ck_assert_ptr_null(pt_capture_context_find(c, "pid51"));
+	ck_assert_str_eq(p1->fmt->name, "arm64");
+	ck_assert_uint_eq(p1->root_addr, 0x100000);
+	ck_assert_uint_eq(p50->root_addr, 0x102000);
+	ck_assert_uint_eq(p1->va_base, 0);                 /* TTBR0: the lower half */
+	ck_assert_str_eq(lg_ann(p1, "x-comm"), "init");
+	ck_assert_str_eq(lg_ann(p1, "x-pgd"), "0xffff000000100000 (physical 0x100000)");
+	ck_assert_str_eq(lg_ann(p1, "x-pti"), "no");
+	ck_assert_str_eq(lg_ann(p50, "x-ppid"), "1");
+	ck_assert_str_eq(lg_ann(p50, "x-threads"), "2");
+	ck_assert_str_eq(lg_ann(p50, "x-cpu"), "-");
+	ck_assert_msg(strstr(lg_ann(p1, "x-route"), route), "x-route: %s", lg_ann(p1, "x-route"));
+	lg_walks_to(p1, LU_USER_VA + 5, LU_USER_PA(1) + 5);
+	lg_walks_to(p50, LU_USER_VA, LU_USER_PA(50));
+	/* pid 50's view of pid 1's page: read-only, from EL0 */
+	lg_walks_to(p50, LU_SHARED_VA, LU_USER_PA(1));
+	ck_assert_int_eq(pt_walk_va(p50, LU_SHARED_VA, &w), PT_OK);
+	ck_assert(w.perm & PT_PERM_NO_WRITE);
+	ck_assert(!(w.perm & PT_PERM_PRIVILEGE));
+	/* a kernel VA is no part of a TTBR0 context: the kernel context walks it */
+	ck_assert_int_eq(pt_walk_va(p1, LU_A64_PAGE_OFFSET + 0x100000, &w), PT_OK);
+	ck_assert_int_ne(w.fault, PT_FAULT_NONE);
+	lg_walks_to(pt_capture_context_find(c, "kernel"), LU_A64_PAGE_OFFSET + 0x100000, 0x100000);
+	pt_buf_init(&b);
+	ck_assert(pt_linux_tasks(c, false, &b, NULL));
+	ck_assert_msg(strstr(b.data, "     50       1 worker                 2    - 0x102000           2\n"), "%s", b.data);
+	pt_buf_free(&b);
+}
+
+START_TEST(arm64_kallsyms)
+{
+	/* kallsyms of every symbol, base-relative without ABSOLUTE_PERCPU (arm64's kallsyms_sym_address()) */
+	struct guest g = lg_load(&(struct lu_opts){.arm64 = true, .note_vi = true, .kallsyms = true, .shared = true},
+				 true);
+
+	a64_has_processes(g.c, "kallsyms from VMCOREINFO");
+	lg_unload(&g);
+}
+END_TEST
+
+START_TEST(arm64_signature)
+{
+	/* Debian's arm64: kallsyms of text only, no init_task: found by its signature (route d) */
+	struct guest g = lg_load(&(struct lu_opts){.arm64 = true, .note_vi = true, .kallsyms = true, .text_syms = true,
+						  .shared = true}, true);
+
+	a64_has_processes(g.c, "init_task by signature (comm swapper/0, pid 0) at 0x20000: 0xffff000000020000");
+	lg_unload(&g);
+	/* the signature scan alone, no kallsyms at all */
+	g = lg_load(&(struct lu_opts){.arm64 = true, .note_vi = true, .shared = true}, true);
+	a64_has_processes(g.c, "init_task by signature");
+	lg_unload(&g);
+	/* a stale copy met first: its list leads back to the real one, whose walk is elsewhere */
+	g = lg_load(&(struct lu_opts){.arm64 = true, .note_vi = true, .shared = true, .init_copy = true}, true);
+	a64_has_processes(g.c, "init_task by signature (comm swapper/0, pid 0) at 0x20000: 0xffff000000020000");
+	lg_unload(&g);
+}
+END_TEST
+
+START_TEST(arm64_system_map)
+{
+	struct lu_opts o = {.arm64 = true, .note_vi = true, .kallsyms = true, .text_syms = true, .shared = true,
+			    .kernel_offset = 0x200000};
+	char *map = lu_system_map_of(&o);
+	struct guest g = lg_load_map(&o, true, map, strlen(map));
+
+	/* the map's init_task (shifted by KERNELOFFSET) before the scan */
+	a64_has_processes(g.c, "System.map System.map (+ KERNELOFFSET)");
+	lg_unload(&g);
+	free(map);
 }
 END_TEST
 
@@ -690,6 +783,9 @@ int main(void)
 	tcase_add_test(t, hostile_lists);
 	tcase_add_test(t, tasks_table);
 	tcase_add_test(t, tree_tasks_file);
+	tcase_add_test(t, arm64_kallsyms);
+	tcase_add_test(t, arm64_signature);
+	tcase_add_test(t, arm64_system_map);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }

@@ -28,7 +28,7 @@ ml_tmpdir linux_cli
 # ---- route (c): a System.map the user gives ------------------------------------
 "$TOOL" check "$TMP/bare.elf" >"$TMP/bare.out" 2>&1
 check "no VMCOREINFO, no registers, no map: loads as before, one line saying what would supply a route" \
-	sh -c "grep -qx 'warning: linux: no route to the task list: no VMCOREINFO; no vCPU'\''s per-CPU current task is readable; no System.map: no pidN contexts (-device vmcoreinfo with the guest'\''s qemu_fw_cfg, a QEMU ELF dump'\''s CPU notes, or the kernel'\''s System.map (-o system_map=FILE, --system-map FILE) supply one)' '$TMP/bare.out' &&
+	sh -c "grep -qx 'warning: linux: no route to the task list: no VMCOREINFO; no vCPU'\''s per-CPU current task is readable; no System.map; no init_task (swapper/0) in RAM: no pidN contexts (-device vmcoreinfo with the guest'\''s qemu_fw_cfg, a QEMU ELF dump'\''s CPU notes, or the kernel'\''s System.map (-o system_map=FILE, --system-map FILE) supply one)' '$TMP/bare.out' &&
 	test \$(grep -c 'linux:' '$TMP/bare.out') = 1 && grep -q ': 1 context, ' '$TMP/bare.out'"
 expect "--system-map: the processes from its init_task" 0 '^x-route: System.map bare.map \(no VMCOREINFO: not shifted\): init_task 0xffff888000020000$' \
 	"$TOOL" info --system-map "$TMP/bare.map" "$TMP/bare.elf" pid50

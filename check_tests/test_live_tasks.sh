@@ -12,7 +12,9 @@
 # pages: it has no directory), its names read ENOENT and a
 # file of it opened before ESTALE, while pid1 stays.  A process started
 # after the mount (pid 60) is a pidN after the next refresh, and leaves
-# again when it exits.
+# again when it exits.  An arm64 guest (fake_qmp.py's armgdblinux:
+# mklinuxram's arm64 RAM, registers from a gdbstub) has its pidN too, found
+# through cpu0's SP_EL0.
 set -u
 export LC_ALL=C
 HERE=$(dirname "$(readlink -f "$0")")
@@ -131,5 +133,22 @@ expect "--task 50: ptfs-tool walks pid50" 0 "result: mapped pa=sysmem:0x832000" 
 expect "--task 50: pid1 is no context" 2 "pid1" "$TOOL" walk --task 50 "$TMP/linux.sock" pid1 0x400000
 expect "-o task=x: one line, nothing mounted" 2 "^ptfs: E_USAGE: -o task=x: not a process id" \
 	"$PTFS" "$TMP/linux.sock" "$mnt" -o task=x
+stop_srv
+
+# An arm64 guest (issue #40): its vCPUs' registers from the gdbstub, SP_EL0
+# at EL1 its running task (route b); each pidN a TTBR0 context
+"${PTFS_MKLINUXRAM:?}" "$TMP/ram64" arm64 || bad "mklinuxram writes the arm64 guest"
+serve armgdblinux "$TMP/ram64"
+start_fg "$TMP/armgdblinux.sock" "$mnt" || bad "ptfs mounts the live arm64 Linux guest"
+expect "arm64: a directory per process" 0 "^pid1 pid50 $" top "$mnt"
+expect "arm64: the route is cpu0's SP_EL0" 0 "^x-route: the current task of cpu0 .SP_EL0 at EL1 from the gdbstub.: 0xffff000000024000$" \
+	grep '^x-route:' "$mnt/pid50/info"
+expect "arm64: pid50 is a TTBR0 context" 0 "^half: lower .TTBR0.$" grep '^half:' "$mnt/pid50/info"
+expect "arm64: pid50 runs on cpu0" 0 "^x-cpu: cpu0$" grep '^x-cpu:' "$mnt/pid50/info"
+expect "arm64: cpu0's halves name the task it runs" 0 "^x-task: pid 51 .worker., thread of process pid50$" \
+	grep '^x-task:' "$mnt/cpu0.ttbr1/info"
+expect "arm64: pid50 walks its page" 0 "result: mapped pa=sysmem:0x832000" cat "$mnt/pid50/walk/0x400000"
+expect "arm64: pid1 walks its page" 0 "result: mapped pa=sysmem:0x801000" cat "$mnt/pid1/walk/0x400000"
+live_umount "$mnt"
 stop_srv
 report

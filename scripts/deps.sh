@@ -11,7 +11,7 @@ PTFS_PACKAGES=(build-essential meson ninja-build pkg-config libfuse3-dev fuse3
 # the headers' objtool, the arm64 cross compiler).  Its guest kernels come
 # from ptfs_fetch_kernels.
 PTFS_QEMU_PACKAGES=(qemu-system-x86 qemu-system-arm busybox-static cpio makedumpfile
-	libelf1 gcc-aarch64-linux-gnu)
+	libelf1 gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 
 # Debian's guest kernels for the qemu suite, and the IOMMU tests' kernels
 # with their headers, unpacked from their .debs into ~/.cache/ptfs-qemu*

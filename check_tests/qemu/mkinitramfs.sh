@@ -12,15 +12,18 @@
 # usage: mkinitramfs.sh OUT.cpio MODULES_DIR NCPUS [MODE]
 #   MODULES_DIR is the kernel's lib/modules/KVER (from /usr/lib/modules or
 #   an unpacked linux-image .deb); NCPUS ptfs-mappers are started, none with
-#   0 (another architecture's guest: every vCPU then idles in the kernel);
-#   BUSYBOX and CC may be set in the environment (default /bin/busybox, cc).
+#   0 (every vCPU then idles in the kernel: the arm64 guest's, whose
+#   gva2gpa truth is the kernel's); BUSYBOX and CC may be set in the
+#   environment (default /bin/busybox, cc): CC builds the guest's static
+#   programs (aarch64-linux-gnu-gcc for an arm64 guest), and an empty CC
+#   builds none (no ptfs-procs or ptfs-family: no task check).
 #   MODE `live`: each ptfs-mapper also waits on its mailbox page and maps
 #   a new page when the host writes it (mapper.c; the qemu-live test).
 set -eu
 out=$1 moddir=$2 ncpus=$3 mode=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
-cc=${CC:-cc}
+cc=${CC-cc}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ptfs-initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -49,9 +52,9 @@ esac
 
 [ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-mapper" "$here/mapper.c"
 # the guest's own list of processes and sampled PFNs (procs.c; the task check)
-[ "$ncpus" = 0 ] || "$cc" -static -O2 -o "$stage/bin/ptfs-procs" "$here/procs.c"
+[ -z "$cc" ] || "$cc" -static -O2 -o "$stage/bin/ptfs-procs" "$here/procs.c"
 # processes that share pages: MAP_SHARED, fork's copy-on-write, threads (family.c)
-[ "$ncpus" = 0 ] || "$cc" -static -O2 -pthread -o "$stage/bin/ptfs-family" "$here/family.c"
+[ -z "$cc" ] || "$cc" -static -O2 -pthread -o "$stage/bin/ptfs-family" "$here/family.c"
 
 cat >"$stage/init" <<EOF
 #!/bin/busybox sh

@@ -20,6 +20,10 @@ Output in --out DIR (everything the agreement test compares):
                      TTBR1_EL1 and TCR_EL1 read by ptfs from the gdbstub)
                      while the guest is stopped: `live: agree N, disagree M`
                      then the disagreements
+  live-tasks.txt     with --live-tool and ptfs-procs in the guest: what
+                     tasks_agree.py says of the live source's pidN contexts
+                     (the guest stopped), pid1's x-route and x-cpu, then
+                     `exit N`
   serial.log, qemu.log
 
 The QMP client is the standard library only (socket + json; the protocol is
@@ -229,6 +233,22 @@ def live_walks(args, out, live, el1):
                                                                            len(bad)))
 
 
+def live_tasks(args, out, live):
+    """The guest's processes through the live source (issue #40 item 7):
+    tasks_agree.py on the QMP socket while the guest is stopped, its output
+    and exit status into live-tasks.txt."""
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tasks_agree.py'),
+                        args.live_tool, live[1], out('serial.log')],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    route = subprocess.run([args.live_tool, 'info', live[1], 'pid1'], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True).stdout
+    with open(out('live-tasks.txt'), 'w') as f:
+        f.write(r.stdout)
+        f.write(''.join(l + '\n' for l in route.splitlines() if l.startswith(('x-route:', 'x-cpu:'))))
+        f.write('exit %d\n' % r.returncode)
+    print('qemu_truth: live processes: %s' % (r.stdout.splitlines() or ['?'])[0])
+
+
 def record_x86(qmp, args, out, rng):
     """Per vCPU: info registers, info tlb, and gva2gpa of the picked VAs."""
     truth = []
@@ -314,6 +334,8 @@ def run(args):
                 with open(out('truth.txt'), 'w') as f:
                     f.write('\n'.join(truth) + '\n')
                 live_walks(args, out, live, el1)
+                if 'PTFS-PROC ' in open(out('serial.log'), errors='replace').read():
+                    live_tasks(args, out, live)
         else:
             truth = record_x86(qmp, args, out, rng)
             t_dump = time.time()

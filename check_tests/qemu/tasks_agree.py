@@ -16,7 +16,8 @@ PTEs pagemap calls present while their P bit is 0).  Then:
     sysmem (THP: pagemap reports each 4 KiB subpage's PFN,
     fs/proc/task_mmu.c pagemap_pmd_range, as the walk's PA of the VA does),
     and faults `unmapped` at a PROT_NONE page (the CPU's answer:
-    arch/x86/include/asm/pgtable.h pte_present() counts _PAGE_PROTNONE).
+    arch/x86/include/asm/pgtable.h pte_present() counts _PAGE_PROTNONE;
+    arm64's PTE_PROT_NONE is an invalid descriptor, asm/pgtable.h).
 The one process that runs between the sample and the dump is RUNNER (pid
 1, the init script: it forks ptfs-procs, waits, and goes on to the idle
 loop): a writable page of its own that it writes after the fork is copied
@@ -37,7 +38,7 @@ With `pa` (once per guest: each answer loads the dump), who maps a page:
     `TOOL pa` names at least those processes (the sample is partial, so
     ptfs may name more), RUNNER left out (its pages may have moved);
   - ptfs maps no user page outside the process's VMAs: every run of
-    `TOOL maps --json DUMP pidN` with the user flag lies inside the VMAs
+    `TOOL maps --json DUMP pidN` with the user flag (arm64: ap_user) lies inside the VMAs
     ptfs-procs listed (`PTFS-VMA PID LO HI`, /proc/PID/maps), RUNNER
     left out (it runs on after the sample).
 Prints the counts; exit 1 with every disagreement listed."""
@@ -69,6 +70,18 @@ def guest(serial):
     return procs, pm, family, vmas
 
 
+def user(flags):
+    """Whether a run or page of these maps flags is reachable from user mode:
+    x86-64's `user` (U/S), arm64's `ap_user` (AP[1])."""
+    return 'user' in flags or 'ap_user' in flags
+
+
+def writable(flags):
+    """Whether it is writable: x86-64's `writable` (R/W), arm64's AP[2]
+    clear (no `ap_rdonly`)."""
+    return 'writable' in flags or ('ap_user' in flags and 'ap_rdonly' not in flags)
+
+
 def outside_vmas(tool, dump, pid, vmas, bad):
     """Checks pidN's user runs against its VMAs; returns the runs checked."""
     r = subprocess.run([tool, 'maps', '--json', dump, 'pid%d' % pid], stdout=subprocess.PIPE,
@@ -80,7 +93,7 @@ def outside_vmas(tool, dump, pid, vmas, bad):
     n = 0
     for line in r.stdout.splitlines():
         run = json.loads(line)
-        if 'user' not in run.get('flags', []):
+        if not user(run.get('flags', [])):
             continue
         n += 1
         lo, hi = int(run['va_start'], 16), int(run['va_end'], 16)
@@ -190,7 +203,7 @@ def main():
                     bad.append('pid%d 0x%x: PROT_NONE, ptfs %s' % (pid, va, json.dumps(got)[:160]))
             elif got.get('status') != 'mapped' or got.get('space') != 'sysmem' or int(got['pa'], 16) >> 12 != pfn:
                 what = 'pid%d 0x%x: pagemap PFN 0x%x, ptfs %s' % (pid, va, pfn, json.dumps(got)[:160])
-                if (pid == RUNNER and got.get('status') == 'mapped' and 'writable' in got.get('flags', [])
+                if (pid == RUNNER and got.get('status') == 'mapped' and writable(got.get('flags', []))
                         and len(moved) < MOVED_MAX):
                     moved.append(what)
                 else:

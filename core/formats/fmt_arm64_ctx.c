@@ -454,6 +454,42 @@ static void a64_info_json(const struct pt_context *ctx, struct pt_jobj *o)
 	pt_jobj_hex(o, "ttbr_ignored", c->ttbr_ignored);
 }
 
+/*
+ * A Linux process's context (pt_format.user_keys): at EL0 the CPU walks
+ * user VAs from TTBR0_EL1, which holds mm->pgd's physical address
+ * (arch/arm64/include/asm/mmu_context.h cpu_switch_mm(): phys_to_ttbr(),
+ * 52-bit addresses' bits 51:48 in BADDR 5:2), with TCR_EL1's T0SZ, TG0 and
+ * TBI0: the kernel context's TCR when it has one (a live vCPU's), else its
+ * granule, VA and output sizes (Linux sets one VA size for both halves,
+ * TCR_T0SZ and TCR_T1SZ of vabits_actual, and always TBI0: arch/arm64/mm/
+ * proc.S __cpu_setup).  The kernel half stays CTX's (TTBR1): an arm64
+ * context is one half (docs/design.md §2.6).  The PGD is PGD_SIZE-aligned
+ * (arch/arm64/mm/pgd.c): the root table's bytes.
+ */
+static bool a64_user_keys(const struct pt_context *ctx, uint64_t pgd, const struct pt_ctx_reader *rd,
+			  uint64_t *root, struct pt_buf *ini)
+{
+	const struct a64_ctx *c = ctx->priv;
+	uint64_t r = pgd >> 48 ? (pgd & span(47, 0)) | (pgd >> 48 & 0xf) << 2 : pgd;
+
+	(void)rd;
+	if (!c || !c->fmt.name || ctx_s2(c) || !c->upper || pgd & ((8ull << c->root_bits) - 1) ||
+	    pgd >> c->pa)
+		return false;
+	*root = pgd;
+	if (!ini)
+		return true;
+	pt_buf_printf(ini, "ttbr = 0x%" PRIx64 "\nhalf = lower\n", r);
+	if (c->has & BIT(K_TCR))
+		pt_buf_printf(ini, "tcr = 0x%" PRIx64 "\n", c->v[K_TCR]);
+	else
+		pt_buf_printf(ini, "granule = %u\nva_bits = %u\npa_bits = %u\nds = %u\ntbi = 1\n", 1u << c->grain,
+			      c->va, c->pa, c->ds);
+	if (c->space_name)
+		pt_buf_printf(ini, "space = %s\n", c->space_name);
+	return true;
+}
+
 static const struct pt_blob_kind a64_blob_kinds[] = {
 	{"arm64", 8},
 	{NULL, 0},
@@ -498,4 +534,5 @@ const struct pt_format pt_format_arm64 = {
 	.encode = pt_a64_encode_4k,
 	.build_keys = pt_a64_build_keys,
 	.geom_keys = a64_geom_keys,
+	.user_keys = a64_user_keys,
 };

@@ -629,6 +629,46 @@ static void x86_root_rule(const uint8_t *ref, uint64_t ref_addr, const uint8_t *
 	out->kind = "kernel_only";
 }
 
+/*
+ * A Linux process's context (pt_format.user_keys): CR3 = its PGD with
+ * CTX's paging mode (one tree holds both halves), or with PTI the user
+ * copy 4 KiB above (arch/x86/include/asm/pgtable.h kernel_to_user_pgdp():
+ * PTI_PGTABLE_SWITCH_BIT is PAGE_SHIFT), the one the CPU walks in user
+ * mode.  That page is the user copy when every present entry of its user
+ * half (0..255) has the kernel copy's frame, one at least
+ * (__pti_set_user_pgtbl() writes both; without PTI that page is anything).
+ */
+static bool x86_pti_user_copy(const struct pt_ctx_reader *rd, uint64_t pgd)
+{
+	uint64_t kc[256], uc[256];
+	unsigned same = 0;
+
+	if (pgd & 0x1fff || !rd->read(rd->opaque, 0, pgd, kc, sizeof kc) ||
+	    !rd->read(rd->opaque, 0, pgd + 0x1000, uc, sizeof uc))
+		return false;
+	for (unsigned i = 0; i < 256; i++) {
+		const uint64_t fr = 0x000ffffffffff000ull;
+
+		if (!(uc[i] & 1))
+			continue;
+		if (!(kc[i] & 1) || (kc[i] & fr) != (uc[i] & fr))
+			return false;
+		same++;
+	}
+	return same > 0;
+}
+
+static bool x86_user_keys(const struct pt_context *ctx, uint64_t pgd, const struct pt_ctx_reader *rd,
+			  uint64_t *root, struct pt_buf *ini)
+{
+	if (pgd & 0xfff)
+		return false;
+	*root = pgd + (rd && x86_pti_user_copy(rd, pgd) ? 0x1000 : 0);
+	if (ini)
+		x86_geom_keys(ctx, 0, *root, ini);
+	return true;
+}
+
 static const struct pt_blob_kind x86_blob_kinds[] = {
 	{"x86", 8},
 	{NULL, 0},
@@ -671,4 +711,5 @@ const struct pt_format pt_format_x86_64 = {
 	.build_keys = x86_build_keys,
 	.geom_keys = x86_geom_keys,
 	.root_rule = x86_root_rule,
+	.user_keys = x86_user_keys,
 };

@@ -416,6 +416,21 @@ struct pt_format {
 	 */
 	void (*root_rule)(const uint8_t *ref, uint64_t ref_addr, const uint8_t *cand,
 			  uint64_t cand_addr, const uint8_t *other, struct pt_root_rel *out);
+	/*
+	 * A process's address space (Linux's mm->pgd: core/linux, docs/design.md
+	 * §3.4): the keys of a context of this format that walks as the CPU
+	 * does in user mode, with the geometry of CTX, the kernel's context of
+	 * this format (paging mode, granule, VA and output sizes, space), from
+	 * the process's top table at PGD (a physical address in CTX's root
+	 * space).  *ROOT: the table the CPU walks for user VAs, where that
+	 * depends on the memory (x86-64 PTI's user copy) read through RD, which
+	 * reads PGD's space whatever its space argument (NULL: PGD is that
+	 * table); "key = value" lines into INI (may be NULL).
+	 * False: no such context from CTX and PGD (CTX no kernel's: an arm64
+	 * TTBR0 or stage-2 one; PGD not a table's address).  NULL: none ever.
+	 */
+	bool (*user_keys)(const struct pt_context *ctx, uint64_t pgd, const struct pt_ctx_reader *rd,
+			  uint64_t *root, struct pt_buf *ini);
 };
 
 /* What a format's root_rule hook says of a candidate. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "linux_int.h"
+#include "pt_vec.h"
 #include "pt_walk.h"
 
 const char *const pt_ksym_names[PT_KS__COUNT] = {
@@ -91,6 +92,101 @@ bool pt_kmem_u64(struct pt_kmem *k, uint64_t va, uint64_t *v)
 	for (int i = 7; i >= 0; i--)
 		*v = *v << 8 | b[i];
 	return true;
+}
+
+/* ---- where the scans look ---- */
+
+static size_t sysmem_ranges(const struct pt_capture *cap, unsigned space, struct pt_pa_range **out)
+{
+	size_t n = 0, nr = pt_capture_region_count(cap);
+	struct pt_pa_range *r = calloc(nr ? nr : 1, sizeof *r);
+
+	for (size_t i = 0; r && i < nr; i++) {
+		const struct pt_region_info *ri = pt_capture_region(cap, i);
+
+		if (ri->space == space && ri->size) {
+			r[n].base = ri->base;
+			r[n++].size = ri->size;
+		}
+	}
+	*out = r;
+	return r ? n : 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct pt_pa_range *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/*
+ * R's N ranges clipped to what the kernel context KC maps of SPACE (its
+ * direct or linear map holds all RAM: Linux x86 and arm64 alike), where
+ * the scans for BTF and init_task look: a kdump's region runs from 0, and
+ * an arm64 guest's RAM starts at 1 GiB on QEMU's virt, a hole whose pages
+ * all fail to read.  R as it was when KC maps none.  The count, or N.
+ */
+static size_t kernel_clip(const struct pt_context *kc, unsigned space, struct pt_pa_range **r, size_t n)
+{
+	struct pt_page_iter *it = malloc(sizeof *it);
+	struct pt_pa_range *m = NULL, *out;
+	size_t nm = 0, cap = 0, no = 0, k = 0;
+	struct pt_page pg;
+
+	if (!it)
+		return n;
+	pt_pages_init(it, kc, 0, NULL);
+	it->flags = PT_DECODE_SUMMARY;
+	while (pt_pages_next(it, &pg)) {
+		if (pg.space != space)
+			continue;
+		if (nm && m[nm - 1].base + m[nm - 1].size == pg.pa) {
+			m[nm - 1].size += pg.size;
+		} else if (pt_vec_reserve(&m, &cap, nm + 1, sizeof *m)) {
+			m[nm].base = pg.pa;
+			m[nm++].size = pg.size;
+		}
+	}
+	free(it);
+	qsort(m, nm, sizeof *m, cmp_range);
+	for (size_t i = 0; i < nm; i++) {
+		if (k && m[i].base <= m[k - 1].base + m[k - 1].size) {
+			uint64_t end = m[i].base + m[i].size;
+
+			if (end > m[k - 1].base + m[k - 1].size)
+				m[k - 1].size = end - m[k - 1].base;
+		} else {
+			m[k++] = m[i];
+		}
+	}
+	out = k ? calloc(n * k, sizeof *out) : NULL;
+	for (size_t i = 0; out && i < n; i++)
+		for (size_t j = 0; j < k; j++) {
+			uint64_t lo = (*r)[i].base > m[j].base ? (*r)[i].base : m[j].base;
+			uint64_t a = (*r)[i].base + (*r)[i].size, b = m[j].base + m[j].size, hi = a < b ? a : b;
+
+			if (lo < hi) {
+				out[no].base = lo;
+				out[no++].size = hi - lo;
+			}
+		}
+	free(m);
+	if (!out || !no) {
+		free(out);
+		return n;
+	}
+	free(*r);
+	*r = out;
+	return no;
+}
+
+size_t pt_kernel_ranges(const struct pt_capture *cap, const struct pt_context *kc, unsigned space,
+			struct pt_pa_range **out)
+{
+	size_t n = sysmem_ranges(cap, space, out);
+
+	return *out ? kernel_clip(kc, space, out, n) : 0;
 }
 
 /* ---- VMCOREINFO ---- */
@@ -211,13 +307,33 @@ static bool vi_version(const char *vi, size_t len, unsigned *maj, unsigned *min)
 	return pt_vi_get(vi, len, "OSRELEASE", rel, sizeof rel) && sscanf(rel, "%u.%u", maj, min) == 2;
 }
 
-/* kallsyms_sym_address() for the kernel VERSION (major*100+minor). */
-static uint64_t sym_address(unsigned version, int32_t off, uint64_t base)
+/*
+ * kallsyms_sym_address(): with CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64
+ * SMP before 6.15) >= 0 absolute (the per-CPU symbols), < 0
+ * relative_base - 1 - off; without it (arm64, every kernel since 6.15)
+ * relative_base + the u32 offset.  ABS: the table is the former's.
+ */
+static uint64_t sym_address(bool abs, int32_t off, uint64_t base)
 {
-	if (version >= 615)    /* ABSOLUTE_PERCPU gone (6.15 scripts/kallsyms.c) */
+	if (!abs)
 		return base + (uint32_t)off;
-	/* CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 SMP): >= 0 absolute, < 0 relative_base - 1 - off */
 	return off >= 0 ? (uint64_t)off : base - 1 - (uint64_t)(int64_t)off;
+}
+
+/*
+ * Whether the table of NUM offsets at OFFS is ABSOLUTE_PERCPU's: none
+ * since 6.15 (scripts/kallsyms.c dropped it); before, a kernel
+ * symbol's offset there is negative (scripts/kallsyms.c write_src():
+ * relative_base - addr - 1, "offset >= 0" an overflow), and the last
+ * symbol (the highest address, the table sorted) is one, while without it
+ * every offset is addr - relative_base, a u32 below 2^31 for any kernel
+ * image.  The kernel config is not in the dump: its table says it.
+ */
+static bool abs_percpu(struct pt_kmem *k, unsigned version, uint64_t offs, uint32_t num)
+{
+	uint8_t ob[4];
+
+	return version < 615 && pt_kmem_read(k, offs + 4ull * (num - 1), ob, 4) && (ob[3] & 0x80);
 }
 
 #define KS_MAX_SYMS (1u << 22)
@@ -244,7 +360,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 	unsigned maj = 0, min = 0, version, found = 0;
 	uint32_t num;
 	struct stream *s;
-	bool ok = true;
+	bool ok = true, abs;
 
 	memset(out, 0, PT_KS__COUNT * sizeof *out);
 	*nsyms = 0;
@@ -276,6 +392,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 		if (!pt_kmem_read(k, a[2] + off, tok + off, 256))
 			break;
 	tok[sizeof tok - 1] = 0;
+	abs = abs_percpu(k, version, a[4], num);
 	s = malloc(sizeof *s);
 	if (!s)
 		return fail(why, wlen, "%s", "out of memory");
@@ -324,7 +441,7 @@ bool pt_ksyms_decode(struct pt_kmem *k, const char *vi, size_t len, uint64_t out
 				continue;
 			off = (int32_t)((uint32_t)ob[0] | (uint32_t)ob[1] << 8 | (uint32_t)ob[2] << 16 |
 					(uint32_t)ob[3] << 24);
-			out[w] = sym_address(version, off, base);
+			out[w] = sym_address(abs, off, base);
 			found++;
 		}
 		*nsyms = i + 1;

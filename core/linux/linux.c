@@ -23,35 +23,30 @@
 #include "pt_vec.h"
 #include "pt_walk.h"
 
-/* The kernel's tables: [cpu kernel] (VMCOREINFO), else the first vCPU's. */
+/*
+ * Whether C walks kernel VAs as a kernel's context its format can make
+ * process contexts from (pt_format.user_keys: an arm64 TTBR0 context is
+ * no kernel's).
+ */
+static bool kernel_like(const struct pt_context *c)
+{
+	return c->fmt->user_keys && c->fmt->user_keys(c, 0, NULL, &(uint64_t){0}, NULL);
+}
+
+/* The kernel's tables: the dump's kernel context (VMCOREINFO), else the first vCPU's that is one. */
 static const struct pt_context *kernel_ctx(const struct pt_capture *cap)
 {
 	const struct pt_context *c = pt_capture_context_find(cap, "kernel");
 
-	for (size_t i = 0; !c && i < pt_capture_context_count(cap); i++) {
+	if (c)
+		return kernel_like(c) ? c : NULL;
+	for (size_t i = 0; i < pt_capture_context_count(cap); i++) {
 		const struct pt_context *x = pt_capture_context(cap, i);
 
-		if (!strncmp(x->name, "cpu", 3) && !strcmp(x->fmt->name, "x86-64"))
-			c = x;
+		if (!strncmp(x->name, "cpu", 3) && kernel_like(x))
+			return x;
 	}
-	return c && !strcmp(c->fmt->name, "x86-64") ? c : NULL;
-}
-
-static size_t sysmem_ranges(const struct pt_capture *cap, unsigned space, struct pt_pa_range **out)
-{
-	size_t n = 0, nr = pt_capture_region_count(cap);
-	struct pt_pa_range *r = calloc(nr ? nr : 1, sizeof *r);
-
-	for (size_t i = 0; r && i < nr; i++) {
-		const struct pt_region_info *ri = pt_capture_region(cap, i);
-
-		if (ri->space == space && ri->size) {
-			r[n].base = ri->base;
-			r[n++].size = ri->size;
-		}
-	}
-	*out = r;
-	return r ? n : 0;
+	return NULL;
 }
 
 struct state {
@@ -72,9 +67,13 @@ struct state {
 	struct pt_task_off off;
 	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
 	char route[160];
-	unsigned la57;
 	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
 	const struct pt_load_opts *opts;   /* task: one process only */
+	/* route (d): where to look for init_task; what it found (0: not run, or nothing) */
+	const struct pt_pa_range *r;
+	size_t nr;
+	unsigned space;
+	uint64_t init_found, init_pa;
 };
 
 /* The BTF at __start_BTF..__stop_BTF when kallsyms gave them (no scan), else the scan's. */
@@ -128,8 +127,14 @@ static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base)
 
 static bool current_of(struct state *s, size_t i, uint64_t *task)
 {
+	const struct pt_kernel_cpu *c = s->kf && i < s->kf->ncpu ? &s->kf->cpu[i] : NULL;
 	uint64_t base;
 
+	/* a register that holds it (arm64's SP_EL0 at EL1) */
+	if (c && c->current) {
+		*task = c->current;
+		return true;
+	}
 	return s->cur_off >= 0 && cpu_base(s, i, &base) && pt_kmem_u64(&s->k, base + (uint64_t)s->cur_off, task) &&
 	       *task >> 63;
 }
@@ -145,16 +150,19 @@ static bool start_task(struct state *s, uint64_t *start)
 			 s->vi_where, *start);
 		return true;
 	}
-	for (size_t i = 0; i < ncpu; i++) {
+	/* the registers' vCPUs only (a live x86 guest's cpuN have none noted) */
+	for (size_t i = 0; s->kf && i < ncpu && i < s->kf->ncpu; i++) {
+		const struct pt_kernel_cpu *c = &s->kf->cpu[i];
 		uint64_t t, leader;
 
 		/* route (b) is the registers' (a System.map's __per_cpu_offset is route c's) */
-		if (!reg_base(&s->kf->cpu[i], &(uint64_t){0}) || !current_of(s, i, &t) ||
+		if ((!c->current && !reg_base(c, &(uint64_t){0})) || !current_of(s, i, &t) ||
 		    !pt_kmem_u64(&s->k, t + (uint64_t)s->off.group_leader, &leader))
 			continue;
 		*start = leader;
-		snprintf(s->route, sizeof s->route, "the per-CPU current task of cpu%zu (GS base of its QEMU "
-			 "note): 0x%" PRIx64, i, t);
+		snprintf(s->route, sizeof s->route, "the %s task of cpu%zu (%s): 0x%" PRIx64,
+			 c->current ? "current" : "per-CPU current", i,
+			 c->current ? c->current_from : "GS base of its QEMU note", t);
 		return true;
 	}
 	/* an init_task past memory (another kernel's map, a hostile one): no route, said once */
@@ -162,6 +170,16 @@ static bool start_task(struct state *s, uint64_t *start)
 	    pt_task_read(&s->k, &s->off, s->sym[PT_KS_INIT_TASK], &(struct pt_task){0})) {
 		*start = s->sym[PT_KS_INIT_TASK];
 		snprintf(s->route, sizeof s->route, "%.130s: init_task 0x%" PRIx64, s->map_where, *start);
+		return true;
+	}
+	/* (d): no symbol names it (arm64 kallsyms: text only); a refresh reuses the load's find */
+	if (!s->init_found && s->r && pt_task_find_init(&s->k, &s->off, s->space, s->r, s->nr, &s->init_found,
+							 &s->init_pa))
+		return false;
+	if (s->init_found) {
+		*start = s->init_found;
+		snprintf(s->route, sizeof s->route, "init_task by signature (comm swapper/0, pid 0) at 0x%" PRIx64
+			 ": 0x%" PRIx64, s->init_pa, *start);
 		return true;
 	}
 	return false;
@@ -270,8 +288,24 @@ static void mark_cpus(struct state *s, struct pt_tasks *tl)
  * `pid 51 (worker), thread of process pid50`, `pid 50 (worker), process
  * pid50`, `pid 2 (kthreadd), a kernel thread`, or `idle (pid 0, swapper/1)`
  * for a CPU's idle task (init_idle() names it swapper/N, PF_IDLE:
- * kernel/sched/core.c).  Only the vCPUs the notes named cpuN.
+ * kernel/sched/core.c).  Only the vCPUs the notes named cpuN (an arm64
+ * live guest's cpuN.ttbr0 and cpuN.ttbr1).
  */
+/* x-task = V on context NAME (cpuN), or on each of its halves cpuN.SOMETHING (an arm64 vCPU's ttbr0, ttbr1). */
+static pt_err annotate_halves(struct pt_capture *cap, const char *name, const char *v)
+{
+	size_t nl = strlen(name);
+	pt_err rc = pt_capture_annotate(cap, name, "x-task", v);
+
+	for (size_t i = 0; rc == PT_E_NOTFOUND && i < pt_capture_context_count(cap); i++) {
+		const char *x = pt_capture_context(cap, i)->name;
+
+		if (!strncmp(x, name, nl) && x[nl] == '.' && x[nl + 1])
+			rc = pt_capture_annotate(cap, x, "x-task", v) == PT_OK ? PT_E_NOTFOUND : PT_E_NOMEM;
+	}
+	return rc == PT_E_NOTFOUND ? PT_OK : rc;
+}
+
 static pt_err annotate_cpus(struct state *s)
 {
 	size_t ncpu = s->kf ? s->kf->ncpu : 0;
@@ -283,8 +317,7 @@ static pt_err annotate_cpus(struct state *s)
 		uint64_t cur;
 
 		snprintf(name, sizeof name, "cpu%zu", i);
-		if (!pt_capture_context_find(s->cap, name) || !current_of(s, i, &cur) ||
-		    !pt_task_read(&s->k, &s->off, cur, &t))
+		if (!current_of(s, i, &cur) || !pt_task_read(&s->k, &s->off, cur, &t))
 			continue;
 		pt_text_escape(comm, sizeof comm, t.comm);
 		if (!t.pid || t.flags & PT_PF_IDLE)
@@ -296,14 +329,41 @@ static pt_err annotate_cpus(struct state *s)
 				 t.tgid);
 		else
 			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), process pid%" PRIu32, t.pid, comm, t.tgid);
-		rc = pt_capture_annotate(s->cap, name, "x-task", v);
-		if (rc == PT_E_NOTFOUND)
-			rc = PT_OK;
+		rc = annotate_halves(s->cap, name, v);
 	}
 	return rc;
 }
 
 #define NANN 12
+
+/*
+ * D's format and keys: a context that walks as the CPU does in user mode
+ * from T's root, with the geometry of KC, the kernel's context (its
+ * format's user_keys hook writes the keys into B, whose lines D's point
+ * into).  False: the format makes none (PT_E_NOMEM aside: B->oom).
+ */
+static bool ctx_keys(const struct pt_context *kc, const struct pt_task *t, struct pt_buf *b, struct pt_ctx_def *d)
+{
+	char *p;
+
+	if (!kc->fmt->user_keys(kc, t->root, NULL, &(uint64_t){0}, b) || b->oom || !b->len)
+		return false;
+	d->format = kc->fmt->name;
+	for (p = b->data; *p && d->nkeys < PT_CTX_DEF_KEYS;) {
+		char *e = strchr(p, '\n'), *eq;
+
+		if (e)
+			*e = 0;
+		eq = strstr(p, " = ");
+		if (!eq)
+			return false;
+		*eq = 0;
+		d->key[d->nkeys] = p;
+		d->val[d->nkeys++] = eq + 3;
+		p = e ? e + 1 : p + strlen(p);
+	}
+	return !*p;
+}
 
 /* Whether CAP has a context NAME, gone ones too (a name is never taken twice). */
 static bool ctx_named(const struct pt_capture *cap, const char *name)
@@ -326,12 +386,12 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 	struct pt_ctx_def *d = calloc(tl->n ? tl->n : 1, sizeof *d);
 	char (*txt)[NANN][96] = calloc(tl->n ? tl->n : 1, sizeof *txt);
 	char (*names)[24] = calloc(tl->n ? tl->n : 1, sizeof *names);
-	char (*cr3)[24] = calloc(tl->n ? tl->n : 1, sizeof *cr3);
+	struct pt_buf *kb = calloc(tl->n ? tl->n : 1, sizeof *kb);
 	struct pt_kv (*ann)[NANN] = calloc(tl->n ? tl->n : 1, sizeof *ann);
 	size_t n = 0, kthreads = 0, unreadable = 0;
 	pt_err rc = PT_OK;
 
-	if (!d || !txt || !names || !cr3 || !ann)
+	if (!d || !txt || !names || !kb || !ann)
 		rc = PT_E_NOMEM;
 	for (size_t i = 0; !rc && i < tl->n; i++) {
 		struct pt_task *t = &tl->t[i];
@@ -360,8 +420,15 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
 		if (later && ctx_named(s->cap, names[n]))
 			continue;
+		pt_buf_init(&kb[n]);
+		if (!ctx_keys(s->k.ctx, t, &kb[n], &d[n])) {
+			rc = kb[n].oom ? PT_E_NOMEM : PT_OK;
+			unreadable += !rc;
+			pt_buf_free(&kb[n]);
+			memset(&d[n], 0, sizeof d[n]);
+			continue;
+		}
 		pt_text_escape(comm, sizeof comm, t->comm);
-		snprintf(cr3[n], sizeof cr3[n], "0x%" PRIx64, t->pgd_pa + (t->pti ? 0x1000 : 0));
 		snprintf(txt[n][0], 96, "%" PRIu32, t->pid);
 		snprintf(txt[n][1], 96, "%" PRIu32, t->tgid);
 		snprintf(txt[n][2], 96, "%s", comm);
@@ -381,13 +448,7 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 			ann[n][k].key = keys[k];
 			ann[n][k].value = txt[n][k];
 		}
-		d[n].format = "x86-64";
 		d[n].name = names[n];
-		d[n].key[0] = "cr3";
-		d[n].val[0] = cr3[n];
-		d[n].key[1] = "la57";
-		d[n].val[1] = s->la57 ? "1" : "0";
-		d[n].nkeys = 2;
 		d[n].ann = ann[n];
 		d[n].nann = NANN;
 		n++;
@@ -409,19 +470,11 @@ static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
 	free(d);
 	free(txt);
 	free(names);
-	free(cr3);
+	for (size_t i = 0; kb && i < n; i++)
+		pt_buf_free(&kb[i]);
+	free(kb);
 	free(ann);
 	return rc;
-}
-
-/* 5 levels when the kernel's context has them (its per-context format copy, fmt_x86_64.c). */
-static unsigned ctx_levels(const struct pt_context *c)
-{
-	unsigned n = 0;
-
-	while (c->fmt->levels[n].name)
-		n++;
-	return n;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -446,7 +499,7 @@ struct relist {
 	uint32_t task;
 	/* what a context added later says, as the load's did */
 	char route[160], btf_where[96];
-	unsigned la57;
+	uint64_t init_found, init_pa;
 	struct pt_load_opts opts;
 	/* user processes on the list with no context (started since the mount): tasks' rows, by pid */
 	pthread_mutex_t lock;   /* NEW and NNEW: the refresh swaps them while a render copies them */
@@ -496,7 +549,7 @@ static pt_err new_rows(struct pt_capture *cap, struct relist *rl, struct pt_task
 		nw[n].pid = t->tgid;
 		nw[n].ppid = t->ppid;
 		nw[n].threads = t->threads;
-		nw[n].root = t->pgd_pa + (t->pti ? 0x1000 : 0);
+		nw[n].root = t->root;
 		pt_text_escape(nw[n++].comm, sizeof nw->comm, t->comm);
 	}
 	pthread_mutex_lock(&rl->lock);
@@ -512,8 +565,8 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 {
 	struct relist *rl = ud;
 	const struct pt_context *kc = kernel_ctx(cap);
-	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu, .la57 = rl->la57,
-			  .opts = &rl->opts};
+	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu,
+			  .opts = &rl->opts, .init_found = rl->init_found, .init_pa = rl->init_pa};
 	struct pt_tasks tl;
 	uint64_t start;
 	pt_err rc;
@@ -608,13 +661,14 @@ static void keep_for_refresh(struct state *s)
 	rl->cur_off = s->cur_off;
 	memcpy(rl->sym, s->sym, sizeof rl->sym);
 	rl->ncpu = s->ncpu;
+	rl->init_found = s->init_found;
+	rl->init_pa = s->init_pa;
 	rl->task_given = s->opts && s->opts->task_given;
 	rl->task = s->opts ? s->opts->task : 0;
 	rl->opts.task_given = rl->task_given;
 	rl->opts.task = rl->task;
 	memcpy(rl->route, s->route, sizeof rl->route);
 	memcpy(rl->btf_where, s->btf_where, sizeof rl->btf_where);
-	rl->la57 = s->la57;
 	/* room for the processes started after the mount (a full room: tasks lists the rest as rows) */
 	if (pt_capture_reserve_contexts(s->cap, LIVE_ROOM)) {
 		free(rl);
@@ -654,7 +708,8 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 	}
 	set_cur_off(s);
 	if (!start_task(s, &start)) {
-		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s; %s: no pidN contexts "
+		pt_capture_add_warning(s->cap, "linux: no route to the task list: %s%s; %s; %s; no init_task "
+				       "(swapper/0) in RAM: no pidN contexts "
 				       "(-device vmcoreinfo with the guest's qemu_fw_cfg, a QEMU ELF dump's CPU "
 				       "notes, or the kernel's System.map (-o system_map=FILE, --system-map FILE) "
 				       "supply one)",
@@ -728,15 +783,15 @@ pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 	s.kf = pt_capture_kernel_facts(cap);
 	kc = kernel_ctx(cap);
 	/*
-	 * only an x86-64 guest: a dump (its source noted the kernel's facts),
-	 * or a live one (VMCOREINFO from its RAM, its vCPUs' cpuN)
+	 * a guest whose kernel context's format makes process contexts
+	 * (pt_format.user_keys): a dump (its source noted the kernel's
+	 * facts), or a live one (VMCOREINFO from its RAM, its vCPUs' cpuN)
 	 */
 	if ((!s.kf && !pt_capture_is_live(cap)) || !kc || (space = pt_capture_space_find(cap, "sysmem")) < 0)
 		return PT_OK;
 	s.ncpu = s.kf ? s.kf->ncpu : live_cpus(cap);
 	pt_kmem_init(&s.k, kc);
-	s.la57 = ctx_levels(kc) == 5;
-	nr = sysmem_ranges(cap, (unsigned)space, &r);
+	nr = pt_kernel_ranges(cap, kc, (unsigned)space, &r);
 	if (!r)
 		return PT_E_NOMEM;
 	if (s.kf && s.kf->vmcoreinfo) {
@@ -752,6 +807,9 @@ pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 			snprintf(s.vi_where, sizeof s.vi_where, "VMCOREINFO found in RAM at 0x%" PRIx64, pa);
 		}
 	}
+	s.r = r;
+	s.nr = nr;
+	s.space = (unsigned)space;
 	rc = expand(&s, r, nr, (unsigned)space);
 	pt_btf_free(&s.btf);
 	free(s.vi_owned);

@@ -107,6 +107,14 @@ bool pt_kmem_u64(struct pt_kmem *k, uint64_t va, uint64_t *v);
 /* The physical address of VA (its space in *SPACE): false when not mapped. */
 bool pt_kmem_pa(struct pt_kmem *k, uint64_t va, uint64_t *pa, unsigned *space);
 
+/*
+ * The captured ranges of SPACE (sysmem) in *OUT (malloc'd; NULL: no
+ * memory), clipped to what the kernel context KC maps: where the BTF and
+ * init_task scans look.  Their count.
+ */
+size_t pt_kernel_ranges(const struct pt_capture *cap, const struct pt_context *kc, unsigned space,
+			struct pt_pa_range **out);
+
 /* ---- VMCOREINFO and kallsyms (ksyms.c) ---- */
 
 /* The value of line KEY=VALUE of VMCOREINFO text VI (LEN bytes) into OUT; false when absent. */
@@ -172,11 +180,12 @@ bool pt_task_offsets(const struct btf *btf, struct pt_task_off *o, char *missing
 
 struct pt_task {
 	uint64_t addr, mm, pgd, pgd_pa;
+	uint64_t root;          /* the table the CPU walks in user mode (pgd_pa, or PTI's user copy) */
 	uint32_t pid, tgid, ppid, flags, state;
 	unsigned threads;       /* 0: not counted */
 	int cpu;                /* the vCPU running it; -1: none */
 	unsigned space;         /* of pgd_pa */
-	bool pti;               /* pgd_pa + 4 KiB is its user copy */
+	bool pti;               /* root is not pgd_pa: x86-64 PTI's user copy 4 KiB above */
 	char comm[17];
 };
 struct pt_tasks {
@@ -199,7 +208,21 @@ size_t pt_linux_new_rows(const struct pt_capture *cap, struct pt_task_row **out)
 /* The leaders on the tasks list from task START (init_task), bounded. PT_E_NOMEM only. */
 pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t start, struct pt_tasks *out);
 void pt_tasks_free(struct pt_tasks *t);
-/* T's mm->pgd and its physical address: PT_E_VALUE for a kernel thread, PT_E_CAPTURE when unreadable. */
+/*
+ * Route (d), when no symbol names init_task (arm64's kallsyms hold text
+ * symbols only): a scan of the N ranges of SPACE for the comm
+ * "swapper/0", each hit checked as init_task (pid 0, no mm, a kernel
+ * thread, its own group leader, linked back by its task list through K's
+ * walk), bounded in hits.  *VA its kernel VA (0: none found), *PA where it
+ * is.  PT_E_NOMEM only.
+ */
+pt_err pt_task_find_init(struct pt_kmem *k, const struct pt_task_off *o, unsigned space,
+			 const struct pt_pa_range *r, size_t n, uint64_t *va, uint64_t *pa);
+/*
+ * T's mm->pgd, its physical address and the user root (the kernel
+ * context's format's user_keys): PT_E_VALUE for a kernel thread,
+ * PT_E_CAPTURE when unreadable or no table the format can walk.
+ */
 pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_task *t);
 
 /* ---- PCI functions (pci.c) ---- */

@@ -7,11 +7,11 @@
  * copy_process() adds p->tasks only if thread_group_leader(p)); a leader's
  * threads hang off signal->thread_head through task.thread_node.  Kernel
  * threads have no mm (PF_KTHREAD, include/linux/sched.h) and are no
- * context.  A process's PGD is mm->pgd, a direct-map VA; with PTI the
- * user copy is the next 4 KiB page (arch/x86/include/asm/pgtable.h
- * kernel_to_user_pgdp(): PTI_PGTABLE_SWITCH_BIT is PAGE_SHIFT), and it is
- * the one the CPU walks in user mode.  Every offset comes from the dump's
- * BTF; every list is bounded.
+ * context.  A process's PGD is mm->pgd, a direct-map (linear-map) VA,
+ * made physical through the kernel context's own walk; the table the CPU
+ * walks in user mode is the kernel context's format's to say
+ * (pt_format.user_keys: x86-64 PTI's user copy 4 KiB above).  Every offset
+ * comes from the dump's BTF; every list is bounded.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -190,36 +190,120 @@ pt_err pt_task_list(struct pt_kmem *k, const struct pt_task_off *o, uint64_t sta
 	return rc;
 }
 
+/*
+ * Whether the task_struct at physical TPA is init_task: pid and tgid 0, no
+ * mm, a kernel thread, and on its own task list: the task its tasks.next
+ * names links back to it (tasks.prev), at a kernel VA whose walk gives TPA
+ * again, and it is its own group leader.  *VA: that VA.
+ */
+/* The little-endian N-byte value at physical PA of SPACE into *V. */
+static bool phys_le(const struct pt_mem *mem, unsigned space, uint64_t pa, unsigned n, uint64_t *v)
+{
+	uint8_t b[8];
+
+	*v = 0;
+	if (!pt_mem_read(mem, space, pa, b, n))
+		return false;
+	for (unsigned i = n; i-- > 0;)
+		*v = *v << 8 | b[i];
+	return true;
+}
+
+/*
+ * Whether the task_struct at physical TPA is init_task: pid and tgid 0, no
+ * mm, a kernel thread (include/linux/init_task.h INIT_TASK's PF_KTHREAD),
+ * and on its own task list: the task its tasks.next names links back to
+ * it (tasks.prev) at a kernel VA whose walk gives TPA again, and it is its
+ * own group leader.  *VA: that VA.
+ */
+static bool init_at(struct pt_kmem *k, const struct pt_task_off *o, unsigned space, uint64_t tpa, uint64_t *va)
+{
+	const struct pt_mem *mem = k->ctx->mem;
+	uint64_t pid, tgid, flags, mm, next, prev, leader, pa;
+	unsigned sp;
+
+	if (tpa & 7 || !phys_le(mem, space, tpa + (uint64_t)o->pid, 4, &pid) ||
+	    !phys_le(mem, space, tpa + (uint64_t)o->tgid, 4, &tgid) ||
+	    !phys_le(mem, space, tpa + (uint64_t)o->flags, 4, &flags) ||
+	    !phys_le(mem, space, tpa + (uint64_t)o->mm, 8, &mm) ||
+	    !phys_le(mem, space, tpa + (uint64_t)o->tasks, 8, &next) ||
+	    !phys_le(mem, space, tpa + (uint64_t)o->group_leader, 8, &leader))
+		return false;
+	if (pid || tgid || mm || !(flags & PT_PF_KTHREAD) || !(next >> 63) || !pt_kmem_u64(k, next + 8, &prev) ||
+	    prev < (uint64_t)o->tasks)
+		return false;
+	*va = prev - (uint64_t)o->tasks;
+	return leader == *va && pt_kmem_pa(k, *va, &pa, &sp) && pa == tpa && sp == space;
+}
+
+#define INIT_CHUNK ((uint64_t)1 << 20)
+/* "swapper/0" hits examined before the scan gives up (one the printk buffer, a few stale copies). */
+#define INIT_MAX_HITS 4096u
+
+pt_err pt_task_find_init(struct pt_kmem *k, const struct pt_task_off *o, unsigned space,
+			 const struct pt_pa_range *r, size_t n, uint64_t *va, uint64_t *pa)
+{
+	/* init_idle() names the boot CPU's idle task "swapper/0" in its comm[16] (kernel/sched/core.c) */
+	static const char comm[16] = "swapper/0";
+	uint8_t *buf = malloc(INIT_CHUNK + sizeof comm);
+	unsigned hits = 0;
+
+	if (!buf)
+		return PT_E_NOMEM;
+	*va = 0;
+	for (size_t i = 0; i < n && !*va && hits < INIT_MAX_HITS; i++) {
+		uint64_t end = r[i].base + r[i].size, at = r[i].base;
+
+		while (at < end && !*va && hits < INIT_MAX_HITS) {
+			uint64_t len = end - at < INIT_CHUNK + sizeof comm ? end - at : INIT_CHUNK + sizeof comm, nz;
+			const uint8_t *p, *q;
+
+			/* jump over what is known zero (a kdump's absent pages) */
+			if (!pt_mem_next_nonzero(k->ctx->mem, space, at, &nz) || nz >= end)
+				break;
+			if (nz > at) {
+				at = nz & ~7ull;
+				continue;
+			}
+			if (!pt_mem_read(k->ctx->mem, space, at, buf, (size_t)len)) {
+				at += 4096 - (at & 4095);
+				continue;
+			}
+			for (p = buf; !*va && hits < INIT_MAX_HITS &&
+			     (q = memmem(p, (size_t)(len - (uint64_t)(p - buf)), comm, sizeof comm)); p = q + 1) {
+				uint64_t hit = at + (uint64_t)(q - buf);
+
+				hits++;
+				if (hit - r[i].base >= (uint64_t)o->comm && init_at(k, o, space, hit - (uint64_t)o->comm, va))
+					*pa = hit - (uint64_t)o->comm;
+				else
+					*va = 0;
+			}
+			at += len > sizeof comm ? len - sizeof comm : len;
+		}
+	}
+	free(buf);
+	return PT_OK;
+}
+
 void pt_tasks_free(struct pt_tasks *t)
 {
 	free(t->t);
 	memset(t, 0, sizeof *t);
 }
 
-/*
- * Whether the page after the PGD at PA is its PTI user copy: every present
- * entry of the user half (0..255) of the user copy has the same frame as
- * the kernel copy's, and one at least is present (__pti_set_user_pgtbl()
- * writes both; without PTI that page is anything).
- */
-static bool pti_copy(const struct pt_mem *mem, unsigned space, uint64_t pa)
+/* The format's reader (pt_ctx_reader) of the captured memory in the PGD's space. */
+struct pgd_mem {
+	const struct pt_mem *mem;
+	unsigned space;
+};
+
+static bool pgd_read(const void *opaque, unsigned space, uint64_t pa, void *out, size_t len)
 {
-	uint64_t kc[256], uc[256];
-	unsigned same = 0;
+	const struct pgd_mem *m = opaque;
 
-	if (pa & 0x1fff || !pt_mem_read(mem, space, pa, kc, sizeof kc) ||
-	    !pt_mem_read(mem, space, pa + 0x1000, uc, sizeof uc))
-		return false;
-	for (unsigned i = 0; i < 256; i++) {
-		const uint64_t fr = 0x000ffffffffff000ull;
-
-		if (!(uc[i] & 1))
-			continue;
-		if (!(kc[i] & 1) || (kc[i] & fr) != (uc[i] & fr))
-			return false;
-		same++;
-	}
-	return same > 0;
+	(void)space;
+	return pt_mem_read(m->mem, m->space, pa, out, len);
 }
 
 pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_task *t)
@@ -228,11 +312,15 @@ pt_err pt_task_pgd(struct pt_kmem *k, const struct pt_task_off *o, struct pt_tas
 
 	if (!t->mm || t->flags & PT_PF_KTHREAD)
 		return PT_E_VALUE;
-	if (!pt_kmem_u64(k, t->mm + (uint64_t)o->pgd, &t->pgd) || !pt_kmem_pa(k, t->pgd, &t->pgd_pa, &sp) ||
-	    t->pgd_pa & 0xfff)
+	if (!pt_kmem_u64(k, t->mm + (uint64_t)o->pgd, &t->pgd) || !pt_kmem_pa(k, t->pgd, &t->pgd_pa, &sp))
 		return PT_E_CAPTURE;
 	t->space = sp;
-	t->pti = pti_copy(k->ctx->mem, sp, t->pgd_pa);
+	/* the user root as the kernel context's format has it (x86-64 PTI's user copy) */
+	if (!k->ctx->fmt->user_keys ||
+	    !k->ctx->fmt->user_keys(k->ctx, t->pgd_pa, &(struct pt_ctx_reader){pgd_read,
+				    &(struct pgd_mem){k->ctx->mem, sp}}, &t->root, NULL))
+		return PT_E_CAPTURE;
+	t->pti = t->root != t->pgd_pa;
 	return PT_OK;
 }
 
@@ -254,11 +342,14 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Pages of CTX's user half (x86-64: below the canonical hole; la57: 2^56). */
+/*
+ * Pages of CTX's user half: below the canonical hole (x86-64 2^47, la57
+ * 2^56; an arm64 TTBR0 context's is all of it, 2^va_bits).
+ */
 static uint64_t user_pages(const struct pt_context *ctx, struct pt_readctl *rc)
 {
 	struct pt_page_iter *it = malloc(sizeof *it);
-	uint64_t lim = ctx->fmt->va_bits >= 57 ? 1ull << 56 : 1ull << 47, n = 0;
+	uint64_t lim = 1ull << (ctx->fmt->va_bits - 1), n = 0;
 	struct pt_page pg;
 
 	if (!it)

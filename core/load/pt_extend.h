@@ -28,12 +28,20 @@
 /*
  * One vCPU's registers the task walk may use (QEMU target/i386/arch_dump.c
  * QEMUCPUState): the CS selector (its low 2 bits the CPL), the GS base and
- * KernelGSBase (MSR 0xC0000102, written only when the note's size holds it).
+ * KernelGSBase (MSR 0xC0000102, written only when the note's size holds it);
+ * or the current task itself.  Indexed by the vCPU's index.
  */
 struct pt_kernel_cpu {
 	uint64_t gs_base, kernel_gs_base;
 	uint32_t cs;
 	bool has_gs, has_kgs;
+	/*
+	 * The running task's task_struct when a register holds it (arm64:
+	 * SP_EL0 at EL1, arch/arm64/include/asm/current.h), and FROM, static,
+	 * saying which ("SP_EL0 at EL1 from the gdbstub"); 0: not known.
+	 */
+	uint64_t current;
+	const char *current_from;
 };
 
 struct pt_kernel_facts {
@@ -72,9 +80,10 @@ pt_err pt_loader_pci(struct pt_loader *ld, const struct pt_pci_dev *d, size_t n,
 		     bool drivers_known);
 
 /* One context a layer above the load adds: the keys its format's section reads, and x- keys. */
-#define PT_CTX_DEF_KEYS 4
+/* arm64's process contexts: ttbr, half, granule, va_bits, pa_bits, ds, tbi, space */
+#define PT_CTX_DEF_KEYS 8
 struct pt_ctx_def {
-	const char *format;     /* "x86-64" */
+	const char *format;     /* a format's name: "x86-64" */
 	const char *name;
 	const char *key[PT_CTX_DEF_KEYS];
 	const char *val[PT_CTX_DEF_KEYS];

@@ -70,11 +70,14 @@ pt_err pt_gdb_threads(const char *reply, unsigned *pid, unsigned *tid, size_t *n
 struct pt_gdb_cpu {
 	unsigned index;
 	uint64_t cpsr, sctlr, tcr, ttbr0, ttbr1;
+	uint64_t sp_el0;        /* at EL1 Linux's current task (arch/arm64/include/asm/current.h) */
+	bool has_sp_el0;        /* the target description has SP_EL0 */
 };
 
 /*
  * Connects to QEMU's gdbstub at the UNIX socket PATH and reads every
- * vCPU's CPSR, SCTLR(_EL1), TCR_EL1, TTBR0_EL1 and TTBR1_EL1, each command
+ * vCPU's CPSR, SCTLR(_EL1), TCR_EL1, TTBR0_EL1, TTBR1_EL1 and, where the
+ * target description has it, SP_EL0, each command
  * within TIMEOUT_MS.  QEMU stops the guest when a debugger connects
  * (gdbstub.c gdb_chr_event) and the connection is closed without a detach:
  * the guest stays stopped, and the caller continues it if it ran before.

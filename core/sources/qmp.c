@@ -438,6 +438,36 @@ static pt_err gdb_socket(struct pt_loader *ld, struct pt_qmp_live *l, char *path
 
 
 /*
+ * Each vCPU's running task for core/linux (route b of docs/design.md
+ * §3.4): at EL1 Linux keeps `current` in SP_EL0 (arch/arm64/include/asm/
+ * current.h get_current(); entry.S loads it on every entry from EL0); at
+ * EL0 SP_EL0 is the user's stack pointer, not known then.  Read at mount,
+ * as the TTBRs are.  PT_E_NOMEM only.
+ */
+static pt_err arm64_current(struct pt_loader *ld, const struct pt_gdb_cpu *c, size_t n)
+{
+	struct pt_kernel_cpu *k;
+	size_t ncpu = 0;
+	pt_err rc;
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i].has_sp_el0 && c[i].index < PT_GDB_MAX_THREADS && c[i].index + 1 > ncpu)
+			ncpu = c[i].index + 1;
+	if (!ncpu)
+		return PT_OK;
+	if (!(k = calloc(ncpu, sizeof *k)))
+		return PT_E_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].has_sp_el0 && c[i].index < ncpu && ((c[i].cpsr >> 2) & 3) == 1 && c[i].sp_el0 >> 63) {
+			k[c[i].index].current = c[i].sp_el0;
+			k[c[i].index].current_from = "SP_EL0 at EL1 from the gdbstub";
+		}
+	rc = pt_loader_kernel_facts(ld, NULL, 0, k, ncpu);
+	free(k);
+	return rc;
+}
+
+/*
  * [arm64 cpuN.ttbr0] and [arm64 cpuN.ttbr1] per vCPU at EL0/EL1 with its
  * MMU on (SCTLR_EL1.M), registers from the gdbstub.  QEMU stops the guest
  * while a debugger is connected: a guest that ran is continued after.
@@ -504,6 +534,8 @@ static pt_err arm64_cpus(struct pt_loader *ld, struct pt_qmp_live *l)
 		if (made == before)
 			said(&why, &nsaid, "walks neither half (TCR_EL1.EPD0 and EPD1 set)", c[i].index);
 	}
+	if (!rc)
+		rc = arm64_current(ld, c, n);
 	free(c);
 	said_end(&why, nsaid);
 	/* the warnings are not shown when the load fails: the line says what each vCPU is doing */

@@ -396,9 +396,14 @@ static pt_err read_xml(struct gdb *g, const char *name, char **xml, char *err, s
 	return PT_OK;
 }
 
-/* The registers read per vCPU, by their names in QEMU's target description. */
-static const char *const reg_names[] = {"cpsr", "SCTLR", "TCR_EL1", "TTBR0_EL1", "TTBR1_EL1"};
+/*
+ * The registers read per vCPU, by their names in QEMU's target description;
+ * the first NREQ are needed, SP_EL0 (the running task at EL1) may be absent.
+ */
+static const char *const reg_names[] = {"cpsr", "SCTLR", "TCR_EL1", "TTBR0_EL1", "TTBR1_EL1", "SP_EL0"};
 #define NREGS (sizeof reg_names / sizeof reg_names[0])
+#define NREQ 5u
+#define NO_REG UINT32_MAX
 
 /* Each of reg_names[]'s number and size from target.xml and the files it includes. */
 static pt_err find_regs(struct gdb *g, unsigned *num, unsigned *bits, char *err, size_t errlen)
@@ -429,7 +434,10 @@ static pt_err find_regs(struct gdb *g, unsigned *num, unsigned *bits, char *err,
 		free(xml);
 		free(href[i]);
 	}
-	for (size_t r = 0; !rc && r < NREGS; r++)
+	for (size_t r = NREQ; r < NREGS; r++)
+		if (!found[r] || bits[r] > 64)
+			num[r] = NO_REG;
+	for (size_t r = 0; !rc && r < NREQ; r++)
 		if (!found[r] || bits[r] > 64)
 			rc = pt_err_fmt(err, errlen, PT_E_UNSUPPORTED, "gdbstub: no 64-bit register %s in the target "
 					"description (QEMU serves TTBR0_EL1, TTBR1_EL1 and TCR_EL1 as system registers "
@@ -452,6 +460,9 @@ static pt_err cpu_regs(struct gdb *g, unsigned pid, unsigned tid, const unsigned
 	for (size_t i = 0; !rc && i < NREGS; i++) {
 		char e[200];
 
+		v[i] = 0;
+		if (num[i] == NO_REG)
+			continue;
 		snprintf(cmd, sizeof cmd, "p%x", num[i]);
 		if ((rc = gdb_cmd(g, cmd, &r, err, errlen)))
 			break;
@@ -522,6 +533,8 @@ pt_err pt_gdb_arm64_cpus(const char *path, unsigned timeout_ms, struct pt_gdb_cp
 		c->tcr = v[2];
 		c->ttbr0 = v[3];
 		c->ttbr1 = v[4];
+		c->sp_el0 = v[5];
+		c->has_sp_el0 = num[5] != NO_REG;
 	}
 	if (rc) {
 		free(*cpus);
