@@ -384,8 +384,13 @@ if do_mount "$WORK/vmcore.elf" "$mnt" -o notasks; then
 		chmod -R u+w "$ex" && rm -rf "$ex"   # 100+ MB each
 	done
 	# readdir and lookup agree on every node of the dump's tree (issue #34
-	# item 1): a second mount, where nothing was listed, resolves each name
-	if do_mount "$WORK/vmcore.elf" "$mnt.lookup" -o notasks; then
+	# item 1): a second mount, where nothing was listed, resolves each name.
+	# The cloud-kernel tests do it; on the generic kernel's tree (8 times
+	# as many nodes, its espfix aliases: README.md here, "PTI") it would
+	# cost 2-4 minutes more and check no kernel-specific reading.
+	if [ "$flavour" != cloud ]; then
+		echo "note: readdir/lookup agreement (tree_agree.py) is left to the cloud-kernel tests"
+	elif do_mount "$WORK/vmcore.elf" "$mnt.lookup" -o notasks; then
 		check "the ELF dump's mount: readdir and lookup agree on every node" \
 			python3 "$HERE/../tree_agree.py" "$mnt" "$mnt.lookup"
 		do_umount "$mnt.lookup"
