@@ -15,7 +15,8 @@ PTFS_QEMU_PACKAGES=(qemu-system-x86 qemu-system-arm busybox-static cpio makedump
 
 # Debian's guest kernels for the qemu suite, and the IOMMU tests' kernels
 # with their headers, unpacked from their .debs into ~/.cache/ptfs-qemu*
-# (never installed; check_tests/qemu/fetch_kernel.sh).
+# (never installed; check_tests/qemu/fetch_kernel.sh); the generic amd64
+# one (--iommu amd64) is also qemu-x86-64-5level's, booted with pti=on.
 ptfs_fetch_kernels() {
 	check_tests/qemu/fetch_kernel.sh && check_tests/qemu/fetch_kernel.sh arm64 &&
 		check_tests/qemu/fetch_kernel.sh --iommu amd64 &&

@@ -9,7 +9,8 @@
 #
 # With --iommu, the kernel of the IOMMU test (README.md here, "IOMMUs"):
 # for amd64 Debian's generic `amd64` flavour (the cloud flavour has no
-# CONFIG_AMD_IOMMU), for arm64 the cloud flavour (CONFIG_ARM_SMMU_V3=y);
+# CONFIG_AMD_IOMMU; qemu-x86-64-5level boots it too, with pti=on: README.md
+# here, "PTI"), for arm64 the cloud flavour (CONFIG_ARM_SMMU_V3=y);
 # its virtio modules, and the headers an out-of-tree module is built with:
 # linux-headers-KVER, its -common package and linux-kbuild (of the host's
 # architecture: its programs run at build time), unpacked side by side in

@@ -67,6 +67,15 @@ insmod /lib/modules/qemu_fw_cfg.ko || echo "ptfs-init: insmod qemu_fw_cfg failed
 if [ -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
 	echo "ptfs-init: vmcoreinfo published"
 fi
+# Page-table isolation as the kernel decided it: arch/x86/mm/pti.c prints
+# "Kernel/User page tables isolation: enabled" (and "force enabled on
+# command line." for pti=on on a CPU not flagged Meltdown-vulnerable) at
+# KERN_INFO, which quiet keeps off the console, so the log is copied; and
+# the kernel's verdict (arch/x86/kernel/cpu/bugs.c cpu_show_common():
+# "Not affected" when the CPU lacks X86_BUG_CPU_MELTDOWN, as TCG's -cpu max
+# does, whatever pti= says; else "Mitigation: PTI" or "Vulnerable").
+dmesg | sed -n 's/^\[[^]]*\] //; s/^Kernel\/User page tables isolation: /ptfs-init: &/p'
+echo "ptfs-init: meltdown: \$(cat /sys/devices/system/cpu/vulnerabilities/meltdown 2>&1)"
 # Linux turns transparent huge pages off below 512 MiB of RAM
 # (mm/huge_memory.c hugepage_init: "The admin can still enable it through /sys").
 echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null

@@ -7,10 +7,15 @@
  *   PTFS-PROC PID PPID THREADS COMM  from /proc/PID/stat ("pid (comm) state ppid
  *                                    ... num_threads", proc(5) fields 1-4 and 20)
  *   PTFS-VMA PID LO HI               every VMA of /proc/PID/maps, [LO, HI)
- *   PTFS-PM PID VA PFN [none]        up to PM_PER_VMA present pages of each VMA,
+ *   PTFS-PM PID VA PFN [none|x]      up to PM_PER_VMA present pages of each VMA,
  *                                    `none` in a PROT_NONE VMA: pagemap calls its
  *                                    PTEs present (pte_present() counts
- *                                    _PAGE_PROTNONE) while the CPU's P bit is 0
+ *                                    _PAGE_PROTNONE) while the CPU's P bit is 0;
+ *                                    `x` in an executable one (maps says r-x):
+ *                                    the CPU in user mode may fetch there, so
+ *                                    under PTI only through the user copy (the
+ *                                    kernel copy's user half is NX:
+ *                                    arch/x86/mm/pti.c __pti_set_user_pgtbl())
  * (Documentation/admin-guide/mm/pagemap.rst: bit 63 present, bits 0-54 the
  * PFN; one u64 per 4 KiB page at offset VA / 4096 * 8).
  * Built static at test time.  Usage: ptfs-procs
@@ -57,7 +62,7 @@ static void pagemap(long pid)
 			if (!(e >> 63 & 1) || !(e & ((1ull << 55) - 1)))
 				continue;
 			printf("PTFS-PM %ld 0x%" PRIx64 " 0x%" PRIx64 "%s\n", pid, va, (uint64_t)(e & ((1ull << 55) - 1)),
-			       strncmp(perm, "---", 3) ? "" : " none");
+			       !strncmp(perm, "---", 3) ? " none" : perm[2] == 'x' ? " x" : "");
 			n++;
 		}
 	}

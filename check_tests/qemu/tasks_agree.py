@@ -6,9 +6,10 @@ issue #40 item 7): the guest's own account of its processes against ptfs's.
 
 SERIAL_LOG holds what ptfs-procs (procs.c) printed in the guest just before
 the dump: `PTFS-PROC PID PPID THREADS COMM` per user process (from /proc/PID/stat)
-and `PTFS-PM PID VA PFN [none]` for sampled present pages (from
+and `PTFS-PM PID VA PFN [none|x]` for sampled present pages (from
 /proc/PID/pagemap, read as root, so with PFNs; `none`: a PROT_NONE VMA, whose
-PTEs pagemap calls present while their P bit is 0).  Then:
+PTEs pagemap calls present while their P bit is 0; `x`: an executable VMA).
+Then:
   - `TOOL tasks --json DUMP` lists exactly those pids (each a context
     pidN), with the same ppid, thread count and comm (the kernel keeps 15
     bytes: include/linux/sched.h TASK_COMM_LEN);
@@ -17,7 +18,12 @@ PTEs pagemap calls present while their P bit is 0).  Then:
     fs/proc/task_mmu.c pagemap_pmd_range, as the walk's PA of the VA does),
     and faults `unmapped` at a PROT_NONE page (the CPU's answer:
     arch/x86/include/asm/pgtable.h pte_present() counts _PAGE_PROTNONE;
-    arm64's PTE_PROT_NONE is an invalid descriptor, asm/pgtable.h).
+    arm64's PTE_PROT_NONE is an invalid descriptor, asm/pgtable.h);
+    a page of an executable VMA must walk without `xd`: the walk is the
+    CPU's in user mode, and under PTI only the user copy at pgd + 4 KiB
+    lets it fetch there (arch/x86/mm/pti.c __pti_set_user_pgtbl() sets NX
+    in the kernel copy's user entries), so a pidN rooted at the kernel
+    copy fails here while its PFNs still agree.
 The one process that runs between the sample and the dump is RUNNER (pid
 1, the init script: it forks ptfs-procs, waits, and goes on to the idle
 loop): a writable page of its own that it writes after the fork is copied
@@ -66,7 +72,8 @@ def guest(serial):
                 family = tuple(int(x, 0) for x in line.split()[1:5])
             elif line.startswith('PTFS-PM '):
                 f = line.split()
-                pm.setdefault(int(f[1]), []).append((int(f[2], 16), int(f[3], 16), f[4:] == ['none']))
+                pm.setdefault(int(f[1]), []).append((int(f[2], 16), int(f[3], 16), f[4:5] == ['none'],
+                                                     f[4:5] == ['x']))
     return procs, pm, family, vmas
 
 
@@ -121,7 +128,7 @@ def pa_pids(tool, dump, pfn):
 
 def who_maps(tool, dump, procs, pm, family, bad):
     """The `pa` checks of the docstring; returns (frames checked, family frames)."""
-    at = {(pid, va): pfn for pid, pages in pm.items() for va, pfn, none in pages if not none}
+    at = {(pid, va): pfn for pid, pages in pm.items() for va, pfn, none, _ in pages if not none}
     want = {}
     if family is None:
         bad.append('no PTFS-FAMILY line: ptfs-family (family.c) did not run')
@@ -183,7 +190,7 @@ def main():
             bad.append('pid %d: the guest says ppid %d comm %r threads %d, ptfs ppid %d comm %r threads %d' % (
                 pid, procs[pid][0], procs[pid][1], procs[pid][2], mine[pid]['ppid'], mine[pid]['comm'],
                 mine[pid]['threads']))
-    npfn = nnone = 0
+    npfn = nnone = nexec = 0
     moved = []
     for pid, pages in sorted(pm.items()):
         if pid not in mine:
@@ -194,7 +201,7 @@ def main():
         if r.returncode != 0 or len(res) != len(pages):
             bad.append('ptfs-tool walk pid%d: exit %d: %s' % (pid, r.returncode, r.stderr.strip()[:200]))
             continue
-        for (va, pfn, none), w in zip(pages, res):
+        for (va, pfn, none, x), w in zip(pages, res):
             got = w['result']
             npfn += 1
             if none:
@@ -208,6 +215,11 @@ def main():
                     moved.append(what)
                 else:
                     bad.append(what)
+            elif x:
+                nexec += 1
+                if 'xd' in got.get('flags', []):
+                    bad.append('pid%d 0x%x: executable in the guest (its VMA is r-x), ptfs walks it xd '
+                               '(a PTI kernel copy?) %s' % (pid, va, json.dumps(got)[:160]))
     whom = ''
     if sys.argv[4:5] == ['pa']:
         nshared, nfam = who_maps(tool, dump, procs, pm, family, bad)
@@ -215,9 +227,9 @@ def main():
                     for pid in sorted(set(procs) & set(mine)) if pid != RUNNER)
         whom = '; who maps: %d family frames, %d shared frames; %d user runs inside the VMAs' % (
             nfam, nshared, nruns)
-    print('tasks_agree: %d processes in the guest, %d in ptfs; %d sampled pages (%d PROT_NONE); '
-          '%d moved since the sample (pid %d ran on: copy-on-write)%s; %d disagreements' % (
-              len(procs), len(mine), npfn, nnone, len(moved), RUNNER, whom, len(bad)))
+    print('tasks_agree: %d processes in the guest, %d in ptfs; %d sampled pages (%d PROT_NONE, '
+          '%d executable); %d moved since the sample (pid %d ran on: copy-on-write)%s; %d disagreements' % (
+              len(procs), len(mine), npfn, nnone, nexec, len(moved), RUNNER, whom, len(bad)))
     for m in moved:
         print('  moved: ' + m)
     for b in bad[:40]:
