@@ -80,6 +80,8 @@ struct pt_iommu_walk {
 	struct pt_iommu_dte dte;
 };
 
+/* ---- iommu_dev.c: below the visitors, calling none of them back ---- */
+
 /* LEN bytes at ADDR of the IOMMU's space into BUF: false when not captured or past the bound. */
 bool pt_iommu_read(struct pt_iommu_walk *w, uint64_t addr, void *buf, size_t len);
 /* One warning "capture.ini:LINE: [iommu NAME]: MESSAGE". */
@@ -95,6 +97,8 @@ pt_err pt_iommu_device(struct pt_iommu_walk *w, const struct pt_iommu_dev *d);
 pt_err pt_iommu_xspace(struct pt_iommu_walk *w, const char **name);
 /* Takes back the last space pt_iommu_xspace() made (its first stage was refused). */
 void pt_iommu_xspace_drop(struct pt_iommu_walk *w);
+/* Sorts P's pages and drops repeats (pt_capture_iommu_pages() gives them sorted). */
+void pt_iommu_pages_compact(struct pt_iommu_pages *p);
 
 /*
  * The bounds (iommu_seen.c, docs/design.md §2.7): before a walk, its
