@@ -49,35 +49,9 @@ static const struct pt_context *kernel_ctx(const struct pt_capture *cap)
 	return NULL;
 }
 
-struct state {
-	struct pt_capture *cap;
-	const struct pt_kernel_facts *kf;
-	struct pt_kmem k;
-	const char *vi;
-	size_t vilen;
-	char *vi_owned;
-	char vi_where[96];
-	uint64_t sym[PT_KS__COUNT];
-	bool have_syms;
-	char ks_why[256];
-	bool map_syms;          /* sym[] came from the user's System.map (route c) */
-	char map_where[200];
-	struct pt_btf btf;
-	char btf_where[96];
-	struct pt_task_off off;
-	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
-	char route[160];
-	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
-	const struct pt_load_opts *opts;   /* task: one process only */
-	/* route (d): where to look for init_task; what it found (0: not run, or nothing) */
-	const struct pt_pa_range *r;
-	size_t nr;
-	unsigned space;
-	uint64_t init_found, init_pa;
-};
 
 /* The BTF at __start_BTF..__stop_BTF when kallsyms gave them (no scan), else the scan's. */
-static pt_err find_btf(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
+static pt_err find_btf(struct pt_lx *s, const struct pt_pa_range *r, size_t nr, unsigned space)
 {
 	uint64_t a = s->sym[PT_KS_START_BTF], b = s->sym[PT_KS_STOP_BTF];
 	pt_err rc;
@@ -106,7 +80,7 @@ static pt_err find_btf(struct state *s, const struct pt_pa_range *r, size_t nr, 
 static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base);
 
 /* The per-CPU base of vCPU I: __per_cpu_offset[i] (route a), or its GS base (route b). */
-static bool cpu_base(struct state *s, size_t i, uint64_t *base)
+static bool cpu_base(struct pt_lx *s, size_t i, uint64_t *base)
 {
 	const struct pt_kernel_cpu *c = s->kf && i < s->kf->ncpu ? &s->kf->cpu[i] : NULL;
 
@@ -125,7 +99,7 @@ static bool reg_base(const struct pt_kernel_cpu *c, uint64_t *base)
 	return (c->cs & 3) ? c->has_kgs && *base >> 63 : *base >> 63;
 }
 
-static bool current_of(struct state *s, size_t i, uint64_t *task)
+static bool current_of(struct pt_lx *s, size_t i, uint64_t *task)
 {
 	const struct pt_kernel_cpu *c = s->kf && i < s->kf->ncpu ? &s->kf->cpu[i] : NULL;
 	uint64_t base;
@@ -140,7 +114,7 @@ static bool current_of(struct state *s, size_t i, uint64_t *task)
 }
 
 /* Where the walk starts: init_task (route a), or a running task's group leader (route b). */
-static bool start_task(struct state *s, uint64_t *start)
+static bool start_task(struct pt_lx *s, uint64_t *start)
 {
 	size_t ncpu = s->ncpu;
 
@@ -186,7 +160,7 @@ static bool start_task(struct state *s, uint64_t *start)
 }
 
 /* The System.map the user named on the command line (route c): the load's option, as the dump's facts keep it. */
-static const char *sysmap_path(const struct state *s)
+static const char *sysmap_path(const struct pt_lx *s)
 {
 	if (s->opts && s->opts->system_map)
 		return s->opts->system_map;
@@ -194,7 +168,7 @@ static const char *sysmap_path(const struct state *s)
 }
 
 /* Whether a System.map is named: on the command line, or by capture.ini's system_map key. */
-static bool has_map(const struct state *s)
+static bool has_map(const struct pt_lx *s)
 {
 	return sysmap_path(s) || (s->kf && s->kf->system_map_fd >= 0);
 }
@@ -204,7 +178,7 @@ static bool has_map(const struct state *s)
  * capture.ini's system_map key (the user's word on this run over the
  * capture's; man/ptfs-capture.5).
  */
-static pt_err map_read(const struct state *s, struct pt_sysmap *m, const char **path)
+static pt_err map_read(const struct pt_lx *s, struct pt_sysmap *m, const char **path)
 {
 	*path = sysmap_path(s);
 	if (*path)
@@ -219,7 +193,7 @@ static pt_err map_read(const struct state *s, struct pt_sysmap *m, const char **
  * VMCOREINFO names _stext (kernel/crash_core.c VMCOREINFO_SYMBOL(_stext)),
  * the shifted _stext must equal it, or the map is another kernel's.
  */
-static void map_syms(struct state *s)
+static void map_syms(struct pt_lx *s)
 {
 	const char *path;
 	struct pt_sysmap m;
@@ -252,7 +226,7 @@ static void map_syms(struct state *s)
 		 have_shift ? (shift ? "+ KERNELOFFSET" : "KERNELOFFSET 0") : "no VMCOREINFO: not shifted");
 }
 
-static void set_cur_off(struct state *s)
+static void set_cur_off(struct pt_lx *s)
 {
 	int64_t hot = pt_btf_percpu(s->btf.btf, "pcpu_hot");
 
@@ -265,7 +239,7 @@ static void set_cur_off(struct state *s)
 }
 
 /* Fills each task's vCPU from the CPUs' current tasks (a thread's counts for its leader). */
-static void mark_cpus(struct state *s, struct pt_tasks *tl)
+static void mark_cpus(struct pt_lx *s, struct pt_tasks *tl)
 {
 	size_t ncpu = s->ncpu;
 
@@ -306,7 +280,7 @@ static pt_err annotate_halves(struct pt_capture *cap, const char *name, const ch
 	return rc == PT_E_NOTFOUND ? PT_OK : rc;
 }
 
-static pt_err annotate_cpus(struct state *s)
+static pt_err annotate_cpus(struct pt_lx *s)
 {
 	size_t ncpu = s->kf ? s->kf->ncpu : 0;
 	pt_err rc = PT_OK;
@@ -331,149 +305,6 @@ static pt_err annotate_cpus(struct state *s)
 			snprintf(v, sizeof v, "pid %" PRIu32 " (%s), process pid%" PRIu32, t.pid, comm, t.tgid);
 		rc = annotate_halves(s->cap, name, v);
 	}
-	return rc;
-}
-
-#define NANN 12
-
-/*
- * D's format and keys: a context that walks as the CPU does in user mode
- * from T's root, with the geometry of KC, the kernel's context (its
- * format's user_keys hook writes the keys into B, whose lines D's point
- * into).  False: the format makes none (PT_E_NOMEM aside: B->oom).
- */
-static bool ctx_keys(const struct pt_context *kc, const struct pt_task *t, struct pt_buf *b, struct pt_ctx_def *d)
-{
-	char *p;
-
-	if (!kc->fmt->user_keys(kc, t->root, NULL, &(uint64_t){0}, b) || b->oom || !b->len)
-		return false;
-	d->format = kc->fmt->name;
-	for (p = b->data; *p && d->nkeys < PT_CTX_DEF_KEYS;) {
-		char *e = strchr(p, '\n'), *eq;
-
-		if (e)
-			*e = 0;
-		eq = strstr(p, " = ");
-		if (!eq)
-			return false;
-		*eq = 0;
-		d->key[d->nkeys] = p;
-		d->val[d->nkeys++] = eq + 3;
-		p = e ? e + 1 : p + strlen(p);
-	}
-	return !*p;
-}
-
-/* Whether CAP has a context NAME, gone ones too (a name is never taken twice). */
-static bool ctx_named(const struct pt_capture *cap, const char *name)
-{
-	if (pt_capture_context_find(cap, name))
-		return true;
-	for (size_t i = 0; i < pt_capture_context_count(cap); i++)
-		if (!strcmp(pt_capture_context(cap, i)->name, name))
-			return true;
-	return false;
-}
-
-/*
- * A context per user address space of TL.  LATER: a live guest's refresh
- * adding the processes started since (a name the capture has is skipped,
- * nothing is said: the readers see the capture meanwhile).
- */
-static pt_err add_contexts(struct state *s, struct pt_tasks *tl, bool later)
-{
-	struct pt_ctx_def *d = calloc(tl->n ? tl->n : 1, sizeof *d);
-	char (*txt)[NANN][96] = calloc(tl->n ? tl->n : 1, sizeof *txt);
-	char (*names)[24] = calloc(tl->n ? tl->n : 1, sizeof *names);
-	struct pt_buf *kb = calloc(tl->n ? tl->n : 1, sizeof *kb);
-	struct pt_kv (*ann)[NANN] = calloc(tl->n ? tl->n : 1, sizeof *ann);
-	size_t n = 0, kthreads = 0, unreadable = 0;
-	pt_err rc = PT_OK;
-
-	if (!d || !txt || !names || !kb || !ann)
-		rc = PT_E_NOMEM;
-	for (size_t i = 0; !rc && i < tl->n; i++) {
-		struct pt_task *t = &tl->t[i];
-		static const char *const keys[NANN] = {"x-pid", "x-tgid", "x-comm", "x-threads", "x-ppid",
-			"x-state", "x-mm", "x-pgd", "x-cpu", "x-pti", "x-route", "x-btf"};
-		char comm[80];
-		bool dup = false;
-
-		rc = pt_task_pgd(&s->k, &s->off, t);
-		if (rc == PT_E_VALUE) {
-			kthreads++;
-			rc = PT_OK;
-			continue;
-		}
-		if (rc) {
-			unreadable++;
-			rc = PT_OK;
-			continue;
-		}
-		/* one context per address space: a CLONE_VM child without CLONE_THREAD shares its mm */
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = tl->t[j].mm == t->mm && tl->t[j].pgd_pa == t->pgd_pa && tl->t[j].pgd;
-		/* -o task=PID / --task PID: that process alone */
-		if (dup || (s->opts && s->opts->task_given && t->tgid != s->opts->task))
-			continue;
-		snprintf(names[n], sizeof names[n], "pid%" PRIu32, t->tgid);
-		if (later && ctx_named(s->cap, names[n]))
-			continue;
-		pt_buf_init(&kb[n]);
-		if (!ctx_keys(s->k.ctx, t, &kb[n], &d[n])) {
-			rc = kb[n].oom ? PT_E_NOMEM : PT_OK;
-			unreadable += !rc;
-			pt_buf_free(&kb[n]);
-			memset(&d[n], 0, sizeof d[n]);
-			continue;
-		}
-		pt_text_escape(comm, sizeof comm, t->comm);
-		snprintf(txt[n][0], 96, "%" PRIu32, t->pid);
-		snprintf(txt[n][1], 96, "%" PRIu32, t->tgid);
-		snprintf(txt[n][2], 96, "%s", comm);
-		snprintf(txt[n][3], 96, "%u", t->threads);
-		snprintf(txt[n][4], 96, "%" PRIu32, t->ppid);
-		snprintf(txt[n][5], 96, "0x%" PRIx32, t->state);
-		snprintf(txt[n][6], 96, "0x%" PRIx64, t->mm);
-		snprintf(txt[n][7], 96, "0x%" PRIx64 " (physical 0x%" PRIx64 ")", t->pgd, t->pgd_pa);
-		if (t->cpu >= 0)
-			snprintf(txt[n][8], 96, "cpu%d", t->cpu);
-		else
-			snprintf(txt[n][8], 96, "-");
-		snprintf(txt[n][9], 96, "%s", t->pti ? "yes: the user copy at pgd + 4 KiB is the root" : "no");
-		snprintf(txt[n][10], 96, "%.95s", s->route);
-		snprintf(txt[n][11], 96, "%.95s", s->btf_where);
-		for (unsigned k = 0; k < NANN; k++) {
-			ann[n][k].key = keys[k];
-			ann[n][k].value = txt[n][k];
-		}
-		d[n].name = names[n];
-		d[n].ann = ann[n];
-		d[n].nann = NANN;
-		n++;
-	}
-	if (later) {
-		rc = rc ? rc : pt_capture_live_add_contexts(s->cap, d, n, &(size_t){0});
-		n = 1;      /* the load's lines are not said again */
-		unreadable = 0;
-	} else if (!rc) {
-		rc = pt_capture_add_contexts(s->cap, d, n);
-	}
-	if (!rc && !n && s->opts && s->opts->task_given)
-		pt_capture_add_warning(s->cap, "linux: no user process %" PRIu32 " on the task list (-o task=, "
-				       "--task): no pidN context", s->opts->task);
-	if (!rc && unreadable)
-		pt_capture_add_warning(s->cap, "linux: %zu processes whose mm->pgd is not mapped or not captured: "
-				       "no context", unreadable);
-	(void)kthreads;
-	free(d);
-	free(txt);
-	free(names);
-	for (size_t i = 0; kb && i < n; i++)
-		pt_buf_free(&kb[i]);
-	free(kb);
-	free(ann);
 	return rc;
 }
 
@@ -507,14 +338,6 @@ struct relist {
 	size_t nnew;
 };
 
-static const char *ann_of(const struct pt_context *c, const char *key)
-{
-	for (size_t i = 0; i < c->nannotations; i++)
-		if (!strcmp(c->annotations[i].key, key))
-			return c->annotations[i].value;
-	return NULL;
-}
-
 /* Whether TL holds a user process of tgid PID and mm MM. */
 static bool listed(const struct pt_tasks *tl, unsigned long pid, uint64_t mm)
 {
@@ -538,7 +361,7 @@ static pt_err new_rows(struct pt_capture *cap, struct relist *rl, struct pt_task
 
 		snprintf(name, sizeof name, "pid%" PRIu32, t->tgid);
 		c = pt_capture_context_find(cap, name);
-		mm = c ? ann_of(c, "x-mm") : NULL;
+		mm = c ? pt_context_annotation(c, "x-mm") : NULL;
 		if ((rl->task_given && t->tgid != rl->task) || (mm && strtoull(mm, NULL, 16) == t->mm) ||
 		    pt_task_pgd(k, &rl->off, t) != PT_OK)
 			continue;   /* a kernel thread, a process that has its context, or one not readable */
@@ -565,7 +388,7 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 {
 	struct relist *rl = ud;
 	const struct pt_context *kc = kernel_ctx(cap);
-	struct state s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu,
+	struct pt_lx s = {.cap = cap, .off = rl->off, .cur_off = rl->cur_off, .ncpu = rl->ncpu,
 			  .opts = &rl->opts, .init_found = rl->init_found, .init_pa = rl->init_pa};
 	struct pt_tasks tl;
 	uint64_t start;
@@ -591,7 +414,7 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 	}
 	for (size_t i = 0; !rc && i < pt_capture_context_count(cap); i++) {
 		const struct pt_context *c = pt_capture_context(cap, i);
-		const char *pid = ann_of(c, "x-pid"), *mm = ann_of(c, "x-mm");
+		const char *pid = pt_context_annotation(c, "x-pid"), *mm = pt_context_annotation(c, "x-mm");
 
 		if (pid && mm && !pt_context_gone(c) && !listed(&tl, strtoul(pid, NULL, 10), strtoull(mm, NULL, 16)))
 			pt_context_set_gone(cap, c);
@@ -600,7 +423,7 @@ static pt_err relist(struct pt_capture *cap, void *ud, char *msg, size_t len)
 	if (!rc) {
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(&s, &tl);
-		rc = add_contexts(&s, &tl, true);
+		rc = pt_lx_add_contexts(&s, &tl, true);
 	}
 	if (!rc)
 		rc = new_rows(cap, rl, &tl, &s.k);
@@ -651,7 +474,7 @@ static void relist_free(void *ud)
 #define LIVE_ROOM 500
 
 /* A live guest: the walk's facts kept for relist(). */
-static void keep_for_refresh(struct state *s)
+static void keep_for_refresh(struct pt_lx *s)
 {
 	struct relist *rl;
 
@@ -678,7 +501,7 @@ static void keep_for_refresh(struct state *s)
 	pt_capture_set_refresh(s->cap, relist, rl, relist_free);
 }
 
-static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, unsigned space)
+static pt_err expand(struct pt_lx *s, const struct pt_pa_range *r, size_t nr, unsigned space)
 {
 	struct pt_tasks tl;
 	char missing[96];
@@ -731,7 +554,7 @@ static pt_err expand(struct state *s, const struct pt_pa_range *r, size_t nr, un
 		/* contexts in pid order, whatever task the walk started at (route b: a running one) */
 		qsort(tl.t, tl.n, sizeof *tl.t, cmp_pid);
 		mark_cpus(s, &tl);
-		rc = add_contexts(s, &tl, false);
+		rc = pt_lx_add_contexts(s, &tl, false);
 		/* adding contexts remade the capture's array: the kernel's context moved */
 		pt_kmem_init(&s->k, kernel_ctx(s->cap));
 		if (!rc)
@@ -773,7 +596,7 @@ static size_t live_cpus(const struct pt_capture *cap)
 
 pt_err pt_linux_expand(struct pt_capture *cap, const struct pt_load_opts *opts)
 {
-	struct state s = {.cap = cap, .cur_off = -1, .opts = opts};
+	struct pt_lx s = {.cap = cap, .cur_off = -1, .opts = opts};
 	const struct pt_context *kc;
 	struct pt_pa_range *r;
 	size_t nr;

@@ -17,6 +17,43 @@
 
 #if !defined(PT_LAYER_LINUX) && !defined(PT_TESTING)
 #error "linux_int.h is internal to core/linux (HACKING.md, Layers)"
+/*
+ * One run of the step (linux.c pt_linux_expand(), or a live refresh):
+ * what the routes found, the kernel's reads, the BTF and its offsets.
+ */
+struct pt_lx {
+	struct pt_capture *cap;
+	const struct pt_kernel_facts *kf;
+	struct pt_kmem k;
+	const char *vi;
+	size_t vilen;
+	char *vi_owned;
+	char vi_where[96];
+	uint64_t sym[PT_KS__COUNT];
+	bool have_syms;
+	char ks_why[256];
+	bool map_syms;          /* sym[] came from the user's System.map (route c) */
+	char map_where[200];
+	struct pt_btf btf;
+	char btf_where[96];
+	struct pt_task_off off;
+	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
+	char route[160];
+	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
+	const struct pt_load_opts *opts;   /* task: one process only */
+	/* route (d): where to look for init_task; what it found (0: not run, or nothing) */
+	const struct pt_pa_range *r;
+	size_t nr;
+	unsigned space;
+	uint64_t init_found, init_pa;
+};
+/*
+ * A context pidN per user address space of TL (procs.c).  LATER: a live
+ * guest's refresh adding the processes started since (a name the capture
+ * has is skipped).
+ */
+pt_err pt_lx_add_contexts(struct pt_lx *s, struct pt_tasks *tl, bool later);
+
 #endif
 
 #include <stdbool.h>
@@ -257,5 +294,42 @@ void pt_pci_devs_free(struct pt_pci_devs *d);
  * pointer of the lists is missing.  PT_E_NOMEM only.
  */
 pt_err pt_pci_expand(struct pt_capture *cap, struct pt_kmem *k, const struct btf *btf, uint64_t roots);
+
+/*
+ * One run of the step (linux.c pt_linux_expand(), or a live refresh):
+ * what the routes found, the kernel's reads, the BTF and its offsets.
+ */
+struct pt_lx {
+	struct pt_capture *cap;
+	const struct pt_kernel_facts *kf;
+	struct pt_kmem k;
+	const char *vi;
+	size_t vilen;
+	char *vi_owned;
+	char vi_where[96];
+	uint64_t sym[PT_KS__COUNT];
+	bool have_syms;
+	char ks_why[256];
+	bool map_syms;          /* sym[] came from the user's System.map (route c) */
+	char map_where[200];
+	struct pt_btf btf;
+	char btf_where[96];
+	struct pt_task_off off;
+	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
+	char route[160];
+	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
+	const struct pt_load_opts *opts;   /* task: one process only */
+	/* route (d): where to look for init_task; what it found (0: not run, or nothing) */
+	const struct pt_pa_range *r;
+	size_t nr;
+	unsigned space;
+	uint64_t init_found, init_pa;
+};
+/*
+ * A context pidN per user address space of TL (procs.c).  LATER: a live
+ * guest's refresh adding the processes started since (a name the capture
+ * has is skipped).
+ */
+pt_err pt_lx_add_contexts(struct pt_lx *s, struct pt_tasks *tl, bool later);
 
 #endif
