@@ -107,6 +107,14 @@ fi
 np=0
 for p in /proc/[0-9]*; do [ -e \$p/exe ] && np=\$((np + 1)); done
 echo "ptfs-init: user processes \$np"
+# The guest's PCI functions as sysfs has them (pci_agree.py, as the IOMMU
+# test's /init prints them): BDF, ids, class, driver.
+for d in /sys/bus/pci/devices/*; do
+	[ -e \$d/vendor ] || continue
+	drv=-
+	[ -e \$d/driver ] && drv=\$(basename \$(readlink \$d/driver))
+	echo "ptfs-pci: \${d##*/} \$(cat \$d/vendor) \$(cat \$d/device) \$(cat \$d/class) \$drv"
+done
 # The idle loop starts before ptfs-procs lists the processes, so that the
 # list is the guest's at the dump (only ptfs-procs itself is gone by then).
 (while :; do sleep 3600; done) &

@@ -19,6 +19,8 @@
 #     processes the guest listed from /proc, and their walks give the PFNs
 #     it read from /proc/PID/pagemap (tasks_agree.py; procs.c runs in the
 #     guest before the dump, cross-built for arm64);
+#   - x86: ptfs-tool pci of each dump lists the guest's PCI functions as
+#     its sysfs does, ids, class and driver (pci_agree.py);
 #   - x86: the guest's page-table isolation (its "Kernel/User page tables
 #     isolation: enabled" line) is ptfs's x-pti of every pidN, and pti=on
 #     in APPEND requires it on;
@@ -259,6 +261,21 @@ if [ -n "$guest_cc" ]; then
 		pa=
 	done
 	"$TOOL" tasks "$WORK/vmcore.elf" 2>/dev/null | sed 's/^/    /'
+	# The guest's PCI functions by name (issue #40 item 5) on every dump:
+	# sysfs's list, which /init printed, equals ptfs-tool pci's from the
+	# kernel's pci_root_buses, ids, class and driver included.  x86 only:
+	# Debian's arm64 kallsyms holds text symbols only, and pci_root_buses
+	# is data (a System.map gives it: ptfs-tool(1) "pci").
+	if [ "$arch" = x86_64 ]; then
+		for d in "${readable[@]}"; do
+			if python3 "$HERE/pci_agree.py" "$TOOL" "$d" "$WORK/serial.log" >"$TMP/pci.txt" 2>&1; then
+				ok "$(basename "$d"): ptfs-tool pci lists the guest's PCI functions as sysfs does ($(head -1 "$TMP/pci.txt"))"
+			else
+				bad "$(basename "$d"): ptfs-tool pci lists the guest's PCI functions as sysfs does"
+				sed 's/^/    /' "$TMP/pci.txt"
+			fi
+		done
+	fi
 	"$TOOL" info "$WORK/vmcore.elf" pid1 2>/dev/null | grep -E '^x-(route|btf|pti):' | sed 's/^/    /'
 fi
 
