@@ -7,7 +7,9 @@
  *
  *   btf.c    the scan for vmlinux BTF, its validity test, offsets by name
  *   ksyms.c  VMCOREINFO text (a dump's note or a page of RAM), kallsyms
- *   tasks.c  the task list and the pidN contexts
+ *   tasks.c  the task list, each process's root
+ *   procs.c  the pidN contexts
+ *   pstable.c the ps-like table (mnt/tasks, ptfs-tool tasks)
  *   pci.c    the PCI functions on pci_root_buses, their names (libpci)
  *   sysmap.c a System.map the user gives (route c)
  *   linux.c  the step after the load: the routes in order, what was missing
@@ -17,43 +19,6 @@
 
 #if !defined(PT_LAYER_LINUX) && !defined(PT_TESTING)
 #error "linux_int.h is internal to core/linux (HACKING.md, Layers)"
-/*
- * One run of the step (linux.c pt_linux_expand(), or a live refresh):
- * what the routes found, the kernel's reads, the BTF and its offsets.
- */
-struct pt_lx {
-	struct pt_capture *cap;
-	const struct pt_kernel_facts *kf;
-	struct pt_kmem k;
-	const char *vi;
-	size_t vilen;
-	char *vi_owned;
-	char vi_where[96];
-	uint64_t sym[PT_KS__COUNT];
-	bool have_syms;
-	char ks_why[256];
-	bool map_syms;          /* sym[] came from the user's System.map (route c) */
-	char map_where[200];
-	struct pt_btf btf;
-	char btf_where[96];
-	struct pt_task_off off;
-	int64_t cur_off;        /* per-CPU offset of the current task pointer; -1: unknown */
-	char route[160];
-	size_t ncpu;            /* vCPUs whose per-CPU base may be read (the dump's notes, a live guest's cpuN) */
-	const struct pt_load_opts *opts;   /* task: one process only */
-	/* route (d): where to look for init_task; what it found (0: not run, or nothing) */
-	const struct pt_pa_range *r;
-	size_t nr;
-	unsigned space;
-	uint64_t init_found, init_pa;
-};
-/*
- * A context pidN per user address space of TL (procs.c).  LATER: a live
- * guest's refresh adding the processes started since (a name the capture
- * has is skipped).
- */
-pt_err pt_lx_add_contexts(struct pt_lx *s, struct pt_tasks *tl, bool later);
-
 #endif
 
 #include <stdbool.h>
